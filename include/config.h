@@ -1,0 +1,43 @@
+#ifndef EDGEAUTH_CONFIG_H
+#define EDGEAUTH_CONFIG_H
+/* The INI configuration of CONTRACT.md §1, parsed once at start into a plain
+ * struct that is read-only afterwards. */
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct config {
+	/* [server] */
+	char *listen_host;        /* "127.0.0.1", "::1" */
+	int listen_port;
+	char *issuer;             /* absolute URL, no trailing slash */
+	long max_body_bytes;
+	int request_timeout_s;
+	int max_connections;
+	char **cors_origins;      /* NULL-terminated */
+	/* [store] */
+	char *store_path;
+	bool synchronous_full;
+	/* [tokens] */
+	long access_ttl_s;
+	long refresh_ttl_s;
+	long code_ttl_s;
+	char *signing_key;
+	/* [passwords] */
+	uint32_t argon2_memory_kib;
+	uint32_t argon2_iterations;
+	uint32_t argon2_parallelism;
+	int hash_threads;
+	int max_pending_hashes;
+};
+
+/* Fills cfg with the defaults of CONTRACT.md §1. */
+void config_init(struct config *cfg);
+/* Reads path over the defaults. On a missing file, an unknown section or
+ * key, or a bad value returns -1 with "FILE:LINE: reason" in errbuf. */
+int config_load(struct config *cfg, const char *path, char *errbuf, size_t errlen);
+void config_release(struct config *cfg);
+/* True when origin is one of [server] cors_origins. */
+bool config_cors_allowed(const struct config *cfg, const char *origin);
+
+#endif

@@ -1,0 +1,28 @@
+#ifndef EDGEAUTH_CRYPTO_H
+#define EDGEAUTH_CRYPTO_H
+/* Random values, secret hashes and comparisons, over OpenSSL. Aborts if the
+ * system cannot give random bytes: nothing may go on without them. */
+#include <stddef.h>
+
+#define ID_RANDOM_BYTES 16      /* IDs: 128 random bits, 22 base64url chars */
+#define SECRET_RANDOM_BYTES 32  /* secrets, refresh tokens, codes: 256 bits */
+#define SECRET_HASH_LEN 43      /* base64url of a SHA-256, without padding */
+
+void crypto_random(unsigned char *buf, size_t len);
+/* A new opaque ID: 22 base64url characters. Caller frees. */
+char *crypto_new_id(void);
+/* A new secret of SECRET_RANDOM_BYTES, base64url (43 chars). Caller frees and
+ * should crypto_wipe_free it. */
+char *crypto_new_secret(void);
+/* SHA-256 of s, base64url without padding, into out (SECRET_HASH_LEN + 1).
+ * Secrets with 256 bits of entropy are stored as this hash. */
+void crypto_hash_secret(const char *s, size_t len, char out[SECRET_HASH_LEN + 1]);
+/* Constant-time equality of two strings of possibly different length. */
+int crypto_equal(const char *a, const char *b);
+/* RFC 7636 §4.6: BASE64URL(SHA256(ASCII(verifier))) == challenge. The verifier
+ * must be 43..128 chars of [A-Za-z0-9-._~]. Returns 1 on match, 0 otherwise. */
+int crypto_pkce_s256_verify(const char *verifier, const char *challenge);
+/* Wipes and frees a NUL-terminated secret; NULL is a no-op. */
+void crypto_wipe_free(char *s);
+
+#endif

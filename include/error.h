@@ -1,0 +1,66 @@
+#ifndef EDGEAUTH_ERROR_H
+#define EDGEAUTH_ERROR_H
+/*
+ * The one error type. Service and store functions fill a struct api_error and
+ * return -1; the HTTP layer turns it into the reply in one place. The codes and
+ * statuses are SPEC.md's error table; nothing else chooses a status.
+ */
+
+enum api_code {
+	E_INVALID_PARAMS,
+	E_INVALID_CLIENT,
+	E_CLIENT_NOT_ACTIVE,
+	E_PROJECT_NOT_ACTIVE,
+	E_INVALID_AUTHORIZATION_CODE,
+	E_DIFFERENT_AUTHORIZE_REDIRECT_URI,
+	E_AUTH_CODE_ALREADY_USED,
+	E_AUTH_CODE_EXPIRED,
+	E_INVALID_CODE_VERIFIER,
+	E_INVALID_REFRESH_TOKEN,
+	E_REFRESH_TOKEN_EXPIRED,
+	E_REFRESH_TOKEN_ALREADY_USED,
+	E_INVALID_CLIENT_CREDENTIALS,
+	E_INVALID_AUTHORIZATION_TOKEN,
+	E_INSUFFICIENT_PERMISSION,
+	E_PROJECT_NOT_FOUND,
+	E_RESOURCE_NOT_FOUND,
+	E_ROLE_NOT_FOUND,
+	E_USER_NOT_FOUND,
+	E_CLIENT_NOT_FOUND,
+	E_SOME_PERMISSIONS_NOT_FOUND,
+	E_RESOURCE_CODE_ALREADY_USED,
+	E_ROLE_CODE_ALREADY_USED,
+	E_USER_EXTERNAL_ID_ALREADY_USED,
+	E_USER_EMAIL_ALREADY_USED,
+	E_SYSTEM_ERROR,
+	/* Not in SPEC.md's table; CONTRACT.md and HTTP itself need them. */
+	E_NOT_FOUND,           /* 404: no such route */
+	E_METHOD_NOT_ALLOWED,  /* 405 */
+	E_BODY_TOO_LARGE,      /* 413 */
+	E_TOO_MANY_ATTEMPTS,   /* 429 */
+	E_UNAVAILABLE,         /* 503: the hash queue is full */
+	E__COUNT
+};
+
+#define API_ERROR_DESCRIPTION_MAX 160
+
+struct api_error {
+	enum api_code api_code;
+	const char *code;   /* the spec's string code, static */
+	int status;         /* the spec's HTTP status */
+	/* one sentence; never a secret */
+	char description[API_ERROR_DESCRIPTION_MAX];
+	/* 401 from a bearer endpoint: a token was sent (RFC 6750 §3.1 error="invalid_token") */
+	int token_was_sent;
+};
+
+/* Fills *err with the code's string and status and a printf-style sentence.
+ * Always returns -1 so that callers can write `return api_fail(err, ...);`. */
+int api_fail(struct api_error *err, enum api_code code, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* The code's string ("invalid_params") and status (400). */
+const char *api_code_string(enum api_code code);
+int api_code_status(enum api_code code);
+
+#endif

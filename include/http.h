@@ -1,0 +1,91 @@
+#ifndef EDGEAUTH_HTTP_H
+#define EDGEAUTH_HTTP_H
+/*
+ * evhttp set-up, the per-request context and the reply helpers. Each request
+ * gets one struct request_ctx; a handler answers it exactly once with one of
+ * the http_reply_* functions, now or later (after a worker finishes), and the
+ * context is freed by that reply. Only the loop thread touches any of this.
+ */
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <jansson.h>
+#include <event2/http.h>
+#include <event2/keyvalq_struct.h>
+
+#include "error.h"
+#include "server.h"
+
+#define ROUTE_MAX_PARAMS 4
+
+struct route;
+
+/* Who the bearer token speaks for, after auth_bearer accepted it. */
+struct principal {
+	bool present;
+	char *project_id;
+	char *client_id;
+	char *user_id;       /* NULL for a client_credentials token */
+	char *jti;
+	char *scope;         /* space-separated named permissions */
+	long long exp;
+};
+
+struct request_ctx {
+	struct server *srv;
+	struct evhttp_request *req;
+	const struct route *route;
+	enum evhttp_cmd_type method;
+	char *path;                          /* raw path, as sent */
+	const char *param_names[ROUTE_MAX_PARAMS];   /* into the route's pattern */
+	size_t param_name_lens[ROUTE_MAX_PARAMS];
+	char *params[ROUTE_MAX_PARAMS];      /* percent-decoded path parameters */
+	size_t nparams;
+	struct evkeyvalq query;              /* query string, parsed */
+	json_t *body;                        /* JSON body, when the route takes one */
+	struct evkeyvalq form;               /* form body, when the route takes one */
+	struct principal principal;
+	int64_t start_us;
+	bool replied;
+	void *handler_state;                 /* a handler's own state across steps */
+	void (*handler_state_free)(void *);
+};
+
+/* Binds and starts serving on the configured address. Returns -1 with a
+ * reason on stderr. */
+int http_start(struct server *srv);
+/* Stops accepting new connections; in-flight requests go on. */
+void http_stop_accepting(struct server *srv);
+void http_free(struct server *srv);
+
+/* A path parameter by name (":project_id" -> "project_id"), or NULL. */
+const char *request_param(const struct request_ctx *ctx, const char *name);
+/* A request header, or NULL. */
+const char *request_header(const struct request_ctx *ctx, const char *name);
+/* Adds a response header. */
+void http_add_header(struct request_ctx *ctx, const char *name, const char *value);
+
+/* Answers with status and the JSON body (stolen; NULL for no body). */
+void http_reply_json(struct request_ctx *ctx, int status, json_t *body);
+/* Answers with the error's status and {"error","error_description"}, and
+ * the WWW-Authenticate header RFC 6750 asks for on 401 and 403. */
+void http_reply_error(struct request_ctx *ctx, const struct api_error *err);
+/* Answers with an arbitrary body (copied). */
+void http_reply_raw(struct request_ctx *ctx, int status, const char *content_type,
+                    const char *data, size_t len);
+
+/* Form bodies and query strings: splits on '&' and '=', percent-decodes key
+ * and value ('+' is a space). A bad escape, U+0000, or invalid UTF-8 fails.
+ * Appends to q (free with evhttp_clear_headers). */
+int form_parse(const char *data, size_t len, struct evkeyvalq *q);
+
+/* Percent-decodes s[0..len) with libevent (plus_is_space for forms and
+ * queries). Returns a new string, or NULL on a bad escape, U+0000 or
+ * invalid UTF-8. */
+char *percent_decode(const char *s, size_t len, bool plus_is_space);
+
+/* True when the Content-Type header's media type is `type` (parameters
+ * such as charset ignored, case-insensitive). */
+bool content_type_is(const char *header, const char *type);
+
+#endif

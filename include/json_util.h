@@ -1,0 +1,92 @@
+#ifndef EDGEAUTH_JSON_UTIL_H
+#define EDGEAUTH_JSON_UTIL_H
+/*
+ * Reading request bodies and query strings into checked values, and building
+ * response records. Every failure is invalid_params with a sentence that
+ * names the field. Strings handed out are borrowed from the json_t or the
+ * query and live as long as it does.
+ */
+#include <stdbool.h>
+#include <stddef.h>
+#include <jansson.h>
+#include <event2/keyvalq_struct.h>
+
+#include "error.h"
+
+/* Parses a JSON request body: must be a well-formed object, valid UTF-8, no
+ * U+0000 in strings, no duplicate keys. Returns a new reference or NULL with err set. */
+json_t *json_parse_body(const char *data, size_t len, struct api_error *err);
+
+enum field_state {
+	FIELD_ABSENT,   /* key not in the body: on update, keep the stored value */
+	FIELD_CLEAR,    /* null or "": on update, clear the stored value */
+	FIELD_SET,      /* a non-empty string that passed the checks */
+};
+
+struct str_field {
+	enum field_state state;
+	const char *value;  /* NULL unless FIELD_SET */
+};
+
+/* Value checks applied to a present, non-empty string. */
+enum str_check {
+	CHECK_NONE,
+	CHECK_CODE,   /* validate_code */
+	CHECK_EMAIL,  /* validate_email */
+	CHECK_URL,    /* validate_http_url */
+};
+
+struct str_rule {
+	const char *key;
+	bool required;      /* must be present, a string and non-empty */
+	size_t min_chars;   /* 0: none */
+	size_t max_chars;   /* 0: none */
+	enum str_check check;
+};
+
+/* Reads body[rule->key]. A required field that is absent, null, "" or not a
+ * string fails. An optional one: absent -> FIELD_ABSENT, null or "" ->
+ * FIELD_CLEAR, a string -> checked, FIELD_SET; any other type fails. */
+int json_read_string(const json_t *body, const struct str_rule *rule,
+                     struct str_field *out, struct api_error *err);
+
+/* Reads body[key] as a boolean. *out is -1 when absent (fails if required),
+ * else 0 or 1. null or another type fails. */
+int json_read_bool(const json_t *body, const char *key, bool required, int *out,
+                   struct api_error *err);
+
+/* A set of IDs read from a JSON array of strings, duplicates dropped, order kept. */
+struct id_list {
+	bool present;       /* false when the key was absent */
+	size_t count;
+	const char **ids;   /* borrowed strings; the array is owned (id_list_release) */
+};
+#define ID_LIST_INIT { false, 0, NULL }
+
+/* Reads body[key]: absent -> present=false; null -> present, empty; an
+ * array of non-empty strings of at most ID_MAX_CHARS -> present, deduplicated.
+ * Anything else fails. At most max_count distinct entries. */
+int json_read_id_list(const json_t *body, const char *key, size_t max_count,
+                      struct id_list *out, struct api_error *err);
+void id_list_release(struct id_list *list);
+
+/* Query strings. evhttp_parse_query_str fills the evkeyvalq; these read it.
+ * A key given twice fails. Absent keys leave the default. */
+int query_get(const struct evkeyvalq *q, const char *key, const char **out,
+              struct api_error *err);
+/* page_num >= 1 (default 1), page_size 1..PAGE_SIZE_MAX (default PAGE_SIZE_DEFAULT). */
+int query_read_page(const struct evkeyvalq *q, long *page_num, long *page_size,
+                    struct api_error *err);
+/* Boolean "true"/"false": *out -1 when absent, else 0/1. */
+int query_read_bool(const struct evkeyvalq *q, const char *key, int *out,
+                    struct api_error *err);
+/* One of allowed[0..n) (exact match): *out is its index, default_index when absent. */
+int query_read_enum(const struct evkeyvalq *q, const char *key,
+                    const char *const *allowed, size_t n, size_t default_index,
+                    size_t *out, struct api_error *err);
+
+/* Response helpers: a string or JSON null for NULL; a timestamp string. */
+json_t *json_string_or_null(const char *s);
+json_t *json_timestamp(long long ms);
+
+#endif

@@ -1,0 +1,32 @@
+#ifndef EDGEAUTH_ROUTER_H
+#define EDGEAUTH_ROUTER_H
+/*
+ * The route table: each endpoint's method, path pattern, authentication,
+ * required permission and body type as data. The router enforces all of it,
+ * in CONTRACT.md §3's order, before any handler runs.
+ */
+#include "http.h"
+
+enum route_auth { AUTH_NONE, AUTH_BEARER };
+enum route_body { BODY_NONE, BODY_JSON, BODY_FORM };
+/* CORS_PUBLIC: token, revocation, discovery and JWKS endpoints, any origin
+ * (CONTRACT.md §5). CORS_CONFIGURED: the origins of [server] cors_origins. */
+enum route_cors { CORS_CONFIGURED, CORS_PUBLIC };
+
+typedef void route_handler(struct request_ctx *ctx);
+
+struct route {
+	enum evhttp_cmd_type method;
+	const char *path;            /* segments; ":name" captures one */
+	enum route_auth auth;
+	const char *permission;      /* named permission the token must carry, or NULL */
+	enum route_body body;
+	enum route_cors cors;
+	route_handler *handler;
+};
+
+/* Finds the route, checks auth, project, permission and body, then calls
+ * the handler; or answers the error itself. */
+void router_dispatch(struct request_ctx *ctx);
+
+#endif

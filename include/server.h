@@ -1,0 +1,26 @@
+#ifndef EDGEAUTH_SERVER_H
+#define EDGEAUTH_SERVER_H
+/* What every handler may reach: the read-only config, the store, the signing
+ * key and the loop. One per process, owned by main. */
+
+struct config;
+struct store;
+struct jwt_key;
+struct event_base;
+struct evhttp;
+struct evhttp_bound_socket;
+struct passwords;
+
+struct server {
+	const struct config *cfg;
+	struct store *store;
+	struct jwt_key *key;
+	struct passwords *passwords;   /* argon2 work, off the loop */
+	struct event_base *base;
+	struct evhttp *http;
+	struct evhttp_bound_socket *bound;
+	int in_flight;          /* requests accepted and not yet answered */
+	int stopping;
+};
+
+#endif

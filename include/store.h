@@ -1,0 +1,135 @@
+#ifndef EDGEAUTH_STORE_H
+#define EDGEAUTH_STORE_H
+/*
+ * The store: one SQLite file in WAL mode, opened once, its schema migrated at
+ * open (PRAGMA user_version), every statement prepared at open and reused.
+ * Only the thread that opened it uses it. Each API area keeps its statements
+ * in its own store_<area>.c; this file holds the connection, transactions,
+ * projects and what token checks need.
+ */
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sqlite3.h>
+#include <jansson.h>
+
+#include "error.h"
+
+struct store_area;   /* one API area's prepared statements */
+
+/* Statements of one area: an array of SQL texts prepared into an array of
+ * statements at open, finalized at close. */
+struct stmt_set {
+	size_t count;
+	const char *const *sql;
+	sqlite3_stmt **stmt;
+};
+
+enum store_core_stmt {
+	SQ_BEGIN,
+	SQ_COMMIT,
+	SQ_ROLLBACK,
+	SQ_PROJECT_INSERT,
+	SQ_PROJECT_GET,
+	SQ_PROJECT_LIST,
+	SQ_PROJECT_COUNT,
+	SQ_PROJECT_SET_ACTIVE,
+	SQ_RESOURCE_INSERT,
+	SQ_PERMISSION_INSERT,
+	SQ_CLIENT_INSERT,
+	SQ_CLIENT_PERMISSION_INSERT,
+	SQ_CLIENT_AUTH,
+	SQ_CLIENT_SCOPE,
+	SQ_USER_ACTIVE,
+	SQ_TOKEN_REVOKED,
+	SQ_PERMISSION_IN_PROJECT,
+	SQ__COUNT
+};
+
+struct store {
+	sqlite3 *db;
+	struct stmt_set core;
+	struct stmt_set resources;
+	struct stmt_set roles;
+	struct stmt_set users;
+	struct stmt_set clients;
+	struct stmt_set tokens;
+};
+
+/* Opens (creating if needed) the database at path, applies pending
+ * migrations, sets WAL, foreign_keys, busy_timeout and synchronous (full or
+ * normal), prepares every statement. Returns NULL with a reason in errbuf. */
+struct store *store_open(const char *path, bool synchronous_full, char *errbuf, size_t errlen);
+void store_close(struct store *st);
+
+/* Transactions (BEGIN IMMEDIATE). store_rollback is safe to call when no
+ * transaction is open. Failures fill err with system_error. */
+int store_begin(struct store *st, struct api_error *err);
+int store_commit(struct store *st, struct api_error *err);
+void store_rollback(struct store *st);
+
+/* Helpers for statement use: bind a string or NULL; step expecting DONE;
+ * turn an unexpected SQLite result into system_error (and log it). */
+int store_bind_text(sqlite3_stmt *s, int idx, const char *v);
+const char *store_column_text(sqlite3_stmt *s, int col);   /* NULL for SQL NULL */
+int store_step_done(struct store *st, sqlite3_stmt *s, struct api_error *err);
+int store_fail(struct store *st, struct api_error *err, const char *what);
+/* Prepares set->count statements from set->sql into set->stmt. */
+int store_prepare_set(struct store *st, struct stmt_set *set, char *errbuf, size_t errlen);
+
+/* Each area's statements, defined in store_<area>.c. */
+extern const struct stmt_set store_resources_sql;
+extern const struct stmt_set store_roles_sql;
+extern const struct stmt_set store_users_sql;
+extern const struct stmt_set store_clients_sql;
+extern const struct stmt_set store_tokens_sql;
+
+/* ---- projects ---- */
+
+/* Credentials of a new project's admin client; strings owned, release with
+ * store_new_project_release (which wipes the secret). */
+struct new_project {
+	char *project_id;
+	char *client_id;
+	char *client_secret;
+};
+/* Creates an active project with the four default resources (CONTRACT.md §2)
+ * and an active admin client holding all twelve named permissions. */
+int store_project_create(struct store *st, const char *name, struct new_project *out,
+                         struct api_error *err);
+void store_new_project_release(struct new_project *np);
+/* 1 found (and *is_active set), 0 not found, -1 error. */
+int store_project_get(struct store *st, const char *id, bool *is_active, struct api_error *err);
+/* JSON array of {id, name, is_active, created_at, updated_at}, oldest first. */
+json_t *store_project_list(struct store *st, struct api_error *err);
+long store_project_count(struct store *st, struct api_error *err);
+/* 1 changed, 0 no such project, -1 error. */
+int store_project_set_active(struct store *st, const char *id, bool active, struct api_error *err);
+
+/* ---- what token issue and checks read ---- */
+
+struct client_auth {
+	char project_id[80];
+	char secret_hash[64];
+	bool is_active;
+	bool project_active;
+};
+/* 1 found, 0 unknown client, -1 error. */
+int store_client_auth(struct store *st, const char *client_id, struct client_auth *out,
+                      struct api_error *err);
+/* The client's named permissions ("users:read"), sorted, space-separated.
+ * Returns a new string (caller frees) or NULL with err. */
+char *store_client_scope(struct store *st, const char *client_id, struct api_error *err);
+/* 1 the user exists in the project and is active, 0 otherwise, -1 error. */
+int store_user_is_active(struct store *st, const char *project_id, const char *user_id,
+                         struct api_error *err);
+/* Fails with some_permissions_not_found unless every ID names a permission
+ * of the project. Returns 0 or -1. */
+struct id_list;
+int store_permissions_check(struct store *st, const char *project_id,
+                            const struct id_list *ids, struct api_error *err);
+
+/* 1 revoked, 0 not, -1 error. */
+int store_token_is_revoked(struct store *st, const char *jti, struct api_error *err);
+
+#endif

@@ -1,0 +1,28 @@
+#ifndef EDGEAUTH_UTIL_H
+#define EDGEAUTH_UTIL_H
+/*
+ * Small things every module needs. Allocation failure aborts (xmalloc and
+ * friends), so no code path is left half-handled on out-of-memory.
+ */
+#include <stddef.h>
+#include <stdint.h>
+
+void *xmalloc(size_t n);
+void *xcalloc(size_t nmemb, size_t size);
+void *xrealloc(void *p, size_t n);
+char *xstrdup(const char *s);
+char *xstrndup(const char *s, size_t n);
+/* printf into a new string; caller frees */
+char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Wall-clock time in milliseconds and seconds since the epoch. */
+int64_t now_ms(void);
+/* Monotonic time in microseconds, for measuring durations. */
+int64_t mono_us(void);
+
+/* Writes an RFC 3339 UTC timestamp with milliseconds ("2026-11-22T12:00:00.123Z")
+ * into buf (at least 25 bytes). */
+#define TIMESTAMP_LEN 25
+void format_timestamp(int64_t ms, char buf[TIMESTAMP_LEN]);
+
+#endif

@@ -1,0 +1,119 @@
+/*
+ * Random IDs and secrets, secret hashes, constant-time comparison and PKCE,
+ * over OpenSSL. Never goes on without random bytes: a failing RAND_bytes
+ * aborts. Never compares a secret with memcmp or strcmp.
+ */
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <openssl/crypto.h>
+#include <openssl/evp.h>
+#include <openssl/rand.h>
+
+#include "b64url.h"
+#include "crypto.h"
+
+/* RFC 7636 §4.1: code_verifier = 43*128unreserved */
+#define PKCE_VERIFIER_MIN 43
+#define PKCE_VERIFIER_MAX 128
+
+void crypto_random(unsigned char *buf, size_t len)
+{
+	while (len > 0) {
+		int chunk = len > INT_MAX ? INT_MAX : (int)len;
+
+		if (RAND_bytes(buf, chunk) != 1) {
+			fputs("edgeauth: RAND_bytes failed\n", stderr);
+			abort();
+		}
+		buf += chunk;
+		len -= (size_t)chunk;
+	}
+}
+
+char *crypto_new_id(void)
+{
+	unsigned char raw[ID_RANDOM_BYTES];
+
+	crypto_random(raw, sizeof raw);
+	return b64url_encode(raw, sizeof raw);
+}
+
+char *crypto_new_secret(void)
+{
+	unsigned char raw[SECRET_RANDOM_BYTES];
+	char *s;
+
+	crypto_random(raw, sizeof raw);
+	s = b64url_encode(raw, sizeof raw);
+	OPENSSL_cleanse(raw, sizeof raw);
+	return s;
+}
+
+void crypto_hash_secret(const char *s, size_t len, char out[SECRET_HASH_LEN + 1])
+{
+	unsigned char md[EVP_MAX_MD_SIZE];
+	unsigned int mdlen = 0;
+	char *enc;
+
+	if (EVP_Digest(s, len, md, &mdlen, EVP_sha256(), NULL) != 1 || mdlen != 32) {
+		fputs("edgeauth: SHA-256 failed\n", stderr);
+		abort();
+	}
+	enc = b64url_encode(md, mdlen);
+	memcpy(out, enc, SECRET_HASH_LEN + 1);
+	free(enc);
+	OPENSSL_cleanse(md, sizeof md);
+}
+
+/* The time taken depends on the lengths only, never on where a and b differ.
+ * NULL equals nothing. */
+int crypto_equal(const char *a, const char *b)
+{
+	size_t la, lb;
+
+	if (!a || !b)
+		return 0;
+	la = strlen(a);
+	lb = strlen(b);
+	if (la != lb)
+		return 0;
+	return CRYPTO_memcmp(a, b, la) == 0;
+}
+
+/* RFC 3986 §2.3 unreserved: ALPHA / DIGIT / "-" / "." / "_" / "~" */
+static int pkce_char_ok(unsigned char c)
+{
+	return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') ||
+	       (c >= '0' && c <= '9') || c == '-' || c == '.' || c == '_' || c == '~';
+}
+
+int crypto_pkce_s256_verify(const char *verifier, const char *challenge)
+{
+	char computed[SECRET_HASH_LEN + 1];
+	size_t len;
+	int ok;
+
+	if (!verifier || !challenge)
+		return 0;
+	len = strlen(verifier);
+	if (len < PKCE_VERIFIER_MIN || len > PKCE_VERIFIER_MAX)
+		return 0;
+	for (size_t i = 0; i < len; i++)
+		if (!pkce_char_ok((unsigned char)verifier[i]))
+			return 0;
+	crypto_hash_secret(verifier, len, computed);
+	ok = crypto_equal(computed, challenge);
+	OPENSSL_cleanse(computed, sizeof computed);
+	return ok;
+}
+
+void crypto_wipe_free(char *s)
+{
+	if (!s)
+		return;
+	OPENSSL_cleanse(s, strlen(s));
+	free(s);
+}

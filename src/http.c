@@ -1,0 +1,297 @@
+/*
+ * evhttp set-up, the request context, replies and the access log. A request
+ * is answered exactly once; the context dies with the reply. The log line
+ * holds method, path, status and time, never a query string, header or body:
+ * those carry codes, tokens and passwords.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/queue.h>
+#include <event2/buffer.h>
+#include <event2/event.h>
+#include <event2/http.h>
+
+#include "config.h"
+#include "http.h"
+#include "router.h"
+#include "util.h"
+#include "validate.h"
+
+#define MAX_HEADERS_BYTES 16384
+
+static const char *status_reason(int status)
+{
+	switch (status) {
+	case 200: return "OK";
+	case 201: return "Created";
+	case 204: return "No Content";
+	case 302: return "Found";
+	case 400: return "Bad Request";
+	case 401: return "Unauthorized";
+	case 403: return "Forbidden";
+	case 404: return "Not Found";
+	case 405: return "Method Not Allowed";
+	case 409: return "Conflict";
+	case 413: return "Payload Too Large";
+	case 429: return "Too Many Requests";
+	case 503: return "Service Unavailable";
+	default: return status >= 500 ? "Internal Server Error" : "Unknown";
+	}
+}
+
+static const char *method_name(enum evhttp_cmd_type m)
+{
+	switch (m) {
+	case EVHTTP_REQ_GET: return "GET";
+	case EVHTTP_REQ_POST: return "POST";
+	case EVHTTP_REQ_HEAD: return "HEAD";
+	case EVHTTP_REQ_PUT: return "PUT";
+	case EVHTTP_REQ_DELETE: return "DELETE";
+	case EVHTTP_REQ_OPTIONS: return "OPTIONS";
+	case EVHTTP_REQ_TRACE: return "TRACE";
+	case EVHTTP_REQ_CONNECT: return "CONNECT";
+	case EVHTTP_REQ_PATCH: return "PATCH";
+	default: return "?";
+	}
+}
+
+static void principal_release(struct principal *p)
+{
+	free(p->project_id);
+	free(p->client_id);
+	free(p->user_id);
+	free(p->jti);
+	free(p->scope);
+	memset(p, 0, sizeof *p);
+}
+
+static void ctx_free(struct request_ctx *ctx)
+{
+	for (size_t i = 0; i < ctx->nparams; i++)
+		free(ctx->params[i]);
+	evhttp_clear_headers(&ctx->query);
+	evhttp_clear_headers(&ctx->form);
+	json_decref(ctx->body);
+	principal_release(&ctx->principal);
+	if (ctx->handler_state_free)
+		ctx->handler_state_free(ctx->handler_state);
+	free(ctx->path);
+	free(ctx);
+}
+
+const char *request_param(const struct request_ctx *ctx, const char *name)
+{
+	for (size_t i = 0; i < ctx->nparams; i++)
+		if (strlen(name) == ctx->param_name_lens[i] &&
+		    !strncmp(ctx->param_names[i], name, ctx->param_name_lens[i]))
+			return ctx->params[i];
+	return NULL;
+}
+
+const char *request_header(const struct request_ctx *ctx, const char *name)
+{
+	return evhttp_find_header(evhttp_request_get_input_headers(ctx->req), name);
+}
+
+void http_add_header(struct request_ctx *ctx, const char *name, const char *value)
+{
+	evhttp_add_header(evhttp_request_get_output_headers(ctx->req), name, value);
+}
+
+static void send_and_free(struct request_ctx *ctx, int status, struct evbuffer *buf)
+{
+	struct server *srv = ctx->srv;
+
+	if (ctx->replied) {   /* a bug: two replies; keep the first */
+		fprintf(stderr, "edgeauth: second reply to %s ignored\n", ctx->path);
+		evbuffer_free(buf);
+		return;
+	}
+	ctx->replied = true;
+	evhttp_send_reply(ctx->req, status, status_reason(status), buf);
+	evbuffer_free(buf);
+	fprintf(stderr, "%s %s %d %lldus\n", method_name(ctx->method), ctx->path, status,
+	        (long long)(mono_us() - ctx->start_us));
+	srv->in_flight--;
+	ctx_free(ctx);
+}
+
+void http_reply_raw(struct request_ctx *ctx, int status, const char *content_type,
+                    const char *data, size_t len)
+{
+	struct evbuffer *buf = evbuffer_new();
+
+	if (content_type)
+		http_add_header(ctx, "Content-Type", content_type);
+	if (data && len && ctx->method != EVHTTP_REQ_HEAD)
+		evbuffer_add(buf, data, len);
+	send_and_free(ctx, status, buf);
+}
+
+void http_reply_json(struct request_ctx *ctx, int status, json_t *body)
+{
+	char *text;
+
+	if (!body) {
+		http_reply_raw(ctx, status, NULL, NULL, 0);
+		return;
+	}
+	text = json_dumps(body, JSON_COMPACT);
+	json_decref(body);
+	if (!text) {   /* jansson only fails on out-of-memory */
+		http_reply_raw(ctx, 500, "application/json",
+		               "{\"error\":\"system_error\",\"error_description\":\"Out of memory.\"}", 61);
+		return;
+	}
+	http_reply_raw(ctx, status, "application/json", text, strlen(text));
+	free(text);
+}
+
+void http_reply_error(struct request_ctx *ctx, const struct api_error *err)
+{
+	if (err->status == 401 && err->api_code == E_INVALID_AUTHORIZATION_TOKEN)
+		http_add_header(ctx, "WWW-Authenticate", err->token_was_sent ?
+		                "Bearer error=\"invalid_token\"" : "Bearer");
+	else if (err->status == 401)
+		http_add_header(ctx, "WWW-Authenticate", "Basic");
+	else if (err->status == 403)
+		http_add_header(ctx, "WWW-Authenticate", "Bearer error=\"insufficient_scope\"");
+	http_reply_json(ctx, err->status, json_pack("{s:s, s:s}", "error", err->code,
+	                "error_description", err->description));
+}
+
+bool content_type_is(const char *header, const char *type)
+{
+	size_t n = strlen(type);
+
+	if (!header)
+		return false;
+	while (*header == ' ' || *header == '\t')
+		header++;
+	if (strncasecmp(header, type, n) != 0)
+		return false;
+	header += n;
+	while (*header == ' ' || *header == '\t')
+		header++;
+	return *header == '\0' || *header == ';';
+}
+
+static bool is_hex(char c)
+{
+	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+}
+
+char *percent_decode(const char *s, size_t len, bool plus_is_space)
+{
+	char *raw = xstrndup(s, len), *out;
+	size_t out_len = 0;
+
+	for (size_t i = 0; i < len; i++) {
+		if (raw[i] == '%' && (i + 2 >= len || !is_hex(raw[i + 1]) || !is_hex(raw[i + 2]))) {
+			free(raw);
+			return NULL;
+		}
+	}
+	out = evhttp_uridecode(raw, plus_is_space, &out_len);
+	free(raw);
+	if (!out)
+		return NULL;
+	if (strlen(out) != out_len || !utf8_valid(out, out_len)) {
+		free(out);
+		return NULL;
+	}
+	return out;
+}
+
+int form_parse(const char *data, size_t len, struct evkeyvalq *q)
+{
+	size_t i = 0;
+
+	while (i < len) {
+		size_t end = i, eq;
+		struct evkeyval *kv;
+		char *key, *value;
+
+		while (end < len && data[end] != '&')
+			end++;
+		if (end == i) {   /* empty pair ("a=1&&b=2"): skip, as browsers do */
+			i = end + 1;
+			continue;
+		}
+		for (eq = i; eq < end && data[eq] != '='; eq++)
+			;
+		key = percent_decode(data + i, eq - i, true);
+		value = percent_decode(data + (eq < end ? eq + 1 : end), eq < end ? end - eq - 1 : 0, true);
+		if (!key || !value || !*key) {
+			free(key);
+			free(value);
+			return -1;
+		}
+		kv = xcalloc(1, sizeof *kv);
+		kv->key = key;
+		kv->value = value;
+		TAILQ_INSERT_TAIL(q, kv, next);
+		i = end + 1;
+	}
+	return 0;
+}
+
+static void on_request(struct evhttp_request *req, void *arg)
+{
+	struct server *srv = arg;
+	struct request_ctx *ctx = xcalloc(1, sizeof *ctx);
+	const struct evhttp_uri *uri = evhttp_request_get_evhttp_uri(req);
+	const char *path = uri ? evhttp_uri_get_path(uri) : NULL;
+
+	ctx->srv = srv;
+	ctx->req = req;
+	ctx->start_us = mono_us();
+	ctx->method = evhttp_request_get_command(req);
+	TAILQ_INIT(&ctx->query);
+	TAILQ_INIT(&ctx->form);
+	ctx->path = xstrdup(path && *path ? path : "/");
+	srv->in_flight++;
+	router_dispatch(ctx);
+}
+
+int http_start(struct server *srv)
+{
+	const struct config *cfg = srv->cfg;
+
+	srv->http = evhttp_new(srv->base);
+	if (!srv->http)
+		return -1;
+	evhttp_set_max_body_size(srv->http, cfg->max_body_bytes);
+	evhttp_set_max_headers_size(srv->http, MAX_HEADERS_BYTES);
+	evhttp_set_timeout(srv->http, cfg->request_timeout_s);
+	evhttp_set_allowed_methods(srv->http, EVHTTP_REQ_GET | EVHTTP_REQ_POST |
+	                           EVHTTP_REQ_HEAD | EVHTTP_REQ_PUT | EVHTTP_REQ_DELETE |
+	                           EVHTTP_REQ_OPTIONS | EVHTTP_REQ_PATCH);
+	evhttp_set_default_content_type(srv->http, "application/json");
+	evhttp_set_gencb(srv->http, on_request, srv);
+	srv->bound = evhttp_bind_socket_with_handle(srv->http, cfg->listen_host,
+	                                            (ev_uint16_t)cfg->listen_port);
+	if (!srv->bound) {
+		fprintf(stderr, "edgeauth: cannot listen on %s:%d\n", cfg->listen_host,
+		        cfg->listen_port);
+		return -1;
+	}
+	return 0;
+}
+
+void http_stop_accepting(struct server *srv)
+{
+	if (srv->http && srv->bound) {
+		evhttp_del_accept_socket(srv->http, srv->bound);
+		srv->bound = NULL;
+	}
+}
+
+void http_free(struct server *srv)
+{
+	if (srv->http)
+		evhttp_free(srv->http);
+	srv->http = NULL;
+}

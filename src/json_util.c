@@ -1,0 +1,394 @@
+/*
+ * Reading request bodies and query strings into checked values, and the few
+ * helpers that build response records. An error names the field and the rule
+ * it breaks and never repeats the value: it could be a password.
+ */
+#include <assert.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "json_util.h"
+#include "util.h"
+#include "validate.h"
+
+/*
+ * The largest page_num accepted: (page_num - 1) * page_size must fit in a
+ * long for whoever computes the offset. Larger pages would be empty anyway.
+ */
+#define PAGE_NUM_MAX (LONG_MAX / PAGE_SIZE_MAX)
+
+/* Jansson's reason for refusing a body, as a sentence that quotes nothing of it. */
+static const char *parse_error_sentence(enum json_error_code code)
+{
+	switch (code) {
+	case json_error_invalid_utf8:
+		return "request body is not valid UTF-8";
+	case json_error_null_character:
+	case json_error_null_byte_in_key:
+		return "request body must not contain U+0000";
+	case json_error_duplicate_key:
+		return "request body has a duplicate key";
+	case json_error_stack_overflow:
+		return "request body is nested too deeply";
+	case json_error_numeric_overflow:
+		return "request body holds a number out of range";
+	default:
+		return "request body is not valid JSON";
+	}
+}
+
+/* CONTRACT.md §3: the top level is an object; a wrong document, invalid
+ * UTF-8 or U+0000 is invalid_params. Jansson refuses the last two by default
+ * (no JSON_ALLOW_NUL); trailing data is refused (no JSON_DISABLE_EOF_CHECK). */
+json_t *json_parse_body(const char *data, size_t len, struct api_error *err)
+{
+	json_error_t jerr;
+	json_t *body;
+
+	if (data == NULL || len == 0) {
+		api_fail(err, E_INVALID_PARAMS, "request body must be a JSON object");
+		return NULL;
+	}
+	/* JSON_DECODE_ANY so that "1" or "null" is told "must be a JSON object". */
+	body = json_loadb(data, len, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &jerr);
+	if (body == NULL) {
+		if (json_error_code(&jerr) == json_error_out_of_memory)
+			api_fail(err, E_SYSTEM_ERROR, "out of memory");
+		else
+			api_fail(err, E_INVALID_PARAMS, "%s",
+			         parse_error_sentence(json_error_code(&jerr)));
+		return NULL;
+	}
+	if (!json_is_object(body)) {
+		json_decref(body);
+		api_fail(err, E_INVALID_PARAMS, "request body must be a JSON object");
+		return NULL;
+	}
+	return body;
+}
+
+/* The length limit a value check implies, so that an over-long value is
+ * reported as too long rather than as malformed. 0: none. */
+static size_t check_max_chars(enum str_check check)
+{
+	switch (check) {
+	case CHECK_CODE:
+		return CODE_MAX_CHARS;
+	case CHECK_EMAIL:
+		return EMAIL_MAX_CHARS;
+	case CHECK_URL:
+		return URL_MAX_CHARS;
+	default:
+		return 0;
+	}
+}
+
+int json_read_string(const json_t *body, const struct str_rule *rule,
+                     struct str_field *out, struct api_error *err)
+{
+	const json_t *v;
+	const char *s;
+	size_t len, chars, max;
+
+	assert(json_is_object(body));
+	out->state = FIELD_ABSENT;
+	out->value = NULL;
+	v = json_object_get(body, rule->key);
+	if (v != NULL && !json_is_null(v) && !json_is_string(v))
+		return api_fail(err, E_INVALID_PARAMS, "%s must be a string", rule->key);
+	/* CONTRACT.md §3: a required string field must be non-empty. */
+	if (v == NULL || json_is_null(v) || json_string_length(v) == 0) {
+		if (rule->required)
+			return api_fail(err, E_INVALID_PARAMS, "%s is required", rule->key);
+		out->state = v == NULL ? FIELD_ABSENT : FIELD_CLEAR;
+		return 0;
+	}
+
+	s = json_string_value(v);
+	len = json_string_length(v);
+	/* json_parse_body already refused these; a json_t built another way may not have. */
+	if (strlen(s) != len || !utf8_valid(s, len))
+		return api_fail(err, E_INVALID_PARAMS,
+		                "%s must be UTF-8 text without U+0000", rule->key);
+
+	chars = utf8_chars(s);
+	max = rule->max_chars;
+	if (check_max_chars(rule->check) != 0 &&
+	    (max == 0 || max > check_max_chars(rule->check)))
+		max = check_max_chars(rule->check);
+	if (rule->min_chars != 0 && chars < rule->min_chars)
+		return api_fail(err, E_INVALID_PARAMS, "%s must be at least %zu characters",
+		                rule->key, rule->min_chars);
+	if (max != 0 && chars > max)
+		return api_fail(err, E_INVALID_PARAMS, "%s must be at most %zu characters",
+		                rule->key, max);
+
+	switch (rule->check) {
+	case CHECK_NONE:
+		break;
+	case CHECK_CODE:
+		if (!validate_code(s))
+			return api_fail(err, E_INVALID_PARAMS,
+			                "%s must contain only letters, digits, '-' and '_'",
+			                rule->key);
+		break;
+	case CHECK_EMAIL:
+		if (!validate_email(s))
+			return api_fail(err, E_INVALID_PARAMS,
+			                "%s must be an email address (local@domain, no spaces)",
+			                rule->key);
+		break;
+	case CHECK_URL:
+		if (!validate_http_url(s))
+			return api_fail(err, E_INVALID_PARAMS,
+			                "%s must be an absolute http or https URL", rule->key);
+		break;
+	}
+	out->state = FIELD_SET;
+	out->value = s;
+	return 0;
+}
+
+int json_read_bool(const json_t *body, const char *key, bool required, int *out,
+                   struct api_error *err)
+{
+	const json_t *v;
+
+	assert(json_is_object(body));
+	*out = -1;
+	v = json_object_get(body, key);
+	if (v == NULL) {
+		if (required)
+			return api_fail(err, E_INVALID_PARAMS, "%s is required", key);
+		return 0;
+	}
+	if (!json_is_boolean(v))
+		return api_fail(err, E_INVALID_PARAMS, "%s must be true or false", key);
+	*out = json_is_true(v) ? 1 : 0;
+	return 0;
+}
+
+/* True when id is among ids[0..n). Quadratic overall, but n is bounded by
+ * max_count, and the body by max_body_bytes. */
+static bool id_seen(const char *const *ids, size_t n, const char *id)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (strcmp(ids[i], id) == 0)
+			return true;
+	return false;
+}
+
+int json_read_id_list(const json_t *body, const char *key, size_t max_count,
+                      struct id_list *out, struct api_error *err)
+{
+	const json_t *v, *item;
+	size_t n, i, cap;
+
+	assert(json_is_object(body));
+	out->present = false;
+	out->count = 0;
+	out->ids = NULL;
+	v = json_object_get(body, key);
+	if (v == NULL)
+		return 0;
+	if (json_is_null(v)) {
+		out->present = true;
+		return 0;
+	}
+	if (!json_is_array(v))
+		return api_fail(err, E_INVALID_PARAMS, "%s must be an array of IDs", key);
+
+	n = json_array_size(v);
+	cap = n < max_count ? n : max_count;
+	if (n > 0)
+		out->ids = xmalloc((cap ? cap : 1) * sizeof *out->ids);
+	for (i = 0; i < n; i++) {
+		const char *id;
+		size_t len;
+
+		item = json_array_get(v, i);
+		if (!json_is_string(item)) {
+			api_fail(err, E_INVALID_PARAMS, "%s must contain only strings", key);
+			goto fail;
+		}
+		id = json_string_value(item);
+		len = json_string_length(item);
+		if (len == 0) {
+			api_fail(err, E_INVALID_PARAMS, "%s must not contain an empty ID", key);
+			goto fail;
+		}
+		if (strlen(id) != len || !utf8_valid(id, len) ||
+		    utf8_chars(id) > ID_MAX_CHARS) {
+			api_fail(err, E_INVALID_PARAMS,
+			         "%s must contain IDs of at most %d characters", key,
+			         ID_MAX_CHARS);
+			goto fail;
+		}
+		/* CONTRACT.md §3: duplicate IDs count once. */
+		if (id_seen(out->ids, out->count, id))
+			continue;
+		if (out->count == max_count) {
+			api_fail(err, E_INVALID_PARAMS, "%s must hold at most %zu IDs", key,
+			         max_count);
+			goto fail;
+		}
+		out->ids[out->count++] = id;
+	}
+	out->present = true;
+	return 0;
+
+fail:
+	id_list_release(out);
+	return -1;
+}
+
+void id_list_release(struct id_list *list)
+{
+	if (list == NULL)
+		return;
+	free(list->ids);
+	list->present = false;
+	list->count = 0;
+	list->ids = NULL;
+}
+
+/*
+ * A key given twice is refused rather than resolved, so that no two layers
+ * (a proxy, a cache, us) can disagree on which one counts. Values must be
+ * UTF-8 (they reach SQL and responses); an escaped %00 shows up as a value
+ * shorter than what was sent and cannot be told apart here.
+ */
+int query_get(const struct evkeyvalq *q, const char *key, const char **out,
+              struct api_error *err)
+{
+	const struct evkeyval *kv;
+	const char *found = NULL;
+
+	for (kv = q->tqh_first; kv != NULL; kv = kv->next.tqe_next) {
+		if (strcmp(kv->key, key) != 0)
+			continue;
+		if (found != NULL)
+			return api_fail(err, E_INVALID_PARAMS,
+			                "%s must not be given more than once", key);
+		found = kv->value;
+	}
+	if (found == NULL)
+		return 0;
+	if (!utf8_valid(found, strlen(found)))
+		return api_fail(err, E_INVALID_PARAMS, "%s must be valid UTF-8", key);
+	*out = found;
+	return 0;
+}
+
+/* CONTRACT.md §3: page_num >= 1, page_size 1..100. */
+int query_read_page(const struct evkeyvalq *q, long *page_num, long *page_size,
+                    struct api_error *err)
+{
+	const char *num = NULL, *size = NULL;
+
+	*page_num = 1;
+	*page_size = PAGE_SIZE_DEFAULT;
+	if (query_get(q, "page_num", &num, err) < 0 ||
+	    query_get(q, "page_size", &size, err) < 0)
+		return -1;
+	if (num != NULL && parse_long_range(num, 1, PAGE_NUM_MAX, page_num) < 0)
+		return api_fail(err, E_INVALID_PARAMS,
+		                "page_num must be an integer from 1 to %ld", PAGE_NUM_MAX);
+	if (size != NULL && parse_long_range(size, 1, PAGE_SIZE_MAX, page_size) < 0)
+		return api_fail(err, E_INVALID_PARAMS,
+		                "page_size must be an integer from 1 to %d", PAGE_SIZE_MAX);
+	return 0;
+}
+
+int query_read_bool(const struct evkeyvalq *q, const char *key, int *out,
+                    struct api_error *err)
+{
+	const char *s = NULL;
+	bool b;
+
+	*out = -1;
+	if (query_get(q, key, &s, err) < 0)
+		return -1;
+	if (s == NULL)
+		return 0;
+	if (parse_bool(s, &b) < 0)
+		return api_fail(err, E_INVALID_PARAMS, "%s must be true or false", key);
+	*out = b ? 1 : 0;
+	return 0;
+}
+
+/* Fails with a sentence that lists the allowed values when they fit in one. */
+static int enum_fail(const char *key, const char *const *allowed, size_t n,
+                     struct api_error *err)
+{
+	char list[API_ERROR_DESCRIPTION_MAX];
+	size_t used = 0, i;
+	int w;
+
+	list[0] = '\0';
+	for (i = 0; i < n; i++) {
+		w = snprintf(list + used, sizeof list - used, "%s%s", i ? ", " : "",
+		             allowed[i]);
+		if (w < 0 || (size_t)w >= sizeof list - used)
+			return api_fail(err, E_INVALID_PARAMS, "%s has a value that is not allowed",
+			                key);
+		used += (size_t)w;
+	}
+	return api_fail(err, E_INVALID_PARAMS, "%s must be one of %s", key, list);
+}
+
+int query_read_enum(const struct evkeyvalq *q, const char *key,
+                    const char *const *allowed, size_t n, size_t default_index,
+                    size_t *out, struct api_error *err)
+{
+	const char *s = NULL;
+	size_t i;
+
+	assert(default_index < n);
+	*out = default_index;
+	if (query_get(q, key, &s, err) < 0)
+		return -1;
+	if (s == NULL)
+		return 0;
+	for (i = 0; i < n; i++) {
+		if (strcmp(s, allowed[i]) == 0) {
+			*out = i;
+			return 0;
+		}
+	}
+	return enum_fail(key, allowed, n, err);
+}
+
+/* Jansson returns NULL only when out of memory (or for invalid UTF-8, refused
+ * before it gets here): abort as xmalloc does. */
+static json_t *json_or_abort(json_t *v)
+{
+	if (v == NULL) {
+		fputs("edgeauth: out of memory\n", stderr);
+		abort();
+	}
+	return v;
+}
+
+/* Text that is not valid UTF-8 must never have been stored (every input is
+ * checked); should some reach a response anyway, it is sent as null rather
+ * than as JSON no client could parse. */
+json_t *json_string_or_null(const char *s)
+{
+	if (s == NULL || !utf8_valid(s, strlen(s)))
+		return json_null();
+	return json_or_abort(json_string(s));
+}
+
+json_t *json_timestamp(long long ms)
+{
+	char buf[TIMESTAMP_LEN];
+
+	assert(ms >= 0);
+	format_timestamp((int64_t)ms, buf);
+	return json_or_abort(json_string(buf));
+}

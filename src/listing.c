@@ -1,0 +1,64 @@
+/* Paging, sorting and searching for the list endpoints (CONTRACT.md §3). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "json_util.h"
+#include "listing.h"
+#include "util.h"
+#include "validate.h"
+
+static const char *const sort_dirs[] = { "asc", "desc" };
+
+int list_read_params(const struct evkeyvalq *q, const char *const *sort_keys,
+                     size_t n_sort_keys, struct list_params *out, struct api_error *err)
+{
+	const char *search = NULL;
+	size_t dir = 1;
+
+	if (query_read_page(q, &out->page_num, &out->page_size, err) < 0)
+		return -1;
+	if (n_sort_keys) {
+		if (query_read_enum(q, "sort_by", sort_keys, n_sort_keys, 0, &out->sort, err) < 0 ||
+		    query_read_enum(q, "sort_dir", sort_dirs, 2, 1, &dir, err) < 0)
+			return -1;
+	}
+	out->desc = dir == 1;
+	if (query_get(q, "search", &search, err) < 0)
+		return -1;
+	free(out->like);
+	out->like = search && *search ? like_pattern(search) : NULL;
+	return 0;
+}
+
+void list_params_release(struct list_params *p)
+{
+	free(p->like);
+	p->like = NULL;
+}
+
+long long list_offset(const struct list_params *p)
+{
+	return (long long)(p->page_num - 1) * p->page_size;
+}
+
+json_t *list_response(json_t *data, const struct list_params *p, long long total)
+{
+	return json_pack("{s:o, s:I, s:I, s:I}", "data", data, "page_num", (json_int_t)p->page_num,
+	                 "page_size", (json_int_t)p->page_size, "total", (json_int_t)total);
+}
+
+char *like_pattern(const char *term)
+{
+	size_t n = strlen(term);
+	char *out = xmalloc(2 * n + 3), *w = out;
+
+	*w++ = '%';
+	for (const char *r = term; *r; r++) {
+		if (*r == '%' || *r == '_' || *r == '\\')
+			*w++ = '\\';
+		*w++ = *r;
+	}
+	*w++ = '%';
+	*w = '\0';
+	return out;
+}

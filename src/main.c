@@ -1,0 +1,239 @@
+/*
+ * edgeauth: the command line (CONTRACT.md §1), start and clean stop.
+ * `serve` runs one libevent loop; the `project` commands open the same store
+ * beside a running server and exit.
+ */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <event2/event.h>
+
+#include "config.h"
+#include "http.h"
+#include "jwt.h"
+#include "passwords.h"
+#include "server.h"
+#include "store.h"
+#include "util.h"
+
+#define EDGEAUTH_VERSION "0.1.0"
+#define EXIT_USAGE 2
+#define SHUTDOWN_GRACE_MS 5000
+
+static const char usage_text[] =
+	"usage: edgeauth [-c FILE] [serve]                      run the server (default)\n"
+	"       edgeauth [-c FILE] project create --name NAME   create a project, print its admin client\n"
+	"       edgeauth [-c FILE] project list                 print the projects as JSON\n"
+	"       edgeauth [-c FILE] project activate ID\n"
+	"       edgeauth [-c FILE] project deactivate ID\n"
+	"       edgeauth --version | --help\n"
+	"FILE defaults to etc/edgeauth.conf.\n";
+
+static int usage(void)
+{
+	fputs(usage_text, stderr);
+	return EXIT_USAGE;
+}
+
+static struct store *open_store(const struct config *cfg)
+{
+	char errbuf[512];
+	struct store *st = store_open(cfg->store_path, cfg->synchronous_full, errbuf, sizeof errbuf);
+	if (!st)
+		fprintf(stderr, "edgeauth: %s\n", errbuf);
+	return st;
+}
+
+static void print_new_project(const struct new_project *np)
+{
+	json_t *o = json_pack("{s:s, s:s, s:s}", "project_id", np->project_id,
+	                      "client_id", np->client_id, "client_secret", np->client_secret);
+	char *text = json_dumps(o, JSON_COMPACT);
+	printf("%s\n", text);
+	fflush(stdout);
+	free(text);
+	json_decref(o);
+}
+
+static int cmd_project(const struct config *cfg, int argc, char **argv)
+{
+	struct store *st;
+	struct api_error err;
+	int rc = 1;
+
+	if (argc < 1)
+		return usage();
+	st = open_store(cfg);
+	if (!st)
+		return 1;
+	if (!strcmp(argv[0], "create")) {
+		struct new_project np;
+		if (argc != 3 || strcmp(argv[1], "--name") != 0 || !*argv[2]) {
+			rc = usage();
+		} else if (store_project_create(st, argv[2], &np, &err) == 0) {
+			print_new_project(&np);
+			store_new_project_release(&np);
+			rc = 0;
+		}
+	} else if (!strcmp(argv[0], "list") && argc == 1) {
+		json_t *list = store_project_list(st, &err);
+		if (list) {
+			char *text = json_dumps(list, JSON_COMPACT);
+			printf("%s\n", text);
+			free(text);
+			json_decref(list);
+			rc = 0;
+		}
+	} else if ((!strcmp(argv[0], "activate") || !strcmp(argv[0], "deactivate")) && argc == 2) {
+		int changed = store_project_set_active(st, argv[1], argv[0][0] == 'a', &err);
+		if (changed == 0)
+			fprintf(stderr, "edgeauth: no project %s\n", argv[1]);
+		rc = changed == 1 ? 0 : 1;
+	} else {
+		rc = usage();
+	}
+	store_close(st);
+	return rc;
+}
+
+/* ---- serve ---- */
+
+static void on_drain_tick(evutil_socket_t fd, short what, void *arg);
+
+struct shutdown {
+	struct server *srv;
+	struct event *tick;
+	int64_t deadline_us;
+};
+
+static void on_signal(evutil_socket_t sig, short what, void *arg)
+{
+	struct shutdown *sd = arg;
+	struct timeval tv = { 0, 20000 };
+
+	(void)what;
+	if (sd->srv->stopping)
+		return;
+	fprintf(stderr, "edgeauth: signal %d, stopping\n", (int)sig);
+	sd->srv->stopping = 1;
+	http_stop_accepting(sd->srv);
+	sd->deadline_us = mono_us() + SHUTDOWN_GRACE_MS * 1000LL;
+	sd->tick = event_new(sd->srv->base, -1, EV_PERSIST, on_drain_tick, sd);
+	event_add(sd->tick, &tv);
+}
+
+/* Requests in flight finish, up to the grace period; then the loop ends. */
+static void on_drain_tick(evutil_socket_t fd, short what, void *arg)
+{
+	struct shutdown *sd = arg;
+
+	(void)fd;
+	(void)what;
+	if (sd->srv->in_flight <= 0 || mono_us() > sd->deadline_us)
+		event_base_loopbreak(sd->srv->base);
+}
+
+/* A store with no project gets one, so a newcomer can call the API at once. */
+static int ensure_default_project(struct store *st)
+{
+	struct api_error err;
+	struct new_project np;
+	long n = store_project_count(st, &err);
+
+	if (n < 0)
+		return -1;
+	if (n > 0)
+		return 0;
+	if (store_project_create(st, "default", &np, &err) < 0)
+		return -1;
+	print_new_project(&np);
+	store_new_project_release(&np);
+	return 0;
+}
+
+static int cmd_serve(const struct config *cfg)
+{
+	struct server srv = { .cfg = cfg };
+	struct shutdown sd = { .srv = &srv };
+	struct event *sigint = NULL, *sigterm = NULL;
+	char errbuf[512];
+	int rc = 1;
+
+	signal(SIGPIPE, SIG_IGN);
+	srv.key = jwt_key_load_or_create(cfg->signing_key, errbuf, sizeof errbuf);
+	if (!srv.key) {
+		fprintf(stderr, "edgeauth: %s: %s\n", cfg->signing_key, errbuf);
+		return 1;
+	}
+	srv.store = open_store(cfg);
+	if (!srv.store || ensure_default_project(srv.store) < 0)
+		goto out;
+	srv.base = event_base_new();
+	if (!srv.base)
+		goto out;
+	srv.passwords = passwords_new(srv.base, cfg);
+	if (http_start(&srv) < 0)
+		goto out;
+	sigint = evsignal_new(srv.base, SIGINT, on_signal, &sd);
+	sigterm = evsignal_new(srv.base, SIGTERM, on_signal, &sd);
+	event_add(sigint, NULL);
+	event_add(sigterm, NULL);
+	fprintf(stderr, "edgeauth: listening on %s:%d, issuer %s\n", cfg->listen_host,
+	        cfg->listen_port, cfg->issuer);
+	event_base_dispatch(srv.base);
+	rc = 0;
+out:
+	if (sd.tick)
+		event_free(sd.tick);
+	if (sigint)
+		event_free(sigint);
+	if (sigterm)
+		event_free(sigterm);
+	http_free(&srv);
+	passwords_free(srv.passwords);
+	if (srv.base)
+		event_base_free(srv.base);
+	store_close(srv.store);
+	jwt_key_free(srv.key);
+	if (rc == 0)
+		fprintf(stderr, "edgeauth: stopped\n");
+	return rc;
+}
+
+int main(int argc, char **argv)
+{
+	const char *conf = "etc/edgeauth.conf";
+	struct config cfg;
+	char errbuf[512];
+	int i = 1, rc;
+
+	if (argc > 1 && (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V"))) {
+		printf("edgeauth %s\n", EDGEAUTH_VERSION);
+		return 0;
+	}
+	if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+		fputs(usage_text, stdout);
+		return 0;
+	}
+	if (i < argc && !strcmp(argv[i], "-c")) {
+		if (i + 1 >= argc)
+			return usage();
+		conf = argv[i + 1];
+		i += 2;
+	}
+	config_init(&cfg);
+	if (config_load(&cfg, conf, errbuf, sizeof errbuf) < 0) {
+		fprintf(stderr, "edgeauth: %s\n", errbuf);
+		config_release(&cfg);
+		return EXIT_USAGE;
+	}
+	if (i >= argc || !strcmp(argv[i], "serve"))
+		rc = (i + 1 < argc) ? usage() : cmd_serve(&cfg);
+	else if (!strcmp(argv[i], "project"))
+		rc = cmd_project(&cfg, argc - i - 1, argv + i + 1);
+	else
+		rc = usage();
+	config_release(&cfg);
+	return rc;
+}

@@ -1,0 +1,268 @@
+/*
+ * The route table and the checks every request passes before its handler,
+ * in CONTRACT.md §3's order: invalid_authorization_token -> project_not_found
+ * -> insufficient_permission -> invalid_params (query, content type, body).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <event2/buffer.h>
+
+#include "api_clients.h"
+#include "api_meta.h"
+#include "api_resources.h"
+#include "api_roles.h"
+#include "api_tokens.h"
+#include "api_users.h"
+#include "auth.h"
+#include "config.h"
+#include "json_util.h"
+#include "router.h"
+#include "store.h"
+#include "util.h"
+
+#define P "/api/v1/projects/:project_id"
+
+static const struct route routes[] = {
+	{ .method = EVHTTP_REQ_GET, .path = "/healthz", .handler = health_get },
+	{ .method = EVHTTP_REQ_GET, .path = "/.well-known/jwks.json",
+	  .cors = CORS_PUBLIC, .handler = jwks_get },
+	{ .method = EVHTTP_REQ_GET, .path = "/.well-known/oauth-authorization-server",
+	  .cors = CORS_PUBLIC, .handler = metadata_get },
+	{ .method = EVHTTP_REQ_POST, .path = "/api/v1/tokens", .body = BODY_FORM,
+	  .cors = CORS_PUBLIC, .handler = tokens_exchange },
+
+	{ .method = EVHTTP_REQ_POST, .path = P "/resources", .auth = AUTH_BEARER,
+	  .permission = "resources:create", .body = BODY_JSON, .handler = resources_create },
+	{ .method = EVHTTP_REQ_PUT, .path = P "/resources/:resource_id", .auth = AUTH_BEARER,
+	  .permission = "resources:update", .body = BODY_JSON, .handler = resources_update },
+	{ .method = EVHTTP_REQ_GET, .path = P "/resources", .auth = AUTH_BEARER,
+	  .permission = "resources:read", .handler = resources_list },
+
+	{ .method = EVHTTP_REQ_POST, .path = P "/roles", .auth = AUTH_BEARER,
+	  .permission = "roles:create", .body = BODY_JSON, .handler = roles_create },
+	{ .method = EVHTTP_REQ_PUT, .path = P "/roles/:role_id", .auth = AUTH_BEARER,
+	  .permission = "roles:update", .body = BODY_JSON, .handler = roles_update },
+	{ .method = EVHTTP_REQ_GET, .path = P "/roles", .auth = AUTH_BEARER,
+	  .permission = "roles:read", .handler = roles_list },
+
+	{ .method = EVHTTP_REQ_POST, .path = P "/users", .auth = AUTH_BEARER,
+	  .permission = "users:create", .body = BODY_JSON, .handler = users_create },
+	{ .method = EVHTTP_REQ_PUT, .path = P "/users/:user_id", .auth = AUTH_BEARER,
+	  .permission = "users:update", .body = BODY_JSON, .handler = users_update },
+	{ .method = EVHTTP_REQ_GET, .path = P "/users", .auth = AUTH_BEARER,
+	  .permission = "users:read", .handler = users_list },
+	{ .method = EVHTTP_REQ_GET, .path = P "/users/external/:external_user_id",
+	  .auth = AUTH_BEARER, .permission = "users:read", .handler = users_get_external },
+
+	{ .method = EVHTTP_REQ_POST, .path = P "/clients", .auth = AUTH_BEARER,
+	  .permission = "clients:create", .body = BODY_JSON, .handler = clients_create },
+	{ .method = EVHTTP_REQ_PUT, .path = P "/clients/:client_id", .auth = AUTH_BEARER,
+	  .permission = "clients:update", .body = BODY_JSON, .handler = clients_update },
+	{ .method = EVHTTP_REQ_GET, .path = P "/clients", .auth = AUTH_BEARER,
+	  .permission = "clients:read", .handler = clients_list },
+	{ .method = EVHTTP_REQ_POST, .path = P "/clients/:client_id/secret", .auth = AUTH_BEARER,
+	  .permission = "clients:update", .handler = clients_rotate_secret },
+};
+
+#define ROUTE_COUNT (sizeof routes / sizeof routes[0])
+
+/* Matches path against pattern segment by segment. On a match, records
+ * where each ":name" segment starts and ends in the raw path. */
+struct capture {
+	const char *name;      /* into the pattern, up to the next '/' */
+	size_t name_len;
+	const char *value;     /* into the path, still percent-encoded */
+	size_t value_len;
+};
+
+static bool path_match(const char *pattern, const char *path, struct capture caps[ROUTE_MAX_PARAMS],
+                       size_t *ncaps)
+{
+	*ncaps = 0;
+	while (*pattern && *path) {
+		const char *pe, *se;
+		if (*pattern != '/' || *path != '/')
+			return false;
+		pattern++;
+		path++;
+		pe = strchrnul(pattern, '/');
+		se = strchrnul(path, '/');
+		if (se == path)
+			return false;   /* empty segment */
+		if (*pattern == ':') {
+			if (*ncaps == ROUTE_MAX_PARAMS)
+				return false;
+			caps[*ncaps].name = pattern + 1;
+			caps[*ncaps].name_len = (size_t)(pe - pattern - 1);
+			caps[*ncaps].value = path;
+			caps[*ncaps].value_len = (size_t)(se - path);
+			(*ncaps)++;
+		} else if ((size_t)(pe - pattern) != (size_t)(se - path) ||
+		           strncmp(pattern, path, (size_t)(pe - pattern)) != 0) {
+			return false;
+		}
+		pattern = pe;
+		path = se;
+	}
+	return *pattern == '\0' && *path == '\0';
+}
+
+static bool method_matches(enum evhttp_cmd_type route_method, enum evhttp_cmd_type m)
+{
+	return route_method == m || (route_method == EVHTTP_REQ_GET && m == EVHTTP_REQ_HEAD);
+}
+
+static const char *method_str(enum evhttp_cmd_type m)
+{
+	switch (m) {
+	case EVHTTP_REQ_GET: return "GET";
+	case EVHTTP_REQ_POST: return "POST";
+	case EVHTTP_REQ_PUT: return "PUT";
+	default: return "";
+	}
+}
+
+static void reply_fail(struct request_ctx *ctx, enum api_code code, const char *msg)
+{
+	struct api_error err;
+	api_fail(&err, code, "%s", msg);
+	http_reply_error(ctx, &err);
+}
+
+/* CONTRACT.md §5: the public endpoints allow any origin; the management API
+ * the configured ones. */
+static void add_cors_headers(struct request_ctx *ctx, enum route_cors cors, const char *allow)
+{
+	const char *origin = request_header(ctx, "Origin");
+	bool preflight = ctx->method == EVHTTP_REQ_OPTIONS;
+
+	if (!origin)
+		return;
+	if (cors == CORS_PUBLIC) {
+		http_add_header(ctx, "Access-Control-Allow-Origin", "*");
+	} else if (config_cors_allowed(ctx->srv->cfg, origin)) {
+		http_add_header(ctx, "Access-Control-Allow-Origin", origin);
+		http_add_header(ctx, "Vary", "Origin");
+	} else {
+		return;
+	}
+	if (preflight) {
+		http_add_header(ctx, "Access-Control-Allow-Methods", allow);
+		http_add_header(ctx, "Access-Control-Allow-Headers", "Authorization, Content-Type");
+		http_add_header(ctx, "Access-Control-Max-Age", "600");
+	} else {
+		http_add_header(ctx, "Access-Control-Expose-Headers", "WWW-Authenticate");
+	}
+}
+
+static int read_body(struct request_ctx *ctx, enum route_body kind, struct api_error *err)
+{
+	struct evbuffer *in = evhttp_request_get_input_buffer(ctx->req);
+	size_t len = evbuffer_get_length(in);
+	const char *ctype = request_header(ctx, "Content-Type");
+	const char *data = len ? (const char *)evbuffer_pullup(in, -1) : "";
+
+	if (kind == BODY_JSON) {
+		if (!content_type_is(ctype, "application/json"))
+			return api_fail(err, E_INVALID_PARAMS, "Content-Type must be application/json.");
+		ctx->body = json_parse_body(data, len, err);
+		return ctx->body ? 0 : -1;
+	}
+	if (!content_type_is(ctype, "application/x-www-form-urlencoded"))
+		return api_fail(err, E_INVALID_PARAMS,
+		                "Content-Type must be application/x-www-form-urlencoded.");
+	if (memchr(data, '\0', len) || form_parse(data, len, &ctx->form) < 0)
+		return api_fail(err, E_INVALID_PARAMS, "The form body is malformed.");
+	return 0;
+}
+
+/* Everything between the route match and the handler. */
+static int check_request(struct request_ctx *ctx, const struct route *r, struct api_error *err)
+{
+	const struct evhttp_uri *uri = evhttp_request_get_evhttp_uri(ctx->req);
+	const char *query = uri ? evhttp_uri_get_query(uri) : NULL;
+	const char *project_id = request_param(ctx, "project_id");
+
+	if (r->auth == AUTH_BEARER &&
+	    auth_bearer(ctx->srv, request_header(ctx, "Authorization"), &ctx->principal, err) < 0)
+		return -1;
+	if (project_id) {
+		bool active;
+		int found = store_project_get(ctx->srv->store, project_id, &active, err);
+		if (found < 0)
+			return -1;
+		if (!found)
+			return api_fail(err, E_PROJECT_NOT_FOUND, "The project does not exist.");
+	}
+	if (r->auth == AUTH_BEARER && project_id &&
+	    strcmp(ctx->principal.project_id, project_id) != 0)
+		return api_fail(err, E_INSUFFICIENT_PERMISSION,
+		                "The token belongs to another project.");
+	if (r->permission && !principal_has(&ctx->principal, r->permission))
+		return api_fail(err, E_INSUFFICIENT_PERMISSION,
+		                "The token lacks the permission %s.", r->permission);
+	if (query && form_parse(query, strlen(query), &ctx->query) < 0)
+		return api_fail(err, E_INVALID_PARAMS, "The query string is malformed.");
+	if (r->body != BODY_NONE && read_body(ctx, r->body, err) < 0)
+		return -1;
+	return 0;
+}
+
+void router_dispatch(struct request_ctx *ctx)
+{
+	const struct route *match = NULL;
+	struct capture caps[ROUTE_MAX_PARAMS], match_caps[ROUTE_MAX_PARAMS];
+	size_t ncaps, match_ncaps = 0;
+	char allow[64] = "";
+	enum route_cors cors = CORS_CONFIGURED;
+	bool path_known = false;
+	struct api_error err;
+
+	for (size_t i = 0; i < ROUTE_COUNT; i++) {
+		if (!path_match(routes[i].path, ctx->path, caps, &ncaps))
+			continue;
+		path_known = true;
+		cors = routes[i].cors;
+		snprintf(allow + strlen(allow), sizeof allow - strlen(allow), "%s%s",
+		         allow[0] ? ", " : "", method_str(routes[i].method));
+		if (!match && method_matches(routes[i].method, ctx->method)) {
+			match = &routes[i];
+			memcpy(match_caps, caps, sizeof caps);
+			match_ncaps = ncaps;
+		}
+	}
+	if (!path_known) {
+		reply_fail(ctx, E_NOT_FOUND, "No such endpoint.");
+		return;
+	}
+	if (ctx->method == EVHTTP_REQ_OPTIONS) {
+		snprintf(allow + strlen(allow), sizeof allow - strlen(allow), ", OPTIONS");
+		add_cors_headers(ctx, cors, allow);
+		http_add_header(ctx, "Allow", allow);
+		http_reply_raw(ctx, 204, NULL, NULL, 0);
+		return;
+	}
+	if (!match) {
+		http_add_header(ctx, "Allow", allow);
+		reply_fail(ctx, E_METHOD_NOT_ALLOWED, "This method is not allowed here.");
+		return;
+	}
+	ctx->route = match;
+	for (size_t i = 0; i < match_ncaps; i++) {
+		char *v = percent_decode(match_caps[i].value, match_caps[i].value_len, false);
+		if (!v) {
+			reply_fail(ctx, E_INVALID_PARAMS, "The path is malformed.");
+			return;
+		}
+		ctx->param_names[i] = match_caps[i].name;   /* into the static table */
+		ctx->param_name_lens[i] = match_caps[i].name_len;
+		ctx->params[ctx->nparams++] = v;
+	}
+	add_cors_headers(ctx, match->cors, allow);
+	if (check_request(ctx, match, &err) < 0) {
+		http_reply_error(ctx, &err);
+		return;
+	}
+	match->handler(ctx);
+}

@@ -1,0 +1,574 @@
+/*
+ * The store's connection, migrations, transactions and projects. Every
+ * statement is prepared here at open; no code path prepares on a request.
+ * Must never be used from any thread but the one that opened it.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "crypto.h"
+#include "json_util.h"
+#include "store.h"
+#include "util.h"
+
+extern const char *const schema_migrations[];
+extern const size_t schema_migration_count;
+
+#define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
+#define BUSY_TIMEOUT_MS 5000
+
+static const char *const core_sql[SQ__COUNT] = {
+	[SQ_BEGIN] = "BEGIN IMMEDIATE",
+	[SQ_COMMIT] = "COMMIT",
+	[SQ_ROLLBACK] = "ROLLBACK",
+	[SQ_PROJECT_INSERT] =
+		"INSERT INTO projects (id, name, is_active, created_at, updated_at)"
+		" VALUES (?1, ?2, 1, ?3, ?3)",
+	[SQ_PROJECT_GET] = "SELECT is_active FROM projects WHERE id = ?1",
+	[SQ_PROJECT_LIST] =
+		"SELECT id, name, is_active, created_at, updated_at FROM projects"
+		" ORDER BY created_at, id",
+	[SQ_PROJECT_COUNT] = "SELECT count(*) FROM projects",
+	[SQ_PROJECT_SET_ACTIVE] =
+		"UPDATE projects SET is_active = ?2, updated_at = ?3 WHERE id = ?1",
+	[SQ_RESOURCE_INSERT] =
+		"INSERT INTO resources (id, project_id, name, code, description, is_default,"
+		" created_at, updated_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?7)",
+	[SQ_PERMISSION_INSERT] =
+		"INSERT INTO permissions (id, resource_id, project_id, name, code, description,"
+		" position) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+	[SQ_CLIENT_INSERT] =
+		"INSERT INTO clients (id, project_id, name, description, secret_hash, is_active,"
+		" redirect_uris, created_at, updated_at) VALUES (?1, ?2, ?3, ?4, ?5, 1, ?6, ?7, ?7)",
+	[SQ_CLIENT_PERMISSION_INSERT] =
+		"INSERT OR IGNORE INTO client_permissions (client_id, permission_id) VALUES (?1, ?2)",
+	[SQ_CLIENT_AUTH] =
+		"SELECT c.project_id, c.secret_hash, c.is_active, p.is_active"
+		" FROM clients c JOIN projects p ON p.id = c.project_id WHERE c.id = ?1",
+	[SQ_CLIENT_SCOPE] =
+		"SELECT r.code || ':' || pm.code AS named FROM client_permissions cp"
+		" JOIN permissions pm ON pm.id = cp.permission_id"
+		" JOIN resources r ON r.id = pm.resource_id"
+		" WHERE cp.client_id = ?1 ORDER BY named",
+	[SQ_USER_ACTIVE] =
+		"SELECT is_active FROM users WHERE id = ?1 AND project_id = ?2",
+	[SQ_TOKEN_REVOKED] = "SELECT 1 FROM revoked_tokens WHERE jti = ?1",
+	[SQ_PERMISSION_IN_PROJECT] = "SELECT 1 FROM permissions WHERE id = ?1 AND project_id = ?2",
+};
+
+static const struct stmt_set core_set = { SQ__COUNT, core_sql, NULL };
+
+int store_fail(struct store *st, struct api_error *err, const char *what)
+{
+	fprintf(stderr, "edgeauth: store: %s: %s\n", what, sqlite3_errmsg(st->db));
+	return api_fail(err, E_SYSTEM_ERROR, "The store failed.");
+}
+
+int store_bind_text(sqlite3_stmt *s, int idx, const char *v)
+{
+	if (!v)
+		return sqlite3_bind_null(s, idx);
+	return sqlite3_bind_text(s, idx, v, -1, SQLITE_STATIC);
+}
+
+const char *store_column_text(sqlite3_stmt *s, int col)
+{
+	return (const char *)sqlite3_column_text(s, col);
+}
+
+int store_step_done(struct store *st, sqlite3_stmt *s, struct api_error *err)
+{
+	int rc = sqlite3_step(s);
+	if (rc != SQLITE_DONE && rc != SQLITE_ROW)
+		return store_fail(st, err, sqlite3_sql(s));
+	return 0;
+}
+
+int store_prepare_set(struct store *st, struct stmt_set *set, char *errbuf, size_t errlen)
+{
+	set->stmt = xcalloc(set->count ? set->count : 1, sizeof *set->stmt);
+	for (size_t i = 0; i < set->count; i++) {
+		if (!set->sql[i])
+			continue;
+		if (sqlite3_prepare_v3(st->db, set->sql[i], -1, SQLITE_PREPARE_PERSISTENT,
+		                       &set->stmt[i], NULL) != SQLITE_OK) {
+			snprintf(errbuf, errlen, "cannot prepare statement: %s: %s",
+			         sqlite3_errmsg(st->db), set->sql[i]);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static void finalize_set(struct stmt_set *set)
+{
+	if (!set->stmt)
+		return;
+	for (size_t i = 0; i < set->count; i++)
+		sqlite3_finalize(set->stmt[i]);
+	free(set->stmt);
+	set->stmt = NULL;
+}
+
+static int exec(sqlite3 *db, const char *sql, char *errbuf, size_t errlen)
+{
+	char *msg = NULL;
+	if (sqlite3_exec(db, sql, NULL, NULL, &msg) != SQLITE_OK) {
+		snprintf(errbuf, errlen, "%s", msg ? msg : sqlite3_errmsg(db));
+		sqlite3_free(msg);
+		return -1;
+	}
+	return 0;
+}
+
+/* Applies the migrations the file has not seen, each in its own transaction
+ * with the version bump, so a crash leaves either the old or the new schema. */
+static int migrate(sqlite3 *db, char *errbuf, size_t errlen)
+{
+	sqlite3_stmt *s;
+	int version = 0;
+
+	if (sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &s, NULL) != SQLITE_OK)
+		return snprintf(errbuf, errlen, "%s", sqlite3_errmsg(db)), -1;
+	if (sqlite3_step(s) == SQLITE_ROW)
+		version = sqlite3_column_int(s, 0);
+	sqlite3_finalize(s);
+	if (version > (int)schema_migration_count) {
+		snprintf(errbuf, errlen, "database schema version %d is newer than this edgeauth (%zu)",
+		         version, schema_migration_count);
+		return -1;
+	}
+	for (size_t i = (size_t)version; i < schema_migration_count; i++) {
+		char bump[64];
+		snprintf(bump, sizeof bump, "PRAGMA user_version = %zu", i + 1);
+		if (exec(db, "BEGIN IMMEDIATE", errbuf, errlen) < 0)
+			return -1;
+		if (exec(db, schema_migrations[i], errbuf, errlen) < 0 ||
+		    exec(db, bump, errbuf, errlen) < 0 ||
+		    exec(db, "COMMIT", errbuf, errlen) < 0) {
+			exec(db, "ROLLBACK", errbuf + strlen(errbuf), 0);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* Creates the parent directory of path (one level) when it is missing. */
+static void make_parent_dir(const char *path)
+{
+	char *dir = xstrdup(path);
+	char *slash = strrchr(dir, '/');
+	if (slash && slash != dir) {
+		*slash = '\0';
+		if (mkdir(dir, 0700) < 0 && errno != EEXIST)
+			(void)0; /* sqlite3_open will report the real problem */
+	}
+	free(dir);
+}
+
+struct store *store_open(const char *path, bool synchronous_full, char *errbuf, size_t errlen)
+{
+	struct store *st = xcalloc(1, sizeof *st);
+	const char *sync = synchronous_full ? "PRAGMA synchronous = FULL" : "PRAGMA synchronous = NORMAL";
+
+	make_parent_dir(path);
+	if (sqlite3_open_v2(path, &st->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
+	                    SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
+		snprintf(errbuf, errlen, "cannot open %s: %s", path,
+		         st->db ? sqlite3_errmsg(st->db) : "out of memory");
+		goto fail;
+	}
+	sqlite3_busy_timeout(st->db, BUSY_TIMEOUT_MS);
+	sqlite3_extended_result_codes(st->db, 1);
+	if (exec(st->db, "PRAGMA journal_mode = WAL", errbuf, errlen) < 0 ||
+	    exec(st->db, "PRAGMA foreign_keys = ON", errbuf, errlen) < 0 ||
+	    exec(st->db, sync, errbuf, errlen) < 0 ||
+	    migrate(st->db, errbuf, errlen) < 0)
+		goto fail;
+
+	st->core = core_set;
+	st->resources = store_resources_sql;
+	st->roles = store_roles_sql;
+	st->users = store_users_sql;
+	st->clients = store_clients_sql;
+	st->tokens = store_tokens_sql;
+	if (store_prepare_set(st, &st->core, errbuf, errlen) < 0 ||
+	    store_prepare_set(st, &st->resources, errbuf, errlen) < 0 ||
+	    store_prepare_set(st, &st->roles, errbuf, errlen) < 0 ||
+	    store_prepare_set(st, &st->users, errbuf, errlen) < 0 ||
+	    store_prepare_set(st, &st->clients, errbuf, errlen) < 0 ||
+	    store_prepare_set(st, &st->tokens, errbuf, errlen) < 0)
+		goto fail;
+	return st;
+fail:
+	store_close(st);
+	return NULL;
+}
+
+void store_close(struct store *st)
+{
+	if (!st)
+		return;
+	finalize_set(&st->core);
+	finalize_set(&st->resources);
+	finalize_set(&st->roles);
+	finalize_set(&st->users);
+	finalize_set(&st->clients);
+	finalize_set(&st->tokens);
+	if (st->db)
+		sqlite3_close(st->db);
+	free(st);
+}
+
+static int run_simple(struct store *st, enum store_core_stmt which, struct api_error *err)
+{
+	sqlite3_stmt *s = st->core.stmt[which];
+	int rc = sqlite3_step(s);
+	sqlite3_reset(s);
+	if (rc != SQLITE_DONE)
+		return store_fail(st, err, sqlite3_sql(s));
+	return 0;
+}
+
+int store_begin(struct store *st, struct api_error *err)
+{
+	return run_simple(st, SQ_BEGIN, err);
+}
+
+int store_commit(struct store *st, struct api_error *err)
+{
+	if (run_simple(st, SQ_COMMIT, err) < 0) {
+		store_rollback(st);
+		return -1;
+	}
+	return 0;
+}
+
+void store_rollback(struct store *st)
+{
+	if (!sqlite3_get_autocommit(st->db)) {
+		sqlite3_step(st->core.stmt[SQ_ROLLBACK]);
+		sqlite3_reset(st->core.stmt[SQ_ROLLBACK]);
+	}
+}
+
+/* ---- projects ---- */
+
+struct default_resource {
+	const char *code;
+	const char *name;
+	const char *description;
+};
+
+/* CONTRACT.md §2: the four default resources, each with create, update, read. */
+static const struct default_resource default_resources[] = {
+	{ "resources", "Resources", "Resources and their permissions" },
+	{ "users", "Users", "Users of the project" },
+	{ "roles", "Roles", "Roles: sets of permissions" },
+	{ "clients", "Clients", "Applications that obtain tokens" },
+};
+
+static const struct {
+	const char *code;
+	const char *name;
+} default_permissions[] = {
+	{ "create", "Create" },
+	{ "update", "Update" },
+	{ "read", "Read" },
+};
+
+static int insert_default_resource(struct store *st, const char *project_id,
+                                   const struct default_resource *r, int64_t now,
+                                   const char *client_id, struct api_error *err)
+{
+	sqlite3_stmt *s = st->core.stmt[SQ_RESOURCE_INSERT];
+	char *rid = crypto_new_id();
+	int rc = -1;
+
+	store_bind_text(s, 1, rid);
+	store_bind_text(s, 2, project_id);
+	store_bind_text(s, 3, r->name);
+	store_bind_text(s, 4, r->code);
+	store_bind_text(s, 5, r->description);
+	sqlite3_bind_int(s, 6, 1);
+	sqlite3_bind_int64(s, 7, now);
+	if (store_step_done(st, s, err) < 0)
+		goto out;
+	sqlite3_reset(s);
+	for (size_t i = 0; i < ARRAY_LEN(default_permissions); i++) {
+		sqlite3_stmt *p = st->core.stmt[SQ_PERMISSION_INSERT];
+		sqlite3_stmt *cp = st->core.stmt[SQ_CLIENT_PERMISSION_INSERT];
+		char *pid = crypto_new_id();
+		char *desc = xasprintf("%s %s", default_permissions[i].name, r->code);
+		int ok;
+
+		store_bind_text(p, 1, pid);
+		store_bind_text(p, 2, rid);
+		store_bind_text(p, 3, project_id);
+		store_bind_text(p, 4, default_permissions[i].name);
+		store_bind_text(p, 5, default_permissions[i].code);
+		store_bind_text(p, 6, desc);
+		sqlite3_bind_int(p, 7, (int)i);
+		ok = store_step_done(st, p, err) == 0;
+		sqlite3_reset(p);
+		if (ok) {
+			store_bind_text(cp, 1, client_id);
+			store_bind_text(cp, 2, pid);
+			ok = store_step_done(st, cp, err) == 0;
+			sqlite3_reset(cp);
+		}
+		free(desc);
+		free(pid);
+		if (!ok)
+			goto out;
+	}
+	rc = 0;
+out:
+	sqlite3_reset(s);
+	free(rid);
+	return rc;
+}
+
+int store_project_create(struct store *st, const char *name, struct new_project *out,
+                         struct api_error *err)
+{
+	int64_t now = now_ms();
+	char hash[SECRET_HASH_LEN + 1];
+	sqlite3_stmt *s;
+
+	memset(out, 0, sizeof *out);
+	out->project_id = crypto_new_id();
+	out->client_id = crypto_new_id();
+	out->client_secret = crypto_new_secret();
+	crypto_hash_secret(out->client_secret, strlen(out->client_secret), hash);
+
+	if (store_begin(st, err) < 0)
+		goto fail;
+	s = st->core.stmt[SQ_PROJECT_INSERT];
+	store_bind_text(s, 1, out->project_id);
+	store_bind_text(s, 2, name);
+	sqlite3_bind_int64(s, 3, now);
+	if (store_step_done(st, s, err) < 0)
+		goto fail_tx;
+	sqlite3_reset(s);
+
+	s = st->core.stmt[SQ_CLIENT_INSERT];
+	store_bind_text(s, 1, out->client_id);
+	store_bind_text(s, 2, out->project_id);
+	store_bind_text(s, 3, "admin");
+	store_bind_text(s, 4, "The project's admin client");
+	store_bind_text(s, 5, hash);
+	store_bind_text(s, 6, "[]");
+	sqlite3_bind_int64(s, 7, now);
+	if (store_step_done(st, s, err) < 0)
+		goto fail_tx;
+	sqlite3_reset(s);
+
+	for (size_t i = 0; i < ARRAY_LEN(default_resources); i++)
+		if (insert_default_resource(st, out->project_id, &default_resources[i], now,
+		                            out->client_id, err) < 0)
+			goto fail_tx;
+	if (store_commit(st, err) < 0)
+		goto fail;
+	return 0;
+fail_tx:
+	sqlite3_reset(s);
+	store_rollback(st);
+fail:
+	store_new_project_release(out);
+	return -1;
+}
+
+void store_new_project_release(struct new_project *np)
+{
+	free(np->project_id);
+	free(np->client_id);
+	crypto_wipe_free(np->client_secret);
+	memset(np, 0, sizeof *np);
+}
+
+int store_project_get(struct store *st, const char *id, bool *is_active, struct api_error *err)
+{
+	sqlite3_stmt *s = st->core.stmt[SQ_PROJECT_GET];
+	int rc;
+
+	store_bind_text(s, 1, id);
+	rc = sqlite3_step(s);
+	if (rc == SQLITE_ROW) {
+		if (is_active)
+			*is_active = sqlite3_column_int(s, 0) != 0;
+		rc = 1;
+	} else if (rc == SQLITE_DONE) {
+		rc = 0;
+	} else {
+		rc = store_fail(st, err, "project get");
+	}
+	sqlite3_reset(s);
+	return rc;
+}
+
+json_t *store_project_list(struct store *st, struct api_error *err)
+{
+	sqlite3_stmt *s = st->core.stmt[SQ_PROJECT_LIST];
+	json_t *list = json_array();
+	int rc;
+
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		char created[TIMESTAMP_LEN], updated[TIMESTAMP_LEN];
+		format_timestamp(sqlite3_column_int64(s, 3), created);
+		format_timestamp(sqlite3_column_int64(s, 4), updated);
+		json_array_append_new(list, json_pack("{s:s, s:s, s:b, s:s, s:s}",
+			"id", store_column_text(s, 0), "name", store_column_text(s, 1),
+			"is_active", sqlite3_column_int(s, 2), "created_at", created,
+			"updated_at", updated));
+	}
+	sqlite3_reset(s);
+	if (rc != SQLITE_DONE) {
+		json_decref(list);
+		store_fail(st, err, "project list");
+		return NULL;
+	}
+	return list;
+}
+
+long store_project_count(struct store *st, struct api_error *err)
+{
+	sqlite3_stmt *s = st->core.stmt[SQ_PROJECT_COUNT];
+	long n = -1;
+
+	if (sqlite3_step(s) == SQLITE_ROW)
+		n = (long)sqlite3_column_int64(s, 0);
+	else
+		store_fail(st, err, "project count");
+	sqlite3_reset(s);
+	return n;
+}
+
+int store_project_set_active(struct store *st, const char *id, bool active, struct api_error *err)
+{
+	sqlite3_stmt *s = st->core.stmt[SQ_PROJECT_SET_ACTIVE];
+	int rc;
+
+	store_bind_text(s, 1, id);
+	sqlite3_bind_int(s, 2, active);
+	sqlite3_bind_int64(s, 3, now_ms());
+	rc = store_step_done(st, s, err);
+	sqlite3_reset(s);
+	if (rc < 0)
+		return -1;
+	return sqlite3_changes(st->db) > 0;
+}
+
+/* ---- token checks ---- */
+
+int store_client_auth(struct store *st, const char *client_id, struct client_auth *out,
+                      struct api_error *err)
+{
+	sqlite3_stmt *s = st->core.stmt[SQ_CLIENT_AUTH];
+	int rc;
+
+	store_bind_text(s, 1, client_id);
+	rc = sqlite3_step(s);
+	if (rc == SQLITE_ROW) {
+		snprintf(out->project_id, sizeof out->project_id, "%s", store_column_text(s, 0));
+		snprintf(out->secret_hash, sizeof out->secret_hash, "%s", store_column_text(s, 1));
+		out->is_active = sqlite3_column_int(s, 2) != 0;
+		out->project_active = sqlite3_column_int(s, 3) != 0;
+		rc = 1;
+	} else if (rc == SQLITE_DONE) {
+		rc = 0;
+	} else {
+		rc = store_fail(st, err, "client auth");
+	}
+	sqlite3_reset(s);
+	return rc;
+}
+
+char *store_client_scope(struct store *st, const char *client_id, struct api_error *err)
+{
+	sqlite3_stmt *s = st->core.stmt[SQ_CLIENT_SCOPE];
+	size_t len = 0, cap = 256;
+	char *scope = xmalloc(cap);
+	int rc;
+
+	scope[0] = '\0';
+	store_bind_text(s, 1, client_id);
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		const char *named = store_column_text(s, 0);
+		size_t n = strlen(named);
+		if (len + n + 2 > cap) {
+			cap = (len + n + 2) * 2;
+			scope = xrealloc(scope, cap);
+		}
+		if (len)
+			scope[len++] = ' ';
+		memcpy(scope + len, named, n + 1);
+		len += n;
+	}
+	sqlite3_reset(s);
+	if (rc != SQLITE_DONE) {
+		free(scope);
+		store_fail(st, err, "client scope");
+		return NULL;
+	}
+	return scope;
+}
+
+int store_user_is_active(struct store *st, const char *project_id, const char *user_id,
+                         struct api_error *err)
+{
+	sqlite3_stmt *s = st->core.stmt[SQ_USER_ACTIVE];
+	int rc;
+
+	store_bind_text(s, 1, user_id);
+	store_bind_text(s, 2, project_id);
+	rc = sqlite3_step(s);
+	if (rc == SQLITE_ROW)
+		rc = sqlite3_column_int(s, 0) != 0;
+	else if (rc == SQLITE_DONE)
+		rc = 0;
+	else
+		rc = store_fail(st, err, "user active");
+	sqlite3_reset(s);
+	return rc;
+}
+
+int store_token_is_revoked(struct store *st, const char *jti, struct api_error *err)
+{
+	sqlite3_stmt *s = st->core.stmt[SQ_TOKEN_REVOKED];
+	int rc;
+
+	store_bind_text(s, 1, jti);
+	rc = sqlite3_step(s);
+	if (rc == SQLITE_ROW)
+		rc = 1;
+	else if (rc == SQLITE_DONE)
+		rc = 0;
+	else
+		rc = store_fail(st, err, "token revoked");
+	sqlite3_reset(s);
+	return rc;
+}
+
+int store_permissions_check(struct store *st, const char *project_id,
+                            const struct id_list *ids, struct api_error *err)
+{
+	sqlite3_stmt *s = st->core.stmt[SQ_PERMISSION_IN_PROJECT];
+
+	for (size_t i = 0; i < ids->count; i++) {
+		int rc;
+		store_bind_text(s, 1, ids->ids[i]);
+		store_bind_text(s, 2, project_id);
+		rc = sqlite3_step(s);
+		sqlite3_reset(s);
+		if (rc == SQLITE_DONE)
+			return api_fail(err, E_SOME_PERMISSIONS_NOT_FOUND,
+			                "One or more permission IDs do not exist in this project.");
+		if (rc != SQLITE_ROW)
+			return store_fail(st, err, "permission check");
+	}
+	return 0;
+}

@@ -1,0 +1,5 @@
+/* The resources area's statements and queries. */
+#include "store.h"
+
+static const char *const sql[] = { NULL };
+const struct stmt_set store_resources_sql = { 0, sql, NULL };

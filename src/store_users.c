@@ -1,0 +1,5 @@
+/* The users area's statements and queries. */
+#include "store.h"
+
+static const char *const sql[] = { NULL };
+const struct stmt_set store_users_sql = { 0, sql, NULL };

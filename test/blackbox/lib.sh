@@ -1,0 +1,154 @@
+# Sourced by every test/blackbox/t_*.sh: starts a real ./edgeauth on a free
+# loopback port with its own config and store, sends requests with curl and
+# checks answers with jq. Each file ends with `finish`, which stops the server
+# and prints "N passed, M failed".
+#
+#   start_server [CONFIG_LINES...]   # extra "section.key=value" settings
+#   req METHOD PATH [JSON_BODY] [curl args...]   # sets STATUS, BODY, HDRS
+#   check NAME ACTUAL EXPECTED       # equality
+#   check_status NAME EXPECTED       # STATUS
+#   check_json NAME JQ_FILTER EXPECTED   # jq -r on BODY
+#   check_err NAME STATUS CODE       # STATUS and .error
+#   check_header NAME REGEX          # a response header line matches (grep -Ei)
+#   admin_token                      # prints a fresh client_credentials token
+set -u
+BB_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+ROOT=$(cd "$BB_DIR/../.." && pwd)
+EDGEAUTH=${EDGEAUTH:-$ROOT/edgeauth}
+PASSED=0
+FAILED=0
+TMP=$(mktemp -d /tmp/edgeauth-bb.XXXXXX)
+SERVER_PID=
+TEST_NAME=$(basename "$0" .sh)
+
+free_port() {
+	python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'
+}
+
+# write_config FILE PORT [section.key=value ...]
+write_config() {
+	local file=$1 port=$2; shift 2
+	local server="" store="" tokens="" passwords=""
+	for kv in "$@"; do
+		local sec=${kv%%.*} rest=${kv#*.}
+		case $sec in
+		server) server+="$rest"$'\n' ;;
+		store) store+="$rest"$'\n' ;;
+		tokens) tokens+="$rest"$'\n' ;;
+		passwords) passwords+="$rest"$'\n' ;;
+		esac
+	done
+	cat > "$file" <<CONF
+[server]
+listen = 127.0.0.1:$port
+issuer = http://127.0.0.1:$port
+$server
+[store]
+path = $TMP/edgeauth.db
+synchronous = normal
+$store
+[tokens]
+signing_key = $TMP/signing-key.pem
+$tokens
+[passwords]
+argon2_memory_kib = 64
+argon2_iterations = 1
+$passwords
+CONF
+}
+
+start_server() {
+	PORT=$(free_port)
+	BASE="http://127.0.0.1:$PORT"
+	CONF=$TMP/edgeauth.conf
+	write_config "$CONF" "$PORT" "$@"
+	"$EDGEAUTH" -c "$CONF" serve > "$TMP/stdout" 2>> "$TMP/server.log" &
+	SERVER_PID=$!
+	for _ in $(seq 1 100); do
+		curl -s -o /dev/null "$BASE/healthz" && break
+		sleep 0.05
+	done
+	PROJECT_ID=$(jq -r .project_id "$TMP/stdout")
+	CLIENT_ID=$(jq -r .client_id "$TMP/stdout")
+	CLIENT_SECRET=$(jq -r .client_secret "$TMP/stdout")
+	TOKEN=$(admin_token)
+	P="/api/v1/projects/$PROJECT_ID"
+}
+
+stop_server() {
+	if [ -n "$SERVER_PID" ]; then
+		kill -TERM "$SERVER_PID" 2>/dev/null
+		wait "$SERVER_PID" 2>/dev/null
+		SERVER_PID=
+	fi
+}
+
+# client_token ID SECRET: a client_credentials access token
+client_token() {
+	curl -s -u "$1:$2" -d grant_type=client_credentials "$BASE/api/v1/tokens" | jq -r .access_token
+}
+
+admin_token() {
+	client_token "$CLIENT_ID" "$CLIENT_SECRET"
+}
+
+# req METHOD PATH [BODY] [curl args...]. A BODY (not starting with '-') is
+# sent as JSON (CTYPE overrides the type); AUTH
+# (default "Bearer $TOKEN") is the Authorization header, AUTH=none for none.
+req() {
+	local method=$1 path=$2; shift 2
+	local args=(-s -X "$method" -D "$TMP/hdrs" -o "$TMP/body" -w '%{http_code}')
+	local auth=${AUTH:-Bearer ${TOKEN:-}}
+	[ "$auth" != none ] && args+=(-H "Authorization: $auth")
+	if [ $# -gt 0 ] && [ "${1:0:1}" != "-" ]; then
+		args+=(-H "Content-Type: ${CTYPE:-application/json}" --data-binary "$1")
+		shift
+	fi
+	STATUS=$(curl "${args[@]}" "$@" "$BASE$path")
+	BODY=$(cat "$TMP/body")
+	HDRS=$(cat "$TMP/hdrs")
+}
+
+pass() { PASSED=$((PASSED + 1)); }
+fail() {
+	FAILED=$((FAILED + 1))
+	echo "FAIL [$TEST_NAME] $1" >&2
+}
+
+check() {
+	if [ "$2" == "$3" ]; then pass; else fail "$1: got '$2', want '$3'"; fi
+}
+
+check_status() {
+	if [ "$STATUS" == "$2" ]; then pass; else fail "$1: status $STATUS, want $2; body: ${BODY:0:300}"; fi
+}
+
+check_json() {
+	local got
+	got=$(printf '%s' "$BODY" | jq -r "$2" 2>/dev/null)
+	if [ "$got" == "$3" ]; then pass; else fail "$1: $2 is '$got', want '$3'; body: ${BODY:0:300}"; fi
+}
+
+check_err() {
+	local got
+	got=$(printf '%s' "$BODY" | jq -r .error 2>/dev/null)
+	if [ "$STATUS" == "$2" ] && [ "$got" == "$3" ]; then pass
+	else fail "$1: got $STATUS $got, want $2 $3; body: ${BODY:0:300}"; fi
+}
+
+check_header() {
+	if printf '%s' "$HDRS" | tr -d '\r' | grep -Eiq "$2"; then pass
+	else fail "$1: no header matching '$2'"; fi
+}
+
+finish() {
+	stop_server
+	if [ "$FAILED" -ne 0 ] || [ -n "${KEEP_TMP:-}" ]; then
+		echo "[$TEST_NAME] server log kept in $TMP/server.log" >&2
+	else
+		rm -rf "$TMP"
+	fi
+	echo "$TEST_NAME: $PASSED passed, $FAILED failed"
+	[ "$FAILED" -eq 0 ]
+}
+trap 'stop_server' EXIT

@@ -1,0 +1,123 @@
+# Core: health, discovery, JWKS, client_credentials and bearer checks.
+. "$(dirname "$0")/lib.sh"
+start_server
+
+AUTH=none req GET /healthz
+check_status "healthz" 200
+check_json "healthz body" .status ok
+check_header "healthz content type" '^Content-Type: application/json$'
+
+AUTH=none req GET /.well-known/oauth-authorization-server
+check_status "metadata" 200
+check_json "metadata issuer" .issuer "$BASE"
+check_json "metadata token endpoint" .token_endpoint "$BASE/api/v1/tokens"
+check_json "metadata jwks" .jwks_uri "$BASE/.well-known/jwks.json"
+check_json "metadata pkce" '.code_challenge_methods_supported|join(",")' S256
+check_json "metadata auth methods" '.token_endpoint_auth_methods_supported|join(",")' "client_secret_basic,none"
+
+AUTH=none req GET /.well-known/jwks.json
+check_status "jwks" 200
+check_json "jwks key" '.keys[0].kty + .keys[0].crv + .keys[0].alg' "ECP-256ES256"
+
+# client_credentials
+curl -s -D "$TMP/h" -u "$CLIENT_ID:$CLIENT_SECRET" -d grant_type=client_credentials "$BASE/api/v1/tokens" > "$TMP/b"
+BODY=$(cat "$TMP/b"); HDRS=$(cat "$TMP/h")
+check_json "cc token type" .token_type Bearer
+check_json "cc expires_in" .expires_in 900
+check_json "cc no refresh token" 'has("refresh_token")' false
+check_json "cc scope has users:read" '.scope|split(" ")|index("users:read") != null' true
+check_header "cc no-store" '^Cache-Control: no-store'
+AT=$(jq -r .access_token "$TMP/b")
+HDR=$(echo "$AT" | cut -d. -f1 | tr '_-' '/+' | base64 -d 2>/dev/null)
+check "jwt header typ" "$(echo "$HDR}" | grep -o '"typ":"at+jwt"')" '"typ":"at+jwt"'
+PAYLOAD=$(echo "$AT" | cut -d. -f2 | tr '_-' '/+'); while [ $(( ${#PAYLOAD} % 4 )) -ne 0 ]; do PAYLOAD="$PAYLOAD="; done
+PAYLOAD=$(echo "$PAYLOAD" | base64 -d)
+check "jwt sub is client" "$(echo "$PAYLOAD" | jq -r .sub)" "$CLIENT_ID"
+check "jwt aud is project" "$(echo "$PAYLOAD" | jq -r .aud)" "$PROJECT_ID"
+check "jwt iss" "$(echo "$PAYLOAD" | jq -r .iss)" "$BASE"
+
+# URL-encoded Basic credentials (RFC 6749 §2.3.1) and a charset on the form type
+BASIC=$(printf '%s:%s' "$CLIENT_ID" "$CLIENT_SECRET" | sed 's/-/%2D/g' | base64 -w0)
+STATUS=$(curl -s -o /dev/null -w '%{http_code}' -H "Authorization: Basic $BASIC" \
+	-H 'Content-Type: application/x-www-form-urlencoded; charset=UTF-8' \
+	--data grant_type=client_credentials "$BASE/api/v1/tokens")
+check "url-encoded basic" "$STATUS" 200
+
+tok() { # tok BASIC_HEADER_OR_EMPTY FORM [content-type]
+	local args=(-s -D "$TMP/h" -o "$TMP/b" -w '%{http_code}' -H "Content-Type: ${3:-application/x-www-form-urlencoded}")
+	[ -n "$1" ] && args+=(-H "Authorization: $1")
+	STATUS=$(curl "${args[@]}" --data-binary "$2" "$BASE/api/v1/tokens"); BODY=$(cat "$TMP/b"); HDRS=$(cat "$TMP/h")
+}
+GOOD="Basic $(printf '%s:%s' "$CLIENT_ID" "$CLIENT_SECRET" | base64 -w0)"
+tok "$GOOD" "grant_type=client_credentials&grant_type=client_credentials"
+check_err "grant_type twice" 400 invalid_params
+tok "$GOOD" ""
+check_err "no grant_type" 400 invalid_params
+tok "$GOOD" "grant_type=password"
+check_err "unknown grant" 400 invalid_params
+tok "$GOOD" '{"grant_type":"client_credentials"}' application/json
+check_err "json content type" 400 invalid_params
+tok "" "grant_type=client_credentials"
+check_err "no basic header" 400 invalid_params
+check_header "no WWW-Authenticate on 400" '^HTTP' # sanity
+if printf '%s' "$HDRS" | grep -qi '^WWW-Authenticate'; then fail "400 carries WWW-Authenticate"; else pass; fi
+tok "Basic !!!" "grant_type=client_credentials"
+check_err "malformed basic" 400 invalid_params
+tok "Basic $(printf '%s:wrong' "$CLIENT_ID" | base64 -w0)" "grant_type=client_credentials"
+check_err "wrong secret" 401 invalid_client_credentials
+check_header "401 basic challenge" '^WWW-Authenticate: Basic'
+tok "Basic $(printf 'nobody:%s' "$CLIENT_SECRET" | base64 -w0)" "grant_type=client_credentials"
+check_err "unknown client" 401 invalid_client_credentials
+tok "$GOOD" "grant_type=client_credentials&x=%zz"
+check_err "bad percent escape" 400 invalid_params
+
+# bearer checks
+AUTH=none req GET "$P/roles"
+check_err "no token" 401 invalid_authorization_token
+check_header "no token challenge" '^WWW-Authenticate: Bearer$'
+AUTH="Bearer garbage" req GET "$P/roles"
+check_err "garbage token" 401 invalid_authorization_token
+check_header "invalid_token challenge" '^WWW-Authenticate: Bearer error="invalid_token"'
+AUTH="Bearer ${TOKEN}x" req GET "$P/roles"
+check_err "tampered token" 401 invalid_authorization_token
+req GET "/api/v1/projects/nope/roles"
+check_err "unknown project" 404 project_not_found
+AUTH=none req GET "/api/v1/projects/nope/roles"
+check_err "no token beats unknown project" 401 invalid_authorization_token
+
+# a token of another project is 403 there
+OTHER=$("$EDGEAUTH" -c "$CONF" project create --name other)
+OTHER_PID=$(echo "$OTHER" | jq -r .project_id)
+req GET "/api/v1/projects/$OTHER_PID/roles"
+check_err "other project's token" 403 insufficient_permission
+check_header "403 challenge" '^WWW-Authenticate: Bearer error="insufficient_scope"'
+
+# deactivating the project invalidates its tokens and blocks the grant
+"$EDGEAUTH" -c "$CONF" project deactivate "$PROJECT_ID"
+check "deactivate exit" $? 0
+req GET "$P/roles"
+check_err "token of inactive project" 401 invalid_authorization_token
+tok "$GOOD" "grant_type=client_credentials"
+check_err "grant on inactive project" 400 project_not_active
+"$EDGEAUTH" -c "$CONF" project activate "$PROJECT_ID"
+tok "$GOOD" "grant_type=client_credentials"
+check_status "grant after reactivation" 200
+"$EDGEAUTH" -c "$CONF" project activate nope 2>/dev/null
+check "activate unknown project fails" $? 1
+
+# CLI list
+LIST=$("$EDGEAUTH" -c "$CONF" project list)
+check "project list count" "$(echo "$LIST" | jq length)" 2
+check "project list names" "$(echo "$LIST" | jq -r '[.[].name]|sort|join(",")')" "default,other"
+
+# routing
+AUTH=none req GET /nope
+check_err "unknown route" 404 not_found
+AUTH=none req DELETE /healthz
+check_err "method not allowed" 405 method_not_allowed
+check_header "allow header" '^Allow: GET'
+AUTH=none req OPTIONS /api/v1/tokens -H 'Origin: https://app.example' -H 'Access-Control-Request-Method: POST'
+check_status "token preflight" 204
+check_header "token preflight origin" '^Access-Control-Allow-Origin: \*'
+
+finish
