@@ -74,6 +74,9 @@ int store_bind_text(sqlite3_stmt *s, int idx, const char *v);
 const char *store_column_text(sqlite3_stmt *s, int col);   /* NULL for SQL NULL */
 int store_step_done(struct store *st, sqlite3_stmt *s, struct api_error *err);
 int store_fail(struct store *st, struct api_error *err, const char *what);
+/* Binds key to ?1, steps s and joins column 0 of every row with spaces.
+ * Returns a new string ("" for no rows) or NULL with err. */
+char *store_join_column(struct store *st, sqlite3_stmt *s, const char *key, struct api_error *err);
 /* Prepares set->count statements from set->sql into set->stmt. */
 int store_prepare_set(struct store *st, struct stmt_set *set, char *errbuf, size_t errlen);
 

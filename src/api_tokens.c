@@ -8,58 +8,14 @@
 #include <strings.h>
 
 #include "api_tokens.h"
-#include "b64url.h"
+#include "basic_auth.h"
 #include "config.h"
 #include "crypto.h"
 #include "json_util.h"
 #include "store.h"
+#include "store_tokens.h"
 #include "tokens.h"
 #include "util.h"
-
-struct basic_credentials {
-	char *client_id;
-	char *secret;
-};
-
-static void basic_release(struct basic_credentials *b)
-{
-	free(b->client_id);
-	crypto_wipe_free(b->secret);
-	memset(b, 0, sizeof *b);
-}
-
-/* RFC 7617 with RFC 6749 §2.3.1: the ID and secret are form-urlencoded
- * before Base64, so both are URL-decoded after splitting at the first colon.
- * Returns 1 parsed, 0 no Basic header, -1 malformed. */
-static int parse_basic(const char *header, struct basic_credentials *out)
-{
-	unsigned char *raw;
-	size_t len;
-	char *colon;
-	int rc = -1;
-
-	if (!header)
-		return 0;
-	if (strncasecmp(header, "Basic ", 6) != 0)
-		return -1;
-	header += 6;
-	while (*header == ' ')
-		header++;
-	raw = b64_decode_any(header, strlen(header), &len);
-	if (!raw)
-		return -1;
-	colon = memchr(raw, ':', len);
-	if (colon && !memchr(raw, '\0', len)) {
-		out->client_id = percent_decode((char *)raw, (size_t)(colon - (char *)raw), true);
-		out->secret = percent_decode(colon + 1, len - (size_t)(colon + 1 - (char *)raw), true);
-		if (out->client_id && out->secret && *out->client_id)
-			rc = 1;
-		else
-			basic_release(out);
-	}
-	crypto_wipe_free((char *)raw);
-	return rc;
-}
 
 static void reply_token_error(struct request_ctx *ctx, const struct api_error *err)
 {
@@ -94,7 +50,7 @@ static int grant_client_credentials(struct request_ctx *ctx, struct api_error *e
 	char *scope = NULL;
 	int rc = -1, found;
 
-	switch (parse_basic(request_header(ctx, "Authorization"), &basic)) {
+	switch (basic_parse(request_header(ctx, "Authorization"), &basic)) {
 	case 0:
 		return api_fail(err, E_INVALID_PARAMS,
 		                "client_credentials needs an Authorization: Basic header.");
@@ -131,24 +87,284 @@ out:
 	return rc;
 }
 
+/* The parameters of a token request. Each may be given once at most. */
+struct token_form {
+	const char *grant_type;
+	const char *client_id;
+	const char *code;
+	const char *redirect_uri;
+	const char *code_verifier;
+	const char *refresh_token;
+};
+
+static int read_form(const struct evkeyvalq *f, struct token_form *tf, struct api_error *err)
+{
+	const char *alias = NULL;
+
+	memset(tf, 0, sizeof *tf);
+	if (query_get(f, "grant_type", &tf->grant_type, err) < 0 ||
+	    query_get(f, "client_id", &tf->client_id, err) < 0 ||
+	    query_get(f, "authorization_code", &tf->code, err) < 0 ||
+	    query_get(f, "code", &alias, err) < 0 ||
+	    query_get(f, "redirect_uri", &tf->redirect_uri, err) < 0 ||
+	    query_get(f, "code_verifier", &tf->code_verifier, err) < 0 ||
+	    query_get(f, "refresh_token", &tf->refresh_token, err) < 0)
+		return -1;
+	/* RFC 6749 names it "code"; SPEC.md "authorization_code". One of them. */
+	if (tf->code && alias)
+		return api_fail(err, E_INVALID_PARAMS, "Send the code once, as code or authorization_code.");
+	if (!tf->code)
+		tf->code = alias;
+	if (!tf->grant_type || !*tf->grant_type)
+		return api_fail(err, E_INVALID_PARAMS, "grant_type is required.");
+	return 0;
+}
+
+static bool missing(const char *v)
+{
+	return !v || !*v;
+}
+
+/* The form checks of the authorization_code and refresh_token grants, and
+ * the client ID they name (form or Basic). *basic is filled when a Basic
+ * header came. */
+static int check_user_grant_form(struct request_ctx *ctx, struct token_form *tf,
+                                 struct basic_credentials *basic, struct api_error *err)
+{
+	bool is_code = !strcmp(tf->grant_type, "authorization_code");
+
+	if (is_code && (missing(tf->code) || missing(tf->redirect_uri) || missing(tf->code_verifier)))
+		return api_fail(err, E_INVALID_PARAMS,
+		                "authorization_code needs code, redirect_uri and code_verifier.");
+	if (!is_code && missing(tf->refresh_token))
+		return api_fail(err, E_INVALID_PARAMS, "refresh_token is required.");
+	switch (basic_parse(request_header(ctx, "Authorization"), basic)) {
+	case -1:
+		return api_fail(err, E_INVALID_PARAMS, "The Authorization header is malformed.");
+	case 1:
+		if (tf->client_id && strcmp(tf->client_id, basic->client_id) != 0)
+			return api_fail(err, E_INVALID_PARAMS,
+			                "client_id differs from the Basic credentials.");
+		tf->client_id = basic->client_id;
+		return 0;
+	}
+	if (missing(tf->client_id))
+		return api_fail(err, E_INVALID_PARAMS, "client_id is required.");
+	return 0;
+}
+
+/* The client of a user grant: a public client names itself; a confidential
+ * one may authenticate with Basic, and then its secret must be right. */
+static int check_user_grant_client(struct request_ctx *ctx, const struct token_form *tf,
+                                   const struct basic_credentials *basic,
+                                   struct client_auth *ca, struct api_error *err)
+{
+	char hash[SECRET_HASH_LEN + 1];
+	int found = store_client_auth(ctx->srv->store, tf->client_id, ca, err);
+
+	if (found < 0)
+		return -1;
+	if (basic->client_id) {
+		crypto_hash_secret(basic->secret, strlen(basic->secret), hash);
+		if (!found || !crypto_equal(hash, ca->secret_hash))
+			return api_fail(err, E_INVALID_CLIENT_CREDENTIALS,
+			                "The client ID or secret is wrong.");
+	} else if (!found) {
+		return api_fail(err, E_INVALID_CLIENT, "The client ID is invalid.");
+	}
+	if (!ca->is_active)
+		return api_fail(err, E_CLIENT_NOT_ACTIVE, "The client is not active.");
+	if (!ca->project_active)
+		return api_fail(err, E_PROJECT_NOT_ACTIVE, "The project is not active.");
+	return 0;
+}
+
+/* A replay: revoke the whole sign-in, in its own transaction, and answer
+ * the reuse error (CONTRACT.md §5, RFC 6749 §4.1.2 and §10.4). */
+static int fail_replay(struct request_ctx *ctx, const char *family_id, enum api_code code,
+                       struct api_error *err)
+{
+	struct store *st = ctx->srv->store;
+
+	if (store_begin(st, err) < 0 || store_family_revoke(st, family_id, err) < 0 ||
+	    store_commit(st, err) < 0) {
+		store_rollback(st);
+		return -1;
+	}
+	return api_fail(err, code, code == E_AUTH_CODE_ALREADY_USED ?
+	                "The authorization code was already used; its tokens are revoked." :
+	                "The refresh token was already used; its sign-in is revoked.");
+}
+
+/* Issues an access and a refresh token for the user's sign-in family,
+ * inside the caller's transaction, and answers after the commit. */
+static int issue_user_tokens(struct request_ctx *ctx, const struct grant_record *g,
+                             struct api_error *err)
+{
+	struct store *st = ctx->srv->store;
+	struct access_token at = { 0 };
+	char *refresh = crypto_new_secret(), *scope;
+	char hash[SECRET_HASH_LEN + 1];
+	struct new_refresh nr;
+	int rc = -1;
+
+	scope = store_user_scope(st, g->user_id, err);
+	if (!scope)
+		goto out;
+	tokens_issue_access(ctx->srv, g->project_id, g->client_id, g->user_id, scope, &at);
+	crypto_hash_secret(refresh, strlen(refresh), hash);
+	nr = (struct new_refresh){
+		.hash = hash, .family_id = g->family_id, .project_id = g->project_id,
+		.client_id = g->client_id, .user_id = g->user_id, .access_jti = at.jti,
+		.access_exp_s = at.exp,
+		.expires_at = now_ms() + ctx->srv->cfg->refresh_ttl_s * 1000LL,
+	};
+	if (store_refresh_insert(st, &nr, err) < 0 || store_commit(st, err) < 0)
+		goto out;
+	reply_tokens(ctx, &at, scope, refresh);
+	rc = 0;
+out:
+	tokens_access_release(&at);
+	crypto_wipe_free(refresh);
+	free(scope);
+	return rc;
+}
+
+/* authorization_code (RFC 6749 §4.1.3, PKCE RFC 7636 §4.6), checks in
+ * CONTRACT.md §5's order. */
+static int grant_authorization_code(struct request_ctx *ctx, const struct token_form *tf,
+                                    struct api_error *err)
+{
+	struct store *st = ctx->srv->store;
+	struct grant_record g;
+	char hash[SECRET_HASH_LEN + 1];
+	int rc = -1, found;
+
+	crypto_hash_secret(tf->code, strlen(tf->code), hash);
+	found = store_code_get(st, hash, &g, err);
+	if (found < 0)
+		return -1;
+	if (!found || strcmp(g.client_id, tf->client_id) != 0) {
+		api_fail(err, E_INVALID_AUTHORIZATION_CODE, "The authorization code is invalid.");
+		goto out;
+	}
+	if (g.used) {
+		fail_replay(ctx, g.family_id, E_AUTH_CODE_ALREADY_USED, err);
+		goto out;
+	}
+	if (strcmp(g.redirect_uri, tf->redirect_uri) != 0) {
+		api_fail(err, E_DIFFERENT_AUTHORIZE_REDIRECT_URI,
+		         "redirect_uri differs from the authorization request.");
+		goto out;
+	}
+	if (now_ms() >= g.expires_at) {
+		api_fail(err, E_AUTH_CODE_EXPIRED, "The authorization code has expired.");
+		goto out;
+	}
+	if (!crypto_pkce_s256_verify(tf->code_verifier, g.code_challenge)) {
+		api_fail(err, E_INVALID_CODE_VERIFIER, "code_verifier does not match the challenge.");
+		goto out;
+	}
+	found = store_user_is_active(st, g.project_id, g.user_id, err);
+	if (found <= 0) {
+		if (found == 0)
+			api_fail(err, E_INVALID_AUTHORIZATION_CODE, "The user is not active.");
+		goto out;
+	}
+	if (store_begin(st, err) < 0)
+		goto out;
+	found = store_code_use(st, hash, err);
+	if (found <= 0) {
+		store_rollback(st);
+		if (found == 0)
+			fail_replay(ctx, g.family_id, E_AUTH_CODE_ALREADY_USED, err);
+		goto out;
+	}
+	rc = issue_user_tokens(ctx, &g, err);
+	if (rc < 0)
+		store_rollback(st);
+out:
+	grant_record_release(&g);
+	return rc;
+}
+
+/* refresh_token (RFC 6749 §6): single use, rotated on every use. */
+static int grant_refresh_token(struct request_ctx *ctx, const struct token_form *tf,
+                               struct api_error *err)
+{
+	struct store *st = ctx->srv->store;
+	struct grant_record g;
+	char hash[SECRET_HASH_LEN + 1];
+	int rc = -1, found;
+
+	crypto_hash_secret(tf->refresh_token, strlen(tf->refresh_token), hash);
+	found = store_refresh_get(st, hash, &g, err);
+	if (found < 0)
+		return -1;
+	if (!found || strcmp(g.client_id, tf->client_id) != 0 || (g.revoked && !g.used)) {
+		api_fail(err, E_INVALID_REFRESH_TOKEN, "The refresh token is invalid.");
+		goto out;
+	}
+	if (g.used) {
+		fail_replay(ctx, g.family_id, E_REFRESH_TOKEN_ALREADY_USED, err);
+		goto out;
+	}
+	if (now_ms() >= g.expires_at) {
+		api_fail(err, E_REFRESH_TOKEN_EXPIRED, "The refresh token has expired.");
+		goto out;
+	}
+	found = store_user_is_active(st, g.project_id, g.user_id, err);
+	if (found <= 0) {
+		if (found == 0)
+			api_fail(err, E_INVALID_REFRESH_TOKEN, "The user is not active.");
+		goto out;
+	}
+	if (store_begin(st, err) < 0)
+		goto out;
+	found = store_refresh_use(st, hash, err);
+	if (found <= 0) {
+		store_rollback(st);
+		if (found == 0)
+			fail_replay(ctx, g.family_id, E_REFRESH_TOKEN_ALREADY_USED, err);
+		goto out;
+	}
+	rc = issue_user_tokens(ctx, &g, err);
+	if (rc < 0)
+		store_rollback(st);
+out:
+	grant_record_release(&g);
+	return rc;
+}
+
+static int exchange(struct request_ctx *ctx, struct api_error *err)
+{
+	struct basic_credentials basic = { 0 };
+	struct client_auth ca;
+	struct token_form tf;
+	int rc = -1;
+
+	if (read_form(&ctx->form, &tf, err) < 0)
+		return -1;
+	if (!strcmp(tf.grant_type, "client_credentials"))
+		return grant_client_credentials(ctx, err);
+	if (strcmp(tf.grant_type, "authorization_code") != 0 &&
+	    strcmp(tf.grant_type, "refresh_token") != 0)
+		return api_fail(err, E_INVALID_PARAMS, "grant_type must be authorization_code,"
+		                " refresh_token or client_credentials.");
+	if (check_user_grant_form(ctx, &tf, &basic, err) < 0 ||
+	    check_user_grant_client(ctx, &tf, &basic, &ca, err) < 0)
+		goto out;
+	rc = tf.grant_type[0] == 'a' ? grant_authorization_code(ctx, &tf, err)
+	                             : grant_refresh_token(ctx, &tf, err);
+out:
+	basic_release(&basic);
+	return rc;
+}
+
 void tokens_exchange(struct request_ctx *ctx)
 {
 	struct api_error err;
-	const char *grant_type = NULL;
 
-	if (query_get(&ctx->form, "grant_type", &grant_type, &err) < 0)
-		goto fail;
-	if (!grant_type || !*grant_type) {
-		api_fail(&err, E_INVALID_PARAMS, "grant_type is required.");
-		goto fail;
-	}
-	if (!strcmp(grant_type, "client_credentials")) {
-		if (grant_client_credentials(ctx, &err) < 0)
-			goto fail;
-		return;
-	}
-	api_fail(&err, E_INVALID_PARAMS,
-	         "grant_type must be authorization_code, refresh_token or client_credentials.");
-fail:
-	reply_token_error(ctx, &err);
+	if (exchange(ctx, &err) < 0)
+		reply_token_error(ctx, &err);
 }

@@ -12,6 +12,7 @@
 #include <event2/buffer.h>
 #include <event2/event.h>
 #include <event2/http.h>
+#include <openssl/crypto.h>
 
 #include "config.h"
 #include "http.h"
@@ -67,11 +68,21 @@ static void principal_release(struct principal *p)
 	memset(p, 0, sizeof *p);
 }
 
+/* Form values hold passwords and codes: wipe them before they are freed. */
+static void wipe_values(struct evkeyvalq *q)
+{
+	struct evkeyval *kv;
+
+	TAILQ_FOREACH(kv, q, next)
+		OPENSSL_cleanse(kv->value, strlen(kv->value));
+}
+
 static void ctx_free(struct request_ctx *ctx)
 {
 	for (size_t i = 0; i < ctx->nparams; i++)
 		free(ctx->params[i]);
 	evhttp_clear_headers(&ctx->query);
+	wipe_values(&ctx->form);
 	evhttp_clear_headers(&ctx->form);
 	json_decref(ctx->body);
 	principal_release(&ctx->principal);
@@ -156,6 +167,8 @@ void http_reply_error(struct request_ctx *ctx, const struct api_error *err)
 		                "Bearer error=\"invalid_token\"" : "Bearer");
 	else if (err->status == 401)
 		http_add_header(ctx, "WWW-Authenticate", "Basic");
+	else if (err->status == 503 || err->status == 429)
+		http_add_header(ctx, "Retry-After", "1");
 	else if (err->status == 403)
 		http_add_header(ctx, "WWW-Authenticate", "Bearer error=\"insufficient_scope\"");
 	http_reply_json(ctx, err->status, json_pack("{s:s, s:s}", "error", err->code,

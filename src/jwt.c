@@ -116,14 +116,15 @@ static int key_read(const char *path, EVP_PKEY **out, char *errbuf, size_t errle
 	char reason[256];
 	int fd, ret = -1;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* O_NONBLOCK: a FIFO at path must not hang the start; no effect on files */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0) {
 		if (errno == ENOENT)
 			return 1;
 		set_error(errbuf, errlen, "cannot open key file %s: %s", path, strerror(errno));
 		return -1;
 	}
-	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {	/* a directory, FIFO, device */
 		set_error(errbuf, errlen, "key file %s is not a regular file", path);
 		goto out;
 	}

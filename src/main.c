@@ -15,6 +15,7 @@
 #include "passwords.h"
 #include "server.h"
 #include "store.h"
+#include "store_tokens.h"
 #include "util.h"
 
 #define EDGEAUTH_VERSION "0.1.0"
@@ -134,6 +135,31 @@ static void on_drain_tick(evutil_socket_t fd, short what, void *arg)
 		event_base_loopbreak(sd->srv->base);
 }
 
+/* Expired codes, refresh tokens and revocation entries go in small batches,
+ * so one tick never holds the loop for long; a full batch asks for another
+ * tick soon. */
+#define PURGE_BATCH 500
+#define PURGE_INTERVAL_S 30
+
+struct purge {
+	struct server *srv;
+	struct event *ev;
+};
+
+static void on_purge_tick(evutil_socket_t fd, short what, void *arg)
+{
+	struct purge *pg = arg;
+	struct api_error err;
+	struct timeval tv = { PURGE_INTERVAL_S, 0 };
+	int n = store_purge_expired(pg->srv->store, PURGE_BATCH, &err);
+
+	(void)fd;
+	(void)what;
+	if (n >= PURGE_BATCH)
+		tv.tv_sec = 1;
+	evtimer_add(pg->ev, &tv);
+}
+
 /* A store with no project gets one, so a newcomer can call the API at once. */
 static int ensure_default_project(struct store *st)
 {
@@ -156,6 +182,8 @@ static int cmd_serve(const struct config *cfg)
 {
 	struct server srv = { .cfg = cfg };
 	struct shutdown sd = { .srv = &srv };
+	struct purge pg = { .srv = &srv };
+	struct timeval purge_tv = { 1, 0 };
 	struct event *sigint = NULL, *sigterm = NULL;
 	char errbuf[512];
 	int rc = 1;
@@ -179,6 +207,8 @@ static int cmd_serve(const struct config *cfg)
 	sigterm = evsignal_new(srv.base, SIGTERM, on_signal, &sd);
 	event_add(sigint, NULL);
 	event_add(sigterm, NULL);
+	pg.ev = evtimer_new(srv.base, on_purge_tick, &pg);
+	evtimer_add(pg.ev, &purge_tv);
 	fprintf(stderr, "edgeauth: listening on %s:%d, issuer %s\n", cfg->listen_host,
 	        cfg->listen_port, cfg->issuer);
 	event_base_dispatch(srv.base);
@@ -186,12 +216,14 @@ static int cmd_serve(const struct config *cfg)
 out:
 	if (sd.tick)
 		event_free(sd.tick);
+	if (pg.ev)
+		event_free(pg.ev);
 	if (sigint)
 		event_free(sigint);
 	if (sigterm)
 		event_free(sigterm);
+	passwords_free(srv.passwords);   /* runs pending done()s while evhttp still lives */
 	http_free(&srv);
-	passwords_free(srv.passwords);
 	if (srv.base)
 		event_base_free(srv.base);
 	store_close(srv.store);
@@ -222,6 +254,7 @@ int main(int argc, char **argv)
 		conf = argv[i + 1];
 		i += 2;
 	}
+	json_set_alloc_funcs(xmalloc, free);
 	config_init(&cfg);
 	if (config_load(&cfg, conf, errbuf, sizeof errbuf) < 0) {
 		fprintf(stderr, "edgeauth: %s\n", errbuf);

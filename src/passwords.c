@@ -1,7 +1,7 @@
 /*
- * argon2id hashing. For now the work runs inline on the caller's thread and
- * the callback is called before the function returns; the interface already
- * allows a worker pool to run it elsewhere.
+ * argon2id hashing and verification on the worker pool. The loop hands a
+ * copy of the password to a job and forgets it; the job wipes it. Results
+ * come back through the pool's done() on the loop thread.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -12,13 +12,26 @@
 #include "crypto.h"
 #include "passwords.h"
 #include "util.h"
+#include "workers.h"
 
 #define SALT_BYTES 16
 #define HASH_BYTES 32
 
 struct passwords {
 	const struct config *cfg;
+	struct workers *pool;
 	char *dummy;   /* a hash of a random password, verified for unknown accounts */
+};
+
+struct pw_job {
+	const struct config *cfg;
+	char *password;         /* wiped by the job */
+	char *encoded;          /* in: the hash to verify; out: the new hash */
+	bool is_dummy;
+	int ok;
+	passwords_hash_done *hash_done;
+	passwords_verify_done *verify_done;
+	void *arg;
 };
 
 static char *hash_now(const struct config *cfg, const char *password)
@@ -44,8 +57,8 @@ struct passwords *passwords_new(struct event_base *base, const struct config *cf
 	struct passwords *pw = xcalloc(1, sizeof *pw);
 	char *random_pw = crypto_new_secret();
 
-	(void)base;
 	pw->cfg = cfg;
+	pw->pool = workers_new(base, cfg->hash_threads, cfg->max_pending_hashes);
 	pw->dummy = hash_now(cfg, random_pw);
 	crypto_wipe_free(random_pw);
 	return pw;
@@ -55,29 +68,88 @@ void passwords_free(struct passwords *pw)
 {
 	if (!pw)
 		return;
+	workers_free(pw->pool);
 	free(pw->dummy);
 	free(pw);
+}
+
+static void job_free(struct pw_job *j)
+{
+	crypto_wipe_free(j->password);
+	if (!j->is_dummy)
+		free(j->encoded);
+	free(j);
+}
+
+static void work_hash(void *arg)
+{
+	struct pw_job *j = arg;
+	j->encoded = hash_now(j->cfg, j->password);
+	OPENSSL_cleanse(j->password, strlen(j->password));
+}
+
+static void done_hash(void *arg)
+{
+	struct pw_job *j = arg;
+	char *encoded = j->encoded;
+
+	j->encoded = NULL;   /* handed to the callback */
+	j->hash_done(j->arg, encoded);
+	job_free(j);
+}
+
+static void work_verify(void *arg)
+{
+	struct pw_job *j = arg;
+	int rc = j->encoded ? argon2id_verify(j->encoded, j->password, strlen(j->password))
+	                    : ARGON2_VERIFY_MISMATCH;
+
+	OPENSSL_cleanse(j->password, strlen(j->password));
+	if (j->is_dummy)
+		j->ok = 0;
+	else
+		j->ok = rc == ARGON2_OK ? 1 : rc == ARGON2_VERIFY_MISMATCH ? 0 : -1;
+}
+
+static void done_verify(void *arg)
+{
+	struct pw_job *j = arg;
+	j->verify_done(j->arg, j->ok);
+	job_free(j);
+}
+
+static int submit(struct passwords *pw, struct pw_job *j, worker_fn *work, worker_fn *done,
+                  struct api_error *err)
+{
+	if (workers_submit(pw->pool, work, done, j) < 0) {
+		job_free(j);
+		return api_fail(err, E_UNAVAILABLE, "Too many sign-ins at once; try again shortly.");
+	}
+	return 0;
 }
 
 int passwords_hash(struct passwords *pw, const char *password,
                    passwords_hash_done *done, void *arg, struct api_error *err)
 {
-	(void)err;
-	done(arg, hash_now(pw->cfg, password));
-	return 0;
+	struct pw_job *j = xcalloc(1, sizeof *j);
+
+	j->cfg = pw->cfg;
+	j->password = xstrdup(password);
+	j->hash_done = done;
+	j->arg = arg;
+	return submit(pw, j, work_hash, done_hash, err);
 }
 
 int passwords_verify(struct passwords *pw, const char *encoded, const char *password,
                      passwords_verify_done *done, void *arg, struct api_error *err)
 {
-	const char *against = encoded ? encoded : pw->dummy;
-	int rc;
+	struct pw_job *j = xcalloc(1, sizeof *j);
 
-	(void)err;
-	rc = against ? argon2id_verify(against, password, strlen(password)) : ARGON2_VERIFY_MISMATCH;
-	if (!encoded)
-		done(arg, 0);
-	else
-		done(arg, rc == ARGON2_OK ? 1 : rc == ARGON2_VERIFY_MISMATCH ? 0 : -1);
-	return 0;
+	j->cfg = pw->cfg;
+	j->password = xstrdup(password);
+	j->is_dummy = encoded == NULL;
+	j->encoded = encoded ? xstrdup(encoded) : pw->dummy;
+	j->verify_done = done;
+	j->arg = arg;
+	return submit(pw, j, work_verify, done_verify, err);
 }

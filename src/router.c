@@ -8,9 +8,11 @@
 #include <string.h>
 #include <event2/buffer.h>
 
+#include "api_authorize.h"
 #include "api_clients.h"
 #include "api_meta.h"
 #include "api_resources.h"
+#include "api_revoke.h"
 #include "api_roles.h"
 #include "api_tokens.h"
 #include "api_users.h"
@@ -31,6 +33,13 @@ static const struct route routes[] = {
 	  .cors = CORS_PUBLIC, .handler = metadata_get },
 	{ .method = EVHTTP_REQ_POST, .path = "/api/v1/tokens", .body = BODY_FORM,
 	  .cors = CORS_PUBLIC, .handler = tokens_exchange },
+	{ .method = EVHTTP_REQ_POST, .path = "/api/v1/tokens/revoke", .body = BODY_FORM,
+	  .cors = CORS_PUBLIC, .handler = revoke_rfc7009 },
+	{ .method = EVHTTP_REQ_POST, .path = "/api/v1/tokens/current/revoke", .body = BODY_JSON,
+	  .cors = CORS_PUBLIC, .handler = revoke_current },
+	{ .method = EVHTTP_REQ_GET, .path = "/api/v1/authorize", .handler = authorize_get },
+	{ .method = EVHTTP_REQ_POST, .path = "/api/v1/authorize", .body = BODY_FORM,
+	  .handler = authorize_post },
 
 	{ .method = EVHTTP_REQ_POST, .path = P "/resources", .auth = AUTH_BEARER,
 	  .permission = "resources:create", .body = BODY_JSON, .handler = resources_create },

@@ -487,34 +487,38 @@ int store_client_auth(struct store *st, const char *client_id, struct client_aut
 	return rc;
 }
 
-char *store_client_scope(struct store *st, const char *client_id, struct api_error *err)
+char *store_join_column(struct store *st, sqlite3_stmt *s, const char *key, struct api_error *err)
 {
-	sqlite3_stmt *s = st->core.stmt[SQ_CLIENT_SCOPE];
 	size_t len = 0, cap = 256;
-	char *scope = xmalloc(cap);
+	char *out = xmalloc(cap);
 	int rc;
 
-	scope[0] = '\0';
-	store_bind_text(s, 1, client_id);
+	out[0] = '\0';
+	store_bind_text(s, 1, key);
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		const char *named = store_column_text(s, 0);
-		size_t n = strlen(named);
+		const char *v = store_column_text(s, 0);
+		size_t n = v ? strlen(v) : 0;
 		if (len + n + 2 > cap) {
 			cap = (len + n + 2) * 2;
-			scope = xrealloc(scope, cap);
+			out = xrealloc(out, cap);
 		}
 		if (len)
-			scope[len++] = ' ';
-		memcpy(scope + len, named, n + 1);
+			out[len++] = ' ';
+		memcpy(out + len, v ? v : "", n + 1);
 		len += n;
 	}
 	sqlite3_reset(s);
 	if (rc != SQLITE_DONE) {
-		free(scope);
-		store_fail(st, err, "client scope");
+		free(out);
+		store_fail(st, err, sqlite3_sql(s));
 		return NULL;
 	}
-	return scope;
+	return out;
+}
+
+char *store_client_scope(struct store *st, const char *client_id, struct api_error *err)
+{
+	return store_join_column(st, st->core.stmt[SQ_CLIENT_SCOPE], client_id, err);
 }
 
 int store_user_is_active(struct store *st, const char *project_id, const char *user_id,

@@ -1,5 +1,305 @@
-/* The tokens area's statements and queries. */
-#include "store.h"
+/* Codes, refresh tokens, revocation and sign-in lookups. Single use is an
+ * UPDATE ... WHERE used_at IS NULL whose change count says who won, so of
+ * two uses exactly one succeeds even across processes. */
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
 
-static const char *const sql[] = { NULL };
-const struct stmt_set store_tokens_sql = { 0, sql, NULL };
+#include "store_tokens.h"
+#include "util.h"
+
+enum {
+	T_CODE_INSERT,
+	T_CODE_GET,
+	T_CODE_USE,
+	T_REFRESH_INSERT,
+	T_REFRESH_GET,
+	T_REFRESH_USE,
+	T_FAMILY_REVOKE_ACCESS,
+	T_FAMILY_REVOKE_REFRESH,
+	T_ACCESS_REVOKE,
+	T_PURGE_CODES,
+	T_PURGE_REFRESH,
+	T_PURGE_REVOKED,
+	T_SIGNIN_USER,
+	T_USER_SCOPE,
+	T_CLIENT_REDIRECTS,
+	T__COUNT
+};
+
+static const char *const sql[T__COUNT] = {
+	[T_CODE_INSERT] =
+		"INSERT INTO auth_codes (hash, family_id, project_id, client_id, user_id,"
+		" redirect_uri, code_challenge, created_at, expires_at)"
+		" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+	[T_CODE_GET] =
+		"SELECT family_id, project_id, client_id, user_id, redirect_uri, code_challenge,"
+		" expires_at, used_at IS NOT NULL, 0 FROM auth_codes WHERE hash = ?1",
+	[T_CODE_USE] =
+		"UPDATE auth_codes SET used_at = ?2 WHERE hash = ?1 AND used_at IS NULL",
+	[T_REFRESH_INSERT] =
+		"INSERT INTO refresh_tokens (hash, family_id, project_id, client_id, user_id,"
+		" access_jti, access_exp, created_at, expires_at)"
+		" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+	[T_REFRESH_GET] =
+		"SELECT family_id, project_id, client_id, user_id, NULL, NULL, expires_at,"
+		" used_at IS NOT NULL, revoked_at IS NOT NULL FROM refresh_tokens WHERE hash = ?1",
+	[T_REFRESH_USE] =
+		"UPDATE refresh_tokens SET used_at = ?2 WHERE hash = ?1 AND used_at IS NULL"
+		" AND revoked_at IS NULL",
+	[T_FAMILY_REVOKE_ACCESS] =
+		"INSERT OR IGNORE INTO revoked_tokens (jti, expires_at)"
+		" SELECT access_jti, access_exp FROM refresh_tokens WHERE family_id = ?1",
+	[T_FAMILY_REVOKE_REFRESH] =
+		"UPDATE refresh_tokens SET revoked_at = ?2 WHERE family_id = ?1 AND revoked_at IS NULL",
+	[T_ACCESS_REVOKE] =
+		"INSERT OR IGNORE INTO revoked_tokens (jti, expires_at) VALUES (?1, ?2)",
+	[T_PURGE_CODES] =
+		"DELETE FROM auth_codes WHERE hash IN (SELECT hash FROM auth_codes"
+		" WHERE expires_at < ?1 LIMIT ?2)",
+	[T_PURGE_REFRESH] =
+		"DELETE FROM refresh_tokens WHERE hash IN (SELECT hash FROM refresh_tokens"
+		" WHERE expires_at < ?1 LIMIT ?2)",
+	[T_PURGE_REVOKED] =
+		"DELETE FROM revoked_tokens WHERE jti IN (SELECT jti FROM revoked_tokens"
+		" WHERE expires_at < ?1 / 1000 LIMIT ?2)",
+	[T_SIGNIN_USER] =
+		"SELECT id, password_hash, is_active FROM users"
+		" WHERE project_id = ?1 AND email = ?2 COLLATE NOCASE",
+	[T_USER_SCOPE] =
+		"SELECT r.code || ':' || pm.code AS named FROM users u"
+		" JOIN role_permissions rp ON rp.role_id = u.role_id"
+		" JOIN permissions pm ON pm.id = rp.permission_id"
+		" JOIN resources r ON r.id = pm.resource_id"
+		" WHERE u.id = ?1 ORDER BY named",
+	[T_CLIENT_REDIRECTS] = "SELECT redirect_uris FROM clients WHERE id = ?1",
+};
+
+const struct stmt_set store_tokens_sql = { T__COUNT, sql, NULL };
+
+#define STMT(st, i) ((st)->tokens.stmt[i])
+
+void grant_record_release(struct grant_record *g)
+{
+	free(g->family_id);
+	free(g->project_id);
+	free(g->client_id);
+	free(g->user_id);
+	free(g->redirect_uri);
+	free(g->code_challenge);
+	memset(g, 0, sizeof *g);
+}
+
+static char *dup_column(sqlite3_stmt *s, int col)
+{
+	const char *v = store_column_text(s, col);
+	return v ? xstrdup(v) : NULL;
+}
+
+/* Both lookups select the same nine columns. */
+static int grant_get(struct store *st, sqlite3_stmt *s, const char *hash,
+                     struct grant_record *out, struct api_error *err)
+{
+	int rc;
+
+	memset(out, 0, sizeof *out);
+	store_bind_text(s, 1, hash);
+	rc = sqlite3_step(s);
+	if (rc == SQLITE_ROW) {
+		out->family_id = dup_column(s, 0);
+		out->project_id = dup_column(s, 1);
+		out->client_id = dup_column(s, 2);
+		out->user_id = dup_column(s, 3);
+		out->redirect_uri = dup_column(s, 4);
+		out->code_challenge = dup_column(s, 5);
+		out->expires_at = sqlite3_column_int64(s, 6);
+		out->used = sqlite3_column_int(s, 7) != 0;
+		out->revoked = sqlite3_column_int(s, 8) != 0;
+		rc = 1;
+	} else if (rc == SQLITE_DONE) {
+		rc = 0;
+	} else {
+		rc = store_fail(st, err, "grant get");
+	}
+	sqlite3_reset(s);
+	return rc;
+}
+
+/* Runs an UPDATE that marks a row used; 1 when it changed a row. */
+static int mark_used(struct store *st, sqlite3_stmt *s, const char *hash, struct api_error *err)
+{
+	int rc;
+
+	store_bind_text(s, 1, hash);
+	sqlite3_bind_int64(s, 2, now_ms());
+	rc = store_step_done(st, s, err);
+	sqlite3_reset(s);
+	return rc < 0 ? -1 : sqlite3_changes(st->db) == 1;
+}
+
+int store_code_insert(struct store *st, const struct new_code *c, struct api_error *err)
+{
+	sqlite3_stmt *s = STMT(st, T_CODE_INSERT);
+	int rc;
+
+	store_bind_text(s, 1, c->hash);
+	store_bind_text(s, 2, c->family_id);
+	store_bind_text(s, 3, c->project_id);
+	store_bind_text(s, 4, c->client_id);
+	store_bind_text(s, 5, c->user_id);
+	store_bind_text(s, 6, c->redirect_uri);
+	store_bind_text(s, 7, c->code_challenge);
+	sqlite3_bind_int64(s, 8, now_ms());
+	sqlite3_bind_int64(s, 9, c->expires_at);
+	rc = store_step_done(st, s, err);
+	sqlite3_reset(s);
+	return rc;
+}
+
+int store_code_get(struct store *st, const char *hash, struct grant_record *out,
+                   struct api_error *err)
+{
+	return grant_get(st, STMT(st, T_CODE_GET), hash, out, err);
+}
+
+int store_code_use(struct store *st, const char *hash, struct api_error *err)
+{
+	return mark_used(st, STMT(st, T_CODE_USE), hash, err);
+}
+
+int store_refresh_insert(struct store *st, const struct new_refresh *r, struct api_error *err)
+{
+	sqlite3_stmt *s = STMT(st, T_REFRESH_INSERT);
+	int rc;
+
+	store_bind_text(s, 1, r->hash);
+	store_bind_text(s, 2, r->family_id);
+	store_bind_text(s, 3, r->project_id);
+	store_bind_text(s, 4, r->client_id);
+	store_bind_text(s, 5, r->user_id);
+	store_bind_text(s, 6, r->access_jti);
+	sqlite3_bind_int64(s, 7, r->access_exp_s);
+	sqlite3_bind_int64(s, 8, now_ms());
+	sqlite3_bind_int64(s, 9, r->expires_at);
+	rc = store_step_done(st, s, err);
+	sqlite3_reset(s);
+	return rc;
+}
+
+int store_refresh_get(struct store *st, const char *hash, struct grant_record *out,
+                      struct api_error *err)
+{
+	return grant_get(st, STMT(st, T_REFRESH_GET), hash, out, err);
+}
+
+int store_refresh_use(struct store *st, const char *hash, struct api_error *err)
+{
+	return mark_used(st, STMT(st, T_REFRESH_USE), hash, err);
+}
+
+int store_family_revoke(struct store *st, const char *family_id, struct api_error *err)
+{
+	sqlite3_stmt *a = STMT(st, T_FAMILY_REVOKE_ACCESS), *r = STMT(st, T_FAMILY_REVOKE_REFRESH);
+	int rc;
+
+	store_bind_text(a, 1, family_id);
+	rc = store_step_done(st, a, err);
+	sqlite3_reset(a);
+	if (rc < 0)
+		return -1;
+	store_bind_text(r, 1, family_id);
+	sqlite3_bind_int64(r, 2, now_ms());
+	rc = store_step_done(st, r, err);
+	sqlite3_reset(r);
+	return rc;
+}
+
+int store_access_revoke(struct store *st, const char *jti, long long exp_s, struct api_error *err)
+{
+	sqlite3_stmt *s = STMT(st, T_ACCESS_REVOKE);
+	int rc;
+
+	store_bind_text(s, 1, jti);
+	sqlite3_bind_int64(s, 2, exp_s);
+	rc = store_step_done(st, s, err);
+	sqlite3_reset(s);
+	return rc;
+}
+
+int store_purge_expired(struct store *st, int batch, struct api_error *err)
+{
+	static const int which[] = { T_PURGE_CODES, T_PURGE_REFRESH, T_PURGE_REVOKED };
+	int64_t now = now_ms();
+	int total = 0;
+
+	for (size_t i = 0; i < sizeof which / sizeof which[0]; i++) {
+		sqlite3_stmt *s = STMT(st, which[i]);
+		int rc;
+		sqlite3_bind_int64(s, 1, now);
+		sqlite3_bind_int(s, 2, batch);
+		rc = store_step_done(st, s, err);
+		sqlite3_reset(s);
+		if (rc < 0)
+			return -1;
+		total += sqlite3_changes(st->db);
+	}
+	return total;
+}
+
+int store_signin_user(struct store *st, const char *project_id, const char *email,
+                      struct signin_user *out, struct api_error *err)
+{
+	sqlite3_stmt *s = STMT(st, T_SIGNIN_USER);
+	int rc;
+
+	memset(out, 0, sizeof *out);
+	store_bind_text(s, 1, project_id);
+	store_bind_text(s, 2, email);
+	rc = sqlite3_step(s);
+	if (rc == SQLITE_ROW) {
+		out->user_id = dup_column(s, 0);
+		out->password_hash = dup_column(s, 1);
+		out->is_active = sqlite3_column_int(s, 2) != 0;
+		rc = 1;
+	} else if (rc == SQLITE_DONE) {
+		rc = 0;
+	} else {
+		rc = store_fail(st, err, "sign-in user");
+	}
+	sqlite3_reset(s);
+	return rc;
+}
+
+void signin_user_release(struct signin_user *u)
+{
+	free(u->user_id);
+	free(u->password_hash);
+	memset(u, 0, sizeof *u);
+}
+
+char *store_user_scope(struct store *st, const char *user_id, struct api_error *err)
+{
+	return store_join_column(st, STMT(st, T_USER_SCOPE), user_id, err);
+}
+
+json_t *store_client_redirect_uris(struct store *st, const char *client_id, struct api_error *err)
+{
+	sqlite3_stmt *s = STMT(st, T_CLIENT_REDIRECTS);
+	json_t *uris = NULL;
+	int rc;
+
+	store_bind_text(s, 1, client_id);
+	rc = sqlite3_step(s);
+	if (rc == SQLITE_ROW) {
+		const char *text = store_column_text(s, 0);
+		uris = json_loads(text ? text : "[]", 0, NULL);
+		if (!json_is_array(uris)) {
+			json_decref(uris);
+			uris = json_array();
+		}
+	} else if (rc != SQLITE_DONE) {
+		store_fail(st, err, "client redirect URIs");
+	}
+	sqlite3_reset(s);
+	return uris;
+}

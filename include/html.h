@@ -1,0 +1,18 @@
+#ifndef EDGEAUTH_HTML_H
+#define EDGEAUTH_HTML_H
+/* HTML output for the sign-in pages: escaping, and the headers every page
+ * carries (CONTRACT.md §6). */
+#include <event2/buffer.h>
+
+#include "http.h"
+
+/* Appends s to buf with & < > " ' escaped; NULL appends nothing. */
+void html_escape_into(struct evbuffer *buf, const char *s);
+/* The page's inline stylesheet and the CSP header value that allows it by
+ * hash and nothing else. Both static. */
+const char *html_style(void);
+const char *html_csp(void);
+/* Sends buf (freed here) as a text/html page with the security headers. */
+void html_reply(struct request_ctx *ctx, int status, struct evbuffer *buf);
+
+#endif

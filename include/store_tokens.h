@@ -1,0 +1,84 @@
+#ifndef EDGEAUTH_STORE_TOKENS_H
+#define EDGEAUTH_STORE_TOKENS_H
+/* Authorization codes, refresh tokens, revocation and what sign-in reads.
+ * Codes and refresh tokens are looked up by their hash (crypto_hash_secret);
+ * the plain value never reaches the store. Times: ms unless named _s. */
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "store.h"
+
+/* A code or refresh token row. Strings owned; grant_record_release frees. */
+struct grant_record {
+	char *family_id;
+	char *project_id;
+	char *client_id;
+	char *user_id;
+	char *redirect_uri;      /* codes only */
+	char *code_challenge;    /* codes only */
+	int64_t expires_at;
+	bool used;
+	bool revoked;            /* refresh tokens only */
+};
+void grant_record_release(struct grant_record *g);
+
+struct new_code {
+	const char *hash;
+	const char *family_id;
+	const char *project_id;
+	const char *client_id;
+	const char *user_id;
+	const char *redirect_uri;
+	const char *code_challenge;
+	int64_t expires_at;
+};
+int store_code_insert(struct store *st, const struct new_code *c, struct api_error *err);
+/* 1 found, 0 unknown, -1 error. */
+int store_code_get(struct store *st, const char *hash, struct grant_record *out,
+                   struct api_error *err);
+/* Marks the code used if it was not: 1 this call won, 0 it was used already. */
+int store_code_use(struct store *st, const char *hash, struct api_error *err);
+
+struct new_refresh {
+	const char *hash;
+	const char *family_id;
+	const char *project_id;
+	const char *client_id;
+	const char *user_id;
+	const char *access_jti;
+	long long access_exp_s;
+	int64_t expires_at;
+};
+int store_refresh_insert(struct store *st, const struct new_refresh *r, struct api_error *err);
+int store_refresh_get(struct store *st, const char *hash, struct grant_record *out,
+                      struct api_error *err);
+/* 1 this call won, 0 the token was used or revoked already. */
+int store_refresh_use(struct store *st, const char *hash, struct api_error *err);
+
+/* Revokes every refresh token of the family and every access token issued
+ * with one of them. */
+int store_family_revoke(struct store *st, const char *family_id, struct api_error *err);
+/* Revokes one access token by its jti until exp_s. */
+int store_access_revoke(struct store *st, const char *jti, long long exp_s, struct api_error *err);
+/* Deletes up to batch expired codes, refresh tokens and revocation entries.
+ * Returns how many rows went, or -1. */
+int store_purge_expired(struct store *st, int batch, struct api_error *err);
+
+/* Sign-in: the user of the project with this email (case-insensitive).
+ * 1 found, 0 not, -1 error. hash may be NULL (a BYOU user). Strings owned. */
+struct signin_user {
+	char *user_id;
+	char *password_hash;
+	bool is_active;
+};
+int store_signin_user(struct store *st, const char *project_id, const char *email,
+                      struct signin_user *out, struct api_error *err);
+void signin_user_release(struct signin_user *u);
+/* The named permissions of the user's role, sorted, space-separated; "" when
+ * none. New string, or NULL with err. */
+char *store_user_scope(struct store *st, const char *user_id, struct api_error *err);
+/* The client's registered redirect URIs as a JSON array (new reference), or
+ * NULL when the client does not exist (err untouched) or on error (err set). */
+json_t *store_client_redirect_uris(struct store *st, const char *client_id, struct api_error *err);
+
+#endif

@@ -1,0 +1,26 @@
+#ifndef EDGEAUTH_WORKERS_H
+#define EDGEAUTH_WORKERS_H
+/*
+ * A fixed pool of threads for slow work (argon2). A job's work() runs on a
+ * worker thread and must touch nothing but its own argument; its done() runs
+ * afterwards on the loop thread, woken through a pipe, never by polling.
+ */
+#include <stddef.h>
+
+struct event_base;
+struct workers;
+
+typedef void worker_fn(void *arg);
+
+/* Starts `threads` threads; at most max_pending jobs may wait or run at once. */
+struct workers *workers_new(struct event_base *base, int threads, int max_pending);
+/* Lets queued jobs finish, runs their done() on the calling thread, joins
+ * the threads and frees. NULL is a no-op. */
+void workers_free(struct workers *w);
+/* Queues a job. Returns 0, or -1 when max_pending jobs are already queued or
+ * running (then neither function is ever called). */
+int workers_submit(struct workers *w, worker_fn *work, worker_fn *done, void *arg);
+/* Jobs queued or running, for tests and metrics. */
+int workers_pending(struct workers *w);
+
+#endif

@@ -1,0 +1,302 @@
+/*
+ * GET /api/v1/authorize shows the sign-in form; POST checks the password on
+ * the worker pool and redirects with a code. Until the client and its
+ * redirect URI are known to be good we answer with a page and never
+ * redirect (RFC 6749 §4.1.2.1): an open redirector is worse than an error.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <event2/buffer.h>
+#include <event2/http.h>
+
+#include "api_authorize.h"
+#include "config.h"
+#include "crypto.h"
+#include "html.h"
+#include "json_util.h"
+#include "passwords.h"
+#include "store.h"
+#include "store_tokens.h"
+#include "util.h"
+
+#define SIGNIN_FAILED "The email or password is wrong."
+
+/* The authorize parameters, borrowed from the request (query or form),
+ * which lives until the reply. */
+struct authz_params {
+	const char *response_type;
+	const char *client_id;
+	const char *redirect_uri;
+	const char *code_challenge;
+	const char *code_challenge_method;
+	const char *state;
+	const char *email;
+	const char *password;
+	char project_id[80];
+};
+
+static const char *const param_names[] = {
+	"response_type", "client_id", "redirect_uri", "code_challenge",
+	"code_challenge_method", "state",
+};
+
+/* ---- pages ---- */
+
+static void add_hidden(struct evbuffer *buf, const char *name, const char *value)
+{
+	if (!value)
+		return;
+	evbuffer_add_printf(buf, "<input type=\"hidden\" name=\"%s\" value=\"", name);
+	html_escape_into(buf, value);
+	evbuffer_add(buf, "\">\n", 3);
+}
+
+static void page_head(struct evbuffer *buf, const char *title)
+{
+	evbuffer_add_printf(buf, "<!doctype html>\n<html lang=\"en\">\n<head>\n"
+	                    "<meta charset=\"utf-8\">\n"
+	                    "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+	                    "<title>%s</title>\n<link rel=\"icon\" href=\"data:,\">\n"
+	                    "<style>%s</style>\n</head>\n<body>\n<main>\n", title, html_style());
+}
+
+static void reply_form(struct request_ctx *ctx, int status, const struct authz_params *p,
+                       const char *message)
+{
+	struct evbuffer *buf = evbuffer_new();
+
+	page_head(buf, "Sign in");
+	evbuffer_add_printf(buf, "<h1>Sign in</h1>\n");
+	if (message)
+		evbuffer_add_printf(buf, "<p class=\"error\" role=\"alert\">%s</p>\n", message);
+	evbuffer_add(buf, "<form method=\"post\" action=\"", 29);
+	html_escape_into(buf, ctx->srv->cfg->issuer);
+	evbuffer_add_printf(buf, "/api/v1/authorize\">\n");
+	add_hidden(buf, "response_type", p->response_type);
+	add_hidden(buf, "client_id", p->client_id);
+	add_hidden(buf, "redirect_uri", p->redirect_uri);
+	add_hidden(buf, "code_challenge", p->code_challenge);
+	add_hidden(buf, "code_challenge_method", p->code_challenge_method);
+	add_hidden(buf, "state", p->state);
+	evbuffer_add_printf(buf, "<label for=\"email\">Email</label>\n"
+	                    "<input id=\"email\" name=\"email\" type=\"email\" autocomplete=\"username\""
+	                    " required autofocus value=\"");
+	html_escape_into(buf, p->email);
+	evbuffer_add_printf(buf, "\">\n<label for=\"password\">Password</label>\n"
+	                    "<input id=\"password\" name=\"password\" type=\"password\""
+	                    " autocomplete=\"current-password\" required>\n"
+	                    "<button type=\"submit\">Sign in</button>\n</form>\n</main>\n</body>\n</html>\n");
+	html_reply(ctx, status, buf);
+}
+
+static void reply_error_page(struct request_ctx *ctx, const char *reason)
+{
+	struct evbuffer *buf = evbuffer_new();
+
+	page_head(buf, "Sign-in error");
+	evbuffer_add_printf(buf, "<h1>This sign-in link cannot be used</h1>\n"
+	                    "<p class=\"error\" role=\"alert\">%s</p>\n"
+	                    "<p>Go back to the application and try again.</p>\n"
+	                    "</main>\n</body>\n</html>\n", reason);
+	html_reply(ctx, 400, buf);
+}
+
+/* ---- redirects ---- */
+
+static void add_query_param(struct evbuffer *buf, const char *name, const char *value, bool *first)
+{
+	char *enc = evhttp_uriencode(value, -1, 0);
+	evbuffer_add_printf(buf, "%s%s=%s", *first ? "" : "&", name, enc ? enc : "");
+	free(enc);
+	*first = false;
+}
+
+/* 302 to the redirect URI with code or error, then state and iss (RFC 9207). */
+static void reply_redirect(struct request_ctx *ctx, const struct authz_params *p,
+                           const char *code, const char *error)
+{
+	struct evbuffer *buf = evbuffer_new();
+	bool first = true;
+	char *location;
+	size_t len;
+
+	evbuffer_add_printf(buf, "%s%c", p->redirect_uri,
+	                    strchr(p->redirect_uri, '?') ? '&' : '?');
+	if (code)
+		add_query_param(buf, "code", code, &first);
+	else
+		add_query_param(buf, "error", error, &first);
+	if (p->state)
+		add_query_param(buf, "state", p->state, &first);
+	add_query_param(buf, "iss", ctx->srv->cfg->issuer, &first);
+	len = evbuffer_get_length(buf);
+	location = xmalloc(len + 1);
+	evbuffer_remove(buf, location, len);
+	location[len] = '\0';
+	evbuffer_free(buf);
+	http_add_header(ctx, "Location", location);
+	http_add_header(ctx, "Cache-Control", "no-store");
+	http_add_header(ctx, "Referrer-Policy", "no-referrer");
+	http_reply_raw(ctx, 302, NULL, NULL, 0);
+	crypto_wipe_free(location);
+}
+
+/* ---- checks ---- */
+
+/* RFC 7636 §4.2: 43..128 characters of [A-Za-z0-9-._~]. */
+static bool valid_challenge(const char *c)
+{
+	size_t n = strlen(c);
+	if (n < 43 || n > 128)
+		return false;
+	return strspn(c, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~") == n;
+}
+
+static bool redirect_registered(json_t *uris, const char *redirect_uri)
+{
+	size_t i;
+	json_t *v;
+
+	json_array_foreach(uris, i, v)
+		if (json_is_string(v) && !strcmp(json_string_value(v), redirect_uri))
+			return true;
+	return false;
+}
+
+/* Reads the parameters and checks the client and redirect URI. Returns 0 when
+ * they are good; otherwise it has answered with the error page. */
+static int check_client(struct request_ctx *ctx, const struct evkeyvalq *q, struct authz_params *p)
+{
+	struct client_auth ca;
+	struct api_error err;
+	json_t *uris;
+	bool ok;
+	const char **slots[] = { &p->response_type, &p->client_id, &p->redirect_uri,
+	                         &p->code_challenge, &p->code_challenge_method, &p->state };
+
+	for (size_t i = 0; i < sizeof slots / sizeof slots[0]; i++)
+		if (query_get(q, param_names[i], slots[i], &err) < 0) {
+			reply_error_page(ctx, "A parameter was sent more than once.");
+			return -1;
+		}
+	if (!p->client_id || !*p->client_id ||
+	    store_client_auth(ctx->srv->store, p->client_id, &ca, &err) != 1 ||
+	    !ca.is_active || !ca.project_active) {
+		reply_error_page(ctx, "The application is unknown or not active.");
+		return -1;
+	}
+	snprintf(p->project_id, sizeof p->project_id, "%s", ca.project_id);
+	uris = store_client_redirect_uris(ctx->srv->store, p->client_id, &err);
+	ok = p->redirect_uri && uris && redirect_registered(uris, p->redirect_uri);
+	json_decref(uris);
+	if (!ok) {
+		reply_error_page(ctx, "The redirect URI is not registered for this application.");
+		return -1;
+	}
+	return 0;
+}
+
+/* The checks that may redirect with error=invalid_request. */
+static bool request_is_valid(const struct authz_params *p)
+{
+	return p->response_type && !strcmp(p->response_type, "code") &&
+	       p->code_challenge && valid_challenge(p->code_challenge) &&
+	       p->code_challenge_method && !strcmp(p->code_challenge_method, "S256");
+}
+
+void authorize_get(struct request_ctx *ctx)
+{
+	struct authz_params p = { 0 };
+
+	if (check_client(ctx, &ctx->query, &p) < 0)
+		return;
+	if (!request_is_valid(&p)) {
+		reply_redirect(ctx, &p, NULL, "invalid_request");
+		return;
+	}
+	reply_form(ctx, 200, &p, NULL);
+}
+
+/* ---- sign-in ---- */
+
+struct signin {
+	struct request_ctx *ctx;
+	struct authz_params p;
+	struct signin_user user;
+	bool found;
+};
+
+static void signin_free(void *arg)
+{
+	struct signin *s = arg;
+	signin_user_release(&s->user);
+	free(s);
+}
+
+/* The code: random, stored as a hash, bound to client, redirect URI,
+ * challenge and user (CONTRACT.md §6). */
+static void issue_code(struct request_ctx *ctx, struct signin *s)
+{
+	struct api_error err;
+	char *code = crypto_new_secret(), *family = crypto_new_id();
+	char hash[SECRET_HASH_LEN + 1];
+	struct new_code nc;
+
+	crypto_hash_secret(code, strlen(code), hash);
+	nc = (struct new_code){
+		.hash = hash, .family_id = family, .project_id = s->p.project_id,
+		.client_id = s->p.client_id, .user_id = s->user.user_id,
+		.redirect_uri = s->p.redirect_uri, .code_challenge = s->p.code_challenge,
+		.expires_at = now_ms() + ctx->srv->cfg->code_ttl_s * 1000LL,
+	};
+	if (store_code_insert(ctx->srv->store, &nc, &err) < 0)
+		reply_redirect(ctx, &s->p, NULL, "server_error");
+	else
+		reply_redirect(ctx, &s->p, code, NULL);
+	crypto_wipe_free(code);
+	free(family);
+}
+
+static void on_verified(void *arg, int ok)
+{
+	struct signin *s = arg;
+	struct request_ctx *ctx = s->ctx;
+
+	if (ok == 1 && s->found && s->user.is_active)
+		issue_code(ctx, s);
+	else
+		reply_form(ctx, 401, &s->p, SIGNIN_FAILED);
+}
+
+void authorize_post(struct request_ctx *ctx)
+{
+	struct signin *s = xcalloc(1, sizeof *s);
+	struct api_error err;
+	int found;
+
+	s->ctx = ctx;
+	ctx->handler_state = s;
+	ctx->handler_state_free = signin_free;
+	if (check_client(ctx, &ctx->form, &s->p) < 0)
+		return;
+	if (!request_is_valid(&s->p)) {
+		reply_redirect(ctx, &s->p, NULL, "invalid_request");
+		return;
+	}
+	if (query_get(&ctx->form, "email", &s->p.email, &err) < 0 ||
+	    query_get(&ctx->form, "password", &s->p.password, &err) < 0 ||
+	    !s->p.email || !*s->p.email || !s->p.password || !*s->p.password) {
+		reply_form(ctx, 401, &s->p, SIGNIN_FAILED);
+		return;
+	}
+	found = store_signin_user(ctx->srv->store, s->p.project_id, s->p.email, &s->user, &err);
+	if (found < 0) {
+		http_reply_error(ctx, &err);
+		return;
+	}
+	s->found = found == 1;
+	/* The same work whether or not the account exists (a dummy hash). */
+	if (passwords_verify(ctx->srv->passwords, s->found ? s->user.password_hash : NULL,
+	                     s->p.password, on_verified, s, &err) < 0)
+		http_reply_error(ctx, &err);
+}

@@ -1,0 +1,52 @@
+/* HTTP Basic client credentials as OAuth clients send them. */
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <openssl/crypto.h>
+
+#include "b64url.h"
+#include "basic_auth.h"
+#include "crypto.h"
+#include "http.h"
+
+void basic_release(struct basic_credentials *b)
+{
+	free(b->client_id);
+	crypto_wipe_free(b->secret);
+	memset(b, 0, sizeof *b);
+}
+
+/* RFC 7617 with RFC 6749 §2.3.1: the ID and secret are form-urlencoded
+ * before Base64, so both are URL-decoded after splitting at the first colon.
+ * Returns 1 parsed, 0 no Basic header, -1 malformed. */
+int basic_parse(const char *header, struct basic_credentials *out)
+{
+	unsigned char *raw;
+	size_t len;
+	char *colon;
+	int rc = -1;
+
+	if (!header)
+		return 0;
+	if (strncasecmp(header, "Basic ", 6) != 0)
+		return -1;
+	header += 6;
+	while (*header == ' ')
+		header++;
+	raw = b64_decode_any(header, strlen(header), &len);
+	if (!raw)
+		return -1;
+	colon = memchr(raw, ':', len);
+	if (colon && !memchr(raw, '\0', len)) {
+		out->client_id = percent_decode((char *)raw, (size_t)(colon - (char *)raw), true);
+		out->secret = percent_decode(colon + 1, len - (size_t)(colon + 1 - (char *)raw), true);
+		if (out->client_id && out->secret && *out->client_id)
+			rc = 1;
+		else
+			basic_release(out);
+	}
+	OPENSSL_cleanse(raw, len);
+	free(raw);
+	return rc;
+}
+

@@ -1,0 +1,184 @@
+/*
+ * The worker pool: a queue of jobs under one mutex, N threads that take
+ * them, and a completion list the loop drains when the pipe says so. Done
+ * callbacks run only on the loop thread, so they may touch evhttp and the
+ * store.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <unistd.h>
+#include <event2/event.h>
+
+#include "util.h"
+#include "workers.h"
+
+struct job {
+	worker_fn *work;
+	worker_fn *done;
+	void *arg;
+	struct job *next;
+};
+
+struct job_list {
+	struct job *head, *tail;
+};
+
+struct workers {
+	pthread_mutex_t lock;
+	pthread_cond_t wake;
+	struct job_list queue;      /* waiting for a thread */
+	struct job_list finished;   /* waiting for the loop */
+	int pending;                /* queued + running + finished, not yet done() */
+	int max_pending;
+	bool stopping;
+	int nthreads;
+	pthread_t *threads;
+	int pipe_fd[2];             /* a byte per finished job wakes the loop */
+	struct event *wake_ev;
+};
+
+static void list_push(struct job_list *l, struct job *j)
+{
+	j->next = NULL;
+	if (l->tail)
+		l->tail->next = j;
+	else
+		l->head = j;
+	l->tail = j;
+}
+
+static struct job *list_pop(struct job_list *l)
+{
+	struct job *j = l->head;
+	if (j) {
+		l->head = j->next;
+		if (!l->head)
+			l->tail = NULL;
+	}
+	return j;
+}
+
+static void *worker_main(void *arg)
+{
+	struct workers *w = arg;
+
+	pthread_mutex_lock(&w->lock);
+	for (;;) {
+		struct job *j;
+		while (!w->queue.head && !w->stopping)
+			pthread_cond_wait(&w->wake, &w->lock);
+		j = list_pop(&w->queue);
+		if (!j)
+			break;   /* stopping and nothing left */
+		pthread_mutex_unlock(&w->lock);
+		j->work(j->arg);
+		pthread_mutex_lock(&w->lock);
+		list_push(&w->finished, j);
+		/* One byte per job; a full pipe is fine: the loop drains the whole list. */
+		ssize_t n = write(w->pipe_fd[1], "x", 1);
+		(void)n;
+	}
+	pthread_mutex_unlock(&w->lock);
+	return NULL;
+}
+
+/* Runs the done() of every finished job. Loop thread only. */
+static void drain_finished(struct workers *w)
+{
+	struct job_list done;
+
+	pthread_mutex_lock(&w->lock);
+	done = w->finished;
+	w->finished.head = w->finished.tail = NULL;
+	pthread_mutex_unlock(&w->lock);
+	for (struct job *j = done.head, *next; j; j = next) {
+		next = j->next;
+		pthread_mutex_lock(&w->lock);
+		w->pending--;
+		pthread_mutex_unlock(&w->lock);
+		j->done(j->arg);
+		free(j);
+	}
+}
+
+static void on_wake(evutil_socket_t fd, short what, void *arg)
+{
+	char buf[256];
+
+	(void)what;
+	while (read(fd, buf, sizeof buf) > 0)
+		;
+	drain_finished(arg);
+}
+
+struct workers *workers_new(struct event_base *base, int threads, int max_pending)
+{
+	struct workers *w = xcalloc(1, sizeof *w);
+
+	pthread_mutex_init(&w->lock, NULL);
+	pthread_cond_init(&w->wake, NULL);
+	w->max_pending = max_pending;
+	if (pipe2(w->pipe_fd, O_NONBLOCK | O_CLOEXEC) < 0)
+		abort();
+	w->wake_ev = event_new(base, w->pipe_fd[0], EV_READ | EV_PERSIST, on_wake, w);
+	event_add(w->wake_ev, NULL);
+	w->threads = xcalloc((size_t)threads, sizeof *w->threads);
+	for (int i = 0; i < threads; i++) {
+		if (pthread_create(&w->threads[i], NULL, worker_main, w) != 0)
+			abort();
+		w->nthreads++;
+	}
+	return w;
+}
+
+void workers_free(struct workers *w)
+{
+	if (!w)
+		return;
+	pthread_mutex_lock(&w->lock);
+	w->stopping = true;
+	pthread_cond_broadcast(&w->wake);
+	pthread_mutex_unlock(&w->lock);
+	for (int i = 0; i < w->nthreads; i++)
+		pthread_join(w->threads[i], NULL);
+	drain_finished(w);
+	event_free(w->wake_ev);
+	close(w->pipe_fd[0]);
+	close(w->pipe_fd[1]);
+	pthread_cond_destroy(&w->wake);
+	pthread_mutex_destroy(&w->lock);
+	free(w->threads);
+	free(w);
+}
+
+int workers_submit(struct workers *w, worker_fn *work, worker_fn *done, void *arg)
+{
+	struct job *j;
+
+	pthread_mutex_lock(&w->lock);
+	if (w->pending >= w->max_pending || w->stopping) {
+		pthread_mutex_unlock(&w->lock);
+		return -1;
+	}
+	w->pending++;
+	j = xcalloc(1, sizeof *j);
+	j->work = work;
+	j->done = done;
+	j->arg = arg;
+	list_push(&w->queue, j);
+	pthread_cond_signal(&w->wake);
+	pthread_mutex_unlock(&w->lock);
+	return 0;
+}
+
+int workers_pending(struct workers *w)
+{
+	int n;
+	pthread_mutex_lock(&w->lock);
+	n = w->pending;
+	pthread_mutex_unlock(&w->lock);
+	return n;
+}

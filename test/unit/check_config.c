@@ -1,0 +1,556 @@
+/*
+ * Unit tests for config.c: the defaults of CONTRACT.md §1, a file that sets
+ * every key, and every way a file can be refused ("FILE:LINE: reason", the
+ * right line). Each test writes its files into its own mkdtemp directory,
+ * which the checked teardown removes along with the config, so a failing
+ * assertion leaks nothing.
+ *
+ * Tests in the "known_bugs" case show bugs that are not fixed yet; they run
+ * only with EDGEAUTH_KNOWN_BUGS=1 in the environment.
+ */
+#include <check.h>
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "config.h"
+
+#define N_ELEMS(a) (sizeof(a) / sizeof((a)[0]))
+
+static struct {
+	char dir[64];          /* the test's own temp directory */
+	char path[128];        /* the config file written by write_conf */
+	struct config cfg;
+	char err[512];
+} fx;
+
+static void setup(void)
+{
+	memset(&fx, 0, sizeof fx);
+	snprintf(fx.dir, sizeof fx.dir, "/tmp/check_config.XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(fx.dir));
+	config_init(&fx.cfg);
+}
+
+/* Removes every file in the temp directory (there are no subdirectories
+ * except those a test makes and removes itself), then the directory. */
+static void teardown(void)
+{
+	DIR *d = opendir(fx.dir);
+	struct dirent *e;
+	char p[512];
+
+	config_release(&fx.cfg);
+	if (d) {
+		while ((e = readdir(d)) != NULL) {
+			if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+				continue;
+			snprintf(p, sizeof p, "%s/%s", fx.dir, e->d_name);
+			if (unlink(p) < 0)
+				rmdir(p);
+		}
+		closedir(d);
+	}
+	rmdir(fx.dir);
+}
+
+/* Writes text to fx.dir/edgeauth.conf and sets fx.path to it. */
+static const char *write_conf(const char *text)
+{
+	FILE *f;
+
+	snprintf(fx.path, sizeof fx.path, "%s/edgeauth.conf", fx.dir);
+	f = fopen(fx.path, "w");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_uint_eq(fwrite(text, 1, strlen(text), f), strlen(text));
+	ck_assert_int_eq(fclose(f), 0);
+	return fx.path;
+}
+
+static int load(const char *text)
+{
+	return config_load(&fx.cfg, write_conf(text), fx.err, sizeof fx.err);
+}
+
+static size_t count_origins(const struct config *c)
+{
+	size_t n = 0;
+
+	ck_assert_ptr_nonnull(c->cors_origins);
+	while (c->cors_origins[n])
+		n++;
+	return n;
+}
+
+/* fx.err is "PATH:LINE: ..." and contains reason. */
+static void expect_error_at(int line, const char *reason, const char *desc)
+{
+	char prefix[200];
+
+	snprintf(prefix, sizeof prefix, "%s:%d: ", fx.path, line);
+	ck_assert_msg(strncmp(fx.err, prefix, strlen(prefix)) == 0,
+	              "%s: error \"%s\", expected it to start with \"%s\"", desc, fx.err, prefix);
+	ck_assert_msg(strstr(fx.err + strlen(prefix), reason) != NULL,
+	              "%s: error \"%s\", expected the reason to contain \"%s\"", desc, fx.err,
+	              reason);
+}
+
+/* --- defaults ------------------------------------------------------------- */
+
+static void expect_defaults(const struct config *c)
+{
+	ck_assert_str_eq(c->listen_host, "127.0.0.1");
+	ck_assert_int_eq(c->listen_port, 8080);
+	ck_assert_str_eq(c->issuer, "http://127.0.0.1:8080");
+	ck_assert_int_eq(c->max_body_bytes, 65536);
+	ck_assert_int_eq(c->request_timeout_s, 10);
+	ck_assert_int_eq(c->max_connections, 1024);
+	ck_assert_uint_eq(count_origins(c), 0);
+	ck_assert_str_eq(c->store_path, "var/edgeauth.db");
+	ck_assert(c->synchronous_full);
+	ck_assert_int_eq(c->access_ttl_s, 900);
+	ck_assert_int_eq(c->refresh_ttl_s, 2592000);
+	ck_assert_int_eq(c->code_ttl_s, 60);
+	ck_assert_str_eq(c->signing_key, "var/signing-key.pem");
+	ck_assert_uint_eq(c->argon2_memory_kib, 19456);
+	ck_assert_uint_eq(c->argon2_iterations, 2);
+	ck_assert_uint_eq(c->argon2_parallelism, 1);
+	ck_assert_int_eq(c->hash_threads, 2);
+	ck_assert_int_eq(c->max_pending_hashes, 256);
+}
+
+START_TEST(test_defaults)
+{
+	expect_defaults(&fx.cfg);
+}
+END_TEST
+
+/* An empty file, or one with only comments and known empty sections, keeps
+ * every default. */
+START_TEST(test_empty_file_keeps_defaults)
+{
+	ck_assert_int_eq(load(""), 0);
+	expect_defaults(&fx.cfg);
+	ck_assert_int_eq(load("; a comment\n# another\n\n[server]\n[store]\n[tokens]\n"
+	                      "[passwords]\n"), 0);
+	expect_defaults(&fx.cfg);
+}
+END_TEST
+
+/* --- a full file ------------------------------------------------------------ */
+
+static const char full_conf[] =
+	"; every key, none at its default\n"
+	"[server]\n"
+	"listen = 0.0.0.0:9090\n"
+	"issuer = https://auth.example.com\n"
+	"max_body_bytes = 2048\n"
+	"request_timeout_s = 30\n"
+	"max_connections = 50\n"
+	"cors_origins = https://a.example   https://b.example:8443\n"
+	"\n"
+	"[store]\n"
+	"path = /srv/edgeauth/data.db\n"
+	"synchronous = normal\n"
+	"\n"
+	"[tokens]\n"
+	"access_ttl_s = 300\n"
+	"refresh_ttl_s = 86400\n"
+	"code_ttl_s = 30\n"
+	"signing_key = keys/signing.pem\n"
+	"\n"
+	"[passwords]\n"
+	"argon2_memory_kib = 65536\n"
+	"argon2_iterations = 3\n"
+	"argon2_parallelism = 4\n"
+	"hash_threads = 8\n"
+	"max_pending_hashes = 1000\n";
+
+START_TEST(test_full_file_overrides_every_key)
+{
+	const struct config *c = &fx.cfg;
+
+	ck_assert_msg(load(full_conf) == 0, "config_load: %s", fx.err);
+	ck_assert_str_eq(c->listen_host, "0.0.0.0");
+	ck_assert_int_eq(c->listen_port, 9090);
+	ck_assert_str_eq(c->issuer, "https://auth.example.com");
+	ck_assert_int_eq(c->max_body_bytes, 2048);
+	ck_assert_int_eq(c->request_timeout_s, 30);
+	ck_assert_int_eq(c->max_connections, 50);
+	ck_assert_uint_eq(count_origins(c), 2);
+	ck_assert_str_eq(c->cors_origins[0], "https://a.example");
+	ck_assert_str_eq(c->cors_origins[1], "https://b.example:8443");
+	ck_assert_str_eq(c->store_path, "/srv/edgeauth/data.db");
+	ck_assert(!c->synchronous_full);
+	ck_assert_int_eq(c->access_ttl_s, 300);
+	ck_assert_int_eq(c->refresh_ttl_s, 86400);
+	ck_assert_int_eq(c->code_ttl_s, 30);
+	ck_assert_str_eq(c->signing_key, "keys/signing.pem");
+	ck_assert_uint_eq(c->argon2_memory_kib, 65536);
+	ck_assert_uint_eq(c->argon2_iterations, 3);
+	ck_assert_uint_eq(c->argon2_parallelism, 4);
+	ck_assert_int_eq(c->hash_threads, 8);
+	ck_assert_int_eq(c->max_pending_hashes, 1000);
+}
+END_TEST
+
+/* Values the parser must accept, and what they give. */
+START_TEST(test_listen_forms)
+{
+	ck_assert_msg(load("[server]\nlisten = [::1]:8443\n") == 0, "%s", fx.err);
+	ck_assert_str_eq(fx.cfg.listen_host, "::1");
+	ck_assert_int_eq(fx.cfg.listen_port, 8443);
+	ck_assert_msg(load("[server]\nlisten = localhost:1\n") == 0, "%s", fx.err);
+	ck_assert_str_eq(fx.cfg.listen_host, "localhost");
+	ck_assert_int_eq(fx.cfg.listen_port, 1);
+	ck_assert_msg(load("[server]\nlisten = 127.0.0.1:65535\n") == 0, "%s", fx.err);
+	ck_assert_int_eq(fx.cfg.listen_port, 65535);
+}
+END_TEST
+
+START_TEST(test_bounds_accepted)
+{
+	ck_assert_msg(load("[server]\nmax_body_bytes = 1024\nrequest_timeout_s = 1\n"
+	                   "max_connections = 1\nissuer = http://localhost:8080/auth\n"
+	                   "[store]\nsynchronous = full\n"
+	                   "[tokens]\naccess_ttl_s = 1\nrefresh_ttl_s = 1\ncode_ttl_s = 3600\n"
+	                   "[passwords]\nargon2_memory_kib = 8\nargon2_iterations = 1\n"
+	                   "argon2_parallelism = 1\nhash_threads = 64\nmax_pending_hashes = 1\n")
+	              == 0, "%s", fx.err);
+	ck_assert_int_eq(fx.cfg.max_body_bytes, 1024);
+	ck_assert_int_eq(fx.cfg.request_timeout_s, 1);
+	ck_assert_str_eq(fx.cfg.issuer, "http://localhost:8080/auth");
+	ck_assert(fx.cfg.synchronous_full);
+	ck_assert_int_eq(fx.cfg.code_ttl_s, 3600);
+	ck_assert_uint_eq(fx.cfg.argon2_memory_kib, 8);
+	ck_assert_int_eq(fx.cfg.hash_threads, 64);
+}
+END_TEST
+
+/* --- refused files ---------------------------------------------------------- */
+
+#define R_SECTION "unknown section"
+#define R_NUMBER "expected a whole number"
+#define R_LISTEN "expected HOST:PORT"
+#define R_ISSUER "expected an absolute http(s) URL without a trailing slash"
+#define R_EMPTY "must not be empty"
+#define R_SYNC "synchronous must be full or normal"
+#define R_SYNTAX "syntax error"
+
+static const struct {
+	const char *desc;
+	const char *text;
+	int line;
+	const char *reason;
+} bad_cases[] = {
+	/* sections */
+	{ "unknown section with a key", "[server]\nlisten = 127.0.0.1:1\n[bogus]\nx = 1\n", 3,
+	  "unknown section [bogus]" },
+	{ "unknown section with no keys", "[server]\nlisten = 127.0.0.1:1\n\n[extra]\n", 4,
+	  "unknown section [extra]" },
+	{ "unknown empty section at the end, no newline", "[tokens]\n[Server]", 2,
+	  "unknown section [Server]" },
+	{ "key before any section", "; top\nlisten = 127.0.0.1:1\n", 2, R_SECTION },
+	{ "section name is case-sensitive", "[SERVER]\nlisten = 127.0.0.1:1\n", 1, R_SECTION },
+	/* unknown keys, one per section; comments and blank lines count as lines */
+	{ "unknown key in [server]", "# c\n[server]\n\nlisten_port = 1\n", 4,
+	  "unknown key 'listen_port' in [server]" },
+	{ "unknown key in [store]", "[server]\n[store]\npath = x.db\nfile = y.db\n", 4,
+	  "unknown key 'file' in [store]" },
+	{ "unknown key in [tokens]", "[tokens]\naccess_ttl = 5\n", 2,
+	  "unknown key 'access_ttl' in [tokens]" },
+	{ "unknown key in [passwords]", "[passwords]\n; c\n; c\nargon2_memory = 8\n", 4,
+	  "unknown key 'argon2_memory' in [passwords]" },
+	{ "key of another section", "[store]\nlisten = 127.0.0.1:1\n", 2,
+	  "unknown key 'listen' in [store]" },
+	/* numbers */
+	{ "non-numeric max_body_bytes", "[server]\nmax_body_bytes = lots\n", 2, R_NUMBER },
+	{ "max_body_bytes with a unit", "[server]\nmax_body_bytes = 64k\n", 2, R_NUMBER },
+	{ "max_body_bytes below the minimum", "[server]\nmax_body_bytes = 1023\n", 2, R_NUMBER },
+	{ "negative request_timeout_s", "[server]\nrequest_timeout_s = -5\n", 2, R_NUMBER },
+	{ "zero max_connections", "[server]\nmax_connections = 0\n", 2, R_NUMBER },
+	{ "empty max_connections", "[server]\nmax_connections =\n", 2, R_NUMBER },
+	{ "non-numeric access_ttl_s", "[tokens]\naccess_ttl_s = 15m\n", 2, R_NUMBER },
+	{ "negative refresh_ttl_s", "[tokens]\nrefresh_ttl_s = -1\n", 2, R_NUMBER },
+	{ "code_ttl_s above the maximum", "[tokens]\ncode_ttl_s = 3601\n", 2, R_NUMBER },
+	{ "zero access_ttl_s", "[tokens]\naccess_ttl_s = 0\n", 2, R_NUMBER },
+	{ "fractional argon2_iterations", "[passwords]\nargon2_iterations = 2.5\n", 2,
+	  R_NUMBER },
+	{ "zero argon2_iterations", "[passwords]\nargon2_iterations = 0\n", 2, R_NUMBER },
+	{ "argon2_memory_kib below the minimum", "[passwords]\nargon2_memory_kib = 7\n", 2,
+	  R_NUMBER },
+	{ "negative argon2_parallelism", "[passwords]\nargon2_parallelism = -1\n", 2,
+	  R_NUMBER },
+	{ "hash_threads above the maximum", "[passwords]\nhash_threads = 65\n", 2, R_NUMBER },
+	{ "max_pending_hashes in exponent form", "[passwords]\nmax_pending_hashes = 1e3\n", 2,
+	  R_NUMBER },
+	{ "argon2_memory_kib overflowing a long",
+	  "[passwords]\nargon2_memory_kib = 99999999999999999999999\n", 2, R_NUMBER },
+	/* listen */
+	{ "port 0", "[server]\nlisten = 127.0.0.1:0\n", 2, R_LISTEN },
+	{ "port 65536", "[server]\nlisten = 127.0.0.1:65536\n", 2, R_LISTEN },
+	{ "negative port", "[server]\nlisten = 127.0.0.1:-1\n", 2, R_LISTEN },
+	{ "port by name", "[server]\nlisten = 127.0.0.1:http\n", 2, R_LISTEN },
+	{ "listen without port", "[server]\nlisten = 127.0.0.1\n", 2, R_LISTEN },
+	{ "listen with empty port", "[server]\nlisten = 127.0.0.1:\n", 2, R_LISTEN },
+	{ "listen without host", "[server]\nlisten = :8080\n", 2, R_LISTEN },
+	{ "bracketed v6 without port", "[server]\nlisten = [::1]\n", 2, R_LISTEN },
+	{ "empty brackets", "[server]\nlisten = []:8080\n", 2, R_LISTEN },
+	{ "empty listen", "[server]\nlisten =\n", 2, R_LISTEN },
+	/* issuer */
+	{ "issuer with trailing slash", "[server]\nissuer = https://auth.example.com/\n", 2,
+	  R_ISSUER },
+	{ "issuer with path and trailing slash", "[server]\nissuer = https://a.example/x/\n", 2,
+	  R_ISSUER },
+	{ "issuer not http(s)", "[server]\nissuer = ftp://auth.example.com\n", 2, R_ISSUER },
+	{ "issuer relative", "[server]\nissuer = auth.example.com\n", 2, R_ISSUER },
+	{ "issuer with query", "[server]\nissuer = https://a.example?x=1\n", 2, R_ISSUER },
+	{ "issuer with fragment", "[server]\nissuer = https://a.example#x\n", 2, R_ISSUER },
+	{ "issuer without host", "[server]\nissuer = https://\n", 2, R_ISSUER },
+	{ "empty issuer", "[server]\nissuer =\n", 2, R_ISSUER },
+	/* store */
+	{ "synchronous off", "[store]\nsynchronous = off\n", 2, R_SYNC },
+	{ "synchronous extra", "[store]\nsynchronous = extra\n", 2, R_SYNC },
+	{ "empty synchronous", "[store]\nsynchronous =\n", 2, R_SYNC },
+	{ "empty store path", "[store]\npath =\n", 2, R_EMPTY },
+	{ "empty signing_key", "[tokens]\nsigning_key =\n", 2, R_EMPTY },
+	/* syntax */
+	{ "line with no '='", "[server]\nlisten = 127.0.0.1:8080\njust some words\n", 3,
+	  R_SYNTAX },
+	{ "unterminated section header", "[server\n", 1, R_SYNTAX },
+	{ "a line that is only a key", "[tokens]\n\ncode_ttl_s\n", 3, R_SYNTAX },
+};
+
+START_TEST(test_bad_file)
+{
+	int rc = load(bad_cases[_i].text);
+	ck_assert_msg(rc == -1, "%s: config_load returned %d", bad_cases[_i].desc, rc);
+	expect_error_at(bad_cases[_i].line, bad_cases[_i].reason, bad_cases[_i].desc);
+}
+END_TEST
+
+/* The error names the line of the bad value however far down it is. */
+START_TEST(test_error_line_after_valid_lines)
+{
+	ck_assert_int_eq(load(full_conf), 0);
+	config_release(&fx.cfg);
+	config_init(&fx.cfg);
+
+	/* full_conf plus one bad line: the error is on the line after it */
+	char text[2048];
+	int lines = 0;
+	for (const char *p = full_conf; *p; p++)
+		lines += *p == '\n';
+	snprintf(text, sizeof text, "%shash_threads = many\n", full_conf);
+	ck_assert_int_eq(load(text), -1);
+	expect_error_at(lines + 1, R_NUMBER, "bad last line");
+}
+END_TEST
+
+START_TEST(test_missing_file)
+{
+	char path[200];
+
+	snprintf(path, sizeof path, "%s/no-such.conf", fx.dir);
+	ck_assert_int_eq(config_load(&fx.cfg, path, fx.err, sizeof fx.err), -1);
+	ck_assert_msg(strncmp(fx.err, path, strlen(path)) == 0,
+	              "error \"%s\" does not start with the file name", fx.err);
+	/* and nothing was changed */
+	expect_defaults(&fx.cfg);
+}
+END_TEST
+
+/* --- cors_origins ----------------------------------------------------------- */
+
+START_TEST(test_cors_origins_split)
+{
+	ck_assert_int_eq(load("[server]\ncors_origins = https://a.example  http://b.example:3000"
+	                      "\thttps://c.example\n"), 0);
+	ck_assert_uint_eq(count_origins(&fx.cfg), 3);
+	ck_assert_str_eq(fx.cfg.cors_origins[0], "https://a.example");
+	ck_assert_str_eq(fx.cfg.cors_origins[1], "http://b.example:3000");
+	ck_assert_str_eq(fx.cfg.cors_origins[2], "https://c.example");
+	ck_assert_ptr_null(fx.cfg.cors_origins[3]);
+}
+END_TEST
+
+START_TEST(test_cors_origins_single_and_empty)
+{
+	ck_assert_int_eq(load("[server]\ncors_origins = https://only.example\n"), 0);
+	ck_assert_uint_eq(count_origins(&fx.cfg), 1);
+	ck_assert_str_eq(fx.cfg.cors_origins[0], "https://only.example");
+	/* a later empty value clears the list */
+	ck_assert_int_eq(load("[server]\ncors_origins = https://x.example\ncors_origins =\n"), 0);
+	ck_assert_uint_eq(count_origins(&fx.cfg), 0);
+}
+END_TEST
+
+START_TEST(test_cors_allowed)
+{
+	ck_assert_int_eq(load("[server]\ncors_origins = https://a.example http://b.example:3000\n"),
+	                 0);
+	ck_assert(config_cors_allowed(&fx.cfg, "https://a.example"));
+	ck_assert(config_cors_allowed(&fx.cfg, "http://b.example:3000"));
+	ck_assert(!config_cors_allowed(&fx.cfg, "https://c.example"));
+	ck_assert(!config_cors_allowed(&fx.cfg, "http://a.example"));
+	ck_assert(!config_cors_allowed(&fx.cfg, "https://a.example/"));
+	ck_assert(!config_cors_allowed(&fx.cfg, "https://a.exampl"));
+	ck_assert(!config_cors_allowed(&fx.cfg, "https://a.example.evil"));
+	ck_assert(!config_cors_allowed(&fx.cfg, "http://b.example"));
+	ck_assert(!config_cors_allowed(&fx.cfg, "HTTPS://A.EXAMPLE"));
+	ck_assert(!config_cors_allowed(&fx.cfg, ""));
+	ck_assert(!config_cors_allowed(&fx.cfg, "null"));
+	ck_assert(!config_cors_allowed(&fx.cfg, NULL));
+}
+END_TEST
+
+START_TEST(test_cors_default_allows_nothing)
+{
+	ck_assert(!config_cors_allowed(&fx.cfg, "http://127.0.0.1:8080"));
+	ck_assert(!config_cors_allowed(&fx.cfg, ""));
+	ck_assert(!config_cors_allowed(&fx.cfg, NULL));
+}
+END_TEST
+
+/* --- known bugs (EDGEAUTH_KNOWN_BUGS=1) ------------------------------------ */
+
+/* BUG: inih goes on after the first error and returns its line, but each
+ * later error overwrites the reason: the message names line 2 with line 3's
+ * reason ("FILE:2: unknown key 'bogus' in [server]"). */
+START_TEST(bug_reason_belongs_to_the_line)
+{
+	ck_assert_int_eq(load("[server]\nmax_body_bytes = lots\nbogus = 1\n"), -1);
+	expect_error_at(2, R_NUMBER, "first error, later unknown key");
+	ck_assert_int_eq(load("[server]\njust words\nmax_body_bytes = lots\n"), -1);
+	expect_error_at(2, R_SYNTAX, "syntax error, later bad value");
+	/* the keys under a broken header are "unknown section []" */
+	ck_assert_int_eq(load("[server\nlisten = 127.0.0.1:8080\n"), -1);
+	expect_error_at(1, R_SYNTAX, "unterminated section header, then a key");
+}
+END_TEST
+
+/* BUG: inih reads lines into a 200-byte buffer; a longer line (here a
+ * cors_origins list of 280 characters) is cut, and its tail is parsed as the
+ * next line: refused as "FILE:3: unknown key '.com https' in [server]" (the
+ * file has two lines). */
+START_TEST(bug_long_line_refused)
+{
+	char text[1024] = "[server]\ncors_origins =";
+	size_t n;
+
+	for (int i = 0; i < 10; i++) {
+		n = strlen(text);
+		snprintf(text + n, sizeof text - n, " https://app-%02d.example.com", i);
+	}
+	n = strlen(text);
+	snprintf(text + n, sizeof text - n, "\n");
+	ck_assert_msg(load(text) == 0, "config_load: %s", fx.err);
+	ck_assert_uint_eq(count_origins(&fx.cfg), 10);
+	ck_assert_str_eq(fx.cfg.cors_origins[9], "https://app-09.example.com");
+}
+END_TEST
+
+/* BUG: the same cut, when the tail starts with a space, makes an inih
+ * continuation line: set_origins runs again with the tail alone and the
+ * origins before the cut are silently dropped (the file loads). */
+START_TEST(bug_long_line_truncated)
+{
+	char text[512] = "[server]\ncors_origins = https://";
+	size_t n = strlen(text), line_start = strlen("[server]\n");
+
+	/* the first origin ends where inih cuts the line (199 bytes) */
+	while (n - line_start < 199 - strlen(".example.com"))
+		text[n++] = 'a';
+	snprintf(text + n, sizeof text - n, ".example.com https://b.example.com\n");
+	ck_assert_int_eq(text[line_start + 199], ' ');
+	ck_assert_msg(load(text) == 0, "config_load: %s", fx.err);
+	ck_assert_uint_eq(count_origins(&fx.cfg), 2);
+	ck_assert(config_cors_allowed(&fx.cfg, "https://b.example.com"));
+}
+END_TEST
+
+/* BUG: check_sections skips a first line that starts with a UTF-8 BOM (which
+ * inih accepts), so an unknown section with no keys there passes. */
+START_TEST(bug_bom_unknown_empty_section)
+{
+	ck_assert_int_eq(load("\xef\xbb\xbf[bogus]\n"), -1);
+	expect_error_at(1, "unknown section [bogus]", "BOM then unknown section");
+}
+END_TEST
+
+/* BUG: "::1" (a v6 address with no port) is taken as host ":" port 1. */
+START_TEST(bug_listen_v6_without_port)
+{
+	ck_assert_int_eq(load("[server]\nlisten = ::1\n"), -1);
+	expect_error_at(2, R_LISTEN, "::1");
+}
+END_TEST
+
+/* BUG: a directory opens with fopen(..., "r") on Linux; reading it fails and
+ * config_load returns 0 with the defaults (edgeauth -c /etc starts). */
+START_TEST(bug_directory_as_file)
+{
+	ck_assert_int_eq(config_load(&fx.cfg, fx.dir, fx.err, sizeof fx.err), -1);
+	ck_assert_msg(strncmp(fx.err, fx.dir, strlen(fx.dir)) == 0, "error \"%s\"", fx.err);
+}
+END_TEST
+
+static Suite *config_suite(void)
+{
+	Suite *s = suite_create("config");
+	TCase *tc;
+
+	tc = tcase_create("defaults");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, test_defaults);
+	tcase_add_test(tc, test_empty_file_keeps_defaults);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("valid");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, test_full_file_overrides_every_key);
+	tcase_add_test(tc, test_listen_forms);
+	tcase_add_test(tc, test_bounds_accepted);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("refused");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_loop_test(tc, test_bad_file, 0, N_ELEMS(bad_cases));
+	tcase_add_test(tc, test_error_line_after_valid_lines);
+	tcase_add_test(tc, test_missing_file);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("cors");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, test_cors_origins_split);
+	tcase_add_test(tc, test_cors_origins_single_and_empty);
+	tcase_add_test(tc, test_cors_allowed);
+	tcase_add_test(tc, test_cors_default_allows_nothing);
+	suite_add_tcase(s, tc);
+
+	if (getenv("EDGEAUTH_KNOWN_BUGS")) {
+		tc = tcase_create("known_bugs");
+		tcase_add_checked_fixture(tc, setup, teardown);
+		tcase_add_test(tc, bug_reason_belongs_to_the_line);
+		tcase_add_test(tc, bug_long_line_refused);
+		tcase_add_test(tc, bug_long_line_truncated);
+		tcase_add_test(tc, bug_bom_unknown_empty_section);
+		tcase_add_test(tc, bug_listen_v6_without_port);
+		tcase_add_test(tc, bug_directory_as_file);
+		suite_add_tcase(s, tc);
+	}
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(config_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}

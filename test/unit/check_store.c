@@ -1,0 +1,769 @@
+/*
+ * Unit tests for the core of store.c: opening and migrating a database file,
+ * projects and what they are created with, the lookups token checks make,
+ * and the constraints of schema/001_init.sql. Each test has its own mkdtemp
+ * directory and store, which the checked teardown closes and removes, so a
+ * failing assertion leaks nothing and order never matters.
+ */
+#include <check.h>
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <jansson.h>
+#include <sqlite3.h>
+
+#include "crypto.h"
+#include "error.h"
+#include "json_util.h"
+#include "store.h"
+
+extern const size_t schema_migration_count;
+
+#define N_ELEMS(a) (sizeof(a) / sizeof((a)[0]))
+
+/* The admin client's scope: the twelve named permissions, sorted. */
+#define ALL_TWELVE \
+	"clients:create clients:read clients:update " \
+	"resources:create resources:read resources:update " \
+	"roles:create roles:read roles:update " \
+	"users:create users:read users:update"
+
+static struct {
+	char dir[64];
+	char path[128];           /* dir/edgeauth.db */
+	struct store *st;
+	sqlite3 *raw;             /* a connection of the test's own, outside the store */
+	struct new_project p1, p2;
+	json_t *json;
+	char *str;
+	struct api_error err;
+	char errbuf[512];
+} fx;
+
+static void setup(void)
+{
+	memset(&fx, 0, sizeof fx);
+	snprintf(fx.dir, sizeof fx.dir, "/tmp/check_store.XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(fx.dir));
+	snprintf(fx.path, sizeof fx.path, "%s/edgeauth.db", fx.dir);
+}
+
+static void teardown(void)
+{
+	DIR *d;
+	struct dirent *e;
+	char p[512];
+
+	store_new_project_release(&fx.p1);
+	store_new_project_release(&fx.p2);
+	json_decref(fx.json);
+	free(fx.str);
+	store_close(fx.st);
+	sqlite3_close(fx.raw);
+	d = opendir(fx.dir);
+	if (d) {
+		while ((e = readdir(d)) != NULL) {
+			if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+				continue;
+			snprintf(p, sizeof p, "%s/%s", fx.dir, e->d_name);
+			unlink(p);
+		}
+		closedir(d);
+	}
+	rmdir(fx.dir);
+}
+
+/* Opens fx.path into fx.st; the open must succeed. */
+static struct store *open_store(void)
+{
+	fx.st = store_open(fx.path, true, fx.errbuf, sizeof fx.errbuf);
+	ck_assert_msg(fx.st != NULL, "store_open: %s", fx.errbuf);
+	return fx.st;
+}
+
+static void create_project(const char *name, struct new_project *np)
+{
+	int rc = store_project_create(fx.st, name, np, &fx.err);
+
+	ck_assert_msg(rc == 0, "store_project_create: %s", fx.err.description);
+	ck_assert_ptr_nonnull(np->project_id);
+	ck_assert_ptr_nonnull(np->client_id);
+	ck_assert_ptr_nonnull(np->client_secret);
+}
+
+/* The one integer that sql (formatted with sqlite3_vmprintf: use %Q for
+ * strings) returns on db. */
+static long long sql_int(sqlite3 *db, const char *fmt, ...)
+{
+	va_list ap;
+	char *sql;
+	sqlite3_stmt *s = NULL;
+	long long v;
+	int rc;
+
+	va_start(ap, fmt);
+	sql = sqlite3_vmprintf(fmt, ap);
+	va_end(ap);
+	rc = sqlite3_prepare_v2(db, sql, -1, &s, NULL);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_step(s);
+	v = rc == SQLITE_ROW ? sqlite3_column_int64(s, 0) : -1;
+	sqlite3_finalize(s);
+	ck_assert_msg(rc == SQLITE_ROW, "%s: %s", sql, sqlite3_errmsg(db));
+	sqlite3_free(sql);
+	return v;
+}
+
+/* The one text value sql returns, copied into buf ("" for NULL). */
+static const char *sql_text(sqlite3 *db, char *buf, size_t size, const char *fmt, ...)
+{
+	va_list ap;
+	char *sql;
+	sqlite3_stmt *s = NULL;
+	int rc;
+
+	va_start(ap, fmt);
+	sql = sqlite3_vmprintf(fmt, ap);
+	va_end(ap);
+	rc = sqlite3_prepare_v2(db, sql, -1, &s, NULL);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_step(s);
+	if (rc == SQLITE_ROW)
+		snprintf(buf, size, "%s", s && sqlite3_column_text(s, 0)
+		                          ? (const char *)sqlite3_column_text(s, 0) : "");
+	sqlite3_finalize(s);
+	ck_assert_msg(rc == SQLITE_ROW, "%s: %s", sql, sqlite3_errmsg(db));
+	sqlite3_free(sql);
+	return buf;
+}
+
+/* Runs sql (sqlite3_vmprintf format) on db; returns the primary result code. */
+static int sql_exec(sqlite3 *db, const char *fmt, ...)
+{
+	va_list ap;
+	char *sql;
+	int rc;
+
+	va_start(ap, fmt);
+	sql = sqlite3_vmprintf(fmt, ap);
+	va_end(ap);
+	rc = sqlite3_exec(db, sql, NULL, NULL, NULL);
+	sqlite3_free(sql);
+	return rc & 0xff;
+}
+
+/* The ID of the permission "resource:code" of project. */
+static const char *permission_id(const char *project, const char *named, char *buf, size_t size)
+{
+	char resource[32];
+	const char *colon = strchr(named, ':');
+
+	ck_assert_ptr_nonnull(colon);
+	snprintf(resource, sizeof resource, "%.*s", (int)(colon - named), named);
+	return sql_text(fx.st->db, buf, size,
+	                "SELECT pm.id FROM permissions pm JOIN resources r ON r.id = pm.resource_id"
+	                " WHERE r.project_id = %Q AND r.code = %Q AND pm.code = %Q",
+	                project, resource, colon + 1);
+}
+
+/* --- open and migrate ------------------------------------------------------- */
+
+START_TEST(test_open_new_file_migrates)
+{
+	char buf[32];
+
+	ck_assert_uint_gt(schema_migration_count, 0);
+	open_store();
+	ck_assert_int_eq(sql_int(fx.st->db, "PRAGMA user_version"), (long long)schema_migration_count);
+	ck_assert_str_eq(sql_text(fx.st->db, buf, sizeof buf, "PRAGMA journal_mode"), "wal");
+	ck_assert_int_eq(sql_int(fx.st->db, "PRAGMA foreign_keys"), 1);
+	ck_assert_int_gt(sql_int(fx.st->db, "PRAGMA busy_timeout"), 0);
+	ck_assert_int_eq(sql_int(fx.st->db, "PRAGMA synchronous"), 2);   /* FULL */
+	/* the schema is there, and empty */
+	ck_assert_int_eq(sql_int(fx.st->db, "SELECT count(*) FROM sqlite_master WHERE type = 'table'"
+	                         " AND name IN ('projects', 'resources', 'permissions', 'roles',"
+	                         " 'role_permissions', 'users', 'clients', 'client_permissions',"
+	                         " 'revoked_tokens')"), 9);
+	ck_assert_int_eq(store_project_count(fx.st, &fx.err), 0);
+	/* the file itself says WAL, for any other process that opens it */
+	ck_assert_int_eq(sqlite3_open(fx.path, &fx.raw), SQLITE_OK);
+	ck_assert_str_eq(sql_text(fx.raw, buf, sizeof buf, "PRAGMA journal_mode"), "wal");
+}
+END_TEST
+
+START_TEST(test_open_synchronous_normal)
+{
+	fx.st = store_open(fx.path, false, fx.errbuf, sizeof fx.errbuf);
+	ck_assert_msg(fx.st != NULL, "store_open: %s", fx.errbuf);
+	ck_assert_int_eq(sql_int(fx.st->db, "PRAGMA synchronous"), 1);   /* NORMAL */
+}
+END_TEST
+
+/* Reopening keeps the data and applies nothing again (a second run of
+ * 001_init.sql would fail on CREATE TABLE, and would bump nothing). */
+START_TEST(test_reopen_keeps_data)
+{
+	bool active = false;
+
+	open_store();
+	create_project("kept", &fx.p1);
+	ck_assert_int_eq(sql_exec(fx.st->db, "CREATE TABLE marker (x)"), SQLITE_OK);
+	store_close(fx.st);
+	fx.st = NULL;
+
+	open_store();
+	ck_assert_int_eq(sql_int(fx.st->db, "PRAGMA user_version"), (long long)schema_migration_count);
+	ck_assert_int_eq(store_project_count(fx.st, &fx.err), 1);
+	ck_assert_int_eq(store_project_get(fx.st, fx.p1.project_id, &active, &fx.err), 1);
+	ck_assert(active);
+	ck_assert_int_eq(sql_int(fx.st->db, "SELECT count(*) FROM resources WHERE project_id = %Q",
+	                         fx.p1.project_id), 4);
+	ck_assert_int_eq(sql_int(fx.st->db, "SELECT count(*) FROM sqlite_master WHERE name = 'marker'"),
+	                 1);
+	ck_assert_int_eq(sql_int(fx.st->db, "PRAGMA foreign_keys"), 1);
+}
+END_TEST
+
+/* A file from a newer edgeauth is refused and left as it was. */
+START_TEST(test_newer_schema_refused)
+{
+	ck_assert_int_eq(sqlite3_open(fx.path, &fx.raw), SQLITE_OK);
+	ck_assert_int_eq(sql_exec(fx.raw, "PRAGMA user_version = %d",
+	                          (int)schema_migration_count + 1), SQLITE_OK);
+	ck_assert_int_eq(sql_exec(fx.raw, "CREATE TABLE future (x)"), SQLITE_OK);
+
+	fx.st = store_open(fx.path, true, fx.errbuf, sizeof fx.errbuf);
+	ck_assert_ptr_null(fx.st);
+	ck_assert_msg(strstr(fx.errbuf, "newer") != NULL, "errbuf \"%s\"", fx.errbuf);
+	ck_assert_int_eq(sql_int(fx.raw, "PRAGMA user_version"), (long long)schema_migration_count + 1);
+	ck_assert_int_eq(sql_int(fx.raw, "SELECT count(*) FROM sqlite_master WHERE name = 'projects'"),
+	                 0);
+}
+END_TEST
+
+/* A path that cannot be a database (its parent is a file) gives NULL and a reason. */
+START_TEST(test_open_bad_path)
+{
+	char path[256];
+	FILE *f = fopen(fx.path, "w");
+
+	ck_assert_ptr_nonnull(f);
+	fclose(f);
+	snprintf(path, sizeof path, "%s/sub.db", fx.path);
+	fx.st = store_open(path, true, fx.errbuf, sizeof fx.errbuf);
+	ck_assert_ptr_null(fx.st);
+	ck_assert_str_ne(fx.errbuf, "");
+}
+END_TEST
+
+/* --- projects ---------------------------------------------------------------- */
+
+START_TEST(test_project_create)
+{
+	char buf[128];
+	char hash[SECRET_HASH_LEN + 1];
+	bool active = false;
+	struct client_auth ca;
+
+	open_store();
+	create_project("acme", &fx.p1);
+	ck_assert_str_ne(fx.p1.project_id, fx.p1.client_id);
+	ck_assert_uint_ge(strlen(fx.p1.project_id), 16);
+	ck_assert_uint_le(strlen(fx.p1.project_id), 64);
+	ck_assert_uint_eq(strlen(fx.p1.client_secret), 43);
+
+	ck_assert_int_eq(store_project_get(fx.st, fx.p1.project_id, &active, &fx.err), 1);
+	ck_assert(active);
+	ck_assert_int_eq(store_project_count(fx.st, &fx.err), 1);
+	ck_assert_str_eq(sql_text(fx.st->db, buf, sizeof buf, "SELECT name FROM projects WHERE id = %Q",
+	                          fx.p1.project_id), "acme");
+
+	/* four default resources, codes resources, users, roles, clients */
+	ck_assert_int_eq(sql_int(fx.st->db, "SELECT count(*) FROM resources WHERE project_id = %Q",
+	                         fx.p1.project_id), 4);
+	ck_assert_int_eq(sql_int(fx.st->db, "SELECT count(*) FROM resources WHERE project_id = %Q"
+	                         " AND is_default = 1", fx.p1.project_id), 4);
+	ck_assert_str_eq(sql_text(fx.st->db, buf, sizeof buf,
+	                          "SELECT group_concat(code, ',') FROM (SELECT code FROM resources"
+	                          " WHERE project_id = %Q ORDER BY code)", fx.p1.project_id),
+	                 "clients,resources,roles,users");
+
+	/* twelve permissions, create/update/read under each resource */
+	ck_assert_int_eq(sql_int(fx.st->db, "SELECT count(*) FROM permissions WHERE project_id = %Q",
+	                         fx.p1.project_id), 12);
+	ck_assert_int_eq(sql_int(fx.st->db, "SELECT count(*) FROM permissions pm JOIN resources r"
+	                         " ON r.id = pm.resource_id WHERE r.project_id = %Q AND"
+	                         " pm.project_id = r.project_id AND pm.code IN"
+	                         " ('create', 'update', 'read')", fx.p1.project_id), 12);
+
+	/* one admin client, active, with all twelve */
+	ck_assert_int_eq(sql_int(fx.st->db, "SELECT count(*) FROM clients WHERE project_id = %Q",
+	                         fx.p1.project_id), 1);
+	ck_assert_int_eq(sql_int(fx.st->db, "SELECT count(*) FROM client_permissions WHERE"
+	                         " client_id = %Q", fx.p1.client_id), 12);
+	fx.str = store_client_scope(fx.st, fx.p1.client_id, &fx.err);
+	ck_assert_ptr_nonnull(fx.str);
+	ck_assert_str_eq(fx.str, ALL_TWELVE);
+
+	/* the stored hash is the secret's, and client_auth reads it */
+	memset(&ca, 0, sizeof ca);
+	ck_assert_int_eq(store_client_auth(fx.st, fx.p1.client_id, &ca, &fx.err), 1);
+	crypto_hash_secret(fx.p1.client_secret, strlen(fx.p1.client_secret), hash);
+	ck_assert_str_eq(ca.secret_hash, hash);
+	ck_assert_str_eq(ca.project_id, fx.p1.project_id);
+	ck_assert(ca.is_active);
+	ck_assert(ca.project_active);
+	ck_assert_str_ne(ca.secret_hash, fx.p1.client_secret);   /* never the secret itself */
+
+	/* no roles, no users */
+	ck_assert_int_eq(sql_int(fx.st->db, "SELECT count(*) FROM roles"), 0);
+	ck_assert_int_eq(sql_int(fx.st->db, "SELECT count(*) FROM users"), 0);
+}
+END_TEST
+
+/* Two projects share nothing: their own IDs, resources, permissions and clients. */
+START_TEST(test_projects_are_separate)
+{
+	open_store();
+	create_project("a", &fx.p1);
+	create_project("b", &fx.p2);
+	ck_assert_str_ne(fx.p1.project_id, fx.p2.project_id);
+	ck_assert_str_ne(fx.p1.client_id, fx.p2.client_id);
+	ck_assert_str_ne(fx.p1.client_secret, fx.p2.client_secret);
+	ck_assert_int_eq(store_project_count(fx.st, &fx.err), 2);
+	ck_assert_int_eq(sql_int(fx.st->db, "SELECT count(*) FROM permissions"), 24);
+	ck_assert_int_eq(sql_int(fx.st->db, "SELECT count(*) FROM client_permissions cp"
+	                         " JOIN permissions pm ON pm.id = cp.permission_id"
+	                         " JOIN clients c ON c.id = cp.client_id"
+	                         " WHERE pm.project_id <> c.project_id"), 0);
+	fx.str = store_client_scope(fx.st, fx.p2.client_id, &fx.err);
+	ck_assert_str_eq(fx.str, ALL_TWELVE);
+}
+END_TEST
+
+/* The project's entry in the list, or NULL. */
+static json_t *find_project(json_t *list, const char *id)
+{
+	size_t i;
+	json_t *v;
+
+	json_array_foreach(list, i, v)
+		if (!strcmp(json_string_value(json_object_get(v, "id")), id))
+			return v;
+	return NULL;
+}
+
+static void expect_timestamp(json_t *v)
+{
+	const char *s = json_string_value(v);
+
+	ck_assert_ptr_nonnull(s);
+	ck_assert_uint_eq(strlen(s), 24);   /* 2026-11-22T12:00:00.123Z */
+	ck_assert_int_eq(s[10], 'T');
+	ck_assert_int_eq(s[19], '.');
+	ck_assert_int_eq(s[23], 'Z');
+}
+
+START_TEST(test_project_list_and_set_active)
+{
+	json_t *e;
+	bool active = true;
+	struct client_auth ca;
+
+	open_store();
+	fx.json = store_project_list(fx.st, &fx.err);
+	ck_assert_ptr_nonnull(fx.json);
+	ck_assert(json_is_array(fx.json));
+	ck_assert_uint_eq(json_array_size(fx.json), 0);
+	json_decref(fx.json);
+	fx.json = NULL;
+
+	create_project("first", &fx.p1);
+	create_project("second", &fx.p2);
+	ck_assert_int_eq(store_project_set_active(fx.st, fx.p1.project_id, false, &fx.err), 1);
+	ck_assert_int_eq(store_project_get(fx.st, fx.p1.project_id, &active, &fx.err), 1);
+	ck_assert(!active);
+	ck_assert_int_eq(store_project_get(fx.st, fx.p2.project_id, &active, &fx.err), 1);
+	ck_assert(active);
+
+	fx.json = store_project_list(fx.st, &fx.err);
+	ck_assert_ptr_nonnull(fx.json);
+	ck_assert_uint_eq(json_array_size(fx.json), 2);
+	e = find_project(fx.json, fx.p1.project_id);
+	ck_assert_ptr_nonnull(e);
+	ck_assert_uint_eq(json_object_size(e), 5);
+	ck_assert_str_eq(json_string_value(json_object_get(e, "name")), "first");
+	ck_assert(json_is_false(json_object_get(e, "is_active")));
+	expect_timestamp(json_object_get(e, "created_at"));
+	expect_timestamp(json_object_get(e, "updated_at"));
+	e = find_project(fx.json, fx.p2.project_id);
+	ck_assert_ptr_nonnull(e);
+	ck_assert_str_eq(json_string_value(json_object_get(e, "name")), "second");
+	ck_assert(json_is_true(json_object_get(e, "is_active")));
+
+	/* the admin client now sees an inactive project */
+	ck_assert_int_eq(store_client_auth(fx.st, fx.p1.client_id, &ca, &fx.err), 1);
+	ck_assert(ca.is_active);
+	ck_assert(!ca.project_active);
+
+	/* and back */
+	ck_assert_int_eq(store_project_set_active(fx.st, fx.p1.project_id, true, &fx.err), 1);
+	ck_assert_int_eq(store_project_get(fx.st, fx.p1.project_id, &active, &fx.err), 1);
+	ck_assert(active);
+	/* setting the value it has is still a change of a found project */
+	ck_assert_int_eq(store_project_set_active(fx.st, fx.p1.project_id, true, &fx.err), 1);
+}
+END_TEST
+
+/* The list is oldest first, ties by ID. */
+START_TEST(test_project_list_order)
+{
+	json_t *a, *b;
+
+	open_store();
+	create_project("a", &fx.p1);
+	create_project("b", &fx.p2);
+	fx.json = store_project_list(fx.st, &fx.err);
+	ck_assert_uint_eq(json_array_size(fx.json), 2);
+	a = json_array_get(fx.json, 0);
+	b = json_array_get(fx.json, 1);
+	int c = strcmp(json_string_value(json_object_get(a, "created_at")),
+	               json_string_value(json_object_get(b, "created_at")));
+	ck_assert_int_le(c, 0);
+	if (c == 0)
+		ck_assert_str_lt(json_string_value(json_object_get(a, "id")),
+		                 json_string_value(json_object_get(b, "id")));
+}
+END_TEST
+
+START_TEST(test_project_unknown)
+{
+	bool active = true;
+
+	open_store();
+	create_project("a", &fx.p1);
+	ck_assert_int_eq(store_project_get(fx.st, "no-such-project", &active, &fx.err), 0);
+	ck_assert(active);   /* untouched */
+	ck_assert_int_eq(store_project_get(fx.st, "", NULL, &fx.err), 0);
+	ck_assert_int_eq(store_project_get(fx.st, fx.p1.project_id, NULL, &fx.err), 1);
+	ck_assert_int_eq(store_project_set_active(fx.st, "no-such-project", false, &fx.err), 0);
+	ck_assert_int_eq(store_project_count(fx.st, &fx.err), 1);
+	/* a client ID is not a project ID */
+	ck_assert_int_eq(store_project_get(fx.st, fx.p1.client_id, NULL, &fx.err), 0);
+}
+END_TEST
+
+/* --- token checks ------------------------------------------------------------- */
+
+START_TEST(test_client_auth_unknown)
+{
+	struct client_auth ca;
+
+	open_store();
+	create_project("a", &fx.p1);
+	ck_assert_int_eq(store_client_auth(fx.st, "no-such-client", &ca, &fx.err), 0);
+	ck_assert_int_eq(store_client_auth(fx.st, fx.p1.project_id, &ca, &fx.err), 0);
+	ck_assert_int_eq(store_client_auth(fx.st, "", &ca, &fx.err), 0);
+	/* an unknown client has no scope */
+	fx.str = store_client_scope(fx.st, "no-such-client", &fx.err);
+	ck_assert_ptr_nonnull(fx.str);
+	ck_assert_str_eq(fx.str, "");
+}
+END_TEST
+
+START_TEST(test_client_auth_inactive_client)
+{
+	struct client_auth ca;
+
+	open_store();
+	create_project("a", &fx.p1);
+	ck_assert_int_eq(sql_exec(fx.st->db, "UPDATE clients SET is_active = 0 WHERE id = %Q",
+	                          fx.p1.client_id), SQLITE_OK);
+	ck_assert_int_eq(store_client_auth(fx.st, fx.p1.client_id, &ca, &fx.err), 1);
+	ck_assert(!ca.is_active);
+	ck_assert(ca.project_active);
+}
+END_TEST
+
+START_TEST(test_token_is_revoked)
+{
+	open_store();
+	ck_assert_int_eq(store_token_is_revoked(fx.st, "jti-1", &fx.err), 0);
+	ck_assert_int_eq(sql_exec(fx.st->db, "INSERT INTO revoked_tokens (jti, expires_at)"
+	                          " VALUES ('jti-1', 4102444800000)"), SQLITE_OK);
+	ck_assert_int_eq(store_token_is_revoked(fx.st, "jti-1", &fx.err), 1);
+	ck_assert_int_eq(store_token_is_revoked(fx.st, "jti-2", &fx.err), 0);
+	ck_assert_int_eq(store_token_is_revoked(fx.st, "JTI-1", &fx.err), 0);
+	ck_assert_int_eq(store_token_is_revoked(fx.st, "", &fx.err), 0);
+	/* a jti is revoked once */
+	ck_assert_int_eq(sql_exec(fx.st->db, "INSERT INTO revoked_tokens (jti, expires_at)"
+	                          " VALUES ('jti-1', 1)"), SQLITE_CONSTRAINT);
+}
+END_TEST
+
+START_TEST(test_user_is_active)
+{
+	open_store();
+	create_project("a", &fx.p1);
+	create_project("b", &fx.p2);
+	ck_assert_int_eq(sql_exec(fx.st->db, "INSERT INTO users (id, project_id, display_name,"
+	                          " is_active, created_at, updated_at) VALUES ('u1', %Q, 'U', 1, 1, 1),"
+	                          " ('u2', %Q, 'V', 0, 1, 1)", fx.p1.project_id, fx.p1.project_id),
+	                 SQLITE_OK);
+	ck_assert_int_eq(store_user_is_active(fx.st, fx.p1.project_id, "u1", &fx.err), 1);
+	ck_assert_int_eq(store_user_is_active(fx.st, fx.p1.project_id, "u2", &fx.err), 0);
+	ck_assert_int_eq(store_user_is_active(fx.st, fx.p2.project_id, "u1", &fx.err), 0);
+	ck_assert_int_eq(store_user_is_active(fx.st, fx.p1.project_id, "u3", &fx.err), 0);
+}
+END_TEST
+
+/* --- store_permissions_check ---------------------------------------------------- */
+
+START_TEST(test_permissions_check)
+{
+	char a1[80], a2[80], b1[80];
+	const char *ok_ids[2], *mixed[3], *unknown[1];
+	struct id_list list;
+
+	open_store();
+	create_project("a", &fx.p1);
+	create_project("b", &fx.p2);
+	ok_ids[0] = permission_id(fx.p1.project_id, "users:read", a1, sizeof a1);
+	ok_ids[1] = permission_id(fx.p1.project_id, "roles:update", a2, sizeof a2);
+	permission_id(fx.p2.project_id, "users:read", b1, sizeof b1);
+	ck_assert_str_ne(a1, b1);
+
+	list = (struct id_list){ true, 2, ok_ids };
+	ck_assert_int_eq(store_permissions_check(fx.st, fx.p1.project_id, &list, &fx.err), 0);
+
+	list = (struct id_list){ true, 0, NULL };
+	ck_assert_int_eq(store_permissions_check(fx.st, fx.p1.project_id, &list, &fx.err), 0);
+
+	/* one of another project among the project's own */
+	mixed[0] = a1;
+	mixed[1] = b1;
+	mixed[2] = a2;
+	list = (struct id_list){ true, 3, mixed };
+	memset(&fx.err, 0, sizeof fx.err);
+	ck_assert_int_eq(store_permissions_check(fx.st, fx.p1.project_id, &list, &fx.err), -1);
+	ck_assert_str_eq(fx.err.code, "some_permissions_not_found");
+	ck_assert_int_eq(fx.err.status, 404);
+
+	/* the same IDs are fine for the project they belong to, except a1 and a2 */
+	list = (struct id_list){ true, 1, &mixed[1] };
+	ck_assert_int_eq(store_permissions_check(fx.st, fx.p2.project_id, &list, &fx.err), 0);
+
+	unknown[0] = "no-such-permission";
+	list = (struct id_list){ true, 1, unknown };
+	memset(&fx.err, 0, sizeof fx.err);
+	ck_assert_int_eq(store_permissions_check(fx.st, fx.p1.project_id, &list, &fx.err), -1);
+	ck_assert_str_eq(fx.err.code, "some_permissions_not_found");
+
+	/* a permission ID under an unknown project */
+	list = (struct id_list){ true, 1, ok_ids };
+	memset(&fx.err, 0, sizeof fx.err);
+	ck_assert_int_eq(store_permissions_check(fx.st, "no-such-project", &list, &fx.err), -1);
+	ck_assert_str_eq(fx.err.code, "some_permissions_not_found");
+}
+END_TEST
+
+/* --- schema constraints ------------------------------------------------------- */
+
+static int insert_user(const char *id, const char *project, const char *email,
+                       const char *external_id)
+{
+	return sql_exec(fx.st->db, "INSERT INTO users (id, project_id, display_name, email,"
+	                " external_user_id, created_at, updated_at) VALUES (%Q, %Q, 'U', %Q, %Q, 1, 1)",
+	                id, project, email, external_id);
+}
+
+static const struct {
+	const char *desc;
+	const char *first, *second;   /* emails in one project */
+	int rc;                       /* of the second insert */
+} email_cases[] = {
+	{ "same email", "ann@example.com", "ann@example.com", SQLITE_CONSTRAINT },
+	{ "differs only in case", "Ann@Example.com", "ann@EXAMPLE.COM", SQLITE_CONSTRAINT },
+	{ "all upper and all lower", "BOB@X.IO", "bob@x.io", SQLITE_CONSTRAINT },
+	{ "different emails", "ann@example.com", "bob@example.com", SQLITE_OK },
+	{ "both NULL", NULL, NULL, SQLITE_OK },
+	{ "one NULL", "ann@example.com", NULL, SQLITE_OK },
+};
+
+START_TEST(test_user_email_unique_per_project)
+{
+	open_store();
+	create_project("a", &fx.p1);
+	ck_assert_int_eq(insert_user("u1", fx.p1.project_id, email_cases[_i].first, NULL), SQLITE_OK);
+	ck_assert_msg(insert_user("u2", fx.p1.project_id, email_cases[_i].second, NULL) ==
+	              email_cases[_i].rc, "%s: %s", email_cases[_i].desc,
+	              sqlite3_errmsg(fx.st->db));
+	ck_assert_int_eq(sql_int(fx.st->db, "SELECT count(*) FROM users"),
+	                 email_cases[_i].rc == SQLITE_OK ? 2 : 1);
+}
+END_TEST
+
+START_TEST(test_user_email_in_two_projects)
+{
+	open_store();
+	create_project("a", &fx.p1);
+	create_project("b", &fx.p2);
+	ck_assert_int_eq(insert_user("u1", fx.p1.project_id, "ann@example.com", "x1"), SQLITE_OK);
+	ck_assert_int_eq(insert_user("u2", fx.p2.project_id, "ANN@example.com", "x1"), SQLITE_OK);
+	ck_assert_int_eq(sql_int(fx.st->db, "SELECT count(*) FROM users"), 2);
+}
+END_TEST
+
+START_TEST(test_user_external_id_unique_per_project)
+{
+	open_store();
+	create_project("a", &fx.p1);
+	ck_assert_int_eq(insert_user("u1", fx.p1.project_id, NULL, "ext-1"), SQLITE_OK);
+	ck_assert_int_eq(insert_user("u2", fx.p1.project_id, NULL, "ext-1"), SQLITE_CONSTRAINT);
+	ck_assert_int_eq(insert_user("u3", fx.p1.project_id, NULL, "EXT-1"), SQLITE_OK);
+	ck_assert_int_eq(insert_user("u4", fx.p1.project_id, NULL, NULL), SQLITE_OK);
+	ck_assert_int_eq(insert_user("u5", fx.p1.project_id, NULL, NULL), SQLITE_OK);
+}
+END_TEST
+
+START_TEST(test_codes_unique_per_project)
+{
+	open_store();
+	create_project("a", &fx.p1);
+	create_project("b", &fx.p2);
+	/* a resource code that a default resource has */
+	ck_assert_int_eq(sql_exec(fx.st->db, "INSERT INTO resources (id, project_id, name, code,"
+	                          " created_at, updated_at) VALUES ('r1', %Q, 'U', 'users', 1, 1)",
+	                          fx.p1.project_id), SQLITE_CONSTRAINT);
+	ck_assert_int_eq(sql_exec(fx.st->db, "INSERT INTO roles (id, project_id, code, name,"
+	                          " created_at, updated_at) VALUES ('ro1', %Q, 'admin', 'A', 1, 1)",
+	                          fx.p1.project_id), SQLITE_OK);
+	ck_assert_int_eq(sql_exec(fx.st->db, "INSERT INTO roles (id, project_id, code, name,"
+	                          " created_at, updated_at) VALUES ('ro2', %Q, 'admin', 'B', 1, 1)",
+	                          fx.p1.project_id), SQLITE_CONSTRAINT);
+	ck_assert_int_eq(sql_exec(fx.st->db, "INSERT INTO roles (id, project_id, code, name,"
+	                          " created_at, updated_at) VALUES ('ro3', %Q, 'admin', 'C', 1, 1)",
+	                          fx.p2.project_id), SQLITE_OK);
+}
+END_TEST
+
+/* A row that names a missing parent is refused (foreign_keys is on). */
+START_TEST(test_foreign_keys_enforced)
+{
+	open_store();
+	ck_assert_int_eq(insert_user("u1", "no-such-project", NULL, NULL), SQLITE_CONSTRAINT);
+}
+END_TEST
+
+/* Deleting a permission takes it out of every role and client. */
+START_TEST(test_delete_permission_cascades)
+{
+	char perm[80], other[80];
+
+	open_store();
+	create_project("a", &fx.p1);
+	permission_id(fx.p1.project_id, "users:read", perm, sizeof perm);
+	permission_id(fx.p1.project_id, "users:update", other, sizeof other);
+	ck_assert_int_eq(sql_exec(fx.st->db, "INSERT INTO roles (id, project_id, code, name,"
+	                          " created_at, updated_at) VALUES ('ro1', %Q, 'viewer', 'V', 1, 1);"
+	                          "INSERT INTO role_permissions VALUES ('ro1', %Q), ('ro1', %Q)",
+	                          fx.p1.project_id, perm, other), SQLITE_OK);
+	ck_assert_int_eq(sql_int(fx.st->db, "SELECT count(*) FROM client_permissions"
+	                         " WHERE permission_id = %Q", perm), 1);
+
+	ck_assert_int_eq(sql_exec(fx.st->db, "DELETE FROM permissions WHERE id = %Q", perm),
+	                 SQLITE_OK);
+	ck_assert_int_eq(sql_int(fx.st->db, "SELECT count(*) FROM role_permissions"
+	                         " WHERE permission_id = %Q", perm), 0);
+	ck_assert_int_eq(sql_int(fx.st->db, "SELECT count(*) FROM client_permissions"
+	                         " WHERE permission_id = %Q", perm), 0);
+	/* the others stay */
+	ck_assert_int_eq(sql_int(fx.st->db, "SELECT count(*) FROM role_permissions"
+	                         " WHERE role_id = 'ro1'"), 1);
+	ck_assert_int_eq(sql_int(fx.st->db, "SELECT count(*) FROM client_permissions"
+	                         " WHERE client_id = %Q", fx.p1.client_id), 11);
+	fx.str = store_client_scope(fx.st, fx.p1.client_id, &fx.err);
+	ck_assert_ptr_nonnull(fx.str);
+	ck_assert_ptr_null(strstr(fx.str, "users:read"));
+	ck_assert_ptr_nonnull(strstr(fx.str, "users:update"));
+}
+END_TEST
+
+/* Deleting a role leaves its users, without a role. */
+START_TEST(test_delete_role_sets_user_role_null)
+{
+	open_store();
+	create_project("a", &fx.p1);
+	ck_assert_int_eq(sql_exec(fx.st->db, "INSERT INTO roles (id, project_id, code, name,"
+	                          " created_at, updated_at) VALUES ('ro1', %Q, 'viewer', 'V', 1, 1),"
+	                          " ('ro2', %Q, 'editor', 'E', 1, 1)",
+	                          fx.p1.project_id, fx.p1.project_id), SQLITE_OK);
+	ck_assert_int_eq(sql_exec(fx.st->db, "INSERT INTO users (id, project_id, display_name,"
+	                          " role_id, created_at, updated_at) VALUES ('u1', %Q, 'U', 'ro1', 1, 1),"
+	                          " ('u2', %Q, 'V', 'ro2', 1, 1)",
+	                          fx.p1.project_id, fx.p1.project_id), SQLITE_OK);
+	ck_assert_int_eq(sql_exec(fx.st->db, "DELETE FROM roles WHERE id = 'ro1'"), SQLITE_OK);
+	ck_assert_int_eq(sql_int(fx.st->db, "SELECT count(*) FROM users"), 2);
+	ck_assert_int_eq(sql_int(fx.st->db, "SELECT role_id IS NULL FROM users WHERE id = 'u1'"), 1);
+	ck_assert_int_eq(sql_int(fx.st->db, "SELECT role_id = 'ro2' FROM users WHERE id = 'u2'"), 1);
+}
+END_TEST
+
+static Suite *store_suite(void)
+{
+	Suite *s = suite_create("store");
+	TCase *tc;
+
+	tc = tcase_create("open");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, test_open_new_file_migrates);
+	tcase_add_test(tc, test_open_synchronous_normal);
+	tcase_add_test(tc, test_reopen_keeps_data);
+	tcase_add_test(tc, test_newer_schema_refused);
+	tcase_add_test(tc, test_open_bad_path);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("projects");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, test_project_create);
+	tcase_add_test(tc, test_projects_are_separate);
+	tcase_add_test(tc, test_project_list_and_set_active);
+	tcase_add_test(tc, test_project_list_order);
+	tcase_add_test(tc, test_project_unknown);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("token_checks");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, test_client_auth_unknown);
+	tcase_add_test(tc, test_client_auth_inactive_client);
+	tcase_add_test(tc, test_token_is_revoked);
+	tcase_add_test(tc, test_user_is_active);
+	tcase_add_test(tc, test_permissions_check);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("schema");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_loop_test(tc, test_user_email_unique_per_project, 0, N_ELEMS(email_cases));
+	tcase_add_test(tc, test_user_email_in_two_projects);
+	tcase_add_test(tc, test_user_external_id_unique_per_project);
+	tcase_add_test(tc, test_codes_unique_per_project);
+	tcase_add_test(tc, test_foreign_keys_enforced);
+	tcase_add_test(tc, test_delete_permission_cascades);
+	tcase_add_test(tc, test_delete_role_sets_user_role_null);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(store_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
