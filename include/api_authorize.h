@@ -6,5 +6,7 @@
 
 route_handler authorize_get;
 route_handler authorize_post;
+/* POST /api/v1/projects/{project_id}/users/external/{external_user_id}/authorization-codes */
+route_handler byou_code_create;
 
 #endif

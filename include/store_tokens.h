@@ -74,6 +74,14 @@ struct signin_user {
 int store_signin_user(struct store *st, const char *project_id, const char *email,
                       struct signin_user *out, struct api_error *err);
 void signin_user_release(struct signin_user *u);
+/* A BYOU user by external ID within the project. 1 found, 0 not, -1 error. */
+struct byou_user {
+	char *user_id;
+	bool is_active;
+};
+int store_byou_user(struct store *st, const char *project_id, const char *external_user_id,
+                    struct byou_user *out, struct api_error *err);
+void byou_user_release(struct byou_user *u);
 /* The named permissions of the user's role, sorted, space-separated; "" when
  * none. New string, or NULL with err. */
 char *store_user_scope(struct store *st, const char *user_id, struct api_error *err);

@@ -18,6 +18,7 @@
 #include "store.h"
 #include "store_tokens.h"
 #include "util.h"
+#include "validate.h"
 
 #define SIGNIN_FAILED "The email or password is wrong."
 
@@ -233,28 +234,40 @@ static void signin_free(void *arg)
 	free(s);
 }
 
-/* The code: random, stored as a hash, bound to client, redirect URI,
- * challenge and user (CONTRACT.md §6). */
-static void issue_code(struct request_ctx *ctx, struct signin *s)
+/* A new code: random, stored as a hash, bound to client, redirect URI,
+ * challenge and user (CONTRACT.md §6), living code_ttl_s. Returns the code
+ * (caller wipes and frees) or NULL with err. */
+static char *create_code(struct request_ctx *ctx, const char *project_id, const char *client_id,
+                         const char *user_id, const char *redirect_uri, const char *challenge,
+                         struct api_error *err)
 {
-	struct api_error err;
 	char *code = crypto_new_secret(), *family = crypto_new_id();
 	char hash[SECRET_HASH_LEN + 1];
 	struct new_code nc;
 
 	crypto_hash_secret(code, strlen(code), hash);
 	nc = (struct new_code){
-		.hash = hash, .family_id = family, .project_id = s->p.project_id,
-		.client_id = s->p.client_id, .user_id = s->user.user_id,
-		.redirect_uri = s->p.redirect_uri, .code_challenge = s->p.code_challenge,
+		.hash = hash, .family_id = family, .project_id = project_id,
+		.client_id = client_id, .user_id = user_id,
+		.redirect_uri = redirect_uri, .code_challenge = challenge,
 		.expires_at = now_ms() + ctx->srv->cfg->code_ttl_s * 1000LL,
 	};
-	if (store_code_insert(ctx->srv->store, &nc, &err) < 0)
-		reply_redirect(ctx, &s->p, NULL, "server_error");
-	else
-		reply_redirect(ctx, &s->p, code, NULL);
-	crypto_wipe_free(code);
+	if (store_code_insert(ctx->srv->store, &nc, err) < 0) {
+		crypto_wipe_free(code);
+		code = NULL;
+	}
 	free(family);
+	return code;
+}
+
+static void issue_code(struct request_ctx *ctx, struct signin *s)
+{
+	struct api_error err;
+	char *code = create_code(ctx, s->p.project_id, s->p.client_id, s->user.user_id,
+	                         s->p.redirect_uri, s->p.code_challenge, &err);
+
+	reply_redirect(ctx, &s->p, code, code ? NULL : "server_error");
+	crypto_wipe_free(code);
 }
 
 static void on_verified(void *arg, int ok)
@@ -299,4 +312,78 @@ void authorize_post(struct request_ctx *ctx)
 	if (passwords_verify(ctx->srv->passwords, s->found ? s->user.password_hash : NULL,
 	                     s->p.password, on_verified, s, &err) < 0)
 		http_reply_error(ctx, &err);
+}
+
+/* ---- BYOU codes ---- */
+
+/* POST .../users/external/{external_user_id}/authorization-codes: the
+ * project's backend vouches for a BYOU user (CONTRACT.md §6). Checks: the
+ * body (invalid_params), user_not_found, client_not_found, then the states
+ * that need the records (invalid_params). */
+void byou_code_create(struct request_ctx *ctx)
+{
+	static const struct str_rule rules[] = {
+		{ .key = "client_id", .required = true, .max_chars = ID_MAX_CHARS },
+		{ .key = "redirect_uri", .required = true, .check = CHECK_URL },
+		{ .key = "code_challenge", .required = true, .max_chars = 128 },
+		{ .key = "code_challenge_method", .required = true, .max_chars = 16 },
+	};
+	struct str_field f[4];
+	const char *project_id = request_param(ctx, "project_id");
+	struct byou_user user = { 0 };
+	struct client_auth ca;
+	struct api_error err;
+	json_t *uris = NULL;
+	char *code = NULL;
+	int found;
+
+	for (size_t i = 0; i < 4; i++)
+		if (json_read_string(ctx->body, &rules[i], &f[i], &err) < 0)
+			goto fail;
+	if (!valid_challenge(f[2].value)) {
+		api_fail(&err, E_INVALID_PARAMS, "code_challenge must be 43 to 128 characters of"
+		         " [A-Za-z0-9-._~].");
+		goto fail;
+	}
+	if (strcmp(f[3].value, "S256") != 0) {
+		api_fail(&err, E_INVALID_PARAMS, "code_challenge_method must be S256.");
+		goto fail;
+	}
+	found = store_byou_user(ctx->srv->store, project_id, request_param(ctx, "external_user_id"),
+	                        &user, &err);
+	if (found <= 0) {
+		if (found == 0)
+			api_fail(&err, E_USER_NOT_FOUND, "No user of this project has that external ID.");
+		goto fail;
+	}
+	found = store_client_auth(ctx->srv->store, f[0].value, &ca, &err);
+	if (found < 0)
+		goto fail;
+	if (!found || strcmp(ca.project_id, project_id) != 0) {
+		api_fail(&err, E_CLIENT_NOT_FOUND, "The client does not exist in this project.");
+		goto fail;
+	}
+	uris = store_client_redirect_uris(ctx->srv->store, f[0].value, &err);
+	if (!user.is_active || !ca.is_active) {
+		api_fail(&err, E_INVALID_PARAMS, "The user or the client is not active.");
+		goto fail;
+	}
+	if (!uris || !redirect_registered(uris, f[1].value)) {
+		api_fail(&err, E_INVALID_PARAMS, "redirect_uri is not registered on the client.");
+		goto fail;
+	}
+	code = create_code(ctx, project_id, f[0].value, user.user_id, f[1].value, f[2].value, &err);
+	if (!code)
+		goto fail;
+	http_add_header(ctx, "Cache-Control", "no-store");
+	http_reply_json(ctx, 201, json_pack("{s:s, s:I}", "code", code,
+	                "expires_in", (json_int_t)ctx->srv->cfg->code_ttl_s));
+	crypto_wipe_free(code);
+	json_decref(uris);
+	byou_user_release(&user);
+	return;
+fail:
+	json_decref(uris);
+	byou_user_release(&user);
+	http_reply_error(ctx, &err);
 }

@@ -1,6 +1,8 @@
 /* Configuration: the defaults, and inih over them. Any key we do not know, or
  * a value we cannot use, stops the program: a typo must not pass silently. */
 #include <limits.h>
+#include <stdbool.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,7 +14,11 @@
 
 struct load_state {
 	struct config *cfg;
-	char reason[160];
+	FILE *file;
+	int lineno;          /* lines handed to inih so far */
+	int bad_line;        /* the first line we refused, 0 for none */
+	char reason[160];    /* why, for bad_line */
+	char entry_reason[160];
 };
 
 void config_init(struct config *cfg)
@@ -66,7 +72,7 @@ bool config_cors_allowed(const struct config *cfg, const char *origin)
 static int set_long(const char *value, long min, long max, long *out, struct load_state *ls)
 {
 	if (parse_long_range(value, min, max, out) < 0) {
-		snprintf(ls->reason, sizeof ls->reason, "expected a whole number from %ld to %ld", min, max);
+		snprintf(ls->entry_reason, sizeof ls->entry_reason, "expected a whole number from %ld to %ld", min, max);
 		return 0;
 	}
 	return 1;
@@ -93,7 +99,7 @@ static int set_u32(const char *value, long min, long max, uint32_t *out, struct 
 static int set_string(const char *value, char **out, struct load_state *ls)
 {
 	if (!*value) {
-		snprintf(ls->reason, sizeof ls->reason, "must not be empty");
+		snprintf(ls->entry_reason, sizeof ls->entry_reason, "must not be empty");
 		return 0;
 	}
 	free(*out);
@@ -116,14 +122,14 @@ static int set_listen(const char *value, struct config *cfg, struct load_state *
 		host++;
 		host_len -= 2;
 	}
-	if (host_len == 0)
-		goto bad;
+	if (host_len == 0 || (host == value && memchr(host, ':', host_len)))
+		goto bad;   /* an IPv6 address needs brackets: [::1]:8080 */
 	free(cfg->listen_host);
 	cfg->listen_host = xstrndup(host, host_len);
 	cfg->listen_port = (int)port;
 	return 1;
 bad:
-	snprintf(ls->reason, sizeof ls->reason, "expected HOST:PORT, e.g. 127.0.0.1:8080");
+	snprintf(ls->entry_reason, sizeof ls->entry_reason, "expected HOST:PORT, e.g. 127.0.0.1:8080");
 	return 0;
 }
 
@@ -132,7 +138,7 @@ static int set_issuer(const char *value, struct config *cfg, struct load_state *
 	size_t n = strlen(value);
 	if (!validate_http_url(value) || value[n - 1] == '/' || strchr(value, '?') ||
 	    strchr(value, '#')) {
-		snprintf(ls->reason, sizeof ls->reason,
+		snprintf(ls->entry_reason, sizeof ls->entry_reason,
 		         "expected an absolute http(s) URL without a trailing slash");
 		return 0;
 	}
@@ -169,7 +175,7 @@ static int handle_server(struct config *c, const char *name, const char *value, 
 		return set_int(value, 1, 1000000, &c->max_connections, ls);
 	if (!strcmp(name, "cors_origins"))
 		return set_origins(value, c);
-	snprintf(ls->reason, sizeof ls->reason, "unknown key '%s' in [server]", name);
+	snprintf(ls->entry_reason, sizeof ls->entry_reason, "unknown key '%s' in [server]", name);
 	return 0;
 }
 
@@ -182,10 +188,10 @@ static int handle_store(struct config *c, const char *name, const char *value, s
 			c->synchronous_full = !strcmp(value, "full");
 			return 1;
 		}
-		snprintf(ls->reason, sizeof ls->reason, "synchronous must be full or normal");
+		snprintf(ls->entry_reason, sizeof ls->entry_reason, "synchronous must be full or normal");
 		return 0;
 	}
-	snprintf(ls->reason, sizeof ls->reason, "unknown key '%s' in [store]", name);
+	snprintf(ls->entry_reason, sizeof ls->entry_reason, "unknown key '%s' in [store]", name);
 	return 0;
 }
 
@@ -199,7 +205,7 @@ static int handle_tokens(struct config *c, const char *name, const char *value, 
 		return set_long(value, 1, 3600, &c->code_ttl_s, ls);
 	if (!strcmp(name, "signing_key"))
 		return set_string(value, &c->signing_key, ls);
-	snprintf(ls->reason, sizeof ls->reason, "unknown key '%s' in [tokens]", name);
+	snprintf(ls->entry_reason, sizeof ls->entry_reason, "unknown key '%s' in [tokens]", name);
 	return 0;
 }
 
@@ -215,19 +221,13 @@ static int handle_passwords(struct config *c, const char *name, const char *valu
 		return set_int(value, 1, 64, &c->hash_threads, ls);
 	if (!strcmp(name, "max_pending_hashes"))
 		return set_int(value, 1, 100000, &c->max_pending_hashes, ls);
-	snprintf(ls->reason, sizeof ls->reason, "unknown key '%s' in [passwords]", name);
+	snprintf(ls->entry_reason, sizeof ls->entry_reason, "unknown key '%s' in [passwords]", name);
 	return 0;
 }
 
-/* inih calls this for each name = value; returning 0 makes ini_parse report
- * the line. */
-static int on_entry(void *user, const char *section, const char *name, const char *value)
+static int handle_entry(struct load_state *ls, const char *section, const char *name,
+                        const char *value)
 {
-	struct load_state *ls = user;
-
-	if (!name) {   /* a section header alone (INI_CALL_HANDLER_ON_NEW_SECTION) */
-		return 1;
-	}
 	if (!strcmp(section, "server"))
 		return handle_server(ls->cfg, name, value, ls);
 	if (!strcmp(section, "store"))
@@ -236,60 +236,108 @@ static int on_entry(void *user, const char *section, const char *name, const cha
 		return handle_tokens(ls->cfg, name, value, ls);
 	if (!strcmp(section, "passwords"))
 		return handle_passwords(ls->cfg, name, value, ls);
-	snprintf(ls->reason, sizeof ls->reason, "unknown section [%s]", section);
+	snprintf(ls->entry_reason, sizeof ls->entry_reason, "unknown section [%s]", section);
 	return 0;
 }
 
-/* inih only calls the handler for entries, so a section with no keys is
- * checked here: every [name] line must be one we know. */
-static int check_sections(FILE *f, char *bad, size_t badlen)
+/* inih calls this for each name = value; the first refusal is kept with the
+ * line the reader handed over last, which is the entry's own line. */
+static int on_entry(void *user, const char *section, const char *name, const char *value)
 {
-	static const char *const known[] = { "server", "store", "tokens", "passwords" };
-	char line[1024];
-	int lineno = 0;
+	struct load_state *ls = user;
 
-	while (fgets(line, sizeof line, f)) {
-		char *p = line, *end;
-		lineno++;
-		while (*p == ' ' || *p == '\t')
-			p++;
-		if (*p != '[')
-			continue;
-		end = strchr(p, ']');
-		if (!end)
-			continue;   /* inih reports the syntax error */
-		*end = '\0';
-		p++;
-		bool ok = false;
-		for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
-			ok = ok || !strcmp(p, known[i]);
-		if (!ok) {
-			snprintf(bad, badlen, "unknown section [%.100s]", p);
-			return lineno;
-		}
+	ls->entry_reason[0] = '\0';
+	if (handle_entry(ls, section, name, value))
+		return 1;
+	if (!ls->bad_line) {
+		ls->bad_line = ls->lineno;
+		snprintf(ls->reason, sizeof ls->reason, "%s", ls->entry_reason);
 	}
 	return 0;
+}
+
+static bool known_section(const char *name, size_t len)
+{
+	static const char *const known[] = { "server", "store", "tokens", "passwords" };
+	for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
+		if (strlen(known[i]) == len && !strncmp(name, known[i], len))
+			return true;
+	return false;
+}
+
+static void refuse_line(struct load_state *ls, const char *reason)
+{
+	if (ls->bad_line)
+		return;
+	ls->bad_line = ls->lineno;
+	snprintf(ls->reason, sizeof ls->reason, "%s", reason);
+}
+
+/* Feeds inih one line at a time so that we know the line number, and checks
+ * what inih would pass over quietly: section names (an empty section never
+ * reaches the handler), lines longer than inih's buffer, and indented lines
+ * (inih would read them as continuations of the previous value). */
+static char *read_line(char *str, int num, void *stream)
+{
+	struct load_state *ls = stream;
+	char *line = fgets(str, num, ls->file), *p;
+	size_t n;
+
+	if (!line)
+		return NULL;
+	ls->lineno++;
+	n = strlen(line);
+	if (n == (size_t)num - 1 && line[n - 1] != '\n' && !feof(ls->file)) {
+		char reason[64];
+		int c;
+		snprintf(reason, sizeof reason, "line longer than %d characters", num - 2);
+		refuse_line(ls, reason);
+		while ((c = fgetc(ls->file)) != EOF && c != '\n')
+			;
+	}
+	if (ls->lineno == 1 && !strncmp(line, "\xEF\xBB\xBF", 3))
+		memmove(line, line + 3, strlen(line + 3) + 1);
+	p = line + strspn(line, " \t");
+	if (p != line)
+		memmove(line, p, strlen(p) + 1);
+	if (line[0] == '[') {
+		char *end = strchr(line, ']');
+		if (end && !known_section(line + 1, (size_t)(end - line - 1))) {
+			char reason[160];
+			snprintf(reason, sizeof reason, "unknown section [%.*s]",
+			         (int)(end - line - 1 > 100 ? 100 : end - line - 1), line + 1);
+			refuse_line(ls, reason);
+		}
+	}
+	return line;
 }
 
 int config_load(struct config *cfg, const char *path, char *errbuf, size_t errlen)
 {
 	struct load_state ls = { .cfg = cfg };
-	FILE *f = fopen(path, "r");
+	struct stat sb;
 	int line;
 
-	if (!f) {
+	ls.file = fopen(path, "r");
+	if (!ls.file || fstat(fileno(ls.file), &sb) < 0 || !S_ISREG(sb.st_mode)) {
+		if (ls.file)
+			fclose(ls.file);
 		snprintf(errbuf, errlen, "%s: cannot open the configuration file", path);
 		return -1;
 	}
-	line = check_sections(f, ls.reason, sizeof ls.reason);
-	if (line == 0) {
-		rewind(f);
-		line = ini_parse_file(f, on_entry, &ls);
+	line = ini_parse_stream(read_line, &ls, on_entry, &ls);
+	fclose(ls.file);
+	if (line < 0) {
+		snprintf(errbuf, errlen, "%s: cannot read the configuration file", path);
+		return -1;
 	}
-	fclose(f);
-	if (line != 0) {
-		snprintf(errbuf, errlen, "%s:%d: %s", path, line,
-		         ls.reason[0] ? ls.reason : "syntax error");
+	/* inih's own errors are syntax; ours carry a reason. The first line wins. */
+	if (ls.bad_line && (line == 0 || ls.bad_line <= line)) {
+		snprintf(errbuf, errlen, "%s:%d: %s", path, ls.bad_line, ls.reason);
+		return -1;
+	}
+	if (line > 0) {
+		snprintf(errbuf, errlen, "%s:%d: syntax error", path, line);
 		return -1;
 	}
 	return 0;

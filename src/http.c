@@ -198,8 +198,12 @@ static bool is_hex(char c)
 
 char *percent_decode(const char *s, size_t len, bool plus_is_space)
 {
-	char *raw = xstrndup(s, len), *out;
+	char *raw, *out;
 	size_t out_len = 0;
+
+	if (memchr(s, '\0', len))
+		return NULL;
+	raw = xstrndup(s, len);
 
 	for (size_t i = 0; i < len; i++) {
 		if (raw[i] == '%' && (i + 2 >= len || !is_hex(raw[i + 1]) || !is_hex(raw[i + 2]))) {

@@ -63,6 +63,9 @@ static const struct route routes[] = {
 	  .permission = "users:read", .handler = users_list },
 	{ .method = EVHTTP_REQ_GET, .path = P "/users/external/:external_user_id",
 	  .auth = AUTH_BEARER, .permission = "users:read", .handler = users_get_external },
+	{ .method = EVHTTP_REQ_POST, .path = P "/users/external/:external_user_id/authorization-codes",
+	  .auth = AUTH_BEARER, .permission = "users:update", .body = BODY_JSON,
+	  .handler = byou_code_create },
 
 	{ .method = EVHTTP_REQ_POST, .path = P "/clients", .auth = AUTH_BEARER,
 	  .permission = "clients:create", .body = BODY_JSON, .handler = clients_create },

@@ -24,6 +24,7 @@ enum {
 	T_SIGNIN_USER,
 	T_USER_SCOPE,
 	T_CLIENT_REDIRECTS,
+	T_BYOU_USER,
 	T__COUNT
 };
 
@@ -73,6 +74,8 @@ static const char *const sql[T__COUNT] = {
 		" JOIN resources r ON r.id = pm.resource_id"
 		" WHERE u.id = ?1 ORDER BY named",
 	[T_CLIENT_REDIRECTS] = "SELECT redirect_uris FROM clients WHERE id = ?1",
+	[T_BYOU_USER] =
+		"SELECT id, is_active FROM users WHERE project_id = ?1 AND external_user_id = ?2",
 };
 
 const struct stmt_set store_tokens_sql = { T__COUNT, sql, NULL };
@@ -302,4 +305,33 @@ json_t *store_client_redirect_uris(struct store *st, const char *client_id, stru
 	}
 	sqlite3_reset(s);
 	return uris;
+}
+
+int store_byou_user(struct store *st, const char *project_id, const char *external_user_id,
+                    struct byou_user *out, struct api_error *err)
+{
+	sqlite3_stmt *s = STMT(st, T_BYOU_USER);
+	int rc;
+
+	memset(out, 0, sizeof *out);
+	store_bind_text(s, 1, project_id);
+	store_bind_text(s, 2, external_user_id);
+	rc = sqlite3_step(s);
+	if (rc == SQLITE_ROW) {
+		out->user_id = dup_column(s, 0);
+		out->is_active = sqlite3_column_int(s, 1) != 0;
+		rc = 1;
+	} else if (rc == SQLITE_DONE) {
+		rc = 0;
+	} else {
+		rc = store_fail(st, err, "BYOU user");
+	}
+	sqlite3_reset(s);
+	return rc;
+}
+
+void byou_user_release(struct byou_user *u)
+{
+	free(u->user_id);
+	memset(u, 0, sizeof *u);
 }

@@ -5,8 +5,7 @@
  * which the checked teardown removes along with the config, so a failing
  * assertion leaks nothing.
  *
- * Tests in the "known_bugs" case show bugs that are not fixed yet; they run
- * only with EDGEAUTH_KNOWN_BUGS=1 in the environment.
+ * The "regressions" case keeps the inputs of bugs found and fixed.
  */
 #include <check.h>
 #include <dirent.h>
@@ -414,12 +413,11 @@ START_TEST(test_cors_default_allows_nothing)
 }
 END_TEST
 
-/* --- known bugs (EDGEAUTH_KNOWN_BUGS=1) ------------------------------------ */
+/* --- regressions ------------------------------------------------------------ */
 
-/* BUG: inih goes on after the first error and returns its line, but each
- * later error overwrites the reason: the message names line 2 with line 3's
- * reason ("FILE:2: unknown key 'bogus' in [server]"). */
-START_TEST(bug_reason_belongs_to_the_line)
+/* inih goes on after the first error and returns its line; the reason must
+ * be that line's, not a later one's. */
+START_TEST(regression_reason_belongs_to_the_line)
 {
 	ck_assert_int_eq(load("[server]\nmax_body_bytes = lots\nbogus = 1\n"), -1);
 	expect_error_at(2, R_NUMBER, "first error, later unknown key");
@@ -431,11 +429,10 @@ START_TEST(bug_reason_belongs_to_the_line)
 }
 END_TEST
 
-/* BUG: inih reads lines into a 200-byte buffer; a longer line (here a
- * cors_origins list of 280 characters) is cut, and its tail is parsed as the
- * next line: refused as "FILE:3: unknown key '.com https' in [server]" (the
- * file has two lines). */
-START_TEST(bug_long_line_refused)
+/* inih reads lines into a 200-byte buffer. A longer line used to be cut and
+ * its tail parsed as a new line (or, after a space, as a continuation that
+ * silently replaced the value); now it is refused with its own line number. */
+START_TEST(regression_long_line_refused)
 {
 	char text[1024] = "[server]\ncors_origins =";
 	size_t n;
@@ -446,51 +443,54 @@ START_TEST(bug_long_line_refused)
 	}
 	n = strlen(text);
 	snprintf(text + n, sizeof text - n, "\n");
-	ck_assert_msg(load(text) == 0, "config_load: %s", fx.err);
-	ck_assert_uint_eq(count_origins(&fx.cfg), 10);
-	ck_assert_str_eq(fx.cfg.cors_origins[9], "https://app-09.example.com");
+	ck_assert_int_eq(load(text), -1);
+	expect_error_at(2, "line longer than", "a 280-character line");
 }
 END_TEST
 
-/* BUG: the same cut, when the tail starts with a space, makes an inih
- * continuation line: set_origins runs again with the tail alone and the
- * origins before the cut are silently dropped (the file loads). */
-START_TEST(bug_long_line_truncated)
+START_TEST(regression_long_line_not_truncated)
 {
 	char text[512] = "[server]\ncors_origins = https://";
 	size_t n = strlen(text), line_start = strlen("[server]\n");
 
-	/* the first origin ends where inih cuts the line (199 bytes) */
+	/* the first origin ends where inih would cut the line (199 bytes) */
 	while (n - line_start < 199 - strlen(".example.com"))
 		text[n++] = 'a';
 	snprintf(text + n, sizeof text - n, ".example.com https://b.example.com\n");
 	ck_assert_int_eq(text[line_start + 199], ' ');
-	ck_assert_msg(load(text) == 0, "config_load: %s", fx.err);
-	ck_assert_uint_eq(count_origins(&fx.cfg), 2);
-	ck_assert(config_cors_allowed(&fx.cfg, "https://b.example.com"));
+	ck_assert_int_eq(load(text), -1);
+	expect_error_at(2, "line longer than", "a line cut at a space");
 }
 END_TEST
 
-/* BUG: check_sections skips a first line that starts with a UTF-8 BOM (which
- * inih accepts), so an unknown section with no keys there passes. */
-START_TEST(bug_bom_unknown_empty_section)
+/* An indented line is a line of its own, not a continuation. */
+START_TEST(regression_indented_line)
+{
+	ck_assert_msg(load("[server]\n  cors_origins = https://a.example\n") == 0, "%s", fx.err);
+	ck_assert(config_cors_allowed(&fx.cfg, "https://a.example"));
+	ck_assert_int_eq(load("[server]\ncors_origins = https://a.example\n  https://b.example\n"), -1);
+	expect_error_at(3, "unknown key", "an indented value is a line of its own");
+}
+END_TEST
+
+/* A first line that starts with a UTF-8 BOM is still checked. */
+START_TEST(regression_bom_unknown_empty_section)
 {
 	ck_assert_int_eq(load("\xef\xbb\xbf[bogus]\n"), -1);
 	expect_error_at(1, "unknown section [bogus]", "BOM then unknown section");
 }
 END_TEST
 
-/* BUG: "::1" (a v6 address with no port) is taken as host ":" port 1. */
-START_TEST(bug_listen_v6_without_port)
+/* "::1" (a v6 address with no port) is refused, not host ":" port 1. */
+START_TEST(regression_listen_v6_without_port)
 {
 	ck_assert_int_eq(load("[server]\nlisten = ::1\n"), -1);
 	expect_error_at(2, R_LISTEN, "::1");
 }
 END_TEST
 
-/* BUG: a directory opens with fopen(..., "r") on Linux; reading it fails and
- * config_load returns 0 with the defaults (edgeauth -c /etc starts). */
-START_TEST(bug_directory_as_file)
+/* A directory opens with fopen(..., "r") on Linux: it must still be refused. */
+START_TEST(regression_directory_as_file)
 {
 	ck_assert_int_eq(config_load(&fx.cfg, fx.dir, fx.err, sizeof fx.err), -1);
 	ck_assert_msg(strncmp(fx.err, fx.dir, strlen(fx.dir)) == 0, "error \"%s\"", fx.err);
@@ -530,17 +530,16 @@ static Suite *config_suite(void)
 	tcase_add_test(tc, test_cors_default_allows_nothing);
 	suite_add_tcase(s, tc);
 
-	if (getenv("EDGEAUTH_KNOWN_BUGS")) {
-		tc = tcase_create("known_bugs");
-		tcase_add_checked_fixture(tc, setup, teardown);
-		tcase_add_test(tc, bug_reason_belongs_to_the_line);
-		tcase_add_test(tc, bug_long_line_refused);
-		tcase_add_test(tc, bug_long_line_truncated);
-		tcase_add_test(tc, bug_bom_unknown_empty_section);
-		tcase_add_test(tc, bug_listen_v6_without_port);
-		tcase_add_test(tc, bug_directory_as_file);
-		suite_add_tcase(s, tc);
-	}
+	tc = tcase_create("regressions");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, regression_reason_belongs_to_the_line);
+	tcase_add_test(tc, regression_long_line_refused);
+	tcase_add_test(tc, regression_long_line_not_truncated);
+	tcase_add_test(tc, regression_indented_line);
+	tcase_add_test(tc, regression_bom_unknown_empty_section);
+	tcase_add_test(tc, regression_listen_v6_without_port);
+	tcase_add_test(tc, regression_directory_as_file);
+	suite_add_tcase(s, tc);
 	return s;
 }
 

@@ -7,6 +7,7 @@
  */
 #include <check.h>
 #include <dirent.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +21,7 @@
 #include "json_util.h"
 #include "store.h"
 
+extern const char *const schema_migrations[];
 extern const size_t schema_migration_count;
 
 #define N_ELEMS(a) (sizeof(a) / sizeof((a)[0]))
@@ -103,6 +105,7 @@ static long long sql_int(sqlite3 *db, const char *fmt, ...)
 	sqlite3_stmt *s = NULL;
 	long long v;
 	int rc;
+	char msg[512];
 
 	va_start(ap, fmt);
 	sql = sqlite3_vmprintf(fmt, ap);
@@ -112,8 +115,9 @@ static long long sql_int(sqlite3 *db, const char *fmt, ...)
 		rc = sqlite3_step(s);
 	v = rc == SQLITE_ROW ? sqlite3_column_int64(s, 0) : -1;
 	sqlite3_finalize(s);
-	ck_assert_msg(rc == SQLITE_ROW, "%s: %s", sql, sqlite3_errmsg(db));
+	snprintf(msg, sizeof msg, "%s: %s", sql, sqlite3_errmsg(db));
 	sqlite3_free(sql);
+	ck_assert_msg(rc == SQLITE_ROW, "%s", msg);
 	return v;
 }
 
@@ -124,6 +128,7 @@ static const char *sql_text(sqlite3 *db, char *buf, size_t size, const char *fmt
 	char *sql;
 	sqlite3_stmt *s = NULL;
 	int rc;
+	char msg[512];
 
 	va_start(ap, fmt);
 	sql = sqlite3_vmprintf(fmt, ap);
@@ -135,8 +140,9 @@ static const char *sql_text(sqlite3 *db, char *buf, size_t size, const char *fmt
 		snprintf(buf, size, "%s", s && sqlite3_column_text(s, 0)
 		                          ? (const char *)sqlite3_column_text(s, 0) : "");
 	sqlite3_finalize(s);
-	ck_assert_msg(rc == SQLITE_ROW, "%s: %s", sql, sqlite3_errmsg(db));
+	snprintf(msg, sizeof msg, "%s: %s", sql, sqlite3_errmsg(db));
 	sqlite3_free(sql);
+	ck_assert_msg(rc == SQLITE_ROW, "%s", msg);
 	return buf;
 }
 
@@ -224,6 +230,25 @@ START_TEST(test_reopen_keeps_data)
 	ck_assert_int_eq(sql_int(fx.st->db, "SELECT count(*) FROM sqlite_master WHERE name = 'marker'"),
 	                 1);
 	ck_assert_int_eq(sql_int(fx.st->db, "PRAGMA foreign_keys"), 1);
+}
+END_TEST
+
+/* A file at version 1 (only 001_init.sql) gets the later migrations, and
+ * keeps its rows. */
+START_TEST(test_open_upgrades_old_file)
+{
+	ck_assert_int_eq(sqlite3_open(fx.path, &fx.raw), SQLITE_OK);
+	ck_assert_int_eq(sqlite3_exec(fx.raw, schema_migrations[0], NULL, NULL, NULL), SQLITE_OK);
+	ck_assert_int_eq(sql_exec(fx.raw, "PRAGMA user_version = 1"), SQLITE_OK);
+	ck_assert_int_eq(sql_exec(fx.raw, "INSERT INTO projects (id, name, created_at, updated_at)"
+	                          " VALUES ('old', 'Old', 1, 1)"), SQLITE_OK);
+	sqlite3_close(fx.raw);
+	fx.raw = NULL;
+
+	open_store();
+	ck_assert_int_eq(sql_int(fx.st->db, "PRAGMA user_version"), (long long)schema_migration_count);
+	ck_assert_int_eq(store_project_get(fx.st, "old", NULL, &fx.err), 1);
+	ck_assert_int_eq(store_project_count(fx.st, &fx.err), 1);
 }
 END_TEST
 
@@ -321,6 +346,47 @@ START_TEST(test_project_create)
 	/* no roles, no users */
 	ck_assert_int_eq(sql_int(fx.st->db, "SELECT count(*) FROM roles"), 0);
 	ck_assert_int_eq(sql_int(fx.st->db, "SELECT count(*) FROM users"), 0);
+}
+END_TEST
+
+/* A create that fails (NOT NULL name) rolls back everything, hands out
+ * nothing, and leaves the store usable. */
+START_TEST(test_project_create_failure_rolls_back)
+{
+	open_store();
+	ck_assert_int_eq(store_project_create(fx.st, NULL, &fx.p1, &fx.err), -1);
+	ck_assert_str_eq(fx.err.code, "system_error");
+	ck_assert_ptr_null(fx.p1.project_id);
+	ck_assert_ptr_null(fx.p1.client_id);
+	ck_assert_ptr_null(fx.p1.client_secret);
+	ck_assert_int_eq(store_project_count(fx.st, &fx.err), 0);
+	ck_assert_int_eq(sql_int(fx.st->db, "SELECT count(*) FROM clients"), 0);
+	ck_assert_int_eq(sqlite3_get_autocommit(fx.st->db), 1);
+	create_project("after", &fx.p2);
+	ck_assert_int_eq(store_project_count(fx.st, &fx.err), 1);
+}
+END_TEST
+
+START_TEST(test_transactions)
+{
+	open_store();
+	store_rollback(fx.st);   /* no transaction: a no-op */
+	ck_assert_int_eq(store_begin(fx.st, &fx.err), 0);
+	ck_assert_int_eq(sqlite3_get_autocommit(fx.st->db), 0);
+	ck_assert_int_eq(sql_exec(fx.st->db, "INSERT INTO revoked_tokens VALUES ('j1', 1)"),
+	                 SQLITE_OK);
+	store_rollback(fx.st);
+	ck_assert_int_eq(sqlite3_get_autocommit(fx.st->db), 1);
+	ck_assert_int_eq(store_token_is_revoked(fx.st, "j1", &fx.err), 0);
+
+	ck_assert_int_eq(store_begin(fx.st, &fx.err), 0);
+	memset(&fx.err, 0, sizeof fx.err);
+	ck_assert_int_eq(store_begin(fx.st, &fx.err), -1);   /* no nesting */
+	ck_assert_str_eq(fx.err.code, "system_error");
+	ck_assert_int_eq(sql_exec(fx.st->db, "INSERT INTO revoked_tokens VALUES ('j2', 1)"),
+	                 SQLITE_OK);
+	ck_assert_int_eq(store_commit(fx.st, &fx.err), 0);
+	ck_assert_int_eq(store_token_is_revoked(fx.st, "j2", &fx.err), 1);
 }
 END_TEST
 
@@ -722,6 +788,7 @@ static Suite *store_suite(void)
 	tcase_add_test(tc, test_open_new_file_migrates);
 	tcase_add_test(tc, test_open_synchronous_normal);
 	tcase_add_test(tc, test_reopen_keeps_data);
+	tcase_add_test(tc, test_open_upgrades_old_file);
 	tcase_add_test(tc, test_newer_schema_refused);
 	tcase_add_test(tc, test_open_bad_path);
 	suite_add_tcase(s, tc);
@@ -729,6 +796,8 @@ static Suite *store_suite(void)
 	tc = tcase_create("projects");
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_project_create);
+	tcase_add_test(tc, test_project_create_failure_rolls_back);
+	tcase_add_test(tc, test_transactions);
 	tcase_add_test(tc, test_projects_are_separate);
 	tcase_add_test(tc, test_project_list_and_set_active);
 	tcase_add_test(tc, test_project_list_order);
