@@ -1,5 +1,464 @@
-/* The users area's statements and queries. */
-#include "store.h"
+/*
+ * The users area's statements and queries. Uniqueness of a user's external ID
+ * and email (without regard to case) is checked and written in one
+ * BEGIN IMMEDIATE transaction; the unique indexes of schema/001_init.sql stay
+ * the last word. Never returns a password hash: no SELECT here reads one.
+ */
+#include <assert.h>
+#include <stdlib.h>
+#include <string.h>
 
-static const char *const sql[] = { NULL };
-const struct stmt_set store_users_sql = { 0, sql, NULL };
+#include "crypto.h"
+#include "store_users.h"
+#include "util.h"
+
+enum store_users_stmt {
+	SU_USER_IN_PROJECT,
+	SU_ROLE_IN_PROJECT,
+	SU_EXTERNAL_ID_TAKEN,
+	SU_EMAIL_TAKEN,
+	SU_INSERT,
+	SU_UPDATE,
+	SU_GET,
+	SU_GET_EXTERNAL,
+	SU_COUNT,
+	SU_LIST,   /* first of USER_SORT__COUNT * 2 statements: (sort, asc), (sort, desc) */
+	SU__COUNT = SU_LIST + USER_SORT__COUNT * 2
+};
+
+/* The record's columns, in the order user_row_json reads them. */
+#define USER_COLUMNS \
+	"SELECT u.id, u.display_name, u.avatar_url, u.external_user_id, u.email, u.is_active," \
+	" u.role_id, r.name, u.created_at, u.updated_at"
+#define USER_FROM " FROM users u LEFT JOIN roles r ON r.id = u.role_id"
+enum { COL_ID, COL_DISPLAY_NAME, COL_AVATAR_URL, COL_EXTERNAL_USER_ID, COL_EMAIL,
+       COL_IS_ACTIVE, COL_ROLE_ID, COL_ROLE_NAME, COL_CREATED_AT, COL_UPDATED_AT,
+       COL_PERMISSIONS };
+
+/* List filters: ?1 project, ?2 LIKE pattern, ?3 is_active, ?4 role_id (NULL: any).
+ * CONTRACT.md §3: search is a case-insensitive substring of display name or email. */
+#define USER_FILTER \
+	" WHERE u.project_id = ?1" \
+	" AND (?2 IS NULL OR u.display_name LIKE ?2 ESCAPE '\\' OR u.email LIKE ?2 ESCAPE '\\')" \
+	" AND (?3 IS NULL OR u.is_active = ?3) AND (?4 IS NULL OR u.role_id = ?4)"
+
+/* CONTRACT.md §3: text sorts ignore case; NULLs first ascending and last
+ * descending (SQLite's order); ties broken by ID so pages never overlap. */
+#define LIST(key, dir) USER_COLUMNS USER_FROM USER_FILTER \
+	" ORDER BY " key " " dir ", u.id " dir " LIMIT ?5 OFFSET ?6"
+#define LIST_BOTH(key) LIST(key, "ASC"), LIST(key, "DESC")
+
+/* The role's permissions in their named form ("users:read"). */
+#define ROLE_PERMISSIONS \
+	"(SELECT json_group_array(named) FROM (SELECT res.code || ':' || pm.code AS named" \
+	" FROM role_permissions rp JOIN permissions pm ON pm.id = rp.permission_id" \
+	" JOIN resources res ON res.id = pm.resource_id" \
+	" WHERE rp.role_id = u.role_id ORDER BY named))"
+
+static const char *const sql[SU__COUNT] = {
+	[SU_USER_IN_PROJECT] = "SELECT 1 FROM users WHERE id = ?1 AND project_id = ?2",
+	[SU_ROLE_IN_PROJECT] = "SELECT 1 FROM roles WHERE id = ?1 AND project_id = ?2",
+	/* ?3: the user being updated, who may keep their own values; NULL on create. */
+	[SU_EXTERNAL_ID_TAKEN] =
+		"SELECT 1 FROM users WHERE project_id = ?1 AND external_user_id = ?2"
+		" AND (?3 IS NULL OR id <> ?3)",
+	[SU_EMAIL_TAKEN] =
+		"SELECT 1 FROM users WHERE project_id = ?1 AND email = ?2 COLLATE NOCASE"
+		" AND (?3 IS NULL OR id <> ?3)",
+	[SU_INSERT] =
+		"INSERT INTO users (id, project_id, display_name, avatar_url, external_user_id,"
+		" email, password_hash, is_active, role_id, created_at, updated_at)"
+		" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, 1, ?8, ?9, ?9)",
+	/* Each optional field: a flag (the body had it) and the value (NULL clears). */
+	[SU_UPDATE] =
+		"UPDATE users SET display_name = ?3, is_active = ?4,"
+		" avatar_url = CASE WHEN ?5 THEN ?6 ELSE avatar_url END,"
+		" external_user_id = CASE WHEN ?7 THEN ?8 ELSE external_user_id END,"
+		" email = CASE WHEN ?9 THEN ?10 ELSE email END,"
+		" role_id = CASE WHEN ?11 THEN ?12 ELSE role_id END,"
+		" password_hash = coalesce(?13, password_hash), updated_at = ?14"
+		" WHERE id = ?1 AND project_id = ?2",
+	[SU_GET] = USER_COLUMNS USER_FROM " WHERE u.id = ?1 AND u.project_id = ?2",
+	[SU_GET_EXTERNAL] =
+		USER_COLUMNS ", CASE WHEN ?3 THEN " ROLE_PERMISSIONS " END" USER_FROM
+		" WHERE u.project_id = ?1 AND u.external_user_id = ?2",
+	[SU_COUNT] = "SELECT count(*) FROM users u" USER_FILTER,
+	[SU_LIST + 2 * USER_SORT_CREATED_AT] = LIST_BOTH("u.created_at"),
+	[SU_LIST + 2 * USER_SORT_UPDATED_AT] = LIST_BOTH("u.updated_at"),
+	[SU_LIST + 2 * USER_SORT_DISPLAY_NAME] = LIST_BOTH("u.display_name COLLATE NOCASE"),
+	[SU_LIST + 2 * USER_SORT_EMAIL] = LIST_BOTH("u.email COLLATE NOCASE"),
+	[SU_LIST + 2 * USER_SORT_IS_ACTIVE] = LIST_BOTH("u.is_active"),
+	[SU_LIST + 2 * USER_SORT_EXTERNAL_USER_ID] =
+		LIST_BOTH("u.external_user_id COLLATE NOCASE"),
+	[SU_LIST + 2 * USER_SORT_ROLE_NAME] = LIST_BOTH("r.name COLLATE NOCASE"),
+};
+const struct stmt_set store_users_sql = { SU__COUNT, sql, NULL };
+
+const char *const store_user_sort_keys[USER_SORT__COUNT] = {
+	[USER_SORT_CREATED_AT] = "created_at",
+	[USER_SORT_UPDATED_AT] = "updated_at",
+	[USER_SORT_DISPLAY_NAME] = "display_name",
+	[USER_SORT_EMAIL] = "email",
+	[USER_SORT_IS_ACTIVE] = "is_active",
+	[USER_SORT_EXTERNAL_USER_ID] = "external_user_id",
+	[USER_SORT_ROLE_NAME] = "role_name",
+};
+
+static sqlite3_stmt *stmt(struct store *st, enum store_users_stmt which)
+{
+	return st->users.stmt[which];
+}
+
+/* Resets a statement and drops its bindings, which point into the caller's
+ * strings (SQLITE_STATIC). Every path through a statement ends here. */
+static void stmt_finish(sqlite3_stmt *s)
+{
+	sqlite3_reset(s);
+	sqlite3_clear_bindings(s);
+}
+
+/* The value a field writes: its string when SET, else NULL. */
+static const char *field_value(const struct str_field *f)
+{
+	return f->state == FIELD_SET ? f->value : NULL;
+}
+
+/* Runs a one-row look-up with up to three text parameters (a, b, c; the
+ * statement decides how many it has). 1 a row, 0 none, -1 error. */
+static int lookup(struct store *st, enum store_users_stmt which, const char *a,
+                  const char *b, const char *c, struct api_error *err)
+{
+	sqlite3_stmt *s = stmt(st, which);
+	const char *v[3] = { a, b, c };
+	int n = sqlite3_bind_parameter_count(s), rc;
+
+	for (int i = 0; i < n && i < 3; i++)
+		store_bind_text(s, i + 1, v[i]);
+	rc = sqlite3_step(s);
+	if (rc == SQLITE_ROW)
+		rc = 1;
+	else if (rc == SQLITE_DONE)
+		rc = 0;
+	else
+		rc = store_fail(st, err, "user look-up");
+	stmt_finish(s);
+	return rc;
+}
+
+/* Conflicts with other users of the project, external ID first: CONTRACT.md
+ * §3 orders nothing between the two, so we follow SPEC.md's error table.
+ * user_id: the user being updated (who may keep their own values), or NULL. */
+static int check_conflicts(struct store *st, const char *project_id, const char *user_id,
+                           const struct user_fields *f, struct api_error *err)
+{
+	int found;
+
+	if (f->external_user_id.state == FIELD_SET) {
+		found = lookup(st, SU_EXTERNAL_ID_TAKEN, project_id, f->external_user_id.value,
+		               user_id, err);
+		if (found)
+			return found < 0 ? -1 : api_fail(err, E_USER_EXTERNAL_ID_ALREADY_USED,
+			                 "Another user of this project has this external user ID.");
+	}
+	if (f->email.state == FIELD_SET) {
+		found = lookup(st, SU_EMAIL_TAKEN, project_id, f->email.value, user_id, err);
+		if (found)
+			return found < 0 ? -1 : api_fail(err, E_USER_EMAIL_ALREADY_USED,
+			                 "Another user of this project has this email.");
+	}
+	return 0;
+}
+
+int store_user_check(struct store *st, const char *project_id, const char *user_id,
+                     const struct user_fields *f, struct api_error *err)
+{
+	int found;
+
+	if (user_id) {
+		found = lookup(st, SU_USER_IN_PROJECT, user_id, project_id, NULL, err);
+		if (found <= 0)
+			return found < 0 ? -1 : api_fail(err, E_USER_NOT_FOUND,
+			                                  "The user does not exist in this project.");
+	}
+	/* The foreign key would accept a role of another project: check the project. */
+	if (f->role_id.state == FIELD_SET) {
+		found = lookup(st, SU_ROLE_IN_PROJECT, f->role_id.value, project_id, NULL, err);
+		if (found <= 0)
+			return found < 0 ? -1 : api_fail(err, E_ROLE_NOT_FOUND,
+			                                  "The role does not exist in this project.");
+	}
+	return check_conflicts(st, project_id, user_id, f, err);
+}
+
+/* Steps a write. 0 done, 1 a UNIQUE constraint failed, -1 other error. */
+static int step_write(struct store *st, sqlite3_stmt *s, struct api_error *err)
+{
+	int rc = sqlite3_step(s);
+
+	if (rc == SQLITE_DONE)
+		return 0;
+	if (rc == SQLITE_CONSTRAINT_UNIQUE)
+		return 1;
+	return store_fail(st, err, "user write");
+}
+
+/* After a UNIQUE failure the check that passed a moment ago in the same
+ * transaction cannot say otherwise, but ask the store which constraint it
+ * was rather than trust the message; system_error if none is found. */
+static int unique_failed(struct store *st, const char *project_id, const char *user_id,
+                         const struct user_fields *f, struct api_error *err)
+{
+	if (check_conflicts(st, project_id, user_id, f, err) < 0)
+		return -1;
+	return store_fail(st, err, "user write: unexplained UNIQUE failure");
+}
+
+static int cmp_strings(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* The permissions column (a JSON array of named forms) as a new array sorted
+ * by strcmp: SQLite before 3.44 cannot order inside an aggregate, and the
+ * order of a subquery is not a promise. */
+static json_t *permissions_json(const char *text)
+{
+	json_t *in = text ? json_loads(text, 0, NULL) : NULL;
+	size_t n = json_array_size(in), used = 0;
+	const char **v = xcalloc(n ? n : 1, sizeof *v);
+	json_t *out = json_array();
+
+	for (size_t i = 0; i < n; i++)
+		if (json_is_string(json_array_get(in, i)))
+			v[used++] = json_string_value(json_array_get(in, i));
+	qsort(v, used, sizeof *v, cmp_strings);
+	for (size_t i = 0; i < used; i++)
+		json_array_append_new(out, json_string_or_null(v[i]));
+	free(v);
+	json_decref(in);
+	return out;
+}
+
+static void set_text(json_t *o, const char *key, sqlite3_stmt *s, int col)
+{
+	json_object_set_new(o, key, json_string_or_null(store_column_text(s, col)));
+}
+
+/* CONTRACT.md §4: {id, display_name, avatar_url, external_user_id, email,
+ * is_active, role_id, role_name, created_at, updated_at}, empty fields null. */
+static json_t *user_row_json(sqlite3_stmt *s)
+{
+	json_t *o = json_object();
+
+	set_text(o, "id", s, COL_ID);
+	set_text(o, "display_name", s, COL_DISPLAY_NAME);
+	set_text(o, "avatar_url", s, COL_AVATAR_URL);
+	set_text(o, "external_user_id", s, COL_EXTERNAL_USER_ID);
+	set_text(o, "email", s, COL_EMAIL);
+	json_object_set_new(o, "is_active", json_boolean(sqlite3_column_int(s, COL_IS_ACTIVE)));
+	set_text(o, "role_id", s, COL_ROLE_ID);
+	set_text(o, "role_name", s, COL_ROLE_NAME);
+	json_object_set_new(o, "created_at", json_timestamp(sqlite3_column_int64(s, COL_CREATED_AT)));
+	json_object_set_new(o, "updated_at", json_timestamp(sqlite3_column_int64(s, COL_UPDATED_AT)));
+	return o;
+}
+
+/* The record of a user of the project, or NULL with err (user_not_found). */
+static json_t *user_get(struct store *st, const char *project_id, const char *user_id,
+                        struct api_error *err)
+{
+	sqlite3_stmt *s = stmt(st, SU_GET);
+	json_t *out = NULL;
+	int rc;
+
+	store_bind_text(s, 1, user_id);
+	store_bind_text(s, 2, project_id);
+	rc = sqlite3_step(s);
+	if (rc == SQLITE_ROW)
+		out = user_row_json(s);
+	else if (rc == SQLITE_DONE)
+		api_fail(err, E_USER_NOT_FOUND, "The user does not exist in this project.");
+	else
+		store_fail(st, err, "user get");
+	stmt_finish(s);
+	return out;
+}
+
+/* Reads back the written user and commits; rolls back on failure. */
+static int finish_write(struct store *st, const char *project_id, const char *user_id,
+                        json_t **out, struct api_error *err)
+{
+	*out = user_get(st, project_id, user_id, err);
+	if (!*out) {
+		store_rollback(st);
+		return -1;
+	}
+	if (store_commit(st, err) < 0) {   /* store_commit rolls back */
+		json_decref(*out);
+		*out = NULL;
+		return -1;
+	}
+	return 0;
+}
+
+int store_user_create(struct store *st, const char *project_id, const struct user_fields *f,
+                      json_t **out, struct api_error *err)
+{
+	sqlite3_stmt *s = stmt(st, SU_INSERT);
+	char *id = crypto_new_id();
+	int rc = -1, w;
+
+	*out = NULL;
+	if (store_begin(st, err) < 0)
+		goto out;
+	if (store_user_check(st, project_id, NULL, f, err) < 0)
+		goto rollback;
+	store_bind_text(s, 1, id);
+	store_bind_text(s, 2, project_id);
+	store_bind_text(s, 3, f->display_name);
+	store_bind_text(s, 4, field_value(&f->avatar_url));
+	store_bind_text(s, 5, field_value(&f->external_user_id));
+	store_bind_text(s, 6, field_value(&f->email));
+	store_bind_text(s, 7, f->password_hash);
+	store_bind_text(s, 8, field_value(&f->role_id));
+	sqlite3_bind_int64(s, 9, now_ms());
+	w = step_write(st, s, err);
+	stmt_finish(s);
+	if (w == 1)
+		unique_failed(st, project_id, NULL, f, err);
+	if (w != 0)
+		goto rollback;
+	rc = finish_write(st, project_id, id, out, err);
+	goto out;
+rollback:
+	store_rollback(st);
+out:
+	free(id);
+	return rc;
+}
+
+/* Binds an optional field of SU_UPDATE: a flag at idx (the body had it) and
+ * the value at idx + 1 (NULL clears). */
+static void bind_optional(sqlite3_stmt *s, int idx, const struct str_field *f)
+{
+	sqlite3_bind_int(s, idx, f->state != FIELD_ABSENT);
+	store_bind_text(s, idx + 1, field_value(f));
+}
+
+int store_user_update(struct store *st, const char *project_id, const char *user_id,
+                      const struct user_fields *f, json_t **out, struct api_error *err)
+{
+	sqlite3_stmt *s = stmt(st, SU_UPDATE);
+	int w;
+
+	assert(f->is_active == 0 || f->is_active == 1);
+	*out = NULL;
+	if (store_begin(st, err) < 0)
+		return -1;
+	if (store_user_check(st, project_id, user_id, f, err) < 0)
+		goto rollback;
+	store_bind_text(s, 1, user_id);
+	store_bind_text(s, 2, project_id);
+	store_bind_text(s, 3, f->display_name);
+	sqlite3_bind_int(s, 4, f->is_active);
+	bind_optional(s, 5, &f->avatar_url);
+	bind_optional(s, 7, &f->external_user_id);
+	bind_optional(s, 9, &f->email);
+	bind_optional(s, 11, &f->role_id);
+	store_bind_text(s, 13, f->password_hash);
+	sqlite3_bind_int64(s, 14, now_ms());
+	w = step_write(st, s, err);
+	stmt_finish(s);
+	if (w == 1)
+		unique_failed(st, project_id, user_id, f, err);
+	if (w != 0)
+		goto rollback;
+	return finish_write(st, project_id, user_id, out, err);
+rollback:
+	store_rollback(st);
+	return -1;
+}
+
+json_t *store_user_get_external(struct store *st, const char *project_id,
+                                const char *external_user_id, bool with_permissions,
+                                struct api_error *err)
+{
+	sqlite3_stmt *s = stmt(st, SU_GET_EXTERNAL);
+	json_t *out = NULL;
+	int rc;
+
+	store_bind_text(s, 1, project_id);
+	store_bind_text(s, 2, external_user_id);
+	sqlite3_bind_int(s, 3, with_permissions);
+	rc = sqlite3_step(s);
+	if (rc == SQLITE_ROW) {
+		out = user_row_json(s);
+		if (with_permissions)
+			json_object_set_new(out, "permissions",
+			                    permissions_json(store_column_text(s, COL_PERMISSIONS)));
+	} else if (rc == SQLITE_DONE) {
+		api_fail(err, E_USER_NOT_FOUND, "No user of this project has this external user ID.");
+	} else {
+		store_fail(st, err, "user get by external ID");
+	}
+	stmt_finish(s);
+	return out;
+}
+
+/* Binds the list filters ?1..?4 shared by SU_COUNT and the SU_LIST statements. */
+static void bind_filter(sqlite3_stmt *s, const char *project_id, const struct list_params *p,
+                        const struct user_filter *filter)
+{
+	store_bind_text(s, 1, project_id);
+	store_bind_text(s, 2, p->like);
+	if (filter->is_active >= 0)
+		sqlite3_bind_int(s, 3, filter->is_active);
+	else
+		sqlite3_bind_null(s, 3);
+	store_bind_text(s, 4, filter->role_id);
+}
+
+/* The number of users that match, or -1 with err. */
+static long long list_count(struct store *st, const char *project_id,
+                            const struct list_params *p, const struct user_filter *filter,
+                            struct api_error *err)
+{
+	sqlite3_stmt *s = stmt(st, SU_COUNT);
+	long long n = -1;
+
+	bind_filter(s, project_id, p, filter);
+	if (sqlite3_step(s) == SQLITE_ROW)
+		n = sqlite3_column_int64(s, 0);
+	else
+		store_fail(st, err, "user count");
+	stmt_finish(s);
+	return n;
+}
+
+json_t *store_user_list(struct store *st, const char *project_id, const struct list_params *p,
+                        const struct user_filter *filter, long long *total,
+                        struct api_error *err)
+{
+	sqlite3_stmt *s;
+	json_t *data;
+	int rc;
+
+	assert(p->sort < USER_SORT__COUNT);
+	*total = list_count(st, project_id, p, filter, err);
+	if (*total < 0)
+		return NULL;
+	s = stmt(st, SU_LIST + 2 * (int)p->sort + (p->desc ? 1 : 0));
+	bind_filter(s, project_id, p, filter);
+	sqlite3_bind_int64(s, 5, p->page_size);
+	sqlite3_bind_int64(s, 6, list_offset(p));
+	data = json_array();
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW)
+		json_array_append_new(data, user_row_json(s));
+	if (rc != SQLITE_DONE) {
+		store_fail(st, err, "user list");
+		json_decref(data);
+		data = NULL;
+	}
+	stmt_finish(s);
+	return data;
+}
