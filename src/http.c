@@ -9,6 +9,9 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/queue.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/socket.h>
 #include <event2/buffer.h>
 #include <event2/event.h>
 #include <event2/http.h>
@@ -295,6 +298,11 @@ int http_start(struct server *srv)
 		        cfg->listen_port);
 		return -1;
 	}
+	/* Accepted sockets inherit TCP_NODELAY from the listener on Linux.
+	 * Without it a reply larger than one write waits ~40 ms for the peer's
+	 * delayed ACK (Nagle) on a kept-alive connection. */
+	int one = 1;
+	setsockopt(evhttp_bound_socket_get_fd(srv->bound), IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
 	return 0;
 }
 
