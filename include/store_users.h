@@ -25,7 +25,7 @@ struct user_fields {
 	struct str_field external_user_id;
 	struct str_field email;
 	struct str_field role_id;
-	int is_active;               /* 0 or 1 on update; -1 on create (new users are active) */
+	int is_active;               /* 0 or 1; -1: create makes it active, update keeps it */
 	const char *password_hash;   /* argon2 encoding, or NULL: none (create) / keep (update) */
 };
 

@@ -34,8 +34,12 @@ static const struct str_rule rule_role_id = {
 
 /* What create and update carry from the first step to the second. The
  * strings of f are borrowed from ctx->body, which lives until the reply. */
+enum user_write { USER_CREATE, USER_UPDATE, USER_CURRENT };
+
 struct user_job {
-	bool is_update;
+	enum user_write kind;
+	const char *project_id;   /* borrowed from the path or the token */
+	const char *user_id;      /* NULL on create */
 	struct user_fields f;
 	char *password_hash;   /* owned: the argon2 encoding, once hashed */
 };
@@ -50,15 +54,29 @@ static void user_job_free(void *p)
 	free(job);
 }
 
+/* PUT /api/v1/users/current (SPEC.md): email is required; the caller cannot
+ * touch external_user_id, role_id or is_active, which are kept. */
+static int current_body_check(struct user_fields *f, struct api_error *err)
+{
+	if (f->email.state != FIELD_SET)
+		return api_fail(err, E_INVALID_PARAMS, "email is required.");
+	f->external_user_id = (struct str_field){ FIELD_ABSENT, NULL };
+	f->role_id = (struct str_field){ FIELD_ABSENT, NULL };
+	f->is_active = -1;
+	return 0;
+}
+
 /*
  * Reads and checks a create or update body into f and *password (borrowed).
  * Every failure is invalid_params. SPEC.md rule 1 is read on the body, on
  * update too (CONTRACT.md §3): without an email the body must carry an
  * external_user_id. Create rule 2: an email needs a password.
  */
-static int user_body_read(const json_t *body, bool is_update, struct user_fields *f,
+static int user_body_read(const json_t *body, enum user_write kind, struct user_fields *f,
                           struct str_field *password, struct api_error *err)
 {
+	bool is_update = kind == USER_UPDATE;
+
 	struct str_field display_name;
 
 	f->is_active = -1;   /* create: ignored, new users are active */
@@ -71,6 +89,8 @@ static int user_body_read(const json_t *body, bool is_update, struct user_fields
 	    json_read_string(body, &rule_role_id, &f->role_id, err) < 0)
 		return -1;
 	f->display_name = display_name.value;
+	if (kind == USER_CURRENT)
+		return current_body_check(f, err);
 	if (f->email.state != FIELD_SET && f->external_user_id.state != FIELD_SET)
 		return api_fail(err, E_INVALID_PARAMS,
 		                "external_user_id is required when email is not given.");
@@ -96,21 +116,19 @@ static void user_write_finish(struct request_ctx *ctx)
 {
 	struct user_job *job = ctx->handler_state;
 	struct store *st = ctx->srv->store;
-	const char *project_id = request_param(ctx, "project_id");
 	struct api_error err;
 	json_t *record;
 	int rc;
 
-	if (job->is_update)
-		rc = store_user_update(st, project_id, request_param(ctx, "user_id"), &job->f,
-		                       &record, &err);
+	if (job->user_id)
+		rc = store_user_update(st, job->project_id, job->user_id, &job->f, &record, &err);
 	else
-		rc = store_user_create(st, project_id, &job->f, &record, &err);
+		rc = store_user_create(st, job->project_id, &job->f, &record, &err);
 	if (rc < 0) {
 		http_reply_error(ctx, &err);
 		return;
 	}
-	http_reply_json(ctx, job->is_update ? 200 : 201, record);
+	http_reply_json(ctx, job->kind == USER_CREATE ? 201 : 200, record);
 }
 
 /* passwords_hash_done: runs on the loop, now or later. */
@@ -136,7 +154,7 @@ static void user_password_hashed(void *arg, char *encoded)
  * that a request bound to fail costs no hash; the write repeats them in its
  * transaction. Then hashes the password, if one was given, or writes now.
  */
-static void user_write_start(struct request_ctx *ctx, bool is_update)
+static void user_write_start(struct request_ctx *ctx, enum user_write kind)
 {
 	struct user_job *job = xcalloc(1, sizeof *job);
 	struct str_field password = { FIELD_ABSENT, NULL };
@@ -144,16 +162,24 @@ static void user_write_start(struct request_ctx *ctx, bool is_update)
 	char *copy = NULL;
 	int rc;
 
-	job->is_update = is_update;
+	job->kind = kind;
 	ctx->handler_state = job;
 	ctx->handler_state_free = user_job_free;
-	rc = user_body_read(ctx->body, is_update, &job->f, &password, &err);
+	if (kind == USER_CURRENT) {
+		job->project_id = ctx->principal.project_id;
+		job->user_id = ctx->principal.user_id;
+	} else {
+		job->project_id = request_param(ctx, "project_id");
+		job->user_id = kind == USER_UPDATE ? request_param(ctx, "user_id") : NULL;
+	}
+	rc = user_body_read(ctx->body, kind, &job->f, &password, &err);
+	if (rc == 0 && kind == USER_CURRENT && !job->user_id)
+		rc = api_fail(&err, E_USER_NOT_FOUND, "The token does not belong to a user.");
 	if (rc == 0 && password.state == FIELD_SET)
 		copy = xstrdup(password.value);
 	body_wipe_password(ctx->body);
 	if (rc == 0)
-		rc = store_user_check(ctx->srv->store, request_param(ctx, "project_id"),
-		                      is_update ? request_param(ctx, "user_id") : NULL, &job->f, &err);
+		rc = store_user_check(ctx->srv->store, job->project_id, job->user_id, &job->f, &err);
 	if (rc < 0) {
 		http_reply_error(ctx, &err);
 	} else if (!copy) {
@@ -167,12 +193,17 @@ static void user_write_start(struct request_ctx *ctx, bool is_update)
 
 void users_create(struct request_ctx *ctx)
 {
-	user_write_start(ctx, false);
+	user_write_start(ctx, USER_CREATE);
 }
 
 void users_update(struct request_ctx *ctx)
 {
-	user_write_start(ctx, true);
+	user_write_start(ctx, USER_UPDATE);
+}
+
+void users_update_current(struct request_ctx *ctx)
+{
+	user_write_start(ctx, USER_CURRENT);
 }
 
 /* GET .../users: page, sort, search, and the is_active and role_id filters.

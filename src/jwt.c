@@ -124,7 +124,8 @@ static int key_read(const char *path, EVP_PKEY **out, char *errbuf, size_t errle
 		set_error(errbuf, errlen, "cannot open key file %s: %s", path, strerror(errno));
 		return -1;
 	}
-	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {	/* a directory, FIFO, device */
+	/* not a directory, FIFO or device */
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
 		set_error(errbuf, errlen, "key file %s is not a regular file", path);
 		goto out;
 	}

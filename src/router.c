@@ -38,6 +38,8 @@ static const struct route routes[] = {
 	{ .method = EVHTTP_REQ_POST, .path = "/api/v1/tokens/current/revoke", .body = BODY_JSON,
 	  .cors = CORS_PUBLIC, .handler = revoke_current },
 	{ .method = EVHTTP_REQ_GET, .path = "/api/v1/authorize", .handler = authorize_get },
+	{ .method = EVHTTP_REQ_PUT, .path = "/api/v1/users/current", .auth = AUTH_BEARER,
+	  .body = BODY_JSON, .handler = users_update_current },
 	{ .method = EVHTTP_REQ_POST, .path = "/api/v1/authorize", .body = BODY_FORM,
 	  .handler = authorize_post },
 

@@ -71,7 +71,7 @@ static const char *const sql[SU__COUNT] = {
 		" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, 1, ?8, ?9, ?9)",
 	/* Each optional field: a flag (the body had it) and the value (NULL clears). */
 	[SU_UPDATE] =
-		"UPDATE users SET display_name = ?3, is_active = ?4,"
+		"UPDATE users SET display_name = ?3, is_active = coalesce(?4, is_active),"
 		" avatar_url = CASE WHEN ?5 THEN ?6 ELSE avatar_url END,"
 		" external_user_id = CASE WHEN ?7 THEN ?8 ELSE external_user_id END,"
 		" email = CASE WHEN ?9 THEN ?10 ELSE email END,"
@@ -351,7 +351,6 @@ int store_user_update(struct store *st, const char *project_id, const char *user
 	sqlite3_stmt *s = stmt(st, SU_UPDATE);
 	int w;
 
-	assert(f->is_active == 0 || f->is_active == 1);
 	*out = NULL;
 	if (store_begin(st, err) < 0)
 		return -1;
@@ -360,7 +359,10 @@ int store_user_update(struct store *st, const char *project_id, const char *user
 	store_bind_text(s, 1, user_id);
 	store_bind_text(s, 2, project_id);
 	store_bind_text(s, 3, f->display_name);
-	sqlite3_bind_int(s, 4, f->is_active);
+	if (f->is_active >= 0)
+		sqlite3_bind_int(s, 4, f->is_active);
+	else
+		sqlite3_bind_null(s, 4);
 	bind_optional(s, 5, &f->avatar_url);
 	bind_optional(s, 7, &f->external_user_id);
 	bind_optional(s, 9, &f->email);

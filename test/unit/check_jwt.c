@@ -1230,6 +1230,7 @@ START_TEST(test_key_bad_path)
 	char *deep = path_in_tmp("a/b/jwt.pem");
 	char *dir = path_in_tmp("keys");
 	char *file_as_dir = xasprintf("%s/sub.pem", key_path);
+	char *fifo = path_in_tmp("fifo.pem");
 
 	errbuf[0] = '\0';
 	ck_assert_ptr_null(jwt_key_load_or_create(deep, errbuf, sizeof errbuf));
@@ -1247,6 +1248,13 @@ START_TEST(test_key_bad_path)
 	ck_assert_ptr_null(jwt_key_load_or_create("", errbuf, sizeof errbuf));
 	ck_assert_msg(errbuf[0] != '\0', "no reason given");
 
+	/* refused at once, not waited on for a writer */
+	ck_assert_int_eq(mkfifo(fifo, 0600), 0);
+	errbuf[0] = '\0';
+	ck_assert_ptr_null(jwt_key_load_or_create(fifo, errbuf, sizeof errbuf));
+	ck_assert_msg(strstr(errbuf, "regular file") != NULL, "errbuf \"%s\"", errbuf);
+
+	free(fifo);
 	free(file_as_dir);
 	free(dir);
 	free(deep);
@@ -1322,6 +1330,7 @@ static Suite *jwt_suite(void)
 	                    (int)(sizeof bad_file_names / sizeof bad_file_names[0]));
 	tcase_add_test(tc_key, test_key_bad_path);
 	tcase_add_test(tc_key, test_jwks_fields);
+	tcase_set_timeout(tc_key, 30);
 	suite_add_tcase(s, tc_key);
 
 	tcase_add_unchecked_fixture(tc_sign, root_setup, root_teardown);
