@@ -70,7 +70,7 @@ static void reply_form(struct request_ctx *ctx, int status, const struct authz_p
 	evbuffer_add_printf(buf, "<h1>Sign in</h1>\n");
 	if (message)
 		evbuffer_add_printf(buf, "<p class=\"error\" role=\"alert\">%s</p>\n", message);
-	evbuffer_add(buf, "<form method=\"post\" action=\"", 29);
+	evbuffer_add_printf(buf, "<form method=\"post\" action=\"");
 	html_escape_into(buf, ctx->srv->cfg->issuer);
 	evbuffer_add_printf(buf, "/api/v1/authorize\">\n");
 	add_hidden(buf, "response_type", p->response_type);

@@ -28,6 +28,7 @@ STATE='xyz <script>&"'"'"
 AUTHZ="/api/v1/authorize?response_type=code&client_id=$APP&redirect_uri=$(jq -rn --arg v "$REDIRECT" '$v|@uri')&code_challenge=$CHALLENGE&code_challenge_method=S256&state=$(jq -rn --arg v "$STATE" '$v|@uri')"
 AUTH=none req GET "$AUTHZ"
 check_status "authorize page" 200
+check "page has no NUL byte" "$(tr -cd '\000' < "$TMP/body" | wc -c)" 0
 check_header "page is html utf-8" '^Content-Type: text/html; charset=utf-8'
 check_header "page csp" "^Content-Security-Policy: default-src 'none'; style-src 'sha256-"
 check_header "page frame options" '^X-Frame-Options: DENY'
@@ -64,6 +65,7 @@ done
 # --- sign-in failures: one generic answer ---
 authorize_post "$APP" "$REDIRECT" "$EMAIL" "wrong password" "s2"
 check_status "wrong password" 401
+check "form page has no NUL byte" "$(tr -cd '\000' < "$TMP/body" | wc -c)" 0
 MSG_WRONG=$(printf '%s' "$BODY" | grep -o 'role="alert">[^<]*')
 authorize_post "$APP" "$REDIRECT" "nobody@example.com" "$PASSWORD" "s2"
 check_status "unknown email" 401
