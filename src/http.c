@@ -169,7 +169,7 @@ void http_reply_error(struct request_ctx *ctx, const struct api_error *err)
 		http_add_header(ctx, "WWW-Authenticate", err->token_was_sent ?
 		                "Bearer error=\"invalid_token\"" : "Bearer");
 	else if (err->status == 401)
-		http_add_header(ctx, "WWW-Authenticate", "Basic");
+		http_add_header(ctx, "WWW-Authenticate", "Basic realm=\"edgeauth\"");
 	else if (err->status == 503 || err->status == 429)
 		http_add_header(ctx, "Retry-After", "1");
 	else if (err->status == 403)

@@ -1,0 +1,59 @@
+# Password hashing runs off the loop: while 32 sign-ins hash, other requests
+# are answered at once; past max_pending_hashes a request gets 503.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/signin_lib.sh"
+start_server passwords.argon2_memory_kib=32768 passwords.argon2_iterations=3 \
+	passwords.hash_threads=2 passwords.max_pending_hashes=40
+
+REDIRECT="http://127.0.0.1:9/cb"
+req POST "$P/clients" "{\"name\":\"app\",\"redirect_uris\":[\"$REDIRECT\"]}"
+APP=$(printf '%s' "$BODY" | jq -r .id)
+START=$(date +%s%N)
+req POST "$P/users" '{"display_name":"Eve","email":"eve@example.com","password":"long enough"}'
+ONE_HASH_MS=$(( ($(date +%s%N) - START) / 1000000 ))
+check_status "user with a slow hash" 201
+
+new_pkce
+FORM="response_type=code&client_id=$APP&redirect_uri=$REDIRECT&code_challenge=$CHALLENGE&code_challenge_method=S256&email=eve%40example.com&password=long+enough"
+START=$(date +%s%N)
+PIDS=()
+for i in $(seq 1 32); do
+	curl -s -o /dev/null -w '%{http_code}\n' --data "$FORM" "$BASE/api/v1/authorize" > "$TMP/storm.$i" &
+	PIDS+=($!)
+done
+sleep 0.2
+# While they hash: discovery answers without waiting for them.
+META_MS=$(curl -s -o /dev/null -w '%{time_total}' "$BASE/.well-known/oauth-authorization-server" | awk '{printf "%d", $1 * 1000}')
+wait "${PIDS[@]}"   # not the server, which is a child too
+STORM_MS=$(( ($(date +%s%N) - START) / 1000000 ))
+check "32 sign-ins all redirect" "$(cat "$TMP"/storm.* | sort | uniq -c | awk '{print $2 "x" $1}')" "302x32"
+echo "one hash ${ONE_HASH_MS} ms, storm ${STORM_MS} ms, discovery during the storm ${META_MS} ms" >&2
+# The storm is many hashes long; discovery took a small part of one.
+check "the storm was long (hashing really queued)" "$([ "$STORM_MS" -gt $((ONE_HASH_MS * 4)) ] && echo yes)" yes
+check "discovery did not wait for the hashes" "$([ "$META_MS" -lt "$ONE_HASH_MS" ] && [ "$META_MS" -lt 200 ] && echo yes)" yes
+stop_server
+
+# A tiny queue: the surplus is refused with 503 and Retry-After, never hangs.
+rm -f "$TMP/edgeauth.db"*
+PIDS=()
+start_server passwords.argon2_memory_kib=32768 passwords.argon2_iterations=3 \
+	passwords.hash_threads=1 passwords.max_pending_hashes=2
+for i in $(seq 1 12); do
+	curl -s -D "$TMP/h.$i" -o "$TMP/b.$i" -w '%{http_code}\n' -H "Authorization: Bearer $TOKEN" \
+		-H 'Content-Type: application/json' \
+		--data "{\"display_name\":\"U$i\",\"email\":\"u$i@example.com\",\"password\":\"password $i\"}" \
+		"$BASE$P/users" > "$TMP/s.$i" &
+	PIDS+=($!)
+done
+wait "${PIDS[@]}"
+CREATED=$(cat "$TMP"/s.* | grep -c 201); REFUSED=$(cat "$TMP"/s.* | grep -c 503)
+check "every request answered 201 or 503" "$((CREATED + REFUSED))" 12
+check "some were refused" "$([ "$REFUSED" -gt 0 ] && echo yes)" yes
+check "some were created" "$([ "$CREATED" -ge 2 ] && echo yes)" yes
+I=$(grep -l 503 "$TMP"/s.* | head -1 | sed 's/.*\.//')
+check "503 carries Retry-After" "$(tr -d '\r' < "$TMP/h.$I" | grep -ci '^Retry-After: ')" 1
+check "503 error body" "$(jq -r .error "$TMP/b.$I")" temporarily_unavailable
+req GET "$P/users"
+check_json "only the created users exist" .total "$CREATED"
+
+finish

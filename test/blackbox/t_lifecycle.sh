@@ -1,0 +1,127 @@
+# Token lifecycle: expiry with short TTLs, BYOU codes, the current user,
+# and simultaneous uses of one refresh token or code (exactly one wins).
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/signin_lib.sh"
+start_server tokens.code_ttl_s=1 tokens.refresh_ttl_s=2
+
+req GET "$P/resources?page_size=100"
+USERS_READ=$(printf '%s' "$BODY" | jq -r '.data[]|select(.code=="users")|.permissions[]|select(.code=="read")|.id')
+req POST "$P/roles" "{\"code\":\"reader\",\"name\":\"Reader\",\"permission_ids\":[\"$USERS_READ\"]}"
+ROLE=$(printf '%s' "$BODY" | jq -r .id)
+req POST "$P/users" "{\"display_name\":\"Bob\",\"email\":\"bob@example.com\",\"password\":\"correct horse\",\"role_id\":\"$ROLE\"}"
+USER=$(printf '%s' "$BODY" | jq -r .id)
+req POST "$P/users" '{"display_name":"Carol","email":"carol@example.com","password":"battery staple"}'
+check_status "second user" 201
+REDIRECT="http://127.0.0.1:9/cb"
+req POST "$P/clients" "{\"name\":\"app\",\"redirect_uris\":[\"$REDIRECT\"]}"
+APP=$(printf '%s' "$BODY" | jq -r .id)
+
+# --- expiry ---
+sign_in "$APP" "$REDIRECT" bob@example.com "correct horse"
+sleep 1.2
+exchange "$APP" "$REDIRECT" "$CODE" "$VERIFIER"
+check_err "expired code" 400 auth_code_expired
+sign_in "$APP" "$REDIRECT" bob@example.com "correct horse"
+exchange "$APP" "$REDIRECT" "$CODE" "$VERIFIER"
+check_status "fresh code" 200
+OLD_REFRESH=$REFRESH
+sleep 2.2
+refresh "$APP" "$OLD_REFRESH"
+check_err "expired refresh token" 400 refresh_token_expired
+
+# --- the current user ---
+sign_in "$APP" "$REDIRECT" bob@example.com "correct horse"
+exchange "$APP" "$REDIRECT" "$CODE" "$VERIFIER"
+USER_TOKEN=$ACCESS
+AUTH="Bearer $USER_TOKEN" req PUT /api/v1/users/current '{"display_name":"Robert","email":"robert@example.com","avatar_url":"https://img.example/r.png"}'
+check_status "update current user" 200
+check_json "current user name" .display_name Robert
+check_json "current user email" .email robert@example.com
+check_json "current user keeps role" .role_id "$ROLE"
+check_json "current user still active" .is_active true
+AUTH="Bearer $USER_TOKEN" req PUT /api/v1/users/current '{"display_name":"Robert","email":"robert@example.com","avatar_url":null,"password":""}'
+check_json "avatar removed" .avatar_url null
+sign_in "$APP" "$REDIRECT" robert@example.com "correct horse"
+check "empty password keeps the password" "$([ -n "$CODE" ] && echo yes)" yes
+AUTH="Bearer $USER_TOKEN" req PUT /api/v1/users/current '{"display_name":"Robert","email":"robert@example.com","password":"new secret 1"}'
+check_status "change password" 200
+sign_in "$APP" "$REDIRECT" robert@example.com "new secret 1"
+check "new password works" "$([ -n "$CODE" ] && echo yes)" yes
+AUTH="Bearer $USER_TOKEN" req PUT /api/v1/users/current '{"display_name":"Robert","email":"CAROL@example.com"}'
+check_err "current user email taken" 409 user_email_already_used
+AUTH="Bearer $USER_TOKEN" req PUT /api/v1/users/current '{"display_name":"Robert"}'
+check_err "current user without email" 400 invalid_params
+AUTH="Bearer $USER_TOKEN" req PUT /api/v1/users/current '{"display_name":"Robert","email":"not an email"}'
+check_err "current user bad email" 400 invalid_params
+AUTH="Bearer $USER_TOKEN" req PUT /api/v1/users/current '{"display_name":"Robert","email":"robert@example.com","password":"short"}'
+check_err "current user short password" 400 invalid_params
+AUTH="Bearer $USER_TOKEN" req PUT /api/v1/users/current '{"display_name":"","email":"robert@example.com"}'
+check_err "current user empty name" 400 invalid_params
+req PUT /api/v1/users/current '{"display_name":"Robert","email":"robert@example.com"}'
+check_err "current user with a client token" 404 user_not_found
+AUTH=none req PUT /api/v1/users/current '{"display_name":"Robert","email":"robert@example.com"}'
+check_err "current user without a token" 401 invalid_authorization_token
+
+# --- BYOU codes ---
+req POST "$P/users" "{\"display_name\":\"Dave\",\"external_user_id\":\"ext-42\",\"role_id\":\"$ROLE\"}"
+DAVE=$(printf '%s' "$BODY" | jq -r .id)
+new_pkce
+BYOU="$P/users/external/ext-42/authorization-codes"
+req POST "$BYOU" "{\"client_id\":\"$APP\",\"redirect_uri\":\"$REDIRECT\",\"code_challenge\":\"$CHALLENGE\",\"code_challenge_method\":\"S256\"}"
+check_status "byou code" 201
+check_json "byou expires_in" .expires_in 1
+CODE=$(printf '%s' "$BODY" | jq -r .code)
+exchange "$APP" "$REDIRECT" "$CODE" "$VERIFIER"
+check_status "byou code exchange" 200
+check "byou token sub" "$(jwt_claim "$ACCESS" sub)" "$DAVE"
+check_json "byou scope" .scope users:read
+body() { jq -cn --arg c "$1" --arg r "$2" --arg ch "$3" --arg m "$4" '{client_id:$c,redirect_uri:$r,code_challenge:$ch,code_challenge_method:$m}'; }
+req POST "$P/users/external/nobody/authorization-codes" "$(body "$APP" "$REDIRECT" "$CHALLENGE" S256)"
+check_err "byou unknown user" 404 user_not_found
+req POST "$BYOU" "$(body nope "$REDIRECT" "$CHALLENGE" S256)"
+check_err "byou unknown client" 404 client_not_found
+req POST "$BYOU" "$(body "$APP" "$REDIRECT" "$CHALLENGE" plain)"
+check_err "byou plain method" 400 invalid_params
+req POST "$BYOU" "$(body "$APP" "$REDIRECT" "" S256)"
+check_err "byou no challenge" 400 invalid_params
+req POST "$BYOU" "$(body "$APP" "http://127.0.0.1:9/other" "$CHALLENGE" S256)"
+check_err "byou unregistered redirect" 400 invalid_params
+req POST "$BYOU" "$(body "$APP" "$REDIRECT" "$CHALLENGE" S256 | jq -c 'del(.code_challenge_method)')"
+check_err "byou no method" 400 invalid_params
+req POST "$BYOU" "not json"
+check_err "byou malformed body" 400 invalid_params
+req POST "/api/v1/projects/nope/users/external/ext-42/authorization-codes" "$(body "$APP" "$REDIRECT" "$CHALLENGE" S256)"
+check_err "byou unknown project" 404 project_not_found
+req PUT "$P/users/$DAVE" '{"display_name":"Dave","is_active":false,"external_user_id":"ext-42"}'
+req POST "$BYOU" "$(body "$APP" "$REDIRECT" "$CHALLENGE" S256)"
+check_err "byou inactive user" 400 invalid_params
+req PUT "$P/users/$DAVE" '{"display_name":"Dave","is_active":true,"external_user_id":"ext-42"}'
+req PUT "$P/clients/$APP" '{"name":"app","is_active":false}'
+req POST "$BYOU" "$(body "$APP" "$REDIRECT" "$CHALLENGE" S256)"
+check_err "byou inactive client" 400 invalid_params
+req PUT "$P/clients/$APP" '{"name":"app","is_active":true}'
+req POST "$P/clients" '{"name":"limited","permission_ids":[]}'
+LIM_ID=$(printf '%s' "$BODY" | jq -r .id); LIM_SECRET=$(printf '%s' "$BODY" | jq -r .client_secret)
+AUTH="Bearer $(client_token "$LIM_ID" "$LIM_SECRET")" req POST "$BYOU" "$(body "$APP" "$REDIRECT" "$CHALLENGE" S256)"
+check_err "byou without users:update" 403 insufficient_permission
+
+# --- races: N simultaneous uses, exactly one 200 ---
+race() { # race FORM_FILE N: fires N token requests at once, prints the sorted statuses
+	local n=$2
+	for i in $(seq 1 "$n"); do
+		curl -s -o /dev/null -w '%{http_code}\n' --data @"$1" "$BASE/api/v1/tokens" > "$TMP/race.$i" &
+	done
+	wait
+	cat "$TMP"/race.* | sort | uniq -c | awk '{print $2 "x" $1}' | paste -sd' '
+	rm -f "$TMP"/race.*
+}
+sign_in "$APP" "$REDIRECT" carol@example.com "battery staple"
+printf 'grant_type=authorization_code&client_id=%s&redirect_uri=%s&code=%s&code_verifier=%s' \
+	"$APP" "$REDIRECT" "$CODE" "$VERIFIER" > "$TMP/code.form"
+check "one code, 16 at once" "$(race "$TMP/code.form" 16)" "200x1 400x15"
+sign_in "$APP" "$REDIRECT" carol@example.com "battery staple"
+exchange "$APP" "$REDIRECT" "$CODE" "$VERIFIER"
+printf 'grant_type=refresh_token&client_id=%s&refresh_token=%s' "$APP" "$REFRESH" > "$TMP/refresh.form"
+check "one refresh token, 16 at once" "$(race "$TMP/refresh.form" 16)" "200x1 400x15"
+
+finish
