@@ -74,6 +74,13 @@ int store_bind_text(sqlite3_stmt *s, int idx, const char *v);
 const char *store_column_text(sqlite3_stmt *s, int col);   /* NULL for SQL NULL */
 int store_step_done(struct store *st, sqlite3_stmt *s, struct api_error *err);
 int store_fail(struct store *st, struct api_error *err, const char *what);
+/* Resets a statement and drops its bindings, which point into the caller's
+ * strings (SQLITE_STATIC). Every path through a statement ends here. */
+void store_stmt_finish(sqlite3_stmt *s);
+/* Binds a, b, c (as many as s has parameters; NULL binds NULL) to a
+ * single-row query and steps it once: 1 a row, 0 none, -1 error (err set). */
+int store_exists(struct store *st, sqlite3_stmt *s, const char *a, const char *b, const char *c,
+                 struct api_error *err);
 /* Binds key to ?1, steps s and joins column 0 of every row with spaces.
  * Returns a new string ("" for no rows) or NULL with err. */
 char *store_join_column(struct store *st, sqlite3_stmt *s, const char *key, struct api_error *err);

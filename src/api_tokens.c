@@ -230,6 +230,35 @@ out:
 	return rc;
 }
 
+typedef int grant_use_fn(struct store *st, const char *hash, struct api_error *err);
+
+/* The end of both user grants, once the code or refresh token checked out:
+ * its user must still be active (else `inactive`), then it is marked used,
+ * atomically, and new tokens are issued in the same transaction. Losing the
+ * race to a simultaneous use is a replay (`reused`). */
+static int redeem(struct request_ctx *ctx, const struct grant_record *g, const char *hash,
+                  grant_use_fn *use, enum api_code inactive, enum api_code reused,
+                  struct api_error *err)
+{
+	struct store *st = ctx->srv->store;
+	int found = store_user_is_active(st, g->project_id, g->user_id, err);
+
+	if (found <= 0)
+		return found == 0 ? api_fail(err, inactive, "The user is not active.") : -1;
+	if (store_begin(st, err) < 0)
+		return -1;
+	found = use(st, hash, err);
+	if (found <= 0) {
+		store_rollback(st);
+		return found == 0 ? fail_replay(ctx, g->family_id, reused, err) : -1;
+	}
+	if (issue_user_tokens(ctx, g, err) < 0) {
+		store_rollback(st);
+		return -1;
+	}
+	return 0;
+}
+
 /* authorization_code (RFC 6749 §4.1.3, PKCE RFC 7636 §4.6), checks in
  * CONTRACT.md §5's order. */
 static int grant_authorization_code(struct request_ctx *ctx, const struct token_form *tf,
@@ -265,24 +294,8 @@ static int grant_authorization_code(struct request_ctx *ctx, const struct token_
 		api_fail(err, E_INVALID_CODE_VERIFIER, "code_verifier does not match the challenge.");
 		goto out;
 	}
-	found = store_user_is_active(st, g.project_id, g.user_id, err);
-	if (found <= 0) {
-		if (found == 0)
-			api_fail(err, E_INVALID_AUTHORIZATION_CODE, "The user is not active.");
-		goto out;
-	}
-	if (store_begin(st, err) < 0)
-		goto out;
-	found = store_code_use(st, hash, err);
-	if (found <= 0) {
-		store_rollback(st);
-		if (found == 0)
-			fail_replay(ctx, g.family_id, E_AUTH_CODE_ALREADY_USED, err);
-		goto out;
-	}
-	rc = issue_user_tokens(ctx, &g, err);
-	if (rc < 0)
-		store_rollback(st);
+	rc = redeem(ctx, &g, hash, store_code_use, E_INVALID_AUTHORIZATION_CODE,
+	            E_AUTH_CODE_ALREADY_USED, err);
 out:
 	grant_record_release(&g);
 	return rc;
@@ -313,24 +326,8 @@ static int grant_refresh_token(struct request_ctx *ctx, const struct token_form 
 		api_fail(err, E_REFRESH_TOKEN_EXPIRED, "The refresh token has expired.");
 		goto out;
 	}
-	found = store_user_is_active(st, g.project_id, g.user_id, err);
-	if (found <= 0) {
-		if (found == 0)
-			api_fail(err, E_INVALID_REFRESH_TOKEN, "The user is not active.");
-		goto out;
-	}
-	if (store_begin(st, err) < 0)
-		goto out;
-	found = store_refresh_use(st, hash, err);
-	if (found <= 0) {
-		store_rollback(st);
-		if (found == 0)
-			fail_replay(ctx, g.family_id, E_REFRESH_TOKEN_ALREADY_USED, err);
-		goto out;
-	}
-	rc = issue_user_tokens(ctx, &g, err);
-	if (rc < 0)
-		store_rollback(st);
+	rc = redeem(ctx, &g, hash, store_refresh_use, E_INVALID_REFRESH_TOKEN,
+	            E_REFRESH_TOKEN_ALREADY_USED, err);
 out:
 	grant_record_release(&g);
 	return rc;

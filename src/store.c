@@ -87,6 +87,31 @@ int store_step_done(struct store *st, sqlite3_stmt *s, struct api_error *err)
 	return 0;
 }
 
+void store_stmt_finish(sqlite3_stmt *s)
+{
+	sqlite3_reset(s);
+	sqlite3_clear_bindings(s);
+}
+
+int store_exists(struct store *st, sqlite3_stmt *s, const char *a, const char *b, const char *c,
+                 struct api_error *err)
+{
+	const char *v[3] = { a, b, c };
+	int n = sqlite3_bind_parameter_count(s), rc;
+
+	for (int i = 0; i < n && i < 3; i++)
+		store_bind_text(s, i + 1, v[i]);
+	rc = sqlite3_step(s);
+	if (rc == SQLITE_ROW)
+		rc = 1;
+	else if (rc == SQLITE_DONE)
+		rc = 0;
+	else
+		rc = store_fail(st, err, sqlite3_sql(s));
+	store_stmt_finish(s);
+	return rc;
+}
+
 int store_prepare_set(struct store *st, struct stmt_set *set, char *errbuf, size_t errlen)
 {
 	set->stmt = xcalloc(set->count ? set->count : 1, sizeof *set->stmt);
@@ -542,19 +567,7 @@ int store_user_is_active(struct store *st, const char *project_id, const char *u
 
 int store_token_is_revoked(struct store *st, const char *jti, struct api_error *err)
 {
-	sqlite3_stmt *s = st->core.stmt[SQ_TOKEN_REVOKED];
-	int rc;
-
-	store_bind_text(s, 1, jti);
-	rc = sqlite3_step(s);
-	if (rc == SQLITE_ROW)
-		rc = 1;
-	else if (rc == SQLITE_DONE)
-		rc = 0;
-	else
-		rc = store_fail(st, err, "token revoked");
-	sqlite3_reset(s);
-	return rc;
+	return store_exists(st, st->core.stmt[SQ_TOKEN_REVOKED], jti, NULL, NULL, err);
 }
 
 int store_permissions_check(struct store *st, const char *project_id,

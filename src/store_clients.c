@@ -135,20 +135,7 @@ static json_t *client_get(struct store *st, const char *project_id, const char *
 static int client_exists(struct store *st, const char *project_id, const char *client_id,
                          struct api_error *err)
 {
-	sqlite3_stmt *s = stmt(st, CS_EXISTS);
-	int rc;
-
-	store_bind_text(s, 1, client_id);
-	store_bind_text(s, 2, project_id);
-	rc = sqlite3_step(s);
-	if (rc == SQLITE_ROW)
-		rc = 1;
-	else if (rc == SQLITE_DONE)
-		rc = 0;
-	else
-		rc = store_fail(st, err, "client exists");
-	sqlite3_reset(s);
-	return rc;
+	return store_exists(st, stmt(st, CS_EXISTS), client_id, project_id, NULL, err);
 }
 
 /* Replaces the client's permission set (checked by the caller). */

@@ -78,13 +78,6 @@ static const char *const sql[RS__COUNT] = {
 
 const struct stmt_set store_roles_sql = { RS__COUNT, sql, NULL };
 
-/* Resets a statement and drops its bindings (they point into the request). */
-static void stmt_done(sqlite3_stmt *s)
-{
-	sqlite3_reset(s);
-	sqlite3_clear_bindings(s);
-}
-
 static int system_error(struct api_error *err)
 {
 	return api_fail(err, E_SYSTEM_ERROR, "The store failed.");
@@ -127,26 +120,12 @@ static json_t *role_get(struct store *st, const char *id, struct api_error *err)
 		else
 			store_fail(st, err, "role get");
 	}
-	stmt_done(s);
+	store_stmt_finish(s);
 	return rec;
 }
 
 /* Runs a SELECT 1 statement with its parameters bound: 1 a row, 0 none,
  * -1 error. Resets it. */
-static int exists(struct store *st, sqlite3_stmt *s, const char *what, struct api_error *err)
-{
-	int rc = sqlite3_step(s);
-
-	if (rc == SQLITE_ROW)
-		rc = 1;
-	else if (rc == SQLITE_DONE)
-		rc = 0;
-	else
-		rc = store_fail(st, err, what);
-	stmt_done(s);
-	return rc;
-}
-
 /* 0 when the role is in the project, else -1 with role_not_found. */
 static int role_check_exists(struct store *st, const char *project_id, const char *id,
                              struct api_error *err)
@@ -154,9 +133,7 @@ static int role_check_exists(struct store *st, const char *project_id, const cha
 	sqlite3_stmt *s = st->roles.stmt[RS_FIND];
 	int found;
 
-	store_bind_text(s, 1, id);
-	store_bind_text(s, 2, project_id);
-	found = exists(st, s, "role find", err);
+	found = store_exists(st, s, id, project_id, NULL, err);
 	if (found == 0)
 		return api_fail(err, E_ROLE_NOT_FOUND, "The role does not exist.");
 	return found < 0 ? -1 : 0;
@@ -170,10 +147,7 @@ static int role_check_code(struct store *st, const char *project_id, const char 
 	sqlite3_stmt *s = st->roles.stmt[RS_CODE_TAKEN];
 	int taken;
 
-	store_bind_text(s, 1, project_id);
-	store_bind_text(s, 2, code);
-	store_bind_text(s, 3, self_id);
-	taken = exists(st, s, "role code", err);
+	taken = store_exists(st, s, project_id, code, self_id, err);
 	if (taken == 1)
 		return api_fail(err, E_ROLE_CODE_ALREADY_USED,
 		                "A role with this code already exists in the project.");
@@ -201,11 +175,11 @@ static int role_write(struct store *st, sqlite3_stmt *s, const char *project_id,
 	int rc = sqlite3_step(s);
 
 	if (rc == SQLITE_DONE) {
-		stmt_done(s);
+		store_stmt_finish(s);
 		return 0;
 	}
 	fprintf(stderr, "edgeauth: store: role write: %s\n", sqlite3_errmsg(st->db));
-	stmt_done(s);
+	store_stmt_finish(s);
 	if (rc == SQLITE_CONSTRAINT_UNIQUE &&
 	    role_check_code(st, project_id, f->code, self_id, err) < 0)
 		return -1;
@@ -223,14 +197,14 @@ static int role_set_permissions(struct store *st, const char *role_id,
 	if (clear_first) {
 		store_bind_text(s, 1, role_id);
 		rc = store_step_done(st, s, err);
-		stmt_done(s);
+		store_stmt_finish(s);
 	}
 	s = st->roles.stmt[RS_PERM_ADD];
 	for (size_t i = 0; rc == 0 && i < ids->count; i++) {
 		store_bind_text(s, 1, role_id);
 		store_bind_text(s, 2, ids->ids[i]);
 		rc = store_step_done(st, s, err);
-		stmt_done(s);
+		store_stmt_finish(s);
 	}
 	return rc;
 }
@@ -355,7 +329,7 @@ json_t *store_role_list(struct store *st, const char *project_id, const struct r
 		data = NULL;
 	}
 out:
-	stmt_done(c);
-	stmt_done(s);
+	store_stmt_finish(c);
+	store_stmt_finish(s);
 	return data;
 }

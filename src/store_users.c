@@ -109,14 +109,6 @@ static sqlite3_stmt *stmt(struct store *st, enum store_users_stmt which)
 	return st->users.stmt[which];
 }
 
-/* Resets a statement and drops its bindings, which point into the caller's
- * strings (SQLITE_STATIC). Every path through a statement ends here. */
-static void stmt_finish(sqlite3_stmt *s)
-{
-	sqlite3_reset(s);
-	sqlite3_clear_bindings(s);
-}
-
 /* The value a field writes: its string when SET, else NULL. */
 static const char *field_value(const struct str_field *f)
 {
@@ -128,21 +120,7 @@ static const char *field_value(const struct str_field *f)
 static int lookup(struct store *st, enum store_users_stmt which, const char *a,
                   const char *b, const char *c, struct api_error *err)
 {
-	sqlite3_stmt *s = stmt(st, which);
-	const char *v[3] = { a, b, c };
-	int n = sqlite3_bind_parameter_count(s), rc;
-
-	for (int i = 0; i < n && i < 3; i++)
-		store_bind_text(s, i + 1, v[i]);
-	rc = sqlite3_step(s);
-	if (rc == SQLITE_ROW)
-		rc = 1;
-	else if (rc == SQLITE_DONE)
-		rc = 0;
-	else
-		rc = store_fail(st, err, "user look-up");
-	stmt_finish(s);
-	return rc;
+	return store_exists(st, stmt(st, which), a, b, c, err);
 }
 
 /* Conflicts with other users of the project, external ID first: CONTRACT.md
@@ -280,7 +258,7 @@ static json_t *user_get(struct store *st, const char *project_id, const char *us
 		api_fail(err, E_USER_NOT_FOUND, "The user does not exist in this project.");
 	else
 		store_fail(st, err, "user get");
-	stmt_finish(s);
+	store_stmt_finish(s);
 	return out;
 }
 
@@ -323,7 +301,7 @@ int store_user_create(struct store *st, const char *project_id, const struct use
 	store_bind_text(s, 8, field_value(&f->role_id));
 	sqlite3_bind_int64(s, 9, now_ms());
 	w = step_write(st, s, err);
-	stmt_finish(s);
+	store_stmt_finish(s);
 	if (w == 1)
 		unique_failed(st, project_id, NULL, f, err);
 	if (w != 0)
@@ -370,7 +348,7 @@ int store_user_update(struct store *st, const char *project_id, const char *user
 	store_bind_text(s, 13, f->password_hash);
 	sqlite3_bind_int64(s, 14, now_ms());
 	w = step_write(st, s, err);
-	stmt_finish(s);
+	store_stmt_finish(s);
 	if (w == 1)
 		unique_failed(st, project_id, user_id, f, err);
 	if (w != 0)
@@ -403,7 +381,7 @@ json_t *store_user_get_external(struct store *st, const char *project_id,
 	} else {
 		store_fail(st, err, "user get by external ID");
 	}
-	stmt_finish(s);
+	store_stmt_finish(s);
 	return out;
 }
 
@@ -433,7 +411,7 @@ static long long list_count(struct store *st, const char *project_id,
 		n = sqlite3_column_int64(s, 0);
 	else
 		store_fail(st, err, "user count");
-	stmt_finish(s);
+	store_stmt_finish(s);
 	return n;
 }
 
@@ -461,6 +439,6 @@ json_t *store_user_list(struct store *st, const char *project_id, const struct l
 		json_decref(data);
 		data = NULL;
 	}
-	stmt_finish(s);
+	store_stmt_finish(s);
 	return data;
 }
