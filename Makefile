@@ -2,10 +2,11 @@
 
 CC       ?= cc
 PKGS     := libevent sqlite3 libargon2 libcrypto jansson inih
-OPT      ?= -O2
-CFLAGS   ?= $(OPT) -g
-CFLAGS   += -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes \
+OPT      ?= -O2 -g
+SAN      ?=
+CFLAGS   := $(OPT) $(SAN) -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes \
             -Iinclude $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+LDFLAGS  := $(SAN)
 LDLIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lpthread
 CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null)
 
@@ -19,14 +20,14 @@ UNIT_SRCS := $(wildcard test/unit/check_*.c)
 UNIT_BINS := $(UNIT_SRCS:test/unit/%.c=$(BUILD)/test/%)
 CONF     ?= etc/edgeauth.conf
 
-.PHONY: all deps run test unit blackbox clean install
+.PHONY: all deps run test unit blackbox check fuzz bench clean install
 all: $(BIN)
 
 deps:
 	@scripts/install-deps
 
 $(BIN): $(BUILD)/libedgeauth.a $(BUILD)/main.o
-	$(CC) $(CFLAGS) -o $@ $(BUILD)/main.o $(BUILD)/libedgeauth.a $(LDLIBS)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(BUILD)/main.o $(BUILD)/libedgeauth.a $(LDLIBS)
 
 $(BUILD)/libedgeauth.a: $(LIB_OBJS)
 	@rm -f $@
@@ -37,7 +38,7 @@ $(BUILD)/%.o: src/%.c | $(BUILD)
 
 $(BUILD)/test/%: test/unit/%.c $(BUILD)/libedgeauth.a | $(BUILD)
 	@mkdir -p $(BUILD)/test
-	$(CC) $(CFLAGS) -Itest/unit -MMD -MP -o $@ $< $(BUILD)/libedgeauth.a $(CHECK_LIBS) $(LDLIBS)
+	$(CC) $(CFLAGS) $(LDFLAGS) -Itest/unit -MMD -MP -o $@ $< $(BUILD)/libedgeauth.a $(CHECK_LIBS) $(LDLIBS)
 
 # The migrations are compiled into the binary.
 $(BUILD)/schema.c: $(SCHEMA) scripts/embed-schema | $(BUILD)
@@ -61,6 +62,20 @@ unit: $(BIN) $(UNIT_BINS)
 
 blackbox: $(BIN)
 	@EDGEAUTH=$(abspath $(BIN)) test/blackbox/run.sh
+
+# The whole suite again, built with AddressSanitizer and UBSan; any report fails.
+SAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+check: deps
+	$(MAKE) BUILD=build/asan BIN=build/asan/edgeauth OPT="-O1 -g" SAN="$(SAN_FLAGS)" test
+
+# libFuzzer harnesses (clang), each run FUZZ_SECONDS.
+FUZZ_SECONDS ?= 20
+fuzz: deps
+	@scripts/fuzz $(FUZZ_SECONDS)
+
+# Throughput and latency of the hot paths on loopback (see docs/BENCHMARKS.md).
+bench: deps
+	@scripts/bench/run
 
 install: $(BIN)
 	install -D -m 0755 $(BIN) $(DESTDIR)/usr/local/bin/edgeauth

@@ -22,6 +22,7 @@ struct config {
 	long access_ttl_s;
 	long refresh_ttl_s;
 	long code_ttl_s;
+	int purge_interval_s;     /* how often expired codes and tokens are deleted */
 	char *signing_key;
 	/* [passwords] */
 	uint32_t argon2_memory_kib;

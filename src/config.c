@@ -36,6 +36,7 @@ void config_init(struct config *cfg)
 	cfg->access_ttl_s = 900;
 	cfg->refresh_ttl_s = 2592000;
 	cfg->code_ttl_s = 60;
+	cfg->purge_interval_s = 30;
 	cfg->signing_key = xstrdup("var/signing-key.pem");
 	cfg->argon2_memory_kib = 19456;
 	cfg->argon2_iterations = 2;
@@ -203,6 +204,8 @@ static int handle_tokens(struct config *c, const char *name, const char *value, 
 		return set_long(value, 1, 3650L * 24 * 3600, &c->refresh_ttl_s, ls);
 	if (!strcmp(name, "code_ttl_s"))
 		return set_long(value, 1, 3600, &c->code_ttl_s, ls);
+	if (!strcmp(name, "purge_interval_s"))
+		return set_int(value, 1, 86400, &c->purge_interval_s, ls);
 	if (!strcmp(name, "signing_key"))
 		return set_string(value, &c->signing_key, ls);
 	snprintf(ls->entry_reason, sizeof ls->entry_reason, "unknown key '%s' in [tokens]", name);

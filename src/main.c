@@ -139,7 +139,6 @@ static void on_drain_tick(evutil_socket_t fd, short what, void *arg)
  * so one tick never holds the loop for long; a full batch asks for another
  * tick soon. */
 #define PURGE_BATCH 500
-#define PURGE_INTERVAL_S 30
 
 struct purge {
 	struct server *srv;
@@ -150,7 +149,7 @@ static void on_purge_tick(evutil_socket_t fd, short what, void *arg)
 {
 	struct purge *pg = arg;
 	struct api_error err;
-	struct timeval tv = { PURGE_INTERVAL_S, 0 };
+	struct timeval tv = { pg->srv->cfg->purge_interval_s, 0 };
 	int n = store_purge_expired(pg->srv->store, PURGE_BATCH, &err);
 
 	(void)fd;

@@ -11,6 +11,9 @@
 #   check_err NAME STATUS CODE       # STATUS and .error
 #   check_header NAME REGEX          # a response header line matches (grep -Ei)
 #   admin_token                      # prints a fresh client_credentials token
+#
+# EDGEAUTH_WRAPPER="valgrind --leak-check=full" runs the server under a tool;
+# the server's own exit status is then checked by stop_server.
 set -u
 BB_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(cd "$BB_DIR/../.." && pwd)
@@ -62,9 +65,11 @@ start_server() {
 	BASE="http://127.0.0.1:$PORT"
 	CONF=$TMP/edgeauth.conf
 	write_config "$CONF" "$PORT" "$@"
-	"$EDGEAUTH" -c "$CONF" serve > "$TMP/stdout" 2>> "$TMP/server.log" &
+	# EDGEAUTH_WRAPPER runs the server under a tool, e.g.
+	# EDGEAUTH_WRAPPER="valgrind --leak-check=full --error-exitcode=9"
+	${EDGEAUTH_WRAPPER:-} "$EDGEAUTH" -c "$CONF" serve > "$TMP/stdout" 2>> "$TMP/server.log" &
 	SERVER_PID=$!
-	for _ in $(seq 1 100); do
+	for _ in $(seq 1 600); do
 		curl -s -o /dev/null "$BASE/healthz" && break
 		sleep 0.05
 	done
@@ -79,7 +84,10 @@ stop_server() {
 	if [ -n "$SERVER_PID" ]; then
 		kill -TERM "$SERVER_PID" 2>/dev/null
 		wait "$SERVER_PID" 2>/dev/null
+		local rc=$?
 		SERVER_PID=
+		# A clean stop is exit 0; under a wrapper a report changes it.
+		if [ "$rc" -ne 0 ]; then fail "server exited with status $rc (see $TMP/server.log)"; else pass; fi
 	fi
 }
 

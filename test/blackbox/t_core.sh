@@ -120,4 +120,12 @@ AUTH=none req OPTIONS /api/v1/tokens -H 'Origin: https://app.example' -H 'Access
 check_status "token preflight" 204
 check_header "token preflight origin" '^Access-Control-Allow-Origin: \*'
 
+# bodies over max_body_bytes are refused, never read whole
+head -c 70000 /dev/zero | tr '\0' a > "$TMP/big"
+STATUS=$(curl -s -o /dev/null -w '%{http_code}' -H "Authorization: Bearer $TOKEN" -H 'Content-Type: application/json' \
+	--data-binary @"$TMP/big" "$BASE$P/roles")
+check "oversized body" "$STATUS" 413
+AUTH=none req GET /healthz
+check_status "still serving after an oversized body" 200
+
 finish

@@ -2,7 +2,7 @@
 # and simultaneous uses of one refresh token or code (exactly one wins).
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/signin_lib.sh"
-start_server tokens.code_ttl_s=1 tokens.refresh_ttl_s=2
+start_server tokens.code_ttl_s=1 tokens.refresh_ttl_s=2 tokens.purge_interval_s=1
 
 req GET "$P/resources?page_size=100"
 USERS_READ=$(printf '%s' "$BODY" | jq -r '.data[]|select(.code=="users")|.permissions[]|select(.code=="read")|.id')
@@ -123,5 +123,13 @@ sign_in "$APP" "$REDIRECT" carol@example.com "battery staple"
 exchange "$APP" "$REDIRECT" "$CODE" "$VERIFIER"
 printf 'grant_type=refresh_token&client_id=%s&refresh_token=%s' "$APP" "$REFRESH" > "$TMP/refresh.form"
 check "one refresh token, 16 at once" "$(race "$TMP/refresh.form" 16)" "200x1 400x15"
+
+# --- the purge: expired codes, refresh tokens and revocations go ---
+db() { sqlite3 "$TMP/edgeauth.db" "$1"; }
+check "rows exist before expiry" "$([ "$(db 'select count(*) from refresh_tokens')" -gt 0 ] && echo yes)" yes
+sleep 3.5
+check "expired codes purged" "$(db 'select count(*) from auth_codes where expires_at < strftime("%s","now")*1000')" 0
+check "expired refresh tokens purged" "$(db 'select count(*) from refresh_tokens where expires_at < strftime("%s","now")*1000')" 0
+check "expired revocations purged" "$(db 'select count(*) from revoked_tokens where expires_at < strftime("%s","now")')" 0
 
 finish
