@@ -19,6 +19,7 @@
 #define ROUTE_MAX_PARAMS 4
 
 struct route;
+struct conn_entry;
 
 /* Who the bearer token speaks for, after auth_bearer accepted it. */
 struct principal {
@@ -45,6 +46,7 @@ struct request_ctx {
 	json_t *body;                        /* JSON body, when the route takes one */
 	struct evkeyvalq form;               /* form body, when the route takes one */
 	struct principal principal;
+	struct conn_entry *conn;             /* conn_guard's record of the connection */
 	int64_t start_us;
 	bool replied;
 	void *handler_state;                 /* a handler's own state across steps */

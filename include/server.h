@@ -10,6 +10,7 @@ struct event_base;
 struct evhttp;
 struct evhttp_bound_socket;
 struct passwords;
+struct conn_guard;
 
 struct server {
 	const struct config *cfg;
@@ -19,6 +20,7 @@ struct server {
 	struct event_base *base;
 	struct evhttp *http;
 	struct evhttp_bound_socket *bound;
+	struct conn_guard *guard;       /* connection limits and deadlines */
 	int in_flight;          /* requests accepted and not yet answered */
 	int stopping;
 };

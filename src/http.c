@@ -18,6 +18,7 @@
 #include <openssl/crypto.h>
 
 #include "config.h"
+#include "conn_guard.h"
 #include "http.h"
 #include "router.h"
 #include "util.h"
@@ -126,6 +127,7 @@ static void send_and_free(struct request_ctx *ctx, int status, struct evbuffer *
 	ctx->replied = true;
 	evhttp_send_reply(ctx->req, status, status_reason(status), buf);
 	evbuffer_free(buf);
+	conn_guard_request_done(srv->guard, ctx->conn);
 	fprintf(stderr, "%s %s %d %lldus\n", method_name(ctx->method), ctx->path, status,
 	        (long long)(mono_us() - ctx->start_us));
 	srv->in_flight--;
@@ -273,6 +275,7 @@ static void on_request(struct evhttp_request *req, void *arg)
 	TAILQ_INIT(&ctx->form);
 	ctx->path = xstrdup(path && *path ? path : "/");
 	srv->in_flight++;
+	ctx->conn = conn_guard_request_started(srv->guard, req);
 	router_dispatch(ctx);
 }
 
@@ -303,12 +306,14 @@ int http_start(struct server *srv)
 	 * delayed ACK (Nagle) on a kept-alive connection. */
 	int one = 1;
 	setsockopt(evhttp_bound_socket_get_fd(srv->bound), IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+	srv->guard = conn_guard_new(srv);
 	return 0;
 }
 
 void http_stop_accepting(struct server *srv)
 {
 	if (srv->http && srv->bound) {
+		conn_guard_stop_listening(srv->guard);
 		evhttp_del_accept_socket(srv->http, srv->bound);
 		srv->bound = NULL;
 	}
@@ -319,4 +324,6 @@ void http_free(struct server *srv)
 	if (srv->http)
 		evhttp_free(srv->http);
 	srv->http = NULL;
+	conn_guard_free(srv->guard);
+	srv->guard = NULL;
 }

@@ -1,0 +1,30 @@
+#ifndef EDGEAUTH_CONN_GUARD_H
+#define EDGEAUTH_CONN_GUARD_H
+/*
+ * Connection limits that evhttp 2.1 does not have: at most max_connections
+ * open at once (the listener pauses, so the surplus waits in the kernel's
+ * backlog), and a total deadline of request_timeout_s for each request to
+ * arrive whole, however slowly its bytes trickle (slowloris). evhttp's own
+ * timeout only measures silence between bytes.
+ */
+#include "server.h"
+
+struct conn_guard;
+struct conn_entry;
+struct evhttp_request;
+
+/* Installs itself on srv->http (after http_start has bound the listener). */
+struct conn_guard *conn_guard_new(struct server *srv);
+/* The listener is gone (shutdown): never touch it again. */
+void conn_guard_stop_listening(struct conn_guard *g);
+/* Call after evhttp_free. NULL is a no-op. */
+void conn_guard_free(struct conn_guard *g);
+/* A request of the connection is being handled: no deadline while it is.
+ * Returns the entry to hand back to conn_guard_request_done (may be NULL). */
+struct conn_entry *conn_guard_request_started(struct conn_guard *g, struct evhttp_request *req);
+/* Its reply went out: the next request has request_timeout_s to arrive. */
+void conn_guard_request_done(struct conn_guard *g, struct conn_entry *e);
+/* Connections open now, for tests and logs. */
+int conn_guard_count(const struct conn_guard *g);
+
+#endif
