@@ -30,6 +30,11 @@ struct config {
 	uint32_t argon2_parallelism;
 	int hash_threads;
 	int max_pending_hashes;
+	/* [signin] */
+	int signin_max_failures;             /* per account, within the window */
+	int signin_max_failures_per_address; /* per client address */
+	int signin_window_s;
+	int signin_tracked_keys;             /* slots of each counter table */
 };
 
 /* Fills cfg with the defaults of CONTRACT.md §1. */

@@ -11,6 +11,7 @@ struct evhttp;
 struct evhttp_bound_socket;
 struct passwords;
 struct conn_guard;
+struct throttle;
 
 struct server {
 	const struct config *cfg;
@@ -21,6 +22,8 @@ struct server {
 	struct evhttp *http;
 	struct evhttp_bound_socket *bound;
 	struct conn_guard *guard;       /* connection limits and deadlines */
+	struct throttle *signin_accounts;   /* failed sign-ins per account */
+	struct throttle *signin_addresses;  /* and per client address */
 	int in_flight;          /* requests accepted and not yet answered */
 	int stopping;
 };

@@ -17,6 +17,7 @@
 #include "passwords.h"
 #include "store.h"
 #include "store_tokens.h"
+#include "throttle.h"
 #include "util.h"
 #include "validate.h"
 
@@ -61,15 +62,18 @@ static void page_head(struct evbuffer *buf, const char *title)
 	                    "<style>%s</style>\n</head>\n<body>\n<main>\n", title, html_style());
 }
 
+/* The sign-in form; after a failure with message, and the error code in a
+ * data attribute for programs (too_many_attempts). */
 static void reply_form(struct request_ctx *ctx, int status, const struct authz_params *p,
-                       const char *message)
+                       const char *message, const char *error_code)
 {
 	struct evbuffer *buf = evbuffer_new();
 
 	page_head(buf, "Sign in");
 	evbuffer_add_printf(buf, "<h1>Sign in</h1>\n");
 	if (message)
-		evbuffer_add_printf(buf, "<p class=\"error\" role=\"alert\">%s</p>\n", message);
+		evbuffer_add_printf(buf, "<p class=\"error\" role=\"alert\" data-error=\"%s\">%s</p>\n",
+		                    error_code ? error_code : "access_denied", message);
 	evbuffer_add_printf(buf, "<form method=\"post\" action=\"");
 	html_escape_into(buf, ctx->srv->cfg->issuer);
 	evbuffer_add_printf(buf, "/api/v1/authorize\">\n");
@@ -215,7 +219,7 @@ void authorize_get(struct request_ctx *ctx)
 		reply_redirect(ctx, &p, NULL, "invalid_request");
 		return;
 	}
-	reply_form(ctx, 200, &p, NULL);
+	reply_form(ctx, 200, &p, NULL, NULL);
 }
 
 /* ---- sign-in ---- */
@@ -225,13 +229,52 @@ struct signin {
 	struct authz_params p;
 	struct signin_user user;
 	bool found;
+	char *account_key;   /* throttle keys */
+	char *address_key;
 };
 
 static void signin_free(void *arg)
 {
 	struct signin *s = arg;
 	signin_user_release(&s->user);
+	free(s->account_key);
+	free(s->address_key);
 	free(s);
+}
+
+/* The counters' keys: the account is the project and the email without
+ * regard to case (as sign-in compares it); the address is the peer's. */
+static void throttle_keys(struct request_ctx *ctx, struct signin *s)
+{
+	struct evhttp_connection *evcon = evhttp_request_get_connection(ctx->req);
+	char *peer = NULL;
+	ev_uint16_t port;
+
+	if (evcon)
+		evhttp_connection_get_peer(evcon, &peer, &port);
+	s->account_key = xasprintf("account:%s:%s", s->p.project_id, s->p.email);
+	for (char *c = s->account_key; *c; c++)
+		if (*c >= 'A' && *c <= 'Z')
+			*c = (char)(*c - 'A' + 'a');
+	s->address_key = xasprintf("address:%s", peer ? peer : "");
+}
+
+/* Past the failure limit: 429 with Retry-After, and no hash computed. */
+static bool throttled(struct request_ctx *ctx, struct signin *s)
+{
+	int64_t now = now_ms();
+	int a = throttle_wait_s(ctx->srv->signin_accounts, s->account_key, now);
+	int b = throttle_wait_s(ctx->srv->signin_addresses, s->address_key, now);
+	int wait = a > b ? a : b;
+	char msg[96], retry[16];
+
+	if (wait <= 0)
+		return false;
+	snprintf(msg, sizeof msg, "Too many failed sign-ins. Try again in %d seconds.", wait);
+	snprintf(retry, sizeof retry, "%d", wait);
+	http_add_header(ctx, "Retry-After", retry);
+	reply_form(ctx, 429, &s->p, msg, "too_many_attempts");
+	return true;
 }
 
 /* A new code: random, stored as a hash, bound to client, redirect URI,
@@ -275,10 +318,16 @@ static void on_verified(void *arg, int ok)
 	struct signin *s = arg;
 	struct request_ctx *ctx = s->ctx;
 
-	if (ok == 1 && s->found && s->user.is_active)
+	int64_t now = now_ms();
+
+	if (ok == 1 && s->found && s->user.is_active) {
+		throttle_reset(ctx->srv->signin_accounts, s->account_key);
 		issue_code(ctx, s);
-	else
-		reply_form(ctx, 401, &s->p, SIGNIN_FAILED);
+	} else {
+		throttle_fail(ctx->srv->signin_accounts, s->account_key, now);
+		throttle_fail(ctx->srv->signin_addresses, s->address_key, now);
+		reply_form(ctx, 401, &s->p, SIGNIN_FAILED, NULL);
+	}
 }
 
 void authorize_post(struct request_ctx *ctx)
@@ -299,9 +348,12 @@ void authorize_post(struct request_ctx *ctx)
 	if (query_get(&ctx->form, "email", &s->p.email, &err) < 0 ||
 	    query_get(&ctx->form, "password", &s->p.password, &err) < 0 ||
 	    !s->p.email || !*s->p.email || !s->p.password || !*s->p.password) {
-		reply_form(ctx, 401, &s->p, SIGNIN_FAILED);
+		reply_form(ctx, 401, &s->p, SIGNIN_FAILED, NULL);
 		return;
 	}
+	throttle_keys(ctx, s);
+	if (throttled(ctx, s))
+		return;
 	found = store_signin_user(ctx->srv->store, s->p.project_id, s->p.email, &s->user, &err);
 	if (found < 0) {
 		http_reply_error(ctx, &err);

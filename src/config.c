@@ -43,6 +43,10 @@ void config_init(struct config *cfg)
 	cfg->argon2_parallelism = 1;
 	cfg->hash_threads = 2;
 	cfg->max_pending_hashes = 256;
+	cfg->signin_max_failures = 10;
+	cfg->signin_max_failures_per_address = 100;
+	cfg->signin_window_s = 300;
+	cfg->signin_tracked_keys = 4096;
 }
 
 static void free_origins(char **origins)
@@ -228,6 +232,20 @@ static int handle_passwords(struct config *c, const char *name, const char *valu
 	return 0;
 }
 
+static int handle_signin(struct config *c, const char *name, const char *value, struct load_state *ls)
+{
+	if (!strcmp(name, "max_failures"))
+		return set_int(value, 1, 1000000, &c->signin_max_failures, ls);
+	if (!strcmp(name, "max_failures_per_address"))
+		return set_int(value, 1, 1000000, &c->signin_max_failures_per_address, ls);
+	if (!strcmp(name, "window_s"))
+		return set_int(value, 1, 86400, &c->signin_window_s, ls);
+	if (!strcmp(name, "tracked_keys"))
+		return set_int(value, 16, 10000000, &c->signin_tracked_keys, ls);
+	snprintf(ls->entry_reason, sizeof ls->entry_reason, "unknown key '%s' in [signin]", name);
+	return 0;
+}
+
 static int handle_entry(struct load_state *ls, const char *section, const char *name,
                         const char *value)
 {
@@ -239,6 +257,8 @@ static int handle_entry(struct load_state *ls, const char *section, const char *
 		return handle_tokens(ls->cfg, name, value, ls);
 	if (!strcmp(section, "passwords"))
 		return handle_passwords(ls->cfg, name, value, ls);
+	if (!strcmp(section, "signin"))
+		return handle_signin(ls->cfg, name, value, ls);
 	snprintf(ls->entry_reason, sizeof ls->entry_reason, "unknown section [%s]", section);
 	return 0;
 }
@@ -261,7 +281,7 @@ static int on_entry(void *user, const char *section, const char *name, const cha
 
 static bool known_section(const char *name, size_t len)
 {
-	static const char *const known[] = { "server", "store", "tokens", "passwords" };
+	static const char *const known[] = { "server", "store", "tokens", "passwords", "signin" };
 	for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
 		if (strlen(known[i]) == len && !strncmp(name, known[i], len))
 			return true;

@@ -16,6 +16,7 @@
 #include "server.h"
 #include "store.h"
 #include "store_tokens.h"
+#include "throttle.h"
 #include "util.h"
 
 #define EDGEAUTH_VERSION "0.1.0"
@@ -200,6 +201,10 @@ static int cmd_serve(const struct config *cfg)
 	if (!srv.base)
 		goto out;
 	srv.passwords = passwords_new(srv.base, cfg);
+	srv.signin_accounts = throttle_new((size_t)cfg->signin_tracked_keys,
+	                                   cfg->signin_max_failures, cfg->signin_window_s);
+	srv.signin_addresses = throttle_new((size_t)cfg->signin_tracked_keys,
+	                                    cfg->signin_max_failures_per_address, cfg->signin_window_s);
 	if (http_start(&srv) < 0)
 		goto out;
 	sigint = evsignal_new(srv.base, SIGINT, on_signal, &sd);
@@ -223,6 +228,8 @@ out:
 		event_free(sigterm);
 	passwords_free(srv.passwords);   /* runs pending done()s while evhttp still lives */
 	http_free(&srv);
+	throttle_free(srv.signin_accounts);
+	throttle_free(srv.signin_addresses);
 	if (srv.base)
 		event_base_free(srv.base);
 	store_close(srv.store);

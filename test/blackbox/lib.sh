@@ -31,7 +31,7 @@ free_port() {
 # write_config FILE PORT [section.key=value ...]
 write_config() {
 	local file=$1 port=$2; shift 2
-	local server="" store="" tokens="" passwords=""
+	local server="" store="" tokens="" passwords="" signin=""
 	for kv in "$@"; do
 		local sec=${kv%%.*} rest=${kv#*.}
 		case $sec in
@@ -39,6 +39,8 @@ write_config() {
 		store) store+="$rest"$'\n' ;;
 		tokens) tokens+="$rest"$'\n' ;;
 		passwords) passwords+="$rest"$'\n' ;;
+		signin) signin+="$rest"$'\n' ;;
+		*) echo "write_config: unknown section in $kv" >&2; return 1 ;;
 		esac
 	done
 	cat > "$file" <<CONF
@@ -57,6 +59,8 @@ $tokens
 argon2_memory_kib = 64
 argon2_iterations = 1
 $passwords
+[signin]
+$signin
 CONF
 }
 

@@ -1,0 +1,23 @@
+#ifndef EDGEAUTH_THROTTLE_H
+#define EDGEAUTH_THROTTLE_H
+/*
+ * Failure counters for sign-in, per account and per client address: past
+ * max failures within a window the key is refused until the window ends.
+ * The table has a fixed number of slots, so memory is bounded whatever an
+ * attacker sends; keys are stored as SHA-256 digests. Loop thread only.
+ */
+#include <stddef.h>
+#include <stdint.h>
+
+struct throttle;
+
+struct throttle *throttle_new(size_t slots, int max_failures, int window_s);
+void throttle_free(struct throttle *t);
+/* Seconds until key may try again (> 0), or 0 when it may now. */
+int throttle_wait_s(struct throttle *t, const char *key, int64_t now_ms);
+/* Counts a failure of key. */
+void throttle_fail(struct throttle *t, const char *key, int64_t now_ms);
+/* Forgets key (a successful sign-in). */
+void throttle_reset(struct throttle *t, const char *key);
+
+#endif

@@ -1,0 +1,64 @@
+# Sign-in throttling: failures per account and per address lead to 429 with
+# Retry-After and no hash computed; success resets the account; the rest of
+# the service goes on.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/signin_lib.sh"
+start_server signin.max_failures=3 signin.max_failures_per_address=8 signin.window_s=3 \
+	passwords.argon2_memory_kib=32768 passwords.argon2_iterations=2
+
+REDIRECT="http://127.0.0.1:9/cb"
+req POST "$P/clients" "{\"name\":\"app\",\"redirect_uris\":[\"$REDIRECT\"]}"
+APP=$(printf '%s' "$BODY" | jq -r .id)
+for u in ann ben cat dan; do
+	req POST "$P/users" "{\"display_name\":\"$u\",\"email\":\"$u@example.com\",\"password\":\"$u password\"}"
+done
+new_pkce
+
+attempt() { # attempt EMAIL PASSWORD: STATUS, LOCATION, BODY, HDRS, MS
+	local t0=$(date +%s%N)
+	authorize_post "$APP" "$REDIRECT" "$1" "$2" ""
+	MS=$(( ($(date +%s%N) - t0) / 1000000 ))
+}
+
+attempt ann@example.com "ann password"
+check_status "ann signs in" 302
+HASH_MS=$MS
+# success resets: two failures, a success, two failures: not throttled
+attempt ann@example.com wrong; attempt ann@example.com wrong
+attempt ann@example.com "ann password"
+check_status "success after two failures" 302
+attempt ann@example.com wrong; attempt ann@example.com wrong
+attempt ann@example.com "ann password"
+check_status "the counter was reset by the success" 302
+
+# three failures: the account is refused, even with the right password
+attempt ben@example.com wrong; attempt ben@example.com wrong; attempt BEN@example.com wrong
+check_status "third failure" 401
+attempt ben@example.com "ben password"
+check_status "throttled account" 429
+check_header "Retry-After" '^Retry-After: [1-3]$'
+check "too_many_attempts" "$(printf '%s' "$BODY" | grep -c 'data-error="too_many_attempts"')" 1
+check "the form comes back with the challenge" "$(printf '%s' "$BODY" | grep -c "value=\"$CHALLENGE\"")" 1
+echo "one sign-in ${HASH_MS} ms, a throttled answer ${MS} ms" >&2
+check "no hash for a throttled attempt" "$([ "$MS" -lt "$HASH_MS" ] && echo yes)" yes
+
+# other accounts and the rest of the service go on
+attempt cat@example.com "cat password"
+check_status "another account signs in" 302
+AUTH=none req GET /healthz
+check_status "health" 200
+req GET "$P/users"
+check_status "management API" 200
+
+# after the window, the account may try again
+sleep 3.2
+attempt ben@example.com "ben password"
+check_status "after the window" 302
+
+# per address: failures over several accounts from one address
+for i in 1 2; do attempt ann@example.com wrong; attempt cat@example.com wrong; attempt dan@example.com wrong; done
+attempt nobody@example.com wrong; attempt nobody2@example.com wrong
+attempt ben@example.com "ben password"
+check_status "throttled address" 429
+
+finish
