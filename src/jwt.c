@@ -129,6 +129,12 @@ static int key_read(const char *path, EVP_PKEY **out, char *errbuf, size_t errle
 		set_error(errbuf, errlen, "key file %s is not a regular file", path);
 		goto out;
 	}
+	/* A private key others can read is a key others may have. */
+	if (st.st_mode & (S_IRWXG | S_IRWXO)) {
+		set_error(errbuf, errlen, "key file %s is accessible to others (mode %03o);"
+		          " run chmod 600 on it", path, (unsigned)(st.st_mode & 0777));
+		goto out;
+	}
 
 	buf = xmalloc(JWT_KEY_FILE_MAX + 1);
 	while (have <= JWT_KEY_FILE_MAX) {

@@ -1094,6 +1094,25 @@ START_TEST(test_key_reload_same_kid)
 END_TEST
 
 /* Two keys created apart differ. */
+/* A key file others can read is refused, and left as it is. */
+START_TEST(test_key_readable_by_others_refused)
+{
+	char errbuf[256];
+	struct jwt_key *again;
+
+	ck_assert_int_eq(chmod(key_path, 0644), 0);
+	again = jwt_key_load_or_create(key_path, errbuf, sizeof errbuf);
+	ck_assert_ptr_null(again);
+	ck_assert_ptr_nonnull(strstr(errbuf, "accessible to others"));
+	ck_assert_int_eq(chmod(key_path, 0640), 0);
+	ck_assert_ptr_null(jwt_key_load_or_create(key_path, errbuf, sizeof errbuf));
+	ck_assert_int_eq(chmod(key_path, 0600), 0);
+	again = jwt_key_load_or_create(key_path, errbuf, sizeof errbuf);
+	ck_assert_ptr_nonnull(again);
+	jwt_key_free(again);
+}
+END_TEST
+
 START_TEST(test_key_new_keys_differ)
 {
 	struct jwt_key *k = other_key(NULL);
@@ -1208,6 +1227,8 @@ START_TEST(test_key_bad_file)
 		write_encrypted_p256(path);
 		break;
 	}
+	/* private, so that the refusal is for the content, not the mode */
+	ck_assert_int_eq(chmod(path, 0600), 0);
 	before = read_file(path);
 	k = jwt_key_load_or_create(path, errbuf, sizeof errbuf);
 	ck_assert_msg(k == NULL, "accepted %s", bad_file_names[_i]);
@@ -1324,6 +1345,7 @@ static Suite *jwt_suite(void)
 	tcase_add_checked_fixture(tc_key, setup, teardown);
 	tcase_add_test(tc_key, test_key_file_created);
 	tcase_add_test(tc_key, test_key_reload_same_kid);
+	tcase_add_test(tc_key, test_key_readable_by_others_refused);
 	tcase_add_test(tc_key, test_key_new_keys_differ);
 	tcase_add_test(tc_key, test_key_fixed_vector);
 	tcase_add_loop_test(tc_key, test_key_bad_file, 0,
