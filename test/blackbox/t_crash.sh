@@ -1,0 +1,15 @@
+# Crash durability: scripts/crash-test kills the server 20 times under a
+# write load; nothing acknowledged may be lost, no refresh token may work
+# twice, and the store must pass integrity_check. synchronous=normal makes the
+# same promise against a process crash (not against power loss).
+. "$(dirname "$0")/lib.sh"
+for mode in "full 20" "normal 8"; do
+	set -- $mode
+	out=$("$ROOT/scripts/crash-test" --binary "$EDGEAUTH" --synchronous "$1" --kills "$2" \
+		--min-run 0.1 --max-run 0.5 2> "$TMP/crash-$1.log")
+	rc=$?
+	cat "$TMP/crash-$1.log" >&2
+	check "crash-test $1 exit" "$rc" 0
+	check "crash-test $1 summary" "$(printf '%s' "$out" | grep -Ec '^crash-test: [0-9]+ passed, 0 failed$')" 1
+done
+finish
