@@ -13,6 +13,11 @@
  * token was given) or system_error. */
 int auth_bearer(struct server *srv, const char *header, struct principal *out,
                 struct api_error *err);
+/* Frees the principal's strings; safe on a zeroed one. */
+void principal_release(struct principal *p);
+/* The verified-token cache hung on the server (created on first use). */
+struct auth_cache;
+void auth_cache_free(struct auth_cache *c);
 /* True when the token's scope holds the named permission. */
 bool principal_has(const struct principal *p, const char *permission);
 

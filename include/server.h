@@ -12,6 +12,7 @@ struct evhttp_bound_socket;
 struct passwords;
 struct conn_guard;
 struct throttle;
+struct auth_cache;
 
 struct server {
 	const struct config *cfg;
@@ -24,6 +25,7 @@ struct server {
 	struct conn_guard *guard;       /* connection limits and deadlines */
 	struct throttle *signin_accounts;   /* failed sign-ins per account */
 	struct throttle *signin_addresses;  /* and per client address */
+	struct auth_cache *auth_cache;      /* verified bearer tokens */
 	int in_flight;          /* requests accepted and not yet answered */
 	int stopping;
 };

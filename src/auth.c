@@ -1,7 +1,9 @@
 /* Bearer token checks for the management API (CONTRACT.md §5). Every
  * failure is the same invalid_authorization_token: the caller learns no
  * more than that the token is not good. */
+#include <stdlib.h>
 #include <string.h>
+#include <openssl/evp.h>
 #include <strings.h>
 #include <time.h>
 
@@ -25,12 +27,127 @@ static const char *claim_string(const json_t *claims, const char *key)
 	return s && *s ? s : NULL;
 }
 
+void principal_release(struct principal *p)
+{
+	free(p->project_id);
+	free(p->client_id);
+	free(p->user_id);
+	free(p->jti);
+	free(p->scope);
+	memset(p, 0, sizeof *p);
+}
+
+static char *dup_or_null(const char *s)
+{
+	return s ? xstrdup(s) : NULL;
+}
+
+static void principal_copy(struct principal *dst, const struct principal *src)
+{
+	dst->present = src->present;
+	dst->project_id = dup_or_null(src->project_id);
+	dst->client_id = dup_or_null(src->client_id);
+	dst->user_id = dup_or_null(src->user_id);
+	dst->jti = dup_or_null(src->jti);
+	dst->scope = dup_or_null(src->scope);
+	dst->exp = src->exp;
+}
+
+/* ---- verified tokens ----
+ * The ECDSA check dominates a bearer request, and a client sends the same
+ * token many times. So the claims of a token whose signature checked out are
+ * kept, by the token's SHA-256, in a direct-mapped table. Only the signature
+ * and claim parsing are cached: revocation and the active flags are read
+ * from the store on every request, so they still act at once. */
+#define VERIFY_CACHE_SLOTS 1024
+
+struct verified {
+	unsigned char digest[32];
+	struct principal p;       /* p.present: the slot is in use */
+};
+
+struct auth_cache {
+	struct verified slots[VERIFY_CACHE_SLOTS];
+};
+
+void auth_cache_free(struct auth_cache *c)
+{
+	if (!c)
+		return;
+	for (size_t i = 0; i < VERIFY_CACHE_SLOTS; i++)
+		principal_release(&c->slots[i].p);
+	free(c);
+}
+
+static struct verified *cache_slot(struct server *srv, const unsigned char digest[32])
+{
+	uint64_t h;
+
+	if (!srv->auth_cache)
+		srv->auth_cache = xcalloc(1, sizeof *srv->auth_cache);
+	memcpy(&h, digest, sizeof h);
+	return &srv->auth_cache->slots[h % VERIFY_CACHE_SLOTS];
+}
+
+/* Verifies the token's signature and reads its claims into *out (owned).
+ * Returns 0, or -1 for anything malformed, forged or of another issuer. */
+static int claims_read(struct server *srv, const char *token, struct principal *out)
+{
+	const char *iss, *sub, *client_id, *project_id, *jti, *scope;
+	json_t *claims = jwt_verify(srv->key, token, strlen(token)), *exp;
+	int rc = -1;
+
+	if (!claims)
+		return -1;
+	iss = claim_string(claims, "iss");
+	sub = claim_string(claims, "sub");
+	client_id = claim_string(claims, "client_id");
+	project_id = claim_string(claims, "project_id");
+	jti = claim_string(claims, "jti");
+	scope = json_string_value(json_object_get(claims, "scope"));
+	exp = json_object_get(claims, "exp");
+	if (iss && sub && client_id && project_id && jti && scope && json_is_integer(exp) &&
+	    !strcmp(iss, srv->cfg->issuer)) {
+		out->present = true;
+		out->project_id = xstrdup(project_id);
+		out->client_id = xstrdup(client_id);
+		/* sub is the client itself for client_credentials */
+		out->user_id = strcmp(sub, client_id) != 0 ? xstrdup(sub) : NULL;
+		out->jti = xstrdup(jti);
+		out->scope = xstrdup(scope);
+		out->exp = (long long)json_integer_value(exp);
+		rc = 0;
+	}
+	json_decref(claims);
+	return rc;
+}
+
+/* The token's claims, from the cache or from a verification. */
+static int claims_get(struct server *srv, const char *token, struct principal *out)
+{
+	unsigned char digest[32];
+	unsigned int len = 0;
+	struct verified *slot;
+
+	EVP_Digest(token, strlen(token), digest, &len, EVP_sha256(), NULL);
+	slot = cache_slot(srv, digest);
+	if (slot->p.present && !memcmp(slot->digest, digest, sizeof digest)) {
+		principal_copy(out, &slot->p);
+		return 0;
+	}
+	if (claims_read(srv, token, out) < 0)
+		return -1;
+	principal_release(&slot->p);
+	memcpy(slot->digest, digest, sizeof digest);
+	principal_copy(&slot->p, out);
+	return 0;
+}
+
 int auth_bearer(struct server *srv, const char *header, struct principal *out,
                 struct api_error *err)
 {
-	const char *token, *iss, *sub, *client_id, *project_id, *jti, *scope;
+	const char *token;
 	struct client_auth ca;
-	json_t *claims, *exp;
 	int rc;
 
 	/* RFC 6750 §2.1: "Bearer" is case-insensitive; anything else is no token. */
@@ -41,50 +158,32 @@ int auth_bearer(struct server *srv, const char *header, struct principal *out,
 		token++;
 	if (!*token)
 		return invalid(err, 0);
-
-	claims = jwt_verify(srv->key, token, strlen(token));
-	if (!claims)
+	if (strlen(token) > JWT_MAX_LEN || claims_get(srv, token, out) < 0)
 		return invalid(err, 1);
-	iss = claim_string(claims, "iss");
-	sub = claim_string(claims, "sub");
-	client_id = claim_string(claims, "client_id");
-	project_id = claim_string(claims, "project_id");
-	jti = claim_string(claims, "jti");
-	scope = json_string_value(json_object_get(claims, "scope"));
-	exp = json_object_get(claims, "exp");
-	if (!iss || !sub || !client_id || !project_id || !jti || !scope || !json_is_integer(exp) ||
-	    strcmp(iss, srv->cfg->issuer) != 0 || json_integer_value(exp) <= (json_int_t)time(NULL))
+	if (out->exp <= (long long)time(NULL))
 		goto invalid_token;
 
-	rc = store_token_is_revoked(srv->store, jti, err);
+	rc = store_token_is_revoked(srv->store, out->jti, err);
 	if (rc != 0)
 		goto fail_rc;
-	rc = store_client_auth(srv->store, client_id, &ca, err);
+	rc = store_client_auth(srv->store, out->client_id, &ca, err);
 	if (rc < 0)
 		goto fail_rc;
-	if (rc == 0 || !ca.is_active || !ca.project_active || strcmp(ca.project_id, project_id) != 0)
+	if (rc == 0 || !ca.is_active || !ca.project_active ||
+	    strcmp(ca.project_id, out->project_id) != 0)
 		goto invalid_token;
-	if (strcmp(sub, client_id) != 0) {
-		rc = store_user_is_active(srv->store, project_id, sub, err);
+	if (out->user_id) {
+		rc = store_user_is_active(srv->store, out->project_id, out->user_id, err);
 		if (rc <= 0)
 			goto fail_rc;
 	}
-
-	out->present = true;
-	out->project_id = xstrdup(project_id);
-	out->client_id = xstrdup(client_id);
-	out->user_id = strcmp(sub, client_id) != 0 ? xstrdup(sub) : NULL;
-	out->jti = xstrdup(jti);
-	out->scope = xstrdup(scope);
-	out->exp = (long long)json_integer_value(exp);
-	json_decref(claims);
 	return 0;
 
 fail_rc:
-	json_decref(claims);
+	principal_release(out);
 	return rc < 0 ? -1 : invalid(err, 1);
 invalid_token:
-	json_decref(claims);
+	principal_release(out);
 	return invalid(err, 1);
 }
 

@@ -17,6 +17,7 @@
 #include <event2/http.h>
 #include <openssl/crypto.h>
 
+#include "auth.h"
 #include "config.h"
 #include "conn_guard.h"
 #include "http.h"
@@ -60,16 +61,6 @@ static const char *method_name(enum evhttp_cmd_type m)
 	case EVHTTP_REQ_PATCH: return "PATCH";
 	default: return "?";
 	}
-}
-
-static void principal_release(struct principal *p)
-{
-	free(p->project_id);
-	free(p->client_id);
-	free(p->user_id);
-	free(p->jti);
-	free(p->scope);
-	memset(p, 0, sizeof *p);
 }
 
 /* Form values hold passwords and codes: wipe them before they are freed. */

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <event2/event.h>
 
+#include "auth.h"
 #include "config.h"
 #include "http.h"
 #include "jwt.h"
@@ -228,6 +229,7 @@ out:
 		event_free(sigterm);
 	passwords_free(srv.passwords);   /* runs pending done()s while evhttp still lives */
 	http_free(&srv);
+	auth_cache_free(srv.auth_cache);
 	throttle_free(srv.signin_accounts);
 	throttle_free(srv.signin_addresses);
 	if (srv.base)
