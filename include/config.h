@@ -23,6 +23,7 @@ struct config {
 	long refresh_ttl_s;
 	long code_ttl_s;
 	int purge_interval_s;     /* how often expired codes and tokens are deleted */
+	long purge_grace_s;       /* how long after expiry they are kept */
 	char *signing_key;
 	/* [passwords] */
 	uint32_t argon2_memory_kib;

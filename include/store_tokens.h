@@ -60,9 +60,10 @@ int store_refresh_use(struct store *st, const char *hash, struct api_error *err)
 int store_family_revoke(struct store *st, const char *family_id, struct api_error *err);
 /* Revokes one access token by its jti until exp_s. */
 int store_access_revoke(struct store *st, const char *jti, long long exp_s, struct api_error *err);
-/* Deletes up to batch expired codes, refresh tokens and revocation entries.
- * Returns how many rows went, or -1. */
-int store_purge_expired(struct store *st, int batch, struct api_error *err);
+/* Deletes up to batch codes and refresh tokens that expired more than
+ * grace_ms ago, and revocation entries of expired access tokens. Returns how
+ * many rows went, or -1. */
+int store_purge_expired(struct store *st, int batch, int64_t grace_ms, struct api_error *err);
 
 /* Sign-in: the user of the project with this email (case-insensitive).
  * 1 found, 0 not, -1 error. hash may be NULL (a BYOU user). Strings owned. */

@@ -83,8 +83,11 @@ static void reply_form(struct request_ctx *ctx, int status, const struct authz_p
 	add_hidden(buf, "code_challenge", p->code_challenge);
 	add_hidden(buf, "code_challenge_method", p->code_challenge_method);
 	add_hidden(buf, "state", p->state);
+	/* type="text", not "email": browsers refuse or punycode-rewrite
+	 * non-ASCII addresses, which the API accepts. */
 	evbuffer_add_printf(buf, "<label for=\"email\">Email</label>\n"
-	                    "<input id=\"email\" name=\"email\" type=\"email\" autocomplete=\"username\""
+	                    "<input id=\"email\" name=\"email\" type=\"text\" inputmode=\"email\""
+	                    " autocomplete=\"username\" autocapitalize=\"none\" spellcheck=\"false\""
 	                    " required autofocus value=\"");
 	html_escape_into(buf, p->email);
 	evbuffer_add_printf(buf, "\">\n<label for=\"password\">Password</label>\n"

@@ -37,6 +37,7 @@ void config_init(struct config *cfg)
 	cfg->refresh_ttl_s = 2592000;
 	cfg->code_ttl_s = 60;
 	cfg->purge_interval_s = 30;
+	cfg->purge_grace_s = 86400;
 	cfg->signing_key = xstrdup("var/signing-key.pem");
 	cfg->argon2_memory_kib = 19456;
 	cfg->argon2_iterations = 2;
@@ -208,6 +209,8 @@ static int handle_tokens(struct config *c, const char *name, const char *value, 
 		return set_long(value, 1, 3650L * 24 * 3600, &c->refresh_ttl_s, ls);
 	if (!strcmp(name, "code_ttl_s"))
 		return set_long(value, 1, 3600, &c->code_ttl_s, ls);
+	if (!strcmp(name, "purge_grace_s"))
+		return set_long(value, 0, 3650L * 24 * 3600, &c->purge_grace_s, ls);
 	if (!strcmp(name, "purge_interval_s"))
 		return set_int(value, 1, 86400, &c->purge_interval_s, ls);
 	if (!strcmp(name, "signing_key"))

@@ -138,6 +138,8 @@ static void on_drain_tick(evutil_socket_t fd, short what, void *arg)
 }
 
 /* Expired codes, refresh tokens and revocation entries go in small batches,
+ * a grace period after expiry (so that until then they still answer
+ * auth_code_expired or refresh_token_expired, and a replay is still seen),
  * so one tick never holds the loop for long; a full batch asks for another
  * tick soon. */
 #define PURGE_BATCH 500
@@ -152,7 +154,8 @@ static void on_purge_tick(evutil_socket_t fd, short what, void *arg)
 	struct purge *pg = arg;
 	struct api_error err;
 	struct timeval tv = { pg->srv->cfg->purge_interval_s, 0 };
-	int n = store_purge_expired(pg->srv->store, PURGE_BATCH, &err);
+	int n = store_purge_expired(pg->srv->store, PURGE_BATCH,
+	                            pg->srv->cfg->purge_grace_s * 1000LL, &err);
 
 	(void)fd;
 	(void)what;

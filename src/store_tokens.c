@@ -229,7 +229,7 @@ int store_access_revoke(struct store *st, const char *jti, long long exp_s, stru
 	return rc;
 }
 
-int store_purge_expired(struct store *st, int batch, struct api_error *err)
+int store_purge_expired(struct store *st, int batch, int64_t grace_ms, struct api_error *err)
 {
 	static const int which[] = { T_PURGE_CODES, T_PURGE_REFRESH, T_PURGE_REVOKED };
 	int64_t now = now_ms();
@@ -238,7 +238,8 @@ int store_purge_expired(struct store *st, int batch, struct api_error *err)
 	for (size_t i = 0; i < sizeof which / sizeof which[0]; i++) {
 		sqlite3_stmt *s = STMT(st, which[i]);
 		int rc;
-		sqlite3_bind_int64(s, 1, now);
+		/* an expired access token needs no revocation entry: no grace */
+		sqlite3_bind_int64(s, 1, which[i] == T_PURGE_REVOKED ? now : now - grace_ms);
 		sqlite3_bind_int(s, 2, batch);
 		rc = store_step_done(st, s, err);
 		sqlite3_reset(s);

@@ -2,7 +2,7 @@
 # and simultaneous uses of one refresh token or code (exactly one wins).
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/signin_lib.sh"
-start_server tokens.code_ttl_s=1 tokens.refresh_ttl_s=2 tokens.purge_interval_s=1
+start_server tokens.code_ttl_s=1 tokens.refresh_ttl_s=2 tokens.purge_interval_s=1 tokens.purge_grace_s=2
 
 req GET "$P/resources?page_size=100"
 USERS_READ=$(printf '%s' "$BODY" | jq -r '.data[]|select(.code=="users")|.permissions[]|select(.code=="read")|.id')
@@ -127,9 +127,10 @@ check "one refresh token, 16 at once" "$(race "$TMP/refresh.form" 16)" "200x1 40
 # --- the purge: expired codes, refresh tokens and revocations go ---
 db() { sqlite3 "$TMP/edgeauth.db" "$1"; }
 check "rows exist before expiry" "$([ "$(db 'select count(*) from refresh_tokens')" -gt 0 ] && echo yes)" yes
-sleep 3.5
-check "expired codes purged" "$(db 'select count(*) from auth_codes where expires_at < strftime("%s","now")*1000')" 0
-check "expired refresh tokens purged" "$(db 'select count(*) from refresh_tokens where expires_at < strftime("%s","now")*1000')" 0
+sleep 4.5
+# what expired more than the grace (2 s) and a tick (1 s) ago is gone
+check "expired codes purged" "$(db 'select count(*) from auth_codes where expires_at < strftime("%s","now")*1000 - 3500')" 0
+check "expired refresh tokens purged" "$(db 'select count(*) from refresh_tokens where expires_at < strftime("%s","now")*1000 - 3500')" 0
 check "expired revocations purged" "$(db 'select count(*) from revoked_tokens where expires_at < strftime("%s","now")')" 0
 
 finish

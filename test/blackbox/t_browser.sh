@@ -1,0 +1,70 @@
+# The sign-in page in a real browser (CONTRACT.md §6): Debian's chromium,
+# driven by playwright-core (pinned in test/browser/package-lock.json), signs
+# a user with a non-ASCII password in through the form, pressing Enter, and
+# follows the redirect to a callback listener that test/browser/signin.mjs
+# runs; the code is then exchanged with the PKCE verifier. Screenshots go to
+# build/browser-signin*.png. Needs chromium, node and npm (scripts/install-deps).
+. "$(dirname "$0")/lib.sh"
+BROWSER_DIR=$ROOT/test/browser
+CHROMIUM=${CHROMIUM:-/usr/bin/chromium}
+STEPS="launch page_loads page_headers page_charset labelled_form email_autofocus style_applied
+state_in_form screenshot email_accepted wrong_password wrong_password_keeps_params
+wrong_password_keeps_email password_typed signin_redirects callback_reached callback_code callback_state callback_iss
+token_exchange narrow_viewport no_console_errors"
+
+if [ ! -x "$CHROMIUM" ]; then
+	fail "chromium is needed for this test and $CHROMIUM is missing (run scripts/install-deps: Debian package chromium)"
+	finish; exit 1
+fi
+if ! command -v node > /dev/null || ! command -v npm > /dev/null; then
+	fail "node and npm are needed for this test (run scripts/install-deps)"
+	finish; exit 1
+fi
+if [ "$(node -p 'process.versions.node.split(".")[0]')" -lt 20 ]; then
+	fail "this test needs Node.js 20 or newer, found $(node --version)"
+	finish; exit 1
+fi
+if [ ! -d "$BROWSER_DIR/node_modules/playwright-core" ]; then
+	# playwright-core downloads no browser; the Debian one is used
+	if ! (cd "$BROWSER_DIR" && npm ci --silent --no-audit --no-fund > "$TMP/npm.log" 2>&1); then
+		cat "$TMP/npm.log" >&2
+		fail "npm ci in test/browser failed"
+		finish; exit 1
+	fi
+fi
+
+start_server
+
+# --- set-up: a role, a user with a non-ASCII password, an app whose redirect
+# URI is the callback listener signin.mjs starts ---
+req GET "$P/resources?page_size=100"
+USERS_READ=$(printf '%s' "$BODY" | jq -r '.data[]|select(.code=="users")|.permissions[]|select(.code=="read")|.id')
+req POST "$P/roles" "{\"code\":\"reader\",\"name\":\"Reader\",\"permission_ids\":[\"$USERS_READ\"]}"
+check_status "create role" 201
+ROLE=$(printf '%s' "$BODY" | jq -r .id)
+EMAIL="Zoë.Browser@exämple.test"
+PASSWORD="pässwörd ✓ 密码"
+req POST "$P/users" "$(jq -cn --arg e "$EMAIL" --arg p "$PASSWORD" --arg r "$ROLE" '{display_name:"Zoë",email:$e,password:$p,role_id:$r}')"
+check_status "create user" 201
+CALLBACK_PORT=$(free_port)
+REDIRECT="http://127.0.0.1:$CALLBACK_PORT/callback"
+req POST "$P/clients" "$(jq -cn --arg a "$REDIRECT" '{name:"browser app",redirect_uris:[$a]}')"
+check_status "create client" 201
+APP=$(printf '%s' "$BODY" | jq -r .id)
+
+# --- the browser ---
+OUT=$(cd "$BROWSER_DIR" && BASE=$BASE CLIENT_ID=$APP REDIRECT_URI=$REDIRECT \
+	CALLBACK_PORT=$CALLBACK_PORT USER_EMAIL=$EMAIL USER_PASSWORD=$PASSWORD \
+	SCREENSHOT_DIR=$ROOT/build CHROMIUM=$CHROMIUM timeout 60 node signin.mjs 2>&1)
+RC=$?
+# SHOW_BROWSER=1 prints the browser run's own output
+[ -n "${SHOW_BROWSER:-}" ] && printf '%s\n' "$OUT" >&2
+for s in $STEPS; do
+	if printf '%s\n' "$OUT" | grep -qx "ok $s"; then pass
+	else fail "browser step $s: $(printf '%s\n' "$OUT" | grep -m1 "^FAIL $s:" || echo 'did not run')"; fi
+done
+if [ "$RC" -eq 0 ]; then pass; else
+	fail "signin.mjs exited $RC: $(printf '%s\n' "$OUT" | grep -v '^ok ' | head -20)"
+fi
+
+finish
