@@ -15,6 +15,7 @@
 #include <event2/buffer.h>
 #include <event2/event.h>
 #include <event2/http.h>
+#include <event2/http_struct.h>
 #include <openssl/crypto.h>
 
 #include "auth.h"
@@ -106,6 +107,22 @@ void http_add_header(struct request_ctx *ctx, const char *name, const char *valu
 	evhttp_add_header(evhttp_request_get_output_headers(ctx->req), name, value);
 }
 
+/* One line per request: method, path, status, time. Bytes a terminal would
+ * act on are written as '?', so a path cannot forge log lines. */
+static void log_request(const struct request_ctx *ctx, int status)
+{
+	char path[256];
+	size_t i;
+
+	for (i = 0; ctx->path[i] && i < sizeof path - 1; i++) {
+		unsigned char c = (unsigned char)ctx->path[i];
+		path[i] = c < 0x20 || c == 0x7f ? '?' : (char)c;
+	}
+	path[i] = '\0';
+	fprintf(stderr, "%s %s%s %d %lldus\n", method_name(ctx->method), path,
+	        ctx->path[i] ? "..." : "", status, (long long)(mono_us() - ctx->start_us));
+}
+
 static void send_and_free(struct request_ctx *ctx, int status, struct evbuffer *buf)
 {
 	struct server *srv = ctx->srv;
@@ -119,8 +136,7 @@ static void send_and_free(struct request_ctx *ctx, int status, struct evbuffer *
 	evhttp_send_reply(ctx->req, status, status_reason(status), buf);
 	evbuffer_free(buf);
 	conn_guard_request_done(srv->guard, ctx->conn);
-	fprintf(stderr, "%s %s %d %lldus\n", method_name(ctx->method), ctx->path, status,
-	        (long long)(mono_us() - ctx->start_us));
+	log_request(ctx, status);
 	srv->in_flight--;
 	ctx_free(ctx);
 }
@@ -134,6 +150,12 @@ void http_reply_raw(struct request_ctx *ctx, int status, const char *content_typ
 		http_add_header(ctx, "Content-Type", content_type);
 	if (data && len && ctx->method != EVHTTP_REQ_HEAD)
 		evbuffer_add(buf, data, len);
+	if (ctx->method == EVHTTP_REQ_CONNECT) {
+		/* evhttp leaves a CONNECT answer unframed (it expects a tunnel) */
+		char n[24];
+		snprintf(n, sizeof n, "%zu", evbuffer_get_length(buf));
+		http_add_header(ctx, "Content-Length", n);
+	}
 	send_and_free(ctx, status, buf);
 }
 
@@ -251,10 +273,47 @@ int form_parse(const char *data, size_t len, struct evkeyvalq *q)
 	return 0;
 }
 
+static int header_count(struct evkeyvalq *headers, const char *name)
+{
+	struct evkeyval *kv;
+	int n = 0;
+
+	TAILQ_FOREACH(kv, headers, next)
+		n += !strcasecmp(kv->key, name);
+	return n;
+}
+
+/* What evhttp lets through but HTTP forbids: control bytes or spaces in the
+ * request target, and a header that must be single given twice (two
+ * Content-Lengths smuggle a request; two Authorizations confuse who asks).
+ * HTTP/1.1 needs a Host (RFC 9112 §3.2). Returns 0, or -1 with err. */
+static int request_sane(struct evhttp_request *req, struct api_error *err)
+{
+	static const char *const single[] = { "Content-Length", "Authorization", "Content-Type",
+	                                      "Host", "Transfer-Encoding" };
+	struct evkeyvalq *in = evhttp_request_get_input_headers(req);
+	const char *target = evhttp_request_get_uri(req);
+
+	for (const unsigned char *c = (const unsigned char *)target; c && *c; c++)
+		if (*c <= 0x20 || *c == 0x7f)
+			return api_fail(err, E_INVALID_PARAMS, "The request target holds a control character.");
+	for (size_t i = 0; i < sizeof single / sizeof single[0]; i++)
+		if (header_count(in, single[i]) > 1)
+			return api_fail(err, E_INVALID_PARAMS, "The %s header is given more than once.",
+			                single[i]);
+	/* No endpoint tunnels or echoes; say so before routing. */
+	if (req->type == EVHTTP_REQ_CONNECT || req->type == EVHTTP_REQ_TRACE)
+		return api_fail(err, E_METHOD_NOT_ALLOWED, "This method is not allowed here.");
+	if (req->major == 1 && req->minor >= 1 && header_count(in, "Host") == 0)
+		return api_fail(err, E_INVALID_PARAMS, "HTTP/1.1 requests need a Host header.");
+	return 0;
+}
+
 static void on_request(struct evhttp_request *req, void *arg)
 {
 	struct server *srv = arg;
 	struct request_ctx *ctx = xcalloc(1, sizeof *ctx);
+	struct api_error err;
 	const struct evhttp_uri *uri = evhttp_request_get_evhttp_uri(req);
 	const char *path = uri ? evhttp_uri_get_path(uri) : NULL;
 
@@ -267,6 +326,12 @@ static void on_request(struct evhttp_request *req, void *arg)
 	ctx->path = xstrdup(path && *path ? path : "/");
 	srv->in_flight++;
 	ctx->conn = conn_guard_request_started(srv->guard, req);
+	if (request_sane(req, &err) < 0) {
+		/* the framing itself is in doubt: answer and close */
+		http_add_header(ctx, "Connection", "close");
+		http_reply_error(ctx, &err);
+		return;
+	}
 	router_dispatch(ctx);
 }
 
@@ -282,7 +347,8 @@ int http_start(struct server *srv)
 	evhttp_set_timeout(srv->http, cfg->request_timeout_s);
 	evhttp_set_allowed_methods(srv->http, EVHTTP_REQ_GET | EVHTTP_REQ_POST |
 	                           EVHTTP_REQ_HEAD | EVHTTP_REQ_PUT | EVHTTP_REQ_DELETE |
-	                           EVHTTP_REQ_OPTIONS | EVHTTP_REQ_PATCH);
+	                           EVHTTP_REQ_OPTIONS | EVHTTP_REQ_PATCH | EVHTTP_REQ_TRACE |
+	                           EVHTTP_REQ_CONNECT);
 	evhttp_set_default_content_type(srv->http, "application/json");
 	evhttp_set_gencb(srv->http, on_request, srv);
 	srv->bound = evhttp_bind_socket_with_handle(srv->http, cfg->listen_host,

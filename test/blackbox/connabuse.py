@@ -1,0 +1,204 @@
+#!/usr/bin/env python3
+"""Connection abuse for t_connections.sh. Every mode is bounded in time and
+prints one JSON object.
+
+  idle PORT N SECONDS [PID]      open N connections, send nothing, hold them
+                                 SECONDS; report how many the server closed
+                                 and when (seconds after each was opened);
+                                 with PID, also the most fds PID had open
+  slow PORT N SECONDS INTERVAL   slowloris: N connections send a request line
+                                 at once, then one header byte every INTERVAL
+                                 seconds for SECONDS; report as idle
+  pipeline PORT FILE             send FILE's bytes in one write, read until
+                                 the server closes; report the answers
+                                 (status, body) in order
+  half PORT                      half a request, then shutdown(SHUT_WR)
+  midbody PORT                   a POST announcing 1000 bytes, 100 sent,
+                                 then close
+  rst PORT                       a whole request, then close with RST
+                                 before reading the answer
+"""
+import json
+import os
+import select
+import socket
+import struct
+import sys
+import time
+
+
+def connect(port):
+    s = socket.create_connection(("127.0.0.1", port), timeout=5)
+    s.setblocking(False)
+    return s
+
+
+def fd_count(pid):
+    try:
+        return len(os.listdir("/proc/%s/fd" % pid))
+    except OSError:
+        return -1
+
+
+def hold(port, n, seconds, interval=None, pid=None):
+    socks, opened, closed, answered = [], {}, {}, 0
+    failed_connects = 0
+    for _ in range(n):
+        try:
+            s = connect(port)
+        except OSError:
+            failed_connects += 1
+            continue
+        opened[s] = time.monotonic()
+        socks.append(s)
+        if interval is not None:
+            try:
+                s.send(b"GET /healthz HTTP/1.1\r\nHost: x\r\n")
+            except OSError:
+                pass
+    max_fds = fd_count(pid) if pid else -1
+    start = time.monotonic()
+    next_byte = start + (interval or 0)
+    while time.monotonic() - start < seconds:
+        live = [s for s in socks if s not in closed]
+        if not live:
+            break
+        timeout = 0.05
+        readable, _, _ = select.select(live, [], [], timeout)
+        now = time.monotonic()
+        for s in readable:
+            try:
+                data = s.recv(65536)
+            except OSError:
+                data = b""
+            if data:
+                answered += 1          # an answer (408, 400...) before closing
+                continue
+            closed[s] = now - opened[s]
+        if interval is not None and now >= next_byte:
+            next_byte = now + interval
+            for s in live:
+                if s in closed:
+                    continue
+                try:
+                    s.send(b"a")       # one more byte of the header name
+                except OSError:
+                    closed[s] = now - opened[s]
+        if pid:
+            max_fds = max(max_fds, fd_count(pid))
+    for s in socks:
+        s.close()
+    times = sorted(closed.values())
+    return {
+        "opened": len(socks),
+        "failed_connects": failed_connects,
+        "closed": len(closed),
+        "answers": answered,
+        "first_close_s": round(times[0], 2) if times else None,
+        "last_close_s": round(times[-1], 2) if times else None,
+        "max_fds": max_fds,
+    }
+
+
+def parse_answers(data):
+    answers = []
+    while data.startswith(b"HTTP/"):
+        end = data.find(b"\r\n\r\n")
+        if end < 0:
+            break
+        head = data[:end].decode("latin-1")
+        length = 0
+        for line in head.split("\r\n")[1:]:
+            name, _, value = line.partition(":")
+            if name.strip().lower() == "content-length":
+                length = int(value.strip())
+        body = data[end + 4:end + 4 + length]
+        answers.append({"status": int(head[9:12]), "body": body.decode("utf-8", "replace")})
+        data = data[end + 4 + length:]
+    return answers, len(data)
+
+
+def pipeline(port, path):
+    with open(path, "rb") as f:
+        request = f.read()
+    s = socket.create_connection(("127.0.0.1", port), timeout=5)
+    s.sendall(request)
+    data = b""
+    deadline = time.monotonic() + 5
+    try:
+        while time.monotonic() < deadline:
+            chunk = s.recv(65536)
+            if not chunk:
+                break
+            data += chunk
+    except OSError:
+        pass
+    s.close()
+    answers, rest = parse_answers(data)
+    return {"answers": answers, "unparsed_bytes": rest}
+
+
+def wait_close(s, seconds):
+    """Seconds until the server closed s, or None."""
+    start = time.monotonic()
+    s.setblocking(False)
+    while time.monotonic() - start < seconds:
+        r, _, _ = select.select([s], [], [], 0.05)
+        if r:
+            try:
+                if not s.recv(65536):
+                    return round(time.monotonic() - start, 2)
+            except OSError:
+                return round(time.monotonic() - start, 2)
+    return None
+
+
+def half(port):
+    s = socket.create_connection(("127.0.0.1", port), timeout=5)
+    s.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n")
+    s.shutdown(socket.SHUT_WR)
+    t = wait_close(s, 5)
+    s.close()
+    return {"closed_after_s": t}
+
+
+def midbody(port):
+    s = socket.create_connection(("127.0.0.1", port), timeout=5)
+    s.sendall(b"POST /api/v1/tokens HTTP/1.1\r\nHost: x\r\n"
+              b"Content-Type: application/x-www-form-urlencoded\r\n"
+              b"Content-Length: 1000\r\n\r\n" + b"a" * 100)
+    time.sleep(0.2)
+    s.close()
+    return {"sent": 100}
+
+
+def rst(port):
+    s = socket.create_connection(("127.0.0.1", port), timeout=5)
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+    s.sendall(b"GET /.well-known/jwks.json HTTP/1.1\r\nHost: x\r\n\r\n")
+    s.close()                  # RST: the answer is written to a dead socket
+    return {"reset": True}
+
+
+def main():
+    mode, port = sys.argv[1], int(sys.argv[2])
+    if mode == "idle":
+        pid = sys.argv[5] if len(sys.argv) > 5 else None
+        out = hold(port, int(sys.argv[3]), float(sys.argv[4]), None, pid)
+    elif mode == "slow":
+        out = hold(port, int(sys.argv[3]), float(sys.argv[4]), float(sys.argv[5]))
+    elif mode == "pipeline":
+        out = pipeline(port, sys.argv[3])
+    elif mode == "half":
+        out = half(port)
+    elif mode == "midbody":
+        out = midbody(port)
+    elif mode == "rst":
+        out = rst(port)
+    else:
+        sys.exit("unknown mode " + mode)
+    print(json.dumps(out))
+
+
+if __name__ == "__main__":
+    main()

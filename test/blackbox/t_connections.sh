@@ -1,0 +1,133 @@
+# Connection abuse, bounded in time (about 35 s): idle connections,
+# slowloris, pipelining, clients that leave half-way, and max_connections.
+# The server must keep serving a normal request throughout, close slow and
+# idle connections after request_timeout_s, and never hold more client
+# sockets than max_connections (plus a margin).
+. "$(dirname "$0")/lib.sh"
+CA="$BB_DIR/connabuse.py"
+TIMEOUT=3
+start_server "server.request_timeout_s=$TIMEOUT"
+
+fds() { ls "/proc/$SERVER_PID/fd" 2>/dev/null | wc -l; }
+# timed_healthz: sets STATUS and SECS (a decimal) for one GET /healthz
+timed_healthz() {
+	local out
+	out=$(curl -s -o /dev/null -w '%{http_code} %{time_total}' --max-time "${1:-5}" "$BASE/healthz")
+	STATUS=${out% *}; SECS=${out#* }
+}
+under() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a != "" && a != "null" && a + 0 <= b + 0) }'; }
+jqf() { jq -r "$2" "$1" 2>/dev/null; }
+BASE_FDS=$(fds)
+
+# --- (a) 300 idle connections ---------------------------------------------
+python3 "$CA" idle "$PORT" 300 $((TIMEOUT + 2)) > "$TMP/idle.json" &
+HOLDER=$!
+sleep 0.5
+timed_healthz 2
+check "(a) healthz beside 300 idle connections" "$STATUS" 200
+under "$SECS" 1 && pass || fail "(a) healthz took ${SECS}s beside 300 idle connections, want < 1 s"
+wait "$HOLDER"
+check "(a) 300 idle connections opened" "$(jqf "$TMP/idle.json" .opened)" 300
+check "(a) idle connections closed by the server" "$(jqf "$TMP/idle.json" .closed)" 300
+LAST=$(jqf "$TMP/idle.json" .last_close_s)
+under "$LAST" $((TIMEOUT + 1)).5 && pass ||
+	fail "(a) last idle connection closed after ${LAST} s (null: never), want <= request_timeout_s ($TIMEOUT) + 1.5"
+sleep 0.3
+under "$(fds)" $((BASE_FDS + 2)) && pass || fail "(a) server holds $(fds) fds after the idle clients left, had $BASE_FDS"
+
+# --- (b) 100 slowloris connections ------------------------------------------
+# Each sends a request line, then one header byte every 0.5 s. The server
+# must close each once its request has taken longer than request_timeout_s
+# in total, however steadily it trickles.
+python3 "$CA" slow "$PORT" 100 $((TIMEOUT + 3)) 0.5 > "$TMP/slow.json" &
+HOLDER=$!
+sleep 1
+timed_healthz 2
+check "(b) healthz during slowloris (1 s in)" "$STATUS" 200
+under "$SECS" 1 && pass || fail "(b) healthz took ${SECS}s during slowloris (1 s in), want < 1 s"
+sleep $((TIMEOUT))
+timed_healthz 2
+check "(b) healthz during slowloris (past the timeout)" "$STATUS" 200
+under "$SECS" 1 && pass || fail "(b) healthz took ${SECS}s during slowloris (past the timeout), want < 1 s"
+wait "$HOLDER"
+check "(b) 100 slow connections opened" "$(jqf "$TMP/slow.json" .opened)" 100
+check "(b) slow connections closed by the server" "$(jqf "$TMP/slow.json" .closed)" 100
+LAST=$(jqf "$TMP/slow.json" .last_close_s)
+under "$LAST" $((TIMEOUT + 1)).5 && pass ||
+	fail "(b) last slow connection closed after ${LAST} s (null: still open when the client gave up after $((TIMEOUT + 3)) s), want <= request_timeout_s ($TIMEOUT) + 1.5"
+sleep 0.3
+under "$(fds)" $((BASE_FDS + 2)) && pass || fail "(b) server holds $(fds) fds after the slow clients left, had $BASE_FDS"
+
+# --- (c) pipelining -----------------------------------------------------------
+printf 'GET /healthz HTTP/1.1\r\nHost: x\r\n\r\nGET /healthz HTTP/1.1\r\nHost: x\r\n\r\nGET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n' > "$TMP/pipe1"
+python3 "$CA" pipeline "$PORT" "$TMP/pipe1" > "$TMP/pipe1.json"
+check "(c) three pipelined healthz answered" "$(jqf "$TMP/pipe1.json" '[.answers[]|"\(.status) \(.body)"]|join(";")')" \
+	'200 {"status":"ok"};200 {"status":"ok"};200 {"status":"ok"}'
+check "(c) nothing after the third answer" "$(jqf "$TMP/pipe1.json" .unparsed_bytes)" 0
+# Different answers show the order; the second has a body; the fourth
+# waits on the argon2 worker pool (a sign-in), the fifth does not.
+req POST "$P/clients" '{"name":"app","redirect_uris":["https://app.example/cb"]}'
+APP=$(printf '%s' "$BODY" | jq -r .id)
+req POST "$P/users" '{"display_name":"P","email":"p@example.com","password":"password-1"}'
+check_status "(c) user for the sign-in" 201
+FORM="response_type=code&client_id=$APP&redirect_uri=https%3A%2F%2Fapp.example%2Fcb&code_challenge=E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM&code_challenge_method=S256&email=p%40example.com&password=wrong-password"
+{
+	printf 'GET /nope HTTP/1.1\r\nHost: x\r\n\r\n'
+	printf 'POST /api/v1/tokens/current/revoke HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}'
+	printf 'GET /.well-known/jwks.json HTTP/1.1\r\nHost: x\r\n\r\n'
+	printf 'POST /api/v1/authorize HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: %d\r\n\r\n%s' "${#FORM}" "$FORM"
+	printf 'GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n'
+} > "$TMP/pipe2"
+python3 "$CA" pipeline "$PORT" "$TMP/pipe2" > "$TMP/pipe2.json"
+check "(c) mixed pipeline statuses in order" "$(jqf "$TMP/pipe2.json" '[.answers[].status]|join(",")')" "404,400,200,401,200"
+check "(c) mixed pipeline bodies in order" \
+	"$(jqf "$TMP/pipe2.json" '[.answers[0,1].body|fromjson|.error] + [(.answers[2].body|fromjson|.keys|length>0), (.answers[4].body|fromjson|.status)]|join(",")')" \
+	"not_found,invalid_params,true,ok"
+
+# --- (d) clients that leave half-way ----------------------------------------
+python3 "$CA" half "$PORT" > "$TMP/half.json"
+T=$(jqf "$TMP/half.json" .closed_after_s)
+under "$T" 1 && pass || fail "(d) half a request then shutdown: server closed after ${T}s, want < 1 s"
+python3 "$CA" midbody "$PORT" > /dev/null
+python3 "$CA" rst "$PORT" > /dev/null
+for _ in 1 2 3 4 5 6 7 8 9 10; do
+	python3 "$CA" rst "$PORT" > /dev/null
+done
+sleep 0.3
+kill -0 "$SERVER_PID" 2>/dev/null
+check "(d) server alive after clients left half-way" $? 0
+timed_healthz 2
+check "(d) healthz after clients left half-way" "$STATUS" 200
+under "$(fds)" $((BASE_FDS + 2)) && pass || fail "(d) server holds $(fds) fds after half-way clients, had $BASE_FDS"
+
+# --- (e) max_connections ------------------------------------------------------
+stop_server
+MAXC=50; TIMEOUT=2
+start_server "server.max_connections=$MAXC" "server.request_timeout_s=$TIMEOUT"
+BASE_FDS=$(fds)
+python3 "$CA" idle "$PORT" 200 12 "$SERVER_PID" > "$TMP/maxc.json" &
+HOLDER=$!
+sleep 0.5
+# A normal request must be served once the idle connections time out,
+# whether the server leaves the extra connections in the listen queue or
+# accepts and closes them (then the client tries again).
+START=$(date +%s.%N); STATUS=000
+while [ "$STATUS" != 200 ]; do
+	LEFT=$(awk -v s="$START" -v n="$(date +%s.%N)" 'BEGIN { printf "%d", 11 - (n - s) }')
+	[ "$LEFT" -le 0 ] && break
+	STATUS=$(curl -s -o /dev/null -w '%{http_code}' --max-time "$LEFT" "$BASE/healthz")
+	[ "$STATUS" != 200 ] && sleep 0.3
+done
+ELAPSED=$(awk -v s="$START" -v n="$(date +%s.%N)" 'BEGIN { printf "%.1f", n - s }')
+check "(e) healthz served beside 200 idle connections (max_connections=$MAXC)" "$STATUS" 200
+echo "[$TEST_NAME] (e) healthz served after ${ELAPSED}s" >&2
+wait "$HOLDER"
+MAXFDS=$(jqf "$TMP/maxc.json" .max_fds)
+under "$MAXFDS" $((BASE_FDS + MAXC + 10)) && pass ||
+	fail "(e) server had $MAXFDS fds open ($BASE_FDS at rest) with 200 clients, want <= $((BASE_FDS + MAXC + 10)) (max_connections=$MAXC + 10)"
+kill -0 "$SERVER_PID" 2>/dev/null
+check "(e) server alive" $? 0
+timed_healthz 2
+check "(e) healthz at the end" "$STATUS" 200
+
+finish
