@@ -10,10 +10,14 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <unistd.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
 #include <event2/event.h>
 
 #include "util.h"
 #include "workers.h"
+
+#define WORKER_NICE 10
 
 struct job {
 	worker_fn *work;
@@ -64,6 +68,11 @@ static struct job *list_pop(struct job_list *l)
 static void *worker_main(void *arg)
 {
 	struct workers *w = arg;
+
+	/* Hashing is batch work: on a shared core the loop thread, which answers
+	 * everyone else, goes first. A nice value per thread (Linux). */
+	if (setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), WORKER_NICE) != 0)
+		(void)0;   /* not allowed: run at the same priority */
 
 	pthread_mutex_lock(&w->lock);
 	for (;;) {
