@@ -59,6 +59,9 @@ int http_start(struct server *srv);
 /* Stops accepting new connections; in-flight requests go on. */
 void http_stop_accepting(struct server *srv);
 void http_free(struct server *srv);
+/* Commits the store's open batch and sends the answers that waited for it
+ * (group commit; normally run by the loop). */
+void http_commit_batch(struct server *srv);
 
 /* A path parameter by name (":project_id" -> "project_id"), or NULL. */
 const char *request_param(const struct request_ctx *ctx, const char *name);

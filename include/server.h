@@ -13,6 +13,8 @@ struct passwords;
 struct conn_guard;
 struct throttle;
 struct auth_cache;
+struct event;
+struct deferred_reply;
 
 struct server {
 	const struct config *cfg;
@@ -26,6 +28,9 @@ struct server {
 	struct throttle *signin_accounts;   /* failed sign-ins per account */
 	struct throttle *signin_addresses;  /* and per client address */
 	struct auth_cache *auth_cache;      /* verified bearer tokens */
+	/* Group commit: answers wait here until the batch they saw is durable. */
+	struct event *commit_ev;
+	struct deferred_reply *deferred_head, *deferred_tail;
 	int in_flight;          /* requests accepted and not yet answered */
 	int stopping;
 };

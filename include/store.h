@@ -43,6 +43,9 @@ enum store_core_stmt {
 	SQ_USER_ACTIVE,
 	SQ_TOKEN_REVOKED,
 	SQ_PERMISSION_IN_PROJECT,
+	SQ_SAVEPOINT,
+	SQ_RELEASE,
+	SQ_ROLLBACK_TO,
 	SQ__COUNT
 };
 
@@ -54,6 +57,13 @@ struct store {
 	struct stmt_set users;
 	struct stmt_set clients;
 	struct stmt_set tokens;
+	/* Group commit (store_batch_enable): one transaction holds the writes of
+	 * many requests; each store_begin .. store_commit is a savepoint in it. */
+	bool batch_mode;
+	bool batch_open;
+	bool in_savepoint;
+	void (*batch_opened)(void *arg);
+	void *batch_arg;
 };
 
 /* Opens (creating if needed) the database at path, applies pending
@@ -67,6 +77,15 @@ void store_close(struct store *st);
 int store_begin(struct store *st, struct api_error *err);
 int store_commit(struct store *st, struct api_error *err);
 void store_rollback(struct store *st);
+
+/* Group commit. After this, the first store_begin opens a batch transaction
+ * and calls opened(arg), which must arrange for store_batch_commit to run
+ * soon (after the loop has handled what is ready now). Until then nothing a
+ * request wrote is durable, so its answer must wait (store_batch_open). */
+void store_batch_enable(struct store *st, void (*opened)(void *arg), void *arg);
+bool store_batch_open(const struct store *st);
+/* Commits the batch; on failure rolls it back and returns -1 with err. */
+int store_batch_commit(struct store *st, struct api_error *err);
 
 /* Helpers for statement use: bind a string or NULL; step expecting DONE;
  * turn an unexpected SQLite result into system_error (and log it). */

@@ -23,6 +23,7 @@
 #include "conn_guard.h"
 #include "http.h"
 #include "router.h"
+#include "store.h"
 #include "util.h"
 #include "validate.h"
 
@@ -123,6 +124,64 @@ static void log_request(const struct request_ctx *ctx, int status)
 	        ctx->path[i] ? "..." : "", status, (long long)(mono_us() - ctx->start_us));
 }
 
+/* Group commit (store_batch_enable): while a batch transaction is open, no
+ * answer leaves, since what it reports is not durable yet. The commit event
+ * runs once the loop has handled everything that was ready together, commits
+ * the batch with one sync, then sends the answers that waited; if the commit
+ * fails they all become system_error. */
+struct deferred_reply {
+	struct request_ctx *ctx;
+	int status;
+	struct evbuffer *buf;
+	struct deferred_reply *next;
+};
+
+static void send_now(struct request_ctx *ctx, int status, struct evbuffer *buf);
+
+static void on_batch_opened(void *arg)
+{
+	struct server *srv = arg;
+	event_active(srv->commit_ev, EV_TIMEOUT, 0);
+}
+
+static struct evbuffer *error_body(const struct api_error *err)
+{
+	struct evbuffer *buf = evbuffer_new();
+	evbuffer_add_printf(buf, "{\"error\":\"%s\",\"error_description\":\"%s\"}", err->code,
+	                    err->description);
+	return buf;
+}
+
+/* Commits the open batch and sends every answer that waited for it. */
+void http_commit_batch(struct server *srv)
+{
+	struct api_error err;
+	bool ok = store_batch_commit(srv->store, &err) == 0;
+	struct deferred_reply *d = srv->deferred_head, *next;
+
+	srv->deferred_head = srv->deferred_tail = NULL;
+	for (; d; d = next) {
+		next = d->next;
+		if (ok) {
+			send_now(d->ctx, d->status, d->buf);
+		} else {
+			evbuffer_free(d->buf);
+			evhttp_clear_headers(evhttp_request_get_output_headers(d->ctx->req));
+			evhttp_add_header(evhttp_request_get_output_headers(d->ctx->req),
+			                  "Content-Type", "application/json");
+			send_now(d->ctx, 500, error_body(&err));
+		}
+		free(d);
+	}
+}
+
+static void on_commit(evutil_socket_t fd, short what, void *arg)
+{
+	(void)fd;
+	(void)what;
+	http_commit_batch(arg);
+}
+
 static void send_and_free(struct request_ctx *ctx, int status, struct evbuffer *buf)
 {
 	struct server *srv = ctx->srv;
@@ -133,6 +192,25 @@ static void send_and_free(struct request_ctx *ctx, int status, struct evbuffer *
 		return;
 	}
 	ctx->replied = true;
+	if (srv->store && store_batch_open(srv->store)) {
+		struct deferred_reply *d = xcalloc(1, sizeof *d);
+		d->ctx = ctx;
+		d->status = status;
+		d->buf = buf;
+		if (srv->deferred_tail)
+			srv->deferred_tail->next = d;
+		else
+			srv->deferred_head = d;
+		srv->deferred_tail = d;
+		return;
+	}
+	send_now(ctx, status, buf);
+}
+
+static void send_now(struct request_ctx *ctx, int status, struct evbuffer *buf)
+{
+	struct server *srv = ctx->srv;
+
 	evhttp_send_reply(ctx->req, status, status_reason(status), buf);
 	evbuffer_free(buf);
 	conn_guard_request_done(srv->guard, ctx->conn);
@@ -364,6 +442,8 @@ int http_start(struct server *srv)
 	int one = 1;
 	setsockopt(evhttp_bound_socket_get_fd(srv->bound), IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
 	srv->guard = conn_guard_new(srv);
+	srv->commit_ev = event_new(srv->base, -1, 0, on_commit, srv);
+	store_batch_enable(srv->store, on_batch_opened, srv);
 	return 0;
 }
 
@@ -378,6 +458,11 @@ void http_stop_accepting(struct server *srv)
 
 void http_free(struct server *srv)
 {
+	if (srv->commit_ev) {
+		http_commit_batch(srv);   /* answers still waiting go out (or fail) */
+		event_free(srv->commit_ev);
+		srv->commit_ev = NULL;
+	}
 	if (srv->http)
 		evhttp_free(srv->http);
 	srv->http = NULL;

@@ -57,6 +57,9 @@ static const char *const core_sql[SQ__COUNT] = {
 		"SELECT is_active FROM users WHERE id = ?1 AND project_id = ?2",
 	[SQ_TOKEN_REVOKED] = "SELECT 1 FROM revoked_tokens WHERE jti = ?1",
 	[SQ_PERMISSION_IN_PROJECT] = "SELECT 1 FROM permissions WHERE id = ?1 AND project_id = ?2",
+	[SQ_SAVEPOINT] = "SAVEPOINT request",
+	[SQ_RELEASE] = "RELEASE request",
+	[SQ_ROLLBACK_TO] = "ROLLBACK TO request",
 };
 
 static const struct stmt_set core_set = { SQ__COUNT, core_sql, NULL };
@@ -260,24 +263,80 @@ static int run_simple(struct store *st, enum store_core_stmt which, struct api_e
 
 int store_begin(struct store *st, struct api_error *err)
 {
-	return run_simple(st, SQ_BEGIN, err);
+	if (!st->batch_mode)
+		return run_simple(st, SQ_BEGIN, err);
+	if (!st->batch_open) {
+		if (run_simple(st, SQ_BEGIN, err) < 0)
+			return -1;
+		st->batch_open = true;
+		st->batch_opened(st->batch_arg);
+	}
+	if (run_simple(st, SQ_SAVEPOINT, err) < 0)
+		return -1;
+	st->in_savepoint = true;
+	return 0;
 }
 
 int store_commit(struct store *st, struct api_error *err)
 {
-	if (run_simple(st, SQ_COMMIT, err) < 0) {
+	if (!st->batch_mode) {
+		if (run_simple(st, SQ_COMMIT, err) < 0) {
+			store_rollback(st);
+			return -1;
+		}
+		return 0;
+	}
+	if (run_simple(st, SQ_RELEASE, err) < 0) {
 		store_rollback(st);
 		return -1;
 	}
+	st->in_savepoint = false;
 	return 0;
 }
 
 void store_rollback(struct store *st)
 {
-	if (!sqlite3_get_autocommit(st->db)) {
-		sqlite3_step(st->core.stmt[SQ_ROLLBACK]);
-		sqlite3_reset(st->core.stmt[SQ_ROLLBACK]);
+	struct api_error ignored;
+
+	if (!st->batch_mode) {
+		if (!sqlite3_get_autocommit(st->db))
+			run_simple(st, SQ_ROLLBACK, &ignored);
+		return;
 	}
+	/* Only this request's savepoint: the batch keeps the others' writes. */
+	if (st->in_savepoint) {
+		run_simple(st, SQ_ROLLBACK_TO, &ignored);
+		run_simple(st, SQ_RELEASE, &ignored);
+		st->in_savepoint = false;
+	}
+}
+
+void store_batch_enable(struct store *st, void (*opened)(void *arg), void *arg)
+{
+	st->batch_mode = true;
+	st->batch_opened = opened;
+	st->batch_arg = arg;
+}
+
+bool store_batch_open(const struct store *st)
+{
+	return st->batch_open;
+}
+
+int store_batch_commit(struct store *st, struct api_error *err)
+{
+	struct api_error ignored;
+
+	if (!st->batch_open)
+		return 0;
+	st->batch_open = false;
+	st->in_savepoint = false;
+	if (run_simple(st, SQ_COMMIT, err) < 0) {
+		if (!sqlite3_get_autocommit(st->db))
+			run_simple(st, SQ_ROLLBACK, &ignored);
+		return -1;
+	}
+	return 0;
 }
 
 /* ---- projects ---- */
