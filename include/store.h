@@ -16,6 +16,7 @@
 #include "error.h"
 
 struct store_area;   /* one API area's prepared statements */
+struct scope_cache;
 
 /* Statements of one area: an array of SQL texts prepared into an array of
  * statements at open, finalized at close. */
@@ -46,6 +47,7 @@ enum store_core_stmt {
 	SQ_SAVEPOINT,
 	SQ_RELEASE,
 	SQ_ROLLBACK_TO,
+	SQ_DATA_VERSION,
 	SQ__COUNT
 };
 
@@ -59,6 +61,11 @@ struct store {
 	struct stmt_set tokens;
 	/* Group commit (store_batch_enable): one transaction holds the writes of
 	 * many requests; each store_begin .. store_commit is a savepoint in it. */
+	/* Caches of derived data are valid while neither number moves: our own
+	 * commits and rollbacks bump generation; PRAGMA data_version moves when
+	 * another process (the CLI) commits. */
+	uint64_t generation;
+	struct scope_cache *scopes;
 	bool batch_mode;
 	bool batch_open;
 	bool in_savepoint;

@@ -24,20 +24,46 @@ static void reply_token_error(struct request_ctx *ctx, const struct api_error *e
 	http_reply_error(ctx, err);
 }
 
-/* RFC 6749 §5.1; fields without a value are left out. */
+static bool json_plain(const char *s)
+{
+	for (; s && *s; s++)
+		if (*s == '"' || *s == '\\' || (unsigned char)*s < 0x20)
+			return false;
+	return true;
+}
+
+/* RFC 6749 §5.1; fields without a value are left out. Written directly,
+ * not through jansson, when no value needs a JSON escape (tokens are
+ * base64url and dots; named permissions almost always plain): escaping a
+ * long token byte by byte cost a sixth of the request. */
 static void reply_tokens(struct request_ctx *ctx, const struct access_token *at,
                          const char *scope, const char *refresh_token)
 {
-	json_t *body = json_pack("{s:s, s:s, s:I}", "access_token", at->token,
-	                         "token_type", "Bearer",
-	                         "expires_in", (json_int_t)ctx->srv->cfg->access_ttl_s);
-	if (scope && *scope)
-		json_object_set_new(body, "scope", json_string(scope));
-	if (refresh_token)
-		json_object_set_new(body, "refresh_token", json_string(refresh_token));
+	char *body;
+
+	if (!json_plain(scope)) {   /* a resource code renamed with a quote in it */
+		json_t *o = json_pack("{s:s, s:s, s:I, s:s}", "access_token", at->token,
+		                      "token_type", "Bearer", "expires_in",
+		                      (json_int_t)ctx->srv->cfg->access_ttl_s, "scope", scope);
+		if (refresh_token)
+			json_object_set_new(o, "refresh_token", json_string(refresh_token));
+		http_add_header(ctx, "Cache-Control", "no-store");
+		http_add_header(ctx, "Pragma", "no-cache");
+		http_reply_json(ctx, 200, o);
+		return;
+	}
+	body = xasprintf("{\"access_token\":\"%s\",\"token_type\":\"Bearer\","
+	                       "\"expires_in\":%ld%s%s%s%s%s%s}", at->token,
+	                       ctx->srv->cfg->access_ttl_s,
+	                       scope && *scope ? ",\"scope\":\"" : "", scope && *scope ? scope : "",
+	                       scope && *scope ? "\"" : "",
+	                       refresh_token ? ",\"refresh_token\":\"" : "",
+	                       refresh_token ? refresh_token : "", refresh_token ? "\"" : "");
+
 	http_add_header(ctx, "Cache-Control", "no-store");
 	http_add_header(ctx, "Pragma", "no-cache");
-	http_reply_json(ctx, 200, body);
+	http_reply_raw(ctx, 200, "application/json", body, strlen(body));
+	crypto_wipe_free(body);
 }
 
 /* client_credentials (RFC 6749 §4.4): the client authenticates with Basic. */

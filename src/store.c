@@ -13,6 +13,7 @@
 #include "json_util.h"
 #include "store.h"
 #include "util.h"
+#include "validate.h"
 
 extern const char *const schema_migrations[];
 extern const size_t schema_migration_count;
@@ -60,9 +61,12 @@ static const char *const core_sql[SQ__COUNT] = {
 	[SQ_SAVEPOINT] = "SAVEPOINT request",
 	[SQ_RELEASE] = "RELEASE request",
 	[SQ_ROLLBACK_TO] = "ROLLBACK TO request",
+	[SQ_DATA_VERSION] = "PRAGMA data_version",
 };
 
 static const struct stmt_set core_set = { SQ__COUNT, core_sql, NULL };
+
+static void scope_cache_free(struct scope_cache *c);
 
 int store_fail(struct store *st, struct api_error *err, const char *what)
 {
@@ -246,6 +250,7 @@ void store_close(struct store *st)
 	finalize_set(&st->users);
 	finalize_set(&st->clients);
 	finalize_set(&st->tokens);
+	scope_cache_free(st->scopes);
 	if (st->db)
 		sqlite3_close(st->db);
 	free(st);
@@ -279,6 +284,7 @@ int store_begin(struct store *st, struct api_error *err)
 
 int store_commit(struct store *st, struct api_error *err)
 {
+	st->generation++;
 	if (!st->batch_mode) {
 		if (run_simple(st, SQ_COMMIT, err) < 0) {
 			store_rollback(st);
@@ -298,6 +304,7 @@ void store_rollback(struct store *st)
 {
 	struct api_error ignored;
 
+	st->generation++;
 	if (!st->batch_mode) {
 		if (!sqlite3_get_autocommit(st->db))
 			run_simple(st, SQ_ROLLBACK, &ignored);
@@ -329,6 +336,7 @@ int store_batch_commit(struct store *st, struct api_error *err)
 
 	if (!st->batch_open)
 		return 0;
+	st->generation++;
 	st->batch_open = false;
 	st->in_savepoint = false;
 	if (run_simple(st, SQ_COMMIT, err) < 0) {
@@ -600,9 +608,65 @@ char *store_join_column(struct store *st, sqlite3_stmt *s, const char *key, stru
 	return out;
 }
 
+/* A client's scope is read on every client_credentials grant and changes
+ * rarely: keep the last few, valid while the store has not changed. */
+#define SCOPE_CACHE_SLOTS 256
+
+struct scope_slot {
+	char client_id[ID_MAX_CHARS + 1];
+	char *scope;
+	uint64_t generation;
+	int64_t data_version;
+};
+
+struct scope_cache {
+	struct scope_slot slots[SCOPE_CACHE_SLOTS];
+};
+
+static int64_t data_version(struct store *st)
+{
+	sqlite3_stmt *s = st->core.stmt[SQ_DATA_VERSION];
+	int64_t v = -1;
+
+	if (sqlite3_step(s) == SQLITE_ROW)
+		v = sqlite3_column_int64(s, 0);
+	sqlite3_reset(s);
+	return v;
+}
+
+static void scope_cache_free(struct scope_cache *c)
+{
+	if (!c)
+		return;
+	for (size_t i = 0; i < SCOPE_CACHE_SLOTS; i++)
+		free(c->slots[i].scope);
+	free(c);
+}
+
 char *store_client_scope(struct store *st, const char *client_id, struct api_error *err)
 {
-	return store_join_column(st, st->core.stmt[SQ_CLIENT_SCOPE], client_id, err);
+	size_t h = 5381, n = strlen(client_id);
+	int64_t dv = data_version(st);
+	struct scope_slot *slot;
+	char *scope;
+
+	for (const char *c = client_id; *c; c++)
+		h = h * 33 + (unsigned char)*c;
+	if (!st->scopes)
+		st->scopes = xcalloc(1, sizeof *st->scopes);
+	slot = &st->scopes->slots[h % SCOPE_CACHE_SLOTS];
+	if (slot->scope && dv >= 0 && slot->generation == st->generation &&
+	    slot->data_version == dv && !strcmp(slot->client_id, client_id))
+		return xstrdup(slot->scope);
+	scope = store_join_column(st, st->core.stmt[SQ_CLIENT_SCOPE], client_id, err);
+	if (scope && dv >= 0 && n <= ID_MAX_CHARS) {
+		free(slot->scope);
+		memcpy(slot->client_id, client_id, n + 1);
+		slot->scope = xstrdup(scope);
+		slot->generation = st->generation;
+		slot->data_version = dv;
+	}
+	return scope;
 }
 
 int store_user_is_active(struct store *st, const char *project_id, const char *user_id,
