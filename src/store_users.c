@@ -22,8 +22,10 @@ enum store_users_stmt {
 	SU_GET,
 	SU_GET_EXTERNAL,
 	SU_COUNT,
+	SU_COUNT_INDEXED,
 	SU_LIST,   /* first of USER_SORT__COUNT * 2 statements: (sort, asc), (sort, desc) */
-	SU__COUNT = SU_LIST + USER_SORT__COUNT * 2
+	SU_LIST_INDEXED = SU_LIST + USER_SORT__COUNT * 2,   /* the same, through users_search */
+	SU__COUNT = SU_LIST_INDEXED + USER_SORT__COUNT * 2
 };
 
 /* The record's columns, in the order user_row_json reads them. */
@@ -37,16 +39,29 @@ enum { COL_ID, COL_DISPLAY_NAME, COL_AVATAR_URL, COL_EXTERNAL_USER_ID, COL_EMAIL
 
 /* List filters: ?1 project, ?2 LIKE pattern, ?3 is_active, ?4 role_id (NULL: any).
  * CONTRACT.md §3: search is a case-insensitive substring of display name or email. */
-#define USER_FILTER \
-	" WHERE u.project_id = ?1" \
+#define USER_FILTER_TERMS \
+	" u.project_id = ?1" \
 	" AND (?2 IS NULL OR u.display_name LIKE ?2 ESCAPE '\\' OR u.email LIKE ?2 ESCAPE '\\')" \
 	" AND (?3 IS NULL OR u.is_active = ?3) AND (?4 IS NULL OR u.role_id = ?4)"
+#define USER_FILTER " WHERE" USER_FILTER_TERMS
+
+/* The same filters for a search of 3 characters or more, driven by the
+ * trigram index (schema/003_users_search.sql): ?7 is the term as an FTS5
+ * phrase, which finds a superset of the LIKE's rows; the LIKE then decides,
+ * so results and totals are those of USER_FILTER. CROSS JOIN keeps the index
+ * as the outer loop. */
+#define USER_FROM_INDEXED \
+	" FROM users_search s CROSS JOIN users u ON u.rowid = s.rowid" \
+	" LEFT JOIN roles r ON r.id = u.role_id"
+#define USER_FILTER_INDEXED " WHERE s.users_search MATCH ?7 AND" USER_FILTER_TERMS
 
 /* CONTRACT.md §3: text sorts ignore case; NULLs first ascending and last
  * descending (SQLite's order); ties broken by ID so pages never overlap. */
-#define LIST(key, dir) USER_COLUMNS USER_FROM USER_FILTER \
-	" ORDER BY " key " " dir ", u.id " dir " LIMIT ?5 OFFSET ?6"
+#define ORDER(key, dir) " ORDER BY " key " " dir ", u.id " dir " LIMIT ?5 OFFSET ?6"
+#define LIST(key, dir) USER_COLUMNS USER_FROM USER_FILTER ORDER(key, dir)
 #define LIST_BOTH(key) LIST(key, "ASC"), LIST(key, "DESC")
+#define LIST_INDEXED(key, dir) USER_COLUMNS USER_FROM_INDEXED USER_FILTER_INDEXED ORDER(key, dir)
+#define LIST_INDEXED_BOTH(key) LIST_INDEXED(key, "ASC"), LIST_INDEXED(key, "DESC")
 
 /* The role's permissions in their named form ("users:read"). */
 #define ROLE_PERMISSIONS \
@@ -91,6 +106,18 @@ static const char *const sql[SU__COUNT] = {
 	[SU_LIST + 2 * USER_SORT_EXTERNAL_USER_ID] =
 		LIST_BOTH("u.external_user_id COLLATE NOCASE"),
 	[SU_LIST + 2 * USER_SORT_ROLE_NAME] = LIST_BOTH("r.name COLLATE NOCASE"),
+	[SU_COUNT_INDEXED] =
+		"SELECT count(*) FROM users_search s CROSS JOIN users u ON u.rowid = s.rowid"
+		USER_FILTER_INDEXED,
+	[SU_LIST_INDEXED + 2 * USER_SORT_CREATED_AT] = LIST_INDEXED_BOTH("u.created_at"),
+	[SU_LIST_INDEXED + 2 * USER_SORT_UPDATED_AT] = LIST_INDEXED_BOTH("u.updated_at"),
+	[SU_LIST_INDEXED + 2 * USER_SORT_DISPLAY_NAME] =
+		LIST_INDEXED_BOTH("u.display_name COLLATE NOCASE"),
+	[SU_LIST_INDEXED + 2 * USER_SORT_EMAIL] = LIST_INDEXED_BOTH("u.email COLLATE NOCASE"),
+	[SU_LIST_INDEXED + 2 * USER_SORT_IS_ACTIVE] = LIST_INDEXED_BOTH("u.is_active"),
+	[SU_LIST_INDEXED + 2 * USER_SORT_EXTERNAL_USER_ID] =
+		LIST_INDEXED_BOTH("u.external_user_id COLLATE NOCASE"),
+	[SU_LIST_INDEXED + 2 * USER_SORT_ROLE_NAME] = LIST_INDEXED_BOTH("r.name COLLATE NOCASE"),
 };
 const struct stmt_set store_users_sql = { SU__COUNT, sql, NULL };
 
@@ -385,9 +412,45 @@ json_t *store_user_get_external(struct store *st, const char *project_id,
 	return out;
 }
 
-/* Binds the list filters ?1..?4 shared by SU_COUNT and the SU_LIST statements. */
+/* The trigram tokenizer indexes runs of 3 characters: a shorter term is not
+ * in the index, and its search scans the project's users. */
+#define SEARCH_INDEXED_MIN_CHARS 3
+
+/* The FTS5 phrase for the term behind a like_pattern ("%term%" with % _ \
+ * escaped by \): the term in double quotes, each " doubled, which matches
+ * it as a substring. NULL when the term has fewer than
+ * SEARCH_INDEXED_MIN_CHARS characters (code points, as the tokenizer counts
+ * them; the term is valid UTF-8). Caller frees. */
+static char *search_phrase(const char *like)
+{
+	size_t n = strlen(like), chars = 0;
+	const char *end = like + n - 1;
+	char *out = xmalloc(2 * n + 1), *w = out;
+
+	assert(n >= 2 && like[0] == '%' && *end == '%');
+	*w++ = '"';
+	for (const char *r = like + 1; r < end; r++) {
+		if (*r == '\\')
+			r++;   /* like_pattern escapes only %, _ and \; the next byte is literal */
+		if (*r == '"')
+			*w++ = '"';
+		*w++ = *r;
+		if (((unsigned char)*r & 0xC0) != 0x80)
+			chars++;
+	}
+	*w++ = '"';
+	*w = '\0';
+	if (chars < SEARCH_INDEXED_MIN_CHARS) {
+		free(out);
+		return NULL;
+	}
+	return out;
+}
+
+/* Binds the list filters ?1..?4 shared by the count and list statements, and
+ * ?7, the search phrase, which only the _INDEXED ones have. */
 static void bind_filter(sqlite3_stmt *s, const char *project_id, const struct list_params *p,
-                        const struct user_filter *filter)
+                        const struct user_filter *filter, const char *phrase)
 {
 	store_bind_text(s, 1, project_id);
 	store_bind_text(s, 2, p->like);
@@ -396,17 +459,19 @@ static void bind_filter(sqlite3_stmt *s, const char *project_id, const struct li
 	else
 		sqlite3_bind_null(s, 3);
 	store_bind_text(s, 4, filter->role_id);
+	if (phrase)
+		store_bind_text(s, 7, phrase);
 }
 
 /* The number of users that match, or -1 with err. */
 static long long list_count(struct store *st, const char *project_id,
                             const struct list_params *p, const struct user_filter *filter,
-                            struct api_error *err)
+                            const char *phrase, struct api_error *err)
 {
-	sqlite3_stmt *s = stmt(st, SU_COUNT);
+	sqlite3_stmt *s = stmt(st, phrase ? SU_COUNT_INDEXED : SU_COUNT);
 	long long n = -1;
 
-	bind_filter(s, project_id, p, filter);
+	bind_filter(s, project_id, p, filter, phrase);
 	if (sqlite3_step(s) == SQLITE_ROW)
 		n = sqlite3_column_int64(s, 0);
 	else
@@ -419,16 +484,17 @@ json_t *store_user_list(struct store *st, const char *project_id, const struct l
                         const struct user_filter *filter, long long *total,
                         struct api_error *err)
 {
+	char *phrase = p->like ? search_phrase(p->like) : NULL;
+	json_t *data = NULL;
 	sqlite3_stmt *s;
-	json_t *data;
 	int rc;
 
 	assert(p->sort < USER_SORT__COUNT);
-	*total = list_count(st, project_id, p, filter, err);
+	*total = list_count(st, project_id, p, filter, phrase, err);
 	if (*total < 0)
-		return NULL;
-	s = stmt(st, SU_LIST + 2 * (int)p->sort + (p->desc ? 1 : 0));
-	bind_filter(s, project_id, p, filter);
+		goto out;
+	s = stmt(st, (phrase ? SU_LIST_INDEXED : SU_LIST) + 2 * (int)p->sort + (p->desc ? 1 : 0));
+	bind_filter(s, project_id, p, filter, phrase);
 	sqlite3_bind_int64(s, 5, p->page_size);
 	sqlite3_bind_int64(s, 6, list_offset(p));
 	data = json_array();
@@ -440,5 +506,7 @@ json_t *store_user_list(struct store *st, const char *project_id, const struct l
 		data = NULL;
 	}
 	store_stmt_finish(s);
+out:
+	free(phrase);
 	return data;
 }

@@ -5,6 +5,7 @@
  * statement left un-reset, no hash in a record). Each test gets a fresh store.
  */
 #include <check.h>
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -267,6 +268,239 @@ START_TEST(test_list_filters)
 }
 END_TEST
 
+/* ---- search through the trigram index (schema/003_users_search.sql) ---- */
+
+/* The IDs of every user a search finds (pages of 100, sorted by ID, joined by
+ * spaces) and its total. Caller frees. */
+static char *search_ids(const char *term, long long *total)
+{
+	struct list_params p = LIST_PARAMS_INIT;
+	struct user_filter filter = { -1, NULL };
+	struct api_error err;
+	size_t cap = 64, len = 0;
+	char *out = xmalloc(cap);
+	json_t *data;
+
+	out[0] = '\0';
+	p.like = like_pattern(term);
+	p.page_size = 100;
+	p.sort = USER_SORT_EXTERNAL_USER_ID;   /* each user's ID is also its external ID */
+	p.desc = false;
+	do {
+		data = store_user_list(st, proj.project_id, &p, &filter, total, &err);
+		ck_assert_ptr_nonnull(data);
+		for (size_t i = 0; i < json_array_size(data); i++) {
+			const char *id = json_string_value(json_object_get(json_array_get(data, i),
+			                                                   "external_user_id"));
+			size_t n = strlen(id) + 1;
+			if (len + n + 1 > cap)
+				out = xrealloc(out, cap = 2 * (len + n + 1));
+			len += (size_t)sprintf(out + len, "%s%s", len ? " " : "", id);
+		}
+		p.page_num++;
+		json_decref(data);
+	} while ((p.page_num - 1) * p.page_size < *total);
+	list_params_release(&p);
+	return out;
+}
+
+/* Asserts that a search finds exactly the users of want (external IDs). */
+static void expect_found(const char *term, const char *want)
+{
+	long long total;
+	char *got = search_ids(term, &total);
+
+	ck_assert_msg(strcmp(got, want) == 0, "search \"%s\": got [%s] want [%s]", term, got, want);
+	free(got);
+}
+
+/* Whether hay holds needle, ASCII letters compared without case and every
+ * other byte exactly: CONTRACT.md §3's search, as LIKE does it. */
+static bool contains_ascii_nocase(const char *hay, const char *needle)
+{
+	size_t n = strlen(needle);
+
+	for (; *hay; hay++) {
+		size_t i = 0;
+		while (i < n && hay[i] && (hay[i] == needle[i] ||
+		       ((unsigned char)hay[i] < 0x80 && (unsigned char)needle[i] < 0x80 &&
+		        tolower((unsigned char)hay[i]) == tolower((unsigned char)needle[i]))))
+			i++;
+		if (i == n)
+			return true;
+	}
+	return n == 0;
+}
+
+/* Pieces of names and terms: ASCII in both cases, LIKE's and FTS5's special
+ * characters, and letters that Unicode folds but LIKE does not (É/é, the
+ * Kelvin sign and k, ß). */
+static const char *const pieces[] = {
+	"a", "A", "b", "B", "k", "K", "%", "_", "\\", "\"", "'", " ", "*", ":",
+	"\xc3\xa9", "\xc3\x89", "\xe2\x84\xaa", "\xc3\x9f", "@", "."
+};
+#define N_PIECES (sizeof pieces / sizeof pieces[0])
+
+static unsigned rng_state = 12345;
+
+static unsigned rng(unsigned n)
+{
+	rng_state = rng_state * 1103515245u + 12345u;
+	return (rng_state >> 16) % n;
+}
+
+static void random_text(char *buf, size_t size, unsigned max_pieces)
+{
+	unsigned n = rng(max_pieces + 1);
+
+	buf[0] = '\0';
+	for (unsigned i = 0; i < n && strlen(buf) + 4 < size; i++)
+		strcat(buf, pieces[rng(N_PIECES)]);
+}
+
+/* Differential: for many terms of 1 to 6 characters, the search (the index
+ * for 3 or more, the scan below) finds exactly the users whose name or email
+ * holds the term without regard to ASCII case, and its total says so. */
+START_TEST(test_search_indexed_same_as_scan)
+{
+	enum { USERS = 300, TERMS = 400 };
+	static char names[USERS][64], emails[USERS][64];
+	char ext[16], term[64], want[USERS * 8];
+
+	for (int i = 0; i < USERS; i++) {
+		random_text(names[i], sizeof names[i], 10);
+		if (!names[i][0])
+			strcpy(names[i], "x");   /* a display name is required */
+		if (rng(3)) {   /* emails are unique: a random head, the user's number */
+			random_text(emails[i], sizeof emails[i] - 8, 8);
+			sprintf(emails[i] + strlen(emails[i]), "#%03d", i);
+		} else {
+			emails[i][0] = '\0';   /* none */
+		}
+		snprintf(ext, sizeof ext, "u%03d", i);
+		free(create(names[i], ext, emails[i][0] ? emails[i] : NULL, NULL));
+	}
+	for (int t = 0; t < TERMS; t++) {
+		long long total, expected = 0;
+		size_t len = 0;
+		char *got;
+
+		if (t % 2) {   /* a piece of a stored name, some letters in the other case */
+			const char *src = names[rng(USERS)];
+			size_t n = strlen(src), from = rng((unsigned)n), k = 1 + rng(8);
+			snprintf(term, sizeof term, "%.*s", (int)k, src + from);
+			for (char *c = term; *c; c++)
+				if (rng(2) && (unsigned char)*c < 0x80)
+					*c = (char)(isupper((unsigned char)*c) ? tolower((unsigned char)*c)
+					                                      : toupper((unsigned char)*c));
+			/* never cut a character in two: drop a trailing partial sequence */
+			for (size_t m = strlen(term); m > 0; m--) {
+				unsigned char c = (unsigned char)term[m - 1];
+				if (c < 0x80)
+					break;
+				if (c >= 0xC0) {   /* a lead byte: keep it only if complete */
+					size_t need = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : 2;
+					if (strlen(term) - (m - 1) < need)
+						term[m - 1] = '\0';
+					break;
+				}
+			}
+			if ((unsigned char)term[0] >= 0x80 && (unsigned char)term[0] < 0xC0)
+				continue;   /* started inside a character */
+		} else {
+			random_text(term, sizeof term, 6);
+		}
+		if (!term[0])
+			continue;
+		want[0] = '\0';
+		for (int i = 0; i < USERS; i++)
+			if (contains_ascii_nocase(names[i], term) || contains_ascii_nocase(emails[i], term)) {
+				len += (size_t)sprintf(want + len, "%su%03d", len ? " " : "", i);
+				expected++;
+			}
+		got = search_ids(term, &total);
+		ck_assert_msg(strcmp(got, want) == 0, "search \"%s\": got [%s] want [%s]", term, got, want);
+		ck_assert_int_eq(total, expected);
+		free(got);
+	}
+}
+END_TEST
+
+/* Writes keep the index in step: create, rename, change and clear the email,
+ * and a deleted project's users; FTS5's own check then finds the index equal
+ * to the table. A search of 3 or more characters reads the index (emptied
+ * behind the store's back, it finds nothing), a shorter one scans. */
+START_TEST(test_search_index_follows_writes)
+{
+	struct user_fields f = { .is_active = -1 };
+	struct api_error err;
+	json_t *rec;
+	char *id = create("Ada Lovelace", "ada", "ada@engine.org", NULL);
+
+	free(create("Grace", "grace", "grace@navy.mil", NULL));
+	expect_found("LOVEL", "ada");
+	f.display_name = "Ada King";
+	f.email = set("countess@engine.org");
+	ck_assert_int_eq(store_user_update(st, proj.project_id, id, &f, &rec, &err), 0);
+	json_decref(rec);
+	expect_found("lovelace", "");
+	expect_found("ada@", "");
+	expect_found("a kin", "ada");
+	expect_found("COUNTESS@", "ada");
+	f.email = clear;
+	ck_assert_int_eq(store_user_update(st, proj.project_id, id, &f, &rec, &err), 0);
+	json_decref(rec);
+	expect_found("engine.org", "");
+	expect_found("@navy", "grace");
+	exec_sql("INSERT INTO users (id, project_id, display_name, email, created_at, updated_at)"
+	         " SELECT 'o' || value, (SELECT id FROM projects WHERE name = 'other'),"
+	         " 'Other ' || value, NULL, 0, 0 FROM json_each('[1,2,3]');"
+	         "DELETE FROM projects WHERE name = 'other';");
+	exec_sql("INSERT INTO users_search (users_search, rank) VALUES ('integrity-check', 1)");
+	exec_sql("INSERT INTO users_search (users_search) VALUES ('delete-all')");
+	expect_found("Grace", "");   /* read through the (now empty) index */
+	expect_found("Gr", "grace");   /* scanned */
+	exec_sql("INSERT INTO users_search (users_search) VALUES ('rebuild')");
+	free(id);
+}
+END_TEST
+
+extern const char *const schema_migrations[];
+
+/* A store at version 2, with users, gets an index that already holds them. */
+START_TEST(test_search_index_built_by_migration)
+{
+	char old_path[sizeof path + 8], errbuf[256];
+	struct store *old;
+	sqlite3_stmt *s;
+	sqlite3 *raw;
+
+	snprintf(old_path, sizeof old_path, "%s/old.db", dir);
+	ck_assert_int_eq(sqlite3_open(old_path, &raw), SQLITE_OK);
+	ck_assert_int_eq(sqlite3_exec(raw, schema_migrations[0], NULL, NULL, NULL), SQLITE_OK);
+	ck_assert_int_eq(sqlite3_exec(raw, schema_migrations[1], NULL, NULL, NULL), SQLITE_OK);
+	ck_assert_int_eq(sqlite3_exec(raw,
+		"PRAGMA user_version = 2;"
+		"INSERT INTO projects VALUES ('p', 'P', 1, 0, 0);"
+		"INSERT INTO users (id, project_id, display_name, email, created_at, updated_at)"
+		" VALUES ('u1', 'p', 'Old Timer', 'old@x.io', 0, 0), ('u2', 'p', 'New', NULL, 0, 0);",
+		NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(raw);
+	old = store_open(old_path, false, errbuf, sizeof errbuf);
+	ck_assert_msg(old != NULL, "%s", errbuf);
+	ck_assert_int_eq(sqlite3_exec(old->db, "INSERT INTO users_search (users_search, rank)"
+	                              " VALUES ('integrity-check', 1)", NULL, NULL, NULL), SQLITE_OK);
+	ck_assert_int_eq(sqlite3_prepare_v2(old->db, "SELECT group_concat(u.id) FROM users_search s"
+	                 " JOIN users u ON u.rowid = s.rowid WHERE users_search MATCH '\"TIMER\"'",
+	                 -1, &s, NULL), SQLITE_OK);
+	ck_assert_int_eq(sqlite3_step(s), SQLITE_ROW);
+	ck_assert_str_eq((const char *)sqlite3_column_text(s, 0), "u1");
+	sqlite3_finalize(s);
+	store_close(old);   /* the last connection: SQLite removes -wal and -shm */
+	unlink(old_path);
+}
+END_TEST
+
 static Suite *store_users_suite(void)
 {
 	Suite *s = suite_create("store_users");
@@ -279,6 +513,9 @@ static Suite *store_users_suite(void)
 	tcase_add_test(tc, test_update_errors);
 	tcase_add_test(tc, test_get_external);
 	tcase_add_test(tc, test_list_filters);
+	tcase_add_test(tc, test_search_indexed_same_as_scan);
+	tcase_add_test(tc, test_search_index_follows_writes);
+	tcase_add_test(tc, test_search_index_built_by_migration);
 	suite_add_tcase(s, tc);
 	return s;
 }
