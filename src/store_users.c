@@ -36,7 +36,7 @@ enum store_users_stmt {
 #define USER_FROM " FROM users u LEFT JOIN roles r ON r.id = u.role_id"
 enum { COL_ID, COL_DISPLAY_NAME, COL_AVATAR_URL, COL_EXTERNAL_USER_ID, COL_EMAIL,
        COL_IS_ACTIVE, COL_ROLE_ID, COL_ROLE_NAME, COL_CREATED_AT, COL_UPDATED_AT,
-       COL_PERMISSIONS };
+       COL_PERMISSIONS, COL_TOTAL = COL_PERMISSIONS };
 
 /* List filters: ?1 project, ?2 LIKE pattern, ?3 is_active, ?4 role_id (NULL: any).
  * CONTRACT.md §3: search is a case-insensitive substring of display name or email. */
@@ -61,7 +61,10 @@ enum { COL_ID, COL_DISPLAY_NAME, COL_AVATAR_URL, COL_EXTERNAL_USER_ID, COL_EMAIL
 #define ORDER(key, dir) " ORDER BY " key " " dir ", u.id " dir " LIMIT ?5 OFFSET ?6"
 #define LIST(key, dir) USER_COLUMNS USER_FROM USER_FILTER ORDER(key, dir)
 #define LIST_BOTH(key) LIST(key, "ASC"), LIST(key, "DESC")
-#define LIST_INDEXED(key, dir) USER_COLUMNS USER_FROM_INDEXED USER_FILTER_INDEXED ORDER(key, dir)
+/* The total rides along (count(*) OVER () sees every match before the
+ * LIMIT), so one pass over the matches answers both; COL_TOTAL. */
+#define LIST_INDEXED(key, dir) USER_COLUMNS ", count(*) OVER ()" USER_FROM_INDEXED \
+	USER_FILTER_INDEXED ORDER(key, dir)
 #define LIST_INDEXED_BOTH(key) LIST_INDEXED(key, "ASC"), LIST_INDEXED(key, "DESC")
 
 /* The role's permissions in their named form ("users:read"). */
@@ -498,22 +501,36 @@ json_t *store_user_list(struct store *st, const char *project_id, const struct l
 	int rc;
 
 	assert(p->sort < USER_SORT__COUNT);
-	*total = list_count(st, project_id, p, filter, phrase, err);
-	if (*total < 0)
-		goto out;
+	*total = -1;
+	if (!phrase) {   /* the indexed list counts as it goes */
+		*total = list_count(st, project_id, p, filter, phrase, err);
+		if (*total < 0)
+			goto out;
+	}
 	s = stmt(st, (phrase ? SU_LIST_INDEXED : SU_LIST) + 2 * (int)p->sort + (p->desc ? 1 : 0));
 	bind_filter(s, project_id, p, filter, phrase);
 	sqlite3_bind_int64(s, 5, p->page_size);
 	sqlite3_bind_int64(s, 6, list_offset(p));
 	data = json_array();
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW)
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		if (phrase && *total < 0)
+			*total = sqlite3_column_int64(s, COL_TOTAL);
 		json_array_append_new(data, user_row_json(s));
+	}
+	store_stmt_finish(s);
 	if (rc != SQLITE_DONE) {
 		store_fail(st, err, "user list");
 		json_decref(data);
 		data = NULL;
+		goto out;
 	}
-	store_stmt_finish(s);
+	/* A page past the end has no row to carry the total. */
+	if (*total < 0)
+		*total = list_offset(p) == 0 ? 0 : list_count(st, project_id, p, filter, phrase, err);
+	if (*total < 0) {
+		json_decref(data);
+		data = NULL;
+	}
 out:
 	free(phrase);
 	return data;

@@ -101,4 +101,13 @@ curl -s -o /dev/null -H "Authorization: Bearer $OTOKEN" -H "Content-Type: applic
 	"$BASE/api/v1/projects/$(jq -r .project_id <<<"$OTHER")/users"
 check "other projects' users are not found" "$(found 'smith')" "u12"
 
+# The total comes with the page; a page past the end still knows it.
+req GET "$P/users?search=smith&page_size=1"
+check_json "indexed total on page 1" .total 1
+req GET "$P/users?search=smith&page_size=1&page_num=5"
+check_json "page past the end is empty" '.data|length' 0
+check_json "page past the end keeps the total" .total 1
+req GET "$P/users?search=zzzzzz&page_size=1"
+check_json "no match: total 0" .total 0
+
 finish
