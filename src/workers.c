@@ -7,7 +7,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
-#include <sched.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -71,11 +70,9 @@ static void *worker_main(void *arg)
 	struct workers *w = arg;
 
 	/* Hashing is batch work: on a shared core the loop thread, which answers
-	 * everyone else, must go first. SCHED_IDLE runs a worker only when the
-	 * core has nothing else to do (Linux); failing that, a nice value. */
-	struct sched_param idle = { .sched_priority = 0 };
-	if (pthread_setschedparam(pthread_self(), SCHED_IDLE, &idle) != 0)
-		(void)setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), WORKER_NICE);
+	 * everyone else, goes first. A nice value per thread (Linux); not
+	 * SCHED_IDLE, which would starve sign-ins on a busy single core. */
+	(void)setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), WORKER_NICE);
 
 	pthread_mutex_lock(&w->lock);
 	for (;;) {
