@@ -1,11 +1,36 @@
 #ifndef EDGEAUTH_API_CLIENTS_H
 #define EDGEAUTH_API_CLIENTS_H
 /* The clients endpoints of SPEC.md, under /api/v1/projects/{project_id}/clients. */
+#include <stdbool.h>
+#include <jansson.h>
+
+#include "error.h"
+#include "json_util.h"
 #include "router.h"
 
 route_handler clients_create;
 route_handler clients_update;
 route_handler clients_list;
 route_handler clients_rotate_secret;
+
+/* A create or update body, read and checked. */
+struct client_body {
+	struct str_field name;
+	struct str_field description;
+	int is_active;                 /* -1 absent (create), else 0 or 1 */
+	struct id_list permission_ids;
+	bool redirect_uris_present;    /* false: the key was absent */
+	char *redirect_uris;           /* owned JSON array text; NULL when absent */
+};
+
+void clients_body_init(struct client_body *b);
+/* Frees what clients_read_body allocated; b can be read into again. */
+void clients_body_release(struct client_body *b);
+/* Reads every field of a create (update false) or update body into b (its
+ * strings borrowed from body, redirect_uris owned). Every failure is
+ * invalid_params; nothing is asked of the store. Release b whatever this
+ * returns. */
+int clients_read_body(const json_t *body, bool update, struct client_body *b,
+                      struct api_error *err);
 
 #endif

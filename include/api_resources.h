@@ -1,10 +1,22 @@
 #ifndef EDGEAUTH_API_RESOURCES_H
 #define EDGEAUTH_API_RESOURCES_H
 /* The resources endpoints of SPEC.md, under /api/v1/projects/{project_id}/resources. */
+#include <stdbool.h>
+#include <jansson.h>
+
+#include "error.h"
 #include "router.h"
+#include "store_resources.h"
 
 route_handler resources_create;
 route_handler resources_update;
 route_handler resources_list;
+
+/* Reads and checks a create (is_update false) or update body into in; every
+ * failure is invalid_params, and nothing is asked of the store. Strings are
+ * borrowed from body; release with resources_input_release even on failure. */
+int resources_read_body(const json_t *body, bool is_update, struct resource_input *in,
+                        struct api_error *err);
+void resources_input_release(struct resource_input *in);
 
 #endif

@@ -1,10 +1,21 @@
 #ifndef EDGEAUTH_API_ROLES_H
 #define EDGEAUTH_API_ROLES_H
 /* The roles endpoints of SPEC.md, under /api/v1/projects/{project_id}/roles. */
+#include <jansson.h>
+
+#include "error.h"
+#include "json_util.h"
 #include "router.h"
+#include "store_roles.h"
 
 route_handler roles_create;
 route_handler roles_update;
 route_handler roles_list;
+
+/* Reads a create or update body into f; ids receives permission_ids and
+ * must be released by the caller whatever this returns. Strings are
+ * borrowed from body. Fails only with invalid_params. */
+int roles_read_body(const json_t *body, struct role_fields *f, struct id_list *ids,
+                    struct api_error *err);
 
 #endif

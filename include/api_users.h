@@ -1,7 +1,12 @@
 #ifndef EDGEAUTH_API_USERS_H
 #define EDGEAUTH_API_USERS_H
 /* The users endpoints of SPEC.md, under /api/v1/projects/{project_id}/users. */
+#include <jansson.h>
+
+#include "error.h"
+#include "json_util.h"
 #include "router.h"
+#include "store_users.h"
 
 route_handler users_create;
 route_handler users_update;
@@ -9,5 +14,15 @@ route_handler users_list;
 route_handler users_get_external;
 /* PUT /api/v1/users/current: the user of the bearer token (SPEC.md). */
 route_handler users_update_current;
+
+/* Which body users_read_body reads: POST .../users, PUT .../users/{id}, or
+ * PUT /api/v1/users/current. */
+enum user_write { USER_CREATE, USER_UPDATE, USER_CURRENT };
+
+/* Reads and checks a create or update body into f and *password (borrowed
+ * from body, as are f's strings). Every failure is invalid_params; nothing
+ * is asked of the store. */
+int users_read_body(const json_t *body, enum user_write kind, struct user_fields *f,
+                    struct str_field *password, struct api_error *err);
 
 #endif

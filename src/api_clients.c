@@ -36,24 +36,14 @@ static const char *const clients_sort_keys[CLIENT_SORT__COUNT] = {
 	[CLIENT_SORT_IS_ACTIVE] = "is_active",
 };
 
-/* A create or update body, read and checked. */
-struct client_body {
-	struct str_field name;
-	struct str_field description;
-	int is_active;                 /* -1 absent (create), else 0 or 1 */
-	struct id_list permission_ids;
-	bool redirect_uris_present;    /* false: the key was absent */
-	char *redirect_uris;           /* owned JSON array text; NULL when absent */
-};
-
-static void client_body_init(struct client_body *b)
+void clients_body_init(struct client_body *b)
 {
 	memset(b, 0, sizeof *b);
 	b->is_active = -1;
 	b->permission_ids = (struct id_list)ID_LIST_INIT;
 }
 
-static void client_body_release(struct client_body *b)
+void clients_body_release(struct client_body *b)
 {
 	id_list_release(&b->permission_ids);
 	free(b->redirect_uris);
@@ -142,10 +132,9 @@ out:
 	return rc;
 }
 
-/* Reads every field of a create (update false) or update body. On update,
- * name and is_active are required (CONTRACT.md §3). */
-static int read_client_body(const json_t *body, bool update, struct client_body *b,
-                            struct api_error *err)
+/* On update, name and is_active are required (CONTRACT.md §3). */
+int clients_read_body(const json_t *body, bool update, struct client_body *b,
+                      struct api_error *err)
 {
 	if (json_read_string(body, &name_rule, &b->name, err) < 0)
 		return -1;
@@ -193,8 +182,8 @@ void clients_create(struct request_ctx *ctx)
 	char *secret = NULL;
 	json_t *rec;
 
-	client_body_init(&b);
-	if (read_client_body(ctx->body, false, &b, &err) < 0)
+	clients_body_init(&b);
+	if (clients_read_body(ctx->body, false, &b, &err) < 0)
 		goto fail;
 	f = client_fields_of(&b, false);
 	secret = crypto_new_secret();
@@ -210,7 +199,7 @@ fail:
 	http_reply_error(ctx, &err);
 out:
 	crypto_wipe_free(secret);
-	client_body_release(&b);
+	clients_body_release(&b);
 }
 
 void clients_update(struct request_ctx *ctx)
@@ -220,8 +209,8 @@ void clients_update(struct request_ctx *ctx)
 	struct api_error err;
 	json_t *rec;
 
-	client_body_init(&b);
-	if (read_client_body(ctx->body, true, &b, &err) < 0)
+	clients_body_init(&b);
+	if (clients_read_body(ctx->body, true, &b, &err) < 0)
 		goto fail;
 	f = client_fields_of(&b, true);
 	rec = store_client_update(ctx->srv->store, request_param(ctx, "project_id"),
@@ -233,7 +222,7 @@ void clients_update(struct request_ctx *ctx)
 fail:
 	http_reply_error(ctx, &err);
 out:
-	client_body_release(&b);
+	clients_body_release(&b);
 }
 
 void clients_list(struct request_ctx *ctx)

@@ -119,10 +119,8 @@ static int permissions_read(const json_t *body, bool with_id, struct resource_in
 	return 0;
 }
 
-/* Reads and checks a create (is_update false) or update body. Strings are
- * borrowed from body; release with input_release even on failure. */
-static int input_read(const json_t *body, bool is_update, struct resource_input *in,
-                      struct api_error *err)
+int resources_read_body(const json_t *body, bool is_update, struct resource_input *in,
+                        struct api_error *err)
 {
 	struct str_field name, code;
 
@@ -138,7 +136,7 @@ static int input_read(const json_t *body, bool is_update, struct resource_input 
 	return 0;
 }
 
-static void input_release(struct resource_input *in)
+void resources_input_release(struct resource_input *in)
 {
 	free(in->permissions);
 	in->permissions = NULL;
@@ -159,10 +157,10 @@ void resources_create(struct request_ctx *ctx)
 	struct resource_input in;
 	json_t *rec = NULL;
 
-	if (input_read(ctx->body, false, &in, &err) == 0)
+	if (resources_read_body(ctx->body, false, &in, &err) == 0)
 		rec = store_resource_create(ctx->srv->store, request_param(ctx, "project_id"), &in,
 		                            &err);
-	input_release(&in);
+	resources_input_release(&in);
 	reply(ctx, 201, rec, &err);
 }
 
@@ -172,10 +170,10 @@ void resources_update(struct request_ctx *ctx)
 	struct resource_input in;
 	json_t *rec = NULL;
 
-	if (input_read(ctx->body, true, &in, &err) == 0)
+	if (resources_read_body(ctx->body, true, &in, &err) == 0)
 		rec = store_resource_update(ctx->srv->store, request_param(ctx, "project_id"),
 		                            request_param(ctx, "resource_id"), &in, &err);
-	input_release(&in);
+	resources_input_release(&in);
 	reply(ctx, 200, rec, &err);
 }
 

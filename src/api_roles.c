@@ -29,11 +29,8 @@ static const struct str_rule description_rule = {
 	.key = "description", .max_chars = DESCRIPTION_MAX_CHARS,
 };
 
-/* Reads a create or update body into f; ids receives permission_ids and
- * must be released by the caller whatever this returns. Strings are
- * borrowed from body. Fails only with invalid_params. */
-static int role_read_body(const json_t *body, struct role_fields *f, struct id_list *ids,
-                          struct api_error *err)
+int roles_read_body(const json_t *body, struct role_fields *f, struct id_list *ids,
+                    struct api_error *err)
 {
 	struct str_field code, name;
 
@@ -65,7 +62,7 @@ void roles_create(struct request_ctx *ctx)
 	struct role_fields f;
 	json_t *rec = NULL;
 
-	if (role_read_body(ctx->body, &f, &ids, &err) == 0)
+	if (roles_read_body(ctx->body, &f, &ids, &err) == 0)
 		rec = store_role_create(ctx->srv->store, request_param(ctx, "project_id"), &f,
 		                        &err);
 	id_list_release(&ids);
@@ -80,7 +77,7 @@ void roles_update(struct request_ctx *ctx)
 	json_t *rec = NULL;
 
 	/* CONTRACT.md §3: invalid_params before role_not_found. */
-	if (role_read_body(ctx->body, &f, &ids, &err) == 0)
+	if (roles_read_body(ctx->body, &f, &ids, &err) == 0)
 		rec = store_role_update(ctx->srv->store, request_param(ctx, "project_id"),
 		                        request_param(ctx, "role_id"), &f, &err);
 	id_list_release(&ids);

@@ -34,8 +34,6 @@ static const struct str_rule rule_role_id = {
 
 /* What create and update carry from the first step to the second. The
  * strings of f are borrowed from ctx->body, which lives until the reply. */
-enum user_write { USER_CREATE, USER_UPDATE, USER_CURRENT };
-
 struct user_job {
 	enum user_write kind;
 	const char *project_id;   /* borrowed from the path or the token */
@@ -66,14 +64,11 @@ static int current_body_check(struct user_fields *f, struct api_error *err)
 	return 0;
 }
 
-/*
- * Reads and checks a create or update body into f and *password (borrowed).
- * Every failure is invalid_params. SPEC.md rule 1 is read on the body, on
- * update too (CONTRACT.md §3): without an email the body must carry an
- * external_user_id. Create rule 2: an email needs a password.
- */
-static int user_body_read(const json_t *body, enum user_write kind, struct user_fields *f,
-                          struct str_field *password, struct api_error *err)
+/* SPEC.md rule 1 is read on the body, on update too (CONTRACT.md §3):
+ * without an email the body must carry an external_user_id. Create rule 2:
+ * an email needs a password. */
+int users_read_body(const json_t *body, enum user_write kind, struct user_fields *f,
+                    struct str_field *password, struct api_error *err)
 {
 	bool is_update = kind == USER_UPDATE;
 
@@ -172,7 +167,7 @@ static void user_write_start(struct request_ctx *ctx, enum user_write kind)
 		job->project_id = request_param(ctx, "project_id");
 		job->user_id = kind == USER_UPDATE ? request_param(ctx, "user_id") : NULL;
 	}
-	rc = user_body_read(ctx->body, kind, &job->f, &password, &err);
+	rc = users_read_body(ctx->body, kind, &job->f, &password, &err);
 	if (rc == 0 && kind == USER_CURRENT && !job->user_id)
 		rc = api_fail(&err, E_USER_NOT_FOUND, "The token does not belong to a user.");
 	if (rc == 0 && password.state == FIELD_SET)
