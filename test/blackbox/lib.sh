@@ -121,6 +121,26 @@ req() {
 	HDRS=$(cat "$TMP/hdrs")
 }
 
+# need_node_project DIR MODULE: Node.js >= 20 and npm, and DIR's pinned
+# packages installed (npm ci on first use). On a problem: a failure, then exit.
+need_node_project() {
+	local dir=$1 module=$2 why=""
+	if ! command -v node > /dev/null || ! command -v npm > /dev/null; then
+		why="node and npm are needed for this test (run scripts/install-deps)"
+	elif [ "$(node -p 'process.versions.node.split(".")[0]')" -lt 20 ]; then
+		why="this test needs Node.js 20 or newer, found $(node --version)"
+	elif [ ! -d "$dir/node_modules/$module" ] &&
+	     ! (cd "$dir" && npm ci --silent --no-audit --no-fund > "$TMP/npm.log" 2>&1); then
+		cat "$TMP/npm.log" >&2
+		why="npm ci in $dir failed"
+	fi
+	if [ -n "$why" ]; then
+		fail "$why"
+		finish
+		exit 1
+	fi
+}
+
 pass() { PASSED=$((PASSED + 1)); }
 fail() {
 	FAILED=$((FAILED + 1))

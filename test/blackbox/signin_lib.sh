@@ -65,3 +65,17 @@ jwt_claim() {
 	while [ $(( ${#p} % 4 )) -ne 0 ]; do p="$p="; done
 	printf '%s' "$p" | base64 -d 2>/dev/null | jq -r ".$2"
 }
+
+# reader_user EMAIL PASSWORD NAME: a role "reader" holding users:read and a
+# user with that email and password in it; sets ROLE and USER.
+reader_user() {
+	req GET "$P/resources?page_size=100"
+	local read_id
+	read_id=$(printf '%s' "$BODY" | jq -r '.data[]|select(.code=="users")|.permissions[]|select(.code=="read")|.id')
+	req POST "$P/roles" "{\"code\":\"reader\",\"name\":\"Reader\",\"permission_ids\":[\"$read_id\"]}"
+	check_status "create role" 201
+	ROLE=$(printf '%s' "$BODY" | jq -r .id)
+	req POST "$P/users" "$(jq -cn --arg e "$1" --arg p "$2" --arg n "$3" --arg r "$ROLE" '{display_name:$n,email:$e,password:$p,role_id:$r}')"
+	check_status "create user" 201
+	USER=$(printf '%s' "$BODY" | jq -r .id)
+}

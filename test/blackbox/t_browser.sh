@@ -5,6 +5,7 @@
 # runs; the code is then exchanged with the PKCE verifier. Screenshots go to
 # build/browser-signin*.png. Needs chromium, node and npm (scripts/install-deps).
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/signin_lib.sh"
 BROWSER_DIR=$ROOT/test/browser
 CHROMIUM=${CHROMIUM:-/usr/bin/chromium}
 STEPS="launch page_loads page_headers page_charset labelled_form email_autofocus style_applied
@@ -16,36 +17,15 @@ if [ ! -x "$CHROMIUM" ]; then
 	fail "chromium is needed for this test and $CHROMIUM is missing (run scripts/install-deps: Debian package chromium)"
 	finish; exit 1
 fi
-if ! command -v node > /dev/null || ! command -v npm > /dev/null; then
-	fail "node and npm are needed for this test (run scripts/install-deps)"
-	finish; exit 1
-fi
-if [ "$(node -p 'process.versions.node.split(".")[0]')" -lt 20 ]; then
-	fail "this test needs Node.js 20 or newer, found $(node --version)"
-	finish; exit 1
-fi
-if [ ! -d "$BROWSER_DIR/node_modules/playwright-core" ]; then
-	# playwright-core downloads no browser; the Debian one is used
-	if ! (cd "$BROWSER_DIR" && npm ci --silent --no-audit --no-fund > "$TMP/npm.log" 2>&1); then
-		cat "$TMP/npm.log" >&2
-		fail "npm ci in test/browser failed"
-		finish; exit 1
-	fi
-fi
+need_node_project "$BROWSER_DIR" playwright-core   # no browser download: Debian's is used
 
 start_server
 
 # --- set-up: a role, a user with a non-ASCII password, an app whose redirect
 # URI is the callback listener signin.mjs starts ---
-req GET "$P/resources?page_size=100"
-USERS_READ=$(printf '%s' "$BODY" | jq -r '.data[]|select(.code=="users")|.permissions[]|select(.code=="read")|.id')
-req POST "$P/roles" "{\"code\":\"reader\",\"name\":\"Reader\",\"permission_ids\":[\"$USERS_READ\"]}"
-check_status "create role" 201
-ROLE=$(printf '%s' "$BODY" | jq -r .id)
 EMAIL="Zoë.Browser@exämple.test"
 PASSWORD="pässwörd ✓ 密码"
-req POST "$P/users" "$(jq -cn --arg e "$EMAIL" --arg p "$PASSWORD" --arg r "$ROLE" '{display_name:"Zoë",email:$e,password:$p,role_id:$r}')"
-check_status "create user" 201
+reader_user "$EMAIL" "$PASSWORD" "Zoë"
 CALLBACK_PORT=$(free_port)
 REDIRECT="http://127.0.0.1:$CALLBACK_PORT/callback"
 req POST "$P/clients" "$(jq -cn --arg a "$REDIRECT" '{name:"browser app",redirect_uris:[$a]}')"

@@ -9,35 +9,14 @@ CLIENT_DIR=$ROOT/test/oauth-client
 STEPS="discovery authorization_code jwt_access_token refresh refreshed_jwt_access_token
 client_credentials revocation revoked_refresh_rejected"
 
-if ! command -v node > /dev/null || ! command -v npm > /dev/null; then
-	fail "node and npm are needed for this test (run scripts/install-deps)"
-	finish; exit 1
-fi
-# oauth4webapi's baseline is Node.js 20 (it needs the Web Crypto global)
-if [ "$(node -p 'process.versions.node.split(".")[0]')" -lt 20 ]; then
-	fail "this test needs Node.js 20 or newer, found $(node --version)"
-	finish; exit 1
-fi
-if [ ! -d "$CLIENT_DIR/node_modules/oauth4webapi" ]; then
-	if ! (cd "$CLIENT_DIR" && npm ci --silent --no-audit --no-fund > "$TMP/npm.log" 2>&1); then
-		cat "$TMP/npm.log" >&2
-		fail "npm ci in test/oauth-client failed"
-		finish; exit 1
-	fi
-fi
+need_node_project "$CLIENT_DIR" oauth4webapi
 
 start_server
 
 # --- set-up: a role with users:read, a user, a public and a confidential client ---
-req GET "$P/resources?page_size=100"
-USERS_READ=$(printf '%s' "$BODY" | jq -r '.data[]|select(.code=="users")|.permissions[]|select(.code=="read")|.id')
-req POST "$P/roles" "{\"code\":\"reader\",\"name\":\"Reader\",\"permission_ids\":[\"$USERS_READ\"]}"
-check_status "create role" 201
-ROLE=$(printf '%s' "$BODY" | jq -r .id)
 EMAIL="lib-user@example.com"
 PASSWORD='correct horse battery stäple'
-req POST "$P/users" "$(jq -cn --arg e "$EMAIL" --arg p "$PASSWORD" --arg r "$ROLE" '{display_name:"Lib User",email:$e,password:$p,role_id:$r}')"
-check_status "create user" 201
+reader_user "$EMAIL" "$PASSWORD" "Lib User"
 REDIRECT="http://127.0.0.1:9/cb"
 req POST "$P/clients" "$(jq -cn --arg a "$REDIRECT" '{name:"spa",redirect_uris:[$a]}')"
 check_status "create public client" 201

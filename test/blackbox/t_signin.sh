@@ -5,16 +5,9 @@
 start_server
 
 # --- set-up: a role with users:read, a user with a password, an app ---
-req GET "$P/resources?page_size=100"
-USERS_READ=$(printf '%s' "$BODY" | jq -r '.data[]|select(.code=="users")|.permissions[]|select(.code=="read")|.id')
-req POST "$P/roles" "{\"code\":\"reader\",\"name\":\"Reader\",\"permission_ids\":[\"$USERS_READ\"]}"
-check_status "create role" 201
-ROLE=$(printf '%s' "$BODY" | jq -r .id)
 EMAIL="Alice@Example.com"
 PASSWORD='pässwörd with spaces & symbols <>"'
-req POST "$P/users" "$(jq -cn --arg e "$EMAIL" --arg p "$PASSWORD" --arg r "$ROLE" '{display_name:"Alice",email:$e,password:$p,role_id:$r}')"
-check_status "create user" 201
-USER=$(printf '%s' "$BODY" | jq -r .id)
+reader_user "$EMAIL" "$PASSWORD" "Alice"
 REDIRECT="http://127.0.0.1:9/callback"
 REDIRECT_Q="https://app.example/cb?tenant=1"
 req POST "$P/clients" "$(jq -cn --arg a "$REDIRECT" --arg b "$REDIRECT_Q" '{name:"web app",redirect_uris:[$a,$b]}')"
