@@ -12,6 +12,7 @@ struct config {
 	int listen_port;
 	char *issuer;             /* absolute URL, no trailing slash */
 	long max_body_bytes;
+	long max_header_bytes;
 	int request_timeout_s;
 	int max_connections;
 	char **cors_origins;      /* NULL-terminated */

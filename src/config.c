@@ -28,6 +28,7 @@ void config_init(struct config *cfg)
 	cfg->listen_port = 8080;
 	cfg->issuer = xstrdup("http://127.0.0.1:8080");
 	cfg->max_body_bytes = 65536;
+	cfg->max_header_bytes = 16384;
 	cfg->request_timeout_s = 10;
 	cfg->max_connections = 1024;
 	cfg->cors_origins = xcalloc(1, sizeof(char *));
@@ -175,6 +176,8 @@ static int handle_server(struct config *c, const char *name, const char *value, 
 		return set_issuer(value, c, ls);
 	if (!strcmp(name, "max_body_bytes"))
 		return set_long(value, 1024, 64L * 1024 * 1024, &c->max_body_bytes, ls);
+	if (!strcmp(name, "max_header_bytes"))
+		return set_long(value, 1024, 1024L * 1024, &c->max_header_bytes, ls);
 	if (!strcmp(name, "request_timeout_s"))
 		return set_int(value, 1, 3600, &c->request_timeout_s, ls);
 	if (!strcmp(name, "max_connections"))

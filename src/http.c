@@ -27,7 +27,6 @@
 #include "util.h"
 #include "validate.h"
 
-#define MAX_HEADERS_BYTES 16384
 
 static const char *status_reason(int status)
 {
@@ -421,7 +420,7 @@ int http_start(struct server *srv)
 	if (!srv->http)
 		return -1;
 	evhttp_set_max_body_size(srv->http, cfg->max_body_bytes);
-	evhttp_set_max_headers_size(srv->http, MAX_HEADERS_BYTES);
+	evhttp_set_max_headers_size(srv->http, cfg->max_header_bytes);
 	evhttp_set_timeout(srv->http, cfg->request_timeout_s);
 	evhttp_set_allowed_methods(srv->http, EVHTTP_REQ_GET | EVHTTP_REQ_POST |
 	                           EVHTTP_REQ_HEAD | EVHTTP_REQ_PUT | EVHTTP_REQ_DELETE |

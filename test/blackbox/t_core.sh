@@ -128,4 +128,13 @@ check "oversized body" "$STATUS" 413
 AUTH=none req GET /healthz
 check_status "still serving after an oversized body" 200
 
+# header limit from the config
+BIG=$(head -c 20000 /dev/zero | tr '\0' h)
+STATUS=$(curl -s -o /dev/null -w '%{http_code}' -H "X-Big: $BIG" "$BASE/healthz")
+check "20 KB of headers over the default 16 KiB" "$STATUS" 400
+stop_server
+start_server server.max_header_bytes=32768
+STATUS=$(curl -s -o /dev/null -w '%{http_code}' -H "X-Big: $BIG" "$BASE/healthz")
+check "20 KB of headers under max_header_bytes = 32768" "$STATUS" 200
+
 finish
