@@ -14,6 +14,8 @@ char *crypto_new_id(void);
 /* A new secret of SECRET_RANDOM_BYTES, base64url (43 chars). Caller frees and
  * should crypto_wipe_free it. */
 char *crypto_new_secret(void);
+/* SHA-256 of data into out. */
+void crypto_sha256(const void *data, size_t len, unsigned char out[32]);
 /* SHA-256 of s, base64url without padding, into out (SECRET_HASH_LEN + 1).
  * Secrets with 256 bits of entropy are stored as this hash. */
 void crypto_hash_secret(const char *s, size_t len, char out[SECRET_HASH_LEN + 1]);

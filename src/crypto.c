@@ -4,6 +4,7 @@
  * aborts. Never compares a secret with memcmp or strcmp.
  */
 #include <limits.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,16 +53,34 @@ char *crypto_new_secret(void)
 	return s;
 }
 
-void crypto_hash_secret(const char *s, size_t len, char out[SECRET_HASH_LEN + 1])
-{
-	unsigned char md[EVP_MAX_MD_SIZE];
-	unsigned int mdlen = 0;
-	char *enc;
+/* EVP_sha256() makes OpenSSL 3 look the algorithm up on every digest, which
+ * cost more than the hashing itself; fetch it once. */
+static EVP_MD *sha256_md;
+static pthread_once_t sha256_once = PTHREAD_ONCE_INIT;
 
-	if (EVP_Digest(s, len, md, &mdlen, EVP_sha256(), NULL) != 1 || mdlen != 32) {
+static void sha256_fetch(void)
+{
+	sha256_md = EVP_MD_fetch(NULL, "SHA256", NULL);
+}
+
+void crypto_sha256(const void *data, size_t len, unsigned char out[32])
+{
+	unsigned int mdlen = 0;
+
+	pthread_once(&sha256_once, sha256_fetch);
+	if (!sha256_md || EVP_Digest(data, len, out, &mdlen, sha256_md, NULL) != 1 || mdlen != 32) {
 		fputs("edgeauth: SHA-256 failed\n", stderr);
 		abort();
 	}
+}
+
+void crypto_hash_secret(const char *s, size_t len, char out[SECRET_HASH_LEN + 1])
+{
+	unsigned char md[32];
+	size_t mdlen = sizeof md;
+	char *enc;
+
+	crypto_sha256(s, len, md);
 	enc = b64url_encode(md, mdlen);
 	memcpy(out, enc, SECRET_HASH_LEN + 1);
 	free(enc);

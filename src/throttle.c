@@ -10,6 +10,7 @@
 #include <openssl/evp.h>
 
 #include "throttle.h"
+#include "crypto.h"
 #include "util.h"
 
 #define PROBE_LIMIT 16
@@ -49,8 +50,7 @@ void throttle_free(struct throttle *t)
 
 static void digest_of(const char *key, unsigned char out[32])
 {
-	unsigned int len = 0;
-	EVP_Digest(key, strlen(key), out, &len, EVP_sha256(), NULL);
+	crypto_sha256(key, strlen(key), out);
 }
 
 static bool stale(const struct throttle *t, const struct slot *s, int64_t now_ms)
