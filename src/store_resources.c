@@ -351,6 +351,19 @@ static int permissions_replace(struct store *st, const char *project_id,
 	return 0;
 }
 
+/* The end of a write: reads the record back and commits; on any failure
+ * rolls the write back and returns NULL with err. */
+static json_t *commit_record(struct store *st, const char *id, struct api_error *err)
+{
+	json_t *rec = record_get(st, id, err);
+
+	if (rec && store_commit(st, err) == 0)
+		return rec;
+	json_decref(rec);
+	store_rollback(st);
+	return NULL;
+}
+
 json_t *store_resource_create(struct store *st, const char *project_id,
                               const struct resource_input *in, struct api_error *err)
 {
@@ -375,13 +388,9 @@ json_t *store_resource_create(struct store *st, const char *project_id,
 		if (permission_insert(st, project_id, id, in->code, &in->permissions[i], (int)i,
 		                      err) < 0)
 			goto fail;
-	rec = record_get(st, id, err);
-	if (rec && store_commit(st, err) == 0)
-		goto out;
+	rec = commit_record(st, id, err);
+	goto out;
 fail:
-	sqlite3_reset(s);
-	json_decref(rec);
-	rec = NULL;
 	store_rollback(st);
 out:
 	sqlite3_reset(s);
@@ -453,13 +462,9 @@ json_t *store_resource_update(struct store *st, const char *project_id,
 	sqlite3_reset(s);
 	if (kept && permissions_replace(st, project_id, resource_id, in, kept, err) < 0)
 		goto fail;
-	rec = record_get(st, resource_id, err);
-	if (rec && store_commit(st, err) == 0)
-		goto out;
+	rec = commit_record(st, resource_id, err);
+	goto out;
 fail:
-	sqlite3_reset(s);
-	json_decref(rec);
-	rec = NULL;
 	store_rollback(st);
 out:
 	sqlite3_reset(s);
