@@ -83,4 +83,12 @@ json_t *store_user_list(struct store *st, const char *project_id, const struct l
                         const struct user_filter *filter, long long *total,
                         struct api_error *err);
 
+/*
+ * Merges up to `pages` pages of the users search index's segments
+ * (schema/003): a store written one user at a time keeps many small
+ * segments, and every search reads each of them. 1 when it merged, 0 when
+ * the index is already one segment, -1 with err.
+ */
+int store_user_search_merge(struct store *st, int pages, struct api_error *err);
+
 #endif

@@ -24,6 +24,7 @@ enum store_users_stmt {
 	SU_COUNT,
 	SU_COUNT_INDEXED,
 	SU_COUNT_ALL,
+	SU_SEARCH_MERGE,
 	SU_LIST,   /* first of USER_SORT__COUNT * 2 statements: (sort, asc), (sort, desc) */
 	SU_LIST_INDEXED = SU_LIST + USER_SORT__COUNT * 2,   /* the same, through users_search */
 	SU__COUNT = SU_LIST_INDEXED + USER_SORT__COUNT * 2
@@ -61,10 +62,16 @@ enum { COL_ID, COL_DISPLAY_NAME, COL_AVATAR_URL, COL_EXTERNAL_USER_ID, COL_EMAIL
 #define ORDER(key, dir) " ORDER BY " key " " dir ", u.id " dir " LIMIT ?5 OFFSET ?6"
 #define LIST(key, dir) USER_COLUMNS USER_FROM USER_FILTER ORDER(key, dir)
 #define LIST_BOTH(key) LIST(key, "ASC"), LIST(key, "DESC")
-/* The total rides along (count(*) OVER () sees every match before the
- * LIMIT), so one pass over the matches answers both; COL_TOTAL. */
-#define LIST_INDEXED(key, dir) USER_COLUMNS ", count(*) OVER ()" USER_FROM_INDEXED \
-	USER_FILTER_INDEXED ORDER(key, dir)
+/* Two steps: the inner query sorts the matches carrying only their rowid and
+ * sort key, and the total rides along (count(*) OVER () sees every match
+ * before the LIMIT), so one pass over the matches answers both; only the
+ * page's rows are then read whole and joined to their role. The subquery's
+ * column k keeps key's collation for the outer sort; COL_TOTAL. */
+#define LIST_INDEXED(key, dir) USER_COLUMNS ", p.total FROM" \
+	" (SELECT u.rowid AS rid, " key " AS k, u.id AS kid, count(*) OVER () AS total" \
+	USER_FROM_INDEXED USER_FILTER_INDEXED ORDER(key, dir) ") p" \
+	" CROSS JOIN users u ON u.rowid = p.rid LEFT JOIN roles r ON r.id = u.role_id" \
+	" ORDER BY p.k " dir ", p.kid " dir
 #define LIST_INDEXED_BOTH(key) LIST_INDEXED(key, "ASC"), LIST_INDEXED(key, "DESC")
 
 /* The role's permissions in their named form ("users:read"). */
@@ -105,6 +112,8 @@ static const char *const sql[SU__COUNT] = {
 	/* No filter: the count kept by triggers (schema/004), not a scan. */
 	[SU_COUNT_ALL] =
 		"SELECT coalesce((SELECT total FROM user_counts WHERE project_id = ?1), 0)",
+	/* FTS5's incremental optimize: up to -?1 pages of segment merging. */
+	[SU_SEARCH_MERGE] = "INSERT INTO users_search (users_search, rank) VALUES ('merge', ?1)",
 	[SU_LIST + 2 * USER_SORT_CREATED_AT] = LIST_BOTH("u.created_at"),
 	[SU_LIST + 2 * USER_SORT_UPDATED_AT] = LIST_BOTH("u.updated_at"),
 	[SU_LIST + 2 * USER_SORT_DISPLAY_NAME] = LIST_BOTH("u.display_name COLLATE NOCASE"),
@@ -534,4 +543,20 @@ json_t *store_user_list(struct store *st, const char *project_id, const struct l
 out:
 	free(phrase);
 	return data;
+}
+
+int store_user_search_merge(struct store *st, int pages, struct api_error *err)
+{
+	sqlite3_stmt *s = stmt(st, SU_SEARCH_MERGE);
+	sqlite3_int64 before = sqlite3_total_changes64(st->db);
+	int rc;
+
+	/* A negative count merges across levels, towards one segment. */
+	sqlite3_bind_int(s, 1, -pages);
+	rc = store_step_done(st, s, err);
+	sqlite3_reset(s);
+	if (rc < 0)
+		return -1;
+	/* FTS5's documented signal: a merge that did work changes 2 rows or more. */
+	return sqlite3_total_changes64(st->db) - before >= 2;
 }

@@ -101,6 +101,26 @@ curl -s -o /dev/null -H "Authorization: Bearer $OTOKEN" -H "Content-Type: applic
 	"$BASE/api/v1/projects/$(jq -r .project_id <<<"$OTHER")/users"
 check "other projects' users are not found" "$(found 'smith')" "u12"
 
+# Every sort of an indexed search orders its page as the scan orders the
+# whole list: text keys ignore ASCII case, ties go by ID. The names differ in
+# case only where it matters for NOCASE (bali, Bali, BALI_z).
+add "bali" "Zeta.BALI@x.example"           # u13
+add "Bali" "alpha.bali@x.example"          # u14
+add "BALI_z"                               # u15
+for key in display_name email external_user_id role_name is_active created_at updated_at; do
+	for dir in asc desc; do
+		req GET "$P/users?page_size=100&sort_by=$key&sort_dir=$dir"
+		want=$(printf '%s' "$BODY" | jq -r '[.data[] | select(((.display_name // "") + " " +
+			(.email // "")) | ascii_downcase | contains("bal")) | .external_user_id] | join(" ")')
+		req GET "$P/users?search=BaL&page_size=100&sort_by=$key&sort_dir=$dir"
+		check "search sorted by $key $dir as the list is" \
+			"$(printf '%s' "$BODY" | jq -r '[.data[].external_user_id] | join(" ")')" "$want"
+	done
+done
+req GET "$P/users?search=bal&sort_by=display_name&sort_dir=asc&page_size=2&page_num=2"
+check_json "page 2 by name, case ignored" '[.total, (.data|map(.display_name)|join(" "))]|tojson' \
+	'[3,"BALI_z"]'
+
 # The total comes with the page; a page past the end still knows it.
 req GET "$P/users?search=smith&page_size=1"
 check_json "indexed total on page 1" .total 1

@@ -465,6 +465,38 @@ START_TEST(test_search_index_follows_writes)
 }
 END_TEST
 
+/* Each transaction that writes users leaves an index segment (FTS5 flushes
+ * at commit); eight of 300 users each take several merge steps of 2 pages,
+ * then merging reports nothing left to do, and the index still finds
+ * exactly what the scan finds. */
+START_TEST(test_search_index_merge)
+{
+	struct api_error err;
+	int steps = 0, rc;
+
+	for (int b = 0; b < 8; b++) {
+		char *q = xasprintf(
+			"INSERT INTO users (id, project_id, display_name, external_user_id, created_at,"
+			" updated_at) WITH RECURSIVE c(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM c"
+			" WHERE i < 299) SELECT 'b%d-' || i, '%s', 'Batch %d person ' || (i * 7919 %% 1000),"
+			" 'b%d-' || i, 0, 0 FROM c", b, proj.project_id, b, b);
+		exec_sql(q);
+		free(q);
+	}
+	free(create("Zed Unique", "zed", NULL, NULL));
+	while ((rc = store_user_search_merge(st, 2, &err)) == 1)
+		steps++;
+	ck_assert_int_eq(rc, 0);
+	ck_assert_int_gt(steps, 1);
+	ck_assert_int_eq(store_user_search_merge(st, 2, &err), 0);
+	exec_sql("INSERT INTO users_search (users_search, rank) VALUES ('integrity-check', 1)");
+	expect_found("ZED UNI", "zed");
+	expect_found("batch 3 person 79,", "");   /* the index is read: no comma anywhere */
+	expect_found("Batch 5 person 7919", "");
+	expect_found("batch 7 PERSON 838", "b7-2");   /* 2 * 7919 % 1000 */
+}
+END_TEST
+
 extern const char *const schema_migrations[];
 
 /* A store at version 2, with users, gets an index that already holds them. */
@@ -516,6 +548,7 @@ static Suite *store_users_suite(void)
 	tcase_add_test(tc, test_search_indexed_same_as_scan);
 	tcase_add_test(tc, test_search_index_follows_writes);
 	tcase_add_test(tc, test_search_index_built_by_migration);
+	tcase_add_test(tc, test_search_index_merge);
 	suite_add_tcase(s, tc);
 	return s;
 }
