@@ -107,6 +107,13 @@ void store_stmt_finish(sqlite3_stmt *s);
  * single-row query and steps it once: 1 a row, 0 none, -1 error (err set). */
 int store_exists(struct store *st, sqlite3_stmt *s, const char *a, const char *b, const char *c,
                  struct api_error *err);
+/* The scope statements' condition on the resource r: its code is one a
+ * create accepts (validate_code). An update may store any code of 50
+ * characters (SPEC.md), and "x users" + ":read" would read as the scope
+ * tokens "x" and "users:read"; such a resource's permissions are left out
+ * of every token. Permission codes are always checked by validate_code. */
+#define SQL_SCOPE_RESOURCE_OK " AND r.code <> '' AND r.code NOT GLOB '*[^A-Za-z0-9_-]*'"
+
 /* Binds key to ?1, steps s and joins column 0 of every row with spaces.
  * Returns a new string ("" for no rows) or NULL with err. */
 char *store_join_column(struct store *st, sqlite3_stmt *s, const char *key, struct api_error *err);

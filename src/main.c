@@ -170,7 +170,8 @@ static void on_purge_tick(evutil_socket_t fd, short what, void *arg)
  * new ones keep arriving rewrites the whole index over and over (user
  * creates fell to a sixth). A tick merges 16 pages at a time for about 5 ms,
  * every 50 ms while there is merging to do, so the loop keeps ~90% of its
- * time for requests; a merged index is looked at again every 10 s. */
+ * time for requests; a merged index, or a failed merge, is looked at again
+ * every 10 s. */
 #define SEARCH_MERGE_PAGES 16
 #define SEARCH_MERGE_BUDGET_MS 5
 
@@ -195,7 +196,7 @@ static void on_merge_tick(evutil_socket_t fd, short what, void *arg)
 		while ((rc = store_user_search_merge(st, SEARCH_MERGE_PAGES, &err)) > 0 &&
 		       now_ms() < until)
 			;
-		if (rc == 0)
+		if (rc <= 0)   /* merged, or failed (logged): not again before 10 s */
 			tv = (struct timeval){ 10, 0 };
 	}
 	im->generation = st->generation;

@@ -72,7 +72,7 @@ static const char *const sql[T__COUNT] = {
 		" JOIN role_permissions rp ON rp.role_id = u.role_id"
 		" JOIN permissions pm ON pm.id = rp.permission_id"
 		" JOIN resources r ON r.id = pm.resource_id"
-		" WHERE u.id = ?1 ORDER BY named",
+		" WHERE u.id = ?1" SQL_SCOPE_RESOURCE_OK " ORDER BY named",
 	[T_CLIENT_REDIRECTS] = "SELECT redirect_uris FROM clients WHERE id = ?1",
 	[T_BYOU_USER] =
 		"SELECT id, is_active FROM users WHERE project_id = ?1 AND external_user_id = ?2",

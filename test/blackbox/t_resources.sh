@@ -230,6 +230,19 @@ check_json "empty string clears description" .description null
 req PUT "$RES/$ORDERS" '{"name":"Orders","code":"has space:and colon"}'
 check_status "update: code only length-checked (SPEC.md)" 200
 check_json "update: code stored" .code "has space:and colon"
+# ... but a code that is no valid create code never reaches a token's scope:
+# "x users" + ":read" would read as the scope tokens "x" and "users:read".
+req PUT "$RES/$ORDERS" '{"name":"Orders","code":"x users"}'
+check_status "update: code with a space" 200
+sql "INSERT INTO clients (id, project_id, name, secret_hash, created_at, updated_at) VALUES ('sp-client', '$PROJECT_ID', 'sp', '$RO_HASH', 0, 0); INSERT INTO client_permissions VALUES ('sp-client', '$P_READ');"
+SP_SCOPE=$(curl -s -u "sp-client:$RO_SECRET" -d grant_type=client_credentials "$BASE/api/v1/tokens" | jq -r ".scope // \"\"")
+check "scope leaves out a permission whose resource code has a space" "$SP_SCOPE" ""
+AUTH="Bearer $(client_token sp-client "$RO_SECRET")" req GET "/api/v1/projects/$PROJECT_ID/users"
+check_err "no users:read smuggled in by a resource code" 403 insufficient_permission
+req PUT "$RES/$ORDERS" '{"name":"Orders","code":"orders"}'
+SP_SCOPE=$(curl -s -u "sp-client:$RO_SECRET" -d grant_type=client_credentials "$BASE/api/v1/tokens" | jq -r ".scope // \"\"")
+check "a valid code is in the scope again" "$SP_SCOPE" "orders:$(sql "SELECT code FROM permissions WHERE id = '$P_READ'")"
+sql "DELETE FROM client_permissions WHERE client_id = 'sp-client'; DELETE FROM clients WHERE id = 'sp-client';"
 req PUT "$RES/$ORDERS" "{\"name\":\"Orders\",\"code\":\"$e50\"}"
 check_status "update: code of 50 two-byte characters" 200
 req PUT "$RES/$ORDERS" "{\"name\":\"Orders\",\"code\":\"$e51\"}"
