@@ -103,10 +103,12 @@ static int grant_client_credentials(struct request_ctx *ctx, struct api_error *e
 	scope = store_client_scope(ctx->srv->store, basic.client_id, err);
 	if (!scope)
 		goto out;
-	tokens_issue_access(ctx->srv, ca.project_id, basic.client_id, NULL, scope, &at);
-	reply_tokens(ctx, &at, scope, NULL);
+	if (tokens_issue_access(ctx->srv, ca.project_id, basic.client_id, NULL, scope, &at,
+	                        err) == 0) {
+		reply_tokens(ctx, &at, scope, NULL);
+		rc = 0;
+	}
 	tokens_access_release(&at);
-	rc = 0;
 out:
 	free(scope);
 	basic_release(&basic);
@@ -237,7 +239,9 @@ static int issue_user_tokens(struct request_ctx *ctx, const struct grant_record 
 	scope = store_user_scope(st, g->user_id, err);
 	if (!scope)
 		goto out;
-	tokens_issue_access(ctx->srv, g->project_id, g->client_id, g->user_id, scope, &at);
+	if (tokens_issue_access(ctx->srv, g->project_id, g->client_id, g->user_id, scope, &at,
+	                        err) < 0)
+		goto out;
 	crypto_hash_secret(refresh, strlen(refresh), hash);
 	nr = (struct new_refresh){
 		.hash = hash, .family_id = g->family_id, .project_id = g->project_id,

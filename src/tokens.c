@@ -9,8 +9,9 @@
 #include "tokens.h"
 #include "util.h"
 
-void tokens_issue_access(struct server *srv, const char *project_id, const char *client_id,
-                         const char *user_id, const char *scope, struct access_token *out)
+int tokens_issue_access(struct server *srv, const char *project_id, const char *client_id,
+                        const char *user_id, const char *scope, struct access_token *out,
+                        struct api_error *err)
 {
 	long long iat = (long long)time(NULL);
 	json_t *claims;
@@ -29,6 +30,9 @@ void tokens_issue_access(struct server *srv, const char *project_id, const char 
 	                   "jti", out->jti);
 	out->token = jwt_sign(srv->key, claims);
 	json_decref(claims);
+	if (!out->token)
+		return api_fail(err, E_SYSTEM_ERROR, "The token could not be signed.");
+	return 0;
 }
 
 void tokens_access_release(struct access_token *t)
