@@ -369,5 +369,12 @@ int config_load(struct config *cfg, const char *path, char *errbuf, size_t errle
 		snprintf(errbuf, errlen, "%s:%d: syntax error", path, line);
 		return -1;
 	}
+	/* argon2 refuses less than 8 KiB a lane; every hash would fail at run time. */
+	if (cfg->argon2_memory_kib < 8 * cfg->argon2_parallelism) {
+		snprintf(errbuf, errlen, "%s: argon2_memory_kib (%u) must be at least 8 times "
+		         "argon2_parallelism (%u)", path, cfg->argon2_memory_kib,
+		         cfg->argon2_parallelism);
+		return -1;
+	}
 	return 0;
 }

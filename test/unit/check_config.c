@@ -322,6 +322,18 @@ static const struct {
 	{ "a line that is only a key", "[tokens]\n\ncode_ttl_s\n", 3, R_SYNTAX },
 };
 
+/* Each key in range, but together below argon2's 8 KiB a lane: refused at
+ * load, not by every hash later; exactly 8 a lane is fine. */
+START_TEST(test_argon2_memory_per_lane)
+{
+	ck_assert_int_eq(load("[passwords]\nargon2_parallelism = 4\nargon2_memory_kib = 31\n"), -1);
+	ck_assert_msg(strstr(fx.err, "argon2_memory_kib (31) must be at least 8 times") != NULL,
+	              "error \"%s\"", fx.err);
+	ck_assert_int_eq(load("[passwords]\nargon2_parallelism = 4\nargon2_memory_kib = 32\n"), 0);
+	ck_assert_uint_eq(fx.cfg.argon2_memory_kib, 32);
+}
+END_TEST
+
 START_TEST(test_bad_file)
 {
 	int rc = load(bad_cases[_i].text);
@@ -518,6 +530,7 @@ static Suite *config_suite(void)
 	tc = tcase_create("refused");
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_loop_test(tc, test_bad_file, 0, N_ELEMS(bad_cases));
+	tcase_add_test(tc, test_argon2_memory_per_lane);
 	tcase_add_test(tc, test_error_line_after_valid_lines);
 	tcase_add_test(tc, test_missing_file);
 	suite_add_tcase(s, tc);
