@@ -86,8 +86,9 @@ void byou_user_release(struct byou_user *u);
 /* The named permissions of the user's role, sorted, space-separated; "" when
  * none. New string, or NULL with err. */
 char *store_user_scope(struct store *st, const char *user_id, struct api_error *err);
-/* The client's registered redirect URIs as a JSON array (new reference), or
- * NULL when the client does not exist (err untouched) or on error (err set). */
-json_t *store_client_redirect_uris(struct store *st, const char *client_id, struct api_error *err);
+/* Whether redirect_uri is one the client registered (exactly): 1 yes, 0 no
+ * (or no such client), -1 error (err set). */
+int store_client_redirect_registered(struct store *st, const char *client_id,
+                                    const char *redirect_uri, struct api_error *err);
 
 #endif

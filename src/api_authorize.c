@@ -160,25 +160,13 @@ static bool valid_challenge(const char *c)
 	return strspn(c, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~") == n;
 }
 
-static bool redirect_registered(json_t *uris, const char *redirect_uri)
-{
-	size_t i;
-	json_t *v;
-
-	json_array_foreach(uris, i, v)
-		if (json_is_string(v) && !strcmp(json_string_value(v), redirect_uri))
-			return true;
-	return false;
-}
-
 /* Reads the parameters and checks the client and redirect URI. Returns 0 when
  * they are good; otherwise it has answered with the error page. */
 static int check_client(struct request_ctx *ctx, const struct evkeyvalq *q, struct authz_params *p)
 {
 	struct client_auth ca;
 	struct api_error err;
-	json_t *uris;
-	bool ok;
+	int found;
 	const char **slots[] = { &p->response_type, &p->client_id, &p->redirect_uri,
 	                         &p->code_challenge, &p->code_challenge_method, &p->state };
 
@@ -187,21 +175,27 @@ static int check_client(struct request_ctx *ctx, const struct evkeyvalq *q, stru
 			reply_error_page(ctx, "A parameter was sent more than once.");
 			return -1;
 		}
-	if (!p->client_id || !*p->client_id ||
-	    store_client_auth(ctx->srv->store, p->client_id, &ca, &err) != 1 ||
-	    !ca.is_active || !ca.project_active) {
+	found = p->client_id && *p->client_id ?
+	        store_client_auth(ctx->srv->store, p->client_id, &ca, &err) : 0;
+	if (found < 0)
+		goto store_failed;
+	if (!found || !ca.is_active || !ca.project_active) {
 		reply_error_page(ctx, "The application is unknown or not active.");
 		return -1;
 	}
 	snprintf(p->project_id, sizeof p->project_id, "%s", ca.project_id);
-	uris = store_client_redirect_uris(ctx->srv->store, p->client_id, &err);
-	ok = p->redirect_uri && uris && redirect_registered(uris, p->redirect_uri);
-	json_decref(uris);
-	if (!ok) {
+	found = p->redirect_uri ? store_client_redirect_registered(ctx->srv->store, p->client_id,
+	                                                           p->redirect_uri, &err) : 0;
+	if (found < 0)
+		goto store_failed;
+	if (!found) {
 		reply_error_page(ctx, "The redirect URI is not registered for this application.");
 		return -1;
 	}
 	return 0;
+store_failed:   /* not the client's fault: system_error, not the error page */
+	http_reply_error(ctx, &err);
+	return -1;
 }
 
 /* The checks that may redirect with error=invalid_request. */
@@ -388,7 +382,6 @@ void byou_code_create(struct request_ctx *ctx)
 	struct byou_user user = { 0 };
 	struct client_auth ca;
 	struct api_error err;
-	json_t *uris = NULL;
 	char *code = NULL;
 	int found;
 
@@ -418,13 +411,14 @@ void byou_code_create(struct request_ctx *ctx)
 		api_fail(&err, E_CLIENT_NOT_FOUND, "The client does not exist in this project.");
 		goto fail;
 	}
-	uris = store_client_redirect_uris(ctx->srv->store, f[0].value, &err);
 	if (!user.is_active || !ca.is_active) {
 		api_fail(&err, E_INVALID_PARAMS, "The user or the client is not active.");
 		goto fail;
 	}
-	if (!uris || !redirect_registered(uris, f[1].value)) {
-		api_fail(&err, E_INVALID_PARAMS, "redirect_uri is not registered on the client.");
+	found = store_client_redirect_registered(ctx->srv->store, f[0].value, f[1].value, &err);
+	if (found <= 0) {
+		if (found == 0)
+			api_fail(&err, E_INVALID_PARAMS, "redirect_uri is not registered on the client.");
 		goto fail;
 	}
 	code = create_code(ctx, project_id, f[0].value, user.user_id, f[1].value, f[2].value, &err);
@@ -434,11 +428,9 @@ void byou_code_create(struct request_ctx *ctx)
 	http_reply_json(ctx, 201, json_pack("{s:s, s:I}", "code", code,
 	                "expires_in", (json_int_t)ctx->srv->cfg->code_ttl_s));
 	crypto_wipe_free(code);
-	json_decref(uris);
 	byou_user_release(&user);
 	return;
 fail:
-	json_decref(uris);
 	byou_user_release(&user);
 	http_reply_error(ctx, &err);
 }

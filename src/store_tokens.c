@@ -73,7 +73,10 @@ static const char *const sql[T__COUNT] = {
 		" JOIN permissions pm ON pm.id = rp.permission_id"
 		" JOIN resources r ON r.id = pm.resource_id"
 		" WHERE u.id = ?1" SQL_SCOPE_RESOURCE_OK " ORDER BY named",
-	[T_CLIENT_REDIRECTS] = "SELECT redirect_uris FROM clients WHERE id = ?1",
+	/* redirect_uris is the JSON array the clients API wrote. */
+	[T_CLIENT_REDIRECTS] =
+		"SELECT 1 FROM clients c, json_each(c.redirect_uris) j"
+		" WHERE c.id = ?1 AND j.value = ?2",
 	[T_BYOU_USER] =
 		"SELECT id, is_active FROM users WHERE project_id = ?1 AND external_user_id = ?2",
 };
@@ -286,26 +289,10 @@ char *store_user_scope(struct store *st, const char *user_id, struct api_error *
 	return store_join_column(st, STMT(st, T_USER_SCOPE), user_id, err);
 }
 
-json_t *store_client_redirect_uris(struct store *st, const char *client_id, struct api_error *err)
+int store_client_redirect_registered(struct store *st, const char *client_id,
+                                    const char *redirect_uri, struct api_error *err)
 {
-	sqlite3_stmt *s = STMT(st, T_CLIENT_REDIRECTS);
-	json_t *uris = NULL;
-	int rc;
-
-	store_bind_text(s, 1, client_id);
-	rc = sqlite3_step(s);
-	if (rc == SQLITE_ROW) {
-		const char *text = store_column_text(s, 0);
-		uris = json_loads(text ? text : "[]", 0, NULL);
-		if (!json_is_array(uris)) {
-			json_decref(uris);
-			uris = json_array();
-		}
-	} else if (rc != SQLITE_DONE) {
-		store_fail(st, err, "client redirect URIs");
-	}
-	sqlite3_reset(s);
-	return uris;
+	return store_exists(st, STMT(st, T_CLIENT_REDIRECTS), client_id, redirect_uri, NULL, err);
 }
 
 int store_byou_user(struct store *st, const char *project_id, const char *external_user_id,
