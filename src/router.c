@@ -201,18 +201,21 @@ static int check_request(struct request_ctx *ctx, const struct route *r, struct 
 	if (r->auth == AUTH_BEARER &&
 	    auth_bearer(ctx->srv, request_header(ctx, "Authorization"), &ctx->principal, err) < 0)
 		return -1;
-	if (project_id) {
+	/* A token of this very project proves that it exists: auth_bearer found
+	 * the token's client in it. Any other project is looked up, so that an
+	 * unknown one answers project_not_found before the token's mismatch. */
+	if (project_id && !(r->auth == AUTH_BEARER &&
+	                    strcmp(ctx->principal.project_id, project_id) == 0)) {
 		bool active;
 		int found = store_project_get(ctx->srv->store, project_id, &active, err);
 		if (found < 0)
 			return -1;
 		if (!found)
 			return api_fail(err, E_PROJECT_NOT_FOUND, "The project does not exist.");
+		if (r->auth == AUTH_BEARER)
+			return api_fail(err, E_INSUFFICIENT_PERMISSION,
+			                "The token belongs to another project.");
 	}
-	if (r->auth == AUTH_BEARER && project_id &&
-	    strcmp(ctx->principal.project_id, project_id) != 0)
-		return api_fail(err, E_INSUFFICIENT_PERMISSION,
-		                "The token belongs to another project.");
 	if (r->permission && !principal_has(&ctx->principal, r->permission))
 		return api_fail(err, E_INSUFFICIENT_PERMISSION,
 		                "The token lacks the permission %s.", r->permission);
