@@ -24,7 +24,5 @@ void conn_guard_free(struct conn_guard *g);
 struct conn_entry *conn_guard_request_started(struct conn_guard *g, struct evhttp_request *req);
 /* Its reply went out: the next request has request_timeout_s to arrive. */
 void conn_guard_request_done(struct conn_guard *g, struct conn_entry *e);
-/* Connections open now, for tests and logs. */
-int conn_guard_count(const struct conn_guard *g);
 
 #endif

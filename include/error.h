@@ -36,8 +36,6 @@ enum api_code {
 	/* Not in SPEC.md's table; CONTRACT.md and HTTP itself need them. */
 	E_NOT_FOUND,           /* 404: no such route */
 	E_METHOD_NOT_ALLOWED,  /* 405 */
-	E_BODY_TOO_LARGE,      /* 413 */
-	E_TOO_MANY_ATTEMPTS,   /* 429 */
 	E_UNAVAILABLE,         /* 503: the hash queue is full */
 	E__COUNT
 };
@@ -58,9 +56,5 @@ struct api_error {
  * Always returns -1 so that callers can write `return api_fail(err, ...);`. */
 int api_fail(struct api_error *err, enum api_code code, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
-
-/* The code's string ("invalid_params") and status (400). */
-const char *api_code_string(enum api_code code);
-int api_code_status(enum api_code code);
 
 #endif

@@ -18,7 +18,6 @@
 
 #define ROUTE_MAX_PARAMS 4
 
-struct route;
 struct conn_entry;
 
 /* Who the bearer token speaks for, after auth_bearer accepted it. */
@@ -35,7 +34,6 @@ struct principal {
 struct request_ctx {
 	struct server *srv;
 	struct evhttp_request *req;
-	const struct route *route;
 	enum evhttp_cmd_type method;
 	char *path;                          /* raw path, as sent */
 	const char *param_names[ROUTE_MAX_PARAMS];   /* into the route's pattern */
@@ -68,6 +66,8 @@ const char *request_param(const struct request_ctx *ctx, const char *name);
 /* A request header, or NULL. */
 const char *request_header(const struct request_ctx *ctx, const char *name);
 /* Adds a response header. */
+/* "GET", "POST" ...; "?" for a method libevent has no name for. Static. */
+const char *http_method_name(enum evhttp_cmd_type m);
 void http_add_header(struct request_ctx *ctx, const char *name, const char *value);
 
 /* Answers with status and the JSON body (stolen; NULL for no body). */

@@ -15,7 +15,6 @@
 
 #include "error.h"
 
-struct store_area;   /* one API area's prepared statements */
 struct scope_cache;
 
 /* Statements of one area: an array of SQL texts prepared into an array of

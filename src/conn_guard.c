@@ -184,8 +184,3 @@ void conn_guard_request_done(struct conn_guard *g, struct conn_entry *e)
 	e->busy--;
 	e->deadline_us = mono_us() + timeout_us(g);
 }
-
-int conn_guard_count(const struct conn_guard *g)
-{
-	return g->count;
-}

@@ -37,20 +37,8 @@ static const struct {
 	[E_SYSTEM_ERROR] = { "system_error", 500 },
 	[E_NOT_FOUND] = { "not_found", 404 },
 	[E_METHOD_NOT_ALLOWED] = { "method_not_allowed", 405 },
-	[E_BODY_TOO_LARGE] = { "invalid_params", 413 },
-	[E_TOO_MANY_ATTEMPTS] = { "too_many_attempts", 429 },
 	[E_UNAVAILABLE] = { "temporarily_unavailable", 503 },
 };
-
-const char *api_code_string(enum api_code code)
-{
-	return code < E__COUNT ? api_codes[code].code : "system_error";
-}
-
-int api_code_status(enum api_code code)
-{
-	return code < E__COUNT ? api_codes[code].status : 500;
-}
 
 int api_fail(struct api_error *err, enum api_code code, const char *fmt, ...)
 {

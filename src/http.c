@@ -48,7 +48,7 @@ static const char *status_reason(int status)
 	}
 }
 
-static const char *method_name(enum evhttp_cmd_type m)
+const char *http_method_name(enum evhttp_cmd_type m)
 {
 	switch (m) {
 	case EVHTTP_REQ_GET: return "GET";
@@ -119,7 +119,7 @@ static void log_request(const struct request_ctx *ctx, int status)
 		path[i] = c < 0x20 || c == 0x7f ? '?' : (char)c;
 	}
 	path[i] = '\0';
-	fprintf(stderr, "%s %s%s %d %lldus\n", method_name(ctx->method), path,
+	fprintf(stderr, "%s %s%s %d %lldus\n", http_method_name(ctx->method), path,
 	        ctx->path[i] ? "..." : "", status, (long long)(mono_us() - ctx->start_us));
 }
 
@@ -262,7 +262,7 @@ void http_reply_error(struct request_ctx *ctx, const struct api_error *err)
 		                "Bearer error=\"invalid_token\"" : "Bearer");
 	else if (err->status == 401)
 		http_add_header(ctx, "WWW-Authenticate", "Basic realm=\"edgeauth\"");
-	else if (err->status == 503 || err->status == 429)
+	else if (err->status == 503)
 		http_add_header(ctx, "Retry-After", "1");
 	else if (err->status == 403)
 		http_add_header(ctx, "WWW-Authenticate", "Bearer error=\"insufficient_scope\"");

@@ -127,16 +127,6 @@ static bool method_matches(enum evhttp_cmd_type route_method, enum evhttp_cmd_ty
 	return route_method == m || (route_method == EVHTTP_REQ_GET && m == EVHTTP_REQ_HEAD);
 }
 
-static const char *method_str(enum evhttp_cmd_type m)
-{
-	switch (m) {
-	case EVHTTP_REQ_GET: return "GET";
-	case EVHTTP_REQ_POST: return "POST";
-	case EVHTTP_REQ_PUT: return "PUT";
-	default: return "";
-	}
-}
-
 static void reply_fail(struct request_ctx *ctx, enum api_code code, const char *msg)
 {
 	struct api_error err;
@@ -242,7 +232,7 @@ void router_dispatch(struct request_ctx *ctx)
 		path_known = true;
 		cors = routes[i].cors;
 		snprintf(allow + strlen(allow), sizeof allow - strlen(allow), "%s%s",
-		         allow[0] ? ", " : "", method_str(routes[i].method));
+		         allow[0] ? ", " : "", http_method_name(routes[i].method));
 		if (!match && method_matches(routes[i].method, ctx->method)) {
 			match = &routes[i];
 			memcpy(match_caps, caps, sizeof caps);
@@ -265,7 +255,6 @@ void router_dispatch(struct request_ctx *ctx)
 		reply_fail(ctx, E_METHOD_NOT_ALLOWED, "This method is not allowed here.");
 		return;
 	}
-	ctx->route = match;
 	for (size_t i = 0; i < match_ncaps; i++) {
 		char *v = percent_decode(match_caps[i].value, match_caps[i].value_len, false);
 		if (!v) {

@@ -195,8 +195,7 @@ static void make_parent_dir(const char *path)
 	char *slash = strrchr(dir, '/');
 	if (slash && slash != dir) {
 		*slash = '\0';
-		if (mkdir(dir, 0700) < 0 && errno != EEXIST)
-			(void)0; /* sqlite3_open will report the real problem */
+		(void)mkdir(dir, 0700);   /* a failure: sqlite3_open reports the real problem */
 	}
 	free(dir);
 }

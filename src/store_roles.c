@@ -124,8 +124,6 @@ static json_t *role_get(struct store *st, const char *id, struct api_error *err)
 	return rec;
 }
 
-/* Runs a SELECT 1 statement with its parameters bound: 1 a row, 0 none,
- * -1 error. Resets it. */
 /* 0 when the role is in the project, else -1 with role_not_found. */
 static int role_check_exists(struct store *st, const char *project_id, const char *id,
                              struct api_error *err)
