@@ -3,6 +3,7 @@
  * client, client_not_active, project_not_active, then the grant itself.
  * Every answer carries Cache-Control: no-store (RFC 6749 §5.1).
  */
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -32,26 +33,17 @@ static bool json_plain(const char *s)
 	return true;
 }
 
-/* RFC 6749 §5.1; fields without a value are left out. Written directly,
- * not through jansson, when no value needs a JSON escape (tokens are
- * base64url and dots; named permissions almost always plain): escaping a
- * long token byte by byte cost a sixth of the request. */
+/* RFC 6749 §5.1; fields without a value are left out. Written directly, not
+ * through jansson: no value needs a JSON escape (tokens are base64url and
+ * dots; a scope holds only named permissions of valid codes, see
+ * SQL_SCOPE_RESOURCE_OK), and escaping a long token byte by byte cost a sixth
+ * of the request. */
 static void reply_tokens(struct request_ctx *ctx, const struct access_token *at,
                          const char *scope, const char *refresh_token)
 {
 	char *body;
 
-	if (!json_plain(scope)) {   /* a resource code renamed with a quote in it */
-		json_t *o = json_pack("{s:s, s:s, s:I, s:s}", "access_token", at->token,
-		                      "token_type", "Bearer", "expires_in",
-		                      (json_int_t)ctx->srv->cfg->access_ttl_s, "scope", scope);
-		if (refresh_token)
-			json_object_set_new(o, "refresh_token", json_string(refresh_token));
-		http_add_header(ctx, "Cache-Control", "no-store");
-		http_add_header(ctx, "Pragma", "no-cache");
-		http_reply_json(ctx, 200, o);
-		return;
-	}
+	assert(json_plain(scope) && json_plain(refresh_token));
 	body = xasprintf("{\"access_token\":\"%s\",\"token_type\":\"Bearer\","
 	                       "\"expires_in\":%ld%s%s%s%s%s%s}", at->token,
 	                       ctx->srv->cfg->access_ttl_s,
