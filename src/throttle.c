@@ -1,6 +1,8 @@
 /*
- * A fixed table of failure counters, open addressing over SHA-256 digests
- * (an attacker cannot aim a collision at someone else's account). A window
+ * A fixed table of failure counters, open addressing over SHA-256 digests of
+ * the key behind a random per-table secret: an attacker can neither aim a
+ * collision at someone else's account nor compute, offline, keys whose slots
+ * crowd a victim's probe window and evict its counter. A window
  * starts with a key's first failure; when the probe finds no free or stale
  * slot, the least recently failed one in reach is reused.
  */
@@ -23,6 +25,7 @@ struct slot {
 };
 
 struct throttle {
+	unsigned char secret[32];   /* random, this process only */
 	struct slot *slots;
 	size_t n;
 	int max_failures;
@@ -33,6 +36,7 @@ struct throttle *throttle_new(size_t slots, int max_failures, int window_s)
 {
 	struct throttle *t = xcalloc(1, sizeof *t);
 
+	crypto_random(t->secret, sizeof t->secret);
 	t->n = slots ? slots : 1;
 	t->slots = xcalloc(t->n, sizeof *t->slots);
 	t->max_failures = max_failures;
@@ -48,9 +52,15 @@ void throttle_free(struct throttle *t)
 	free(t);
 }
 
-static void digest_of(const char *key, unsigned char out[32])
+static void digest_of(const struct throttle *t, const char *key, unsigned char out[32])
 {
-	crypto_sha256(key, strlen(key), out);
+	size_t n = strlen(key);
+	unsigned char *buf = xmalloc(sizeof t->secret + n);
+
+	memcpy(buf, t->secret, sizeof t->secret);
+	memcpy(buf + sizeof t->secret, key, n);
+	crypto_sha256(buf, sizeof t->secret + n, out);
+	free(buf);
 }
 
 static bool stale(const struct throttle *t, const struct slot *s, int64_t now_ms)
@@ -66,7 +76,7 @@ static struct slot *find(struct throttle *t, const char *key, int64_t now_ms, bo
 	uint64_t h;
 	struct slot *reuse = NULL;
 
-	digest_of(key, d);
+	digest_of(t, key, d);
 	memcpy(&h, d, sizeof h);
 	for (size_t i = 0; i < PROBE_LIMIT && i < t->n; i++) {
 		struct slot *s = &t->slots[(h + i) % t->n];
