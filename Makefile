@@ -50,11 +50,16 @@ $(BUILD)/schema.o: $(BUILD)/schema.c
 $(BUILD):
 	@mkdir -p $(BUILD)
 
-run: deps $(BIN)
+# run and test build in a second make, started after deps: the flags above
+# come from pkg-config when make reads this file, which on a fresh machine is
+# before deps has installed the libraries.
+run: deps
+	@$(MAKE) --no-print-directory $(BIN)
 	./$(BIN) -c $(CONF) serve
 
 # Every unit suite, then the black-box suite against the real binary.
-test: deps $(BIN) $(UNIT_BINS)
+test: deps
+	@$(MAKE) --no-print-directory $(BIN) $(UNIT_BINS)
 	@EDGEAUTH=$(abspath $(BIN)) scripts/run-tests $(UNIT_BINS)
 
 unit: $(BIN) $(UNIT_BINS)
