@@ -96,9 +96,9 @@ check "a new user is found at once" "$(found 'SMITH')" "u12"
 # Another project's users stay out.
 OTHER=$("$EDGEAUTH" -c "$CONF" project create --name other)
 OTOKEN=$(client_token "$(jq -r .client_id <<<"$OTHER")" "$(jq -r .client_secret <<<"$OTHER")")
-curl -s -o /dev/null -H "Authorization: Bearer $OTOKEN" -H "Content-Type: application/json" \
-	-d '{"display_name":"Smith Elsewhere","external_user_id":"o1"}' \
-	"$BASE/api/v1/projects/$(jq -r .project_id <<<"$OTHER")/users"
+AUTH="Bearer $OTOKEN" req POST "/api/v1/projects/$(jq -r .project_id <<<"$OTHER")/users" \
+	'{"display_name":"Smith Elsewhere","external_user_id":"o1"}'
+check_status "a Smith in the other project" 201
 check "other projects' users are not found" "$(found 'smith')" "u12"
 
 # Every sort of an indexed search orders its page as the scan orders the
