@@ -4,12 +4,7 @@
 . "$(dirname "$0")/signin_lib.sh"
 start_server tokens.code_ttl_s=1 tokens.refresh_ttl_s=2 tokens.purge_interval_s=1 tokens.purge_grace_s=2
 
-req GET "$P/resources?page_size=100"
-USERS_READ=$(printf '%s' "$BODY" | jq -r '.data[]|select(.code=="users")|.permissions[]|select(.code=="read")|.id')
-req POST "$P/roles" "{\"code\":\"reader\",\"name\":\"Reader\",\"permission_ids\":[\"$USERS_READ\"]}"
-ROLE=$(printf '%s' "$BODY" | jq -r .id)
-req POST "$P/users" "{\"display_name\":\"Bob\",\"email\":\"bob@example.com\",\"password\":\"correct horse\",\"role_id\":\"$ROLE\"}"
-USER=$(printf '%s' "$BODY" | jq -r .id)
+reader_user bob@example.com "correct horse" Bob
 req POST "$P/users" '{"display_name":"Carol","email":"carol@example.com","password":"battery staple"}'
 check_status "second user" 201
 REDIRECT="http://127.0.0.1:9/cb"

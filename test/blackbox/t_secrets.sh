@@ -16,16 +16,10 @@ keep() { SECRETS+=("$1=$2"); }
 # --- set-up ---------------------------------------------------------------
 keep "admin client secret" "$CLIENT_SECRET"
 TOKENS+=("$TOKEN")
-req GET "$P/resources?page_size=100"
-USERS_READ=$(printf '%s' "$BODY" | jq -r '.data[]|select(.code=="users")|.permissions[]|select(.code=="read")|.id')
-req POST "$P/roles" "{\"code\":\"reader\",\"name\":\"Reader\",\"permission_ids\":[\"$USERS_READ\"]}"
-check_status "create role" 201
-ROLE=$(printf '%s' "$BODY" | jq -r .id)
 EMAIL="secret.user@example.com"
 PASSWORD="Pw-$(openssl rand -hex 12)"
 keep "password" "$PASSWORD"
-req POST "$P/users" "$(jq -cn --arg e "$EMAIL" --arg p "$PASSWORD" --arg r "$ROLE" '{display_name:"Sam",email:$e,password:$p,role_id:$r}')"
-check_status "create user with a password" 201
+reader_user "$EMAIL" "$PASSWORD" Sam
 check_json "user record has no password field" 'has("password") or has("password_hash")' false
 req POST "$P/users" "{\"display_name\":\"Byou\",\"external_user_id\":\"byou-1\",\"role_id\":\"$ROLE\"}"
 check_status "create BYOU user" 201
