@@ -28,6 +28,9 @@ void list_params_release(struct list_params *p);
 long long list_offset(const struct list_params *p);
 /* {"data": data, "page_num", "page_size", "total"}; steals data. */
 json_t *list_response(json_t *data, const struct list_params *p, long long total);
+/* The same as text, for a page whose data is already JSON text (an array).
+ * Caller frees. */
+char *list_response_text(const char *data, const struct list_params *p, long long total);
 /* A case-insensitive substring pattern for LIKE ... ESCAPE '\' in which %, _
  * and \ are literal. Caller frees. */
 char *like_pattern(const char *term);

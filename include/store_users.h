@@ -78,17 +78,9 @@ json_t *store_user_get_external(struct store *st, const char *project_id,
                                 struct api_error *err);
 
 /* One page of the project's users (p->sort is an enum user_sort) and the
- * number of all that match. Returns a new array, or NULL with system_error. */
-json_t *store_user_list(struct store *st, const char *project_id, const struct list_params *p,
-                        const struct user_filter *filter, long long *total,
-                        struct api_error *err);
-
-/*
- * Merges up to `pages` pages of the users search index's segments
- * (schema/003): a store written one user at a time keeps many small
- * segments, and every search reads each of them. 1 when it merged, 0 when
- * the index is already one segment, -1 with err.
- */
-int store_user_search_merge(struct store *st, int pages, struct api_error *err);
+ * number of all that match. Returns the page as the text of a JSON array of
+ * records (caller frees), or NULL with system_error. */
+char *store_user_list(struct store *st, const char *project_id, const struct list_params *p,
+                      const struct user_filter *filter, long long *total, struct api_error *err);
 
 #endif

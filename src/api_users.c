@@ -209,7 +209,7 @@ void users_list(struct request_ctx *ctx)
 	struct user_filter filter = { -1, NULL };
 	struct api_error err;
 	long long total;
-	json_t *data;
+	char *data, *body;
 
 	if (list_read_params(&ctx->query, store_user_sort_keys, USER_SORT__COUNT, &lp, &err) < 0 ||
 	    query_read_bool(&ctx->query, "is_active", &filter.is_active, &err) < 0 ||
@@ -221,7 +221,10 @@ void users_list(struct request_ctx *ctx)
 	                       &total, &err);
 	if (!data)
 		goto fail;
-	http_reply_json(ctx, 200, list_response(data, &lp, total));
+	body = list_response_text(data, &lp, total);
+	http_reply_raw(ctx, 200, "application/json", body, strlen(body));
+	free(body);
+	free(data);
 	list_params_release(&lp);
 	return;
 fail:

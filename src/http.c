@@ -236,23 +236,38 @@ void http_reply_raw(struct request_ctx *ctx, int status, const char *content_typ
 	send_and_free(ctx, status, buf);
 }
 
+/* Most bodies fit here, so the answer is serialised once with no allocation
+ * (json_dumps grows its buffer by doubling from 16 bytes); a bigger one is
+ * serialised again into memory of its size. Per thread, though only the
+ * loop thread replies; wiped after use, since token answers pass through. */
+#define REPLY_BUF_SIZE (64 * 1024)
+static _Thread_local char reply_buf[REPLY_BUF_SIZE];
+
 void http_reply_json(struct request_ctx *ctx, int status, json_t *body)
 {
-	char *text;
+	char *text = reply_buf;
+	size_t n;
 
 	if (!body) {
 		http_reply_raw(ctx, status, NULL, NULL, 0);
 		return;
 	}
-	text = json_dumps(body, JSON_COMPACT);
+	n = json_dumpb(body, reply_buf, sizeof reply_buf, JSON_COMPACT);
+	if (n > sizeof reply_buf) {
+		text = malloc(n);
+		n = text ? json_dumpb(body, text, n, JSON_COMPACT) : 0;
+	}
 	json_decref(body);
-	if (!text) {   /* jansson only fails on out-of-memory */
+	if (n == 0) {   /* jansson only fails on out-of-memory */
+		free(text == reply_buf ? NULL : text);
 		http_reply_raw(ctx, 500, "application/json",
 		               "{\"error\":\"system_error\",\"error_description\":\"Out of memory.\"}", 61);
 		return;
 	}
-	http_reply_raw(ctx, status, "application/json", text, strlen(text));
-	free(text);
+	http_reply_raw(ctx, status, "application/json", text, n);
+	OPENSSL_cleanse(text, n);
+	if (text != reply_buf)
+		free(text);
 }
 
 void http_reply_error(struct request_ctx *ctx, const struct api_error *err)

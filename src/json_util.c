@@ -379,9 +379,11 @@ static json_t *json_or_abort(json_t *v)
  * than as JSON no client could parse. */
 json_t *json_string_or_null(const char *s)
 {
-	if (s == NULL || !utf8_valid(s, strlen(s)))
+	size_t n;
+
+	if (s == NULL || !utf8_valid(s, n = strlen(s)))
 		return json_null();
-	return json_or_abort(json_string(s));
+	return json_or_abort(json_stringn_nocheck(s, n));   /* checked just above */
 }
 
 json_t *json_timestamp(long long ms)
@@ -390,5 +392,5 @@ json_t *json_timestamp(long long ms)
 
 	assert(ms >= 0);
 	format_timestamp((int64_t)ms, buf);
-	return json_or_abort(json_string(buf));
+	return json_or_abort(json_stringn_nocheck(buf, TIMESTAMP_LEN - 1));
 }

@@ -47,6 +47,12 @@ json_t *list_response(json_t *data, const struct list_params *p, long long total
 	                 "page_size", (json_int_t)p->page_size, "total", (json_int_t)total);
 }
 
+char *list_response_text(const char *data, const struct list_params *p, long long total)
+{
+	return xasprintf("{\"data\":%s,\"page_num\":%ld,\"page_size\":%ld,\"total\":%lld}",
+	                 data, p->page_num, p->page_size, total);
+}
+
 char *like_pattern(const char *term)
 {
 	size_t n = strlen(term);

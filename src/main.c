@@ -165,44 +165,6 @@ static void on_purge_tick(evutil_socket_t fd, short what, void *arg)
 	evtimer_add(pg->ev, &tv);
 }
 
-/* The users search index is merged towards one segment (a search reads
- * every segment) while no request writes: merging towards one segment while
- * new ones keep arriving rewrites the whole index over and over (user
- * creates fell to a sixth). A tick merges 16 pages at a time for about 5 ms,
- * every 50 ms while there is merging to do, so the loop keeps ~90% of its
- * time for requests; a merged index, or a failed merge, is looked at again
- * every 10 s. */
-#define SEARCH_MERGE_PAGES 16
-#define SEARCH_MERGE_BUDGET_MS 5
-
-struct index_merge {
-	struct server *srv;
-	struct event *ev;
-	uint64_t generation;   /* the store's at the last tick: unchanged means no writes */
-};
-
-static void on_merge_tick(evutil_socket_t fd, short what, void *arg)
-{
-	struct index_merge *im = arg;
-	struct store *st = im->srv->store;
-	struct api_error err;
-	struct timeval tv = { 0, 50 * 1000 };   /* busy, or more to merge: soon */
-	int64_t until = now_ms() + SEARCH_MERGE_BUDGET_MS;
-
-	(void)fd;
-	(void)what;
-	if (st->generation == im->generation && !store_batch_open(st)) {
-		int rc;
-		while ((rc = store_user_search_merge(st, SEARCH_MERGE_PAGES, &err)) > 0 &&
-		       now_ms() < until)
-			;
-		if (rc <= 0)   /* merged, or failed (logged): not again before 10 s */
-			tv = (struct timeval){ 10, 0 };
-	}
-	im->generation = st->generation;
-	evtimer_add(im->ev, &tv);
-}
-
 /* A store with no project gets one, so a newcomer can call the API at once. */
 static int ensure_default_project(struct store *st)
 {
@@ -226,7 +188,6 @@ static int cmd_serve(const struct config *cfg)
 	struct server srv = { .cfg = cfg };
 	struct shutdown sd = { .srv = &srv };
 	struct purge pg = { .srv = &srv };
-	struct index_merge im = { .srv = &srv };
 	struct timeval first_tick = { 1, 0 };
 	struct event *sigint = NULL, *sigterm = NULL;
 	char errbuf[512];
@@ -257,8 +218,6 @@ static int cmd_serve(const struct config *cfg)
 	event_add(sigterm, NULL);
 	pg.ev = evtimer_new(srv.base, on_purge_tick, &pg);
 	evtimer_add(pg.ev, &first_tick);
-	im.ev = evtimer_new(srv.base, on_merge_tick, &im);
-	evtimer_add(im.ev, &first_tick);
 	fprintf(stderr, "edgeauth: listening on %s:%d, issuer %s\n", cfg->listen_host,
 	        cfg->listen_port, cfg->issuer);
 	event_base_dispatch(srv.base);
@@ -268,8 +227,6 @@ out:
 		event_free(sd.tick);
 	if (pg.ev)
 		event_free(pg.ev);
-	if (im.ev)
-		event_free(im.ev);
 	if (sigint)
 		event_free(sigint);
 	if (sigterm)

@@ -23,10 +23,10 @@ enum store_users_stmt {
 	SU_GET_EXTERNAL,
 	SU_COUNT,
 	SU_COUNT_INDEXED,
+	SU_COUNT_INDEX_ONLY,
 	SU_COUNT_ALL,
-	SU_SEARCH_MERGE,
 	SU_LIST,   /* first of USER_SORT__COUNT * 2 statements: (sort, asc), (sort, desc) */
-	SU_LIST_INDEXED = SU_LIST + USER_SORT__COUNT * 2,   /* the same, through users_search */
+	SU_LIST_INDEXED = SU_LIST + USER_SORT__COUNT * 2,   /* the same, through user_suffixes */
 	SU__COUNT = SU_LIST_INDEXED + USER_SORT__COUNT * 2
 };
 
@@ -35,9 +35,18 @@ enum store_users_stmt {
 	"SELECT u.id, u.display_name, u.avatar_url, u.external_user_id, u.email, u.is_active," \
 	" u.role_id, r.name, u.created_at, u.updated_at"
 #define USER_FROM " FROM users u LEFT JOIN roles r ON r.id = u.role_id"
+/* The same record as user_row_json makes, as JSON text made by SQLite, for
+ * list pages: building and freeing jansson trees was half of a page's cost.
+ * Keys in the same order; iso_time is format_timestamp (src/store.c). */
+#define USER_JSON \
+	"SELECT json_object('id', u.id, 'display_name', u.display_name," \
+	" 'avatar_url', u.avatar_url, 'external_user_id', u.external_user_id, 'email', u.email," \
+	" 'is_active', json(CASE WHEN u.is_active THEN 'true' ELSE 'false' END)," \
+	" 'role_id', u.role_id, 'role_name', r.name," \
+	" 'created_at', iso_time(u.created_at), 'updated_at', iso_time(u.updated_at))"
 enum { COL_ID, COL_DISPLAY_NAME, COL_AVATAR_URL, COL_EXTERNAL_USER_ID, COL_EMAIL,
        COL_IS_ACTIVE, COL_ROLE_ID, COL_ROLE_NAME, COL_CREATED_AT, COL_UPDATED_AT,
-       COL_PERMISSIONS, COL_TOTAL = COL_PERMISSIONS };
+       COL_PERMISSIONS };
 
 /* List filters: ?1 project, ?2 LIKE pattern, ?3 is_active, ?4 role_id (NULL: any).
  * CONTRACT.md §3: search is a case-insensitive substring of display name or email. */
@@ -48,28 +57,32 @@ enum { COL_ID, COL_DISPLAY_NAME, COL_AVATAR_URL, COL_EXTERNAL_USER_ID, COL_EMAIL
 #define USER_FILTER " WHERE" USER_FILTER_TERMS
 
 /* The same filters for a search of 3 characters or more, driven by the
- * trigram index (schema/003_users_search.sql): ?7 is the term as an FTS5
- * phrase, which finds a superset of the LIKE's rows; the LIKE then decides,
- * so results and totals are those of USER_FILTER. CROSS JOIN keeps the index
- * as the outer loop. */
+ * suffix index (schema/005_users_suffixes.sql): ?7 and ?8 bound the
+ * project's suffixes that start with the term (cut to SEARCH_KEY_CHARS).
+ * For a term that fits a key the range is exactly the users the LIKE would
+ * find, and ?2 is bound NULL; a longer term's range is a superset, and the
+ * LIKE decides. Either way results and totals are those of USER_FILTER.
+ * CROSS JOIN keeps the index as the outer loop. */
+#define SUFFIX_RANGE \
+	" FROM user_suffixes WHERE project = (SELECT rowid FROM projects WHERE id = ?1)" \
+	" AND suffix >= ?7 AND suffix < ?8"
 #define USER_FROM_INDEXED \
-	" FROM users_search s CROSS JOIN users u ON u.rowid = s.rowid" \
-	" LEFT JOIN roles r ON r.id = u.role_id"
-#define USER_FILTER_INDEXED " WHERE s.users_search MATCH ?7 AND" USER_FILTER_TERMS
+	" FROM (SELECT DISTINCT user_rowid" SUFFIX_RANGE ") m" \
+	" CROSS JOIN users u ON u.rowid = m.user_rowid"
+#define USER_FILTER_INDEXED USER_FILTER
 
 /* CONTRACT.md §3: text sorts ignore case; NULLs first ascending and last
  * descending (SQLite's order); ties broken by ID so pages never overlap. */
 #define ORDER(key, dir) " ORDER BY " key " " dir ", u.id " dir " LIMIT ?5 OFFSET ?6"
-#define LIST(key, dir) USER_COLUMNS USER_FROM USER_FILTER ORDER(key, dir)
+#define LIST(key, dir) USER_JSON USER_FROM USER_FILTER ORDER(key, dir)
 #define LIST_BOTH(key) LIST(key, "ASC"), LIST(key, "DESC")
 /* Two steps: the inner query sorts the matches carrying only their rowid and
- * sort key, and the total rides along (count(*) OVER () sees every match
- * before the LIMIT), so one pass over the matches answers both; only the
- * page's rows are then read whole and joined to their role. The subquery's
- * column k keeps key's collation for the outer sort; COL_TOTAL. */
-#define LIST_INDEXED(key, dir) USER_COLUMNS ", p.total FROM" \
-	" (SELECT u.rowid AS rid, " key " AS k, u.id AS kid, count(*) OVER () AS total" \
-	USER_FROM_INDEXED USER_FILTER_INDEXED ORDER(key, dir) ") p" \
+ * sort key, and only the page's rows are then read whole and joined to their
+ * role. The subquery's column k keeps key's collation for the outer sort. */
+#define LIST_INDEXED(key, dir) USER_JSON " FROM" \
+	" (SELECT u.rowid AS rid, " key " AS k, u.id AS kid" \
+	USER_FROM_INDEXED " LEFT JOIN roles r ON r.id = u.role_id" USER_FILTER_INDEXED \
+	ORDER(key, dir) ") p" \
 	" CROSS JOIN users u ON u.rowid = p.rid LEFT JOIN roles r ON r.id = u.role_id" \
 	" ORDER BY p.k " dir ", p.kid " dir
 #define LIST_INDEXED_BOTH(key) LIST_INDEXED(key, "ASC"), LIST_INDEXED(key, "DESC")
@@ -112,8 +125,6 @@ static const char *const sql[SU__COUNT] = {
 	/* No filter: the count kept by triggers (schema/004), not a scan. */
 	[SU_COUNT_ALL] =
 		"SELECT coalesce((SELECT total FROM user_counts WHERE project_id = ?1), 0)",
-	/* FTS5's incremental optimize: up to -?1 pages of segment merging. */
-	[SU_SEARCH_MERGE] = "INSERT INTO users_search (users_search, rank) VALUES ('merge', ?1)",
 	[SU_LIST + 2 * USER_SORT_CREATED_AT] = LIST_BOTH("u.created_at"),
 	[SU_LIST + 2 * USER_SORT_UPDATED_AT] = LIST_BOTH("u.updated_at"),
 	[SU_LIST + 2 * USER_SORT_DISPLAY_NAME] = LIST_BOTH("u.display_name COLLATE NOCASE"),
@@ -123,8 +134,9 @@ static const char *const sql[SU__COUNT] = {
 		LIST_BOTH("u.external_user_id COLLATE NOCASE"),
 	[SU_LIST + 2 * USER_SORT_ROLE_NAME] = LIST_BOTH("r.name COLLATE NOCASE"),
 	[SU_COUNT_INDEXED] =
-		"SELECT count(*) FROM users_search s CROSS JOIN users u ON u.rowid = s.rowid"
-		USER_FILTER_INDEXED,
+		"SELECT count(*)" USER_FROM_INDEXED USER_FILTER_INDEXED,
+	/* A term that fits a key, and no other filter: the range is the answer. */
+	[SU_COUNT_INDEX_ONLY] = "SELECT count(DISTINCT user_rowid)" SUFFIX_RANGE,
 	[SU_LIST_INDEXED + 2 * USER_SORT_CREATED_AT] = LIST_INDEXED_BOTH("u.created_at"),
 	[SU_LIST_INDEXED + 2 * USER_SORT_UPDATED_AT] = LIST_INDEXED_BOTH("u.updated_at"),
 	[SU_LIST_INDEXED + 2 * USER_SORT_DISPLAY_NAME] =
@@ -428,70 +440,100 @@ json_t *store_user_get_external(struct store *st, const char *project_id,
 	return out;
 }
 
-/* The trigram tokenizer indexes runs of 3 characters: a shorter term is not
- * in the index, and its search scans the project's users. */
+/* A term of fewer characters finds so many suffixes that the scan of the
+ * project's users is as quick; such a search is not indexed. */
 #define SEARCH_INDEXED_MIN_CHARS 3
+/* The length the index cuts suffixes to (schema/005_users_suffixes.sql). */
+#define SEARCH_KEY_CHARS 10
 
-/* The FTS5 phrase for the term behind a like_pattern ("%term%" with % _ \
- * escaped by \): the term in double quotes, each " doubled, which matches
- * it as a substring. NULL when the term has fewer than
- * SEARCH_INDEXED_MIN_CHARS characters (code points, as the tokenizer counts
- * them; the term is valid UTF-8). Caller frees. */
-static char *search_phrase(const char *like)
+/* The range of user_suffixes keys that start with the term behind a
+ * like_pattern ("%term%" with % _ \ escaped by \): lo is the term lowercased
+ * as SQLite's lower() does (ASCII only) and cut to SEARCH_KEY_CHARS code
+ * points, hi is lo with its last byte raised by one (UTF-8 has no 0xFF byte),
+ * so every key with prefix lo sorts in [lo, hi) by BINARY collation. */
+struct search_range {
+	char *lo, *hi;   /* one allocation, owned by lo */
+	bool exact;      /* the term fits a key: the range is exactly the matches */
+};
+
+/* Fills r and returns true when the term has SEARCH_INDEXED_MIN_CHARS code
+ * points or more (the term is valid UTF-8); false, r empty, otherwise.
+ * search_range_free releases r. */
+static bool search_range_make(const char *like, struct search_range *r)
 {
-	size_t n = strlen(like), chars = 0;
+	size_t n = strlen(like), chars = 0, len;
 	const char *end = like + n - 1;
-	char *out = xmalloc(2 * n + 1), *w = out;
+	char *w;
 
 	assert(n >= 2 && like[0] == '%' && *end == '%');
-	*w++ = '"';
-	for (const char *r = like + 1; r < end; r++) {
-		if (*r == '\\')
-			r++;   /* like_pattern escapes only %, _ and \; the next byte is literal */
-		if (*r == '"')
-			*w++ = '"';
-		*w++ = *r;
-		if (((unsigned char)*r & 0xC0) != 0x80)
-			chars++;
+	r->lo = w = xmalloc(2 * n);
+	for (const char *p = like + 1; p < end; p++) {
+		if (*p == '\\')
+			p++;   /* like_pattern escapes only %, _ and \; the next byte is literal */
+		if (((unsigned char)*p & 0xC0) != 0x80 && ++chars > SEARCH_KEY_CHARS)
+			break;   /* chars is now SEARCH_KEY_CHARS + 1: not exact */
+		*w++ = (*p >= 'A' && *p <= 'Z') ? (char)(*p - 'A' + 'a') : *p;
 	}
-	*w++ = '"';
 	*w = '\0';
 	if (chars < SEARCH_INDEXED_MIN_CHARS) {
-		free(out);
-		return NULL;
+		free(r->lo);
+		r->lo = r->hi = NULL;
+		return false;
 	}
-	return out;
+	r->exact = chars <= SEARCH_KEY_CHARS;
+	len = (size_t)(w - r->lo);
+	r->hi = w + 1;
+	memcpy(r->hi, r->lo, len + 1);
+	r->hi[len - 1] = (char)((unsigned char)r->hi[len - 1] + 1);
+	return true;
+}
+
+static void search_range_free(struct search_range *r)
+{
+	free(r->lo);
+	r->lo = r->hi = NULL;
 }
 
 /* Binds the list filters ?1..?4 shared by the count and list statements, and
- * ?7, the search phrase, which only the _INDEXED ones have. */
+ * ?7 and ?8, the search range, which only the _INDEXED ones have; the LIKE
+ * is left out (NULL) where the range alone decides. */
 static void bind_filter(sqlite3_stmt *s, const char *project_id, const struct list_params *p,
-                        const struct user_filter *filter, const char *phrase)
+                        const struct user_filter *filter, const struct search_range *range)
 {
 	store_bind_text(s, 1, project_id);
-	store_bind_text(s, 2, p->like);
+	store_bind_text(s, 2, range->lo && range->exact ? NULL : p->like);
 	if (filter->is_active >= 0)
 		sqlite3_bind_int(s, 3, filter->is_active);
 	else
 		sqlite3_bind_null(s, 3);
 	store_bind_text(s, 4, filter->role_id);
-	if (phrase)
-		store_bind_text(s, 7, phrase);
+	if (range->lo) {
+		store_bind_text(s, 7, range->lo);
+		store_bind_text(s, 8, range->hi);
+	}
 }
 
 /* The number of users that match, or -1 with err. */
 static long long list_count(struct store *st, const char *project_id,
                             const struct list_params *p, const struct user_filter *filter,
-                            const char *phrase, struct api_error *err)
+                            const struct search_range *range, struct api_error *err)
 {
-	bool unfiltered = !p->like && filter->is_active < 0 && !filter->role_id;
-	sqlite3_stmt *s = stmt(st, unfiltered ? SU_COUNT_ALL : phrase ? SU_COUNT_INDEXED : SU_COUNT);
+	bool only_like = filter->is_active < 0 && !filter->role_id;
+	sqlite3_stmt *s;
 	long long n = -1;
 
-	if (unfiltered)
+	if (only_like && !p->like) {
+		s = stmt(st, SU_COUNT_ALL);
 		store_bind_text(s, 1, project_id);
-	else
-		bind_filter(s, project_id, p, filter, phrase);
+	} else if (only_like && range->lo && range->exact) {
+		s = stmt(st, SU_COUNT_INDEX_ONLY);
+		store_bind_text(s, 1, project_id);
+		store_bind_text(s, 7, range->lo);
+		store_bind_text(s, 8, range->hi);
+	} else {
+		s = stmt(st, range->lo ? SU_COUNT_INDEXED : SU_COUNT);
+		bind_filter(s, project_id, p, filter, range);
+	}
 	if (sqlite3_step(s) == SQLITE_ROW)
 		n = sqlite3_column_int64(s, 0);
 	else
@@ -500,63 +542,52 @@ static long long list_count(struct store *st, const char *project_id,
 	return n;
 }
 
-json_t *store_user_list(struct store *st, const char *project_id, const struct list_params *p,
-                        const struct user_filter *filter, long long *total,
-                        struct api_error *err)
+char *store_user_list(struct store *st, const char *project_id, const struct list_params *p,
+                      const struct user_filter *filter, long long *total, struct api_error *err)
 {
-	char *phrase = p->like ? search_phrase(p->like) : NULL;
-	json_t *data = NULL;
+	struct search_range range = { NULL, NULL, false };
+	bool indexed = p->like && search_range_make(p->like, &range);
+	char *data = NULL;
+	size_t len = 0, cap = 0;
 	sqlite3_stmt *s;
 	int rc;
 
 	assert(p->sort < USER_SORT__COUNT);
-	*total = -1;
-	if (!phrase) {   /* the indexed list counts as it goes */
-		*total = list_count(st, project_id, p, filter, phrase, err);
-		if (*total < 0)
-			goto out;
+	*total = list_count(st, project_id, p, filter, &range, err);
+	if (*total < 0)
+		goto out;
+	if (list_offset(p) >= *total) {   /* past the end: no page to read */
+		data = xstrdup("[]");
+		goto out;
 	}
-	s = stmt(st, (phrase ? SU_LIST_INDEXED : SU_LIST) + 2 * (int)p->sort + (p->desc ? 1 : 0));
-	bind_filter(s, project_id, p, filter, phrase);
+	s = stmt(st, (indexed ? SU_LIST_INDEXED : SU_LIST) + 2 * (int)p->sort + (p->desc ? 1 : 0));
+	bind_filter(s, project_id, p, filter, &range);
 	sqlite3_bind_int64(s, 5, p->page_size);
 	sqlite3_bind_int64(s, 6, list_offset(p));
-	data = json_array();
+	/* "[" rows joined by "," "]" */
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		if (phrase && *total < 0)
-			*total = sqlite3_column_int64(s, COL_TOTAL);
-		json_array_append_new(data, user_row_json(s));
+		const char *row = store_column_text(s, 0);
+		size_t n = (size_t)sqlite3_column_bytes(s, 0);
+		if (len + n + 3 > cap)
+			data = xrealloc(data, cap = 2 * (len + n + 3) + 1024);
+		data[len] = len ? ',' : '[';
+		memcpy(data + len + 1, row, n);
+		len += n + 1;
 	}
 	store_stmt_finish(s);
 	if (rc != SQLITE_DONE) {
 		store_fail(st, err, "user list");
-		json_decref(data);
+		free(data);
 		data = NULL;
 		goto out;
 	}
-	/* A page past the end has no row to carry the total. */
-	if (*total < 0)
-		*total = list_offset(p) == 0 ? 0 : list_count(st, project_id, p, filter, phrase, err);
-	if (*total < 0) {
-		json_decref(data);
-		data = NULL;
-	}
+	if (!data)   /* no row after all: the page is empty */
+		data = xmalloc(3);
+	if (!len)
+		data[len++] = '[';
+	data[len++] = ']';
+	data[len] = '\0';
 out:
-	free(phrase);
+	search_range_free(&range);
 	return data;
-}
-
-int store_user_search_merge(struct store *st, int pages, struct api_error *err)
-{
-	sqlite3_stmt *s = stmt(st, SU_SEARCH_MERGE);
-	sqlite3_int64 before = sqlite3_total_changes64(st->db);
-	int rc;
-
-	/* A negative count merges across levels, towards one segment. */
-	sqlite3_bind_int(s, 1, -pages);
-	rc = store_step_done(st, s, err);
-	sqlite3_reset(s);
-	if (rc < 0)
-		return -1;
-	/* FTS5's documented signal: a merge that did work changes 2 rows or more. */
-	return sqlite3_total_changes64(st->db) - before >= 2;
 }

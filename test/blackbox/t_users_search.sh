@@ -1,5 +1,5 @@
-# Users search with terms of 3 characters or more, which read the trigram
-# index (schema/003_users_search.sql): the same answers as the scan that
+# Users search with terms of 3 characters or more, which read the suffix
+# index (schema/005_users_suffixes.sql): the same answers as the scan that
 # shorter terms use (CONTRACT.md §3: a substring of display name or email,
 # ASCII case ignored, % _ \ " literal), after creates and updates, and with
 # the other filters, sorts and pages.

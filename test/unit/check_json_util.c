@@ -9,12 +9,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <event2/http.h>
 #include <jansson.h>
 
 #include "error.h"
 #include "json_util.h"
+#include "util.h"
 #include "validate.h"
 
 #define N_ELEMS(a) (sizeof(a) / sizeof((a)[0]))
@@ -795,6 +797,38 @@ START_TEST(test_timestamp)
 }
 END_TEST
 
+/* The calendar arithmetic agrees with gmtime_r and strftime: every day's
+ * midnight and last millisecond from 1970 to 2400 (leap days, century
+ * years), and pseudo-random instants up to 9999. */
+static void expect_as_libc(long long ms)
+{
+	char got[TIMESTAMP_LEN], want[TIMESTAMP_LEN + 8];
+	time_t t = (time_t)(ms / 1000);
+	struct tm tm;
+	size_t n;
+
+	format_timestamp(ms, got);
+	gmtime_r(&t, &tm);
+	n = strftime(want, sizeof want, "%Y-%m-%dT%H:%M:%S", &tm);
+	snprintf(want + n, sizeof want - n, ".%03lldZ", ms % 1000);
+	ck_assert_msg(strcmp(got, want) == 0, "%lld: got %s want %s", ms, got, want);
+}
+
+START_TEST(test_timestamp_as_libc)
+{
+	unsigned long long x = 88172645463325252ULL;
+
+	for (long long day = 0; day < 157000; day++) {   /* to the year 2399 */
+		expect_as_libc(day * 86400000LL);
+		expect_as_libc(day * 86400000LL + 86399999);
+	}
+	for (int i = 0; i < 200000; i++) {
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		expect_as_libc((long long)(x % 253402300800000ULL));
+	}
+}
+END_TEST
+
 static TCase *tcase_new(const char *name)
 {
 	TCase *tc = tcase_create(name);
@@ -844,6 +878,7 @@ static Suite *json_util_suite(void)
 	tc = tcase_new("response");
 	tcase_add_test(tc, test_string_or_null);
 	tcase_add_loop_test(tc, test_timestamp, 0, N_ELEMS(ts_cases));
+	tcase_add_test(tc, test_timestamp_as_libc);
 	suite_add_tcase(s, tc);
 	return s;
 }
