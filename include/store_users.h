@@ -83,4 +83,12 @@ json_t *store_user_get_external(struct store *st, const char *project_id,
 char *store_user_list(struct store *st, const char *project_id, const struct list_params *p,
                       const struct user_filter *filter, long long *total, struct api_error *err);
 
+/*
+ * Moves up to max_keys of the newest search keys (user_suffixes_recent,
+ * schema/005) into the search index, in key order, in one transaction (a
+ * savepoint of the batch in group commit mode). 1 when it moved keys, 0 when
+ * there were none, -1 with err.
+ */
+int store_user_suffixes_move(struct store *st, int max_keys, struct api_error *err);
+
 #endif

@@ -165,6 +165,44 @@ static void on_purge_tick(evutil_socket_t fd, short what, void *arg)
 	evtimer_add(pg->ev, &tv);
 }
 
+/* New users' search keys wait in a small table (schema/005), and are moved
+ * into the search index in key order while no request writes: a run of
+ * keys in order shares the index pages it touches, where each create on its
+ * own dirtied a page per key. A tick moves runs of SUFFIX_MOVE_KEYS keys for
+ * at most SUFFIX_MOVE_BUDGET_MS, every 50 ms while there is more to move, so
+ * the loop keeps most of its time for requests; with nothing to move, or
+ * after a failure, it looks again after a second. */
+#define SUFFIX_MOVE_KEYS 2000
+#define SUFFIX_MOVE_BUDGET_MS 3
+
+struct suffix_mover {
+	struct server *srv;
+	struct event *ev;
+	uint64_t generation;   /* the store's at the last tick: unchanged means no writes */
+};
+
+static void on_suffix_move_tick(evutil_socket_t fd, short what, void *arg)
+{
+	struct suffix_mover *sm = arg;
+	struct store *st = sm->srv->store;
+	struct api_error err;
+	struct timeval tv = { 0, 50 * 1000 };   /* busy, or more to move: soon */
+	int64_t until = now_ms() + SUFFIX_MOVE_BUDGET_MS;
+
+	(void)fd;
+	(void)what;
+	if (st->generation == sm->generation && !store_batch_open(st)) {
+		int rc;
+		while ((rc = store_user_suffixes_move(st, SUFFIX_MOVE_KEYS, &err)) > 0 &&
+		       now_ms() < until)
+			;
+		if (rc <= 0)   /* none left, or failed (logged) */
+			tv = (struct timeval){ 1, 0 };
+	}
+	sm->generation = st->generation;
+	evtimer_add(sm->ev, &tv);
+}
+
 /* A store with no project gets one, so a newcomer can call the API at once. */
 static int ensure_default_project(struct store *st)
 {
@@ -188,6 +226,7 @@ static int cmd_serve(const struct config *cfg)
 	struct server srv = { .cfg = cfg };
 	struct shutdown sd = { .srv = &srv };
 	struct purge pg = { .srv = &srv };
+	struct suffix_mover sm = { .srv = &srv };
 	struct timeval first_tick = { 1, 0 };
 	struct event *sigint = NULL, *sigterm = NULL;
 	char errbuf[512];
@@ -218,6 +257,8 @@ static int cmd_serve(const struct config *cfg)
 	event_add(sigterm, NULL);
 	pg.ev = evtimer_new(srv.base, on_purge_tick, &pg);
 	evtimer_add(pg.ev, &first_tick);
+	sm.ev = evtimer_new(srv.base, on_suffix_move_tick, &sm);
+	evtimer_add(sm.ev, &first_tick);
 	fprintf(stderr, "edgeauth: listening on %s:%d, issuer %s\n", cfg->listen_host,
 	        cfg->listen_port, cfg->issuer);
 	event_base_dispatch(srv.base);
@@ -227,6 +268,8 @@ out:
 		event_free(sd.tick);
 	if (pg.ev)
 		event_free(pg.ev);
+	if (sm.ev)
+		event_free(sm.ev);
 	if (sigint)
 		event_free(sigint);
 	if (sigterm)

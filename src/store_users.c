@@ -24,6 +24,10 @@ enum store_users_stmt {
 	SU_COUNT,
 	SU_COUNT_INDEXED,
 	SU_COUNT_INDEX_ONLY,
+	SU_SUFFIX_MOVE_BOUND,
+	SU_SUFFIX_MOVE_LAST,
+	SU_SUFFIX_MOVE_COPY,
+	SU_SUFFIX_MOVE_DELETE,
 	SU_COUNT_ALL,
 	SU_LIST,   /* first of USER_SORT__COUNT * 2 statements: (sort, asc), (sort, desc) */
 	SU_LIST_INDEXED = SU_LIST + USER_SORT__COUNT * 2,   /* the same, through user_suffixes */
@@ -63,11 +67,16 @@ enum { COL_ID, COL_DISPLAY_NAME, COL_AVATAR_URL, COL_EXTERNAL_USER_ID, COL_EMAIL
  * find, and ?2 is bound NULL; a longer term's range is a superset, and the
  * LIKE decides. Either way results and totals are those of USER_FILTER.
  * CROSS JOIN keeps the index as the outer loop. */
-#define SUFFIX_RANGE \
-	" FROM user_suffixes WHERE project = (SELECT rowid FROM projects WHERE id = ?1)" \
+#define SUFFIX_RANGE_OF(table) \
+	" SELECT user_rowid FROM " table \
+	" WHERE project = (SELECT rowid FROM projects WHERE id = ?1)" \
 	" AND suffix >= ?7 AND suffix < ?8"
+/* The users whose suffixes are in range, in the index or not yet moved to it. */
+#define SUFFIX_USERS \
+	"(" SUFFIX_RANGE_OF("user_suffixes") " UNION ALL" \
+	SUFFIX_RANGE_OF("user_suffixes_recent") ")"
 #define USER_FROM_INDEXED \
-	" FROM (SELECT DISTINCT user_rowid" SUFFIX_RANGE ") m" \
+	" FROM (SELECT DISTINCT user_rowid FROM " SUFFIX_USERS ") m" \
 	" CROSS JOIN users u ON u.rowid = m.user_rowid"
 #define USER_FILTER_INDEXED USER_FILTER
 
@@ -136,7 +145,21 @@ static const char *const sql[SU__COUNT] = {
 	[SU_COUNT_INDEXED] =
 		"SELECT count(*)" USER_FROM_INDEXED USER_FILTER_INDEXED,
 	/* A term that fits a key, and no other filter: the range is the answer. */
-	[SU_COUNT_INDEX_ONLY] = "SELECT count(DISTINCT user_rowid)" SUFFIX_RANGE,
+	[SU_COUNT_INDEX_ONLY] = "SELECT count(DISTINCT user_rowid) FROM " SUFFIX_USERS,
+	/* The first ?1 keys of user_suffixes_recent in key order: the last of
+	 * them bounds a move (store_user_suffixes_move). */
+	[SU_SUFFIX_MOVE_BOUND] =
+		"SELECT project, suffix, user_rowid FROM user_suffixes_recent"
+		" ORDER BY project, suffix, user_rowid LIMIT 1 OFFSET ?1 - 1",
+	[SU_SUFFIX_MOVE_LAST] =
+		"SELECT project, suffix, user_rowid FROM user_suffixes_recent"
+		" ORDER BY project DESC, suffix DESC, user_rowid DESC LIMIT 1",
+	[SU_SUFFIX_MOVE_COPY] =
+		"INSERT OR IGNORE INTO user_suffixes (project, suffix, user_rowid)"
+		" SELECT project, suffix, user_rowid FROM user_suffixes_recent"
+		" WHERE (project, suffix, user_rowid) <= (?1, ?2, ?3)",
+	[SU_SUFFIX_MOVE_DELETE] =
+		"DELETE FROM user_suffixes_recent WHERE (project, suffix, user_rowid) <= (?1, ?2, ?3)",
 	[SU_LIST_INDEXED + 2 * USER_SORT_CREATED_AT] = LIST_INDEXED_BOTH("u.created_at"),
 	[SU_LIST_INDEXED + 2 * USER_SORT_UPDATED_AT] = LIST_INDEXED_BOTH("u.updated_at"),
 	[SU_LIST_INDEXED + 2 * USER_SORT_DISPLAY_NAME] =
@@ -590,4 +613,51 @@ char *store_user_list(struct store *st, const char *project_id, const struct lis
 out:
 	search_range_free(&range);
 	return data;
+}
+
+/* Binds the key in columns 0..2 of from as ?1..?3 of to. */
+static void bind_suffix_key(sqlite3_stmt *to, sqlite3_stmt *from)
+{
+	sqlite3_bind_int64(to, 1, sqlite3_column_int64(from, 0));
+	sqlite3_bind_text(to, 2, (const char *)sqlite3_column_text(from, 1),
+	                  sqlite3_column_bytes(from, 1), SQLITE_TRANSIENT);
+	sqlite3_bind_int64(to, 3, sqlite3_column_int64(from, 2));
+}
+
+int store_user_suffixes_move(struct store *st, int max_keys, struct api_error *err)
+{
+	sqlite3_stmt *bound = stmt(st, SU_SUFFIX_MOVE_BOUND);
+	sqlite3_stmt *copy, *del;
+	int rc;
+
+	assert(max_keys > 0);
+	sqlite3_bind_int(bound, 1, max_keys);
+	rc = sqlite3_step(bound);
+	if (rc == SQLITE_DONE) {   /* fewer than max_keys: move them all */
+		store_stmt_finish(bound);
+		bound = stmt(st, SU_SUFFIX_MOVE_LAST);
+		rc = sqlite3_step(bound);
+	}
+	if (rc != SQLITE_ROW) {
+		store_stmt_finish(bound);
+		return rc == SQLITE_DONE ? 0 : store_fail(st, err, "user suffixes move");
+	}
+	copy = stmt(st, SU_SUFFIX_MOVE_COPY);
+	del = stmt(st, SU_SUFFIX_MOVE_DELETE);
+	bind_suffix_key(copy, bound);
+	bind_suffix_key(del, bound);
+	store_stmt_finish(bound);
+	if (store_begin(st, err) < 0)
+		goto fail;
+	if (store_step_done(st, copy, err) < 0 || store_step_done(st, del, err) < 0) {
+		store_rollback(st);
+		goto fail;
+	}
+	store_stmt_finish(copy);
+	store_stmt_finish(del);
+	return store_commit(st, err) < 0 ? -1 : 1;
+fail:
+	store_stmt_finish(copy);
+	store_stmt_finish(del);
+	return -1;
 }
