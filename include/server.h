@@ -32,6 +32,7 @@ struct server {
 	struct event *commit_ev;
 	struct deferred_reply *deferred_head, *deferred_tail;
 	int in_flight;          /* requests accepted and not yet answered */
+	uint64_t requests;      /* requests accepted since start */
 	int stopping;
 };
 

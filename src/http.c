@@ -417,6 +417,7 @@ static void on_request(struct evhttp_request *req, void *arg)
 	TAILQ_INIT(&ctx->form);
 	ctx->path = xstrdup(path && *path ? path : "/");
 	srv->in_flight++;
+	srv->requests++;
 	ctx->conn = conn_guard_request_started(srv->guard, req);
 	if (request_sane(req, &err) < 0) {
 		/* the framing itself is in doubt: answer and close */

@@ -166,40 +166,45 @@ static void on_purge_tick(evutil_socket_t fd, short what, void *arg)
 }
 
 /* New users' search keys wait in a small table (schema/005), and are moved
- * into the search index in key order while no request writes: a run of
+ * into the search index in key order while the server is idle: a run of
  * keys in order shares the index pages it touches, where each create on its
- * own dirtied a page per key. A tick moves runs of SUFFIX_MOVE_KEYS keys for
- * at most SUFFIX_MOVE_BUDGET_MS, every 50 ms while there is more to move, so
- * the loop keeps most of its time for requests; with nothing to move, or
- * after a failure, it looks again after a second. */
+ * own dirtied a page per key. A tick that finds no request since the last
+ * one moves runs of SUFFIX_MOVE_KEYS keys for up to SUFFIX_MOVE_BUDGET_MS and
+ * comes straight back (a request that arrives meanwhile waits at most that
+ * long); one that finds requests keeps off for SUFFIX_MOVE_BACKOFF_MS, so a
+ * busy server's answers never wait for it. With nothing to move, or after a
+ * failure, it looks again after a second. Under constant load the keys stay
+ * where they are, which searches read too. */
 #define SUFFIX_MOVE_KEYS 2000
-#define SUFFIX_MOVE_BUDGET_MS 3
+#define SUFFIX_MOVE_BUDGET_MS 10
+#define SUFFIX_MOVE_BACKOFF_MS 50
 
 struct suffix_mover {
 	struct server *srv;
 	struct event *ev;
-	uint64_t generation;   /* the store's at the last tick: unchanged means no writes */
+	uint64_t requests;   /* the server's count at the last tick */
 };
 
 static void on_suffix_move_tick(evutil_socket_t fd, short what, void *arg)
 {
 	struct suffix_mover *sm = arg;
-	struct store *st = sm->srv->store;
+	struct server *srv = sm->srv;
 	struct api_error err;
-	struct timeval tv = { 0, 50 * 1000 };   /* busy, or more to move: soon */
+	struct timeval tv = { 0, SUFFIX_MOVE_BACKOFF_MS * 1000 };
 	int64_t until = now_ms() + SUFFIX_MOVE_BUDGET_MS;
 
 	(void)fd;
 	(void)what;
-	if (st->generation == sm->generation && !store_batch_open(st)) {
+	if (srv->requests == sm->requests && srv->in_flight == 0 &&
+	    !store_batch_open(srv->store)) {
 		int rc;
-		while ((rc = store_user_suffixes_move(st, SUFFIX_MOVE_KEYS, &err)) > 0 &&
+		while ((rc = store_user_suffixes_move(srv->store, SUFFIX_MOVE_KEYS, &err)) > 0 &&
 		       now_ms() < until)
 			;
-		if (rc <= 0)   /* none left, or failed (logged) */
-			tv = (struct timeval){ 1, 0 };
+		tv = rc > 0 ? (struct timeval){ 0, 0 }   /* more to move: after what is ready */
+		            : (struct timeval){ 1, 0 };  /* none left, or failed (logged) */
 	}
-	sm->generation = st->generation;
+	sm->requests = srv->requests;
 	evtimer_add(sm->ev, &tv);
 }
 
