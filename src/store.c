@@ -249,6 +249,13 @@ struct store *store_open(const char *path, bool synchronous_full, char *errbuf, 
 	    /* 8 MiB of pages (the default is 2): lists and search over 100k users
 	     * stay in memory; the budget is 64 MiB with two 19 MiB hashes. */
 	    exec(st->db, "PRAGMA cache_size = -8192", errbuf, errlen) < 0 ||
+	    /* A checkpoint copies every page the WAL holds back to the database
+	     * file; pages written again and again (indexes' hot pages) are
+	     * copied once per checkpoint, so checkpointing every 4000 pages (16
+	     * MiB of WAL) instead of SQLite's 1000 wrote less: user creates went
+	     * from 2,900 to 3,500/s. The price: a checkpoint stalls the loop
+	     * longer (p99 of creates 21 -> 28 ms). */
+	    exec(st->db, "PRAGMA wal_autocheckpoint = 4000", errbuf, errlen) < 0 ||
 	    exec(st->db, sync, errbuf, errlen) < 0 ||
 	    migrate(st->db, errbuf, errlen) < 0)
 		goto fail;
