@@ -566,7 +566,7 @@ START_TEST(test_search_keys_moved)
 		"Moved One", "Moved Two", "Moved Three", "Stays Put", "Renamed Later", "Gone Soon" };
 
 	for (int i = 0; i < 6; i++) {
-		char ext[8];
+		char ext[16];
 		snprintf(ext, sizeof ext, "m%d", i);
 		ids[i] = create(names[i], ext, NULL, NULL);
 	}
