@@ -25,7 +25,6 @@ enum store_users_stmt {
 	SU_COUNT_INDEXED,
 	SU_COUNT_INDEX_ONLY,
 	SU_SUFFIX_MOVE_BOUND,
-	SU_SUFFIX_MOVE_LAST,
 	SU_SUFFIX_MOVE_COPY,
 	SU_SUFFIX_MOVE_DELETE,
 	SU_COUNT_ALL,
@@ -146,13 +145,11 @@ static const char *const sql[SU__COUNT] = {
 		"SELECT count(*)" USER_FROM_INDEXED USER_FILTER_INDEXED,
 	/* A term that fits a key, and no other filter: the range is the answer. */
 	[SU_COUNT_INDEX_ONLY] = "SELECT count(DISTINCT user_rowid) FROM " SUFFIX_USERS,
-	/* The first ?1 keys of user_suffixes_recent in key order: the last of
-	 * them bounds a move (store_user_suffixes_move). */
+	/* The last of the first ?1 keys of user_suffixes_recent in key order,
+	 * which bounds a move (store_user_suffixes_move); no row when empty. */
 	[SU_SUFFIX_MOVE_BOUND] =
-		"SELECT project, suffix, user_rowid FROM user_suffixes_recent"
-		" ORDER BY project, suffix, user_rowid LIMIT 1 OFFSET ?1 - 1",
-	[SU_SUFFIX_MOVE_LAST] =
-		"SELECT project, suffix, user_rowid FROM user_suffixes_recent"
+		"SELECT project, suffix, user_rowid FROM (SELECT project, suffix, user_rowid"
+		" FROM user_suffixes_recent ORDER BY project, suffix, user_rowid LIMIT ?1)"
 		" ORDER BY project DESC, suffix DESC, user_rowid DESC LIMIT 1",
 	[SU_SUFFIX_MOVE_COPY] =
 		"INSERT OR IGNORE INTO user_suffixes (project, suffix, user_rowid)"
@@ -588,14 +585,17 @@ char *store_user_list(struct store *st, const char *project_id, const struct lis
 	sqlite3_bind_int64(s, 5, p->page_size);
 	sqlite3_bind_int64(s, 6, list_offset(p));
 	/* "[" rows joined by "," "]" */
+	data = xmalloc(cap = 4096);
+	data[len++] = '[';
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		const char *row = store_column_text(s, 0);
+		const unsigned char *row = sqlite3_column_text(s, 0);   /* then its length */
 		size_t n = (size_t)sqlite3_column_bytes(s, 0);
-		if (len + n + 3 > cap)
-			data = xrealloc(data, cap = 2 * (len + n + 3) + 1024);
-		data[len] = len ? ',' : '[';
-		memcpy(data + len + 1, row, n);
-		len += n + 1;
+		if (len + n + 2 >= cap)
+			data = xrealloc(data, cap = 2 * (len + n + 2));
+		if (len > 1)
+			data[len++] = ',';
+		memcpy(data + len, row, n);
+		len += n;
 	}
 	store_stmt_finish(s);
 	if (rc != SQLITE_DONE) {
@@ -604,10 +604,6 @@ char *store_user_list(struct store *st, const char *project_id, const struct lis
 		data = NULL;
 		goto out;
 	}
-	if (!data)   /* no row after all: the page is empty */
-		data = xmalloc(3);
-	if (!len)
-		data[len++] = '[';
 	data[len++] = ']';
 	data[len] = '\0';
 out:
@@ -633,11 +629,6 @@ int store_user_suffixes_move(struct store *st, int max_keys, struct api_error *e
 	assert(max_keys > 0);
 	sqlite3_bind_int(bound, 1, max_keys);
 	rc = sqlite3_step(bound);
-	if (rc == SQLITE_DONE) {   /* fewer than max_keys: move them all */
-		store_stmt_finish(bound);
-		bound = stmt(st, SU_SUFFIX_MOVE_LAST);
-		rc = sqlite3_step(bound);
-	}
 	if (rc != SQLITE_ROW) {
 		store_stmt_finish(bound);
 		return rc == SQLITE_DONE ? 0 : store_fail(st, err, "user suffixes move");
