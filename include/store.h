@@ -14,8 +14,8 @@
 #include <jansson.h>
 
 #include "error.h"
+#include "store_cache.h"
 
-struct scope_cache;
 
 /* Statements of one area: an array of SQL texts prepared into an array of
  * statements at open, finalized at close. */
@@ -46,7 +46,6 @@ enum store_core_stmt {
 	SQ_SAVEPOINT,
 	SQ_RELEASE,
 	SQ_ROLLBACK_TO,
-	SQ_DATA_VERSION,
 	SQ__COUNT
 };
 
@@ -58,13 +57,14 @@ struct store {
 	struct stmt_set users;
 	struct stmt_set clients;
 	struct stmt_set tokens;
+	/* Caches of derived data, good at one store_stamp: our own commits and
+	 * rollbacks bump generation (a savepoint's release moves no data
+	 * version). */
+	uint64_t generation;
+	struct derived_cache *scopes;             /* client ID -> scope */
+	struct derived_cache *role_permissions;   /* role ID -> JSON array of names */
 	/* Group commit (store_batch_enable): one transaction holds the writes of
 	 * many requests; each store_begin .. store_commit is a savepoint in it. */
-	/* Caches of derived data are valid while neither number moves: our own
-	 * commits and rollbacks bump generation; PRAGMA data_version moves when
-	 * another process (the CLI) commits. */
-	uint64_t generation;
-	struct scope_cache *scopes;
 	bool batch_mode;
 	bool batch_open;
 	bool in_savepoint;
@@ -155,13 +155,18 @@ struct client_auth {
 	char secret_hash[64];
 	bool is_active;
 	bool project_active;
+	struct store_stamp stamp;   /* the store as this read saw it */
 };
 /* 1 found, 0 unknown client, -1 error. */
 int store_client_auth(struct store *st, const char *client_id, struct client_auth *out,
                       struct api_error *err);
 /* The client's named permissions ("users:read"), sorted, space-separated.
  * Returns a new string (caller frees) or NULL with err. */
-char *store_client_scope(struct store *st, const char *client_id, struct api_error *err);
+char *store_client_scope(struct store *st, const char *client_id, struct store_stamp at,
+                         struct api_error *err);
+/* The stamp of the store as this request reads it (store_cache.h): call it
+ * only after the request has stepped a statement. */
+struct store_stamp store_stamp(struct store *st);
 /* 1 the user exists in the project and is active, 0 otherwise, -1 error. */
 int store_user_is_active(struct store *st, const char *project_id, const char *user_id,
                          struct api_error *err);

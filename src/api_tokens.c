@@ -92,7 +92,7 @@ static int grant_client_credentials(struct request_ctx *ctx, struct api_error *e
 		api_fail(err, E_PROJECT_NOT_ACTIVE, "The project is not active.");
 		goto out;
 	}
-	scope = store_client_scope(ctx->srv->store, basic.client_id, err);
+	scope = store_client_scope(ctx->srv->store, basic.client_id, ca.stamp, err);
 	if (!scope)
 		goto out;
 	if (tokens_issue_access(ctx->srv, ca.project_id, basic.client_id, NULL, scope, &at,

@@ -61,12 +61,10 @@ static const char *const core_sql[SQ__COUNT] = {
 	[SQ_SAVEPOINT] = "SAVEPOINT request",
 	[SQ_RELEASE] = "RELEASE request",
 	[SQ_ROLLBACK_TO] = "ROLLBACK TO request",
-	[SQ_DATA_VERSION] = "PRAGMA data_version",
 };
 
 static const struct stmt_set core_set = { SQ__COUNT, core_sql, NULL };
 
-static void scope_cache_free(struct scope_cache *c);
 
 int store_fail(struct store *st, struct api_error *err, const char *what)
 {
@@ -295,7 +293,8 @@ void store_close(struct store *st)
 	finalize_set(&st->users);
 	finalize_set(&st->clients);
 	finalize_set(&st->tokens);
-	scope_cache_free(st->scopes);
+	derived_cache_free(st->scopes);
+	derived_cache_free(st->role_permissions);
 	if (st->db)
 		sqlite3_close(st->db);
 	free(st);
@@ -609,6 +608,7 @@ int store_client_auth(struct store *st, const char *client_id, struct client_aut
 
 	store_bind_text(s, 1, client_id);
 	rc = sqlite3_step(s);
+	out->stamp = store_stamp(st);
 	if (rc == SQLITE_ROW) {
 		snprintf(out->project_id, sizeof out->project_id, "%s", store_column_text(s, 0));
 		snprintf(out->secret_hash, sizeof out->secret_hash, "%s", store_column_text(s, 1));
@@ -653,64 +653,38 @@ char *store_join_column(struct store *st, sqlite3_stmt *s, const char *key, stru
 	return out;
 }
 
+struct store_stamp store_stamp(struct store *st)
+{
+	struct store_stamp now = { st->generation, 0 };
+	unsigned v = 0;
+
+	/* Cannot fail for "main"; 0 would only mean fewer cache hits. */
+	sqlite3_file_control(st->db, "main", SQLITE_FCNTL_DATA_VERSION, &v);
+	now.data_version = v;
+	return now;
+}
+
+static void free_string(void *p)
+{
+	free(p);
+}
+
 /* A client's scope is read on every client_credentials grant and changes
- * rarely: keep the last few, valid while the store has not changed. */
-#define SCOPE_CACHE_SLOTS 256
-
-struct scope_slot {
-	char client_id[ID_MAX_CHARS + 1];
-	char *scope;
-	uint64_t generation;
-	int64_t data_version;
-};
-
-struct scope_cache {
-	struct scope_slot slots[SCOPE_CACHE_SLOTS];
-};
-
-static int64_t data_version(struct store *st)
+ * rarely, so it is cached. */
+char *store_client_scope(struct store *st, const char *client_id, struct store_stamp at,
+                         struct api_error *err)
 {
-	sqlite3_stmt *s = st->core.stmt[SQ_DATA_VERSION];
-	int64_t v = -1;
-
-	if (sqlite3_step(s) == SQLITE_ROW)
-		v = sqlite3_column_int64(s, 0);
-	sqlite3_reset(s);
-	return v;
-}
-
-static void scope_cache_free(struct scope_cache *c)
-{
-	if (!c)
-		return;
-	for (size_t i = 0; i < SCOPE_CACHE_SLOTS; i++)
-		free(c->slots[i].scope);
-	free(c);
-}
-
-char *store_client_scope(struct store *st, const char *client_id, struct api_error *err)
-{
-	size_t h = 5381, n = strlen(client_id);
-	int64_t dv = data_version(st);
-	struct scope_slot *slot;
+	const char *cached;
 	char *scope;
 
-	for (const char *c = client_id; *c; c++)
-		h = h * 33 + (unsigned char)*c;
 	if (!st->scopes)
-		st->scopes = xcalloc(1, sizeof *st->scopes);
-	slot = &st->scopes->slots[h % SCOPE_CACHE_SLOTS];
-	if (slot->scope && dv >= 0 && slot->generation == st->generation &&
-	    slot->data_version == dv && !strcmp(slot->client_id, client_id))
-		return xstrdup(slot->scope);
+		st->scopes = derived_cache_new(free_string);
+	cached = derived_cache_get(st->scopes, client_id, at);
+	if (cached)
+		return xstrdup(cached);
 	scope = store_join_column(st, st->core.stmt[SQ_CLIENT_SCOPE], client_id, err);
-	if (scope && dv >= 0 && n <= ID_MAX_CHARS) {
-		free(slot->scope);
-		memcpy(slot->client_id, client_id, n + 1);
-		slot->scope = xstrdup(scope);
-		slot->generation = st->generation;
-		slot->data_version = dv;
-	}
+	if (scope)
+		derived_cache_put(st->scopes, client_id, at, xstrdup(scope));
 	return scope;
 }
 

@@ -21,6 +21,7 @@ enum store_users_stmt {
 	SU_UPDATE,
 	SU_GET,
 	SU_GET_EXTERNAL,
+	SU_ROLE_PERMISSIONS,
 	SU_COUNT,
 	SU_COUNT_INDEXED,
 	SU_COUNT_INDEX_ONLY,
@@ -48,8 +49,7 @@ enum store_users_stmt {
 	" 'role_id', u.role_id, 'role_name', r.name," \
 	" 'created_at', iso_time(u.created_at), 'updated_at', iso_time(u.updated_at))"
 enum { COL_ID, COL_DISPLAY_NAME, COL_AVATAR_URL, COL_EXTERNAL_USER_ID, COL_EMAIL,
-       COL_IS_ACTIVE, COL_ROLE_ID, COL_ROLE_NAME, COL_CREATED_AT, COL_UPDATED_AT,
-       COL_PERMISSIONS };
+       COL_IS_ACTIVE, COL_ROLE_ID, COL_ROLE_NAME, COL_CREATED_AT, COL_UPDATED_AT };
 
 /* List filters: ?1 project, ?2 LIKE pattern, ?3 is_active, ?4 role_id (NULL: any).
  * CONTRACT.md §3: search is a case-insensitive substring of display name or email. */
@@ -95,13 +95,6 @@ enum { COL_ID, COL_DISPLAY_NAME, COL_AVATAR_URL, COL_EXTERNAL_USER_ID, COL_EMAIL
 	" ORDER BY p.k " dir ", p.kid " dir
 #define LIST_INDEXED_BOTH(key) LIST_INDEXED(key, "ASC"), LIST_INDEXED(key, "DESC")
 
-/* The role's permissions in their named form ("users:read"). */
-#define ROLE_PERMISSIONS \
-	"(SELECT json_group_array(named) FROM (SELECT res.code || ':' || pm.code AS named" \
-	" FROM role_permissions rp JOIN permissions pm ON pm.id = rp.permission_id" \
-	" JOIN resources res ON res.id = pm.resource_id" \
-	" WHERE rp.role_id = u.role_id ORDER BY named))"
-
 static const char *const sql[SU__COUNT] = {
 	[SU_USER_IN_PROJECT] = "SELECT 1 FROM users WHERE id = ?1 AND project_id = ?2",
 	[SU_ROLE_IN_PROJECT] = "SELECT 1 FROM roles WHERE id = ?1 AND project_id = ?2",
@@ -127,8 +120,13 @@ static const char *const sql[SU__COUNT] = {
 		" WHERE id = ?1 AND project_id = ?2",
 	[SU_GET] = USER_COLUMNS USER_FROM " WHERE u.id = ?1 AND u.project_id = ?2",
 	[SU_GET_EXTERNAL] =
-		USER_COLUMNS ", CASE WHEN ?3 THEN " ROLE_PERMISSIONS " END" USER_FROM
-		" WHERE u.project_id = ?1 AND u.external_user_id = ?2",
+		USER_COLUMNS USER_FROM " WHERE u.project_id = ?1 AND u.external_user_id = ?2",
+	/* The role's permissions in their named form ("users:read"). */
+	[SU_ROLE_PERMISSIONS] =
+		"SELECT res.code || ':' || pm.code AS named FROM role_permissions rp"
+		" JOIN permissions pm ON pm.id = rp.permission_id"
+		" JOIN resources res ON res.id = pm.resource_id"
+		" WHERE rp.role_id = ?1 ORDER BY named",
 	[SU_COUNT] = "SELECT count(*) FROM users u" USER_FILTER,
 	/* No filter: the count kept by triggers (schema/004), not a scan. */
 	[SU_COUNT_ALL] =
@@ -266,30 +264,43 @@ static int unique_failed(struct store *st, const char *project_id, const char *u
 	return store_fail(st, err, "user write: unexplained UNIQUE failure");
 }
 
-static int cmp_strings(const void *a, const void *b)
+static void json_value_free(void *v)
 {
-	return strcmp(*(const char *const *)a, *(const char *const *)b);
+	json_decref(v);
 }
 
-/* The permissions column (a JSON array of named forms) as a new array sorted
- * by strcmp: SQLite before 3.44 cannot order inside an aggregate, and the
- * order of a subquery is not a promise. */
-static json_t *permissions_json(const char *text)
+/* The role's permissions, named and sorted by strcmp, as a JSON array (a new
+ * reference; the cache keeps another), or NULL with err. No role, none.
+ * at: the stamp of the read that found the role. Read once per role and
+ * store state: on the external-ID path this query was half the request. */
+static json_t *role_permissions(struct store *st, const char *role_id, struct store_stamp at,
+                                struct api_error *err)
 {
-	json_t *in = text ? json_loads(text, 0, NULL) : NULL;
-	size_t n = json_array_size(in), used = 0;
-	const char **v = xcalloc(n ? n : 1, sizeof *v);
-	json_t *out = json_array();
+	sqlite3_stmt *s;
+	json_t *names;
+	int rc;
 
-	for (size_t i = 0; i < n; i++)
-		if (json_is_string(json_array_get(in, i)))
-			v[used++] = json_string_value(json_array_get(in, i));
-	qsort(v, used, sizeof *v, cmp_strings);
-	for (size_t i = 0; i < used; i++)
-		json_array_append_new(out, json_string_or_null(v[i]));
-	free(v);
-	json_decref(in);
-	return out;
+	if (!role_id)
+		return json_array();
+	if (!st->role_permissions)
+		st->role_permissions = derived_cache_new(json_value_free);
+	names = derived_cache_get(st->role_permissions, role_id, at);
+	if (names)
+		return json_incref(names);
+	s = stmt(st, SU_ROLE_PERMISSIONS);
+	names = json_array();
+	store_bind_text(s, 1, role_id);
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW)
+		json_array_append_new(names, json_string_or_null(store_column_text(s, 0)));
+	if (rc != SQLITE_DONE) {
+		store_fail(st, err, "role permissions");
+		store_stmt_finish(s);
+		json_decref(names);
+		return NULL;
+	}
+	store_stmt_finish(s);
+	derived_cache_put(st->role_permissions, role_id, at, json_incref(names));
+	return names;
 }
 
 static void set_text(json_t *o, const char *key, sqlite3_stmt *s, int col)
@@ -439,18 +450,26 @@ json_t *store_user_get_external(struct store *st, const char *project_id,
                                 struct api_error *err)
 {
 	sqlite3_stmt *s = stmt(st, SU_GET_EXTERNAL);
-	json_t *out = NULL;
+	json_t *out = NULL, *names;
 	int rc;
 
 	store_bind_text(s, 1, project_id);
 	store_bind_text(s, 2, external_user_id);
-	sqlite3_bind_int(s, 3, with_permissions);
 	rc = sqlite3_step(s);
 	if (rc == SQLITE_ROW) {
 		out = user_row_json(s);
-		if (with_permissions)
-			json_object_set_new(out, "permissions",
-			                    permissions_json(store_column_text(s, COL_PERMISSIONS)));
+		if (with_permissions) {
+			/* Still in the row's read transaction: the stamp and the
+			 * permissions are of the same state as the row. */
+			names = role_permissions(st, store_column_text(s, COL_ROLE_ID), store_stamp(st),
+			                         err);
+			if (names) {
+				json_object_set_new(out, "permissions", names);
+			} else {
+				json_decref(out);
+				out = NULL;
+			}
+		}
 	} else if (rc == SQLITE_DONE) {
 		api_fail(err, E_USER_NOT_FOUND, "No user of this project has this external user ID.");
 	} else {

@@ -20,6 +20,7 @@
 #include "error.h"
 #include "json_util.h"
 #include "store.h"
+#include "util.h"
 
 extern const char *const schema_migrations[];
 extern const size_t schema_migration_count;
@@ -94,6 +95,21 @@ static void create_project(const char *name, struct new_project *np)
 	ck_assert_ptr_nonnull(np->project_id);
 	ck_assert_ptr_nonnull(np->client_id);
 	ck_assert_ptr_nonnull(np->client_secret);
+}
+
+/* The client's scope as a grant reads it: the client first, then the scope at
+ * the stamp that read saw. */
+static char *client_scope(const char *client_id)
+{
+	struct client_auth ca;
+
+	ck_assert_int_ge(store_client_auth(fx.st, client_id, &ca, &fx.err), 0);
+	return store_client_scope(fx.st, client_id, ca.stamp, &fx.err);
+}
+
+static void noop_opened(void *arg)
+{
+	(void)arg;
 }
 
 /* The one integer that sql (formatted with sqlite3_vmprintf: use %Q for
@@ -329,7 +345,7 @@ START_TEST(test_project_create)
 	                         fx.p1.project_id), 1);
 	ck_assert_int_eq(sql_int(fx.st->db, "SELECT count(*) FROM client_permissions WHERE"
 	                         " client_id = %Q", fx.p1.client_id), 12);
-	fx.str = store_client_scope(fx.st, fx.p1.client_id, &fx.err);
+	fx.str = client_scope(fx.p1.client_id);
 	ck_assert_ptr_nonnull(fx.str);
 	ck_assert_str_eq(fx.str, ALL_TWELVE);
 
@@ -405,7 +421,7 @@ START_TEST(test_projects_are_separate)
 	                         " JOIN permissions pm ON pm.id = cp.permission_id"
 	                         " JOIN clients c ON c.id = cp.client_id"
 	                         " WHERE pm.project_id <> c.project_id"), 0);
-	fx.str = store_client_scope(fx.st, fx.p2.client_id, &fx.err);
+	fx.str = client_scope(fx.p2.client_id);
 	ck_assert_str_eq(fx.str, ALL_TWELVE);
 }
 END_TEST
@@ -534,7 +550,7 @@ START_TEST(test_client_auth_unknown)
 	ck_assert_int_eq(store_client_auth(fx.st, fx.p1.project_id, &ca, &fx.err), 0);
 	ck_assert_int_eq(store_client_auth(fx.st, "", &ca, &fx.err), 0);
 	/* an unknown client has no scope */
-	fx.str = store_client_scope(fx.st, "no-such-client", &fx.err);
+	fx.str = client_scope("no-such-client");
 	ck_assert_ptr_nonnull(fx.str);
 	ck_assert_str_eq(fx.str, "");
 }
@@ -751,7 +767,7 @@ START_TEST(test_delete_permission_cascades)
 	                         " WHERE role_id = 'ro1'"), 1);
 	ck_assert_int_eq(sql_int(fx.st->db, "SELECT count(*) FROM client_permissions"
 	                         " WHERE client_id = %Q", fx.p1.client_id), 11);
-	fx.str = store_client_scope(fx.st, fx.p1.client_id, &fx.err);
+	fx.str = client_scope(fx.p1.client_id);
 	ck_assert_ptr_nonnull(fx.str);
 	ck_assert_ptr_null(strstr(fx.str, "users:read"));
 	ck_assert_ptr_nonnull(strstr(fx.str, "users:update"));
@@ -775,6 +791,93 @@ START_TEST(test_delete_role_sets_user_role_null)
 	ck_assert_int_eq(sql_int(fx.st->db, "SELECT count(*) FROM users"), 2);
 	ck_assert_int_eq(sql_int(fx.st->db, "SELECT role_id IS NULL FROM users WHERE id = 'u1'"), 1);
 	ck_assert_int_eq(sql_int(fx.st->db, "SELECT role_id = 'ro2' FROM users WHERE id = 'u2'"), 1);
+}
+END_TEST
+
+/* A cached scope never outlives a change: one written through the store, one
+ * in the store's own connection outside it, one by another process (a
+ * second connection, as the CLI is), one inside a group-commit batch. */
+START_TEST(test_scope_cache_sees_every_change)
+{
+	char perm[80];
+
+	open_store();
+	create_project("a", &fx.p1);
+	permission_id(fx.p1.project_id, "users:read", perm, sizeof perm);
+	fx.str = client_scope(fx.p1.client_id);
+	ck_assert_str_eq(fx.str, ALL_TWELVE);
+	free(fx.str);
+
+	/* another process */
+	ck_assert_int_eq(sqlite3_open(fx.path, &fx.raw), SQLITE_OK);
+	ck_assert_int_eq(sql_exec(fx.raw, "DELETE FROM client_permissions WHERE permission_id = %Q",
+	                          perm), SQLITE_OK);
+	fx.str = client_scope(fx.p1.client_id);
+	ck_assert_ptr_null(strstr(fx.str, "users:read"));
+	ck_assert_ptr_nonnull(strstr(fx.str, "users:update"));
+	free(fx.str);
+
+	/* this connection, outside store_begin */
+	ck_assert_int_eq(sql_exec(fx.st->db, "INSERT INTO client_permissions VALUES (%Q, %Q)",
+	                          fx.p1.client_id, perm), SQLITE_OK);
+	fx.str = client_scope(fx.p1.client_id);
+	ck_assert_str_eq(fx.str, ALL_TWELVE);
+	free(fx.str);
+
+	/* a request's savepoint in a batch: no commit yet, so no new data version */
+	store_batch_enable(fx.st, noop_opened, NULL);
+	ck_assert_int_eq(store_begin(fx.st, &fx.err), 0);
+	ck_assert_int_eq(sql_exec(fx.st->db, "DELETE FROM client_permissions WHERE permission_id = %Q",
+	                          perm), SQLITE_OK);
+	ck_assert_int_eq(store_commit(fx.st, &fx.err), 0);
+	fx.str = client_scope(fx.p1.client_id);
+	ck_assert_ptr_null(strstr(fx.str, "users:read"));
+	free(fx.str);
+	fx.str = NULL;
+	ck_assert_int_eq(store_batch_commit(fx.st, &fx.err), 0);
+}
+END_TEST
+
+static int values_freed;
+
+static void count_free(void *v)
+{
+	values_freed++;
+	free(v);
+}
+
+/* The cache gives back only what was put for that key at that stamp, keeps
+ * the newest put, and frees every value it was given exactly once. */
+START_TEST(test_derived_cache)
+{
+	struct derived_cache *c = derived_cache_new(count_free);
+	struct store_stamp now = { 1, 7 }, later = { 2, 7 }, other = { 1, 8 };
+	char key[32];
+	int puts = 0, hits = 0;
+
+	values_freed = 0;
+	ck_assert_ptr_null(derived_cache_get(c, "a", now));
+	for (int i = 0; i < 20000; i++) {
+		snprintf(key, sizeof key, "k%d", i % 6000);
+		derived_cache_put(c, key, now, xasprintf("%s", key));
+		puts++;
+		ck_assert_str_eq(derived_cache_get(c, key, now), key);   /* the newest stays */
+	}
+	for (int i = 0; i < 6000; i++) {
+		const char *v;
+		snprintf(key, sizeof key, "k%d", i);
+		v = derived_cache_get(c, key, now);
+		if (v) {
+			ck_assert_str_eq(v, key);   /* never another key's value */
+			hits++;
+		}
+		ck_assert_ptr_null(derived_cache_get(c, key, later));
+		ck_assert_ptr_null(derived_cache_get(c, key, other));
+	}
+	ck_assert_int_gt(hits, 2000);      /* 4096 slots: most of 6000 keys stay */
+	ck_assert_int_eq(values_freed, puts - hits);
+	derived_cache_free(c);
+	ck_assert_int_eq(values_freed, puts);
 }
 END_TEST
 
@@ -811,6 +914,8 @@ static Suite *store_suite(void)
 	tcase_add_test(tc, test_token_is_revoked);
 	tcase_add_test(tc, test_user_is_active);
 	tcase_add_test(tc, test_permissions_check);
+	tcase_add_test(tc, test_scope_cache_sees_every_change);
+	tcase_add_test(tc, test_derived_cache);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("schema");

@@ -263,6 +263,90 @@ START_TEST(test_get_external)
 }
 END_TEST
 
+/* The permissions of a user's record, joined with spaces. */
+static char *external_permissions(const char *ext)
+{
+	struct api_error err;
+	json_t *rec = store_user_get_external(st, proj.project_id, ext, true, &err), *v;
+	char *out = xstrdup(""), *next;
+	size_t i;
+
+	ck_assert_ptr_nonnull(rec);
+	json_array_foreach(json_object_get(rec, "permissions"), i, v) {
+		next = xasprintf("%s%s%s", out, *out ? " " : "", json_string_value(v));
+		free(out);
+		out = next;
+	}
+	json_decref(rec);
+	return out;
+}
+
+static void expect_permissions(const char *ext, const char *want)
+{
+	char *got = external_permissions(ext);
+
+	ck_assert_str_eq(got, want);
+	free(got);
+}
+
+static void opened_nothing(void *arg)
+{
+	(void)arg;
+}
+
+/* A role's permissions are cached, and the record still shows every change
+ * at once: made in this connection, by another process, inside a group
+ * commit's batch, to a resource's code, and the role taken away. */
+START_TEST(test_external_permissions_follow_changes)
+{
+	char *a = create("A", "ext-a", NULL, "r1"), *b = create("B", "ext-b", NULL, NULL), *q;
+	struct api_error err;
+	sqlite3 *raw;
+
+	expect_permissions("ext-a", "clients:read users:read");
+	expect_permissions("ext-a", "clients:read users:read");
+	expect_permissions("ext-b", "");
+
+	q = xasprintf("DELETE FROM role_permissions WHERE role_id = 'r1' AND permission_id ="
+	              " (SELECT pm.id FROM permissions pm JOIN resources r ON r.id = pm.resource_id"
+	              " WHERE r.project_id = '%s' AND r.code = 'clients' AND pm.code = 'read')",
+	              proj.project_id);
+	exec_sql(q);
+	free(q);
+	expect_permissions("ext-a", "users:read");
+
+	ck_assert_int_eq(sqlite3_open(path, &raw), SQLITE_OK);
+	q = xasprintf("INSERT INTO role_permissions SELECT 'r1', pm.id FROM permissions pm"
+	              " JOIN resources r ON r.id = pm.resource_id WHERE r.project_id = '%s'"
+	              " AND r.code = 'users' AND pm.code = 'update'", proj.project_id);
+	ck_assert_int_eq(sqlite3_exec(raw, q, NULL, NULL, NULL), SQLITE_OK);
+	free(q);
+	expect_permissions("ext-a", "users:read users:update");
+	q = xasprintf("UPDATE resources SET code = 'people' WHERE project_id = '%s'"
+	              " AND code = 'users'", proj.project_id);
+	ck_assert_int_eq(sqlite3_exec(raw, q, NULL, NULL, NULL), SQLITE_OK);
+	free(q);
+	expect_permissions("ext-a", "people:read people:update");
+	sqlite3_close(raw);
+
+	store_batch_enable(st, opened_nothing, NULL);
+	ck_assert_int_eq(store_begin(st, &err), 0);
+	exec_sql("DELETE FROM role_permissions WHERE role_id = 'r1'");
+	ck_assert_int_eq(store_commit(st, &err), 0);
+	expect_permissions("ext-a", "");
+	ck_assert_int_eq(store_batch_commit(st, &err), 0);
+
+	exec_sql("INSERT INTO role_permissions SELECT 'r1', id FROM permissions"
+	         " WHERE code = 'create' AND project_id = (SELECT project_id FROM roles"
+	         " WHERE id = 'r1')");
+	expect_permissions("ext-a", "clients:create people:create resources:create roles:create");
+	exec_sql("DELETE FROM roles WHERE id = 'r1'");
+	expect_permissions("ext-a", "");
+	free(a);
+	free(b);
+}
+END_TEST
+
 /* A page of store_user_list, parsed: the store writes it as JSON text. */
 static json_t *list_page(const struct list_params *p, const struct user_filter *filter,
                          long long *total)
@@ -669,6 +753,7 @@ static Suite *store_users_suite(void)
 	tcase_add_test(tc, test_update_keep_and_clear);
 	tcase_add_test(tc, test_update_errors);
 	tcase_add_test(tc, test_get_external);
+	tcase_add_test(tc, test_external_permissions_follow_changes);
 	tcase_add_test(tc, test_list_filters);
 	tcase_add_test(tc, test_search_indexed_same_as_scan);
 	tcase_add_test(tc, test_search_index_follows_writes);

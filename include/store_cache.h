@@ -1,0 +1,35 @@
+#ifndef EDGEAUTH_STORE_CACHE_H
+#define EDGEAUTH_STORE_CACHE_H
+/*
+ * Caches of what the store derives from its rows (a client's scope, a role's
+ * permissions), keyed by record ID. An entry is good only at the store_stamp
+ * it was read at: any commit, of ours or of another process (the CLI), moves
+ * the stamp and so retires every entry at once (CONTRACT.md §1).
+ */
+#include <stddef.h>
+#include <stdint.h>
+
+/* The store's state as a request's reads saw it: our own commit and
+ * rollback count, and SQLite's data version of the file. Take it with
+ * store_stamp after the request has stepped a statement: a read transaction
+ * is what brings another process's commits into the data version. */
+struct store_stamp {
+	uint64_t generation;
+	uint32_t data_version;
+};
+
+/* A fixed table of key -> value; values are owned by the cache and freed
+ * with the value_free given to derived_cache_new. */
+struct derived_cache;
+
+struct derived_cache *derived_cache_new(void (*value_free)(void *));
+void derived_cache_free(struct derived_cache *c);
+/* The value stored for key at stamp now, or NULL. Borrowed: good until the
+ * next derived_cache_put. */
+void *derived_cache_get(const struct derived_cache *c, const char *key, struct store_stamp now);
+/* Stores value (the cache takes it) for key at now, evicting another key's
+ * entry when the key's set is full. */
+void derived_cache_put(struct derived_cache *c, const char *key, struct store_stamp now,
+                       void *value);
+
+#endif
