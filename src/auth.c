@@ -57,9 +57,10 @@ static void principal_copy(struct principal *dst, const struct principal *src)
 /* ---- verified tokens ----
  * The ECDSA check dominates a bearer request, and a client sends the same
  * token many times. So the claims of a token whose signature checked out are
- * kept, by the token's SHA-256, in a direct-mapped table. Only the signature
- * and claim parsing are cached: revocation and the active flags are read
- * from the store on every request, so they still act at once. */
+ * kept, by the token's SHA-256, in a direct-mapped table. Revocation is read
+ * from the store on every request; the rest of the store's verdict (client,
+ * project and user active) is kept by jti at the store_stamp of that read,
+ * so any commit, ours or the CLI's, has it read again. */
 #define VERIFY_CACHE_SLOTS 1024
 
 struct verified {
@@ -69,7 +70,16 @@ struct verified {
 
 struct auth_cache {
 	struct verified slots[VERIFY_CACHE_SLOTS];
+	struct derived_cache *holders_active;   /* jti -> &holders_were_active */
 };
+
+/* The one value of holders_active: only a passed check is kept. */
+static char holders_were_active;
+
+static void keep_static(void *v)
+{
+	(void)v;
+}
 
 void auth_cache_free(struct auth_cache *c)
 {
@@ -77,6 +87,7 @@ void auth_cache_free(struct auth_cache *c)
 		return;
 	for (size_t i = 0; i < VERIFY_CACHE_SLOTS; i++)
 		principal_release(&c->slots[i].p);
+	derived_cache_free(c->holders_active);
 	free(c);
 }
 
@@ -84,8 +95,10 @@ static struct verified *cache_slot(struct server *srv, const unsigned char diges
 {
 	uint64_t h;
 
-	if (!srv->auth_cache)
+	if (!srv->auth_cache) {
 		srv->auth_cache = xcalloc(1, sizeof *srv->auth_cache);
+		srv->auth_cache->holders_active = derived_cache_new(keep_static);
+	}
 	memcpy(&h, digest, sizeof h);
 	return &srv->auth_cache->slots[h % VERIFY_CACHE_SLOTS];
 }
@@ -143,11 +156,37 @@ static int claims_get(struct server *srv, const char *token, struct principal *o
 	return 0;
 }
 
+/* 1 when the token's client and project are active, the client is of the
+ * token's project and a user token's user is active; 0 not; -1 error. Call
+ * after the request's first read (store_stamp). */
+static int holders_active(struct server *srv, const struct principal *p, struct api_error *err)
+{
+	struct store_stamp now = store_stamp(srv->store);
+	struct derived_cache *cache = srv->auth_cache->holders_active;
+	struct client_auth ca;
+	int rc;
+
+	if (derived_cache_get(cache, p->jti, now))
+		return 1;
+	rc = store_client_auth(srv->store, p->client_id, &ca, err);
+	if (rc < 0)
+		return -1;
+	if (rc == 0 || !ca.is_active || !ca.project_active ||
+	    strcmp(ca.project_id, p->project_id) != 0)
+		return 0;
+	if (p->user_id) {
+		rc = store_user_is_active(srv->store, p->project_id, p->user_id, err);
+		if (rc <= 0)
+			return rc;
+	}
+	derived_cache_put(cache, p->jti, now, &holders_were_active);
+	return 1;
+}
+
 int auth_bearer(struct server *srv, const char *header, struct principal *out,
                 struct api_error *err)
 {
 	const char *token;
-	struct client_auth ca;
 	int rc;
 
 	/* RFC 6750 §2.1: "Bearer" is case-insensitive; anything else is no token. */
@@ -166,17 +205,9 @@ int auth_bearer(struct server *srv, const char *header, struct principal *out,
 	rc = store_token_is_revoked(srv->store, out->jti, err);
 	if (rc != 0)
 		goto fail_rc;
-	rc = store_client_auth(srv->store, out->client_id, &ca, err);
-	if (rc < 0)
+	rc = holders_active(srv, out, err);
+	if (rc <= 0)
 		goto fail_rc;
-	if (rc == 0 || !ca.is_active || !ca.project_active ||
-	    strcmp(ca.project_id, out->project_id) != 0)
-		goto invalid_token;
-	if (out->user_id) {
-		rc = store_user_is_active(srv->store, out->project_id, out->user_id, err);
-		if (rc <= 0)
-			goto fail_rc;
-	}
 	return 0;
 
 fail_rc:

@@ -223,6 +223,8 @@ req PUT "$P/clients/$APP" '{"name":"web app","is_active":true}'
 refresh "$APP" "$R6"
 check_status "refresh after reactivation" 200
 R6=$REFRESH; A6=$ACCESS
+AUTH="Bearer $A6" req GET "$P/users"
+check_status "user token works while the user is active (its check is now cached)" 200
 req PUT "$P/users/$USER" "$(jq -cn --arg e "$EMAIL" '{display_name:"Alice",is_active:false,email:$e}')"
 check_status "deactivate user" 200
 AUTH="Bearer $A6" req GET "$P/users"
