@@ -210,6 +210,10 @@ static void send_now(struct request_ctx *ctx, int status, struct evbuffer *buf)
 {
 	struct server *srv = ctx->srv;
 
+	/* Stopping: the loop ends once the requests in flight are answered, so
+	 * no client may send another request on this connection. */
+	if (srv->stopping)
+		evhttp_add_header(evhttp_request_get_output_headers(ctx->req), "Connection", "close");
 	evhttp_send_reply(ctx->req, status, status_reason(status), buf);
 	evbuffer_free(buf);
 	conn_guard_request_done(srv->guard, ctx->conn);

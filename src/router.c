@@ -239,15 +239,20 @@ void router_dispatch(struct request_ctx *ctx)
 			match_ncaps = ncaps;
 		}
 	}
-	if (!path_known) {
-		reply_fail(ctx, E_NOT_FOUND, "No such endpoint.");
-		return;
-	}
-	if (ctx->method == EVHTTP_REQ_OPTIONS) {
+	if (path_known && ctx->method == EVHTTP_REQ_OPTIONS) {
 		snprintf(allow + strlen(allow), sizeof allow - strlen(allow), ", OPTIONS");
 		add_cors_headers(ctx, cors, allow);
 		http_add_header(ctx, "Allow", allow);
 		http_reply_raw(ctx, 204, NULL, NULL, 0);
+		return;
+	}
+	/* Errors too carry the CORS headers: without them a browser hides the
+	 * answer from the page, which sees a network error instead of a 404. An
+	 * unknown path is treated as the management API's. */
+	if (ctx->method != EVHTTP_REQ_OPTIONS)
+		add_cors_headers(ctx, cors, allow);
+	if (!path_known) {
+		reply_fail(ctx, E_NOT_FOUND, "No such endpoint.");
 		return;
 	}
 	if (!match) {
@@ -265,7 +270,6 @@ void router_dispatch(struct request_ctx *ctx)
 		ctx->param_name_lens[i] = match_caps[i].name_len;
 		ctx->params[ctx->nparams++] = v;
 	}
-	add_cors_headers(ctx, match->cors, allow);
 	if (check_request(ctx, match, &err) < 0) {
 		http_reply_error(ctx, &err);
 		return;

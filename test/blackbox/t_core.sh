@@ -137,4 +137,45 @@ start_server server.max_header_bytes=32768
 STATUS=$(curl -s -o /dev/null -w '%{http_code}' -H "X-Big: $BIG" "$BASE/healthz")
 check "20 KB of headers under max_header_bytes = 32768" "$STATUS" 200
 
+# CORS on the management API: the configured origins only, on errors as on answers
+stop_server
+start_server "server.cors_origins = https://admin.example https://ops.example"
+NEW=$("$EDGEAUTH" -c "$CONF" project create --name cors)
+PROJECT_ID=$(jq -r .project_id <<<"$NEW"); CLIENT_ID=$(jq -r .client_id <<<"$NEW")
+CLIENT_SECRET=$(jq -r .client_secret <<<"$NEW")
+TOKEN=$(admin_token); P="/api/v1/projects/$PROJECT_ID"
+no_cors_header() {
+	if printf '%s' "$HDRS" | grep -qi '^Access-Control-'; then fail "$1: a CORS header"; else pass; fi
+}
+AUTH=none req OPTIONS "$P/users" -H 'Origin: https://ops.example' -H 'Access-Control-Request-Method: GET'
+check_status "management preflight" 204
+check_header "preflight: the origin echoed" '^Access-Control-Allow-Origin: https://ops\.example$'
+check_header "preflight: the path's methods" '^Access-Control-Allow-Methods: POST, GET, OPTIONS$'
+check_header "preflight: Authorization allowed" '^Access-Control-Allow-Headers: Authorization, Content-Type$'
+req GET "$P/users?page_size=1" -H 'Origin: https://admin.example'
+check_status "list from a configured origin" 200
+check_header "list: the origin echoed" '^Access-Control-Allow-Origin: https://admin\.example$'
+check_header "list: varies by origin" '^Vary: Origin$'
+req GET "$P/users?page_size=1" -H 'Origin: https://evil.example'
+check_status "list from another origin (the browser, not the server, refuses it)" 200
+no_cors_header "list from another origin"
+AUTH=none req OPTIONS "$P/users" -H 'Origin: https://evil.example' -H 'Access-Control-Request-Method: GET'
+no_cors_header "preflight from another origin"
+AUTH=none req GET "$P/users" -H 'Origin: https://admin.example'
+check_err "401 from a configured origin" 401 invalid_authorization_token
+check_header "401: the origin echoed" '^Access-Control-Allow-Origin: https://admin\.example$'
+check_header "401: its challenge readable" '^Access-Control-Expose-Headers: WWW-Authenticate$'
+AUTH=none req GET /api/v1/nope -H 'Origin: https://admin.example'
+check_err "404 from a configured origin" 404 not_found
+check_header "404: the origin echoed" '^Access-Control-Allow-Origin: https://admin\.example$'
+req DELETE "$P/users" -H 'Origin: https://admin.example'
+check_err "405 from a configured origin" 405 method_not_allowed
+check_header "405: the origin echoed" '^Access-Control-Allow-Origin: https://admin\.example$'
+req PUT "$P/users/%zz" '{}' -H 'Origin: https://admin.example'
+check_err "malformed path from a configured origin" 400 invalid_params
+check_header "malformed path: the origin echoed" '^Access-Control-Allow-Origin: https://admin\.example$'
+AUTH=none req DELETE /api/v1/tokens -H 'Origin: https://evil.example'
+check_err "405 on a public endpoint" 405 method_not_allowed
+check_header "public 405: any origin" '^Access-Control-Allow-Origin: \*$'
+
 finish
