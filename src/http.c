@@ -212,7 +212,8 @@ static void send_now(struct request_ctx *ctx, int status, struct evbuffer *buf)
 
 	/* Stopping: the loop ends once the requests in flight are answered, so
 	 * no client may send another request on this connection. */
-	if (srv->stopping)
+	if (srv->stopping && !evhttp_find_header(evhttp_request_get_output_headers(ctx->req),
+	                                         "Connection"))
 		evhttp_add_header(evhttp_request_get_output_headers(ctx->req), "Connection", "close");
 	evhttp_send_reply(ctx->req, status, status_reason(status), buf);
 	evbuffer_free(buf);

@@ -55,5 +55,31 @@ check "503 carries Retry-After" "$(tr -d '\r' < "$TMP/h.$I" | grep -ci '^Retry-A
 check "503 error body" "$(jq -r .error "$TMP/b.$I")" temporarily_unavailable
 req GET "$P/users"
 check_json "only the created users exist" .total "$CREATED"
+stop_server
+
+# SIGTERM while creates hash: each is still answered, with Connection: close
+# (the server is going), the writes are kept, and the exit is clean.
+rm -f "$TMP/edgeauth.db"*
+start_server passwords.argon2_memory_kib=32768 passwords.argon2_iterations=8 \
+	passwords.hash_threads=1
+# The server's established connections (local port PORT, state 01).
+established() {
+	awk -v port="$(printf ':%04X' "$PORT")" '$4 == "01" && substr($2, length($2) - 4) == port' \
+		/proc/net/tcp | wc -l
+}
+PIDS=()
+for i in 1 2 3; do
+	curl -s -D "$TMP/dh.$i" -o /dev/null -w '%{http_code}\n' -H "Authorization: Bearer $TOKEN" \
+		-H 'Content-Type: application/json' \
+		--data "{\"display_name\":\"D$i\",\"email\":\"d$i@example.com\",\"password\":\"password $i\"}" \
+		"$BASE$P/users" > "$TMP/ds.$i" &
+	PIDS+=($!)
+done
+for _ in $(seq 1 100); do [ "$(established)" -ge 3 ] && break; sleep 0.02; done
+stop_server   # checks exit status 0
+wait "${PIDS[@]}"
+check "creates in flight at SIGTERM answered" "$(cat "$TMP"/ds.* | sort | uniq -c | awk '{print $2 "x" $1}')" "201x3"
+check "their answers close the connection" "$(cat "$TMP"/dh.* | tr -d '\r' | grep -ci '^Connection: close$')" 3
+check "their users are stored" "$(sqlite3 "$TMP/edgeauth.db" "select count(*) from users where email like 'd_@example.com'")" 3
 
 finish
