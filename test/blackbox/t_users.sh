@@ -301,6 +301,25 @@ req GET "$P/users/external/both-1?include_permissions=true"
 check_json "include_permissions: named forms, sorted" '.permissions|tojson' \
 	'["orders:read","roles:read","users:read","users:update"]'
 check_json "include_permissions: record too" '[.role_id,.role_name]|tojson' '["role_editor","Editor"]'
+# A role's permissions are cached; changes through the API show at once.
+req PUT "$P/roles/role_editor" '{"code":"role_editor","name":"Editor","permission_ids":["perm_orders_read"]}'
+check_status "role narrowed to orders:read" 200
+req GET "$P/users/external/both-1?include_permissions=true"
+check_json "include_permissions: after the role's update" '.permissions|tojson' '["orders:read"]'
+req PUT "$P/resources/res_orders" '{"name":"Orders","code":"purchases"}'
+check_status "resource renamed" 200
+req GET "$P/users/external/both-1?include_permissions=true"
+check_json "include_permissions: after the resource's rename" '.permissions|tojson' '["purchases:read"]'
+req PUT "$P/resources/res_orders" '{"name":"Orders","code":"orders"}'
+req PUT "$P/roles/role_editor" "$(sql "SELECT json_object('code', 'role_editor', 'name', 'Editor',
+	'permission_ids', json_group_array(permission_id)) FROM (SELECT permission_id FROM role_permissions
+	WHERE role_id = 'role_editor' UNION SELECT pm.id FROM permissions pm JOIN resources r
+	ON r.id = pm.resource_id WHERE pm.project_id = '$PROJECT_ID' AND r.code || ':' || pm.code
+	IN ('users:read', 'users:update', 'roles:read'))")"
+check_status "role restored" 200
+req GET "$P/users/external/both-1?include_permissions=true"
+check_json "include_permissions: restored" '.permissions|tojson' \
+	'["orders:read","roles:read","users:read","users:update"]'
 req GET "$P/users/external/opt-1?include_permissions=true"
 check_json "include_permissions: user without role" '.permissions|tojson' '[]'
 req GET "$P/users/external/both-1?include_permissions=yes"
