@@ -53,14 +53,12 @@ static void user_job_free(void *p)
 }
 
 /* PUT /api/v1/users/current (SPEC.md): email is required; the caller cannot
- * touch external_user_id, role_id or is_active, which are kept. */
+ * touch external_user_id, role_id or is_active, which are kept. They are not
+ * fields of this body, so like any unknown field they are not even read. */
 static int current_body_check(struct user_fields *f, struct api_error *err)
 {
 	if (f->email.state != FIELD_SET)
 		return api_fail(err, E_INVALID_PARAMS, "email is required.");
-	f->external_user_id = (struct str_field){ FIELD_ABSENT, NULL };
-	f->role_id = (struct str_field){ FIELD_ABSENT, NULL };
-	f->is_active = -1;
 	return 0;
 }
 
@@ -70,18 +68,19 @@ static int current_body_check(struct user_fields *f, struct api_error *err)
 int users_read_body(const json_t *body, enum user_write kind, struct user_fields *f,
                     struct str_field *password, struct api_error *err)
 {
-	bool is_update = kind == USER_UPDATE;
-
+	bool is_update = kind == USER_UPDATE, is_current = kind == USER_CURRENT;
 	struct str_field display_name;
 
 	f->is_active = -1;   /* create: ignored, new users are active */
+	f->external_user_id = f->role_id = (struct str_field){ FIELD_ABSENT, NULL };
 	if (json_read_string(body, &rule_display_name, &display_name, err) < 0 ||
 	    (is_update && json_read_bool(body, "is_active", true, &f->is_active, err) < 0) ||
 	    json_read_string(body, &rule_avatar_url, &f->avatar_url, err) < 0 ||
-	    json_read_string(body, &rule_external_user_id, &f->external_user_id, err) < 0 ||
+	    (!is_current &&
+	     json_read_string(body, &rule_external_user_id, &f->external_user_id, err) < 0) ||
 	    json_read_string(body, &rule_email, &f->email, err) < 0 ||
 	    json_read_string(body, &rule_password, password, err) < 0 ||
-	    json_read_string(body, &rule_role_id, &f->role_id, err) < 0)
+	    (!is_current && json_read_string(body, &rule_role_id, &f->role_id, err) < 0))
 		return -1;
 	f->display_name = display_name.value;
 	if (kind == USER_CURRENT)

@@ -44,6 +44,9 @@ sign_in "$APP" "$REDIRECT" robert@example.com "new secret 1"
 check "new password works" "$([ -n "$CODE" ] && echo yes)" yes
 AUTH="Bearer $USER_TOKEN" req PUT /api/v1/users/current '{"display_name":"Robert","email":"CAROL@example.com"}'
 check_err "current user email taken" 409 user_email_already_used
+AUTH="Bearer $USER_TOKEN" req PUT /api/v1/users/current '{"display_name":"Robert","email":"robert@example.com","role_id":7,"external_user_id":["x"],"is_active":"no"}'
+check_status "current user: role_id, external_user_id, is_active are not fields here, ignored" 200
+check_json "current user: still the role, no external ID, active" '[.role_id,.external_user_id,.is_active]|tojson' "[\"$ROLE\",null,true]"
 AUTH="Bearer $USER_TOKEN" req PUT /api/v1/users/current '{"display_name":"Robert"}'
 check_err "current user without email" 400 invalid_params
 AUTH="Bearer $USER_TOKEN" req PUT /api/v1/users/current '{"display_name":"Robert","email":"not an email"}'
