@@ -160,6 +160,12 @@ struct client_auth {
 /* 1 found, 0 unknown client, -1 error. */
 int store_client_auth(struct store *st, const char *client_id, struct client_auth *out,
                       struct api_error *err);
+/* Authenticates a client: with a secret (Basic) it must be the client's,
+ * else invalid_client_credentials; without one (a public client naming
+ * itself) the client must exist, else invalid_client. Fills *out. Returns 0
+ * or -1 with err. The active flags are the caller's to judge. */
+int store_client_authenticate(struct store *st, const char *client_id, const char *secret,
+                              struct client_auth *out, struct api_error *err);
 /* The client's named permissions ("users:read"), sorted, space-separated.
  * Returns a new string (caller frees) or NULL with err. */
 char *store_client_scope(struct store *st, const char *client_id, struct store_stamp at,

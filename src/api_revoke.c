@@ -75,9 +75,7 @@ static int revoke_client(struct request_ctx *ctx, const char *form_client_id,
                          struct basic_credentials *basic, struct api_error *err)
 {
 	struct client_auth ca;
-	char hash[SECRET_HASH_LEN + 1];
 	int parsed = basic_parse(request_header(ctx, "Authorization"), basic);
-	int found;
 
 	if (parsed < 0)
 		return api_fail(err, E_INVALID_PARAMS, "The Authorization header is malformed.");
@@ -85,18 +83,9 @@ static int revoke_client(struct request_ctx *ctx, const char *form_client_id,
 		return api_fail(err, E_INVALID_PARAMS, "client_id differs from the Basic credentials.");
 	if (parsed == 0 && (!form_client_id || !*form_client_id))
 		return api_fail(err, E_INVALID_PARAMS, "client_id or client authentication is required.");
-	found = store_client_auth(ctx->srv->store, parsed ? basic->client_id : form_client_id,
-	                          &ca, err);
-	if (found < 0)
-		return -1;
-	if (parsed == 1) {
-		crypto_hash_secret(basic->secret, strlen(basic->secret), hash);
-		if (!found || !crypto_equal(hash, ca.secret_hash))
-			return api_fail(err, E_INVALID_CLIENT_CREDENTIALS, "The client ID or secret is wrong.");
-	} else if (!found) {
-		return api_fail(err, E_INVALID_CLIENT, "The client ID is invalid.");
-	}
-	return 0;
+	return store_client_authenticate(ctx->srv->store,
+	                                 parsed ? basic->client_id : form_client_id,
+	                                 parsed ? basic->secret : NULL, &ca, err);
 }
 
 /* POST /api/v1/tokens/revoke, RFC 7009: form token and token_type_hint. */

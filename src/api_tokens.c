@@ -64,9 +64,8 @@ static int grant_client_credentials(struct request_ctx *ctx, struct api_error *e
 	struct basic_credentials basic = { 0 };
 	struct client_auth ca;
 	struct access_token at = { 0 };
-	char hash[SECRET_HASH_LEN + 1];
 	char *scope = NULL;
-	int rc = -1, found;
+	int rc = -1;
 
 	switch (basic_parse(request_header(ctx, "Authorization"), &basic)) {
 	case 0:
@@ -75,15 +74,8 @@ static int grant_client_credentials(struct request_ctx *ctx, struct api_error *e
 	case -1:
 		return api_fail(err, E_INVALID_PARAMS, "The Authorization header is malformed.");
 	}
-	found = store_client_auth(ctx->srv->store, basic.client_id, &ca, err);
-	if (found < 0)
+	if (store_client_authenticate(ctx->srv->store, basic.client_id, basic.secret, &ca, err) < 0)
 		goto out;
-	/* Hash even for an unknown client, so timing does not tell which it was. */
-	crypto_hash_secret(basic.secret, strlen(basic.secret), hash);
-	if (!found || !crypto_equal(hash, ca.secret_hash)) {
-		api_fail(err, E_INVALID_CLIENT_CREDENTIALS, "The client ID or secret is wrong.");
-		goto out;
-	}
 	if (!ca.is_active) {
 		api_fail(err, E_CLIENT_NOT_ACTIVE, "The client is not active.");
 		goto out;
@@ -179,19 +171,9 @@ static int check_user_grant_client(struct request_ctx *ctx, const struct token_f
                                    const struct basic_credentials *basic,
                                    struct client_auth *ca, struct api_error *err)
 {
-	char hash[SECRET_HASH_LEN + 1];
-	int found = store_client_auth(ctx->srv->store, tf->client_id, ca, err);
-
-	if (found < 0)
+	if (store_client_authenticate(ctx->srv->store, tf->client_id,
+	                              basic->client_id ? basic->secret : NULL, ca, err) < 0)
 		return -1;
-	if (basic->client_id) {
-		crypto_hash_secret(basic->secret, strlen(basic->secret), hash);
-		if (!found || !crypto_equal(hash, ca->secret_hash))
-			return api_fail(err, E_INVALID_CLIENT_CREDENTIALS,
-			                "The client ID or secret is wrong.");
-	} else if (!found) {
-		return api_fail(err, E_INVALID_CLIENT, "The client ID is invalid.");
-	}
 	if (!ca->is_active)
 		return api_fail(err, E_CLIENT_NOT_ACTIVE, "The client is not active.");
 	if (!ca->project_active)

@@ -624,6 +624,26 @@ int store_client_auth(struct store *st, const char *client_id, struct client_aut
 	return rc;
 }
 
+int store_client_authenticate(struct store *st, const char *client_id, const char *secret,
+                              struct client_auth *out, struct api_error *err)
+{
+	char hash[SECRET_HASH_LEN + 1];
+	int found = store_client_auth(st, client_id, out, err);
+
+	if (found < 0)
+		return -1;
+	if (secret) {
+		/* Hashed even for an unknown client, so timing does not tell which. */
+		crypto_hash_secret(secret, strlen(secret), hash);
+		if (!found || !crypto_equal(hash, out->secret_hash))
+			return api_fail(err, E_INVALID_CLIENT_CREDENTIALS,
+			                "The client ID or secret is wrong.");
+	} else if (!found) {
+		return api_fail(err, E_INVALID_CLIENT, "The client ID is invalid.");
+	}
+	return 0;
+}
+
 char *store_join_column(struct store *st, sqlite3_stmt *s, const char *key, struct api_error *err)
 {
 	size_t len = 0, cap = 256;
