@@ -6,6 +6,7 @@
  * it was read at: any commit, of ours or of another process (the CLI), moves
  * the stamp and so retires every entry at once (CONTRACT.md §1).
  */
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -16,6 +17,7 @@
 struct store_stamp {
 	uint64_t generation;
 	uint32_t data_version;
+	bool known;   /* false: the data version could not be read; cache nothing */
 };
 
 /* A fixed table of key -> value; values are owned by the cache and freed

@@ -675,11 +675,12 @@ char *store_join_column(struct store *st, sqlite3_stmt *s, const char *key, stru
 
 struct store_stamp store_stamp(struct store *st)
 {
-	struct store_stamp now = { st->generation, 0 };
+	struct store_stamp now = { st->generation, 0, true };
 	unsigned v = 0;
 
-	/* Cannot fail for "main"; 0 would only mean fewer cache hits. */
-	sqlite3_file_control(st->db, "main", SQLITE_FCNTL_DATA_VERSION, &v);
+	/* Not expected to fail for "main"; if it did, nothing may be cached. */
+	if (sqlite3_file_control(st->db, "main", SQLITE_FCNTL_DATA_VERSION, &v) != SQLITE_OK)
+		now.known = false;
 	now.data_version = v;
 	return now;
 }

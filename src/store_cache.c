@@ -25,7 +25,8 @@ struct derived_cache {
 
 static bool same_stamp(struct store_stamp a, struct store_stamp b)
 {
-	return a.generation == b.generation && a.data_version == b.data_version;
+	return a.known && b.known && a.generation == b.generation &&
+	       a.data_version == b.data_version;
 }
 
 static struct slot *set_of(const struct derived_cache *c, const char *key)
@@ -78,6 +79,11 @@ void derived_cache_put(struct derived_cache *c, const char *key, struct store_st
                        void *value)
 {
 	struct slot *set = set_of(c, key), *victim = NULL;
+
+	if (!now.known) {
+		c->value_free(value);
+		return;
+	}
 
 	/* The key's own slot first, then a free or retired one, else round robin. */
 	for (size_t w = 0; w < WAYS && !victim; w++)

@@ -851,12 +851,18 @@ static void count_free(void *v)
 START_TEST(test_derived_cache)
 {
 	struct derived_cache *c = derived_cache_new(count_free);
-	struct store_stamp now = { 1, 7 }, later = { 2, 7 }, other = { 1, 8 };
+	struct store_stamp now = { 1, 7, true }, later = { 2, 7, true }, other = { 1, 8, true };
+	struct store_stamp unknown = { 1, 7, false };
 	char key[32];
 	int puts = 0, hits = 0;
 
 	values_freed = 0;
 	ck_assert_ptr_null(derived_cache_get(c, "a", now));
+	derived_cache_put(c, "u", unknown, xstrdup("u"));   /* freed, not kept */
+	ck_assert_ptr_null(derived_cache_get(c, "u", unknown));
+	ck_assert_ptr_null(derived_cache_get(c, "u", now));
+	ck_assert_int_eq(values_freed, 1);
+	values_freed = 0;
 	for (int i = 0; i < 20000; i++) {
 		snprintf(key, sizeof key, "k%d", i % 6000);
 		derived_cache_put(c, key, now, xasprintf("%s", key));
