@@ -8,6 +8,7 @@
  */
 #include <stdbool.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/socket.h>
 #include <event2/bufferevent.h>
 #include <event2/event.h>
@@ -25,6 +26,7 @@ struct conn_entry {
 	int64_t deadline_us;       /* when the next request must be in, if idle */
 	int busy;                  /* requests being handled */
 	bool shut;                 /* we shut it down already */
+	int fd;                    /* its slot in by_fd, or -1 */
 	struct conn_entry *prev, *next;
 };
 
@@ -33,6 +35,12 @@ struct conn_guard {
 	struct evconnlistener *listener;
 	struct event *sweep;
 	struct conn_entry *head;
+	/* Entries by socket, so that a request finds its connection without a
+	 * walk of the list; filled at a connection's first request, since evhttp
+	 * gives the bufferevent its socket only after on_accept. The socket stays
+	 * ours until entry_remove closes it, so its number is not reused first. */
+	struct conn_entry **by_fd;
+	int by_fd_cap;
 	int count;
 	bool paused;
 };
@@ -64,6 +72,7 @@ static struct bufferevent *on_accept(struct event_base *base, void *arg)
 	struct conn_guard *g = arg;
 	struct conn_entry *e = xcalloc(1, sizeof *e);
 
+	e->fd = -1;
 	e->bev = bufferevent_socket_new(base, -1, BEV_OPT_CLOSE_ON_FREE);
 	bufferevent_incref(e->bev);
 	e->deadline_us = mono_us() + timeout_us(g);
@@ -96,6 +105,8 @@ static void entry_remove(struct conn_guard *g, struct conn_entry *e)
 		g->head = e->next;
 	if (e->next)
 		e->next->prev = e->prev;
+	if (e->fd >= 0 && g->by_fd[e->fd] == e)
+		g->by_fd[e->fd] = NULL;
 	bufferevent_decref(e->bev);   /* the last reference: closes the socket */
 	free(e);
 	g->count--;
@@ -161,20 +172,44 @@ void conn_guard_free(struct conn_guard *g)
 	event_free(g->sweep);
 	while (g->head)
 		entry_remove(g, g->head);
+	free(g->by_fd);
 	free(g);
+}
+
+static void index_by_fd(struct conn_guard *g, struct conn_entry *e, int fd)
+{
+	if (fd >= g->by_fd_cap) {
+		int cap = g->by_fd_cap ? g->by_fd_cap : 64;
+		while (cap <= fd)
+			cap *= 2;
+		g->by_fd = xrealloc(g->by_fd, (size_t)cap * sizeof *g->by_fd);
+		memset(g->by_fd + g->by_fd_cap, 0, (size_t)(cap - g->by_fd_cap) * sizeof *g->by_fd);
+		g->by_fd_cap = cap;
+	}
+	if (e->fd >= 0 && g->by_fd[e->fd] == e)
+		g->by_fd[e->fd] = NULL;
+	g->by_fd[fd] = e;
+	e->fd = fd;
 }
 
 struct conn_entry *conn_guard_request_started(struct conn_guard *g, struct evhttp_request *req)
 {
 	struct evhttp_connection *evcon = evhttp_request_get_connection(req);
 	struct bufferevent *bev = evcon ? evhttp_connection_get_bufferevent(evcon) : NULL;
+	int fd = bev ? bufferevent_getfd(bev) : -1;
+	struct conn_entry *e = fd >= 0 && fd < g->by_fd_cap ? g->by_fd[fd] : NULL;
 
-	for (struct conn_entry *e = g->head; bev && e; e = e->next)
-		if (e->bev == bev) {
-			e->busy++;
-			return e;
-		}
-	return NULL;
+	if (!bev)
+		return NULL;
+	if (!e || e->bev != bev) {
+		for (e = g->head; e && e->bev != bev; e = e->next)
+			;
+		if (e && fd >= 0)
+			index_by_fd(g, e, fd);
+	}
+	if (e)
+		e->busy++;
+	return e;
 }
 
 void conn_guard_request_done(struct conn_guard *g, struct conn_entry *e)
