@@ -16,7 +16,6 @@
 #include "error.h"
 #include "store_cache.h"
 
-
 /* Statements of one area: an array of SQL texts prepared into an array of
  * statements at open, finalized at close. */
 struct stmt_set {

@@ -58,6 +58,17 @@ static void reply_tokens(struct request_ctx *ctx, const struct access_token *at,
 	crypto_wipe_free(body);
 }
 
+/* After authentication, CONTRACT.md §5's order: client_not_active, then
+ * project_not_active. */
+static int client_usable(const struct client_auth *ca, struct api_error *err)
+{
+	if (!ca->is_active)
+		return api_fail(err, E_CLIENT_NOT_ACTIVE, "The client is not active.");
+	if (!ca->project_active)
+		return api_fail(err, E_PROJECT_NOT_ACTIVE, "The project is not active.");
+	return 0;
+}
+
 /* client_credentials (RFC 6749 §4.4): the client authenticates with Basic. */
 static int grant_client_credentials(struct request_ctx *ctx, struct api_error *err)
 {
@@ -76,14 +87,8 @@ static int grant_client_credentials(struct request_ctx *ctx, struct api_error *e
 	}
 	if (store_client_authenticate(ctx->srv->store, basic.client_id, basic.secret, &ca, err) < 0)
 		goto out;
-	if (!ca.is_active) {
-		api_fail(err, E_CLIENT_NOT_ACTIVE, "The client is not active.");
+	if (client_usable(&ca, err) < 0)
 		goto out;
-	}
-	if (!ca.project_active) {
-		api_fail(err, E_PROJECT_NOT_ACTIVE, "The project is not active.");
-		goto out;
-	}
 	scope = store_client_scope(ctx->srv->store, basic.client_id, ca.stamp, err);
 	if (!scope)
 		goto out;
@@ -174,11 +179,7 @@ static int check_user_grant_client(struct request_ctx *ctx, const struct token_f
 	if (store_client_authenticate(ctx->srv->store, tf->client_id,
 	                              basic->client_id ? basic->secret : NULL, ca, err) < 0)
 		return -1;
-	if (!ca->is_active)
-		return api_fail(err, E_CLIENT_NOT_ACTIVE, "The client is not active.");
-	if (!ca->project_active)
-		return api_fail(err, E_PROJECT_NOT_ACTIVE, "The project is not active.");
-	return 0;
+	return client_usable(ca, err);
 }
 
 /* A replay: revoke the whole sign-in, in its own transaction, and answer

@@ -91,16 +91,22 @@ void auth_cache_free(struct auth_cache *c)
 	free(c);
 }
 
-static struct verified *cache_slot(struct server *srv, const unsigned char digest[32])
+/* The server's auth cache, made on first use. */
+static struct auth_cache *auth_cache(struct server *srv)
 {
-	uint64_t h;
-
 	if (!srv->auth_cache) {
 		srv->auth_cache = xcalloc(1, sizeof *srv->auth_cache);
 		srv->auth_cache->holders_active = derived_cache_new(keep_static);
 	}
+	return srv->auth_cache;
+}
+
+static struct verified *cache_slot(struct server *srv, const unsigned char digest[32])
+{
+	uint64_t h;
+
 	memcpy(&h, digest, sizeof h);
-	return &srv->auth_cache->slots[h % VERIFY_CACHE_SLOTS];
+	return &auth_cache(srv)->slots[h % VERIFY_CACHE_SLOTS];
 }
 
 /* Verifies the token's signature and reads its claims into *out (owned).
@@ -162,7 +168,7 @@ static int claims_get(struct server *srv, const char *token, struct principal *o
 static int holders_active(struct server *srv, const struct principal *p, struct api_error *err)
 {
 	struct store_stamp now = store_stamp(srv->store);
-	struct derived_cache *cache = srv->auth_cache->holders_active;
+	struct derived_cache *cache = auth_cache(srv)->holders_active;
 	struct client_auth ca;
 	int rc;
 

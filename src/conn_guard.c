@@ -186,8 +186,6 @@ static void index_by_fd(struct conn_guard *g, struct conn_entry *e, int fd)
 		memset(g->by_fd + g->by_fd_cap, 0, (size_t)(cap - g->by_fd_cap) * sizeof *g->by_fd);
 		g->by_fd_cap = cap;
 	}
-	if (e->fd >= 0 && g->by_fd[e->fd] == e)
-		g->by_fd[e->fd] = NULL;
 	g->by_fd[fd] = e;
 	e->fd = fd;
 }
@@ -201,6 +199,8 @@ struct conn_entry *conn_guard_request_started(struct conn_guard *g, struct evhtt
 
 	if (!bev)
 		return NULL;
+	/* A miss is the connection's first request: its socket was not known
+	 * at accept. A connection keeps its socket, so one indexing is enough. */
 	if (!e || e->bev != bev) {
 		for (e = g->head; e && e->bev != bev; e = e->next)
 			;

@@ -65,7 +65,6 @@ static const char *const core_sql[SQ__COUNT] = {
 
 static const struct stmt_set core_set = { SQ__COUNT, core_sql, NULL };
 
-
 int store_fail(struct store *st, struct api_error *err, const char *what)
 {
 	fprintf(stderr, "edgeauth: store: %s: %s\n", what, sqlite3_errmsg(st->db));
