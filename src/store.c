@@ -210,6 +210,28 @@ static void make_parent_dir(const char *path)
 	free(dir);
 }
 
+/* The store holds password and token hashes: a file others may read is
+ * refused, as the signing key is. Checks path and its WAL, those that exist.
+ * Returns 0, or -1 with the reason in errbuf. */
+static int store_files_private(const char *path, char *errbuf, size_t errlen)
+{
+	static const char *const suffixes[] = { "", "-wal" };
+	int rc = 0;
+
+	for (size_t i = 0; i < ARRAY_LEN(suffixes) && rc == 0; i++) {
+		char *name = xasprintf("%s%s", path, suffixes[i]);
+		struct stat sb;
+
+		if (stat(name, &sb) == 0 && (sb.st_mode & (S_IRWXG | S_IRWXO))) {
+			snprintf(errbuf, errlen, "store file %s is accessible to others (mode %03o);"
+			         " run chmod 600 on it", name, (unsigned)(sb.st_mode & 0777));
+			rc = -1;
+		}
+		free(name);
+	}
+	return rc;
+}
+
 /* Only the loop thread ever calls SQLite (workers hash passwords and
  * nothing else), so SQLite's mutexes, which it takes around every allocation
  * and page access when built thread-safe, are pure cost: 4% of an
@@ -231,10 +253,20 @@ struct store *store_open(const char *path, bool synchronous_full, char *errbuf, 
 	struct store *st = xcalloc(1, sizeof *st);
 	const char *sync = synchronous_full ? "PRAGMA synchronous = FULL" : "PRAGMA synchronous = NORMAL";
 
+	mode_t old_umask;
+	int opened;
+
 	sqlite_single_thread();
 	make_parent_dir(path);
-	if (sqlite3_open_v2(path, &st->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
-	                    SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
+	if (store_files_private(path, errbuf, errlen) < 0)
+		goto fail;
+	/* A new file is made 0600; SQLite gives its -wal and -shm the main
+	 * file's mode. umask is the process's: nothing else runs yet. */
+	old_umask = umask(077);
+	opened = sqlite3_open_v2(path, &st->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
+	                         SQLITE_OPEN_NOMUTEX, NULL);
+	umask(old_umask);
+	if (opened != SQLITE_OK) {
 		snprintf(errbuf, errlen, "cannot open %s: %s", path,
 		         st->db ? sqlite3_errmsg(st->db) : "out of memory");
 		goto fail;

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
 #include <jansson.h>
 #include <sqlite3.h>
@@ -251,9 +252,16 @@ END_TEST
 
 /* A file at version 1 (only 001_init.sql) gets the later migrations, and
  * keeps its rows. */
-START_TEST(test_open_upgrades_old_file)
+/* A file made by another program: open as the store wants it, mode 0600. */
+static void raw_create(void)
 {
 	ck_assert_int_eq(sqlite3_open(fx.path, &fx.raw), SQLITE_OK);
+	ck_assert_int_eq(chmod(fx.path, 0600), 0);
+}
+
+START_TEST(test_open_upgrades_old_file)
+{
+	raw_create();
 	ck_assert_int_eq(sqlite3_exec(fx.raw, schema_migrations[0], NULL, NULL, NULL), SQLITE_OK);
 	ck_assert_int_eq(sql_exec(fx.raw, "PRAGMA user_version = 1"), SQLITE_OK);
 	ck_assert_int_eq(sql_exec(fx.raw, "INSERT INTO projects (id, name, created_at, updated_at)"
@@ -271,7 +279,7 @@ END_TEST
 /* A file from a newer edgeauth is refused and left as it was. */
 START_TEST(test_newer_schema_refused)
 {
-	ck_assert_int_eq(sqlite3_open(fx.path, &fx.raw), SQLITE_OK);
+	raw_create();
 	ck_assert_int_eq(sql_exec(fx.raw, "PRAGMA user_version = %d",
 	                          (int)schema_migration_count + 1), SQLITE_OK);
 	ck_assert_int_eq(sql_exec(fx.raw, "CREATE TABLE future (x)"), SQLITE_OK);
@@ -286,6 +294,42 @@ START_TEST(test_newer_schema_refused)
 END_TEST
 
 /* A path that cannot be a database (its parent is a file) gives NULL and a reason. */
+static unsigned file_mode(const char *suffix)
+{
+	char name[160];
+	struct stat sb;
+
+	snprintf(name, sizeof name, "%s%s", fx.path, suffix);
+	ck_assert_msg(stat(name, &sb) == 0, "%s is missing", name);
+	return (unsigned)(sb.st_mode & 0777);
+}
+
+/* The store holds password and token hashes: its files are made 0600 (the
+ * -wal and -shm too), and a store file others may read is refused. */
+START_TEST(test_open_files_private)
+{
+	mode_t old = umask(022);
+
+	open_store();
+	create_project("acme", &fx.p1);
+	ck_assert_uint_eq(file_mode(""), 0600);
+	ck_assert_uint_eq(file_mode("-wal"), 0600);
+	ck_assert_uint_eq(file_mode("-shm"), 0600);
+	umask(old);
+	store_close(fx.st);
+	fx.st = NULL;
+
+	ck_assert_int_eq(chmod(fx.path, 0640), 0);
+	fx.st = store_open(fx.path, true, fx.errbuf, sizeof fx.errbuf);
+	ck_assert_ptr_null(fx.st);
+	ck_assert_msg(strstr(fx.errbuf, "accessible to others (mode 640)") != NULL, "errbuf \"%s\"",
+	              fx.errbuf);
+	ck_assert_msg(strstr(fx.errbuf, fx.path) != NULL, "errbuf \"%s\"", fx.errbuf);
+	ck_assert_int_eq(chmod(fx.path, 0600), 0);
+	open_store();
+}
+END_TEST
+
 START_TEST(test_open_bad_path)
 {
 	char path[256];
@@ -900,6 +944,7 @@ static Suite *store_suite(void)
 	tcase_add_test(tc, test_open_upgrades_old_file);
 	tcase_add_test(tc, test_newer_schema_refused);
 	tcase_add_test(tc, test_open_bad_path);
+	tcase_add_test(tc, test_open_files_private);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("projects");

@@ -5,6 +5,7 @@
  * statement left un-reset, no hash in a record). Each test gets a fresh store.
  */
 #include <check.h>
+#include <sys/stat.h>
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -727,6 +728,7 @@ START_TEST(test_search_index_built_by_migration)
 		" VALUES ('u1', 'p', 'Old Timer', 'old@x.io', 0, 0), ('u2', 'p', 'New', NULL, 0, 0);",
 		NULL, NULL, NULL), SQLITE_OK);
 	sqlite3_close(raw);
+	ck_assert_int_eq(chmod(old_path, 0600), 0);
 	old = store_open(old_path, false, errbuf, sizeof errbuf);
 	ck_assert_msg(old != NULL, "%s", errbuf);
 	expect_index_matches_table(old->db);
