@@ -28,6 +28,7 @@ struct principal {
 	char *user_id;       /* NULL for a client_credentials token */
 	char *jti;
 	char *scope;         /* space-separated named permissions */
+	long long iat;
 	long long exp;
 };
 

@@ -41,6 +41,7 @@ enum store_core_stmt {
 	SQ_CLIENT_SCOPE,
 	SQ_USER_ACTIVE,
 	SQ_TOKEN_REVOKED,
+	SQ_TOKEN_HOLDERS,
 	SQ_PERMISSION_IN_PROJECT,
 	SQ_SAVEPOINT,
 	SQ_RELEASE,
@@ -172,6 +173,13 @@ char *store_client_scope(struct store *st, const char *client_id, struct store_s
 /* The stamp of the store as this request reads it (store_cache.h): call it
  * only after the request has stepped a statement. */
 struct store_stamp store_stamp(struct store *st);
+/* Whether the holders of an access token still stand behind it (CONTRACT.md
+ * §5): the client exists in the project, the client and project are active,
+ * a user token's user (user_id non-NULL) exists in the project and is
+ * active, and none of them was deactivated in or after the second iat_s
+ * (schema/006). 1 yes, 0 no, -1 error. */
+int store_token_holders_ok(struct store *st, const char *project_id, const char *client_id,
+                           const char *user_id, long long iat_s, struct api_error *err);
 /* 1 the user exists in the project and is active, 0 otherwise, -1 error. */
 int store_user_is_active(struct store *st, const char *project_id, const char *user_id,
                          struct api_error *err);

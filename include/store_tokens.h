@@ -19,6 +19,9 @@ struct grant_record {
 	int64_t expires_at;
 	bool used;
 	bool revoked;            /* refresh tokens only */
+	/* created at or before the last deactivation of its user, client or
+	 * project: dead for good (CONTRACT.md §5) */
+	bool predates_deactivation;
 };
 void grant_record_release(struct grant_record *g);
 

@@ -278,7 +278,8 @@ static int grant_authorization_code(struct request_ctx *ctx, const struct token_
 	found = store_code_get(st, hash, &g, err);
 	if (found < 0)
 		return -1;
-	if (!found || strcmp(g.client_id, tf->client_id) != 0) {
+	if (!found || strcmp(g.client_id, tf->client_id) != 0 ||
+	    (g.predates_deactivation && !g.used)) {
 		api_fail(err, E_INVALID_AUTHORIZATION_CODE, "The authorization code is invalid.");
 		goto out;
 	}
@@ -319,7 +320,8 @@ static int grant_refresh_token(struct request_ctx *ctx, const struct token_form 
 	found = store_refresh_get(st, hash, &g, err);
 	if (found < 0)
 		return -1;
-	if (!found || strcmp(g.client_id, tf->client_id) != 0 || (g.revoked && !g.used)) {
+	if (!found || strcmp(g.client_id, tf->client_id) != 0 ||
+	    ((g.revoked || g.predates_deactivation) && !g.used)) {
 		api_fail(err, E_INVALID_REFRESH_TOKEN, "The refresh token is invalid.");
 		goto out;
 	}

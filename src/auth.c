@@ -51,6 +51,7 @@ static void principal_copy(struct principal *dst, const struct principal *src)
 	dst->user_id = dup_or_null(src->user_id);
 	dst->jti = dup_or_null(src->jti);
 	dst->scope = dup_or_null(src->scope);
+	dst->iat = src->iat;
 	dst->exp = src->exp;
 }
 
@@ -114,7 +115,7 @@ static struct verified *cache_slot(struct server *srv, const unsigned char diges
 static int claims_read(struct server *srv, const char *token, struct principal *out)
 {
 	const char *iss, *sub, *client_id, *project_id, *jti, *scope;
-	json_t *claims = jwt_verify(srv->key, token, strlen(token)), *exp;
+	json_t *claims = jwt_verify(srv->key, token, strlen(token)), *exp, *iat;
 	int rc = -1;
 
 	if (!claims)
@@ -126,8 +127,9 @@ static int claims_read(struct server *srv, const char *token, struct principal *
 	jti = claim_string(claims, "jti");
 	scope = json_string_value(json_object_get(claims, "scope"));
 	exp = json_object_get(claims, "exp");
+	iat = json_object_get(claims, "iat");
 	if (iss && sub && client_id && project_id && jti && scope && json_is_integer(exp) &&
-	    !strcmp(iss, srv->cfg->issuer)) {
+	    json_is_integer(iat) && !strcmp(iss, srv->cfg->issuer)) {
 		out->present = true;
 		out->project_id = xstrdup(project_id);
 		out->client_id = xstrdup(client_id);
@@ -135,6 +137,7 @@ static int claims_read(struct server *srv, const char *token, struct principal *
 		out->user_id = strcmp(sub, client_id) != 0 ? xstrdup(sub) : NULL;
 		out->jti = xstrdup(jti);
 		out->scope = xstrdup(scope);
+		out->iat = (long long)json_integer_value(iat);
 		out->exp = (long long)json_integer_value(exp);
 		rc = 0;
 	}
@@ -162,31 +165,21 @@ static int claims_get(struct server *srv, const char *token, struct principal *o
 	return 0;
 }
 
-/* 1 when the token's client and project are active, the client is of the
- * token's project and a user token's user is active; 0 not; -1 error. Call
- * after the request's first read (store_stamp). */
+/* 1 when the token's holders still stand behind it (store_token_holders_ok);
+ * 0 not; -1 error. Call after the request's first read (store_stamp). */
 static int holders_active(struct server *srv, const struct principal *p, struct api_error *err)
 {
 	struct store_stamp now = store_stamp(srv->store);
 	struct derived_cache *cache = auth_cache(srv)->holders_active;
-	struct client_auth ca;
 	int rc;
 
 	if (derived_cache_get(cache, p->jti, now))
 		return 1;
-	rc = store_client_auth(srv->store, p->client_id, &ca, err);
-	if (rc < 0)
-		return -1;
-	if (rc == 0 || !ca.is_active || !ca.project_active ||
-	    strcmp(ca.project_id, p->project_id) != 0)
-		return 0;
-	if (p->user_id) {
-		rc = store_user_is_active(srv->store, p->project_id, p->user_id, err);
-		if (rc <= 0)
-			return rc;
-	}
-	derived_cache_put(cache, p->jti, now, &holders_were_active);
-	return 1;
+	rc = store_token_holders_ok(srv->store, p->project_id, p->client_id, p->user_id, p->iat,
+	                            err);
+	if (rc == 1)
+		derived_cache_put(cache, p->jti, now, &holders_were_active);
+	return rc;
 }
 
 int auth_bearer(struct server *srv, const char *header, struct principal *out,

@@ -57,6 +57,16 @@ static const char *const core_sql[SQ__COUNT] = {
 	[SQ_USER_ACTIVE] =
 		"SELECT is_active FROM users WHERE id = ?1 AND project_id = ?2",
 	[SQ_TOKEN_REVOKED] = "SELECT 1 FROM revoked_tokens WHERE jti = ?1",
+	/* iat is in seconds: a token of the deactivation's own second is taken
+	 * as issued before it (the safe side). */
+	[SQ_TOKEN_HOLDERS] =
+		"SELECT 1 FROM clients c JOIN projects p ON p.id = c.project_id"
+		" WHERE c.id = ?1 AND c.project_id = ?2 AND c.is_active AND p.is_active"
+		" AND (c.tokens_valid_after IS NULL OR ?4 > c.tokens_valid_after / 1000)"
+		" AND (p.tokens_valid_after IS NULL OR ?4 > p.tokens_valid_after / 1000)"
+		" AND (?3 IS NULL OR EXISTS (SELECT 1 FROM users u WHERE u.id = ?3"
+		" AND u.project_id = ?2 AND u.is_active"
+		" AND (u.tokens_valid_after IS NULL OR ?4 > u.tokens_valid_after / 1000)))",
 	[SQ_PERMISSION_IN_PROJECT] = "SELECT 1 FROM permissions WHERE id = ?1 AND project_id = ?2",
 	[SQ_SAVEPOINT] = "SAVEPOINT request",
 	[SQ_RELEASE] = "RELEASE request",
@@ -757,6 +767,15 @@ int store_user_is_active(struct store *st, const char *project_id, const char *u
 		rc = store_fail(st, err, "user active");
 	sqlite3_reset(s);
 	return rc;
+}
+
+int store_token_holders_ok(struct store *st, const char *project_id, const char *client_id,
+                           const char *user_id, long long iat_s, struct api_error *err)
+{
+	sqlite3_stmt *s = st->core.stmt[SQ_TOKEN_HOLDERS];
+
+	sqlite3_bind_int64(s, 4, iat_s);
+	return store_exists(st, s, client_id, project_id, user_id, err);
 }
 
 int store_token_is_revoked(struct store *st, const char *jti, struct api_error *err)

@@ -8,6 +8,16 @@
 #include "store_tokens.h"
 #include "util.h"
 
+/* Whether the code or refresh token row t was created at or before the last
+ * deactivation of its user, client or project (schema/006): such a grant
+ * stays dead after a reactivation. A NULL tokens_valid_after compares as
+ * NULL, which EXISTS reads as false. */
+#define SQL_PREDATES_DEACTIVATION(t) \
+	" EXISTS (SELECT 1 FROM users u, clients c, projects p WHERE u.id = " t ".user_id" \
+	" AND c.id = " t ".client_id AND p.id = " t ".project_id" \
+	" AND (" t ".created_at <= u.tokens_valid_after OR " t ".created_at <= c.tokens_valid_after" \
+	" OR " t ".created_at <= p.tokens_valid_after))"
+
 enum {
 	T_CODE_INSERT,
 	T_CODE_GET,
@@ -35,7 +45,8 @@ static const char *const sql[T__COUNT] = {
 		" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
 	[T_CODE_GET] =
 		"SELECT family_id, project_id, client_id, user_id, redirect_uri, code_challenge,"
-		" expires_at, used_at IS NOT NULL, 0 FROM auth_codes WHERE hash = ?1",
+		" expires_at, used_at IS NOT NULL, 0," SQL_PREDATES_DEACTIVATION("t")
+		" FROM auth_codes t WHERE hash = ?1",
 	[T_CODE_USE] =
 		"UPDATE auth_codes SET used_at = ?2 WHERE hash = ?1 AND used_at IS NULL",
 	[T_REFRESH_INSERT] =
@@ -44,7 +55,8 @@ static const char *const sql[T__COUNT] = {
 		" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
 	[T_REFRESH_GET] =
 		"SELECT family_id, project_id, client_id, user_id, NULL, NULL, expires_at,"
-		" used_at IS NOT NULL, revoked_at IS NOT NULL FROM refresh_tokens WHERE hash = ?1",
+		" used_at IS NOT NULL, revoked_at IS NOT NULL," SQL_PREDATES_DEACTIVATION("t")
+		" FROM refresh_tokens t WHERE hash = ?1",
 	[T_REFRESH_USE] =
 		"UPDATE refresh_tokens SET used_at = ?2 WHERE hash = ?1 AND used_at IS NULL"
 		" AND revoked_at IS NULL",
@@ -102,7 +114,7 @@ static char *dup_column(sqlite3_stmt *s, int col)
 	return v ? xstrdup(v) : NULL;
 }
 
-/* Both lookups select the same nine columns. */
+/* Both lookups select the same ten columns. */
 static int grant_get(struct store *st, sqlite3_stmt *s, const char *hash,
                      struct grant_record *out, struct api_error *err)
 {
@@ -121,6 +133,7 @@ static int grant_get(struct store *st, sqlite3_stmt *s, const char *hash,
 		out->expires_at = sqlite3_column_int64(s, 6);
 		out->used = sqlite3_column_int(s, 7) != 0;
 		out->revoked = sqlite3_column_int(s, 8) != 0;
+		out->predates_deactivation = sqlite3_column_int(s, 9) != 0;
 		rc = 1;
 	} else if (rc == SQLITE_DONE) {
 		rc = 0;

@@ -221,7 +221,10 @@ AUTH=none req GET "$AUTHZ"
 check_status "authorize for inactive client" 400
 req PUT "$P/clients/$APP" '{"name":"web app","is_active":true}'
 refresh "$APP" "$R6"
-check_status "refresh after reactivation" 200
+check_err "a refresh token from before the deactivation stays dead" 400 invalid_refresh_token
+sleep 1.1   # an access token of the deactivation's own second counts as before it
+sign_in "$APP" "$REDIRECT" "$EMAIL" "$PASSWORD"; exchange "$APP" "$REDIRECT" "$CODE" "$VERIFIER"
+check_status "a new sign-in after reactivation" 200
 R6=$REFRESH; A6=$ACCESS
 AUTH="Bearer $A6" req GET "$P/users"
 check_status "user token works while the user is active (its check is now cached)" 200
@@ -243,7 +246,9 @@ exchange "$APP" "$REDIRECT" "$CODE" "$VERIFIER"
 check_err "code on inactive project" 400 project_not_active
 "$EDGEAUTH" -c "$CONF" project activate "$PROJECT_ID"
 exchange "$APP" "$REDIRECT" "$CODE" "$VERIFIER"
-check_status "code after project reactivation" 200
+check_err "a code from before the project's deactivation stays dead" 400 invalid_authorization_code
+sign_in "$APP" "$REDIRECT" "$EMAIL" "$PASSWORD"; exchange "$APP" "$REDIRECT" "$CODE" "$VERIFIER"
+check_status "a new code after project reactivation" 200
 
 # --- nothing secret in the log ---
 for secret in "$PASSWORD" "$APP_SECRET" "$CLIENT_SECRET" "$R1" "$R2" "$A1" "$CODE"; do

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <time.h>
 #include <sys/stat.h>
 
 #include <jansson.h>
@@ -646,6 +647,57 @@ START_TEST(test_user_is_active)
 }
 END_TEST
 
+/* A token's holders (CONTRACT.md §5): the client in the project, client,
+ * project and user active, and none deactivated in or after the token's
+ * iat second, also once reactivated (schema/006's triggers). */
+START_TEST(test_token_holders)
+{
+	const char *p, *c;
+
+	open_store();
+	create_project("a", &fx.p1);
+	create_project("b", &fx.p2);
+	p = fx.p1.project_id;
+	c = fx.p1.client_id;
+	ck_assert_int_eq(sql_exec(fx.st->db, "INSERT INTO users (id, project_id, display_name,"
+	                          " is_active, created_at, updated_at) VALUES ('u1', %Q, 'U', 1, 1, 1)",
+	                          p), SQLITE_OK);
+	ck_assert_int_eq(store_token_holders_ok(fx.st, p, c, NULL, 100, &fx.err), 1);
+	ck_assert_int_eq(store_token_holders_ok(fx.st, p, c, "u1", 100, &fx.err), 1);
+	ck_assert_int_eq(store_token_holders_ok(fx.st, p, c, "u2", 100, &fx.err), 0);
+	ck_assert_int_eq(store_token_holders_ok(fx.st, fx.p2.project_id, c, NULL, 100, &fx.err), 0);
+	ck_assert_int_eq(store_token_holders_ok(fx.st, p, fx.p2.client_id, NULL, 100, &fx.err), 0);
+
+	/* the user deactivated at 200.5 s, then reactivated */
+	ck_assert_int_eq(sql_exec(fx.st->db, "UPDATE users SET is_active = 0, updated_at = 200500"
+	                          " WHERE id = 'u1'"), SQLITE_OK);
+	ck_assert_int_eq(store_token_holders_ok(fx.st, p, c, "u1", 300, &fx.err), 0);
+	ck_assert_int_eq(sql_exec(fx.st->db, "UPDATE users SET is_active = 1, updated_at = 250000"
+	                          " WHERE id = 'u1'"), SQLITE_OK);
+	ck_assert_int_eq(store_token_holders_ok(fx.st, p, c, "u1", 199, &fx.err), 0);
+	ck_assert_int_eq(store_token_holders_ok(fx.st, p, c, "u1", 200, &fx.err), 0);
+	ck_assert_int_eq(store_token_holders_ok(fx.st, p, c, "u1", 201, &fx.err), 1);
+	ck_assert_int_eq(store_token_holders_ok(fx.st, p, c, NULL, 199, &fx.err), 1);
+	/* an update that keeps it active moves nothing */
+	ck_assert_int_eq(sql_exec(fx.st->db, "UPDATE users SET is_active = 1, updated_at = 900000"
+	                          " WHERE id = 'u1'"), SQLITE_OK);
+	ck_assert_int_eq(store_token_holders_ok(fx.st, p, c, "u1", 201, &fx.err), 1);
+
+	/* the client, then the project */
+	ck_assert_int_eq(sql_exec(fx.st->db, "UPDATE clients SET is_active = 0, updated_at = 300000"
+	                          " WHERE id = %Q", c), SQLITE_OK);
+	ck_assert_int_eq(store_token_holders_ok(fx.st, p, c, NULL, 400, &fx.err), 0);
+	ck_assert_int_eq(sql_exec(fx.st->db, "UPDATE clients SET is_active = 1 WHERE id = %Q", c),
+	                 SQLITE_OK);
+	ck_assert_int_eq(store_token_holders_ok(fx.st, p, c, "u1", 300, &fx.err), 0);
+	ck_assert_int_eq(store_token_holders_ok(fx.st, p, c, "u1", 301, &fx.err), 1);
+	ck_assert_int_eq(store_project_set_active(fx.st, p, false, &fx.err), 1);
+	ck_assert_int_eq(store_project_set_active(fx.st, p, true, &fx.err), 1);
+	ck_assert_int_eq(store_token_holders_ok(fx.st, p, c, "u1", 301, &fx.err), 0);
+	ck_assert_int_eq(store_token_holders_ok(fx.st, p, c, NULL, time(NULL) + 1, &fx.err), 1);
+}
+END_TEST
+
 /* --- store_permissions_check ---------------------------------------------------- */
 
 START_TEST(test_permissions_check)
@@ -964,6 +1016,7 @@ static Suite *store_suite(void)
 	tcase_add_test(tc, test_client_auth_inactive_client);
 	tcase_add_test(tc, test_token_is_revoked);
 	tcase_add_test(tc, test_user_is_active);
+	tcase_add_test(tc, test_token_holders);
 	tcase_add_test(tc, test_permissions_check);
 	tcase_add_test(tc, test_scope_cache_sees_every_change);
 	tcase_add_test(tc, test_derived_cache);
