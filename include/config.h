@@ -33,7 +33,8 @@ struct config {
 	int hash_threads;
 	int max_pending_hashes;
 	/* [signin] */
-	int signin_max_failures;             /* per account, within the window */
+	int signin_max_failures;             /* per account and address, within the window */
+	int signin_max_failures_per_account; /* per account, over all addresses */
 	int signin_max_failures_per_address; /* per client address */
 	int signin_window_s;
 	int signin_tracked_keys;             /* slots of each counter table */

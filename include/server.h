@@ -25,8 +25,11 @@ struct server {
 	struct evhttp *http;
 	struct evhttp_bound_socket *bound;
 	struct conn_guard *guard;       /* connection limits and deadlines */
-	struct throttle *signin_accounts;   /* failed sign-ins per account */
-	struct throttle *signin_addresses;  /* and per client address */
+	/* Sign-in attempts not (yet) known to succeed: per account and client
+	 * address, per account, per address. */
+	struct throttle *signin_account_addresses;
+	struct throttle *signin_accounts;
+	struct throttle *signin_addresses;
 	struct auth_cache *auth_cache;      /* verified bearer tokens */
 	/* Group commit: answers wait here until the batch they saw is durable. */
 	struct event *commit_ev;

@@ -17,6 +17,8 @@ void throttle_free(struct throttle *t);
 int throttle_wait_s(struct throttle *t, const char *key, int64_t now_ms);
 /* Counts a failure of key. */
 void throttle_fail(struct throttle *t, const char *key, int64_t now_ms);
+/* Takes one counted failure of key back (an attempt that never ran). */
+void throttle_undo(struct throttle *t, const char *key);
 /* Forgets key (a successful sign-in). */
 void throttle_reset(struct throttle *t, const char *key);
 

@@ -221,22 +221,41 @@ void authorize_get(struct request_ctx *ctx)
 
 /* ---- sign-in ---- */
 
+/* The attempt counters of a sign-in (CONTRACT.md §1 [signin]): one account
+ * from one address, one account from all addresses (so that one address
+ * cannot lock an account for everyone, yet a spread guessing still stops),
+ * and one address over all accounts. */
+enum signin_counter {
+	COUNT_ACCOUNT_ADDRESS,
+	COUNT_ACCOUNT,
+	COUNT_ADDRESS,
+	COUNT__N
+};
+
 struct signin {
 	struct request_ctx *ctx;
 	struct authz_params p;
 	struct signin_user user;
 	bool found;
-	char *account_key;   /* throttle keys */
-	char *address_key;
+	char *keys[COUNT__N];
 };
 
 static void signin_free(void *arg)
 {
 	struct signin *s = arg;
 	signin_user_release(&s->user);
-	free(s->account_key);
-	free(s->address_key);
+	for (size_t i = 0; i < COUNT__N; i++)
+		free(s->keys[i]);
 	free(s);
+}
+
+static struct throttle *counter(struct server *srv, enum signin_counter which)
+{
+	switch (which) {
+	case COUNT_ACCOUNT_ADDRESS: return srv->signin_account_addresses;
+	case COUNT_ACCOUNT: return srv->signin_accounts;
+	default: return srv->signin_addresses;
+	}
 }
 
 /* The counters' keys: the account is the project and the email without
@@ -244,27 +263,34 @@ static void signin_free(void *arg)
 static void throttle_keys(struct request_ctx *ctx, struct signin *s)
 {
 	struct evhttp_connection *evcon = evhttp_request_get_connection(ctx->req);
-	char *peer = NULL;
+	char *peer = NULL, *account;
 	ev_uint16_t port;
 
 	if (evcon)
 		evhttp_connection_get_peer(evcon, &peer, &port);
-	s->account_key = xasprintf("account:%s:%s", s->p.project_id, s->p.email);
-	for (char *c = s->account_key; *c; c++)
+	account = xasprintf("%s:%s", s->p.project_id, s->p.email);
+	for (char *c = account; *c; c++)
 		if (*c >= 'A' && *c <= 'Z')
 			*c = (char)(*c - 'A' + 'a');
-	s->address_key = xasprintf("address:%s", peer ? peer : "");
+	s->keys[COUNT_ACCOUNT_ADDRESS] = xasprintf("account:%s address:%s", account,
+	                                           peer ? peer : "");
+	s->keys[COUNT_ACCOUNT] = xasprintf("account:%s", account);
+	s->keys[COUNT_ADDRESS] = xasprintf("address:%s", peer ? peer : "");
+	free(account);
 }
 
-/* Past the failure limit: 429 with Retry-After, and no hash computed. */
+/* Past a limit: 429 with Retry-After, and no hash computed. */
 static bool throttled(struct request_ctx *ctx, struct signin *s)
 {
 	int64_t now = now_ms();
-	int a = throttle_wait_s(ctx->srv->signin_accounts, s->account_key, now);
-	int b = throttle_wait_s(ctx->srv->signin_addresses, s->address_key, now);
-	int wait = a > b ? a : b;
+	int wait = 0;
 	char msg[96], retry[16];
 
+	for (size_t i = 0; i < COUNT__N; i++) {
+		int w = throttle_wait_s(counter(ctx->srv, i), s->keys[i], now);
+		if (w > wait)
+			wait = w;
+	}
 	if (wait <= 0)
 		return false;
 	snprintf(msg, sizeof msg, "Too many failed sign-ins. Try again in %d seconds.", wait);
@@ -272,6 +298,32 @@ static bool throttled(struct request_ctx *ctx, struct signin *s)
 	http_add_header(ctx, "Retry-After", retry);
 	reply_form(ctx, 429, &s->p, msg, "too_many_attempts");
 	return true;
+}
+
+/* An attempt counts when its check is queued, not when it ends: otherwise
+ * a burst of parallel guesses would all pass the limit before the first
+ * failure was counted. A success wipes the account's counts and takes its
+ * own count back from the address's; a check that could not be queued (503)
+ * is taken back. */
+static void count_attempt(struct server *srv, struct signin *s)
+{
+	int64_t now = now_ms();
+
+	for (size_t i = 0; i < COUNT__N; i++)
+		throttle_fail(counter(srv, i), s->keys[i], now);
+}
+
+static void uncount_attempt(struct server *srv, struct signin *s)
+{
+	for (size_t i = 0; i < COUNT__N; i++)
+		throttle_undo(counter(srv, i), s->keys[i]);
+}
+
+static void signed_in(struct server *srv, struct signin *s)
+{
+	throttle_reset(counter(srv, COUNT_ACCOUNT_ADDRESS), s->keys[COUNT_ACCOUNT_ADDRESS]);
+	throttle_reset(counter(srv, COUNT_ACCOUNT), s->keys[COUNT_ACCOUNT]);
+	throttle_undo(counter(srv, COUNT_ADDRESS), s->keys[COUNT_ADDRESS]);
 }
 
 /* A new code: random, stored as a hash, bound to client, redirect URI,
@@ -315,14 +367,10 @@ static void on_verified(void *arg, int ok)
 	struct signin *s = arg;
 	struct request_ctx *ctx = s->ctx;
 
-	int64_t now = now_ms();
-
 	if (ok == 1 && s->found && s->user.is_active) {
-		throttle_reset(ctx->srv->signin_accounts, s->account_key);
+		signed_in(ctx->srv, s);
 		issue_code(ctx, s);
 	} else {
-		throttle_fail(ctx->srv->signin_accounts, s->account_key, now);
-		throttle_fail(ctx->srv->signin_addresses, s->address_key, now);
 		reply_form(ctx, 401, &s->p, SIGNIN_FAILED, NULL);
 	}
 }
@@ -358,9 +406,12 @@ void authorize_post(struct request_ctx *ctx)
 	}
 	s->found = found == 1;
 	/* The same work whether or not the account exists (a dummy hash). */
+	count_attempt(ctx->srv, s);
 	if (passwords_verify(ctx->srv->passwords, s->found ? s->user.password_hash : NULL,
-	                     s->p.password, on_verified, s, &err) < 0)
+	                     s->p.password, on_verified, s, &err) < 0) {
+		uncount_attempt(ctx->srv, s);
 		http_reply_error(ctx, &err);
+	}
 }
 
 /* ---- BYOU codes ---- */

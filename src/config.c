@@ -46,6 +46,7 @@ void config_init(struct config *cfg)
 	cfg->hash_threads = 2;
 	cfg->max_pending_hashes = 256;
 	cfg->signin_max_failures = 10;
+	cfg->signin_max_failures_per_account = 100;
 	cfg->signin_max_failures_per_address = 100;
 	cfg->signin_window_s = 300;
 	cfg->signin_tracked_keys = 4096;
@@ -242,6 +243,8 @@ static int handle_signin(struct config *c, const char *name, const char *value, 
 {
 	if (!strcmp(name, "max_failures"))
 		return set_int(value, 1, 1000000, &c->signin_max_failures, ls);
+	if (!strcmp(name, "max_failures_per_account"))
+		return set_int(value, 1, 1000000, &c->signin_max_failures_per_account, ls);
 	if (!strcmp(name, "max_failures_per_address"))
 		return set_int(value, 1, 1000000, &c->signin_max_failures_per_address, ls);
 	if (!strcmp(name, "window_s"))

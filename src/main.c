@@ -250,8 +250,11 @@ static int cmd_serve(const struct config *cfg)
 	if (!srv.base)
 		goto out;
 	srv.passwords = passwords_new(srv.base, cfg);
+	srv.signin_account_addresses = throttle_new((size_t)cfg->signin_tracked_keys,
+	                                            cfg->signin_max_failures, cfg->signin_window_s);
 	srv.signin_accounts = throttle_new((size_t)cfg->signin_tracked_keys,
-	                                   cfg->signin_max_failures, cfg->signin_window_s);
+	                                   cfg->signin_max_failures_per_account,
+	                                   cfg->signin_window_s);
 	srv.signin_addresses = throttle_new((size_t)cfg->signin_tracked_keys,
 	                                    cfg->signin_max_failures_per_address, cfg->signin_window_s);
 	if (http_start(&srv) < 0)
@@ -282,6 +285,7 @@ out:
 	passwords_free(srv.passwords);   /* runs pending done()s while evhttp still lives */
 	http_free(&srv);
 	auth_cache_free(srv.auth_cache);
+	throttle_free(srv.signin_account_addresses);
 	throttle_free(srv.signin_accounts);
 	throttle_free(srv.signin_addresses);
 	if (srv.base)

@@ -114,6 +114,13 @@ void throttle_fail(struct throttle *t, const char *key, int64_t now_ms)
 	s->last_ms = now_ms;
 }
 
+void throttle_undo(struct throttle *t, const char *key)
+{
+	struct slot *s = find(t, key, 0, false);
+	if (s && s->failures > 0)
+		s->failures--;
+}
+
 void throttle_reset(struct throttle *t, const char *key)
 {
 	struct slot *s = find(t, key, 0, false);

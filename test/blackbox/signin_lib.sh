@@ -8,10 +8,11 @@ new_pkce() {
 }
 
 # authorize_post CLIENT REDIRECT EMAIL PASSWORD [STATE] [extra form fields...]:
-# posts the sign-in form, sets STATUS, LOCATION, BODY
+# posts the sign-in form, sets STATUS, LOCATION, BODY. FROM=127.0.0.N sends
+# it from another loopback address.
 authorize_post() {
 	local client=$1 redirect=$2 email=$3 password=$4 state=${5:-}; shift 5 2>/dev/null || shift $#
-	local args=(-s -o "$TMP/body" -D "$TMP/hdrs" -w '%{http_code}'
+	local args=(-s -o "$TMP/body" -D "$TMP/hdrs" -w '%{http_code}' ${FROM:+--interface "$FROM"}
 		--data-urlencode response_type=code --data-urlencode "client_id=$client"
 		--data-urlencode "redirect_uri=$redirect" --data-urlencode "code_challenge=$CHALLENGE"
 		--data-urlencode code_challenge_method=S256

@@ -61,4 +61,50 @@ attempt nobody@example.com wrong; attempt nobody2@example.com wrong
 attempt ben@example.com "ben password"
 check_status "throttled address" 429
 
+# --- attempts count when their check starts (issue 11) ----------------------
+# 60 simultaneous wrong guesses for one account: with the default limit of
+# 10, exactly 10 passwords are checked and the rest are refused unchecked,
+# however the guesses are timed; the right password then is refused too.
+stop_server; rm -f "$TMP"/edgeauth.db*   # a new store, a new default project
+start_server passwords.argon2_memory_kib=32768 passwords.argon2_iterations=2
+req POST "$P/clients" "{\"name\":\"app\",\"redirect_uris\":[\"$REDIRECT\"]}"
+APP=$(printf '%s' "$BODY" | jq -r .id)
+req POST "$P/users" '{"display_name":"eve","email":"eve@example.com","password":"eve password"}'
+new_pkce
+guess() {
+	curl -s -o /dev/null -w '%{http_code}\n' --data-urlencode response_type=code \
+		--data-urlencode "client_id=$APP" --data-urlencode "redirect_uri=$REDIRECT" \
+		--data-urlencode "code_challenge=$CHALLENGE" --data-urlencode code_challenge_method=S256 \
+		--data-urlencode email=eve@example.com --data-urlencode "password=guess $1" \
+		"$BASE/api/v1/authorize"
+}
+export -f guess; export APP REDIRECT CHALLENGE BASE
+seq 60 | xargs -P 60 -I{} bash -c 'guess {}' > "$TMP/burst"
+check "burst: 10 passwords checked" "$(grep -c '^401$' "$TMP/burst")" 10
+check "burst: 50 refused unchecked" "$(grep -c '^429$' "$TMP/burst")" 50
+attempt eve@example.com "eve password"
+check_status "burst: the right password after it" 429
+
+# One address cannot lock an account for everyone: max_failures counts one
+# account from one address, max_failures_per_account the account from all.
+stop_server; rm -f "$TMP"/edgeauth.db*
+start_server signin.max_failures=3 signin.max_failures_per_account=5
+req POST "$P/clients" "{\"name\":\"app\",\"redirect_uris\":[\"$REDIRECT\"]}"
+APP=$(printf '%s' "$BODY" | jq -r .id)
+req POST "$P/users" '{"display_name":"fay","email":"fay@example.com","password":"fay password"}'
+new_pkce
+for i in 1 2 3; do FROM=127.0.0.2 attempt fay@example.com wrong; done
+check_status "from .2: third failure" 401
+FROM=127.0.0.2 attempt fay@example.com "fay password"
+check_status "from .2: refused after three" 429
+FROM=127.0.0.3 attempt fay@example.com "fay password"
+check_status "from .3: the owner still signs in" 302
+FROM=127.0.0.2 attempt fay@example.com "fay password"
+check_status "from .2: still refused" 429
+for i in 1 2 3; do FROM=127.0.0.4 attempt fay@example.com wrong; done
+for i in 1 2; do FROM=127.0.0.5 attempt fay@example.com wrong; done
+check_status "from .5: second failure" 401
+FROM=127.0.0.6 attempt fay@example.com "fay password"
+check_status "a spread guessing stops at max_failures_per_account" 429
+
 finish

@@ -39,6 +39,28 @@ START_TEST(test_reset)
 }
 END_TEST
 
+/* An attempt taken back (it never ran) no longer counts; nothing goes below
+ * zero, and an unknown key is no error. */
+START_TEST(test_undo)
+{
+	struct throttle *t = throttle_new(64, 2, 10);
+
+	throttle_fail(t, "a", 5000);
+	throttle_fail(t, "a", 5000);
+	ck_assert_int_gt(throttle_wait_s(t, "a", 5000), 0);
+	throttle_undo(t, "a");
+	ck_assert_int_eq(throttle_wait_s(t, "a", 5000), 0);
+	throttle_undo(t, "a");
+	throttle_undo(t, "a");
+	throttle_fail(t, "a", 5000);
+	ck_assert_int_eq(throttle_wait_s(t, "a", 5000), 0);
+	throttle_fail(t, "a", 5000);
+	ck_assert_int_gt(throttle_wait_s(t, "a", 5000), 0);
+	throttle_undo(t, "never seen");
+	throttle_free(t);
+}
+END_TEST
+
 START_TEST(test_bounded_table)
 {
 	/* 100,000 keys through 32 slots: no crash, and a hot key that keeps
@@ -64,6 +86,7 @@ static Suite *throttle_suite(void)
 	TCase *tc = tcase_create("counters");
 	tcase_add_test(tc, test_limit_and_window);
 	tcase_add_test(tc, test_reset);
+	tcase_add_test(tc, test_undo);
 	tcase_add_test(tc, test_bounded_table);
 	suite_add_tcase(s, tc);
 	return s;
