@@ -50,10 +50,8 @@ static const char *const core_sql[SQ__COUNT] = {
 		"SELECT c.project_id, c.secret_hash, c.is_active, p.is_active"
 		" FROM clients c JOIN projects p ON p.id = c.project_id WHERE c.id = ?1",
 	[SQ_CLIENT_SCOPE] =
-		"SELECT r.code || ':' || pm.code AS named FROM client_permissions cp"
-		" JOIN permissions pm ON pm.id = cp.permission_id"
-		" JOIN resources r ON r.id = pm.resource_id"
-		" WHERE cp.client_id = ?1" SQL_SCOPE_RESOURCE_OK " ORDER BY named",
+		"SELECT " SQL_NAMED_PERMISSION " AS named FROM " SQL_CLIENT_PERMISSIONS
+		SQL_SCOPE_RESOURCE_OK " ORDER BY named",
 	[SQ_USER_ACTIVE] =
 		"SELECT is_active FROM users WHERE id = ?1 AND project_id = ?2",
 	[SQ_TOKEN_REVOKED] = "SELECT 1 FROM revoked_tokens WHERE jti = ?1",

@@ -123,10 +123,7 @@ static const char *const sql[SU__COUNT] = {
 		USER_COLUMNS USER_FROM " WHERE u.project_id = ?1 AND u.external_user_id = ?2",
 	/* The role's permissions in their named form ("users:read"). */
 	[SU_ROLE_PERMISSIONS] =
-		"SELECT res.code || ':' || pm.code AS named FROM role_permissions rp"
-		" JOIN permissions pm ON pm.id = rp.permission_id"
-		" JOIN resources res ON res.id = pm.resource_id"
-		" WHERE rp.role_id = ?1 ORDER BY named",
+		"SELECT " SQL_NAMED_PERMISSION " AS named FROM " SQL_ROLE_PERMISSIONS " ORDER BY named",
 	[SU_COUNT] = "SELECT count(*) FROM users u" USER_FILTER,
 	/* No filter: the count kept by triggers (schema/004), not a scan. */
 	[SU_COUNT_ALL] =
