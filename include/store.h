@@ -56,6 +56,7 @@ struct store {
 	struct stmt_set users;
 	struct stmt_set clients;
 	struct stmt_set tokens;
+	struct stmt_set grants;
 	/* Caches of derived data, good at one store_stamp: our own commits and
 	 * rollbacks bump generation (a savepoint's release moves no data
 	 * version). */
@@ -139,6 +140,7 @@ extern const struct stmt_set store_roles_sql;
 extern const struct stmt_set store_users_sql;
 extern const struct stmt_set store_clients_sql;
 extern const struct stmt_set store_tokens_sql;
+extern const struct stmt_set store_grants_sql;
 
 /* ---- projects ---- */
 
