@@ -57,6 +57,7 @@ struct store {
 	struct stmt_set users;
 	struct stmt_set clients;
 	struct stmt_set tokens;
+	struct stmt_set grants;
 	/* Caches of derived data, good at one store_stamp: our own commits and
 	 * rollbacks bump generation (a savepoint's release moves no data
 	 * version). */
@@ -112,6 +113,21 @@ int store_exists(struct store *st, sqlite3_stmt *s, const char *a, const char *b
  * tokens "x" and "users:read"; such a resource's permissions are left out
  * of every token. Permission codes are always checked by validate_code. */
 #define SQL_SCOPE_RESOURCE_OK " AND r.code <> '' AND r.code NOT GLOB '*[^A-Za-z0-9_-]*'"
+/* A permission's named form (CONTRACT.md §2: "users:read") over a
+ * permission pm and its resource r, spelled once for every statement. */
+#define SQL_NAMED_PERMISSION "r.code || ':' || pm.code"
+/* Joins pm, the permission whose ID is in column ref, and r, its resource. */
+#define SQL_JOIN_PERMISSION(ref) \
+	" JOIN permissions pm ON pm.id = " ref " JOIN resources r ON r.id = pm.resource_id"
+/* What a holder has, as rows of pm and r: the permissions of the client ?1,
+ * of the role ?1, or of the role of the user ?1. */
+#define SQL_CLIENT_PERMISSIONS \
+	"client_permissions cp" SQL_JOIN_PERMISSION("cp.permission_id") " WHERE cp.client_id = ?1"
+#define SQL_ROLE_PERMISSIONS \
+	"role_permissions rp" SQL_JOIN_PERMISSION("rp.permission_id") " WHERE rp.role_id = ?1"
+#define SQL_USER_PERMISSIONS \
+	"users u JOIN role_permissions rp ON rp.role_id = u.role_id" \
+	SQL_JOIN_PERMISSION("rp.permission_id") " WHERE u.id = ?1"
 
 /* Binds key to ?1, steps s and joins column 0 of every row with spaces.
  * Returns a new string ("" for no rows) or NULL with err. */
@@ -125,6 +141,7 @@ extern const struct stmt_set store_roles_sql;
 extern const struct stmt_set store_users_sql;
 extern const struct stmt_set store_clients_sql;
 extern const struct stmt_set store_tokens_sql;
+extern const struct stmt_set store_grants_sql;
 
 /* ---- projects ---- */
 

@@ -39,24 +39,30 @@ enum client_sort {
 	CLIENT_SORT__COUNT
 };
 
+/* In the writes below, scope is the caller's token scope, for the
+ * no-escalation rule (store_grants.h). */
+
 /* Inserts an active client with the given secret hash, in one transaction
- * with the check that every permission ID is of the project. Returns the new
- * record, or NULL with some_permissions_not_found or system_error. The new
- * ID is the record's "id". */
+ * with the checks of its permission IDs (store_grant_check_ids). Returns the
+ * new record, or NULL with some_permissions_not_found,
+ * insufficient_permission or system_error. The new ID is the record's "id". */
 json_t *store_client_create(struct store *st, const char *project_id,
                             const struct client_fields *f, const char *secret_hash,
-                            struct api_error *err);
+                            const char *scope, struct api_error *err);
 
 /* Updates the client in one transaction. Fails (NULL) with, first to last,
  * client_not_found (unknown, or of another project), some_permissions_not_found,
- * system_error. Returns the updated record. */
+ * insufficient_permission (the new set, or what the client holds, has a
+ * default-resource permission scope lacks), system_error. Returns the
+ * updated record. */
 json_t *store_client_update(struct store *st, const char *project_id, const char *client_id,
-                            const struct client_fields *f, struct api_error *err);
+                            const struct client_fields *f, const char *scope,
+                            struct api_error *err);
 
-/* Replaces the client's secret hash. Returns 0, or -1 with client_not_found
- * or system_error. */
+/* Replaces the client's secret hash. Returns 0, or -1 with client_not_found,
+ * insufficient_permission (as for an update) or system_error. */
 int store_client_set_secret(struct store *st, const char *project_id, const char *client_id,
-                            const char *secret_hash, struct api_error *err);
+                            const char *secret_hash, const char *scope, struct api_error *err);
 
 /* One page of the project's clients: p->sort is an enum client_sort, p->like
  * matches the name (or NULL), is_active is -1 for no filter, else 0 or 1.

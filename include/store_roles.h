@@ -29,19 +29,23 @@ struct role_fields {
 	const struct id_list *permission_ids;
 };
 
-/* Creates a role in the project. Returns the new record (caller owns), or
- * NULL with err: some_permissions_not_found, role_code_already_used,
- * system_error. */
+/* Creates a role in the project. scope: the caller's, for the no-escalation
+ * rule (store_grants.h). Returns the new record (caller owns), or NULL with
+ * err: some_permissions_not_found, insufficient_permission,
+ * role_code_already_used, system_error. */
 json_t *store_role_create(struct store *st, const char *project_id,
-                          const struct role_fields *f, struct api_error *err);
+                          const struct role_fields *f, const char *scope,
+                          struct api_error *err);
 
 /* Replaces the role's code and name, and its description and permission
  * set unless they are to be kept. Returns the updated record (caller owns),
  * or NULL with err, checked in this order: role_not_found (no such role in
- * this project), some_permissions_not_found, role_code_already_used,
- * system_error. */
+ * this project), some_permissions_not_found, insufficient_permission (the
+ * role holds, or would be given, a default-resource permission that scope
+ * lacks: store_grants.h), role_code_already_used, system_error. */
 json_t *store_role_update(struct store *st, const char *project_id, const char *role_id,
-                          const struct role_fields *f, struct api_error *err);
+                          const struct role_fields *f, const char *scope,
+                          struct api_error *err);
 
 /* Sort keys of the list, in the order of the API's sort_by values. */
 enum role_sort {

@@ -51,24 +51,28 @@ struct user_filter {
 /*
  * The checks a write must pass after the body, in CONTRACT.md §3's order:
  * user_not_found (update: user_id not in the project) -> role_not_found (a
- * role_id that is SET and not of this project) -> user_external_id_already_used
- * -> user_email_already_used (another user of the project; email compared
- * without regard to case). user_id is NULL on create. Runs outside a
- * transaction, so that a handler can refuse before it hashes a password; the
- * writes below repeat it inside theirs. Returns 0 or -1 with err.
+ * role_id that is SET and not of this project) -> insufficient_permission
+ * (no escalation, store_grants.h: the user's role now, or the role_id set,
+ * holds a default-resource permission that scope, the caller's, lacks) ->
+ * user_external_id_already_used -> user_email_already_used (another user
+ * of the project; email compared without regard to case). user_id is NULL
+ * on create. Runs outside a transaction, so that a handler can refuse
+ * before it hashes a password; the writes below repeat it inside theirs
+ * (the user's role may have changed in between). Returns 0 or -1 with err.
  */
 int store_user_check(struct store *st, const char *project_id, const char *user_id,
-                     const struct user_fields *f, struct api_error *err);
+                     const struct user_fields *f, const char *scope, struct api_error *err);
 
 /* Inserts a new active user and sets *out to its record. Errors: those of
  * store_user_check, system_error. Returns 0 or -1. */
 int store_user_create(struct store *st, const char *project_id, const struct user_fields *f,
-                      json_t **out, struct api_error *err);
+                      const char *scope, json_t **out, struct api_error *err);
 
 /* Updates the user of the project and sets *out to its record. Errors: those
  * of store_user_check, system_error. Returns 0 or -1. */
 int store_user_update(struct store *st, const char *project_id, const char *user_id,
-                      const struct user_fields *f, json_t **out, struct api_error *err);
+                      const struct user_fields *f, const char *scope, json_t **out,
+                      struct api_error *err);
 
 /* The user of the project with that external ID, with "permissions" (named
  * forms of its role's permissions, sorted) when with_permissions. Returns a

@@ -16,6 +16,7 @@
 #include "json_util.h"
 #include "passwords.h"
 #include "store.h"
+#include "store_grants.h"
 #include "store_tokens.h"
 #include "throttle.h"
 #include "util.h"
@@ -418,8 +419,11 @@ void authorize_post(struct request_ctx *ctx)
 
 /* POST .../users/external/{external_user_id}/authorization-codes: the
  * project's backend vouches for a BYOU user (CONTRACT.md §6). Checks: the
- * body (invalid_params), user_not_found, client_not_found, then the states
- * that need the records (invalid_params). */
+ * body (invalid_params), user_not_found, client_not_found, the states that
+ * need the records (invalid_params), then insufficient_permission: the code
+ * yields a token with the user's role's permissions, so the caller must
+ * carry those of them that are default-resource ones (CONTRACT.md §3, no
+ * escalation). */
 void byou_code_create(struct request_ctx *ctx)
 {
 	static const struct str_rule rules[] = {
@@ -472,6 +476,9 @@ void byou_code_create(struct request_ctx *ctx)
 			api_fail(&err, E_INVALID_PARAMS, "redirect_uri is not registered on the client.");
 		goto fail;
 	}
+	if (store_grant_check_holder(ctx->srv->store, ctx->principal.scope, GRANT_HOLDER_USER,
+	                             user.user_id, &err) < 0)
+		goto fail;
 	code = create_code(ctx, project_id, f[0].value, user.user_id, f[1].value, f[2].value, &err);
 	if (!code)
 		goto fail;

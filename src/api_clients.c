@@ -2,7 +2,8 @@
  * The clients endpoints (SPEC.md "Client endpoints", CONTRACT.md §3-§4).
  * The router has checked the token, the project and the permission; these
  * handlers check the body or query (invalid_params), then let the store
- * decide client_not_found and some_permissions_not_found, in that order.
+ * decide client_not_found, some_permissions_not_found and
+ * insufficient_permission (no escalation), in that order.
  * A client secret appears only in the answer that issues it, never in a
  * log, an error or a record.
  */
@@ -188,7 +189,8 @@ void clients_create(struct request_ctx *ctx)
 	f = client_fields_of(&b, false);
 	secret = crypto_new_secret();
 	crypto_hash_secret(secret, strlen(secret), hash);
-	rec = store_client_create(ctx->srv->store, request_param(ctx, "project_id"), &f, hash, &err);
+	rec = store_client_create(ctx->srv->store, request_param(ctx, "project_id"), &f, hash,
+	                          ctx->principal.scope, &err);
 	if (!rec)
 		goto fail;
 	/* CONTRACT.md §4: the secret is shown once, here. */
@@ -214,7 +216,7 @@ void clients_update(struct request_ctx *ctx)
 		goto fail;
 	f = client_fields_of(&b, true);
 	rec = store_client_update(ctx->srv->store, request_param(ctx, "project_id"),
-	                          request_param(ctx, "client_id"), &f, &err);
+	                          request_param(ctx, "client_id"), &f, ctx->principal.scope, &err);
 	if (!rec)
 		goto fail;
 	http_reply_json(ctx, 200, rec);
@@ -258,7 +260,8 @@ void clients_rotate_secret(struct request_ctx *ctx)
 
 	crypto_hash_secret(secret, strlen(secret), hash);
 	if (store_client_set_secret(ctx->srv->store, request_param(ctx, "project_id"),
-	                            request_param(ctx, "client_id"), hash, &err) < 0)
+	                            request_param(ctx, "client_id"), hash, ctx->principal.scope,
+	                            &err) < 0)
 		http_reply_error(ctx, &err);
 	else
 		reply_with_secret(ctx, 200, json_pack("{s:s}", "client_secret", secret));

@@ -2,7 +2,8 @@
  * The roles endpoints (SPEC.md "Role endpoints"): create, update and list
  * the roles of the project in the path. The router has already checked the
  * token, the project and the permission; this file checks the body or query
- * (invalid_params) and leaves references and conflicts to store_roles.c.
+ * (invalid_params) and leaves references, the caller's authority over the
+ * permissions (no escalation) and conflicts to store_roles.c.
  */
 #include "api_roles.h"
 #include "json_util.h"
@@ -64,7 +65,7 @@ void roles_create(struct request_ctx *ctx)
 
 	if (roles_read_body(ctx->body, &f, &ids, &err) == 0)
 		rec = store_role_create(ctx->srv->store, request_param(ctx, "project_id"), &f,
-		                        &err);
+		                        ctx->principal.scope, &err);
 	id_list_release(&ids);
 	role_reply(ctx, 201, rec, &err);
 }
@@ -79,7 +80,8 @@ void roles_update(struct request_ctx *ctx)
 	/* CONTRACT.md §3: invalid_params before role_not_found. */
 	if (roles_read_body(ctx->body, &f, &ids, &err) == 0)
 		rec = store_role_update(ctx->srv->store, request_param(ctx, "project_id"),
-		                        request_param(ctx, "role_id"), &f, &err);
+		                        request_param(ctx, "role_id"), &f, ctx->principal.scope,
+		                        &err);
 	id_list_release(&ids);
 	role_reply(ctx, 200, rec, &err);
 }

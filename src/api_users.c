@@ -38,6 +38,10 @@ struct user_job {
 	enum user_write kind;
 	const char *project_id;   /* borrowed from the path or the token */
 	const char *user_id;      /* NULL on create */
+	/* The caller's token scope, borrowed, for the no-escalation rule
+	 * (store_grants.h); NULL for PUT /users/current, where a user changes
+	 * their own profile and no role. */
+	const char *scope;
 	struct user_fields f;
 	char *password_hash;   /* owned: the argon2 encoding, once hashed */
 };
@@ -115,9 +119,10 @@ static void user_write_finish(struct request_ctx *ctx)
 	int rc;
 
 	if (job->user_id)
-		rc = store_user_update(st, job->project_id, job->user_id, &job->f, &record, &err);
+		rc = store_user_update(st, job->project_id, job->user_id, &job->f, job->scope, &record,
+		                       &err);
 	else
-		rc = store_user_create(st, job->project_id, &job->f, &record, &err);
+		rc = store_user_create(st, job->project_id, &job->f, job->scope, &record, &err);
 	if (rc < 0) {
 		http_reply_error(ctx, &err);
 		return;
@@ -144,9 +149,10 @@ static void user_password_hashed(void *arg, char *encoded)
 
 /*
  * First step of create and update: the body (invalid_params), then the
- * checks against the store (user_not_found, role_not_found, conflicts) so
- * that a request bound to fail costs no hash; the write repeats them in its
- * transaction. Then hashes the password, if one was given, or writes now.
+ * checks against the store (user_not_found, role_not_found,
+ * insufficient_permission, conflicts) so that a request bound to fail costs
+ * no hash; the write repeats them in its transaction. Then hashes the
+ * password, if one was given, or writes now.
  */
 static void user_write_start(struct request_ctx *ctx, enum user_write kind)
 {
@@ -165,6 +171,7 @@ static void user_write_start(struct request_ctx *ctx, enum user_write kind)
 	} else {
 		job->project_id = request_param(ctx, "project_id");
 		job->user_id = kind == USER_UPDATE ? request_param(ctx, "user_id") : NULL;
+		job->scope = ctx->principal.scope;
 	}
 	rc = users_read_body(ctx->body, kind, &job->f, &password, &err);
 	if (rc == 0 && kind == USER_CURRENT && !job->user_id)
@@ -173,7 +180,8 @@ static void user_write_start(struct request_ctx *ctx, enum user_write kind)
 		copy = xstrdup(password.value);
 	body_wipe_password(ctx->body);
 	if (rc == 0)
-		rc = store_user_check(ctx->srv->store, job->project_id, job->user_id, &job->f, &err);
+		rc = store_user_check(ctx->srv->store, job->project_id, job->user_id, &job->f,
+		                      job->scope, &err);
 	if (rc < 0) {
 		http_reply_error(ctx, &err);
 	} else if (!copy) {

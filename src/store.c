@@ -50,10 +50,8 @@ static const char *const core_sql[SQ__COUNT] = {
 		"SELECT c.project_id, c.secret_hash, c.is_active, p.is_active"
 		" FROM clients c JOIN projects p ON p.id = c.project_id WHERE c.id = ?1",
 	[SQ_CLIENT_SCOPE] =
-		"SELECT r.code || ':' || pm.code AS named FROM client_permissions cp"
-		" JOIN permissions pm ON pm.id = cp.permission_id"
-		" JOIN resources r ON r.id = pm.resource_id"
-		" WHERE cp.client_id = ?1" SQL_SCOPE_RESOURCE_OK " ORDER BY named",
+		"SELECT " SQL_NAMED_PERMISSION " AS named FROM " SQL_CLIENT_PERMISSIONS
+		SQL_SCOPE_RESOURCE_OK " ORDER BY named",
 	[SQ_USER_ACTIVE] =
 		"SELECT is_active FROM users WHERE id = ?1 AND project_id = ?2",
 	[SQ_TOKEN_REVOKED] = "SELECT 1 FROM revoked_tokens WHERE jti = ?1",
@@ -311,12 +309,14 @@ struct store *store_open(const char *path, bool synchronous_full, char *errbuf, 
 	st->users = store_users_sql;
 	st->clients = store_clients_sql;
 	st->tokens = store_tokens_sql;
+	st->grants = store_grants_sql;
 	if (store_prepare_set(st, &st->core, errbuf, errlen) < 0 ||
 	    store_prepare_set(st, &st->resources, errbuf, errlen) < 0 ||
 	    store_prepare_set(st, &st->roles, errbuf, errlen) < 0 ||
 	    store_prepare_set(st, &st->users, errbuf, errlen) < 0 ||
 	    store_prepare_set(st, &st->clients, errbuf, errlen) < 0 ||
-	    store_prepare_set(st, &st->tokens, errbuf, errlen) < 0)
+	    store_prepare_set(st, &st->tokens, errbuf, errlen) < 0 ||
+	    store_prepare_set(st, &st->grants, errbuf, errlen) < 0)
 		goto fail;
 	return st;
 fail:
@@ -334,6 +334,7 @@ void store_close(struct store *st)
 	finalize_set(&st->users);
 	finalize_set(&st->clients);
 	finalize_set(&st->tokens);
+	finalize_set(&st->grants);
 	derived_cache_free(st->scopes);
 	derived_cache_free(st->role_permissions);
 	if (st->db)

@@ -9,6 +9,7 @@
 
 #include "crypto.h"
 #include "store_clients.h"
+#include "store_grants.h"
 #include "util.h"
 
 enum client_stmt {
@@ -131,11 +132,16 @@ static json_t *client_get(struct store *st, const char *project_id, const char *
 	return rec;
 }
 
-/* 1 the client is of the project, 0 not, -1 error. */
-static int client_exists(struct store *st, const char *project_id, const char *client_id,
-                         struct api_error *err)
+/* 0 when the client is of the project, else -1 with client_not_found or
+ * system_error. */
+static int client_check_exists(struct store *st, const char *project_id, const char *client_id,
+                               struct api_error *err)
 {
-	return store_exists(st, stmt(st, CS_EXISTS), client_id, project_id, NULL, err);
+	int found = store_exists(st, stmt(st, CS_EXISTS), client_id, project_id, NULL, err);
+
+	if (found == 0)
+		return api_fail(err, E_CLIENT_NOT_FOUND, "The client does not exist.");
+	return found < 0 ? -1 : 0;
 }
 
 /* Replaces the client's permission set (checked by the caller). */
@@ -178,14 +184,14 @@ static int client_insert(struct store *st, const char *project_id, const char *i
 
 json_t *store_client_create(struct store *st, const char *project_id,
                             const struct client_fields *f, const char *secret_hash,
-                            struct api_error *err)
+                            const char *scope, struct api_error *err)
 {
 	char *id = crypto_new_id();
 	json_t *rec = NULL;
 
 	if (store_begin(st, err) < 0)
 		goto out;
-	if ((f->permission_ids && store_permissions_check(st, project_id, f->permission_ids, err) < 0) ||
+	if (store_grant_check_ids(st, project_id, scope, f->permission_ids, err) < 0 ||
 	    client_insert(st, project_id, id, f, secret_hash, err) < 0 ||
 	    permissions_replace(st, id, f->permission_ids, err) < 0 ||
 	    !(rec = client_get(st, project_id, id, err)) ||
@@ -220,19 +226,19 @@ static int client_update_row(struct store *st, const char *project_id, const cha
 }
 
 json_t *store_client_update(struct store *st, const char *project_id, const char *client_id,
-                            const struct client_fields *f, struct api_error *err)
+                            const struct client_fields *f, const char *scope,
+                            struct api_error *err)
 {
 	json_t *rec = NULL;
-	int found;
 
 	if (store_begin(st, err) < 0)
 		return NULL;
-	/* CONTRACT.md §3: client_not_found before some_permissions_not_found. */
-	found = client_exists(st, project_id, client_id, err);
-	if (found == 0)
-		api_fail(err, E_CLIENT_NOT_FOUND, "The client does not exist.");
-	if (found <= 0 ||
-	    (f->set_permissions && store_permissions_check(st, project_id, f->permission_ids, err) < 0) ||
+	/* CONTRACT.md §3: client_not_found, some_permissions_not_found, then
+	 * insufficient_permission (for the new set, or what the client holds). */
+	if (client_check_exists(st, project_id, client_id, err) < 0 ||
+	    (f->set_permissions &&
+	     store_grant_check_ids(st, project_id, scope, f->permission_ids, err) < 0) ||
+	    store_grant_check_holder(st, scope, GRANT_HOLDER_CLIENT, client_id, err) < 0 ||
 	    client_update_row(st, project_id, client_id, f, err) < 0 ||
 	    (f->set_permissions && permissions_replace(st, client_id, f->permission_ids, err) < 0) ||
 	    !(rec = client_get(st, project_id, client_id, err)) ||
@@ -245,20 +251,28 @@ json_t *store_client_update(struct store *st, const char *project_id, const char
 }
 
 int store_client_set_secret(struct store *st, const char *project_id, const char *client_id,
-                            const char *secret_hash, struct api_error *err)
+                            const char *secret_hash, const char *scope, struct api_error *err)
 {
 	sqlite3_stmt *s = stmt(st, CS_SET_SECRET);
 	int rc;
 
-	store_bind_text(s, 1, client_id);
-	store_bind_text(s, 2, project_id);
-	store_bind_text(s, 3, secret_hash);
-	sqlite3_bind_int64(s, 4, now_ms());
-	rc = store_step_done(st, s, err);
-	sqlite3_reset(s);
-	if (rc == 0 && sqlite3_changes(st->db) == 0)
-		rc = api_fail(err, E_CLIENT_NOT_FOUND, "The client does not exist.");
-	return rc;
+	if (store_begin(st, err) < 0)
+		return -1;
+	rc = client_check_exists(st, project_id, client_id, err);
+	if (rc == 0)
+		rc = store_grant_check_holder(st, scope, GRANT_HOLDER_CLIENT, client_id, err);
+	if (rc == 0) {
+		store_bind_text(s, 1, client_id);
+		store_bind_text(s, 2, project_id);
+		store_bind_text(s, 3, secret_hash);
+		sqlite3_bind_int64(s, 4, now_ms());
+		rc = store_step_done(st, s, err);
+		store_stmt_finish(s);
+	}
+	if (rc == 0)
+		return store_commit(st, err);   /* store_commit rolls back on failure */
+	store_rollback(st);
+	return -1;
 }
 
 /* Binds the list filters ?1..?3 shared by the page and the count. */

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 
 #include "crypto.h"
+#include "store_grants.h"
 #include "store_roles.h"
 #include "util.h"
 
@@ -152,13 +153,16 @@ static int role_check_code(struct store *st, const char *project_id, const char 
 	return taken;
 }
 
-/* References, then conflicts (CONTRACT.md §3), once the role is known. */
+/* Once the role is known (CONTRACT.md §3): references, then the caller's
+ * authority over what the role would be given and over the role itself
+ * (self_id, on update), then conflicts. */
 static int role_check_fields(struct store *st, const char *project_id,
                              const struct role_fields *f, const char *self_id,
-                             struct api_error *err)
+                             const char *scope, struct api_error *err)
 {
-	if (f->permission_ids && f->permission_ids->present &&
-	    store_permissions_check(st, project_id, f->permission_ids, err) < 0)
+	if ((f->permission_ids && f->permission_ids->present &&
+	     store_grant_check_ids(st, project_id, scope, f->permission_ids, err) < 0) ||
+	    (self_id && store_grant_check_holder(st, scope, GRANT_HOLDER_ROLE, self_id, err) < 0))
 		return -1;
 	return role_check_code(st, project_id, f->code, self_id, err);
 }
@@ -251,7 +255,8 @@ static json_t *role_finish(struct store *st, const char *id, int rc, struct api_
 }
 
 json_t *store_role_create(struct store *st, const char *project_id,
-                          const struct role_fields *f, struct api_error *err)
+                          const struct role_fields *f, const char *scope,
+                          struct api_error *err)
 {
 	static const struct id_list none = ID_LIST_INIT;
 	const struct id_list *ids = f->permission_ids ? f->permission_ids : &none;
@@ -260,7 +265,7 @@ json_t *store_role_create(struct store *st, const char *project_id,
 	int rc;
 
 	if (store_begin(st, err) == 0) {
-		rc = role_check_fields(st, project_id, f, NULL, err);
+		rc = role_check_fields(st, project_id, f, NULL, scope, err);
 		if (rc == 0)
 			rc = role_insert(st, project_id, id, f, err);
 		if (rc == 0)
@@ -272,7 +277,8 @@ json_t *store_role_create(struct store *st, const char *project_id,
 }
 
 json_t *store_role_update(struct store *st, const char *project_id, const char *role_id,
-                          const struct role_fields *f, struct api_error *err)
+                          const struct role_fields *f, const char *scope,
+                          struct api_error *err)
 {
 	const struct id_list *ids = f->permission_ids;
 	int rc;
@@ -281,7 +287,7 @@ json_t *store_role_update(struct store *st, const char *project_id, const char *
 		return NULL;
 	rc = role_check_exists(st, project_id, role_id, err);
 	if (rc == 0)
-		rc = role_check_fields(st, project_id, f, role_id, err);
+		rc = role_check_fields(st, project_id, f, role_id, scope, err);
 	if (rc == 0)
 		rc = role_update_row(st, project_id, role_id, f, err);
 	/* CONTRACT.md §3: an omitted permission_ids keeps the set; [] or null clears it. */

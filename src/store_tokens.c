@@ -80,11 +80,8 @@ static const char *const sql[T__COUNT] = {
 		"SELECT id, password_hash, is_active FROM users"
 		" WHERE project_id = ?1 AND email = ?2 COLLATE NOCASE",
 	[T_USER_SCOPE] =
-		"SELECT r.code || ':' || pm.code AS named FROM users u"
-		" JOIN role_permissions rp ON rp.role_id = u.role_id"
-		" JOIN permissions pm ON pm.id = rp.permission_id"
-		" JOIN resources r ON r.id = pm.resource_id"
-		" WHERE u.id = ?1" SQL_SCOPE_RESOURCE_OK " ORDER BY named",
+		"SELECT " SQL_NAMED_PERMISSION " AS named FROM " SQL_USER_PERMISSIONS
+		SQL_SCOPE_RESOURCE_OK " ORDER BY named",
 	/* redirect_uris is the JSON array the clients API wrote. */
 	[T_CLIENT_REDIRECTS] =
 		"SELECT 1 FROM clients c, json_each(c.redirect_uris) j"

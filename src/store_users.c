@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "crypto.h"
+#include "store_grants.h"
 #include "store_users.h"
 #include "util.h"
 
@@ -123,10 +124,7 @@ static const char *const sql[SU__COUNT] = {
 		USER_COLUMNS USER_FROM " WHERE u.project_id = ?1 AND u.external_user_id = ?2",
 	/* The role's permissions in their named form ("users:read"). */
 	[SU_ROLE_PERMISSIONS] =
-		"SELECT res.code || ':' || pm.code AS named FROM role_permissions rp"
-		" JOIN permissions pm ON pm.id = rp.permission_id"
-		" JOIN resources res ON res.id = pm.resource_id"
-		" WHERE rp.role_id = ?1 ORDER BY named",
+		"SELECT " SQL_NAMED_PERMISSION " AS named FROM " SQL_ROLE_PERMISSIONS " ORDER BY named",
 	[SU_COUNT] = "SELECT count(*) FROM users u" USER_FILTER,
 	/* No filter: the count kept by triggers (schema/004), not a scan. */
 	[SU_COUNT_ALL] =
@@ -220,8 +218,9 @@ static int check_conflicts(struct store *st, const char *project_id, const char 
 	return 0;
 }
 
-int store_user_check(struct store *st, const char *project_id, const char *user_id,
-                     const struct user_fields *f, struct api_error *err)
+/* The records a write names: user_not_found, then role_not_found. */
+static int check_references(struct store *st, const char *project_id, const char *user_id,
+                            const struct user_fields *f, struct api_error *err)
 {
 	int found;
 
@@ -238,6 +237,27 @@ int store_user_check(struct store *st, const char *project_id, const char *user_
 			return found < 0 ? -1 : api_fail(err, E_ROLE_NOT_FOUND,
 			                                  "The role does not exist in this project.");
 	}
+	return 0;
+}
+
+/* No escalation (store_grants.h): the caller may change the user (through
+ * the role it has now) and give it the new role. */
+static int check_authority(struct store *st, const char *user_id, const struct user_fields *f,
+                           const char *scope, struct api_error *err)
+{
+	if (user_id && store_grant_check_holder(st, scope, GRANT_HOLDER_USER, user_id, err) < 0)
+		return -1;
+	if (f->role_id.state == FIELD_SET)
+		return store_grant_check_holder(st, scope, GRANT_HOLDER_ROLE, f->role_id.value, err);
+	return 0;
+}
+
+int store_user_check(struct store *st, const char *project_id, const char *user_id,
+                     const struct user_fields *f, const char *scope, struct api_error *err)
+{
+	if (check_references(st, project_id, user_id, f, err) < 0 ||
+	    check_authority(st, user_id, f, scope, err) < 0)
+		return -1;
 	return check_conflicts(st, project_id, user_id, f, err);
 }
 
@@ -366,7 +386,7 @@ static int finish_write(struct store *st, const char *project_id, const char *us
 }
 
 int store_user_create(struct store *st, const char *project_id, const struct user_fields *f,
-                      json_t **out, struct api_error *err)
+                      const char *scope, json_t **out, struct api_error *err)
 {
 	sqlite3_stmt *s = stmt(st, SU_INSERT);
 	char *id = crypto_new_id();
@@ -375,7 +395,7 @@ int store_user_create(struct store *st, const char *project_id, const struct use
 	*out = NULL;
 	if (store_begin(st, err) < 0)
 		goto out;
-	if (store_user_check(st, project_id, NULL, f, err) < 0)
+	if (store_user_check(st, project_id, NULL, f, scope, err) < 0)
 		goto rollback;
 	store_bind_text(s, 1, id);
 	store_bind_text(s, 2, project_id);
@@ -410,7 +430,8 @@ static void bind_optional(sqlite3_stmt *s, int idx, const struct str_field *f)
 }
 
 int store_user_update(struct store *st, const char *project_id, const char *user_id,
-                      const struct user_fields *f, json_t **out, struct api_error *err)
+                      const struct user_fields *f, const char *scope, json_t **out,
+                      struct api_error *err)
 {
 	sqlite3_stmt *s = stmt(st, SU_UPDATE);
 	int w;
@@ -418,7 +439,7 @@ int store_user_update(struct store *st, const char *project_id, const char *user
 	*out = NULL;
 	if (store_begin(st, err) < 0)
 		return -1;
-	if (store_user_check(st, project_id, user_id, f, err) < 0)
+	if (store_user_check(st, project_id, user_id, f, scope, err) < 0)
 		goto rollback;
 	store_bind_text(s, 1, user_id);
 	store_bind_text(s, 2, project_id);

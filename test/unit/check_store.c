@@ -22,6 +22,7 @@
 #include "error.h"
 #include "json_util.h"
 #include "store.h"
+#include "store_grants.h"
 #include "util.h"
 
 extern const char *const schema_migrations[];
@@ -748,6 +749,138 @@ START_TEST(test_permissions_check)
 }
 END_TEST
 
+/* --- no escalation (store_grants.c) ------------------------------------------ */
+
+/* Project a and b, and in a: a resource of its own, orders (orders:read); a
+ * role ro1 holding users:update and orders:read; a user u1 in it and a user
+ * u2 without a role. */
+static void grants_fixture(void)
+{
+	char a[80];
+
+	open_store();
+	create_project("a", &fx.p1);
+	create_project("b", &fx.p2);
+	ck_assert_int_eq(sql_exec(fx.st->db,
+		"INSERT INTO resources (id, project_id, name, code, is_default, created_at, updated_at)"
+		" VALUES ('res-orders', %Q, 'Orders', 'orders', 0, 1, 1);"
+		"INSERT INTO permissions (id, resource_id, project_id, name, code, position)"
+		" VALUES ('orders-read', 'res-orders', %Q, 'Read', 'read', 0);"
+		"INSERT INTO roles (id, project_id, code, name, created_at, updated_at)"
+		" VALUES ('ro1', %Q, 'ro1', 'R', 1, 1);"
+		"INSERT INTO role_permissions VALUES ('ro1', 'orders-read'), ('ro1', %Q);"
+		"INSERT INTO users (id, project_id, display_name, role_id, created_at, updated_at)"
+		" VALUES ('u1', %Q, 'U', 'ro1', 1, 1), ('u2', %Q, 'V', NULL, 1, 1)",
+		fx.p1.project_id, fx.p1.project_id, fx.p1.project_id,
+		permission_id(fx.p1.project_id, "users:update", a, sizeof a),
+		fx.p1.project_id, fx.p1.project_id), SQLITE_OK);
+}
+
+/* Checks err against want (E__COUNT: the check passed) and that the grant
+ * statements were all reset. */
+static void expect_grant(int rc, enum api_code want, const char *lacked, const char *desc)
+{
+	if (want == E__COUNT) {
+		ck_assert_msg(rc == 0, "%s: %s", desc, fx.err.description);
+	} else {
+		ck_assert_msg(rc == -1 && fx.err.api_code == want, "%s: %d %s", desc, rc,
+		              fx.err.description);
+	}
+	if (lacked)
+		ck_assert_msg(strstr(fx.err.description, lacked), "%s: %s", desc, fx.err.description);
+	for (size_t i = 0; i < fx.st->grants.count; i++)
+		ck_assert_int_eq(sqlite3_stmt_busy(fx.st->grants.stmt[i]), 0);
+}
+
+#define GRANTED E__COUNT
+
+static const struct {
+	const char *desc;
+	const char *scope;      /* the caller's; NULL: no limit */
+	const char *grant[3];   /* named permissions of project a ("b:..." of b), or raw IDs */
+	enum api_code want;
+	const char *lacked;     /* the permission the description names */
+} grant_id_cases[] = {
+	{ "carried", "roles:update users:read", { "users:read", "roles:update" }, GRANTED, NULL },
+	{ "one lacked", "users:read", { "users:read", "users:update" },
+	  E_INSUFFICIENT_PERMISSION, "users:update" },
+	{ "empty scope", "", { "clients:read" }, E_INSUFFICIENT_PERMISSION, "clients:read" },
+	{ "no limit", NULL, { "users:create", "clients:update" }, GRANTED, NULL },
+	{ "a name is a whole word", "users:reader xusers:read users:read2", { "users:read" },
+	  E_INSUFFICIENT_PERMISSION, "users:read" },
+	{ "the project's own resource is free", "", { "orders:read" }, GRANTED, NULL },
+	{ "own resource beside a carried one", "users:read", { "orders:read", "users:read" },
+	  GRANTED, NULL },
+	{ "not found before lacked", "", { "users:read", "nope" },
+	  E_SOME_PERMISSIONS_NOT_FOUND, NULL },
+	{ "another project's is not found", "", { "b:users:read" },
+	  E_SOME_PERMISSIONS_NOT_FOUND, NULL },
+};
+
+START_TEST(test_grant_check_ids)
+{
+	char buf[3][80];
+	const char *ids[3];
+	struct id_list list = { true, 0, ids };
+
+	grants_fixture();
+	for (size_t i = 0; i < 3 && grant_id_cases[_i].grant[i]; i++, list.count++) {
+		const char *named = grant_id_cases[_i].grant[i];
+		if (!strchr(named, ':'))
+			ids[i] = named;
+		else if (!strncmp(named, "b:", 2))
+			ids[i] = permission_id(fx.p2.project_id, named + 2, buf[i], sizeof buf[i]);
+		else
+			ids[i] = permission_id(fx.p1.project_id, named, buf[i], sizeof buf[i]);
+	}
+	expect_grant(store_grant_check_ids(fx.st, fx.p1.project_id, grant_id_cases[_i].scope, &list,
+	                                   &fx.err),
+	             grant_id_cases[_i].want, grant_id_cases[_i].lacked, grant_id_cases[_i].desc);
+	/* no IDs, nothing to grant */
+	ck_assert_int_eq(store_grant_check_ids(fx.st, fx.p1.project_id, "", NULL, &fx.err), 0);
+}
+END_TEST
+
+/* The admin client's scope without roles:create. */
+#define ALL_BUT_ROLES_CREATE \
+	"clients:create clients:read clients:update resources:create resources:read" \
+	" resources:update roles:read roles:update users:create users:read users:update"
+
+static const struct {
+	const char *desc;
+	enum grant_holder holder;
+	const char *id;         /* "admin": project a's admin client */
+	const char *scope;
+	enum api_code want;
+	const char *lacked;     /* what the description names */
+} grant_holder_cases[] = {
+	{ "role within scope", GRANT_HOLDER_ROLE, "ro1", "users:update", GRANTED, NULL },
+	{ "role holds what scope lacks", GRANT_HOLDER_ROLE, "ro1", "orders:read users:read",
+	  E_INSUFFICIENT_PERMISSION, "users:update, which the role holds" },
+	{ "user's role holds it", GRANT_HOLDER_USER, "u1", "", E_INSUFFICIENT_PERMISSION,
+	  "users:update, which the user's role holds" },
+	{ "user without a role", GRANT_HOLDER_USER, "u2", "", GRANTED, NULL },
+	{ "user, no limit", GRANT_HOLDER_USER, "u1", NULL, GRANTED, NULL },
+	{ "admin client, all twelve", GRANT_HOLDER_CLIENT, "admin", ALL_TWELVE, GRANTED, NULL },
+	{ "admin client, one missing", GRANT_HOLDER_CLIENT, "admin", ALL_BUT_ROLES_CREATE,
+	  E_INSUFFICIENT_PERMISSION, "roles:create, which the client holds" },
+	{ "no such role holds nothing", GRANT_HOLDER_ROLE, "nope", "", GRANTED, NULL },
+};
+
+START_TEST(test_grant_check_holder)
+{
+	const char *id = grant_holder_cases[_i].id;
+
+	grants_fixture();
+	if (!strcmp(id, "admin"))
+		id = fx.p1.client_id;
+	expect_grant(store_grant_check_holder(fx.st, grant_holder_cases[_i].scope,
+	                                      grant_holder_cases[_i].holder, id, &fx.err),
+	             grant_holder_cases[_i].want, grant_holder_cases[_i].lacked,
+	             grant_holder_cases[_i].desc);
+}
+END_TEST
+
 /* --- schema constraints ------------------------------------------------------- */
 
 static int insert_user(const char *id, const char *project, const char *email,
@@ -1020,6 +1153,12 @@ static Suite *store_suite(void)
 	tcase_add_test(tc, test_permissions_check);
 	tcase_add_test(tc, test_scope_cache_sees_every_change);
 	tcase_add_test(tc, test_derived_cache);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("grants");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_loop_test(tc, test_grant_check_ids, 0, N_ELEMS(grant_id_cases));
+	tcase_add_loop_test(tc, test_grant_check_holder, 0, N_ELEMS(grant_holder_cases));
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("schema");

@@ -87,7 +87,7 @@ static const char *create(const char *name, const struct id_list *ids, const cha
 		.permission_ids = ids, .set_redirect_uris = true, .redirect_uris = uris,
 	};
 	json_decref(fx.rec);
-	fx.rec = store_client_create(fx.st, fx.p1.project_id, &f, "hash", &fx.err);
+	fx.rec = store_client_create(fx.st, fx.p1.project_id, &f, "hash", NULL, &fx.err);
 	ck_assert_msg(fx.rec != NULL, "%s", fx.err.description);
 	return json_string_value(json_object_get(fx.rec, "id"));
 }
@@ -138,7 +138,7 @@ START_TEST(test_create_unknown_permission_writes_nothing)
 	                           .permission_ids = &list, .set_redirect_uris = true };
 	long long before = count_rows("SELECT count(*) FROM clients");
 
-	fx.rec = store_client_create(fx.st, fx.p1.project_id, &f, "hash", &fx.err);
+	fx.rec = store_client_create(fx.st, fx.p1.project_id, &f, "hash", NULL, &fx.err);
 	ck_assert_ptr_null(fx.rec);
 	ck_assert_str_eq(fx.err.code, "some_permissions_not_found");
 	ck_assert_int_eq(count_rows("SELECT count(*) FROM clients"), before);
@@ -157,7 +157,7 @@ START_TEST(test_update_keeps_clears_replaces)
 	                               .set_redirect_uris = true };
 
 	json_decref(fx.rec);
-	fx.rec = store_client_update(fx.st, fx.p1.project_id, id, &keep, &fx.err);
+	fx.rec = store_client_update(fx.st, fx.p1.project_id, id, &keep, NULL, &fx.err);
 	ck_assert_ptr_nonnull(fx.rec);
 	ck_assert_str_eq(json_string_value(json_object_get(fx.rec, "name")), "B");
 	ck_assert(json_is_false(json_object_get(fx.rec, "is_active")));
@@ -165,7 +165,7 @@ START_TEST(test_update_keeps_clears_replaces)
 	ck_assert_int_eq(json_array_size(json_object_get(fx.rec, "redirect_uris")), 1);
 
 	json_decref(fx.rec);
-	fx.rec = store_client_update(fx.st, fx.p1.project_id, id, &clear, &fx.err);
+	fx.rec = store_client_update(fx.st, fx.p1.project_id, id, &clear, NULL, &fx.err);
 	ck_assert_ptr_nonnull(fx.rec);
 	ck_assert(json_is_true(json_object_get(fx.rec, "is_active")));
 	ck_assert(json_is_null(json_object_get(fx.rec, "description")));
@@ -183,17 +183,17 @@ START_TEST(test_update_not_found_order)
 	json_t *r;
 
 	/* unknown client, unknown permission: client_not_found first */
-	r = store_client_update(fx.st, fx.p1.project_id, "nope", &f, &fx.err);
+	r = store_client_update(fx.st, fx.p1.project_id, "nope", &f, NULL, &fx.err);
 	ck_assert_ptr_null(r);
 	ck_assert_str_eq(fx.err.code, "client_not_found");
 	/* another project's client is not found */
 	f.set_permissions = false;
-	r = store_client_update(fx.st, fx.p1.project_id, fx.p2.client_id, &f, &fx.err);
+	r = store_client_update(fx.st, fx.p1.project_id, fx.p2.client_id, &f, NULL, &fx.err);
 	ck_assert_ptr_null(r);
 	ck_assert_str_eq(fx.err.code, "client_not_found");
 	/* known client, unknown permission: nothing changes */
 	f.set_permissions = true;
-	r = store_client_update(fx.st, fx.p1.project_id, fx.p1.client_id, &f, &fx.err);
+	r = store_client_update(fx.st, fx.p1.project_id, fx.p1.client_id, &f, NULL, &fx.err);
 	ck_assert_ptr_null(r);
 	ck_assert_str_eq(fx.err.code, "some_permissions_not_found");
 	ck_assert_int_eq(count_rows("SELECT count(*) FROM clients WHERE name = 'admin'"), 2);
@@ -207,15 +207,113 @@ START_TEST(test_set_secret)
 	struct client_auth ca;
 
 	crypto_hash_secret("s3cret", 6, hash);
-	ck_assert_int_eq(store_client_set_secret(fx.st, fx.p1.project_id, fx.p1.client_id, hash,
+	ck_assert_int_eq(store_client_set_secret(fx.st, fx.p1.project_id, fx.p1.client_id, hash, NULL,
 	                                         &fx.err), 0);
 	ck_assert_int_eq(store_client_auth(fx.st, fx.p1.client_id, &ca, &fx.err), 1);
 	ck_assert_str_eq(ca.secret_hash, hash);
-	ck_assert_int_eq(store_client_set_secret(fx.st, fx.p1.project_id, "nope", hash, &fx.err), -1);
-	ck_assert_str_eq(fx.err.code, "client_not_found");
-	ck_assert_int_eq(store_client_set_secret(fx.st, fx.p1.project_id, fx.p2.client_id, hash,
+	ck_assert_int_eq(store_client_set_secret(fx.st, fx.p1.project_id, "nope", hash, NULL,
 	                                         &fx.err), -1);
 	ck_assert_str_eq(fx.err.code, "client_not_found");
+	ck_assert_int_eq(store_client_set_secret(fx.st, fx.p1.project_id, fx.p2.client_id, hash, NULL,
+	                                         &fx.err), -1);
+	ck_assert_str_eq(fx.err.code, "client_not_found");
+}
+END_TEST
+
+/* --- no escalation (store_grants.h) --- */
+
+/* Every client of the store with its secret hash and permission IDs, as
+ * one string (caller frees), to compare before and after. */
+static char *clients_state(void)
+{
+	sqlite3_stmt *s;
+	char *v;
+
+	ck_assert_int_eq(sqlite3_prepare_v2(fx.st->db,
+		"SELECT group_concat(c, ';') FROM (SELECT id || '|' || name || '|' || is_active || '|'"
+		" || secret_hash || '|' || ifnull((SELECT group_concat(permission_id) FROM (SELECT"
+		" permission_id FROM client_permissions WHERE client_id = clients.id ORDER BY 1)), '')"
+		" AS c FROM clients ORDER BY id)", -1, &s, NULL), SQLITE_OK);
+	ck_assert_int_eq(sqlite3_step(s), SQLITE_ROW);
+	v = strdup((const char *)sqlite3_column_text(s, 0));
+	sqlite3_finalize(s);
+	return v;
+}
+
+enum grant_op { OP_CREATE, OP_UPDATE, OP_DEACTIVATE, OP_SECRET };
+
+static const struct {
+	const char *desc;
+	enum grant_op op;
+	const char *target;   /* "admin" (all twelve), "mine" (clients:read), or an unknown ID */
+	const char *grant;    /* permission_ids: a named permission, "nope"; NULL: absent */
+	const char *scope;    /* the caller's */
+	enum api_code want;   /* E__COUNT: written */
+} grant_cases[] = {
+	{ "rename the admin client", OP_UPDATE, "admin", NULL, "clients:update",
+	  E_INSUFFICIENT_PERMISSION },
+	{ "deactivate the admin client", OP_DEACTIVATE, "admin", NULL, "clients:update",
+	  E_INSUFFICIENT_PERMISSION },
+	{ "rotate the admin client's secret", OP_SECRET, "admin", NULL, "clients:update",
+	  E_INSUFFICIENT_PERMISSION },
+	{ "give a client what scope lacks", OP_UPDATE, "mine", "users:read",
+	  "clients:read clients:update", E_INSUFFICIENT_PERMISSION },
+	{ "update within scope", OP_UPDATE, "mine", "clients:update", "clients:read clients:update",
+	  E__COUNT },
+	{ "rotate within scope", OP_SECRET, "mine", NULL, "clients:read", E__COUNT },
+	{ "create with what scope lacks", OP_CREATE, NULL, "users:read", "clients:create",
+	  E_INSUFFICIENT_PERMISSION },
+	{ "create within scope", OP_CREATE, NULL, "clients:read", "clients:read", E__COUNT },
+	{ "client_not_found first", OP_UPDATE, "nope", "users:read", "", E_CLIENT_NOT_FOUND },
+	{ "rotate: client_not_found first", OP_SECRET, "nope", NULL, "", E_CLIENT_NOT_FOUND },
+	{ "some_permissions_not_found first", OP_UPDATE, "admin", "nope", "",
+	  E_SOME_PERMISSIONS_NOT_FOUND },
+};
+
+START_TEST(test_no_escalation)
+{
+	const char *mine_ids[] = { perm(0, fx.p1.project_id, "clients:read") };
+	struct id_list mine_list = { true, 1, mine_ids };
+	char *mine = strdup(create("mine", &mine_list, NULL));
+	const char *target = grant_cases[_i].target, *granted[1];
+	struct id_list list = { grant_cases[_i].grant != NULL, grant_cases[_i].grant != NULL,
+	                        granted };
+	struct client_fields f = { .name = "x", .is_active = grant_cases[_i].op != OP_DEACTIVATE,
+	                           .set_permissions = list.present, .permission_ids = &list };
+	char *before = clients_state(), *after;
+	int rc;
+
+	if (target && !strcmp(target, "admin"))
+		target = fx.p1.client_id;
+	else if (target && !strcmp(target, "mine"))
+		target = mine;
+	granted[0] = grant_cases[_i].grant;
+	if (granted[0] && strchr(granted[0], ':'))
+		granted[0] = perm(1, fx.p1.project_id, granted[0]);
+	json_decref(fx.rec);
+	fx.rec = NULL;
+	if (grant_cases[_i].op == OP_SECRET)
+		rc = store_client_set_secret(fx.st, fx.p1.project_id, target, "new hash",
+		                             grant_cases[_i].scope, &fx.err);
+	else if (grant_cases[_i].op == OP_CREATE)
+		rc = (fx.rec = store_client_create(fx.st, fx.p1.project_id, &f, "hash",
+		                                   grant_cases[_i].scope, &fx.err)) ? 0 : -1;
+	else
+		rc = (fx.rec = store_client_update(fx.st, fx.p1.project_id, target, &f,
+		                                   grant_cases[_i].scope, &fx.err)) ? 0 : -1;
+	after = clients_state();
+	if (grant_cases[_i].want == E__COUNT) {
+		ck_assert_msg(rc == 0, "%s: %s", grant_cases[_i].desc, fx.err.description);
+		ck_assert_str_ne(after, before);
+	} else {
+		ck_assert_msg(rc == -1 && fx.err.api_code == grant_cases[_i].want, "%s: %s",
+		              grant_cases[_i].desc, fx.err.description);
+		ck_assert_str_eq(after, before);
+	}
+	ck_assert(sqlite3_get_autocommit(fx.st->db));
+	free(before);
+	free(after);
+	free(mine);
 }
 END_TEST
 
@@ -256,7 +354,7 @@ START_TEST(test_list)
 	a_id = strdup(create("a", NULL, NULL));
 	usleep(2000);   /* so that its update is the latest updated_at */
 	json_decref(fx.rec);
-	fx.rec = store_client_update(fx.st, fx.p1.project_id, a_id, &off, &fx.err);
+	fx.rec = store_client_update(fx.st, fx.p1.project_id, a_id, &off, NULL, &fx.err);
 	ck_assert_ptr_nonnull(fx.rec);
 
 	ck_assert_int_eq(list_names(CLIENT_SORT_NAME, false, NULL, -1, names, sizeof names), 4);
@@ -290,6 +388,7 @@ static Suite *store_clients_suite(void)
 	tcase_add_test(tc, test_update_keeps_clears_replaces);
 	tcase_add_test(tc, test_update_not_found_order);
 	tcase_add_test(tc, test_set_secret);
+	tcase_add_loop_test(tc, test_no_escalation, 0, sizeof grant_cases / sizeof grant_cases[0]);
 	tcase_add_test(tc, test_list);
 	tcase_set_timeout(tc, 30);
 	suite_add_tcase(s, tc);

@@ -126,7 +126,7 @@ static char *create_ok(const char *code, const char *name, const char *desc)
 {
 	static const struct id_list none = ID_LIST_INIT;
 	struct role_fields f = fields(code, name, desc ? FIELD_SET : FIELD_ABSENT, desc, &none);
-	json_t *rec = store_role_create(fx.st, fx.p.project_id, &f, &fx.err);
+	json_t *rec = store_role_create(fx.st, fx.p.project_id, &f, NULL, &fx.err);
 	char *id;
 
 	ck_assert_msg(rec != NULL, "create %s: %s", code, fx.err.description);
@@ -153,7 +153,7 @@ START_TEST(test_create_record)
 	                              ids_of(2, fx.perm[5], fx.perm[1]));
 	json_t *perms;
 
-	fx.rec = store_role_create(fx.st, fx.p.project_id, &f, &fx.err);
+	fx.rec = store_role_create(fx.st, fx.p.project_id, &f, NULL, &fx.err);
 	ck_assert_ptr_nonnull(fx.rec);
 	ck_assert_str_eq(str(fx.rec, "code"), "admin");
 	ck_assert_str_eq(str(fx.rec, "name"), "Admin");
@@ -173,7 +173,7 @@ START_TEST(test_create_minimal)
 {
 	struct role_fields f = fields("v", "V", FIELD_CLEAR, NULL, NULL);
 
-	fx.rec = store_role_create(fx.st, fx.p.project_id, &f, &fx.err);
+	fx.rec = store_role_create(fx.st, fx.p.project_id, &f, NULL, &fx.err);
 	ck_assert_ptr_nonnull(fx.rec);
 	ck_assert(json_is_null(json_object_get(fx.rec, "description")));
 	ck_assert_uint_eq(json_array_size(json_object_get(fx.rec, "permission_ids")), 0);
@@ -203,7 +203,7 @@ START_TEST(test_create_errors)
 	else if (!strcmp(perm, "other"))
 		perm = fx.other_perm;
 	f = fields(create_errors[_i].code, "N", FIELD_ABSENT, NULL, ids_of(1, perm));
-	fx.rec = store_role_create(fx.st, fx.p.project_id, &f, &fx.err);
+	fx.rec = store_role_create(fx.st, fx.p.project_id, &f, NULL, &fx.err);
 	ck_assert_ptr_null(fx.rec);
 	ck_assert_int_eq(fx.err.api_code, create_errors[_i].want);
 	ck_assert_int_eq(query_count("SELECT count(*) FROM roles WHERE project_id = ?1",
@@ -219,7 +219,7 @@ START_TEST(test_create_same_code_other_project)
 	struct role_fields f = fields("admin", "A", FIELD_ABSENT, NULL, NULL);
 	char *id = create_ok("admin", "A", NULL);
 
-	fx.rec = store_role_create(fx.st, fx.other.project_id, &f, &fx.err);
+	fx.rec = store_role_create(fx.st, fx.other.project_id, &f, NULL, &fx.err);
 	ck_assert_ptr_nonnull(fx.rec);
 	free(id);
 }
@@ -233,14 +233,14 @@ START_TEST(test_update_keep_and_clear)
 	static const struct id_list absent = ID_LIST_INIT;
 	char *id;
 
-	fx.rec = store_role_create(fx.st, fx.p.project_id, &f, &fx.err);
+	fx.rec = store_role_create(fx.st, fx.p.project_id, &f, NULL, &fx.err);
 	ck_assert_ptr_nonnull(fx.rec);
 	id = strdup(str(fx.rec, "id"));
 	json_decref(fx.rec);
 
 	/* omitted: kept */
 	f = fields("r2", "R2", FIELD_ABSENT, NULL, &absent);
-	fx.rec = store_role_update(fx.st, fx.p.project_id, id, &f, &fx.err);
+	fx.rec = store_role_update(fx.st, fx.p.project_id, id, &f, NULL, &fx.err);
 	ck_assert_ptr_nonnull(fx.rec);
 	ck_assert_str_eq(str(fx.rec, "code"), "r2");
 	ck_assert_str_eq(str(fx.rec, "description"), "D");
@@ -249,7 +249,7 @@ START_TEST(test_update_keep_and_clear)
 
 	/* null / []: cleared */
 	f = fields("r2", "R2", FIELD_CLEAR, NULL, ids_of(0));
-	fx.rec = store_role_update(fx.st, fx.p.project_id, id, &f, &fx.err);
+	fx.rec = store_role_update(fx.st, fx.p.project_id, id, &f, NULL, &fx.err);
 	ck_assert_ptr_nonnull(fx.rec);
 	ck_assert(json_is_null(json_object_get(fx.rec, "description")));
 	ck_assert_uint_eq(json_array_size(json_object_get(fx.rec, "permission_ids")), 0);
@@ -258,7 +258,7 @@ START_TEST(test_update_keep_and_clear)
 
 	/* replaced */
 	f = fields("r2", "R2", FIELD_SET, "E", ids_of(1, fx.perm[7]));
-	fx.rec = store_role_update(fx.st, fx.p.project_id, id, &f, &fx.err);
+	fx.rec = store_role_update(fx.st, fx.p.project_id, id, &f, NULL, &fx.err);
 	ck_assert_ptr_nonnull(fx.rec);
 	ck_assert_str_eq(str(fx.rec, "description"), "E");
 	ck_assert_str_eq(json_string_value(json_array_get(json_object_get(fx.rec, "permission_ids"), 0)),
@@ -292,7 +292,7 @@ START_TEST(test_update_errors)
 	struct role_fields f = fields(update_errors[_i].code, "N", FIELD_CLEAR, NULL, ids_of(1, perm));
 
 	fx.rec = store_role_update(fx.st, fx.p.project_id, update_errors[_i].known_role ? self : "nope",
-	                           &f, &fx.err);
+	                           &f, NULL, &fx.err);
 	ck_assert_ptr_null(fx.rec);
 	ck_assert_int_eq(fx.err.api_code, update_errors[_i].want);
 	ck_assert_int_eq(query_count("SELECT count(*) FROM roles WHERE code = 'self'"
@@ -309,7 +309,7 @@ START_TEST(test_update_other_projects_role)
 	struct role_fields f = fields("x", "X", FIELD_ABSENT, NULL, NULL);
 	char *id = create_ok("mine", "M", NULL);
 
-	fx.rec = store_role_update(fx.st, fx.other.project_id, id, &f, &fx.err);
+	fx.rec = store_role_update(fx.st, fx.other.project_id, id, &f, NULL, &fx.err);
 	ck_assert_ptr_null(fx.rec);
 	ck_assert_int_eq(fx.err.api_code, E_ROLE_NOT_FOUND);
 	free(id);
@@ -321,10 +321,113 @@ START_TEST(test_update_own_code)
 	struct role_fields f = fields("same", "Renamed", FIELD_ABSENT, NULL, NULL);
 	char *id = create_ok("same", "S", NULL);
 
-	fx.rec = store_role_update(fx.st, fx.p.project_id, id, &f, &fx.err);
+	fx.rec = store_role_update(fx.st, fx.p.project_id, id, &f, NULL, &fx.err);
 	ck_assert_ptr_nonnull(fx.rec);
 	ck_assert_str_eq(str(fx.rec, "name"), "Renamed");
 	free(id);
+}
+END_TEST
+
+/* --- no escalation (store_grants.h) ------------------------------------- */
+
+/* The ID of the project's permission named like "users:update" (a new
+ * string), or "nope" itself. */
+static char *perm_named(const char *named)
+{
+	char *sql, *id = NULL;
+
+	if (!strchr(named, ':'))
+		return strdup(named);
+	sql = sqlite3_mprintf("SELECT pm.id FROM permissions pm JOIN resources r"
+	                      " ON r.id = pm.resource_id WHERE pm.project_id = %Q"
+	                      " AND r.code || ':' || pm.code = ?1", fx.p.project_id);
+	ck_assert_uint_eq(query_texts(sql, named, &id, 1), 1);
+	sqlite3_free(sql);
+	return id;
+}
+
+/* The role's code, name and permission IDs, to compare before and after. */
+static char *role_state(const char *id)
+{
+	char *v = NULL;
+
+	query_texts("SELECT code || '|' || name || '|' || ifnull((SELECT group_concat(permission_id)"
+	            " FROM (SELECT permission_id FROM role_permissions WHERE role_id = ?1"
+	            " ORDER BY 1)), '') FROM roles WHERE id = ?1", id, &v, 1);
+	return v;
+}
+
+static const struct {
+	const char *desc;
+	bool create;           /* else update the role "self", which holds `holds` */
+	const char *holds;     /* a named permission, or NULL */
+	const char *grant;     /* permission_ids: a named permission or "nope"; NULL: absent */
+	const char *role;      /* the update's target: "self", or an unknown ID */
+	const char *code;      /* "taken" conflicts */
+	const char *scope;     /* the caller's */
+	enum api_code want;    /* E__COUNT: written */
+} grant_cases[] = {
+	{ "create: given what scope lacks", true, NULL, "users:update", NULL, "new",
+	  "roles:create", E_INSUFFICIENT_PERMISSION },
+	{ "create: 403 before the conflict", true, NULL, "users:update", NULL, "taken", "",
+	  E_INSUFFICIENT_PERMISSION },
+	{ "create: within scope", true, NULL, "roles:read", NULL, "new", "roles:read",
+	  E__COUNT },
+	{ "update: holds what scope lacks", false, "users:update", NULL, "self", "self",
+	  "roles:update", E_INSUFFICIENT_PERMISSION },
+	{ "update: given what scope lacks", false, "roles:read", "users:update", "self", "self",
+	  "roles:read roles:update", E_INSUFFICIENT_PERMISSION },
+	{ "update: within scope", false, "roles:read", "roles:update", "self", "self",
+	  "roles:read roles:update", E__COUNT },
+	{ "update: role_not_found first", false, "users:update", "users:update", "nope", "self",
+	  "", E_ROLE_NOT_FOUND },
+	{ "update: some_permissions_not_found first", false, "users:update", "nope", "self",
+	  "self", "", E_SOME_PERMISSIONS_NOT_FOUND },
+	{ "update: 403 before the conflict", false, "users:update", NULL, "self", "taken", "",
+	  E_INSUFFICIENT_PERMISSION },
+	{ "update: the conflict when allowed", false, "roles:read", NULL, "self", "taken",
+	  "roles:read", E_ROLE_CODE_ALREADY_USED },
+};
+
+START_TEST(test_no_escalation)
+{
+	char *taken = create_ok("taken", "T", NULL), *self = create_ok("self", "S", NULL);
+	char *held = NULL, *given = NULL, *before, *after;
+	static const struct id_list absent = ID_LIST_INIT;
+	struct role_fields f;
+	long long roles = query_count("SELECT count(*) FROM roles", NULL);
+
+	if (grant_cases[_i].holds) {
+		held = perm_named(grant_cases[_i].holds);
+		f = fields("self", "S", FIELD_ABSENT, NULL, ids_of(1, held));
+		json_decref(store_role_update(fx.st, fx.p.project_id, self, &f, NULL, &fx.err));
+	}
+	if (grant_cases[_i].grant)
+		given = perm_named(grant_cases[_i].grant);
+	f = fields(grant_cases[_i].code, "N", FIELD_ABSENT, NULL, given ? ids_of(1, given) : &absent);
+	before = role_state(self);
+	if (grant_cases[_i].create)
+		fx.rec = store_role_create(fx.st, fx.p.project_id, &f, grant_cases[_i].scope, &fx.err);
+	else
+		fx.rec = store_role_update(fx.st, fx.p.project_id,
+		                           strcmp(grant_cases[_i].role, "self") ? "nope" : self, &f,
+		                           grant_cases[_i].scope, &fx.err);
+	after = role_state(self);
+	if (grant_cases[_i].want == E__COUNT) {
+		ck_assert_msg(fx.rec != NULL, "%s: %s", grant_cases[_i].desc, fx.err.description);
+	} else {
+		ck_assert_msg(!fx.rec && fx.err.api_code == grant_cases[_i].want, "%s: %s",
+		              grant_cases[_i].desc, fx.err.description);
+		ck_assert_str_eq(after, before);
+		ck_assert_int_eq(query_count("SELECT count(*) FROM roles", NULL), roles);
+	}
+	assert_no_transaction();
+	free(taken);
+	free(self);
+	free(held);
+	free(given);
+	free(before);
+	free(after);
 }
 END_TEST
 
@@ -489,7 +592,7 @@ START_TEST(test_list_other_project_and_permissions)
 	json_t *perms;
 	long long total;
 
-	fx.rec = store_role_create(fx.st, fx.p.project_id, &f, &fx.err);
+	fx.rec = store_role_create(fx.st, fx.p.project_id, &f, NULL, &fx.err);
 	ck_assert_ptr_nonnull(fx.rec);
 	fx.list = store_role_list(fx.st, fx.other.project_id, &q, &total, &fx.err);
 	ck_assert_ptr_nonnull(fx.list);
@@ -531,6 +634,7 @@ static Suite *store_roles_suite(void)
 	tcase_add_loop_test(tc, test_update_errors, 0, N_ELEMS(update_errors));
 	tcase_add_test(tc, test_update_other_projects_role);
 	tcase_add_test(tc, test_update_own_code);
+	tcase_add_loop_test(tc, test_no_escalation, 0, N_ELEMS(grant_cases));
 	suite_add_tcase(s, tc);
 
 	tc = tcase_new("list");

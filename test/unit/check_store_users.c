@@ -83,7 +83,7 @@ static char *create(const char *name, const char *ext, const char *email, const 
 		f.email = set(email);
 	if (role)
 		f.role_id = set(role);
-	ck_assert_int_eq(store_user_create(st, proj.project_id, &f, &rec, &err), 0);
+	ck_assert_int_eq(store_user_create(st, proj.project_id, &f, NULL, &rec, &err), 0);
 	id = xstrdup(json_string_value(json_object_get(rec, "id")));
 	json_decref(rec);
 	return id;
@@ -98,7 +98,7 @@ START_TEST(test_create_record)
 	json_t *rec;
 	char *dump;
 
-	ck_assert_int_eq(store_user_create(st, proj.project_id, &f, &rec, &err), 0);
+	ck_assert_int_eq(store_user_create(st, proj.project_id, &f, NULL, &rec, &err), 0);
 	ck_assert_uint_eq(json_object_size(rec), 10);
 	ck_assert_str_eq(json_string_value(json_object_get(rec, "role_name")), "Reader");
 	ck_assert(json_is_true(json_object_get(rec, "is_active")));
@@ -130,13 +130,13 @@ START_TEST(test_list_record_as_get)
 	long long total;
 	char *id;
 
-	ck_assert_int_eq(store_user_create(st, proj.project_id, &f, &recs[0], &err), 0);
+	ck_assert_int_eq(store_user_create(st, proj.project_id, &f, NULL, &recs[0], &err), 0);
 	f = (struct user_fields){ .display_name = "Bo", .is_active = -1,
 		.external_user_id = { FIELD_SET, "bo" } };
-	ck_assert_int_eq(store_user_create(st, proj.project_id, &f, &recs[1], &err), 0);
+	ck_assert_int_eq(store_user_create(st, proj.project_id, &f, NULL, &recs[1], &err), 0);
 	f.is_active = 0;
 	id = xstrdup(json_string_value(json_object_get(recs[1], "id")));
-	ck_assert_int_eq(store_user_update(st, proj.project_id, id, &f, &recs[2], &err), 0);
+	ck_assert_int_eq(store_user_update(st, proj.project_id, id, &f, NULL, &recs[2], &err), 0);
 	p.sort = USER_SORT_EXTERNAL_USER_ID;
 	p.desc = false;
 	page = list_page(&p, &filter, &total);
@@ -164,20 +164,20 @@ START_TEST(test_create_errors)
 
 	free(create("A", "ext-a", "a@x.io", NULL));
 	f.external_user_id = set("ext-a");
-	ck_assert_int_eq(store_user_create(st, proj.project_id, &f, &rec, &err), -1);
+	ck_assert_int_eq(store_user_create(st, proj.project_id, &f, NULL, &rec, &err), -1);
 	ck_assert_int_eq(err.api_code, E_USER_EXTERNAL_ID_ALREADY_USED);
 	ck_assert_ptr_null(rec);
 	f.external_user_id = set("ext-b");
 	f.email = set("A@X.IO");
-	ck_assert_int_eq(store_user_create(st, proj.project_id, &f, &rec, &err), -1);
+	ck_assert_int_eq(store_user_create(st, proj.project_id, &f, NULL, &rec, &err), -1);
 	ck_assert_int_eq(err.api_code, E_USER_EMAIL_ALREADY_USED);
 	f.role_id = set("r_other");
-	ck_assert_int_eq(store_user_create(st, proj.project_id, &f, &rec, &err), -1);
+	ck_assert_int_eq(store_user_create(st, proj.project_id, &f, NULL, &rec, &err), -1);
 	ck_assert_int_eq(err.api_code, E_ROLE_NOT_FOUND);
 	/* The same values are free in another project. */
 	f.role_id = set("r_other");
 	f.external_user_id = set("ext-a");
-	ck_assert_int_eq(store_user_create(st, other.project_id, &f, &rec, &err), 0);
+	ck_assert_int_eq(store_user_create(st, other.project_id, &f, NULL, &rec, &err), 0);
 	json_decref(rec);
 }
 END_TEST
@@ -190,7 +190,7 @@ START_TEST(test_update_keep_and_clear)
 	json_t *rec;
 
 	/* All optional fields absent: kept. */
-	ck_assert_int_eq(store_user_update(st, proj.project_id, id, &f, &rec, &err), 0);
+	ck_assert_int_eq(store_user_update(st, proj.project_id, id, &f, NULL, &rec, &err), 0);
 	ck_assert_str_eq(json_string_value(json_object_get(rec, "external_user_id")), "ext-a");
 	ck_assert_str_eq(json_string_value(json_object_get(rec, "email")), "a@x.io");
 	ck_assert_str_eq(json_string_value(json_object_get(rec, "role_id")), "r1");
@@ -201,7 +201,7 @@ START_TEST(test_update_keep_and_clear)
 	f.role_id = clear;
 	f.avatar_url = set("https://a.io/x.png");
 	f.is_active = 1;
-	ck_assert_int_eq(store_user_update(st, proj.project_id, id, &f, &rec, &err), 0);
+	ck_assert_int_eq(store_user_update(st, proj.project_id, id, &f, NULL, &rec, &err), 0);
 	ck_assert(json_is_null(json_object_get(rec, "email")));
 	ck_assert(json_is_null(json_object_get(rec, "role_name")));
 	ck_assert_str_eq(json_string_value(json_object_get(rec, "avatar_url")), "https://a.io/x.png");
@@ -220,21 +220,21 @@ START_TEST(test_update_errors)
 
 	f.external_user_id = set("ext-a");
 	f.role_id = set("nope");
-	ck_assert_int_eq(store_user_update(st, other.project_id, b, &f, &rec, &err), -1);
+	ck_assert_int_eq(store_user_update(st, other.project_id, b, &f, NULL, &rec, &err), -1);
 	ck_assert_int_eq(err.api_code, E_USER_NOT_FOUND);
-	ck_assert_int_eq(store_user_update(st, proj.project_id, b, &f, &rec, &err), -1);
+	ck_assert_int_eq(store_user_update(st, proj.project_id, b, &f, NULL, &rec, &err), -1);
 	ck_assert_int_eq(err.api_code, E_ROLE_NOT_FOUND);
 	f.role_id = clear;
 	f.email = set("A@x.io");
-	ck_assert_int_eq(store_user_update(st, proj.project_id, b, &f, &rec, &err), -1);
+	ck_assert_int_eq(store_user_update(st, proj.project_id, b, &f, NULL, &rec, &err), -1);
 	ck_assert_int_eq(err.api_code, E_USER_EXTERNAL_ID_ALREADY_USED);
 	f.external_user_id = set("ext-b");
-	ck_assert_int_eq(store_user_update(st, proj.project_id, b, &f, &rec, &err), -1);
+	ck_assert_int_eq(store_user_update(st, proj.project_id, b, &f, NULL, &rec, &err), -1);
 	ck_assert_int_eq(err.api_code, E_USER_EMAIL_ALREADY_USED);
 	/* A's own values in another case are no conflict. */
 	f.external_user_id = set("ext-a");
 	f.email = set("A@X.io");
-	ck_assert_int_eq(store_user_update(st, proj.project_id, a, &f, &rec, &err), 0);
+	ck_assert_int_eq(store_user_update(st, proj.project_id, a, &f, NULL, &rec, &err), 0);
 	json_decref(rec);
 	free(a);
 	free(b);
@@ -294,6 +294,138 @@ static void opened_nothing(void *arg)
 {
 	(void)arg;
 }
+
+/* --- no escalation (store_grants.h) --- */
+
+/* Every user's ID, name, role and external ID as one string (caller frees). */
+static char *users_state(void)
+{
+	sqlite3_stmt *s;
+	char *v;
+
+	ck_assert_int_eq(sqlite3_prepare_v2(st->db,
+		"SELECT ifnull(group_concat(u, ';'), '') FROM (SELECT id || '|' || display_name"
+		" || '|' || ifnull(role_id, '') || '|' || ifnull(external_user_id, '') AS u"
+		" FROM users ORDER BY id)", -1, &s, NULL), SQLITE_OK);
+	ck_assert_int_eq(sqlite3_step(s), SQLITE_ROW);
+	v = xstrdup((const char *)sqlite3_column_text(s, 0));
+	sqlite3_finalize(s);
+	return v;
+}
+
+/* Adds the role `id` to the project, holding the permissions of its
+ * default resources that match the SQL condition `which` (over r and pm). */
+static void add_role(const char *id, const char *which)
+{
+	char *q = xasprintf("INSERT INTO roles VALUES ('%s', '%s', '%s', 'R', NULL, 0, 0);"
+	                    "INSERT INTO role_permissions SELECT '%s', pm.id FROM permissions pm"
+	                    " JOIN resources r ON r.id = pm.resource_id WHERE pm.project_id = '%s'"
+	                    " AND %s", id, proj.project_id, id, id, proj.project_id, which);
+	exec_sql(q);
+	free(q);
+}
+
+static const struct {
+	const char *desc;
+	const char *user;    /* the update's target: "boss" (r_admin), "clerk" (r1), or an
+	                      * unknown ID; NULL: a create */
+	const char *role;    /* role_id SET to it; "-" clears it; NULL: absent */
+	const char *email;   /* SET to it, or NULL: absent */
+	const char *scope;   /* the caller's */
+	enum api_code want;  /* E__COUNT: written */
+} grant_cases[] = {
+	{ "create into a role holding what scope lacks", NULL, "r_admin", NULL, "users:create",
+	  E_INSUFFICIENT_PERMISSION },
+	{ "create into a role within scope", NULL, "r1", NULL, "users:read clients:read", E__COUNT },
+	{ "update a user whose role holds what scope lacks", "boss", NULL, NULL, "users:update",
+	  E_INSUFFICIENT_PERMISSION },
+	{ "take such a user's role away", "boss", "-", NULL, "users:update",
+	  E_INSUFFICIENT_PERMISSION },
+	{ "move a user into such a role", "clerk", "r_admin", NULL, "users:read clients:read",
+	  E_INSUFFICIENT_PERMISSION },
+	{ "update within scope", "clerk", "r1", NULL, "users:read clients:read", E__COUNT },
+	{ "user_not_found first", "nope", "r_admin", NULL, "", E_USER_NOT_FOUND },
+	{ "role_not_found first", "boss", "r_other", NULL, "", E_ROLE_NOT_FOUND },
+	{ "403 before the email conflict", NULL, "r_admin", "Taken@x.io", "",
+	  E_INSUFFICIENT_PERMISSION },
+	{ "the conflict when allowed", NULL, "r1", "Taken@x.io", "users:read clients:read",
+	  E_USER_EMAIL_ALREADY_USED },
+};
+
+/* store_user_check, outside a transaction, and the write, inside its own,
+ * give the same answer; a refused write changes nothing. */
+START_TEST(test_no_escalation)
+{
+	char *boss, *clerk, *before, *after;
+	const char *user = grant_cases[_i].user;
+	struct user_fields f = { .display_name = "N", .is_active = user ? 1 : -1,
+		.external_user_id = set("new-ext") };
+	struct api_error err;
+	json_t *rec = NULL;
+	int rc;
+
+	add_role("r_admin", "1");
+	boss = create("Boss", "boss", NULL, "r_admin");
+	clerk = create("Clerk", "clerk", NULL, "r1");
+	free(create("T", "t", "taken@x.io", NULL));
+	if (user && !strcmp(user, "boss"))
+		user = boss;
+	else if (user && !strcmp(user, "clerk"))
+		user = clerk;
+	if (grant_cases[_i].role)
+		f.role_id = strcmp(grant_cases[_i].role, "-") ? set(grant_cases[_i].role) : clear;
+	if (grant_cases[_i].email)
+		f.email = set(grant_cases[_i].email);
+	before = users_state();
+
+	rc = store_user_check(st, proj.project_id, user, &f, grant_cases[_i].scope, &err);
+	ck_assert_msg(grant_cases[_i].want == E__COUNT ? rc == 0 : err.api_code == grant_cases[_i].want,
+	              "%s: check: %s", grant_cases[_i].desc, err.description);
+	if (user)
+		rc = store_user_update(st, proj.project_id, user, &f, grant_cases[_i].scope, &rec, &err);
+	else
+		rc = store_user_create(st, proj.project_id, &f, grant_cases[_i].scope, &rec, &err);
+	after = users_state();
+	if (grant_cases[_i].want == E__COUNT) {
+		ck_assert_msg(rc == 0, "%s: %s", grant_cases[_i].desc, err.description);
+	} else {
+		ck_assert_msg(rc == -1 && err.api_code == grant_cases[_i].want, "%s: %s",
+		              grant_cases[_i].desc, err.description);
+		ck_assert_str_eq(after, before);
+	}
+	json_decref(rec);
+	free(before);
+	free(after);
+	free(boss);
+	free(clerk);
+}
+END_TEST
+
+/* The role may change between the check before the hash and the write: the
+ * write checks again in its own transaction. */
+START_TEST(test_write_checks_the_role_again)
+{
+	struct user_fields f = { .display_name = "N", .is_active = -1,
+		.external_user_id = set("n"), .role_id = set("r_grow") };
+	struct api_error err;
+	json_t *rec = NULL;
+	char *before, *after;
+
+	add_role("r_grow", "r.code = 'users' AND pm.code = 'read'");
+	ck_assert_int_eq(store_user_check(st, proj.project_id, NULL, &f, "users:read", &err), 0);
+	exec_sql("INSERT INTO role_permissions SELECT 'r_grow', pm.id FROM permissions pm"
+	         " JOIN roles ro ON ro.project_id = pm.project_id AND ro.id = 'r_grow'"
+	         " WHERE pm.code = 'create'");
+	before = users_state();
+	ck_assert_int_eq(store_user_create(st, proj.project_id, &f, "users:read", &rec, &err), -1);
+	ck_assert_int_eq(err.api_code, E_INSUFFICIENT_PERMISSION);
+	ck_assert_ptr_null(rec);
+	after = users_state();
+	ck_assert_str_eq(after, before);
+	free(before);
+	free(after);
+}
+END_TEST
 
 /* A role's permissions are cached, and the record still shows every change
  * at once: made in this connection, by another process, inside a group
@@ -612,14 +744,14 @@ START_TEST(test_search_index_follows_writes)
 	expect_found("LOVEL", "ada");
 	f.display_name = "Ada King";
 	f.email = set("countess@engine.org");
-	ck_assert_int_eq(store_user_update(st, proj.project_id, id, &f, &rec, &err), 0);
+	ck_assert_int_eq(store_user_update(st, proj.project_id, id, &f, NULL, &rec, &err), 0);
 	json_decref(rec);
 	expect_found("lovelace", "");
 	expect_found("ada@", "");
 	expect_found("a kin", "ada");
 	expect_found("COUNTESS@", "ada");
 	f.email = clear;
-	ck_assert_int_eq(store_user_update(st, proj.project_id, id, &f, &rec, &err), 0);
+	ck_assert_int_eq(store_user_update(st, proj.project_id, id, &f, NULL, &rec, &err), 0);
 	json_decref(rec);
 	expect_found("engine.org", "");
 	expect_found("@navy", "grace");
@@ -661,7 +793,7 @@ START_TEST(test_search_keys_moved)
 	expect_index_matches_table(st->db);
 	expect_found("moved", "m0 m1 m2");
 	f.display_name = "Now Moved Too";
-	ck_assert_int_eq(store_user_update(st, proj.project_id, ids[4], &f, &rec, &err), 0);
+	ck_assert_int_eq(store_user_update(st, proj.project_id, ids[4], &f, NULL, &rec, &err), 0);
 	json_decref(rec);
 	exec_sql("DELETE FROM users WHERE external_user_id = 'm5'");   /* no API deletes users */
 	expect_index_matches_table(st->db);
@@ -754,6 +886,8 @@ static Suite *store_users_suite(void)
 	tcase_add_test(tc, test_create_errors);
 	tcase_add_test(tc, test_update_keep_and_clear);
 	tcase_add_test(tc, test_update_errors);
+	tcase_add_loop_test(tc, test_no_escalation, 0, sizeof grant_cases / sizeof grant_cases[0]);
+	tcase_add_test(tc, test_write_checks_the_role_again);
 	tcase_add_test(tc, test_get_external);
 	tcase_add_test(tc, test_external_permissions_follow_changes);
 	tcase_add_test(tc, test_list_filters);

@@ -1,0 +1,46 @@
+#ifndef EDGEAUTH_STORE_GRANTS_H
+#define EDGEAUTH_STORE_GRANTS_H
+/*
+ * No escalation (CONTRACT.md §3): through the management API a caller may
+ * grant, and may touch a record holding, only those permissions of the four
+ * default resources (resources, users, roles, clients) that its own token
+ * carries. A project's own resources' permissions (orders:read) are free.
+ *
+ * The writes of roles, clients and users run these inside their
+ * transaction, after their *_not_found checks and before their conflicts,
+ * so what is checked is what is written. A delete calls
+ * store_grant_check_holder on the record it removes.
+ *
+ * scope is the caller's: its token's space-separated named permissions
+ * (struct principal). NULL means no limit; only callers that are not the
+ * management API pass it (unit tests; a user's own profile, PUT
+ * /api/v1/users/current, which cannot change a role).
+ */
+#include "error.h"
+#include "json_util.h"
+#include "store.h"
+
+/* The records that hold permissions: a role and a client hold theirs, a
+ * user those of its role. */
+enum grant_holder {
+	GRANT_HOLDER_ROLE,
+	GRANT_HOLDER_CLIENT,
+	GRANT_HOLDER_USER,
+	GRANT_HOLDER__COUNT
+};
+
+/* The permission IDs a write would grant (ids may be NULL: none), in
+ * CONTRACT.md §3's order: some_permissions_not_found unless each is a
+ * permission of the project, then insufficient_permission (naming one)
+ * unless scope carries each of them that is of a default resource. Returns
+ * 0 or -1 with err (or system_error). */
+int store_grant_check_ids(struct store *st, const char *project_id, const char *scope,
+                          const struct id_list *ids, struct api_error *err);
+
+/* 0 when scope carries every default-resource permission that the role,
+ * client or user id holds (none when there is no such record), else -1 with
+ * insufficient_permission naming one it lacks, or system_error. */
+int store_grant_check_holder(struct store *st, const char *scope, enum grant_holder holder,
+                             const char *id, struct api_error *err);
+
+#endif

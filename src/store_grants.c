@@ -1,0 +1,84 @@
+/*
+ * No escalation (CONTRACT.md §3): each check is one statement that finds a
+ * permission of a default resource the caller's scope lacks, among the
+ * permissions a write would grant or a record holds. Statements are
+ * prepared at open (store.c); nothing here writes.
+ */
+#include <assert.h>
+
+#include "store_grants.h"
+
+/* The holders' statements are indexed by enum grant_holder; then one for a
+ * single permission ID. */
+enum { GS_PERMISSION = GRANT_HOLDER__COUNT, GS__COUNT };
+
+/* Of the rows of pm and r that from selects (?1 its key), the first named
+ * permission of a default resource that the scope ?2 does not carry. A
+ * scope is names joined by single spaces (store_join_column; RFC 6749
+ * §3.3), so a name is in it when " name " is in " scope ". */
+#define LACKED_OF(from) \
+	"SELECT " SQL_NAMED_PERMISSION " AS named FROM " from \
+	" AND r.is_default AND instr(' ' || ?2 || ' ', ' ' || named || ' ') = 0" \
+	" ORDER BY named LIMIT 1"
+
+static const char *const sql[GS__COUNT] = {
+	[GRANT_HOLDER_ROLE] = LACKED_OF(SQL_ROLE_PERMISSIONS),
+	[GRANT_HOLDER_CLIENT] = LACKED_OF(SQL_CLIENT_PERMISSIONS),
+	[GRANT_HOLDER_USER] = LACKED_OF(SQL_USER_PERMISSIONS),
+	[GS_PERMISSION] = LACKED_OF(
+		"permissions pm JOIN resources r ON r.id = pm.resource_id WHERE pm.id = ?1"),
+};
+
+const struct stmt_set store_grants_sql = { GS__COUNT, sql, NULL };
+
+/* The end of the error's sentence, after the permission's name. */
+static const char *const why[GS__COUNT] = {
+	[GRANT_HOLDER_ROLE] = "which the role holds",
+	[GRANT_HOLDER_CLIENT] = "which the client holds",
+	[GRANT_HOLDER_USER] = "which the user's role holds",
+	[GS_PERMISSION] = "so it cannot grant it",
+};
+
+/* Runs statement which for id: 0 when scope lacks nothing, else -1 with
+ * insufficient_permission or system_error. */
+static int check_one(struct store *st, int which, const char *scope, const char *id,
+                     struct api_error *err)
+{
+	sqlite3_stmt *s = st->grants.stmt[which];
+	int rc;
+
+	store_bind_text(s, 1, id);
+	store_bind_text(s, 2, scope);
+	rc = sqlite3_step(s);
+	if (rc == SQLITE_ROW)
+		api_fail(err, E_INSUFFICIENT_PERMISSION, "The token does not carry %s, %s.",
+		         store_column_text(s, 0), why[which]);
+	else if (rc != SQLITE_DONE)
+		store_fail(st, err, "grant check");
+	store_stmt_finish(s);
+	return rc == SQLITE_DONE ? 0 : -1;
+}
+
+int store_grant_check_ids(struct store *st, const char *project_id, const char *scope,
+                          const struct id_list *ids, struct api_error *err)
+{
+	if (!ids)
+		return 0;
+	if (store_permissions_check(st, project_id, ids, err) < 0)
+		return -1;
+	if (!scope)
+		return 0;
+	for (size_t i = 0; i < ids->count; i++)
+		if (check_one(st, GS_PERMISSION, scope, ids->ids[i], err) < 0)
+			return -1;
+	return 0;
+}
+
+int store_grant_check_holder(struct store *st, const char *scope, enum grant_holder holder,
+                             const char *id, struct api_error *err)
+{
+	assert(id);
+	if (!scope)
+		return 0;
+	return check_one(st, (int)holder, scope, id, err);
+}
