@@ -14,11 +14,13 @@
 #include <event2/keyvalq_struct.h>
 
 #include "error.h"
+#include "flow.h"
 #include "server.h"
 
 #define ROUTE_MAX_PARAMS 4
 
 struct conn_entry;
+struct route;
 
 /* Who the bearer token speaks for, after auth_bearer accepted it. */
 struct principal {
@@ -37,6 +39,7 @@ struct request_ctx {
 	struct evhttp_request *req;
 	enum evhttp_cmd_type method;
 	char *path;                          /* raw path, as sent */
+	const struct route *route;           /* the route it matched (router.c) */
 	const char *param_names[ROUTE_MAX_PARAMS];   /* into the route's pattern */
 	size_t param_name_lens[ROUTE_MAX_PARAMS];
 	char *params[ROUTE_MAX_PARAMS];      /* percent-decoded path parameters */
@@ -48,8 +51,12 @@ struct request_ctx {
 	struct conn_entry *conn;             /* conn_guard's record of the connection */
 	int64_t start_us;
 	bool replied;
-	void *handler_state;                 /* a handler's own state across steps */
-	void (*handler_state_free)(void *);
+	struct flow flow;                    /* its steps (request.h) */
+	bool reply_ready;                    /* a step recorded its answer */
+	int reply_status;
+	struct evbuffer *reply_body;
+	void *state;                         /* request_state */
+	void (*state_release)(void *state);
 };
 
 /* Binds and starts serving on the configured address. Returns -1 with a
@@ -71,6 +78,12 @@ const char *request_header(const struct request_ctx *ctx, const char *name);
 const char *http_method_name(enum evhttp_cmd_type m);
 void http_add_header(struct request_ctx *ctx, const char *name, const char *value);
 
+/* The answers. Inside the step runner they are recorded, and the runner
+ * sends the one answer when the step returns; outside it (a handler that
+ * answers by itself) they are sent at once. Either way the request is freed
+ * once its answer has gone to evhttp. */
+/* Sends the recorded answer (the runner's last act on a request). */
+void http_reply_send(struct request_ctx *ctx);
 /* Answers with status and the JSON body (stolen; NULL for no body). */
 void http_reply_json(struct request_ctx *ctx, int status, json_t *body);
 /* Answers with the error's status and {"error","error_description"}, and

@@ -13,6 +13,8 @@ enum route_body { BODY_NONE, BODY_JSON, BODY_FORM };
  * (CONTRACT.md §5). CORS_CONFIGURED: the origins of [server] cors_origins. */
 enum route_cors { CORS_CONFIGURED, CORS_PUBLIC };
 
+/* A handler that answers by itself (http_reply_*), now or later; routes
+ * move to steps. */
 typedef void route_handler(struct request_ctx *ctx);
 
 struct route {
@@ -22,11 +24,12 @@ struct route {
 	const char *permission;      /* named permission the token must carry, or NULL */
 	enum route_body body;
 	enum route_cors cors;
-	route_handler *handler;
+	flow_step *const *steps;     /* the route's steps, NULL-terminated */
+	route_handler *handler;      /* or a handler */
 };
 
-/* Finds the route, checks auth, project, permission and body, then calls
- * the handler; or answers the error itself. */
+/* Finds the route and runs the request: the checks every route shares, in
+ * CONTRACT.md §3's order, then the route's steps. */
 void router_dispatch(struct request_ctx *ctx);
 
 #endif

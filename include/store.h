@@ -14,8 +14,12 @@
 #include <jansson.h>
 
 #include "error.h"
+#include "flow.h"
 #include "store_cache.h"
 
+/* Operations a request uses take a struct completion (flow.h) and call it
+ * once: the SQLite backend before it returns; a backend that waits on a
+ * network will call it later, from the loop. */
 /* Statements of one area: an array of SQL texts prepared into an array of
  * statements at open, finalized at close. */
 struct stmt_set {

@@ -15,6 +15,7 @@
 #include "html.h"
 #include "json_util.h"
 #include "passwords.h"
+#include "request.h"
 #include "store.h"
 #include "store_grants.h"
 #include "store_tokens.h"
@@ -241,13 +242,12 @@ struct signin {
 	char *keys[COUNT__N];
 };
 
-static void signin_free(void *arg)
+static void signin_release(void *arg)
 {
 	struct signin *s = arg;
 	signin_user_release(&s->user);
 	for (size_t i = 0; i < COUNT__N; i++)
 		free(s->keys[i]);
-	free(s);
 }
 
 static struct throttle *counter(struct server *srv, enum signin_counter which)
@@ -378,13 +378,11 @@ static void on_verified(void *arg, int ok)
 
 void authorize_post(struct request_ctx *ctx)
 {
-	struct signin *s = xcalloc(1, sizeof *s);
+	struct signin *s = request_state(ctx, sizeof *s, signin_release);
 	struct api_error err;
 	int found;
 
 	s->ctx = ctx;
-	ctx->handler_state = s;
-	ctx->handler_state_free = signin_free;
 	if (check_client(ctx, &ctx->form, &s->p) < 0)
 		return;
 	if (!request_is_valid(&s->p)) {

@@ -13,6 +13,7 @@
 #include "json_util.h"
 #include "listing.h"
 #include "passwords.h"
+#include "request.h"
 #include "store_users.h"
 #include "util.h"
 #include "validate.h"
@@ -46,14 +47,11 @@ struct user_job {
 	char *password_hash;   /* owned: the argon2 encoding, once hashed */
 };
 
-static void user_job_free(void *p)
+static void user_job_release(void *p)
 {
 	struct user_job *job = p;
 
-	if (!job)
-		return;
 	crypto_wipe_free(job->password_hash);
-	free(job);
 }
 
 /* PUT /api/v1/users/current (SPEC.md): email is required; the caller cannot
@@ -112,7 +110,7 @@ static void body_wipe_password(json_t *body)
 /* Second step: the store work and the answer. */
 static void user_write_finish(struct request_ctx *ctx)
 {
-	struct user_job *job = ctx->handler_state;
+	struct user_job *job = ctx->state;
 	struct store *st = ctx->srv->store;
 	struct api_error err;
 	json_t *record;
@@ -134,7 +132,7 @@ static void user_write_finish(struct request_ctx *ctx)
 static void user_password_hashed(void *arg, char *encoded)
 {
 	struct request_ctx *ctx = arg;
-	struct user_job *job = ctx->handler_state;
+	struct user_job *job = ctx->state;
 	struct api_error err;
 
 	if (!encoded) {
@@ -156,15 +154,13 @@ static void user_password_hashed(void *arg, char *encoded)
  */
 static void user_write_start(struct request_ctx *ctx, enum user_write kind)
 {
-	struct user_job *job = xcalloc(1, sizeof *job);
+	struct user_job *job = request_state(ctx, sizeof *job, user_job_release);
 	struct str_field password = { FIELD_ABSENT, NULL };
 	struct api_error err;
 	char *copy = NULL;
 	int rc;
 
 	job->kind = kind;
-	ctx->handler_state = job;
-	ctx->handler_state_free = user_job_free;
 	if (kind == USER_CURRENT) {
 		job->project_id = ctx->principal.project_id;
 		job->user_id = ctx->principal.user_id;

@@ -82,8 +82,11 @@ static void ctx_free(struct request_ctx *ctx)
 	evhttp_clear_headers(&ctx->form);
 	json_decref(ctx->body);
 	principal_release(&ctx->principal);
-	if (ctx->handler_state_free)
-		ctx->handler_state_free(ctx->handler_state);
+	if (ctx->state_release)
+		ctx->state_release(ctx->state);
+	free(ctx->state);
+	if (ctx->reply_body)
+		evbuffer_free(ctx->reply_body);
 	free(ctx->path);
 	free(ctx);
 }
@@ -185,11 +188,6 @@ static void send_and_free(struct request_ctx *ctx, int status, struct evbuffer *
 {
 	struct server *srv = ctx->srv;
 
-	if (ctx->replied) {   /* a bug: two replies; keep the first */
-		fprintf(stderr, "edgeauth: second reply to %s ignored\n", ctx->path);
-		evbuffer_free(buf);
-		return;
-	}
 	ctx->replied = true;
 	if (srv->store && store_batch_open(srv->store)) {
 		struct deferred_reply *d = xcalloc(1, sizeof *d);
@@ -223,6 +221,33 @@ static void send_now(struct request_ctx *ctx, int status, struct evbuffer *buf)
 	ctx_free(ctx);
 }
 
+/* Every answer passes here: inside a flow it is recorded for the request's
+ * finish to send (http_reply_send); outside, sent at once. */
+static void reply(struct request_ctx *ctx, int status, struct evbuffer *buf)
+{
+	if (ctx->replied || ctx->reply_ready) {   /* a bug: two answers; keep the first */
+		fprintf(stderr, "edgeauth: second reply to %s ignored\n", ctx->path);
+		evbuffer_free(buf);
+		return;
+	}
+	if (ctx->flow.running) {
+		ctx->reply_ready = true;
+		ctx->reply_status = status;
+		ctx->reply_body = buf;
+		return;
+	}
+	send_and_free(ctx, status, buf);
+}
+
+void http_reply_send(struct request_ctx *ctx)
+{
+	struct evbuffer *buf = ctx->reply_body;
+
+	ctx->reply_body = NULL;
+	ctx->reply_ready = false;
+	send_and_free(ctx, ctx->reply_status, buf);
+}
+
 void http_reply_raw(struct request_ctx *ctx, int status, const char *content_type,
                     const char *data, size_t len)
 {
@@ -238,7 +263,7 @@ void http_reply_raw(struct request_ctx *ctx, int status, const char *content_typ
 		snprintf(n, sizeof n, "%zu", evbuffer_get_length(buf));
 		http_add_header(ctx, "Content-Length", n);
 	}
-	send_and_free(ctx, status, buf);
+	reply(ctx, status, buf);
 }
 
 /* Most bodies fit here, so the answer is serialised once with no allocation

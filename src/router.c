@@ -19,6 +19,7 @@
 #include "auth.h"
 #include "config.h"
 #include "json_util.h"
+#include "request.h"
 #include "router.h"
 #include "store.h"
 #include "util.h"
@@ -181,40 +182,82 @@ static int read_body(struct request_ctx *ctx, enum route_body kind, struct api_e
 	return 0;
 }
 
-/* Everything between the route match and the handler. */
-static int check_request(struct request_ctx *ctx, const struct route *r, struct api_error *err)
+/* ---- the checks every route shares, in CONTRACT.md §3's order ---- */
+
+static enum step_result step_authenticate(struct flow *f)
 {
+	struct request_ctx *ctx = request_of(f);
+	struct api_error err;
+
+	if (ctx->route->auth == AUTH_BEARER &&
+	    auth_bearer(ctx->srv, request_header(ctx, "Authorization"), &ctx->principal, &err) < 0)
+		return flow_error(f, &err);
+	return STEP_NEXT;
+}
+
+/* A token of this very project proves that it exists: auth_bearer found the
+ * token's client in it. Any other project is looked up, so that an unknown
+ * one answers project_not_found before the token's mismatch. */
+static enum step_result step_project(struct flow *f)
+{
+	struct request_ctx *ctx = request_of(f);
+	const char *project_id = request_param(ctx, "project_id");
+	bool bearer = ctx->route->auth == AUTH_BEARER, active;
+	struct api_error err;
+	int found;
+
+	if (!project_id || (bearer && strcmp(ctx->principal.project_id, project_id) == 0))
+		return STEP_NEXT;
+	found = store_project_get(ctx->srv->store, project_id, &active, &err);
+	if (found < 0)
+		return flow_error(f, &err);
+	if (!found)
+		return flow_fail(f, E_PROJECT_NOT_FOUND, "The project does not exist.");
+	if (bearer)
+		return flow_fail(f, E_INSUFFICIENT_PERMISSION,
+		                    "The token belongs to another project.");
+	return STEP_NEXT;
+}
+
+static enum step_result step_permission(struct flow *f)
+{
+	struct request_ctx *ctx = request_of(f);
+	const char *permission = ctx->route->permission;
+
+	if (permission && !principal_has(&ctx->principal, permission))
+		return flow_fail(f, E_INSUFFICIENT_PERMISSION,
+		                    "The token lacks the permission %s.", permission);
+	return STEP_NEXT;
+}
+
+static enum step_result step_input(struct flow *f)
+{
+	struct request_ctx *ctx = request_of(f);
 	const struct evhttp_uri *uri = evhttp_request_get_evhttp_uri(ctx->req);
 	const char *query = uri ? evhttp_uri_get_query(uri) : NULL;
-	const char *project_id = request_param(ctx, "project_id");
+	struct api_error err;
 
-	if (r->auth == AUTH_BEARER &&
-	    auth_bearer(ctx->srv, request_header(ctx, "Authorization"), &ctx->principal, err) < 0)
-		return -1;
-	/* A token of this very project proves that it exists: auth_bearer found
-	 * the token's client in it. Any other project is looked up, so that an
-	 * unknown one answers project_not_found before the token's mismatch. */
-	if (project_id && !(r->auth == AUTH_BEARER &&
-	                    strcmp(ctx->principal.project_id, project_id) == 0)) {
-		bool active;
-		int found = store_project_get(ctx->srv->store, project_id, &active, err);
-		if (found < 0)
-			return -1;
-		if (!found)
-			return api_fail(err, E_PROJECT_NOT_FOUND, "The project does not exist.");
-		if (r->auth == AUTH_BEARER)
-			return api_fail(err, E_INSUFFICIENT_PERMISSION,
-			                "The token belongs to another project.");
-	}
-	if (r->permission && !principal_has(&ctx->principal, r->permission))
-		return api_fail(err, E_INSUFFICIENT_PERMISSION,
-		                "The token lacks the permission %s.", r->permission);
 	if (query && form_parse(query, strlen(query), &ctx->query) < 0)
-		return api_fail(err, E_INVALID_PARAMS, "The query string is malformed.");
-	if (r->body != BODY_NONE && read_body(ctx, r->body, err) < 0)
-		return -1;
-	return 0;
+		return flow_fail(f, E_INVALID_PARAMS, "The query string is malformed.");
+	if (ctx->route->body != BODY_NONE && read_body(ctx, ctx->route->body, &err) < 0)
+		return flow_error(f, &err);
+	return STEP_NEXT;
 }
+
+/* Then the route's own steps, or its handler, which answers by itself. */
+static enum step_result step_route(struct flow *f)
+{
+	struct request_ctx *ctx = request_of(f);
+	if (ctx->route->steps)
+		return flow_branch(f, ctx->route->steps);
+	f->running = false;   /* its answers are sent at once */
+	ctx->route->handler(ctx);
+	return STEP_DETACHED;
+}
+
+static flow_step *const shared_steps[] = {
+	step_authenticate, step_project, step_permission, step_input, step_route, NULL,
+};
 
 void router_dispatch(struct request_ctx *ctx)
 {
@@ -224,7 +267,6 @@ void router_dispatch(struct request_ctx *ctx)
 	char allow[64] = "";
 	enum route_cors cors = CORS_CONFIGURED;
 	bool path_known = false;
-	struct api_error err;
 
 	for (size_t i = 0; i < ROUTE_COUNT; i++) {
 		if (!path_match(routes[i].path, ctx->path, caps, &ncaps))
@@ -270,9 +312,6 @@ void router_dispatch(struct request_ctx *ctx)
 		ctx->param_name_lens[i] = match_caps[i].name_len;
 		ctx->params[ctx->nparams++] = v;
 	}
-	if (check_request(ctx, match, &err) < 0) {
-		http_reply_error(ctx, &err);
-		return;
-	}
-	match->handler(ctx);
+	ctx->route = match;
+	request_run(ctx, shared_steps);
 }

@@ -1,0 +1,29 @@
+#ifndef EDGEAUTH_REQUEST_H
+#define EDGEAUTH_REQUEST_H
+/*
+ * A request is a flow of steps (flow.h): the router runs the checks every
+ * route shares, then the route's own steps. A step that answers records its
+ * answer (http_reply_*) and returns STEP_DONE; a step that fails returns
+ * STEP_FAIL with the flow's err, and the error answer is written here, the
+ * one place error answers are written. Then the answer goes to http.c,
+ * which sends it (or holds it for the group commit) and frees the request.
+ */
+#include <stddef.h>
+
+#include "flow.h"
+#include "http.h"
+
+/* The request a step's flow belongs to. */
+static inline struct request_ctx *request_of(struct flow *f)
+{
+	return container_of(f, struct request_ctx, flow);
+}
+
+/* Runs the request's steps (a NULL-terminated list) from the first. */
+void request_run(struct request_ctx *ctx, flow_step *const *steps);
+
+/* The steps' own state: size zeroed bytes made at the first call and handed
+ * back after; release (may be NULL) frees what it holds, with the request. */
+void *request_state(struct request_ctx *ctx, size_t size, void (*release)(void *state));
+
+#endif

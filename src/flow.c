@@ -1,0 +1,148 @@
+/*
+ * The step runner (flow.h). It alone moves a flow on: steps return, and the
+ * runner calls the next one, parks the flow while it waits, or finishes it.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "flow.h"
+
+void complete(struct completion c, int rc, const struct api_error *err)
+{
+	c.fn(c.arg, rc < 0 ? err : NULL);
+}
+
+static void sync_done(void *arg, const struct api_error *err)
+{
+	struct sync_result *r = arg;
+
+	r->done = true;
+	r->failed = err != NULL;
+	if (err)
+		r->err = *err;
+}
+
+struct completion sync_completion(struct sync_result *r)
+{
+	memset(r, 0, sizeof *r);
+	return (struct completion){ sync_done, r };
+}
+
+static void advance(struct flow *f)
+{
+	if (f->branched)
+		f->branched = false;
+	else
+		f->step++;
+}
+
+/* finish runs as part of the flow (running stays set: a request's answers
+ * written there are recorded, not sent), and may free f. */
+static void finish(struct flow *f, enum step_result r)
+{
+	f->running = true;
+	f->finish(f, r);
+}
+
+static void run(struct flow *f)
+{
+	f->running = true;
+	for (;;) {
+		flow_step *step = f->steps[f->step];
+		enum step_result r;
+
+		if (!step) {   /* a list that ends without a result: our bug */
+			fprintf(stderr, "edgeauth: bug: a flow ran out of steps\n");
+			r = flow_fail(f, E_SYSTEM_ERROR, "The request was not answered.");
+		} else {
+			r = step(f);
+		}
+		switch (r) {
+		case STEP_NEXT:
+			advance(f);
+			continue;
+		case STEP_WAIT:
+			if (!f->resumed) {
+				f->running = false;
+				return;
+			}
+			f->resumed = false;
+			if (f->wait_failed) {
+				finish(f, STEP_FAIL);
+				return;
+			}
+			advance(f);
+			continue;
+		case STEP_DETACHED:   /* f may be gone already */
+			return;
+		case STEP_DONE:
+		case STEP_FAIL:
+			finish(f, r);
+			return;
+		}
+	}
+}
+
+void flow_run(struct flow *f, flow_step *const *steps,
+              void (*finish_fn)(struct flow *f, enum step_result result))
+{
+	f->steps = steps;
+	f->step = 0;
+	f->finish = finish_fn;
+	f->running = f->resumed = f->wait_failed = f->branched = false;
+	run(f);
+}
+
+enum step_result flow_branch(struct flow *f, flow_step *const *steps)
+{
+	f->steps = steps;
+	f->step = 0;
+	f->branched = true;
+	return STEP_NEXT;
+}
+
+void flow_resume(struct flow *f, const struct api_error *err)
+{
+	if (err) {
+		f->err = *err;
+		f->wait_failed = true;
+	}
+	if (f->running) {   /* the step that waits has not returned yet */
+		f->resumed = true;
+		return;
+	}
+	if (f->wait_failed) {
+		finish(f, STEP_FAIL);
+		return;
+	}
+	advance(f);
+	run(f);
+}
+
+static void on_completion(void *arg, const struct api_error *err)
+{
+	flow_resume(arg, err);
+}
+
+struct completion flow_completion(struct flow *f)
+{
+	return (struct completion){ on_completion, f };
+}
+
+enum step_result flow_fail(struct flow *f, enum api_code code, const char *fmt, ...)
+{
+	va_list ap;
+
+	api_fail(&f->err, code, "%s", "");
+	va_start(ap, fmt);
+	vsnprintf(f->err.description, sizeof f->err.description, fmt, ap);
+	va_end(ap);
+	return STEP_FAIL;
+}
+
+enum step_result flow_error(struct flow *f, const struct api_error *err)
+{
+	f->err = *err;
+	return STEP_FAIL;
+}
