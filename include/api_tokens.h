@@ -1,8 +1,8 @@
 #ifndef EDGEAUTH_API_TOKENS_H
 #define EDGEAUTH_API_TOKENS_H
 /* POST /api/v1/tokens: the token endpoint (RFC 6749 §3.2, SPEC.md). */
-#include "router.h"
+#include "flow.h"
 
-route_handler tokens_exchange;
+extern flow_step *const tokens_exchange_steps[];
 
 #endif

@@ -2,17 +2,48 @@
 #define EDGEAUTH_AUTH_H
 /* Bearer tokens on the management API (CONTRACT.md §5): a token is valid when
  * its signature, iss and exp check, it is not revoked, its client and project
- * are active and, for a user token, its user exists and is active. */
+ * are active and, for a user token, its user exists and is active, and none
+ * of them was deactivated since it was issued. */
 #include <stdbool.h>
 
 #include "error.h"
-#include "http.h"
+#include "flow.h"
+#include "server.h"
+#include "store_cache.h"
 
-/* Checks the Authorization header value (may be NULL) and fills *out.
- * Fails with invalid_authorization_token (err->token_was_sent set when a
- * token was given) or system_error. */
-int auth_bearer(struct server *srv, const char *header, struct principal *out,
-                struct api_error *err);
+/* Who the bearer token speaks for, once auth_bearer accepted it. */
+struct principal {
+	bool present;
+	char *project_id;
+	char *client_id;
+	char *user_id;       /* NULL for a client_credentials token */
+	char *jti;
+	char *scope;         /* space-separated named permissions */
+	long long iat;
+	long long exp;
+};
+
+/* A bearer check in progress (the caller keeps it until done runs). */
+struct bearer_check {
+	struct flow flow;
+	struct server *srv;
+	const char *token;
+	struct principal *out;
+	struct completion done;
+	bool revoked;
+	bool holders_ok;
+	struct store_stamp stamp;
+};
+
+/* The token of an Authorization header value "Bearer <token>" (RFC 6750
+ * §2.1: the scheme is case-insensitive, one or more spaces follow), or NULL
+ * when it is none. Points into header. */
+const char *auth_bearer_token(const char *header);
+/* Checks the Authorization header value (may be NULL) and fills *out. Fails
+ * with invalid_authorization_token (err->token_was_sent set when a token was
+ * given) or system_error; *out is then empty. */
+void auth_bearer(struct bearer_check *c, struct server *srv, const char *header,
+                 struct principal *out, struct completion done);
 /* Frees the principal's strings; safe on a zeroed one. */
 void principal_release(struct principal *p);
 /* The verified-token cache hung on the server (created on first use). */

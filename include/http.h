@@ -13,26 +13,17 @@
 #include <event2/http.h>
 #include <event2/keyvalq_struct.h>
 
+#include "auth.h"
 #include "error.h"
 #include "flow.h"
 #include "server.h"
+#include "store.h"
 
 #define ROUTE_MAX_PARAMS 4
 
 struct conn_entry;
 struct route;
 
-/* Who the bearer token speaks for, after auth_bearer accepted it. */
-struct principal {
-	bool present;
-	char *project_id;
-	char *client_id;
-	char *user_id;       /* NULL for a client_credentials token */
-	char *jti;
-	char *scope;         /* space-separated named permissions */
-	long long iat;
-	long long exp;
-};
 
 struct request_ctx {
 	struct server *srv;
@@ -48,6 +39,8 @@ struct request_ctx {
 	json_t *body;                        /* JSON body, when the route takes one */
 	struct evkeyvalq form;               /* form body, when the route takes one */
 	struct principal principal;
+	struct bearer_check bearer;          /* the check that made principal */
+	struct project_state project;        /* the path's project, when looked up */
 	struct conn_entry *conn;             /* conn_guard's record of the connection */
 	int64_t start_us;
 	bool replied;

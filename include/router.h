@@ -24,6 +24,7 @@ struct route {
 	const char *permission;      /* named permission the token must carry, or NULL */
 	enum route_body body;
 	enum route_cors cors;
+	bool no_store;               /* every answer: Cache-Control: no-store (RFC 6749 §5.1) */
 	flow_step *const *steps;     /* the route's steps, NULL-terminated */
 	route_handler *handler;      /* or a handler */
 };

@@ -161,8 +161,13 @@ struct new_project {
 int store_project_create(struct store *st, const char *name, struct new_project *out,
                          struct api_error *err);
 void store_new_project_release(struct new_project *np);
-/* 1 found (and *is_active set), 0 not found, -1 error. */
-int store_project_get(struct store *st, const char *id, bool *is_active, struct api_error *err);
+/* Whether the project exists, and is active. */
+struct project_state {
+	bool found;
+	bool is_active;
+};
+void store_project_get(struct store *st, const char *id, struct project_state *out,
+                       struct completion done);
 /* JSON array of {id, name, is_active, created_at, updated_at}, oldest first. */
 json_t *store_project_list(struct store *st, struct api_error *err);
 long store_project_count(struct store *st, struct api_error *err);
@@ -171,26 +176,29 @@ int store_project_set_active(struct store *st, const char *id, bool active, stru
 
 /* ---- what token issue and checks read ---- */
 
+/* A client as a grant or token check reads it. */
 struct client_auth {
+	bool found;
 	char project_id[80];
 	char secret_hash[64];
 	bool is_active;
 	bool project_active;
 	struct store_stamp stamp;   /* the store as this read saw it */
 };
-/* 1 found, 0 unknown client, -1 error. */
-int store_client_auth(struct store *st, const char *client_id, struct client_auth *out,
-                      struct api_error *err);
+/* The client (out->found false: none such). */
+void store_client_lookup(struct store *st, const char *client_id, struct client_auth *out,
+                         struct completion done);
 /* Authenticates a client: with a secret (Basic) it must be the client's,
  * else invalid_client_credentials; without one (a public client naming
- * itself) the client must exist, else invalid_client. Fills *out. Returns 0
- * or -1 with err. The active flags are the caller's to judge. */
-int store_client_authenticate(struct store *st, const char *client_id, const char *secret,
-                              struct client_auth *out, struct api_error *err);
-/* The client's named permissions ("users:read"), sorted, space-separated.
- * Returns a new string (caller frees) or NULL with err. */
-char *store_client_scope(struct store *st, const char *client_id, struct store_stamp at,
-                         struct api_error *err);
+ * itself) the client must exist, else invalid_client. Fills *out. The
+ * active flags are the caller's to judge. */
+void store_client_authenticate(struct store *st, const char *client_id, const char *secret,
+                               struct client_auth *out, struct completion done);
+/* The client's named permissions ("users:read"), sorted, space-separated,
+ * into *out (caller frees). at: the stamp of the read that found the client
+ * (a scope is cached for it). */
+void store_client_scope(struct store *st, const char *client_id, struct store_stamp at,
+                        char **out, struct completion done);
 /* The stamp of the store as this request reads it (store_cache.h): call it
  * only after the request has stepped a statement. */
 struct store_stamp store_stamp(struct store *st);
@@ -198,19 +206,21 @@ struct store_stamp store_stamp(struct store *st);
  * §5): the client exists in the project, the client and project are active,
  * a user token's user (user_id non-NULL) exists in the project and is
  * active, and none of them was deactivated in or after the second iat_s
- * (schema/006). 1 yes, 0 no, -1 error. */
-int store_token_holders_ok(struct store *st, const char *project_id, const char *client_id,
-                           const char *user_id, long long iat_s, struct api_error *err);
-/* 1 the user exists in the project and is active, 0 otherwise, -1 error. */
-int store_user_is_active(struct store *st, const char *project_id, const char *user_id,
-                         struct api_error *err);
+ * (schema/006). */
+void store_token_holders_ok(struct store *st, const char *project_id, const char *client_id,
+                            const char *user_id, long long iat_s, bool *ok,
+                            struct completion done);
+/* Whether the user exists in the project and is active. */
+void store_user_is_active(struct store *st, const char *project_id, const char *user_id,
+                          bool *active, struct completion done);
 /* Fails with some_permissions_not_found unless every ID names a permission
  * of the project. Returns 0 or -1. */
 struct id_list;
 int store_permissions_check(struct store *st, const char *project_id,
                             const struct id_list *ids, struct api_error *err);
 
-/* 1 revoked, 0 not, -1 error. */
-int store_token_is_revoked(struct store *st, const char *jti, struct api_error *err);
+/* Whether the access token jti is revoked, and the stamp of that read. */
+void store_token_is_revoked(struct store *st, const char *jti, bool *revoked,
+                            struct store_stamp *stamp, struct completion done);
 
 #endif

@@ -10,6 +10,7 @@
 
 /* A code or refresh token row. Strings owned; grant_record_release frees. */
 struct grant_record {
+	bool found;
 	char *family_id;
 	char *project_id;
 	char *client_id;
@@ -36,11 +37,9 @@ struct new_code {
 	int64_t expires_at;
 };
 int store_code_insert(struct store *st, const struct new_code *c, struct api_error *err);
-/* 1 found, 0 unknown, -1 error. */
-int store_code_get(struct store *st, const char *hash, struct grant_record *out,
-                   struct api_error *err);
-/* Marks the code used if it was not: 1 this call won, 0 it was used already. */
-int store_code_use(struct store *st, const char *hash, struct api_error *err);
+/* The code with that hash (out->found false: none). */
+void store_code_get(struct store *st, const char *hash, struct grant_record *out,
+                    struct completion done);
 
 struct new_refresh {
 	const char *hash;
@@ -52,17 +51,24 @@ struct new_refresh {
 	long long access_exp_s;
 	int64_t expires_at;
 };
-int store_refresh_insert(struct store *st, const struct new_refresh *r, struct api_error *err);
-int store_refresh_get(struct store *st, const char *hash, struct grant_record *out,
-                      struct api_error *err);
-/* 1 this call won, 0 the token was used or revoked already. */
-int store_refresh_use(struct store *st, const char *hash, struct api_error *err);
+/* The refresh token with that hash (out->found false: none). */
+void store_refresh_get(struct store *st, const char *hash, struct grant_record *out,
+                       struct completion done);
+/* Single use (CONTRACT.md §5): marks the code, or the refresh token, used
+ * if nothing used or revoked it first, and stores its successor next, in
+ * one transaction. *won is false when another use came first: then nothing
+ * changed. */
+void store_code_redeem(struct store *st, const char *hash, const struct new_refresh *next,
+                       bool *won, struct completion done);
+void store_refresh_rotate(struct store *st, const char *hash, const struct new_refresh *next,
+                          bool *won, struct completion done);
 
 /* Revokes every refresh token of the family and every access token issued
- * with one of them. */
-int store_family_revoke(struct store *st, const char *family_id, struct api_error *err);
+ * with one of them, in one transaction. */
+void store_family_revoke(struct store *st, const char *family_id, struct completion done);
 /* Revokes one access token by its jti until exp_s. */
-int store_access_revoke(struct store *st, const char *jti, long long exp_s, struct api_error *err);
+void store_access_revoke(struct store *st, const char *jti, long long exp_s,
+                         struct completion done);
 /* Deletes up to batch codes and refresh tokens that expired more than
  * grace_ms ago, and revocation entries of expired access tokens. Returns how
  * many rows went, or -1. */
@@ -86,9 +92,9 @@ struct byou_user {
 int store_byou_user(struct store *st, const char *project_id, const char *external_user_id,
                     struct byou_user *out, struct api_error *err);
 void byou_user_release(struct byou_user *u);
-/* The named permissions of the user's role, sorted, space-separated; "" when
- * none. New string, or NULL with err. */
-char *store_user_scope(struct store *st, const char *user_id, struct api_error *err);
+/* The named permissions of the user's role, sorted, space-separated ("" when
+ * none), into *out (caller frees). */
+void store_user_scope(struct store *st, const char *user_id, char **out, struct completion done);
 /* Whether redirect_uri is one the client registered (exactly): 1 yes, 0 no
  * (or no such client), -1 error (err set). */
 int store_client_redirect_registered(struct store *st, const char *client_id,

@@ -162,6 +162,21 @@ static bool valid_challenge(const char *c)
 	return strspn(c, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~") == n;
 }
 
+/* The client, as the old store_client_auth answered: 1 found, 0 not, -1
+ * error. Until sign-in runs as steps (the SQLite store completes at once). */
+static int client_lookup_now(struct store *st, const char *client_id, struct client_auth *ca,
+                             struct api_error *err)
+{
+	struct sync_result r;
+
+	store_client_lookup(st, client_id, ca, sync_completion(&r));
+	if (r.failed) {
+		*err = r.err;
+		return -1;
+	}
+	return ca->found;
+}
+
 /* Reads the parameters and checks the client and redirect URI. Returns 0 when
  * they are good; otherwise it has answered with the error page. */
 static int check_client(struct request_ctx *ctx, const struct evkeyvalq *q, struct authz_params *p)
@@ -178,7 +193,7 @@ static int check_client(struct request_ctx *ctx, const struct evkeyvalq *q, stru
 			return -1;
 		}
 	found = p->client_id && *p->client_id ?
-	        store_client_auth(ctx->srv->store, p->client_id, &ca, &err) : 0;
+	        client_lookup_now(ctx->srv->store, p->client_id, &ca, &err) : 0;
 	if (found < 0)
 		goto store_failed;
 	if (!found || !ca.is_active || !ca.project_active) {
@@ -457,7 +472,7 @@ void byou_code_create(struct request_ctx *ctx)
 			api_fail(&err, E_USER_NOT_FOUND, "No user of this project has that external ID.");
 		goto fail;
 	}
-	found = store_client_auth(ctx->srv->store, f[0].value, &ca, &err);
+	found = client_lookup_now(ctx->srv->store, f[0].value, &ca, &err);
 	if (found < 0)
 		goto fail;
 	if (!found || strcmp(ca.project_id, project_id) != 0) {

@@ -14,14 +14,6 @@
 #include "crypto.h"
 #include "util.h"
 
-static int invalid(struct api_error *err, int sent)
-{
-	api_fail(err, E_INVALID_AUTHORIZATION_TOKEN,
-	         sent ? "The access token is invalid or expired." : "A bearer access token is required.");
-	err->token_was_sent = sent;
-	return -1;
-}
-
 static const char *claim_string(const json_t *claims, const char *key)
 {
 	const char *s = json_string_value(json_object_get(claims, key));
@@ -165,56 +157,103 @@ static int claims_get(struct server *srv, const char *token, struct principal *o
 	return 0;
 }
 
-/* 1 when the token's holders still stand behind it (store_token_holders_ok);
- * 0 not; -1 error. Call after the request's first read (store_stamp). */
-static int holders_active(struct server *srv, const struct principal *p, struct api_error *err)
+const char *auth_bearer_token(const char *header)
 {
-	struct store_stamp now = store_stamp(srv->store);
-	struct derived_cache *cache = auth_cache(srv)->holders_active;
-	int rc;
-
-	if (derived_cache_get(cache, p->jti, now))
-		return 1;
-	rc = store_token_holders_ok(srv->store, p->project_id, p->client_id, p->user_id, p->iat,
-	                            err);
-	if (rc == 1)
-		derived_cache_put(cache, p->jti, now, &holders_were_active);
-	return rc;
+	if (!header || strncasecmp(header, "Bearer ", 7) != 0)
+		return NULL;
+	header += 7;
+	while (*header == ' ')
+		header++;
+	return *header ? header : NULL;
 }
 
-int auth_bearer(struct server *srv, const char *header, struct principal *out,
-                struct api_error *err)
+static struct bearer_check *check_of(struct flow *f)
 {
-	const char *token;
-	int rc;
+	return container_of(f, struct bearer_check, flow);
+}
 
-	/* RFC 6750 §2.1: "Bearer" is case-insensitive; anything else is no token. */
-	if (!header || strncasecmp(header, "Bearer ", 7) != 0)
-		return invalid(err, 0);
-	token = header + 7;
-	while (*token == ' ')
-		token++;
-	if (!*token)
-		return invalid(err, 0);
-	if (strlen(token) > JWT_MAX_LEN || claims_get(srv, token, out) < 0)
-		return invalid(err, 1);
-	if (out->exp <= (long long)time(NULL))
-		goto invalid_token;
+static enum step_result invalid(struct flow *f, int sent)
+{
+	flow_fail(f, E_INVALID_AUTHORIZATION_TOKEN, sent ? "The access token is invalid or expired."
+	          : "A bearer access token is required.");
+	f->err.token_was_sent = sent;
+	return STEP_FAIL;
+}
 
-	rc = store_token_is_revoked(srv->store, out->jti, err);
-	if (rc != 0)
-		goto fail_rc;
-	rc = holders_active(srv, out, err);
-	if (rc <= 0)
-		goto fail_rc;
-	return 0;
+/* The signature (or the cache of tokens whose signature checked out), the
+ * claims and exp. */
+static enum step_result bearer_verify(struct flow *f)
+{
+	struct bearer_check *c = check_of(f);
 
-fail_rc:
-	principal_release(out);
-	return rc < 0 ? -1 : invalid(err, 1);
-invalid_token:
-	principal_release(out);
-	return invalid(err, 1);
+	if (!c->token)
+		return invalid(f, 0);
+	if (strlen(c->token) > JWT_MAX_LEN || claims_get(c->srv, c->token, c->out) < 0 ||
+	    c->out->exp <= (long long)time(NULL))
+		return invalid(f, 1);
+	return STEP_NEXT;
+}
+
+static enum step_result bearer_revoked(struct flow *f)
+{
+	struct bearer_check *c = check_of(f);
+
+	store_token_is_revoked(c->srv->store, c->out->jti, &c->revoked, &c->stamp,
+	                       flow_completion(f));
+	return STEP_WAIT;
+}
+
+/* Revocation is read on every request; the rest of the store's verdict
+ * (store_token_holders_ok) is kept by jti at the stamp of that read, so any
+ * commit, ours or the CLI's, has it read again. */
+static enum step_result bearer_holders(struct flow *f)
+{
+	struct bearer_check *c = check_of(f);
+
+	if (c->revoked)
+		return invalid(f, 1);
+	if (derived_cache_get(auth_cache(c->srv)->holders_active, c->out->jti, c->stamp)) {
+		c->holders_ok = true;
+		return STEP_NEXT;
+	}
+	store_token_holders_ok(c->srv->store, c->out->project_id, c->out->client_id,
+	                       c->out->user_id, c->out->iat, &c->holders_ok, flow_completion(f));
+	return STEP_WAIT;
+}
+
+static enum step_result bearer_accept(struct flow *f)
+{
+	struct bearer_check *c = check_of(f);
+
+	if (!c->holders_ok)
+		return invalid(f, 1);
+	derived_cache_put(auth_cache(c->srv)->holders_active, c->out->jti, c->stamp,
+	                  &holders_were_active);
+	return STEP_DONE;
+}
+
+static void bearer_finish(struct flow *f, enum step_result r)
+{
+	struct bearer_check *c = check_of(f);
+
+	if (r != STEP_DONE)
+		principal_release(c->out);
+	complete(c->done, r == STEP_DONE ? 0 : -1, &f->err);
+}
+
+void auth_bearer(struct bearer_check *c, struct server *srv, const char *header,
+                 struct principal *out, struct completion done)
+{
+	static flow_step *const steps[] = {
+		bearer_verify, bearer_revoked, bearer_holders, bearer_accept, NULL,
+	};
+
+	memset(c, 0, sizeof *c);
+	c->srv = srv;
+	c->token = auth_bearer_token(header);
+	c->out = out;
+	c->done = done;
+	flow_run(&c->flow, steps, bearer_finish);
 }
 
 bool principal_has(const struct principal *p, const char *permission)

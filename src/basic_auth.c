@@ -7,6 +7,7 @@
 #include "b64url.h"
 #include "basic_auth.h"
 #include "crypto.h"
+#include "error.h"
 #include "http.h"
 
 void basic_release(struct basic_credentials *b)
@@ -50,3 +51,17 @@ int basic_parse(const char *header, struct basic_credentials *out)
 	return rc;
 }
 
+
+int client_credentials_read(const char *authorization, const char *form_client_id,
+                            struct basic_credentials *basic, struct client_credentials *out,
+                            struct api_error *err)
+{
+	int parsed = basic_parse(authorization, basic);
+
+	if (parsed < 0)
+		return api_fail(err, E_INVALID_PARAMS, "The Authorization header is malformed.");
+	out->form_client_id = form_client_id;
+	out->basic_client_id = parsed ? basic->client_id : NULL;
+	out->basic_secret = parsed ? basic->secret : NULL;
+	return 0;
+}

@@ -33,11 +33,11 @@ static const struct route routes[] = {
 	{ .method = EVHTTP_REQ_GET, .path = "/.well-known/oauth-authorization-server",
 	  .cors = CORS_PUBLIC, .handler = metadata_get },
 	{ .method = EVHTTP_REQ_POST, .path = "/api/v1/tokens", .body = BODY_FORM,
-	  .cors = CORS_PUBLIC, .handler = tokens_exchange },
+	  .cors = CORS_PUBLIC, .no_store = true, .steps = tokens_exchange_steps },
 	{ .method = EVHTTP_REQ_POST, .path = "/api/v1/tokens/revoke", .body = BODY_FORM,
-	  .cors = CORS_PUBLIC, .handler = revoke_rfc7009 },
+	  .cors = CORS_PUBLIC, .no_store = true, .steps = revoke_rfc7009_steps },
 	{ .method = EVHTTP_REQ_POST, .path = "/api/v1/tokens/current/revoke", .body = BODY_JSON,
-	  .cors = CORS_PUBLIC, .handler = revoke_current },
+	  .cors = CORS_PUBLIC, .no_store = true, .steps = revoke_current_steps },
 	{ .method = EVHTTP_REQ_GET, .path = "/api/v1/authorize", .handler = authorize_get },
 	{ .method = EVHTTP_REQ_PUT, .path = "/api/v1/users/current", .auth = AUTH_BEARER,
 	  .body = BODY_JSON, .handler = users_update_current },
@@ -187,35 +187,45 @@ static int read_body(struct request_ctx *ctx, enum route_body kind, struct api_e
 static enum step_result step_authenticate(struct flow *f)
 {
 	struct request_ctx *ctx = request_of(f);
-	struct api_error err;
 
-	if (ctx->route->auth == AUTH_BEARER &&
-	    auth_bearer(ctx->srv, request_header(ctx, "Authorization"), &ctx->principal, &err) < 0)
-		return flow_error(f, &err);
-	return STEP_NEXT;
+	if (ctx->route->auth != AUTH_BEARER)
+		return STEP_NEXT;
+	auth_bearer(&ctx->bearer, ctx->srv, request_header(ctx, "Authorization"), &ctx->principal,
+	            flow_completion(f));
+	return STEP_WAIT;
 }
 
 /* A token of this very project proves that it exists: auth_bearer found the
  * token's client in it. Any other project is looked up, so that an unknown
  * one answers project_not_found before the token's mismatch. */
+static bool project_known(const struct request_ctx *ctx)
+{
+	const char *project_id = request_param(ctx, "project_id");
+
+	return !project_id || (ctx->route->auth == AUTH_BEARER &&
+	                       strcmp(ctx->principal.project_id, project_id) == 0);
+}
+
 static enum step_result step_project(struct flow *f)
 {
 	struct request_ctx *ctx = request_of(f);
-	const char *project_id = request_param(ctx, "project_id");
-	bool bearer = ctx->route->auth == AUTH_BEARER, active;
-	struct api_error err;
-	int found;
 
-	if (!project_id || (bearer && strcmp(ctx->principal.project_id, project_id) == 0))
+	ctx->project.found = true;
+	if (project_known(ctx))
 		return STEP_NEXT;
-	found = store_project_get(ctx->srv->store, project_id, &active, &err);
-	if (found < 0)
-		return flow_error(f, &err);
-	if (!found)
+	store_project_get(ctx->srv->store, request_param(ctx, "project_id"), &ctx->project,
+	                  flow_completion(f));
+	return STEP_WAIT;
+}
+
+static enum step_result step_project_check(struct flow *f)
+{
+	struct request_ctx *ctx = request_of(f);
+
+	if (!ctx->project.found)
 		return flow_fail(f, E_PROJECT_NOT_FOUND, "The project does not exist.");
-	if (bearer)
-		return flow_fail(f, E_INSUFFICIENT_PERMISSION,
-		                    "The token belongs to another project.");
+	if (!project_known(ctx))
+		return flow_fail(f, E_INSUFFICIENT_PERMISSION, "The token belongs to another project.");
 	return STEP_NEXT;
 }
 
@@ -256,7 +266,8 @@ static enum step_result step_route(struct flow *f)
 }
 
 static flow_step *const shared_steps[] = {
-	step_authenticate, step_project, step_permission, step_input, step_route, NULL,
+	step_authenticate, step_project, step_project_check, step_permission, step_input,
+	step_route, NULL,
 };
 
 void router_dispatch(struct request_ctx *ctx)
@@ -313,5 +324,9 @@ void router_dispatch(struct request_ctx *ctx)
 		ctx->params[ctx->nparams++] = v;
 	}
 	ctx->route = match;
+	if (match->no_store) {
+		http_add_header(ctx, "Cache-Control", "no-store");
+		http_add_header(ctx, "Pragma", "no-cache");
+	}
 	request_run(ctx, shared_steps);
 }

@@ -53,7 +53,7 @@ static const char *const core_sql[SQ__COUNT] = {
 		"SELECT " SQL_NAMED_PERMISSION " AS named FROM " SQL_CLIENT_PERMISSIONS
 		SQL_SCOPE_RESOURCE_OK " ORDER BY named",
 	[SQ_USER_ACTIVE] =
-		"SELECT is_active FROM users WHERE id = ?1 AND project_id = ?2",
+		"SELECT 1 FROM users WHERE id = ?1 AND project_id = ?2 AND is_active",
 	[SQ_TOKEN_REVOKED] = "SELECT 1 FROM revoked_tokens WHERE jti = ?1",
 	/* iat is in seconds: a token of the deactivation's own second is taken
 	 * as issued before it (the safe side). */
@@ -568,7 +568,8 @@ void store_new_project_release(struct new_project *np)
 	memset(np, 0, sizeof *np);
 }
 
-int store_project_get(struct store *st, const char *id, bool *is_active, struct api_error *err)
+/* 1 found (and *is_active set), 0 not found, -1 error. */
+static int project_read(struct store *st, const char *id, bool *is_active, struct api_error *err)
 {
 	sqlite3_stmt *s = st->core.stmt[SQ_PROJECT_GET];
 	int rc;
@@ -576,16 +577,28 @@ int store_project_get(struct store *st, const char *id, bool *is_active, struct 
 	store_bind_text(s, 1, id);
 	rc = sqlite3_step(s);
 	if (rc == SQLITE_ROW) {
-		if (is_active)
-			*is_active = sqlite3_column_int(s, 0) != 0;
+		*is_active = sqlite3_column_int(s, 0) != 0;
 		rc = 1;
 	} else if (rc == SQLITE_DONE) {
 		rc = 0;
 	} else {
 		rc = store_fail(st, err, "project get");
 	}
-	sqlite3_reset(s);
+	store_stmt_finish(s);
 	return rc;
+}
+
+void store_project_get(struct store *st, const char *id, struct project_state *out,
+                       struct completion done)
+{
+	struct api_error err;
+	int rc;
+
+	out->is_active = false;
+	rc = project_read(st, id, &out->is_active, &err);
+
+	out->found = rc == 1;
+	complete(done, rc, &err);
 }
 
 json_t *store_project_list(struct store *st, struct api_error *err)
@@ -642,12 +655,14 @@ int store_project_set_active(struct store *st, const char *id, bool active, stru
 
 /* ---- token checks ---- */
 
-int store_client_auth(struct store *st, const char *client_id, struct client_auth *out,
-                      struct api_error *err)
+/* Fills *out (found set) and its stamp. 0, or -1 with err. */
+static int client_read(struct store *st, const char *client_id, struct client_auth *out,
+                       struct api_error *err)
 {
 	sqlite3_stmt *s = st->core.stmt[SQ_CLIENT_AUTH];
 	int rc;
 
+	memset(out, 0, sizeof *out);
 	store_bind_text(s, 1, client_id);
 	rc = sqlite3_step(s);
 	out->stamp = store_stamp(st);
@@ -656,34 +671,50 @@ int store_client_auth(struct store *st, const char *client_id, struct client_aut
 		snprintf(out->secret_hash, sizeof out->secret_hash, "%s", store_column_text(s, 1));
 		out->is_active = sqlite3_column_int(s, 2) != 0;
 		out->project_active = sqlite3_column_int(s, 3) != 0;
-		rc = 1;
+		out->found = true;
+		rc = 0;
 	} else if (rc == SQLITE_DONE) {
 		rc = 0;
 	} else {
 		rc = store_fail(st, err, "client auth");
 	}
-	sqlite3_reset(s);
+	store_stmt_finish(s);
 	return rc;
 }
 
-int store_client_authenticate(struct store *st, const char *client_id, const char *secret,
-                              struct client_auth *out, struct api_error *err)
+void store_client_lookup(struct store *st, const char *client_id, struct client_auth *out,
+                         struct completion done)
+{
+	struct api_error err;
+
+	complete(done, client_read(st, client_id, out, &err), &err);
+}
+
+static int client_authenticate(struct store *st, const char *client_id, const char *secret,
+                               struct client_auth *out, struct api_error *err)
 {
 	char hash[SECRET_HASH_LEN + 1];
-	int found = store_client_auth(st, client_id, out, err);
 
-	if (found < 0)
+	if (client_read(st, client_id, out, err) < 0)
 		return -1;
 	if (secret) {
 		/* Hashed even for an unknown client, so timing does not tell which. */
 		crypto_hash_secret(secret, strlen(secret), hash);
-		if (!found || !crypto_equal(hash, out->secret_hash))
+		if (!out->found || !crypto_equal(hash, out->secret_hash))
 			return api_fail(err, E_INVALID_CLIENT_CREDENTIALS,
 			                "The client ID or secret is wrong.");
-	} else if (!found) {
+	} else if (!out->found) {
 		return api_fail(err, E_INVALID_CLIENT, "The client ID is invalid.");
 	}
 	return 0;
+}
+
+void store_client_authenticate(struct store *st, const char *client_id, const char *secret,
+                               struct client_auth *out, struct completion done)
+{
+	struct api_error err;
+
+	complete(done, client_authenticate(st, client_id, secret, out, &err), &err);
 }
 
 char *store_join_column(struct store *st, sqlite3_stmt *s, const char *key, struct api_error *err)
@@ -734,54 +765,59 @@ static void free_string(void *p)
 
 /* A client's scope is read on every client_credentials grant and changes
  * rarely, so it is cached. */
-char *store_client_scope(struct store *st, const char *client_id, struct store_stamp at,
-                         struct api_error *err)
+void store_client_scope(struct store *st, const char *client_id, struct store_stamp at,
+                        char **out, struct completion done)
 {
+	struct api_error err;
 	const char *cached;
-	char *scope;
 
 	if (!st->scopes)
 		st->scopes = derived_cache_new(free_string);
 	cached = derived_cache_get(st->scopes, client_id, at);
-	if (cached)
-		return xstrdup(cached);
-	scope = store_join_column(st, st->core.stmt[SQ_CLIENT_SCOPE], client_id, err);
-	if (scope)
-		derived_cache_put(st->scopes, client_id, at, xstrdup(scope));
-	return scope;
+	if (cached) {
+		*out = xstrdup(cached);
+		complete(done, 0, NULL);
+		return;
+	}
+	*out = store_join_column(st, st->core.stmt[SQ_CLIENT_SCOPE], client_id, &err);
+	if (*out)
+		derived_cache_put(st->scopes, client_id, at, xstrdup(*out));
+	complete(done, *out ? 0 : -1, &err);
 }
 
-int store_user_is_active(struct store *st, const char *project_id, const char *user_id,
-                         struct api_error *err)
+void store_user_is_active(struct store *st, const char *project_id, const char *user_id,
+                          bool *active, struct completion done)
 {
-	sqlite3_stmt *s = st->core.stmt[SQ_USER_ACTIVE];
-	int rc;
+	struct api_error err;
+	int rc = store_exists(st, st->core.stmt[SQ_USER_ACTIVE], user_id, project_id, NULL, &err);
 
-	store_bind_text(s, 1, user_id);
-	store_bind_text(s, 2, project_id);
-	rc = sqlite3_step(s);
-	if (rc == SQLITE_ROW)
-		rc = sqlite3_column_int(s, 0) != 0;
-	else if (rc == SQLITE_DONE)
-		rc = 0;
-	else
-		rc = store_fail(st, err, "user active");
-	sqlite3_reset(s);
-	return rc;
+	*active = rc == 1;
+	complete(done, rc, &err);
 }
 
-int store_token_holders_ok(struct store *st, const char *project_id, const char *client_id,
-                           const char *user_id, long long iat_s, struct api_error *err)
+void store_token_holders_ok(struct store *st, const char *project_id, const char *client_id,
+                            const char *user_id, long long iat_s, bool *ok,
+                            struct completion done)
 {
 	sqlite3_stmt *s = st->core.stmt[SQ_TOKEN_HOLDERS];
+	struct api_error err;
+	int rc;
 
 	sqlite3_bind_int64(s, 4, iat_s);
-	return store_exists(st, s, client_id, project_id, user_id, err);
+	rc = store_exists(st, s, client_id, project_id, user_id, &err);
+	*ok = rc == 1;
+	complete(done, rc, &err);
 }
 
-int store_token_is_revoked(struct store *st, const char *jti, struct api_error *err)
+void store_token_is_revoked(struct store *st, const char *jti, bool *revoked,
+                            struct store_stamp *stamp, struct completion done)
 {
-	return store_exists(st, st->core.stmt[SQ_TOKEN_REVOKED], jti, NULL, NULL, err);
+	struct api_error err;
+	int rc = store_exists(st, st->core.stmt[SQ_TOKEN_REVOKED], jti, NULL, NULL, &err);
+
+	*revoked = rc == 1;
+	*stamp = store_stamp(st);
+	complete(done, rc, &err);
 }
 
 int store_permissions_check(struct store *st, const char *project_id,

@@ -121,6 +121,7 @@ static int grant_get(struct store *st, sqlite3_stmt *s, const char *hash,
 	store_bind_text(s, 1, hash);
 	rc = sqlite3_step(s);
 	if (rc == SQLITE_ROW) {
+		out->found = true;
 		out->family_id = dup_column(s, 0);
 		out->project_id = dup_column(s, 1);
 		out->client_id = dup_column(s, 2);
@@ -131,7 +132,7 @@ static int grant_get(struct store *st, sqlite3_stmt *s, const char *hash,
 		out->used = sqlite3_column_int(s, 7) != 0;
 		out->revoked = sqlite3_column_int(s, 8) != 0;
 		out->predates_deactivation = sqlite3_column_int(s, 9) != 0;
-		rc = 1;
+		rc = 0;
 	} else if (rc == SQLITE_DONE) {
 		rc = 0;
 	} else {
@@ -172,18 +173,16 @@ int store_code_insert(struct store *st, const struct new_code *c, struct api_err
 	return rc;
 }
 
-int store_code_get(struct store *st, const char *hash, struct grant_record *out,
-                   struct api_error *err)
+void store_code_get(struct store *st, const char *hash, struct grant_record *out,
+                    struct completion done)
 {
-	return grant_get(st, STMT(st, T_CODE_GET), hash, out, err);
+	struct api_error err;
+
+	complete(done, grant_get(st, STMT(st, T_CODE_GET), hash, out, &err), &err);
 }
 
-int store_code_use(struct store *st, const char *hash, struct api_error *err)
-{
-	return mark_used(st, STMT(st, T_CODE_USE), hash, err);
-}
 
-int store_refresh_insert(struct store *st, const struct new_refresh *r, struct api_error *err)
+static int refresh_insert(struct store *st, const struct new_refresh *r, struct api_error *err)
 {
 	sqlite3_stmt *s = STMT(st, T_REFRESH_INSERT);
 	int rc;
@@ -198,48 +197,104 @@ int store_refresh_insert(struct store *st, const struct new_refresh *r, struct a
 	sqlite3_bind_int64(s, 8, now_ms());
 	sqlite3_bind_int64(s, 9, r->expires_at);
 	rc = store_step_done(st, s, err);
-	sqlite3_reset(s);
+	store_stmt_finish(s);
 	return rc;
 }
 
-int store_refresh_get(struct store *st, const char *hash, struct grant_record *out,
-                      struct api_error *err)
+/* Marks the code or refresh token used, if it was not, and inserts its
+ * successor, in one transaction: of simultaneous uses exactly one wins
+ * (*won); the others change nothing. */
+static int use_once(struct store *st, sqlite3_stmt *use, const char *hash,
+                    const struct new_refresh *next, bool *won, struct api_error *err)
 {
-	return grant_get(st, STMT(st, T_REFRESH_GET), hash, out, err);
+	int rc;
+
+	*won = false;
+	if (store_begin(st, err) < 0)
+		return -1;
+	rc = mark_used(st, use, hash, err);
+	if (rc == 1)
+		rc = refresh_insert(st, next, err) < 0 ? -1 : 1;
+	if (rc <= 0) {
+		store_rollback(st);
+		return rc;
+	}
+	*won = true;
+	return store_commit(st, err);
 }
 
-int store_refresh_use(struct store *st, const char *hash, struct api_error *err)
+void store_code_redeem(struct store *st, const char *hash, const struct new_refresh *next,
+                       bool *won, struct completion done)
 {
-	return mark_used(st, STMT(st, T_REFRESH_USE), hash, err);
+	struct api_error err;
+
+	complete(done, use_once(st, STMT(st, T_CODE_USE), hash, next, won, &err), &err);
 }
 
-int store_family_revoke(struct store *st, const char *family_id, struct api_error *err)
+void store_refresh_rotate(struct store *st, const char *hash, const struct new_refresh *next,
+                          bool *won, struct completion done)
+{
+	struct api_error err;
+
+	complete(done, use_once(st, STMT(st, T_REFRESH_USE), hash, next, won, &err), &err);
+}
+
+void store_refresh_get(struct store *st, const char *hash, struct grant_record *out,
+                       struct completion done)
+{
+	struct api_error err;
+
+	complete(done, grant_get(st, STMT(st, T_REFRESH_GET), hash, out, &err), &err);
+}
+
+
+static int family_revoke(struct store *st, const char *family_id, struct api_error *err)
 {
 	sqlite3_stmt *a = STMT(st, T_FAMILY_REVOKE_ACCESS), *r = STMT(st, T_FAMILY_REVOKE_REFRESH);
 	int rc;
 
 	store_bind_text(a, 1, family_id);
 	rc = store_step_done(st, a, err);
-	sqlite3_reset(a);
+	store_stmt_finish(a);
 	if (rc < 0)
 		return -1;
 	store_bind_text(r, 1, family_id);
 	sqlite3_bind_int64(r, 2, now_ms());
 	rc = store_step_done(st, r, err);
-	sqlite3_reset(r);
+	store_stmt_finish(r);
 	return rc;
 }
 
-int store_access_revoke(struct store *st, const char *jti, long long exp_s, struct api_error *err)
+void store_family_revoke(struct store *st, const char *family_id, struct completion done)
+{
+	struct api_error err;
+	int rc = store_begin(st, &err);
+
+	if (rc == 0 && (rc = family_revoke(st, family_id, &err)) == 0)
+		rc = store_commit(st, &err);
+	else
+		store_rollback(st);
+	complete(done, rc, &err);
+}
+
+void store_access_revoke(struct store *st, const char *jti, long long exp_s,
+                         struct completion done)
 {
 	sqlite3_stmt *s = STMT(st, T_ACCESS_REVOKE);
-	int rc;
+	struct api_error err;
+	int rc = store_begin(st, &err);
 
-	store_bind_text(s, 1, jti);
-	sqlite3_bind_int64(s, 2, exp_s);
-	rc = store_step_done(st, s, err);
-	sqlite3_reset(s);
-	return rc;
+	if (rc == 0) {
+		store_bind_text(s, 1, jti);
+		sqlite3_bind_int64(s, 2, exp_s);
+		rc = store_step_done(st, s, &err);
+		store_stmt_finish(s);
+		if (rc == 0)
+			rc = store_commit(st, &err);
+		else
+			store_rollback(st);
+	}
+	complete(done, rc, &err);
 }
 
 int store_purge_expired(struct store *st, int batch, int64_t grace_ms, struct api_error *err)
@@ -294,9 +349,12 @@ void signin_user_release(struct signin_user *u)
 	memset(u, 0, sizeof *u);
 }
 
-char *store_user_scope(struct store *st, const char *user_id, struct api_error *err)
+void store_user_scope(struct store *st, const char *user_id, char **out, struct completion done)
 {
-	return store_join_column(st, STMT(st, T_USER_SCOPE), user_id, err);
+	struct api_error err;
+
+	*out = store_join_column(st, STMT(st, T_USER_SCOPE), user_id, &err);
+	complete(done, *out ? 0 : -1, &err);
 }
 
 int store_client_redirect_registered(struct store *st, const char *client_id,

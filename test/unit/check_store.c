@@ -100,14 +100,79 @@ static void create_project(const char *name, struct new_project *np)
 	ck_assert_ptr_nonnull(np->client_secret);
 }
 
+/* The store's operations as these tests read them: through a completion
+ * that the SQLite store runs before it returns, answering 1 / 0 / -1 (found,
+ * not found, failed with fx.err). */
+static int ended(const struct sync_result *r)
+{
+	ck_assert(r->done);
+	if (r->failed)
+		fx.err = r->err;
+	return r->failed ? -1 : 0;
+}
+
+static int project_get(const char *id, bool *is_active)
+{
+	struct project_state ps;
+	struct sync_result r;
+
+	store_project_get(fx.st, id, &ps, sync_completion(&r));
+	if (ended(&r) < 0)
+		return -1;
+	if (is_active && ps.found)
+		*is_active = ps.is_active;
+	return ps.found;
+}
+
+static int client_auth(const char *client_id, struct client_auth *ca)
+{
+	struct sync_result r;
+
+	store_client_lookup(fx.st, client_id, ca, sync_completion(&r));
+	return ended(&r) < 0 ? -1 : ca->found;
+}
+
+static int token_revoked(const char *jti)
+{
+	struct store_stamp stamp;
+	struct sync_result r;
+	bool revoked;
+
+	store_token_is_revoked(fx.st, jti, &revoked, &stamp, sync_completion(&r));
+	return ended(&r) < 0 ? -1 : revoked;
+}
+
+static int user_active(const char *project_id, const char *user_id)
+{
+	struct sync_result r;
+	bool active;
+
+	store_user_is_active(fx.st, project_id, user_id, &active, sync_completion(&r));
+	return ended(&r) < 0 ? -1 : active;
+}
+
+static int holders_ok(const char *project_id, const char *client_id, const char *user_id,
+                      long long iat)
+{
+	struct sync_result r;
+	bool ok;
+
+	store_token_holders_ok(fx.st, project_id, client_id, user_id, iat, &ok,
+	                       sync_completion(&r));
+	return ended(&r) < 0 ? -1 : ok;
+}
+
 /* The client's scope as a grant reads it: the client first, then the scope at
  * the stamp that read saw. */
 static char *client_scope(const char *client_id)
 {
 	struct client_auth ca;
+	struct sync_result r;
+	char *scope;
 
-	ck_assert_int_ge(store_client_auth(fx.st, client_id, &ca, &fx.err), 0);
-	return store_client_scope(fx.st, client_id, ca.stamp, &fx.err);
+	ck_assert_int_ge(client_auth(client_id, &ca), 0);
+	store_client_scope(fx.st, client_id, ca.stamp, &scope, sync_completion(&r));
+	return ended(&r) < 0 ? NULL : scope;
 }
 
 static void noop_opened(void *arg)
@@ -242,7 +307,7 @@ START_TEST(test_reopen_keeps_data)
 	open_store();
 	ck_assert_int_eq(sql_int(fx.st->db, "PRAGMA user_version"), (long long)schema_migration_count);
 	ck_assert_int_eq(store_project_count(fx.st, &fx.err), 1);
-	ck_assert_int_eq(store_project_get(fx.st, fx.p1.project_id, &active, &fx.err), 1);
+	ck_assert_int_eq(project_get(fx.p1.project_id, &active), 1);
 	ck_assert(active);
 	ck_assert_int_eq(sql_int(fx.st->db, "SELECT count(*) FROM resources WHERE project_id = %Q",
 	                         fx.p1.project_id), 4);
@@ -273,7 +338,7 @@ START_TEST(test_open_upgrades_old_file)
 
 	open_store();
 	ck_assert_int_eq(sql_int(fx.st->db, "PRAGMA user_version"), (long long)schema_migration_count);
-	ck_assert_int_eq(store_project_get(fx.st, "old", NULL, &fx.err), 1);
+	ck_assert_int_eq(project_get("old", NULL), 1);
 	ck_assert_int_eq(store_project_count(fx.st, &fx.err), 1);
 }
 END_TEST
@@ -362,7 +427,7 @@ START_TEST(test_project_create)
 	ck_assert_uint_le(strlen(fx.p1.project_id), 64);
 	ck_assert_uint_eq(strlen(fx.p1.client_secret), 43);
 
-	ck_assert_int_eq(store_project_get(fx.st, fx.p1.project_id, &active, &fx.err), 1);
+	ck_assert_int_eq(project_get(fx.p1.project_id, &active), 1);
 	ck_assert(active);
 	ck_assert_int_eq(store_project_count(fx.st, &fx.err), 1);
 	ck_assert_str_eq(sql_text(fx.st->db, buf, sizeof buf, "SELECT name FROM projects WHERE id = %Q",
@@ -397,7 +462,7 @@ START_TEST(test_project_create)
 
 	/* the stored hash is the secret's, and client_auth reads it */
 	memset(&ca, 0, sizeof ca);
-	ck_assert_int_eq(store_client_auth(fx.st, fx.p1.client_id, &ca, &fx.err), 1);
+	ck_assert_int_eq(client_auth(fx.p1.client_id, &ca), 1);
 	crypto_hash_secret(fx.p1.client_secret, strlen(fx.p1.client_secret), hash);
 	ck_assert_str_eq(ca.secret_hash, hash);
 	ck_assert_str_eq(ca.project_id, fx.p1.project_id);
@@ -439,7 +504,7 @@ START_TEST(test_transactions)
 	                 SQLITE_OK);
 	store_rollback(fx.st);
 	ck_assert_int_eq(sqlite3_get_autocommit(fx.st->db), 1);
-	ck_assert_int_eq(store_token_is_revoked(fx.st, "j1", &fx.err), 0);
+	ck_assert_int_eq(token_revoked("j1"), 0);
 
 	ck_assert_int_eq(store_begin(fx.st, &fx.err), 0);
 	memset(&fx.err, 0, sizeof fx.err);
@@ -448,7 +513,7 @@ START_TEST(test_transactions)
 	ck_assert_int_eq(sql_exec(fx.st->db, "INSERT INTO revoked_tokens VALUES ('j2', 1)"),
 	                 SQLITE_OK);
 	ck_assert_int_eq(store_commit(fx.st, &fx.err), 0);
-	ck_assert_int_eq(store_token_is_revoked(fx.st, "j2", &fx.err), 1);
+	ck_assert_int_eq(token_revoked("j2"), 1);
 }
 END_TEST
 
@@ -512,9 +577,9 @@ START_TEST(test_project_list_and_set_active)
 	create_project("first", &fx.p1);
 	create_project("second", &fx.p2);
 	ck_assert_int_eq(store_project_set_active(fx.st, fx.p1.project_id, false, &fx.err), 1);
-	ck_assert_int_eq(store_project_get(fx.st, fx.p1.project_id, &active, &fx.err), 1);
+	ck_assert_int_eq(project_get(fx.p1.project_id, &active), 1);
 	ck_assert(!active);
-	ck_assert_int_eq(store_project_get(fx.st, fx.p2.project_id, &active, &fx.err), 1);
+	ck_assert_int_eq(project_get(fx.p2.project_id, &active), 1);
 	ck_assert(active);
 
 	fx.json = store_project_list(fx.st, &fx.err);
@@ -533,13 +598,13 @@ START_TEST(test_project_list_and_set_active)
 	ck_assert(json_is_true(json_object_get(e, "is_active")));
 
 	/* the admin client now sees an inactive project */
-	ck_assert_int_eq(store_client_auth(fx.st, fx.p1.client_id, &ca, &fx.err), 1);
+	ck_assert_int_eq(client_auth(fx.p1.client_id, &ca), 1);
 	ck_assert(ca.is_active);
 	ck_assert(!ca.project_active);
 
 	/* and back */
 	ck_assert_int_eq(store_project_set_active(fx.st, fx.p1.project_id, true, &fx.err), 1);
-	ck_assert_int_eq(store_project_get(fx.st, fx.p1.project_id, &active, &fx.err), 1);
+	ck_assert_int_eq(project_get(fx.p1.project_id, &active), 1);
 	ck_assert(active);
 	/* setting the value it has is still a change of a found project */
 	ck_assert_int_eq(store_project_set_active(fx.st, fx.p1.project_id, true, &fx.err), 1);
@@ -573,14 +638,14 @@ START_TEST(test_project_unknown)
 
 	open_store();
 	create_project("a", &fx.p1);
-	ck_assert_int_eq(store_project_get(fx.st, "no-such-project", &active, &fx.err), 0);
+	ck_assert_int_eq(project_get("no-such-project", &active), 0);
 	ck_assert(active);   /* untouched */
-	ck_assert_int_eq(store_project_get(fx.st, "", NULL, &fx.err), 0);
-	ck_assert_int_eq(store_project_get(fx.st, fx.p1.project_id, NULL, &fx.err), 1);
+	ck_assert_int_eq(project_get("", NULL), 0);
+	ck_assert_int_eq(project_get(fx.p1.project_id, NULL), 1);
 	ck_assert_int_eq(store_project_set_active(fx.st, "no-such-project", false, &fx.err), 0);
 	ck_assert_int_eq(store_project_count(fx.st, &fx.err), 1);
 	/* a client ID is not a project ID */
-	ck_assert_int_eq(store_project_get(fx.st, fx.p1.client_id, NULL, &fx.err), 0);
+	ck_assert_int_eq(project_get(fx.p1.client_id, NULL), 0);
 }
 END_TEST
 
@@ -592,9 +657,9 @@ START_TEST(test_client_auth_unknown)
 
 	open_store();
 	create_project("a", &fx.p1);
-	ck_assert_int_eq(store_client_auth(fx.st, "no-such-client", &ca, &fx.err), 0);
-	ck_assert_int_eq(store_client_auth(fx.st, fx.p1.project_id, &ca, &fx.err), 0);
-	ck_assert_int_eq(store_client_auth(fx.st, "", &ca, &fx.err), 0);
+	ck_assert_int_eq(client_auth("no-such-client", &ca), 0);
+	ck_assert_int_eq(client_auth(fx.p1.project_id, &ca), 0);
+	ck_assert_int_eq(client_auth("", &ca), 0);
 	/* an unknown client has no scope */
 	fx.str = client_scope("no-such-client");
 	ck_assert_ptr_nonnull(fx.str);
@@ -610,7 +675,7 @@ START_TEST(test_client_auth_inactive_client)
 	create_project("a", &fx.p1);
 	ck_assert_int_eq(sql_exec(fx.st->db, "UPDATE clients SET is_active = 0 WHERE id = %Q",
 	                          fx.p1.client_id), SQLITE_OK);
-	ck_assert_int_eq(store_client_auth(fx.st, fx.p1.client_id, &ca, &fx.err), 1);
+	ck_assert_int_eq(client_auth(fx.p1.client_id, &ca), 1);
 	ck_assert(!ca.is_active);
 	ck_assert(ca.project_active);
 }
@@ -619,13 +684,13 @@ END_TEST
 START_TEST(test_token_is_revoked)
 {
 	open_store();
-	ck_assert_int_eq(store_token_is_revoked(fx.st, "jti-1", &fx.err), 0);
+	ck_assert_int_eq(token_revoked("jti-1"), 0);
 	ck_assert_int_eq(sql_exec(fx.st->db, "INSERT INTO revoked_tokens (jti, expires_at)"
 	                          " VALUES ('jti-1', 4102444800000)"), SQLITE_OK);
-	ck_assert_int_eq(store_token_is_revoked(fx.st, "jti-1", &fx.err), 1);
-	ck_assert_int_eq(store_token_is_revoked(fx.st, "jti-2", &fx.err), 0);
-	ck_assert_int_eq(store_token_is_revoked(fx.st, "JTI-1", &fx.err), 0);
-	ck_assert_int_eq(store_token_is_revoked(fx.st, "", &fx.err), 0);
+	ck_assert_int_eq(token_revoked("jti-1"), 1);
+	ck_assert_int_eq(token_revoked("jti-2"), 0);
+	ck_assert_int_eq(token_revoked("JTI-1"), 0);
+	ck_assert_int_eq(token_revoked(""), 0);
 	/* a jti is revoked once */
 	ck_assert_int_eq(sql_exec(fx.st->db, "INSERT INTO revoked_tokens (jti, expires_at)"
 	                          " VALUES ('jti-1', 1)"), SQLITE_CONSTRAINT);
@@ -641,10 +706,10 @@ START_TEST(test_user_is_active)
 	                          " is_active, created_at, updated_at) VALUES ('u1', %Q, 'U', 1, 1, 1),"
 	                          " ('u2', %Q, 'V', 0, 1, 1)", fx.p1.project_id, fx.p1.project_id),
 	                 SQLITE_OK);
-	ck_assert_int_eq(store_user_is_active(fx.st, fx.p1.project_id, "u1", &fx.err), 1);
-	ck_assert_int_eq(store_user_is_active(fx.st, fx.p1.project_id, "u2", &fx.err), 0);
-	ck_assert_int_eq(store_user_is_active(fx.st, fx.p2.project_id, "u1", &fx.err), 0);
-	ck_assert_int_eq(store_user_is_active(fx.st, fx.p1.project_id, "u3", &fx.err), 0);
+	ck_assert_int_eq(user_active(fx.p1.project_id, "u1"), 1);
+	ck_assert_int_eq(user_active(fx.p1.project_id, "u2"), 0);
+	ck_assert_int_eq(user_active(fx.p2.project_id, "u1"), 0);
+	ck_assert_int_eq(user_active(fx.p1.project_id, "u3"), 0);
 }
 END_TEST
 
@@ -663,39 +728,39 @@ START_TEST(test_token_holders)
 	ck_assert_int_eq(sql_exec(fx.st->db, "INSERT INTO users (id, project_id, display_name,"
 	                          " is_active, created_at, updated_at) VALUES ('u1', %Q, 'U', 1, 1, 1)",
 	                          p), SQLITE_OK);
-	ck_assert_int_eq(store_token_holders_ok(fx.st, p, c, NULL, 100, &fx.err), 1);
-	ck_assert_int_eq(store_token_holders_ok(fx.st, p, c, "u1", 100, &fx.err), 1);
-	ck_assert_int_eq(store_token_holders_ok(fx.st, p, c, "u2", 100, &fx.err), 0);
-	ck_assert_int_eq(store_token_holders_ok(fx.st, fx.p2.project_id, c, NULL, 100, &fx.err), 0);
-	ck_assert_int_eq(store_token_holders_ok(fx.st, p, fx.p2.client_id, NULL, 100, &fx.err), 0);
+	ck_assert_int_eq(holders_ok(p, c, NULL, 100), 1);
+	ck_assert_int_eq(holders_ok(p, c, "u1", 100), 1);
+	ck_assert_int_eq(holders_ok(p, c, "u2", 100), 0);
+	ck_assert_int_eq(holders_ok(fx.p2.project_id, c, NULL, 100), 0);
+	ck_assert_int_eq(holders_ok(p, fx.p2.client_id, NULL, 100), 0);
 
 	/* the user deactivated at 200.5 s, then reactivated */
 	ck_assert_int_eq(sql_exec(fx.st->db, "UPDATE users SET is_active = 0, updated_at = 200500"
 	                          " WHERE id = 'u1'"), SQLITE_OK);
-	ck_assert_int_eq(store_token_holders_ok(fx.st, p, c, "u1", 300, &fx.err), 0);
+	ck_assert_int_eq(holders_ok(p, c, "u1", 300), 0);
 	ck_assert_int_eq(sql_exec(fx.st->db, "UPDATE users SET is_active = 1, updated_at = 250000"
 	                          " WHERE id = 'u1'"), SQLITE_OK);
-	ck_assert_int_eq(store_token_holders_ok(fx.st, p, c, "u1", 199, &fx.err), 0);
-	ck_assert_int_eq(store_token_holders_ok(fx.st, p, c, "u1", 200, &fx.err), 0);
-	ck_assert_int_eq(store_token_holders_ok(fx.st, p, c, "u1", 201, &fx.err), 1);
-	ck_assert_int_eq(store_token_holders_ok(fx.st, p, c, NULL, 199, &fx.err), 1);
+	ck_assert_int_eq(holders_ok(p, c, "u1", 199), 0);
+	ck_assert_int_eq(holders_ok(p, c, "u1", 200), 0);
+	ck_assert_int_eq(holders_ok(p, c, "u1", 201), 1);
+	ck_assert_int_eq(holders_ok(p, c, NULL, 199), 1);
 	/* an update that keeps it active moves nothing */
 	ck_assert_int_eq(sql_exec(fx.st->db, "UPDATE users SET is_active = 1, updated_at = 900000"
 	                          " WHERE id = 'u1'"), SQLITE_OK);
-	ck_assert_int_eq(store_token_holders_ok(fx.st, p, c, "u1", 201, &fx.err), 1);
+	ck_assert_int_eq(holders_ok(p, c, "u1", 201), 1);
 
 	/* the client, then the project */
 	ck_assert_int_eq(sql_exec(fx.st->db, "UPDATE clients SET is_active = 0, updated_at = 300000"
 	                          " WHERE id = %Q", c), SQLITE_OK);
-	ck_assert_int_eq(store_token_holders_ok(fx.st, p, c, NULL, 400, &fx.err), 0);
+	ck_assert_int_eq(holders_ok(p, c, NULL, 400), 0);
 	ck_assert_int_eq(sql_exec(fx.st->db, "UPDATE clients SET is_active = 1 WHERE id = %Q", c),
 	                 SQLITE_OK);
-	ck_assert_int_eq(store_token_holders_ok(fx.st, p, c, "u1", 300, &fx.err), 0);
-	ck_assert_int_eq(store_token_holders_ok(fx.st, p, c, "u1", 301, &fx.err), 1);
+	ck_assert_int_eq(holders_ok(p, c, "u1", 300), 0);
+	ck_assert_int_eq(holders_ok(p, c, "u1", 301), 1);
 	ck_assert_int_eq(store_project_set_active(fx.st, p, false, &fx.err), 1);
 	ck_assert_int_eq(store_project_set_active(fx.st, p, true, &fx.err), 1);
-	ck_assert_int_eq(store_token_holders_ok(fx.st, p, c, "u1", 301, &fx.err), 0);
-	ck_assert_int_eq(store_token_holders_ok(fx.st, p, c, NULL, time(NULL) + 1, &fx.err), 1);
+	ck_assert_int_eq(holders_ok(p, c, "u1", 301), 0);
+	ck_assert_int_eq(holders_ok(p, c, NULL, time(NULL) + 1), 1);
 }
 END_TEST
 

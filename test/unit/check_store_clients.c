@@ -205,11 +205,13 @@ START_TEST(test_set_secret)
 {
 	char hash[SECRET_HASH_LEN + 1];
 	struct client_auth ca;
+	struct sync_result r;
 
 	crypto_hash_secret("s3cret", 6, hash);
 	ck_assert_int_eq(store_client_set_secret(fx.st, fx.p1.project_id, fx.p1.client_id, hash, NULL,
 	                                         &fx.err), 0);
-	ck_assert_int_eq(store_client_auth(fx.st, fx.p1.client_id, &ca, &fx.err), 1);
+	store_client_lookup(fx.st, fx.p1.client_id, &ca, sync_completion(&r));
+	ck_assert(r.done && !r.failed && ca.found);
 	ck_assert_str_eq(ca.secret_hash, hash);
 	ck_assert_int_eq(store_client_set_secret(fx.st, fx.p1.project_id, "nope", hash, NULL,
 	                                         &fx.err), -1);

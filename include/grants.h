@@ -1,0 +1,91 @@
+#ifndef EDGEAUTH_GRANTS_H
+#define EDGEAUTH_GRANTS_H
+/*
+ * The token grants (RFC 6749 §4.1.3, §4.4, §6; PKCE RFC 7636) and the
+ * revocation of what they issued (RFC 7009, SPEC.md's current/revoke). The
+ * rules and their order are CONTRACT.md §5's; api_tokens.c and api_revoke.c
+ * only read the request and render the answer. Nothing here knows HTTP.
+ *
+ * Each call is a flow (flow.h) that may wait on the store: the caller hands
+ * in a struct grant it keeps until done runs, with the request's fields
+ * (borrowed for as long), and gets the result in *out.
+ */
+#include <stdbool.h>
+
+#include "basic_auth.h"
+#include "crypto.h"
+#include "flow.h"
+#include "server.h"
+#include "store.h"
+#include "store_tokens.h"
+#include "tokens.h"
+
+/* A token request's fields, as read from the form. */
+struct grant_request {
+	const char *grant_type;
+	struct client_credentials client;
+	const char *code;
+	const char *redirect_uri;
+	const char *code_verifier;
+	const char *refresh_token;
+};
+
+/* RFC 6749 §5.1: what a grant issues. Strings owned; token_set_release. */
+struct token_set {
+	char *access_token;
+	long long expires_in;
+	char *scope;             /* named permissions, space-separated */
+	char *refresh_token;     /* NULL for client_credentials */
+};
+void token_set_release(struct token_set *t);
+
+/* A revocation request: the token (access or refresh) and who asks. */
+struct revoke_request {
+	const char *token;
+	struct client_credentials client;
+	/* SPEC.md's current/revoke rather than RFC 7009: no client
+	 * authentication; token is a refresh token of the form's client, and
+	 * bearer_token (or NULL) an access token to revoke too, whoever's. */
+	bool current;
+	const char *bearer_token;
+};
+
+/* A grant or revocation in progress; fields below flow are the flow's. */
+struct grant {
+	struct flow flow;
+	struct server *srv;
+	const struct grant_request *in;
+	const struct revoke_request *revoke;
+	struct token_set *out;
+	struct completion done;
+	const char *client_id;               /* the client that asks */
+	struct client_auth client;
+	struct grant_record record;
+	char *scope;
+	struct access_token access;
+	char *refresh;                       /* a new refresh token, plain */
+	struct new_refresh next;
+	char hash[SECRET_HASH_LEN + 1];      /* of the code or refresh token */
+	char next_hash[SECRET_HASH_LEN + 1]; /* of its successor */
+	bool user_active;
+	char *family_id;                     /* of a new sign-in */
+	int found;                           /* the last look-up's */
+	bool won;                            /* the single use was ours */
+	enum api_code reuse_error;           /* the replay's answer */
+};
+
+/* Runs the grant of in->grant_type (client_credentials, authorization_code,
+ * refresh_token; anything else is invalid_params). On success *out holds the
+ * tokens. Errors: CONTRACT.md §5's, first to last. g is released by done's
+ * caller with grant_release. */
+void grants_exchange(struct grant *g, struct server *srv, const struct grant_request *in,
+                     struct token_set *out, struct completion done);
+/* Revokes what req names if it belongs to the asking client: a refresh
+ * token revokes its whole sign-in (RFC 7009 §2.1), an access token itself.
+ * Unknown tokens are no error (RFC 7009 §2.2). Errors: the client's
+ * (invalid_client, invalid_client_credentials), system_error. */
+void grants_revoke(struct grant *g, struct server *srv, const struct revoke_request *req,
+                   struct completion done);
+void grant_release(struct grant *g);
+
+#endif

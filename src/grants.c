@@ -1,0 +1,504 @@
+/*
+ * The token grants and the revocation of what they issue (grants.h). Each
+ * is a flow of steps over the store, in CONTRACT.md §5's order: the form,
+ * the client, client_not_active, project_not_active, then the grant itself.
+ * A replayed code or refresh token revokes its whole sign-in before the
+ * reuse is answered (RFC 6749 §4.1.2, §10.4). Codes and refresh tokens
+ * reach the store only as hashes.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "config.h"
+#include "crypto.h"
+#include "grants.h"
+#include "jwt.h"
+#include "util.h"
+
+static struct grant *grant_of(struct flow *f)
+{
+	return container_of(f, struct grant, flow);
+}
+
+/* Starts a store operation that resumes the grant's flow. */
+#define WAIT_ON(f) flow_completion(f)
+
+void token_set_release(struct token_set *t)
+{
+	crypto_wipe_free(t->access_token);
+	free(t->scope);
+	crypto_wipe_free(t->refresh_token);
+	memset(t, 0, sizeof *t);
+}
+
+void grant_release(struct grant *g)
+{
+	grant_record_release(&g->record);
+	free(g->scope);
+	tokens_access_release(&g->access);
+	crypto_wipe_free(g->refresh);
+	free(g->family_id);
+	memset(g, 0, sizeof *g);
+}
+
+static void grant_finish(struct flow *f, enum step_result r)
+{
+	struct grant *g = grant_of(f);
+
+	complete(g->done, r == STEP_DONE ? 0 : -1, &f->err);
+}
+
+static bool missing(const char *v)
+{
+	return !v || !*v;
+}
+
+/* ---- the client ---- */
+
+/* After authentication, CONTRACT.md §5's order: client_not_active, then
+ * project_not_active. */
+static enum step_result client_usable(struct flow *f)
+{
+	struct grant *g = grant_of(f);
+
+	if (!g->client.is_active)
+		return flow_fail(f, E_CLIENT_NOT_ACTIVE, "The client is not active.");
+	if (!g->client.project_active)
+		return flow_fail(f, E_PROJECT_NOT_ACTIVE, "The project is not active.");
+	return STEP_NEXT;
+}
+
+/* A confidential client authenticates with Basic, and then its secret must
+ * be right; a public client names itself (client_id), and must exist. */
+static enum step_result client_authenticate(struct flow *f)
+{
+	struct grant *g = grant_of(f);
+	const struct client_credentials *c = g->in ? &g->in->client : &g->revoke->client;
+
+	store_client_authenticate(g->srv->store, g->client_id,
+	                          c->basic_client_id ? c->basic_secret : NULL, &g->client,
+	                          WAIT_ON(f));
+	return STEP_WAIT;
+}
+
+/* The client of a user grant or a revocation: from Basic or the form; both
+ * must agree (CONTRACT.md §5). */
+static int resolve_client_id(struct grant *g, const struct client_credentials *c,
+                             struct api_error *err)
+{
+	if (c->basic_client_id) {
+		if (c->form_client_id && strcmp(c->form_client_id, c->basic_client_id) != 0)
+			return api_fail(err, E_INVALID_PARAMS,
+			                "client_id differs from the Basic credentials.");
+		g->client_id = c->basic_client_id;
+		return 0;
+	}
+	if (missing(c->form_client_id))
+		return api_fail(err, E_INVALID_PARAMS, "client_id is required.");
+	g->client_id = c->form_client_id;
+	return 0;
+}
+
+/* ---- client_credentials (RFC 6749 §4.4) ---- */
+
+/* The client authenticates with Basic; a client_id in the form is ignored. */
+static enum step_result cc_form(struct flow *f)
+{
+	struct grant *g = grant_of(f);
+
+	if (!g->in->client.basic_client_id)
+		return flow_fail(f, E_INVALID_PARAMS,
+		                 "client_credentials needs an Authorization: Basic header.");
+	g->client_id = g->in->client.basic_client_id;
+	return STEP_NEXT;
+}
+
+static enum step_result client_scope(struct flow *f)
+{
+	struct grant *g = grant_of(f);
+
+	store_client_scope(g->srv->store, g->client_id, g->client.stamp, &g->scope, WAIT_ON(f));
+	return STEP_WAIT;
+}
+
+/* Signs the access token for the grant's holder: the user of the code or
+ * refresh token, else the client itself. */
+static int sign_access(struct grant *g, struct api_error *err)
+{
+	const struct grant_record *r = &g->record;
+
+	return tokens_issue_access(g->srv, r->found ? r->project_id : g->client.project_id,
+	                           g->client_id, r->found ? r->user_id : NULL, g->scope,
+	                           &g->access, err);
+}
+
+static void hand_out(struct grant *g)
+{
+	struct token_set *out = g->out;
+
+	out->access_token = g->access.token;
+	g->access.token = NULL;
+	out->expires_in = g->srv->cfg->access_ttl_s;
+	out->scope = g->scope;
+	g->scope = NULL;
+	out->refresh_token = g->refresh;
+	g->refresh = NULL;
+}
+
+static enum step_result cc_issue(struct flow *f)
+{
+	struct grant *g = grant_of(f);
+	struct api_error err;
+
+	if (sign_access(g, &err) < 0)
+		return flow_error(f, &err);
+	hand_out(g);
+	return STEP_DONE;
+}
+
+static flow_step *const client_credentials_steps[] = {
+	cc_form, client_authenticate, client_usable, client_scope, cc_issue, NULL,
+};
+
+/* ---- what the user grants share ---- */
+
+static enum step_result code_form(struct flow *f)
+{
+	const struct grant_request *in = grant_of(f)->in;
+
+	if (missing(in->code) || missing(in->redirect_uri) || missing(in->code_verifier))
+		return flow_fail(f, E_INVALID_PARAMS,
+		                 "authorization_code needs code, redirect_uri and code_verifier.");
+	return STEP_NEXT;
+}
+
+static enum step_result refresh_form(struct flow *f)
+{
+	if (missing(grant_of(f)->in->refresh_token))
+		return flow_fail(f, E_INVALID_PARAMS, "refresh_token is required.");
+	return STEP_NEXT;
+}
+
+static enum step_result user_grant_client(struct flow *f)
+{
+	struct grant *g = grant_of(f);
+	struct api_error err;
+
+	if (resolve_client_id(g, &g->in->client, &err) < 0)
+		return flow_error(f, &err);
+	return STEP_NEXT;
+}
+
+/* A replay: revoke the whole sign-in, then answer the reuse error. */
+static enum step_result replay_revoke(struct flow *f)
+{
+	struct grant *g = grant_of(f);
+
+	store_family_revoke(g->srv->store, g->record.family_id, WAIT_ON(f));
+	return STEP_WAIT;
+}
+
+static enum step_result replay_answer(struct flow *f)
+{
+	struct grant *g = grant_of(f);
+
+	return flow_fail(f, g->reuse_error, g->reuse_error == E_AUTH_CODE_ALREADY_USED ?
+	                 "The authorization code was already used; its tokens are revoked." :
+	                 "The refresh token was already used; its sign-in is revoked.");
+}
+
+static flow_step *const replay_steps[] = { replay_revoke, replay_answer, NULL };
+
+static enum step_result user_active(struct flow *f)
+{
+	struct grant *g = grant_of(f);
+
+	store_user_is_active(g->srv->store, g->record.project_id, g->record.user_id,
+	                     &g->user_active, WAIT_ON(f));
+	return STEP_WAIT;
+}
+
+/* A deactivated user's code or refresh token is as good as unknown. */
+static enum step_result user_active_check(struct flow *f)
+{
+	struct grant *g = grant_of(f);
+
+	if (g->user_active)
+		return STEP_NEXT;
+	return flow_fail(f, g->reuse_error == E_AUTH_CODE_ALREADY_USED ?
+	                 E_INVALID_AUTHORIZATION_CODE : E_INVALID_REFRESH_TOKEN,
+	                 "The user is not active.");
+}
+
+static enum step_result user_scope(struct flow *f)
+{
+	struct grant *g = grant_of(f);
+
+	store_user_scope(g->srv->store, g->record.user_id, &g->scope, WAIT_ON(f));
+	return STEP_WAIT;
+}
+
+/* Signs the access token and makes the successor refresh token of the same
+ * sign-in, ready for the single-use write. */
+static int prepare_tokens(struct grant *g, struct api_error *err)
+{
+	const struct grant_record *r = &g->record;
+
+	if (sign_access(g, err) < 0)
+		return -1;
+	g->refresh = crypto_new_secret();
+	crypto_hash_secret(g->refresh, strlen(g->refresh), g->next_hash);
+	g->next = (struct new_refresh){
+		.hash = g->next_hash, .family_id = r->family_id, .project_id = r->project_id,
+		.client_id = r->client_id, .user_id = r->user_id, .access_jti = g->access.jti,
+		.access_exp_s = g->access.exp,
+		.expires_at = now_ms() + g->srv->cfg->refresh_ttl_s * 1000LL,
+	};
+	return 0;
+}
+
+/* Losing the race to a simultaneous use is a replay. */
+static enum step_result used_once(struct flow *f)
+{
+	struct grant *g = grant_of(f);
+
+	if (!g->won)
+		return flow_branch(f, replay_steps);
+	hand_out(g);
+	return STEP_DONE;
+}
+
+/* ---- authorization_code (RFC 6749 §4.1.3, PKCE RFC 7636 §4.6) ---- */
+
+static enum step_result code_get(struct flow *f)
+{
+	struct grant *g = grant_of(f);
+
+	crypto_hash_secret(g->in->code, strlen(g->in->code), g->hash);
+	store_code_get(g->srv->store, g->hash, &g->record, WAIT_ON(f));
+	return STEP_WAIT;
+}
+
+/* CONTRACT.md §5: unknown or another client's -> already used -> redirect
+ * URI -> expired -> verifier. */
+static enum step_result code_check(struct flow *f)
+{
+	struct grant *g = grant_of(f);
+	const struct grant_record *r = &g->record;
+
+	if (!r->found || strcmp(r->client_id, g->client_id) != 0 ||
+	    (r->predates_deactivation && !r->used))
+		return flow_fail(f, E_INVALID_AUTHORIZATION_CODE, "The authorization code is invalid.");
+	if (r->used)
+		return flow_branch(f, replay_steps);
+	if (strcmp(r->redirect_uri, g->in->redirect_uri) != 0)
+		return flow_fail(f, E_DIFFERENT_AUTHORIZE_REDIRECT_URI,
+		                 "redirect_uri differs from the authorization request.");
+	if (now_ms() >= r->expires_at)
+		return flow_fail(f, E_AUTH_CODE_EXPIRED, "The authorization code has expired.");
+	if (!crypto_pkce_s256_verify(g->in->code_verifier, r->code_challenge))
+		return flow_fail(f, E_INVALID_CODE_VERIFIER, "code_verifier does not match the challenge.");
+	return STEP_NEXT;
+}
+
+static enum step_result code_redeem(struct flow *f)
+{
+	struct grant *g = grant_of(f);
+	struct api_error err;
+
+	if (prepare_tokens(g, &err) < 0)
+		return flow_error(f, &err);
+	store_code_redeem(g->srv->store, g->hash, &g->next, &g->won, WAIT_ON(f));
+	return STEP_WAIT;
+}
+
+static flow_step *const authorization_code_steps[] = {
+	code_form, user_grant_client, client_authenticate, client_usable, code_get, code_check,
+	user_active, user_active_check, user_scope, code_redeem, used_once, NULL,
+};
+
+/* ---- refresh_token (RFC 6749 §6): single use, rotated on every use ---- */
+
+static enum step_result refresh_get(struct flow *f)
+{
+	struct grant *g = grant_of(f);
+
+	crypto_hash_secret(g->in->refresh_token, strlen(g->in->refresh_token), g->hash);
+	store_refresh_get(g->srv->store, g->hash, &g->record, WAIT_ON(f));
+	return STEP_WAIT;
+}
+
+/* CONTRACT.md §5: unknown, revoked or another client's -> already used ->
+ * expired. A used token answers already used every time, and revokes. */
+static enum step_result refresh_check(struct flow *f)
+{
+	struct grant *g = grant_of(f);
+	const struct grant_record *r = &g->record;
+
+	if (!r->found || strcmp(r->client_id, g->client_id) != 0 ||
+	    ((r->revoked || r->predates_deactivation) && !r->used))
+		return flow_fail(f, E_INVALID_REFRESH_TOKEN, "The refresh token is invalid.");
+	if (r->used)
+		return flow_branch(f, replay_steps);
+	if (now_ms() >= r->expires_at)
+		return flow_fail(f, E_REFRESH_TOKEN_EXPIRED, "The refresh token has expired.");
+	return STEP_NEXT;
+}
+
+static enum step_result refresh_rotate(struct flow *f)
+{
+	struct grant *g = grant_of(f);
+	struct api_error err;
+
+	if (prepare_tokens(g, &err) < 0)
+		return flow_error(f, &err);
+	store_refresh_rotate(g->srv->store, g->hash, &g->next, &g->won, WAIT_ON(f));
+	return STEP_WAIT;
+}
+
+static flow_step *const refresh_token_steps[] = {
+	refresh_form, user_grant_client, client_authenticate, client_usable, refresh_get, refresh_check,
+	user_active, user_active_check, user_scope, refresh_rotate, used_once, NULL,
+};
+
+/* ---- the exchange ---- */
+
+static enum step_result choose_grant(struct flow *f)
+{
+	struct grant *g = grant_of(f);
+	const char *type = g->in->grant_type;
+
+	if (missing(type))
+		return flow_fail(f, E_INVALID_PARAMS, "grant_type is required.");
+	if (!strcmp(type, "client_credentials"))
+		return flow_branch(f, client_credentials_steps);
+	if (!strcmp(type, "authorization_code")) {
+		g->reuse_error = E_AUTH_CODE_ALREADY_USED;
+		return flow_branch(f, authorization_code_steps);
+	}
+	if (!strcmp(type, "refresh_token")) {
+		g->reuse_error = E_REFRESH_TOKEN_ALREADY_USED;
+		return flow_branch(f, refresh_token_steps);
+	}
+	return flow_fail(f, E_INVALID_PARAMS, "grant_type must be authorization_code,"
+	                 " refresh_token or client_credentials.");
+}
+
+void grants_exchange(struct grant *g, struct server *srv, const struct grant_request *in,
+                     struct token_set *out, struct completion done)
+{
+	static flow_step *const steps[] = { choose_grant, NULL };
+
+	memset(g, 0, sizeof *g);
+	g->srv = srv;
+	g->in = in;
+	g->out = out;
+	g->done = done;
+	flow_run(&g->flow, steps, grant_finish);
+}
+
+/* ---- revocation ---- */
+
+static enum step_result revoke_client(struct flow *f)
+{
+	struct grant *g = grant_of(f);
+	const struct revoke_request *req = g->revoke;
+	struct api_error err;
+
+	if (missing(req->token))
+		return flow_fail(f, E_INVALID_PARAMS, "token is required.");
+	if (!req->client.basic_client_id && missing(req->client.form_client_id))
+		return flow_fail(f, E_INVALID_PARAMS, "client_id or client authentication is required.");
+	if (resolve_client_id(g, &req->client, &err) < 0)
+		return flow_error(f, &err);
+	return STEP_NEXT;
+}
+
+static enum step_result revoke_find_refresh(struct flow *f)
+{
+	struct grant *g = grant_of(f);
+
+	crypto_hash_secret(g->revoke->token, strlen(g->revoke->token), g->hash);
+	store_refresh_get(g->srv->store, g->hash, &g->record, WAIT_ON(f));
+	return STEP_WAIT;
+}
+
+/* A refresh token of the asking client revokes its sign-in; any other
+ * token may still be an access token. */
+static enum step_result revoke_refresh(struct flow *f)
+{
+	struct grant *g = grant_of(f);
+
+	if (!g->record.found || strcmp(g->record.client_id, g->client_id) != 0)
+		return STEP_NEXT;
+	g->won = true;
+	store_family_revoke(g->srv->store, g->record.family_id, WAIT_ON(f));
+	return STEP_WAIT;
+}
+
+/* Revokes token if it is an access token with a good signature of client_id
+ * (any client when NULL); anything else is let be (RFC 7009 §2.2). */
+static enum step_result revoke_access(struct flow *f, const char *token, const char *client_id)
+{
+	struct grant *g = grant_of(f);
+	json_t *claims = token ? jwt_verify(g->srv->key, token, strlen(token)) : NULL;
+	const char *jti, *cid;
+	json_t *exp;
+
+	if (!claims)
+		return STEP_DONE;
+	jti = json_string_value(json_object_get(claims, "jti"));
+	cid = json_string_value(json_object_get(claims, "client_id"));
+	exp = json_object_get(claims, "exp");
+	if (!jti || !cid || !json_is_integer(exp) || (client_id && strcmp(cid, client_id) != 0)) {
+		json_decref(claims);
+		return STEP_DONE;
+	}
+	g->access.jti = xstrdup(jti);
+	store_access_revoke(g->srv->store, g->access.jti, (long long)json_integer_value(exp),
+	                    WAIT_ON(f));
+	json_decref(claims);
+	return STEP_WAIT;
+}
+
+static enum step_result revoke_access_token(struct flow *f)
+{
+	struct grant *g = grant_of(f);
+
+	return g->won ? STEP_DONE : revoke_access(f, g->revoke->token, g->client_id);
+}
+
+static enum step_result revoke_bearer(struct flow *f)
+{
+	return revoke_access(f, grant_of(f)->revoke->bearer_token, NULL);
+}
+
+static enum step_result revoked(struct flow *f)
+{
+	(void)f;
+	return STEP_DONE;
+}
+
+/* RFC 7009: the client authenticates (Basic) or names itself. */
+static flow_step *const rfc7009_steps[] = {
+	revoke_client, client_authenticate, revoke_find_refresh, revoke_refresh,
+	revoke_access_token, revoked, NULL,
+};
+
+/* SPEC.md's current/revoke: the refresh token of client_id, and the bearer
+ * access token, whoever's it is. */
+static flow_step *const current_steps[] = {
+	revoke_find_refresh, revoke_refresh, revoke_bearer, revoked, NULL,
+};
+
+void grants_revoke(struct grant *g, struct server *srv, const struct revoke_request *req,
+                   struct completion done)
+{
+	memset(g, 0, sizeof *g);
+	g->srv = srv;
+	g->revoke = req;
+	g->done = done;
+	g->client_id = req->client.form_client_id;
+	flow_run(&g->flow, req->current ? current_steps : rfc7009_steps, grant_finish);
+}
