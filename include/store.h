@@ -98,6 +98,39 @@ bool store_batch_open(const struct store *st);
 /* Commits the batch; on failure rolls it back and returns -1 with err. */
 int store_batch_commit(struct store *st, struct api_error *err);
 
+/* ---- the SQLite backend's idioms: one way each ----
+ *
+ * Every statement use ends in store_stmt_finish, on every path. Reading:
+ * store_step says row, done or error. Writing: store_step_write maps a
+ * UNIQUE failure to the spec's error by asking which rule the row breaks,
+ * never by reading the message. A write is one transaction:
+ * store_write_tx runs the checks and statements, reads the record back in
+ * the same transaction, and commits, or rolls back on any failure. */
+
+/* Steps s once: 1 a row, 0 done, -1 error (system_error, logged). */
+int store_step(struct store *st, sqlite3_stmt *s, struct api_error *err);
+
+/* What a UNIQUE failure of a write can mean, in the order asked: probe
+ * returns 1 when the row a value conflicts with exists, 0 not, -1 error. */
+struct unique_rule {
+	int (*probe)(struct store *st, void *arg, struct api_error *err);
+	enum api_code code;
+	const char *description;
+};
+/* Steps the write s once and finishes it: 0 done; on a UNIQUE failure the
+ * first rule whose probe finds the conflict gives the error (none found:
+ * system_error); any other failure is system_error. -1 then. */
+int store_step_write(struct store *st, sqlite3_stmt *s, const struct unique_rule *rules,
+                     size_t n_rules, void *arg, struct api_error *err);
+
+/* One write transaction: write(st, arg, err) runs the checks and statements;
+ * when it returns 0, read_back (may be NULL) reads the record in the same
+ * transaction, and the transaction commits; any -1 rolls it all back.
+ * Returns 0 or -1 with err. */
+int store_write_tx(struct store *st, int (*write)(struct store *st, void *arg, struct api_error *err),
+                   int (*read_back)(struct store *st, void *arg, struct api_error *err),
+                   void *arg, struct api_error *err);
+
 /* Helpers for statement use: bind a string or NULL; step expecting DONE;
  * turn an unexpected SQLite result into system_error (and log it). */
 int store_bind_text(sqlite3_stmt *s, int idx, const char *v);

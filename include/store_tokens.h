@@ -36,7 +36,8 @@ struct new_code {
 	const char *code_challenge;
 	int64_t expires_at;
 };
-int store_code_insert(struct store *st, const struct new_code *c, struct api_error *err);
+/* Stores a new code, in its own transaction. */
+void store_code_insert(struct store *st, const struct new_code *c, struct completion done);
 /* The code with that hash (out->found false: none). */
 void store_code_get(struct store *st, const char *hash, struct grant_record *out,
                     struct completion done);

@@ -16,6 +16,7 @@
 #include "json_util.h"
 #include "passwords.h"
 #include "request.h"
+#include "signin.h"
 #include "store.h"
 #include "store_grants.h"
 #include "store_tokens.h"
@@ -349,22 +350,22 @@ static char *create_code(struct request_ctx *ctx, const char *project_id, const 
                          const char *user_id, const char *redirect_uri, const char *challenge,
                          struct api_error *err)
 {
-	char *code = crypto_new_secret(), *family = crypto_new_id();
-	char hash[SECRET_HASH_LEN + 1];
-	struct new_code nc;
-
-	crypto_hash_secret(code, strlen(code), hash);
-	nc = (struct new_code){
-		.hash = hash, .family_id = family, .project_id = project_id,
-		.client_id = client_id, .user_id = user_id,
+	const struct code_request req = {
+		.project_id = project_id, .client_id = client_id, .user_id = user_id,
 		.redirect_uri = redirect_uri, .code_challenge = challenge,
-		.expires_at = now_ms() + ctx->srv->cfg->code_ttl_s * 1000LL,
 	};
-	if (store_code_insert(ctx->srv->store, &nc, err) < 0) {
+	struct code_mint m = { 0 };
+	struct sync_result r;
+	char *code;
+
+	/* Until sign-in runs as steps: the SQLite store completes at once. */
+	signin_code_mint(&m, ctx->srv, &req, &code, sync_completion(&r));
+	code_mint_release(&m);
+	if (r.failed) {
+		*err = r.err;
 		crypto_wipe_free(code);
-		code = NULL;
+		return NULL;
 	}
-	free(family);
 	return code;
 }
 

@@ -192,7 +192,7 @@ void resources_list(struct request_ctx *ctx)
 		goto fail;
 	f.like = lp.like;
 	f.limit = lp.page_size;
-	f.offset = list_offset(&lp);
+	f.offset = list_params_offset(&lp);
 	if (store_resource_list(ctx->srv->store, request_param(ctx, "project_id"), &f, &data,
 	                        &total, &err) < 0)
 		goto fail;

@@ -99,7 +99,7 @@ void roles_list(struct request_ctx *ctx)
 		q.desc = p.desc;
 		q.like = p.like;
 		q.limit = p.page_size;
-		q.offset = list_offset(&p);
+		q.offset = list_params_offset(&p);
 		data = store_role_list(ctx->srv->store, request_param(ctx, "project_id"), &q,
 		                       &total, &err);
 	}

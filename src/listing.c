@@ -9,6 +9,45 @@
 
 static const char *const sort_dirs[] = { "asc", "desc" };
 
+void page_release(struct page *p)
+{
+	free(p->data);
+	p->data = NULL;
+}
+
+int list_read_query(const struct evkeyvalq *q, const char *const *sort_keys,
+                    size_t n_sort_keys, struct list_query *out, struct api_error *err)
+{
+	size_t dir = 1;
+
+	if (query_read_page(q, &out->page_num, &out->page_size, err) < 0)
+		return -1;
+	if (n_sort_keys) {
+		if (query_read_enum(q, "sort_by", sort_keys, n_sort_keys, 0, &out->sort, err) < 0 ||
+		    query_read_enum(q, "sort_dir", sort_dirs, 2, 1, &dir, err) < 0)
+			return -1;
+	}
+	out->desc = dir == 1;
+	if (query_get(q, "search", &out->search, err) < 0)
+		return -1;
+	if (out->search && !*out->search)
+		out->search = NULL;
+	return 0;
+}
+
+long long list_offset(const struct list_query *q)
+{
+	return (long long)(q->page_num - 1) * q->page_size;
+}
+
+char *list_render(const struct list_query *q, const struct page *p)
+{
+	return xasprintf("{\"data\":%s,\"page_num\":%ld,\"page_size\":%ld,\"total\":%lld}",
+	                 p->data, q->page_num, q->page_size, p->total);
+}
+
+/* ---- before list_query ---- */
+
 int list_read_params(const struct evkeyvalq *q, const char *const *sort_keys,
                      size_t n_sort_keys, struct list_params *out, struct api_error *err)
 {
@@ -36,7 +75,7 @@ void list_params_release(struct list_params *p)
 	p->like = NULL;
 }
 
-long long list_offset(const struct list_params *p)
+long long list_params_offset(const struct list_params *p)
 {
 	return (long long)(p->page_num - 1) * p->page_size;
 }

@@ -105,6 +105,56 @@ void store_stmt_finish(sqlite3_stmt *s)
 	sqlite3_clear_bindings(s);
 }
 
+int store_step(struct store *st, sqlite3_stmt *s, struct api_error *err)
+{
+	int rc = sqlite3_step(s);
+
+	if (rc == SQLITE_ROW)
+		return 1;
+	if (rc == SQLITE_DONE)
+		return 0;
+	return store_fail(st, err, sqlite3_sql(s));
+}
+
+int store_step_write(struct store *st, sqlite3_stmt *s, const struct unique_rule *rules,
+                     size_t n_rules, void *arg, struct api_error *err)
+{
+	int rc = sqlite3_step(s);
+
+	if (rc == SQLITE_DONE || rc == SQLITE_ROW) {
+		store_stmt_finish(s);
+		return 0;
+	}
+	if (rc != SQLITE_CONSTRAINT_UNIQUE) {
+		store_fail(st, err, sqlite3_sql(s));
+		store_stmt_finish(s);
+		return -1;
+	}
+	store_stmt_finish(s);
+	for (size_t i = 0; i < n_rules; i++) {
+		int found = rules[i].probe(st, arg, err);
+		if (found < 0)
+			return -1;
+		if (found)
+			return api_fail(err, rules[i].code, "%s", rules[i].description);
+	}
+	fprintf(stderr, "edgeauth: store: a UNIQUE failure no rule explains\n");
+	return api_fail(err, E_SYSTEM_ERROR, "The store failed.");
+}
+
+int store_write_tx(struct store *st, int (*write)(struct store *st, void *arg, struct api_error *err),
+                   int (*read_back)(struct store *st, void *arg, struct api_error *err),
+                   void *arg, struct api_error *err)
+{
+	if (store_begin(st, err) < 0)
+		return -1;
+	if (write(st, arg, err) < 0 || (read_back && read_back(st, arg, err) < 0)) {
+		store_rollback(st);
+		return -1;
+	}
+	return store_commit(st, err);   /* rolls back itself when it fails */
+}
+
 int store_exists(struct store *st, sqlite3_stmt *s, const char *a, const char *b, const char *c,
                  struct api_error *err)
 {

@@ -318,7 +318,7 @@ json_t *store_client_list(struct store *st, const char *project_id, const struct
 	s = stmt(st, CS_LIST + 2 * p->sort + (p->desc ? 1 : 0));
 	bind_list_filter(s, project_id, p, is_active);
 	sqlite3_bind_int64(s, 4, p->page_size);
-	sqlite3_bind_int64(s, 5, list_offset(p));
+	sqlite3_bind_int64(s, 5, list_params_offset(p));
 	data = json_array();
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW)
 		json_array_append_new(data, client_row_json(s));

@@ -154,23 +154,30 @@ static int mark_used(struct store *st, sqlite3_stmt *s, const char *hash, struct
 	return rc < 0 ? -1 : sqlite3_changes(st->db) == 1;
 }
 
-int store_code_insert(struct store *st, const struct new_code *c, struct api_error *err)
+void store_code_insert(struct store *st, const struct new_code *c, struct completion done)
 {
 	sqlite3_stmt *s = STMT(st, T_CODE_INSERT);
-	int rc;
+	struct api_error err;
+	int rc = store_begin(st, &err);
 
-	store_bind_text(s, 1, c->hash);
-	store_bind_text(s, 2, c->family_id);
-	store_bind_text(s, 3, c->project_id);
-	store_bind_text(s, 4, c->client_id);
-	store_bind_text(s, 5, c->user_id);
-	store_bind_text(s, 6, c->redirect_uri);
-	store_bind_text(s, 7, c->code_challenge);
-	sqlite3_bind_int64(s, 8, now_ms());
-	sqlite3_bind_int64(s, 9, c->expires_at);
-	rc = store_step_done(st, s, err);
-	sqlite3_reset(s);
-	return rc;
+	if (rc == 0) {
+		store_bind_text(s, 1, c->hash);
+		store_bind_text(s, 2, c->family_id);
+		store_bind_text(s, 3, c->project_id);
+		store_bind_text(s, 4, c->client_id);
+		store_bind_text(s, 5, c->user_id);
+		store_bind_text(s, 6, c->redirect_uri);
+		store_bind_text(s, 7, c->code_challenge);
+		sqlite3_bind_int64(s, 8, now_ms());
+		sqlite3_bind_int64(s, 9, c->expires_at);
+		rc = store_step_done(st, s, &err);
+		store_stmt_finish(s);
+		if (rc == 0)
+			rc = store_commit(st, &err);
+		else
+			store_rollback(st);
+	}
+	complete(done, rc, &err);
 }
 
 void store_code_get(struct store *st, const char *hash, struct grant_record *out,

@@ -616,14 +616,14 @@ char *store_user_list(struct store *st, const char *project_id, const struct lis
 	*total = list_count(st, project_id, p, filter, &range, err);
 	if (*total < 0)
 		goto out;
-	if (list_offset(p) >= *total) {   /* past the end: no page to read */
+	if (list_params_offset(p) >= *total) {   /* past the end: no page to read */
 		data = xstrdup("[]");
 		goto out;
 	}
 	s = stmt(st, (indexed ? SU_LIST_INDEXED : SU_LIST) + 2 * (int)p->sort + (p->desc ? 1 : 0));
 	bind_filter(s, project_id, p, filter, &range);
 	sqlite3_bind_int64(s, 5, p->page_size);
-	sqlite3_bind_int64(s, 6, list_offset(p));
+	sqlite3_bind_int64(s, 6, list_params_offset(p));
 	/* "[" rows joined by "," "]" */
 	data = xmalloc(cap = 4096);
 	data[len++] = '[';

@@ -113,10 +113,11 @@ static char *new_code(int64_t ttl_ms)
 		.client_id = fx.app, .user_id = fx.user, .redirect_uri = REDIRECT,
 		.code_challenge = CHALLENGE, .expires_at = now_ms() + ttl_ms,
 	};
-	struct api_error err;
+	struct sync_result r;
 
 	crypto_hash_secret(code, strlen(code), hash);
-	ck_assert_int_eq(store_code_insert(fx.srv.store, &nc, &err), 0);
+	store_code_insert(fx.srv.store, &nc, sync_completion(&r));
+	ck_assert(r.done && !r.failed);
 	free(family);
 	return code;
 }

@@ -764,6 +764,97 @@ START_TEST(test_token_holders)
 }
 END_TEST
 
+/* --- the write idioms (store_step_write, store_write_tx) ---------------------- */
+
+static int probe_calls;
+
+static int probe_none(struct store *st, void *arg, struct api_error *err)
+{
+	(void)st; (void)arg; (void)err;
+	probe_calls++;
+	return 0;
+}
+
+static int probe_found(struct store *st, void *arg, struct api_error *err)
+{
+	(void)st; (void)arg; (void)err;
+	probe_calls++;
+	return 1;
+}
+
+static int probe_failed(struct store *st, void *arg, struct api_error *err)
+{
+	(void)arg;
+	probe_calls++;
+	return store_fail(st, err, "probe");
+}
+
+/* Inserts arg (a text) into t. */
+static int insert_t(struct store *st, void *arg, struct api_error *err)
+{
+	static const struct unique_rule rules[] = {
+		{ probe_none, E_ROLE_CODE_ALREADY_USED, "no" },
+		{ probe_found, E_USER_EMAIL_ALREADY_USED, "The email is taken." },
+	};
+	sqlite3_stmt *s;
+	int rc;
+
+	ck_assert_int_eq(sqlite3_prepare_v2(st->db, "INSERT INTO t VALUES (?1)", -1, &s, NULL),
+	                 SQLITE_OK);
+	store_bind_text(s, 1, arg);
+	rc = store_step_write(st, s, rules, 2, NULL, err);
+	ck_assert_int_eq(sqlite3_stmt_busy(s), 0);
+	sqlite3_finalize(s);
+	return rc;
+}
+
+static int read_t(struct store *st, void *arg, struct api_error *err)
+{
+	(void)arg;
+	return sql_int(st->db, "SELECT count(*) FROM t") == 2 ? 0 :
+	       api_fail(err, E_NOT_FOUND, "read back sees %lld rows",
+	                sql_int(st->db, "SELECT count(*) FROM t"));
+}
+
+START_TEST(test_write_idioms)
+{
+	static const struct unique_rule failing[] = { { probe_failed, E_ROLE_NOT_FOUND, "x" } };
+	sqlite3_stmt *s;
+
+	open_store();
+	ck_assert_int_eq(sql_exec(fx.st->db, "CREATE TABLE t (x TEXT UNIQUE)"), SQLITE_OK);
+	/* a write, read back inside its transaction, then committed */
+	ck_assert_int_eq(store_write_tx(fx.st, insert_t, NULL, "a", &fx.err), 0);
+	ck_assert_int_eq(store_write_tx(fx.st, insert_t, read_t, "b", &fx.err), 0);
+	ck_assert_int_eq(sql_int(fx.st->db, "SELECT count(*) FROM t"), 2);
+	/* a UNIQUE failure: the first rule whose probe finds the row decides */
+	probe_calls = 0;
+	ck_assert_int_eq(store_write_tx(fx.st, insert_t, NULL, "a", &fx.err), -1);
+	ck_assert_str_eq(fx.err.code, "user_email_already_used");
+	ck_assert_str_eq(fx.err.description, "The email is taken.");
+	ck_assert_int_eq(probe_calls, 2);
+	/* a read back that fails rolls the write back */
+	ck_assert_int_eq(store_write_tx(fx.st, insert_t, read_t, "c", &fx.err), -1);
+	ck_assert_str_eq(fx.err.code, "not_found");
+	ck_assert_int_eq(sql_int(fx.st->db, "SELECT count(*) FROM t"), 2);
+	ck_assert(sqlite3_get_autocommit(fx.st->db));
+	/* a probe that fails, and no rule at all, are system errors */
+	ck_assert_int_eq(sqlite3_prepare_v2(fx.st->db, "INSERT INTO t VALUES ('a')", -1, &s, NULL),
+	                 SQLITE_OK);
+	ck_assert_int_eq(store_step_write(fx.st, s, failing, 1, NULL, &fx.err), -1);
+	ck_assert_str_eq(fx.err.code, "system_error");
+	ck_assert_int_eq(store_step_write(fx.st, s, NULL, 0, NULL, &fx.err), -1);
+	ck_assert_str_eq(fx.err.code, "system_error");
+	sqlite3_finalize(s);
+	/* store_step: a row, then done */
+	ck_assert_int_eq(sqlite3_prepare_v2(fx.st->db, "SELECT x FROM t WHERE x = 'a'", -1, &s, NULL),
+	                 SQLITE_OK);
+	ck_assert_int_eq(store_step(fx.st, s, &fx.err), 1);
+	ck_assert_int_eq(store_step(fx.st, s, &fx.err), 0);
+	sqlite3_finalize(s);
+}
+END_TEST
+
 /* --- store_permissions_check ---------------------------------------------------- */
 
 START_TEST(test_permissions_check)
@@ -1215,6 +1306,7 @@ static Suite *store_suite(void)
 	tcase_add_test(tc, test_token_is_revoked);
 	tcase_add_test(tc, test_user_is_active);
 	tcase_add_test(tc, test_token_holders);
+	tcase_add_test(tc, test_write_idioms);
 	tcase_add_test(tc, test_permissions_check);
 	tcase_add_test(tc, test_scope_cache_sees_every_change);
 	tcase_add_test(tc, test_derived_cache);
