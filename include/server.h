@@ -2,6 +2,7 @@
 #define EDGEAUTH_SERVER_H
 /* What every handler may reach: the read-only config, the store, the signing
  * key and the loop. One per process, owned by main. */
+#include <stdint.h>
 
 struct config;
 struct store;
