@@ -11,6 +11,7 @@
 #include "api_revoke.h"
 #include "basic_auth.h"
 #include "crypto.h"
+#include "form.h"
 #include "json_util.h"
 #include "jwt.h"
 #include "store.h"
@@ -98,9 +99,9 @@ void revoke_rfc7009(struct request_ctx *ctx)
 	bool done = false;
 	int rc;
 
-	if (query_get(&ctx->form, "token", &token, &err) < 0 ||
-	    query_get(&ctx->form, "token_type_hint", &hint, &err) < 0 ||
-	    query_get(&ctx->form, "client_id", &client_id, &err) < 0)
+	if (form_get(&ctx->form, "token", &token, &err) < 0 ||
+	    form_get(&ctx->form, "token_type_hint", &hint, &err) < 0 ||
+	    form_get(&ctx->form, "client_id", &client_id, &err) < 0)
 		goto fail;
 	if (!token || !*token) {
 		api_fail(&err, E_INVALID_PARAMS, "token is required.");

@@ -12,6 +12,7 @@
 #include "basic_auth.h"
 #include "config.h"
 #include "crypto.h"
+#include "form.h"
 #include "json_util.h"
 #include "store.h"
 #include "store_tokens.h"
@@ -119,13 +120,13 @@ static int read_form(const struct evkeyvalq *f, struct token_form *tf, struct ap
 	const char *alias = NULL;
 
 	memset(tf, 0, sizeof *tf);
-	if (query_get(f, "grant_type", &tf->grant_type, err) < 0 ||
-	    query_get(f, "client_id", &tf->client_id, err) < 0 ||
-	    query_get(f, "authorization_code", &tf->code, err) < 0 ||
-	    query_get(f, "code", &alias, err) < 0 ||
-	    query_get(f, "redirect_uri", &tf->redirect_uri, err) < 0 ||
-	    query_get(f, "code_verifier", &tf->code_verifier, err) < 0 ||
-	    query_get(f, "refresh_token", &tf->refresh_token, err) < 0)
+	if (form_get(f, "grant_type", &tf->grant_type, err) < 0 ||
+	    form_get(f, "client_id", &tf->client_id, err) < 0 ||
+	    form_get(f, "authorization_code", &tf->code, err) < 0 ||
+	    form_get(f, "code", &alias, err) < 0 ||
+	    form_get(f, "redirect_uri", &tf->redirect_uri, err) < 0 ||
+	    form_get(f, "code_verifier", &tf->code_verifier, err) < 0 ||
+	    form_get(f, "refresh_token", &tf->refresh_token, err) < 0)
 		return -1;
 	/* RFC 6749 names it "code"; SPEC.md "authorization_code". One of them. */
 	if (tf->code && alias)
