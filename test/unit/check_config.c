@@ -14,9 +14,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "check_suite.h"
 #include "config.h"
 
-#define N_ELEMS(a) (sizeof(a) / sizeof((a)[0]))
 
 static struct {
 	char dir[64];          /* the test's own temp directory */
@@ -558,11 +558,5 @@ static Suite *config_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(config_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	return check_run(srunner_create(config_suite()));
 }

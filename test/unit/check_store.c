@@ -18,6 +18,7 @@
 #include <jansson.h>
 #include <sqlite3.h>
 
+#include "check_suite.h"
 #include "crypto.h"
 #include "error.h"
 #include "json_util.h"
@@ -28,7 +29,6 @@
 extern const char *const schema_migrations[];
 extern const size_t schema_migration_count;
 
-#define N_ELEMS(a) (sizeof(a) / sizeof((a)[0]))
 
 /* The admin client's scope: the twelve named permissions, sorted. */
 #define ALL_TWELVE \
@@ -1176,11 +1176,5 @@ static Suite *store_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(store_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	return check_run(srunner_create(store_suite()));
 }
