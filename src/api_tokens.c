@@ -8,6 +8,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "access_token.h"
 #include "api_tokens.h"
 #include "basic_auth.h"
 #include "config.h"
@@ -16,7 +17,6 @@
 #include "json_util.h"
 #include "store.h"
 #include "store_tokens.h"
-#include "tokens.h"
 #include "util.h"
 
 static void reply_token_error(struct request_ctx *ctx, const struct api_error *err)
@@ -93,12 +93,12 @@ static int grant_client_credentials(struct request_ctx *ctx, struct api_error *e
 	scope = store_client_scope(ctx->srv->store, basic.client_id, ca.stamp, err);
 	if (!scope)
 		goto out;
-	if (tokens_issue_access(ctx->srv, ca.project_id, basic.client_id, NULL, scope, &at,
-	                        err) == 0) {
+	if (access_token_issue(ctx->srv, ca.project_id, basic.client_id, NULL, scope, &at,
+	                       err) == 0) {
 		reply_tokens(ctx, &at, scope, NULL);
 		rc = 0;
 	}
-	tokens_access_release(&at);
+	access_token_release(&at);
 out:
 	free(scope);
 	basic_release(&basic);
@@ -215,8 +215,8 @@ static int issue_user_tokens(struct request_ctx *ctx, const struct grant_record 
 	scope = store_user_scope(st, g->user_id, err);
 	if (!scope)
 		goto out;
-	if (tokens_issue_access(ctx->srv, g->project_id, g->client_id, g->user_id, scope, &at,
-	                        err) < 0)
+	if (access_token_issue(ctx->srv, g->project_id, g->client_id, g->user_id, scope, &at,
+	                       err) < 0)
 		goto out;
 	crypto_hash_secret(refresh, strlen(refresh), hash);
 	nr = (struct new_refresh){
@@ -230,7 +230,7 @@ static int issue_user_tokens(struct request_ctx *ctx, const struct grant_record 
 	reply_tokens(ctx, &at, scope, refresh);
 	rc = 0;
 out:
-	tokens_access_release(&at);
+	access_token_release(&at);
 	crypto_wipe_free(refresh);
 	free(scope);
 	return rc;
