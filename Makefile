@@ -38,7 +38,8 @@ $(BUILD)/%.o: src/%.c | $(BUILD)
 
 $(BUILD)/test/%: test/unit/%.c $(BUILD)/libedgeauth.a | $(BUILD)
 	@mkdir -p $(BUILD)/test
-	$(CC) $(CFLAGS) $(LDFLAGS) -Itest/unit -MMD -MP -o $@ $< $(BUILD)/libedgeauth.a $(CHECK_LIBS) $(LDLIBS)
+	$(CC) $(CFLAGS) $(LDFLAGS) -Itest/unit -DSOURCE_DIR='"$(CURDIR)"' -MMD -MP -o $@ $< \
+	      $(BUILD)/libedgeauth.a $(CHECK_LIBS) $(LDLIBS)
 
 # Every header compiles on its own: a file that includes it and nothing else
 # builds, so no header leans on what its includers happened to include first.
