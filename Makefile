@@ -2,6 +2,10 @@
 
 CC       ?= cc
 PKGS     := libevent sqlite3 libargon2 libcrypto jansson inih
+# No -DNDEBUG, in any build: asserts guard only our own invariants (never
+# data from the network, the store, the clock or the config), cost nothing
+# measurable, and a broken one had better stop the server than let it go on
+# in a state no code expects. README "Development" says why.
 OPT      ?= -O2 -g
 SAN      ?=
 CFLAGS   := $(OPT) $(SAN) -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes \

@@ -37,7 +37,7 @@ static bool json_plain(const char *s)
 /* RFC 6749 §5.1; fields without a value are left out. Written directly, not
  * through jansson: no value needs a JSON escape (tokens are base64url and
  * dots; a scope holds only named permissions of valid codes, see
- * SQL_SCOPE_RESOURCE_OK), and escaping a long token byte by byte cost a sixth
+ * SQL_SCOPE_CODES_OK), and escaping a long token byte by byte cost a sixth
  * of the request. */
 static void reply_tokens(struct request_ctx *ctx, const struct access_token *at,
                          const char *scope, const char *refresh_token)

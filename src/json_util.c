@@ -276,7 +276,6 @@ json_t *json_timestamp(long long ms)
 {
 	char buf[TIMESTAMP_LEN];
 
-	assert(ms >= 0);
 	format_timestamp((int64_t)ms, buf);
 	return json_or_abort(json_stringn_nocheck(buf, TIMESTAMP_LEN - 1));
 }

@@ -51,7 +51,7 @@ static const char *const core_sql[SQ__COUNT] = {
 		" FROM clients c JOIN projects p ON p.id = c.project_id WHERE c.id = ?1",
 	[SQ_CLIENT_SCOPE] =
 		"SELECT " SQL_NAMED_PERMISSION " AS named FROM " SQL_CLIENT_PERMISSIONS
-		SQL_SCOPE_RESOURCE_OK " ORDER BY named",
+		SQL_SCOPE_CODES_OK " ORDER BY named",
 	[SQ_USER_ACTIVE] =
 		"SELECT is_active FROM users WHERE id = ?1 AND project_id = ?2",
 	[SQ_TOKEN_REVOKED] = "SELECT 1 FROM revoked_tokens WHERE jti = ?1",
