@@ -25,6 +25,8 @@ struct route {
 	route_handler *handler;
 };
 
+/* The table itself, *count routes (check_router tests its invariants). */
+const struct route *router_routes(size_t *count);
 /* Finds the route, checks auth, project, permission and body, then calls
  * the handler; or answers the error itself. */
 void router_dispatch(struct request_ctx *ctx);

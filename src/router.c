@@ -82,6 +82,12 @@ static const struct route routes[] = {
 
 #define ROUTE_COUNT (sizeof routes / sizeof routes[0])
 
+const struct route *router_routes(size_t *count)
+{
+	*count = ROUTE_COUNT;
+	return routes;
+}
+
 /* Matches path against pattern segment by segment. On a match, records
  * where each ":name" segment starts and ends in the raw path. */
 struct capture {
