@@ -456,9 +456,10 @@ END_TEST
 
 /* --- regressions ------------------------------------------------------------ */
 
-/* form_percent_decode (then percent_decode in http.c) once copied s with strndup, which stops at a NUL byte, and
- * then scanned len bytes of the copy: a read past the allocation and a value
- * silently cut. A raw NUL now fails, as form.h promises. */
+/* form_percent_decode (then http.c's percent_decode) once copied s with
+ * strndup, which stops at a NUL byte, and then scanned len bytes of the
+ * copy: a read past the allocation and a value silently cut. A raw NUL now
+ * fails, as form.h promises. */
 START_TEST(regression_raw_nul_byte)
 {
 	fx.str = form_percent_decode("a\0bcdef", 7, true);
