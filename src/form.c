@@ -87,7 +87,8 @@ int form_parse(const char *data, size_t len, struct evkeyvalq *q)
 		for (eq = i; eq < end && data[eq] != '='; eq++)
 			;
 		key = form_percent_decode(data + i, eq - i, true);
-		value = form_percent_decode(data + (eq < end ? eq + 1 : end), eq < end ? end - eq - 1 : 0, true);
+		value = form_percent_decode(data + (eq < end ? eq + 1 : end),
+		                            eq < end ? end - eq - 1 : 0, true);
 		if (!key || !value || !*key) {
 			free(key);
 			free(value);
