@@ -15,6 +15,7 @@ struct config {
 	long max_header_bytes;
 	int request_timeout_s;
 	int max_connections;
+	int max_connections_per_address;
 	char **cors_origins;      /* NULL-terminated */
 	/* [store] */
 	char *store_path;
@@ -40,7 +41,35 @@ struct config {
 	int signin_tracked_keys;             /* slots of each counter table */
 };
 
-/* Fills cfg with the defaults of CONTRACT.md §1. */
+/* How a key's value is read. */
+enum config_type {
+	CONFIG_INT,      /* an int field: a whole number in min..max */
+	CONFIG_LONG,     /* a long field, the same */
+	CONFIG_U32,      /* a uint32_t field, the same */
+	CONFIG_STRING,   /* a char * field, owned, never empty */
+	CONFIG_PARSED,   /* .parse reads it into the fields it knows, .release frees them */
+};
+
+#define CONFIG_REASON_MAX 160
+
+/* One key of the file: the table in config.c holds every key, and is the
+ * only place a key, its type, range and default are written. */
+struct config_key {
+	const char *section;
+	const char *key;
+	enum config_type type;
+	size_t offset;               /* offsetof(struct config, field); not for CONFIG_PARSED */
+	long min, max;               /* the number types */
+	const char *default_value;   /* the text etc/edgeauth.conf and README.md show */
+	/* CONFIG_PARSED: 0, or -1 with the reason. */
+	int (*parse)(struct config *cfg, const char *value, char reason[CONFIG_REASON_MAX]);
+	void (*release)(struct config *cfg);   /* CONFIG_PARSED, NULL when nothing is owned */
+};
+
+/* The table, in the order of etc/edgeauth.conf; *count keys. */
+const struct config_key *config_keys(size_t *count);
+
+/* Fills cfg with the defaults of CONTRACT.md §1 (the table's). */
 void config_init(struct config *cfg);
 /* Reads path over the defaults. On a missing file, an unknown section or
  * key, or a bad value returns -1 with "FILE:LINE: reason" in errbuf. */

@@ -18,7 +18,7 @@
 #include "server.h"
 #include "store.h"
 #include "store_tokens.h"
-#include "tokens.h"
+#include "access_token.h"
 
 /* A token request's fields, as read from the form. */
 struct grant_request {

@@ -86,18 +86,4 @@ void http_reply_error(struct request_ctx *ctx, const struct api_error *err);
 void http_reply_raw(struct request_ctx *ctx, int status, const char *content_type,
                     const char *data, size_t len);
 
-/* Form bodies and query strings: splits on '&' and '=', percent-decodes key
- * and value ('+' is a space). A bad escape, U+0000, or invalid UTF-8 fails.
- * Appends to q (free with evhttp_clear_headers). */
-int form_parse(const char *data, size_t len, struct evkeyvalq *q);
-
-/* Percent-decodes s[0..len) with libevent (plus_is_space for forms and
- * queries). Returns a new string, or NULL on a bad escape, U+0000 or
- * invalid UTF-8. */
-char *percent_decode(const char *s, size_t len, bool plus_is_space);
-
-/* True when the Content-Type header's media type is `type` (parameters
- * such as charset ignored, case-insensitive). */
-bool content_type_is(const char *header, const char *type);
-
 #endif

@@ -1,15 +1,14 @@
 #ifndef EDGEAUTH_JSON_UTIL_H
 #define EDGEAUTH_JSON_UTIL_H
 /*
- * Reading request bodies and query strings into checked values, and building
- * response records. Every failure is invalid_params with a sentence that
- * names the field. Strings handed out are borrowed from the json_t or the
- * query and live as long as it does.
+ * Reading JSON request bodies into checked values, and building response
+ * records. Every failure is invalid_params with a sentence that names the
+ * field. Strings handed out are borrowed from the json_t and live as long as
+ * it does. (Form bodies and query strings: form.h.)
  */
 #include <stdbool.h>
 #include <stddef.h>
 #include <jansson.h>
-#include <event2/keyvalq_struct.h>
 
 #include "error.h"
 
@@ -69,21 +68,6 @@ struct id_list {
 int json_read_id_list(const json_t *body, const char *key, size_t max_count,
                       struct id_list *out, struct api_error *err);
 void id_list_release(struct id_list *list);
-
-/* Query strings. evhttp_parse_query_str fills the evkeyvalq; these read it.
- * A key given twice fails. Absent keys leave the default. */
-int query_get(const struct evkeyvalq *q, const char *key, const char **out,
-              struct api_error *err);
-/* page_num >= 1 (default 1), page_size 1..PAGE_SIZE_MAX (default PAGE_SIZE_DEFAULT). */
-int query_read_page(const struct evkeyvalq *q, long *page_num, long *page_size,
-                    struct api_error *err);
-/* Boolean "true"/"false": *out -1 when absent, else 0/1. */
-int query_read_bool(const struct evkeyvalq *q, const char *key, int *out,
-                    struct api_error *err);
-/* One of allowed[0..n) (exact match): *out is its index, default_index when absent. */
-int query_read_enum(const struct evkeyvalq *q, const char *key,
-                    const char *const *allowed, size_t n, size_t default_index,
-                    size_t *out, struct api_error *err);
 
 /* Response helpers: a string or JSON null for NULL; a timestamp string. */
 json_t *json_string_or_null(const char *s);

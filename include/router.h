@@ -29,6 +29,8 @@ struct route {
 	route_handler *handler;      /* or a handler */
 };
 
+/* The table itself, *count routes (check_router tests its invariants). */
+const struct route *router_routes(size_t *count);
 /* Finds the route and runs the request: the checks every route shares, in
  * CONTRACT.md §3's order, then the route's steps. */
 void router_dispatch(struct request_ctx *ctx);

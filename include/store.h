@@ -144,12 +144,16 @@ void store_stmt_finish(sqlite3_stmt *s);
  * single-row query and steps it once: 1 a row, 0 none, -1 error (err set). */
 int store_exists(struct store *st, sqlite3_stmt *s, const char *a, const char *b, const char *c,
                  struct api_error *err);
-/* The scope statements' condition on the resource r: its code is one a
- * create accepts (validate_code). An update may store any code of 50
- * characters (SPEC.md), and "x users" + ":read" would read as the scope
- * tokens "x" and "users:read"; such a resource's permissions are left out
- * of every token. Permission codes are always checked by validate_code. */
-#define SQL_SCOPE_RESOURCE_OK " AND r.code <> '' AND r.code NOT GLOB '*[^A-Za-z0-9_-]*'"
+/* The scope statements' condition on the resource r and the permission pm:
+ * both codes are ones a create accepts (validate_code). An update may store
+ * any resource code of 50 characters (SPEC.md), and "x users" + ":read"
+ * would read as the scope tokens "x" and "users:read"; such a permission is
+ * left out of every token. The API checks every permission code, but the
+ * store is data: a row written by another tool is held to it too, so that
+ * a scope never needs a JSON escape (api_tokens.c writes it as it is). */
+#define SQL_SCOPE_CODES_OK \
+	" AND r.code <> '' AND r.code NOT GLOB '*[^A-Za-z0-9_-]*'" \
+	" AND pm.code <> '' AND pm.code NOT GLOB '*[^A-Za-z0-9_-]*'"
 /* A permission's named form (CONTRACT.md §2: "users:read") over a
  * permission pm and its resource r, spelled once for every statement. */
 #define SQL_NAMED_PERMISSION "r.code || ':' || pm.code"

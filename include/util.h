@@ -20,8 +20,10 @@ int64_t now_ms(void);
 /* Monotonic time in microseconds, for measuring durations. */
 int64_t mono_us(void);
 
-/* Writes an RFC 3339 UTC timestamp with milliseconds ("2026-11-22T12:00:00.123Z")
- * into buf (at least 25 bytes). */
+/* Writes ms (since the epoch, negative before it) as an RFC 3339 UTC
+ * timestamp with milliseconds ("2026-11-22T12:00:00.123Z"), always 24
+ * characters, into buf; a time before year 0000 or after 9999 as the first
+ * or last one of those years. */
 #define TIMESTAMP_LEN 25
 void format_timestamp(int64_t ms, char buf[TIMESTAMP_LEN]);
 

@@ -12,6 +12,7 @@
 #include "api_authorize.h"
 #include "config.h"
 #include "crypto.h"
+#include "form.h"
 #include "html.h"
 #include "json_util.h"
 #include "passwords.h"
@@ -189,7 +190,7 @@ static int check_client(struct request_ctx *ctx, const struct evkeyvalq *q, stru
 	                         &p->code_challenge, &p->code_challenge_method, &p->state };
 
 	for (size_t i = 0; i < sizeof slots / sizeof slots[0]; i++)
-		if (query_get(q, param_names[i], slots[i], &err) < 0) {
+		if (form_get(q, param_names[i], slots[i], &err) < 0) {
 			reply_error_page(ctx, "A parameter was sent more than once.");
 			return -1;
 		}
@@ -405,8 +406,8 @@ void authorize_post(struct request_ctx *ctx)
 		reply_redirect(ctx, &s->p, NULL, "invalid_request");
 		return;
 	}
-	if (query_get(&ctx->form, "email", &s->p.email, &err) < 0 ||
-	    query_get(&ctx->form, "password", &s->p.password, &err) < 0 ||
+	if (form_get(&ctx->form, "email", &s->p.email, &err) < 0 ||
+	    form_get(&ctx->form, "password", &s->p.password, &err) < 0 ||
 	    !s->p.email || !*s->p.email || !s->p.password || !*s->p.password) {
 		reply_form(ctx, 401, &s->p, SIGNIN_FAILED, NULL);
 		return;

@@ -12,6 +12,7 @@
 
 #include "api_clients.h"
 #include "crypto.h"
+#include "form.h"
 #include "json_util.h"
 #include "listing.h"
 #include "store_clients.h"
@@ -236,7 +237,7 @@ void clients_list(struct request_ctx *ctx)
 	json_t *data;
 
 	if (list_read_params(&ctx->query, clients_sort_keys, CLIENT_SORT__COUNT, &p, &err) < 0 ||
-	    query_read_bool(&ctx->query, "is_active", &is_active, &err) < 0)
+	    form_read_bool(&ctx->query, "is_active", &is_active, &err) < 0)
 		goto fail;
 	data = store_client_list(ctx->srv->store, request_param(ctx, "project_id"), &p, is_active,
 	                         &total, &err);

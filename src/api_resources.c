@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "api_resources.h"
+#include "form.h"
 #include "json_util.h"
 #include "listing.h"
 #include "store_resources.h"
@@ -188,7 +189,7 @@ void resources_list(struct request_ctx *ctx)
 	long long total = 0;
 
 	if (list_read_params(&ctx->query, NULL, 0, &lp, &err) < 0 ||
-	    query_read_bool(&ctx->query, "is_default", &f.is_default, &err) < 0)
+	    form_read_bool(&ctx->query, "is_default", &f.is_default, &err) < 0)
 		goto fail;
 	f.like = lp.like;
 	f.limit = lp.page_size;

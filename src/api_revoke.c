@@ -11,6 +11,7 @@
 #include "auth.h"
 #include "basic_auth.h"
 #include "grants.h"
+#include "form.h"
 #include "json_util.h"
 #include "request.h"
 #include "validate.h"
@@ -38,9 +39,9 @@ static enum step_result rfc7009_read(struct flow *f)
 	const char *hint = NULL, *client_id = NULL;
 	struct api_error err;
 
-	if (query_get(&ctx->form, "token", &r->in.token, &err) < 0 ||
-	    query_get(&ctx->form, "token_type_hint", &hint, &err) < 0 ||
-	    query_get(&ctx->form, "client_id", &client_id, &err) < 0 ||
+	if (form_get(&ctx->form, "token", &r->in.token, &err) < 0 ||
+	    form_get(&ctx->form, "token_type_hint", &hint, &err) < 0 ||
+	    form_get(&ctx->form, "client_id", &client_id, &err) < 0 ||
 	    client_credentials_read(request_header(ctx, "Authorization"), client_id, &r->basic,
 	                            &r->in.client, &err) < 0)
 		return flow_error(f, &err);

@@ -10,6 +10,7 @@
 #include "basic_auth.h"
 #include "crypto.h"
 #include "grants.h"
+#include "form.h"
 #include "json_util.h"
 #include "request.h"
 #include "util.h"
@@ -37,13 +38,13 @@ static int read_form(const struct evkeyvalq *form, struct grant_request *in,
 {
 	const char *alias = NULL;
 
-	if (query_get(form, "grant_type", &in->grant_type, err) < 0 ||
-	    query_get(form, "client_id", client_id, err) < 0 ||
-	    query_get(form, "authorization_code", &in->code, err) < 0 ||
-	    query_get(form, "code", &alias, err) < 0 ||
-	    query_get(form, "redirect_uri", &in->redirect_uri, err) < 0 ||
-	    query_get(form, "code_verifier", &in->code_verifier, err) < 0 ||
-	    query_get(form, "refresh_token", &in->refresh_token, err) < 0)
+	if (form_get(form, "grant_type", &in->grant_type, err) < 0 ||
+	    form_get(form, "client_id", client_id, err) < 0 ||
+	    form_get(form, "authorization_code", &in->code, err) < 0 ||
+	    form_get(form, "code", &alias, err) < 0 ||
+	    form_get(form, "redirect_uri", &in->redirect_uri, err) < 0 ||
+	    form_get(form, "code_verifier", &in->code_verifier, err) < 0 ||
+	    form_get(form, "refresh_token", &in->refresh_token, err) < 0)
 		return -1;
 	if (in->code && alias)
 		return api_fail(err, E_INVALID_PARAMS, "Send the code once, as code or authorization_code.");

@@ -10,6 +10,7 @@
 
 #include "api_users.h"
 #include "crypto.h"
+#include "form.h"
 #include "json_util.h"
 #include "listing.h"
 #include "passwords.h"
@@ -215,8 +216,8 @@ void users_list(struct request_ctx *ctx)
 	char *data, *body;
 
 	if (list_read_params(&ctx->query, store_user_sort_keys, USER_SORT__COUNT, &lp, &err) < 0 ||
-	    query_read_bool(&ctx->query, "is_active", &filter.is_active, &err) < 0 ||
-	    query_get(&ctx->query, "role_id", &filter.role_id, &err) < 0)
+	    form_read_bool(&ctx->query, "is_active", &filter.is_active, &err) < 0 ||
+	    form_get(&ctx->query, "role_id", &filter.role_id, &err) < 0)
 		goto fail;
 	if (filter.role_id && !*filter.role_id)
 		filter.role_id = NULL;
@@ -243,7 +244,7 @@ void users_get_external(struct request_ctx *ctx)
 	int with_permissions;
 	json_t *record;
 
-	if (query_read_bool(&ctx->query, "include_permissions", &with_permissions, &err) < 0)
+	if (form_read_bool(&ctx->query, "include_permissions", &with_permissions, &err) < 0)
 		goto fail;
 	record = store_user_get_external(ctx->srv->store, request_param(ctx, "project_id"),
 	                                 request_param(ctx, "external_user_id"),

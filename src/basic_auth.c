@@ -8,7 +8,7 @@
 #include "basic_auth.h"
 #include "crypto.h"
 #include "error.h"
-#include "http.h"
+#include "form.h"
 
 void basic_release(struct basic_credentials *b)
 {
@@ -39,8 +39,8 @@ int basic_parse(const char *header, struct basic_credentials *out)
 		return -1;
 	colon = memchr(raw, ':', len);
 	if (colon && !memchr(raw, '\0', len)) {
-		out->client_id = percent_decode((char *)raw, (size_t)(colon - (char *)raw), true);
-		out->secret = percent_decode(colon + 1, len - (size_t)(colon + 1 - (char *)raw), true);
+		out->client_id = form_percent_decode((char *)raw, (size_t)(colon - (char *)raw), true);
+		out->secret = form_percent_decode(colon + 1, len - (size_t)(colon + 1 - (char *)raw), true);
 		if (out->client_id && out->secret && *out->client_id)
 			rc = 1;
 		else

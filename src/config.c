@@ -1,7 +1,9 @@
-/* Configuration: the defaults, and inih over them. Any key we do not know, or
- * a value we cannot use, stops the program: a typo must not pass silently. */
-#include <limits.h>
+/* Configuration: one table of keys with their defaults, and inih over it.
+ * Any key we do not know, or a value we cannot use, stops the program: a
+ * typo must not pass silently. */
+#include <assert.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,40 +19,9 @@ struct load_state {
 	FILE *file;
 	int lineno;          /* lines handed to inih so far */
 	int bad_line;        /* the first line we refused, 0 for none */
-	char reason[160];    /* why, for bad_line */
-	char entry_reason[160];
+	char reason[CONFIG_REASON_MAX];         /* why, for bad_line */
+	char entry_reason[CONFIG_REASON_MAX];
 };
-
-void config_init(struct config *cfg)
-{
-	memset(cfg, 0, sizeof *cfg);
-	cfg->listen_host = xstrdup("127.0.0.1");
-	cfg->listen_port = 8080;
-	cfg->issuer = xstrdup("http://127.0.0.1:8080");
-	cfg->max_body_bytes = 65536;
-	cfg->max_header_bytes = 16384;
-	cfg->request_timeout_s = 10;
-	cfg->max_connections = 1024;
-	cfg->cors_origins = xcalloc(1, sizeof(char *));
-	cfg->store_path = xstrdup("var/edgeauth.db");
-	cfg->synchronous_full = true;
-	cfg->access_ttl_s = 900;
-	cfg->refresh_ttl_s = 2592000;
-	cfg->code_ttl_s = 60;
-	cfg->purge_interval_s = 30;
-	cfg->purge_grace_s = 86400;
-	cfg->signing_key = xstrdup("var/signing-key.pem");
-	cfg->argon2_memory_kib = 19456;
-	cfg->argon2_iterations = 2;
-	cfg->argon2_parallelism = 1;
-	cfg->hash_threads = 2;
-	cfg->max_pending_hashes = 256;
-	cfg->signin_max_failures = 10;
-	cfg->signin_max_failures_per_account = 100;
-	cfg->signin_max_failures_per_address = 100;
-	cfg->signin_window_s = 300;
-	cfg->signin_tracked_keys = 4096;
-}
 
 static void free_origins(char **origins)
 {
@@ -59,64 +30,8 @@ static void free_origins(char **origins)
 	free(origins);
 }
 
-void config_release(struct config *cfg)
-{
-	free(cfg->listen_host);
-	free(cfg->issuer);
-	free_origins(cfg->cors_origins);
-	free(cfg->store_path);
-	free(cfg->signing_key);
-	memset(cfg, 0, sizeof *cfg);
-}
-
-bool config_cors_allowed(const struct config *cfg, const char *origin)
-{
-	for (char **o = cfg->cors_origins; origin && o && *o; o++)
-		if (strcmp(*o, origin) == 0)
-			return true;
-	return false;
-}
-
-static int set_long(const char *value, long min, long max, long *out, struct load_state *ls)
-{
-	if (parse_long_range(value, min, max, out) < 0) {
-		snprintf(ls->entry_reason, sizeof ls->entry_reason, "expected a whole number from %ld to %ld", min, max);
-		return 0;
-	}
-	return 1;
-}
-
-static int set_int(const char *value, long min, long max, int *out, struct load_state *ls)
-{
-	long v;
-	if (!set_long(value, min, max, &v, ls))
-		return 0;
-	*out = (int)v;
-	return 1;
-}
-
-static int set_u32(const char *value, long min, long max, uint32_t *out, struct load_state *ls)
-{
-	long v;
-	if (!set_long(value, min, max, &v, ls))
-		return 0;
-	*out = (uint32_t)v;
-	return 1;
-}
-
-static int set_string(const char *value, char **out, struct load_state *ls)
-{
-	if (!*value) {
-		snprintf(ls->entry_reason, sizeof ls->entry_reason, "must not be empty");
-		return 0;
-	}
-	free(*out);
-	*out = xstrdup(value);
-	return 1;
-}
-
 /* "host:port", "[v6]:port". */
-static int set_listen(const char *value, struct config *cfg, struct load_state *ls)
+static int parse_listen(struct config *cfg, const char *value, char reason[CONFIG_REASON_MAX])
 {
 	const char *colon = strrchr(value, ':');
 	const char *host = value;
@@ -135,29 +50,44 @@ static int set_listen(const char *value, struct config *cfg, struct load_state *
 	free(cfg->listen_host);
 	cfg->listen_host = xstrndup(host, host_len);
 	cfg->listen_port = (int)port;
-	return 1;
+	return 0;
 bad:
-	snprintf(ls->entry_reason, sizeof ls->entry_reason, "expected HOST:PORT, e.g. 127.0.0.1:8080");
+	snprintf(reason, CONFIG_REASON_MAX, "expected HOST:PORT, e.g. 127.0.0.1:8080");
+	return -1;
+}
+
+static void release_listen(struct config *cfg)
+{
+	free(cfg->listen_host);
+}
+
+static int parse_issuer(struct config *cfg, const char *value, char reason[CONFIG_REASON_MAX])
+{
+	size_t n = strlen(value);
+
+	if (!validate_http_url(value) || value[n - 1] == '/' || strchr(value, '?') ||
+	    strchr(value, '#')) {
+		snprintf(reason, CONFIG_REASON_MAX,
+		         "expected an absolute http(s) URL without a trailing slash");
+		return -1;
+	}
+	free(cfg->issuer);
+	cfg->issuer = xstrdup(value);
 	return 0;
 }
 
-static int set_issuer(const char *value, struct config *cfg, struct load_state *ls)
+static void release_issuer(struct config *cfg)
 {
-	size_t n = strlen(value);
-	if (!validate_http_url(value) || value[n - 1] == '/' || strchr(value, '?') ||
-	    strchr(value, '#')) {
-		snprintf(ls->entry_reason, sizeof ls->entry_reason,
-		         "expected an absolute http(s) URL without a trailing slash");
-		return 0;
-	}
-	return set_string(value, &cfg->issuer, ls);
+	free(cfg->issuer);
 }
 
-static int set_origins(const char *value, struct config *cfg)
+/* Space- or tab-separated; empty is no origin at all. */
+static int parse_origins(struct config *cfg, const char *value, char reason[CONFIG_REASON_MAX])
 {
 	char *copy = xstrdup(value), *save = NULL, *tok;
 	size_t n = 0;
 
+	(void)reason;   /* any list will do */
 	free_origins(cfg->cors_origins);
 	cfg->cors_origins = xcalloc(1, sizeof(char *));
 	for (tok = strtok_r(copy, " \t", &save); tok; tok = strtok_r(NULL, " \t", &save)) {
@@ -166,109 +96,207 @@ static int set_origins(const char *value, struct config *cfg)
 		cfg->cors_origins[n] = NULL;
 	}
 	free(copy);
-	return 1;
-}
-
-static int handle_server(struct config *c, const char *name, const char *value, struct load_state *ls)
-{
-	if (!strcmp(name, "listen"))
-		return set_listen(value, c, ls);
-	if (!strcmp(name, "issuer"))
-		return set_issuer(value, c, ls);
-	if (!strcmp(name, "max_body_bytes"))
-		return set_long(value, 1024, 64L * 1024 * 1024, &c->max_body_bytes, ls);
-	if (!strcmp(name, "max_header_bytes"))
-		return set_long(value, 1024, 1024L * 1024, &c->max_header_bytes, ls);
-	if (!strcmp(name, "request_timeout_s"))
-		return set_int(value, 1, 3600, &c->request_timeout_s, ls);
-	if (!strcmp(name, "max_connections"))
-		return set_int(value, 1, 1000000, &c->max_connections, ls);
-	if (!strcmp(name, "cors_origins"))
-		return set_origins(value, c);
-	snprintf(ls->entry_reason, sizeof ls->entry_reason, "unknown key '%s' in [server]", name);
 	return 0;
 }
 
-static int handle_store(struct config *c, const char *name, const char *value, struct load_state *ls)
+static void release_origins(struct config *cfg)
 {
-	if (!strcmp(name, "path"))
-		return set_string(value, &c->store_path, ls);
-	if (!strcmp(name, "synchronous")) {
-		if (!strcmp(value, "full") || !strcmp(value, "normal")) {
-			c->synchronous_full = !strcmp(value, "full");
-			return 1;
-		}
-		snprintf(ls->entry_reason, sizeof ls->entry_reason, "synchronous must be full or normal");
-		return 0;
+	free_origins(cfg->cors_origins);
+}
+
+static int parse_synchronous(struct config *cfg, const char *value,
+                             char reason[CONFIG_REASON_MAX])
+{
+	if (strcmp(value, "full") != 0 && strcmp(value, "normal") != 0) {
+		snprintf(reason, CONFIG_REASON_MAX, "synchronous must be full or normal");
+		return -1;
 	}
-	snprintf(ls->entry_reason, sizeof ls->entry_reason, "unknown key '%s' in [store]", name);
+	cfg->synchronous_full = !strcmp(value, "full");
 	return 0;
 }
 
-static int handle_tokens(struct config *c, const char *name, const char *value, struct load_state *ls)
+/* A field's offset, once the compiler has checked that the field has the C
+ * type its row's CONFIG_ type writes (a mismatch would write past it). */
+#define FIELD(name, ctype) (offsetof(struct config, name) + 0 * sizeof(struct { \
+	_Static_assert(_Generic(((struct config *)0)->name, ctype: 1, default: 0), \
+	               "config field " #name " is not " #ctype); char c; }))
+#define INT_FIELD(name) .type = CONFIG_INT, .offset = FIELD(name, int)
+#define LONG_FIELD(name) .type = CONFIG_LONG, .offset = FIELD(name, long)
+#define U32_FIELD(name) .type = CONFIG_U32, .offset = FIELD(name, uint32_t)
+#define STRING_FIELD(name) .type = CONFIG_STRING, .offset = FIELD(name, char *)
+#define DAY_S (24L * 3600)
+
+/*
+ * Every key: its section, name, type, range and default, and nothing about
+ * a key anywhere else (tmux's options-table.c is the model). The defaults
+ * are CONTRACT.md §1's, written as in the file; check_config tests that
+ * etc/edgeauth.conf and README.md's table show exactly these.
+ */
+static const struct config_key keys[] = {
+	{ .section = "server", .key = "listen", .type = CONFIG_PARSED, .parse = parse_listen,
+	  .release = release_listen, .default_value = "127.0.0.1:8080" },
+	{ .section = "server", .key = "issuer", .type = CONFIG_PARSED, .parse = parse_issuer,
+	  .release = release_issuer, .default_value = "http://127.0.0.1:8080" },
+	{ .section = "server", .key = "max_body_bytes", LONG_FIELD(max_body_bytes),
+	  .min = 1024, .max = 64L * 1024 * 1024, .default_value = "65536" },
+	{ .section = "server", .key = "max_header_bytes", LONG_FIELD(max_header_bytes),
+	  .min = 1024, .max = 1024L * 1024, .default_value = "16384" },
+	{ .section = "server", .key = "request_timeout_s", INT_FIELD(request_timeout_s),
+	  .min = 1, .max = 3600, .default_value = "10" },
+	{ .section = "server", .key = "max_connections", INT_FIELD(max_connections),
+	  .min = 1, .max = 1000000, .default_value = "1024" },
+	{ .section = "server", .key = "max_connections_per_address",
+	  INT_FIELD(max_connections_per_address), .min = 1, .max = 1000000, .default_value = "64" },
+	{ .section = "server", .key = "cors_origins", .type = CONFIG_PARSED,
+	  .parse = parse_origins, .release = release_origins, .default_value = "" },
+
+	{ .section = "store", .key = "path", STRING_FIELD(store_path),
+	  .default_value = "var/edgeauth.db" },
+	{ .section = "store", .key = "synchronous", .type = CONFIG_PARSED,
+	  .parse = parse_synchronous, .default_value = "full" },
+
+	{ .section = "tokens", .key = "access_ttl_s", LONG_FIELD(access_ttl_s),
+	  .min = 1, .max = 31 * DAY_S, .default_value = "900" },
+	{ .section = "tokens", .key = "refresh_ttl_s", LONG_FIELD(refresh_ttl_s),
+	  .min = 1, .max = 3650 * DAY_S, .default_value = "2592000" },
+	{ .section = "tokens", .key = "code_ttl_s", LONG_FIELD(code_ttl_s),
+	  .min = 1, .max = 3600, .default_value = "60" },
+	{ .section = "tokens", .key = "purge_interval_s", INT_FIELD(purge_interval_s),
+	  .min = 1, .max = 86400, .default_value = "30" },
+	{ .section = "tokens", .key = "purge_grace_s", LONG_FIELD(purge_grace_s),
+	  .min = 0, .max = 3650 * DAY_S, .default_value = "86400" },
+	{ .section = "tokens", .key = "signing_key", STRING_FIELD(signing_key),
+	  .default_value = "var/signing-key.pem" },
+
+	{ .section = "passwords", .key = "argon2_memory_kib", U32_FIELD(argon2_memory_kib),
+	  .min = 8, .max = 4L * 1024 * 1024, .default_value = "19456" },
+	{ .section = "passwords", .key = "argon2_iterations", U32_FIELD(argon2_iterations),
+	  .min = 1, .max = 100, .default_value = "2" },
+	{ .section = "passwords", .key = "argon2_parallelism", U32_FIELD(argon2_parallelism),
+	  .min = 1, .max = 64, .default_value = "1" },
+	{ .section = "passwords", .key = "hash_threads", INT_FIELD(hash_threads),
+	  .min = 1, .max = 64, .default_value = "2" },
+	{ .section = "passwords", .key = "max_pending_hashes", INT_FIELD(max_pending_hashes),
+	  .min = 1, .max = 100000, .default_value = "256" },
+
+	{ .section = "signin", .key = "max_failures", INT_FIELD(signin_max_failures),
+	  .min = 1, .max = 1000000, .default_value = "10" },
+	{ .section = "signin", .key = "max_failures_per_account",
+	  INT_FIELD(signin_max_failures_per_account), .min = 1, .max = 1000000,
+	  .default_value = "100" },
+	{ .section = "signin", .key = "max_failures_per_address",
+	  INT_FIELD(signin_max_failures_per_address), .min = 1, .max = 1000000,
+	  .default_value = "100" },
+	{ .section = "signin", .key = "window_s", INT_FIELD(signin_window_s),
+	  .min = 1, .max = 86400, .default_value = "300" },
+	{ .section = "signin", .key = "tracked_keys", INT_FIELD(signin_tracked_keys),
+	  .min = 16, .max = 10000000, .default_value = "4096" },
+};
+
+#define KEY_COUNT (sizeof keys / sizeof keys[0])
+
+const struct config_key *config_keys(size_t *count)
 {
-	if (!strcmp(name, "access_ttl_s"))
-		return set_long(value, 1, 31L * 24 * 3600, &c->access_ttl_s, ls);
-	if (!strcmp(name, "refresh_ttl_s"))
-		return set_long(value, 1, 3650L * 24 * 3600, &c->refresh_ttl_s, ls);
-	if (!strcmp(name, "code_ttl_s"))
-		return set_long(value, 1, 3600, &c->code_ttl_s, ls);
-	if (!strcmp(name, "purge_grace_s"))
-		return set_long(value, 0, 3650L * 24 * 3600, &c->purge_grace_s, ls);
-	if (!strcmp(name, "purge_interval_s"))
-		return set_int(value, 1, 86400, &c->purge_interval_s, ls);
-	if (!strcmp(name, "signing_key"))
-		return set_string(value, &c->signing_key, ls);
-	snprintf(ls->entry_reason, sizeof ls->entry_reason, "unknown key '%s' in [tokens]", name);
+	*count = KEY_COUNT;
+	return keys;
+}
+
+static void *field_of(struct config *cfg, const struct config_key *k)
+{
+	return (char *)cfg + k->offset;
+}
+
+static int set_string(char **field, const char *value, char reason[CONFIG_REASON_MAX])
+{
+	if (!*value) {
+		snprintf(reason, CONFIG_REASON_MAX, "must not be empty");
+		return -1;
+	}
+	free(*field);
+	*field = xstrdup(value);
 	return 0;
 }
 
-static int handle_passwords(struct config *c, const char *name, const char *value, struct load_state *ls)
+static int set_number(const struct config_key *k, void *field, const char *value,
+                      char reason[CONFIG_REASON_MAX])
 {
-	if (!strcmp(name, "argon2_memory_kib"))
-		return set_u32(value, 8, 4L * 1024 * 1024, &c->argon2_memory_kib, ls);
-	if (!strcmp(name, "argon2_iterations"))
-		return set_u32(value, 1, 100, &c->argon2_iterations, ls);
-	if (!strcmp(name, "argon2_parallelism"))
-		return set_u32(value, 1, 64, &c->argon2_parallelism, ls);
-	if (!strcmp(name, "hash_threads"))
-		return set_int(value, 1, 64, &c->hash_threads, ls);
-	if (!strcmp(name, "max_pending_hashes"))
-		return set_int(value, 1, 100000, &c->max_pending_hashes, ls);
-	snprintf(ls->entry_reason, sizeof ls->entry_reason, "unknown key '%s' in [passwords]", name);
+	long v;
+
+	if (parse_long_range(value, k->min, k->max, &v) < 0) {
+		snprintf(reason, CONFIG_REASON_MAX, "expected a whole number from %ld to %ld",
+		         k->min, k->max);
+		return -1;
+	}
+	if (k->type == CONFIG_INT)
+		*(int *)field = (int)v;
+	else if (k->type == CONFIG_LONG)
+		*(long *)field = v;
+	else
+		*(uint32_t *)field = (uint32_t)v;
 	return 0;
 }
 
-static int handle_signin(struct config *c, const char *name, const char *value, struct load_state *ls)
+/* Reads value into k's field(s) of cfg: 0, or -1 with the reason. */
+static int apply(struct config *cfg, const struct config_key *k, const char *value,
+                 char reason[CONFIG_REASON_MAX])
 {
-	if (!strcmp(name, "max_failures"))
-		return set_int(value, 1, 1000000, &c->signin_max_failures, ls);
-	if (!strcmp(name, "max_failures_per_account"))
-		return set_int(value, 1, 1000000, &c->signin_max_failures_per_account, ls);
-	if (!strcmp(name, "max_failures_per_address"))
-		return set_int(value, 1, 1000000, &c->signin_max_failures_per_address, ls);
-	if (!strcmp(name, "window_s"))
-		return set_int(value, 1, 86400, &c->signin_window_s, ls);
-	if (!strcmp(name, "tracked_keys"))
-		return set_int(value, 16, 10000000, &c->signin_tracked_keys, ls);
-	snprintf(ls->entry_reason, sizeof ls->entry_reason, "unknown key '%s' in [signin]", name);
-	return 0;
+	if (k->type == CONFIG_PARSED)
+		return k->parse(cfg, value, reason);
+	if (k->type == CONFIG_STRING)
+		return set_string(field_of(cfg, k), value, reason);
+	return set_number(k, field_of(cfg, k), value, reason);
+}
+
+void config_init(struct config *cfg)
+{
+	char reason[CONFIG_REASON_MAX];
+
+	memset(cfg, 0, sizeof *cfg);
+	for (size_t i = 0; i < KEY_COUNT; i++) {
+		int rc = apply(cfg, &keys[i], keys[i].default_value, reason);
+		assert(rc == 0);   /* the table's own defaults */
+		(void)rc;
+	}
+}
+
+void config_release(struct config *cfg)
+{
+	for (size_t i = 0; i < KEY_COUNT; i++) {
+		if (keys[i].type == CONFIG_STRING)
+			free(*(char **)field_of(cfg, &keys[i]));
+		else if (keys[i].type == CONFIG_PARSED && keys[i].release)
+			keys[i].release(cfg);
+	}
+	memset(cfg, 0, sizeof *cfg);
+}
+
+bool config_cors_allowed(const struct config *cfg, const char *origin)
+{
+	for (char **o = cfg->cors_origins; origin && o && *o; o++)
+		if (strcmp(*o, origin) == 0)
+			return true;
+	return false;
+}
+
+static bool known_section(const char *name, size_t len)
+{
+	for (size_t i = 0; i < KEY_COUNT; i++)
+		if (strlen(keys[i].section) == len && !strncmp(name, keys[i].section, len))
+			return true;
+	return false;
 }
 
 static int handle_entry(struct load_state *ls, const char *section, const char *name,
                         const char *value)
 {
-	if (!strcmp(section, "server"))
-		return handle_server(ls->cfg, name, value, ls);
-	if (!strcmp(section, "store"))
-		return handle_store(ls->cfg, name, value, ls);
-	if (!strcmp(section, "tokens"))
-		return handle_tokens(ls->cfg, name, value, ls);
-	if (!strcmp(section, "passwords"))
-		return handle_passwords(ls->cfg, name, value, ls);
-	if (!strcmp(section, "signin"))
-		return handle_signin(ls->cfg, name, value, ls);
-	snprintf(ls->entry_reason, sizeof ls->entry_reason, "unknown section [%s]", section);
+	for (size_t i = 0; i < KEY_COUNT; i++)
+		if (!strcmp(keys[i].section, section) && !strcmp(keys[i].key, name))
+			return apply(ls->cfg, &keys[i], value, ls->entry_reason) == 0;
+	if (known_section(section, strlen(section)))
+		snprintf(ls->entry_reason, sizeof ls->entry_reason, "unknown key '%s' in [%s]", name,
+		         section);
+	else
+		snprintf(ls->entry_reason, sizeof ls->entry_reason, "unknown section [%s]", section);
 	return 0;
 }
 
@@ -286,15 +314,6 @@ static int on_entry(void *user, const char *section, const char *name, const cha
 		snprintf(ls->reason, sizeof ls->reason, "%s", ls->entry_reason);
 	}
 	return 0;
-}
-
-static bool known_section(const char *name, size_t len)
-{
-	static const char *const known[] = { "server", "store", "tokens", "passwords", "signin" };
-	for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
-		if (strlen(known[i]) == len && !strncmp(name, known[i], len))
-			return true;
-	return false;
 }
 
 static void refuse_line(struct load_state *ls, const char *reason)
@@ -335,7 +354,7 @@ static char *read_line(char *str, int num, void *stream)
 	if (line[0] == '[') {
 		char *end = strchr(line, ']');
 		if (end && !known_section(line + 1, (size_t)(end - line - 1))) {
-			char reason[160];
+			char reason[CONFIG_REASON_MAX];
 			snprintf(reason, sizeof reason, "unknown section [%.*s]",
 			         (int)(end - line - 1 > 100 ? 100 : end - line - 1), line + 1);
 			refuse_line(ls, reason);

@@ -36,7 +36,7 @@ void grant_release(struct grant *g)
 {
 	grant_record_release(&g->record);
 	free(g->scope);
-	tokens_access_release(&g->access);
+	access_token_release(&g->access);
 	crypto_wipe_free(g->refresh);
 	free(g->family_id);
 	memset(g, 0, sizeof *g);
@@ -128,7 +128,7 @@ static int sign_access(struct grant *g, struct api_error *err)
 {
 	const struct grant_record *r = &g->record;
 
-	return tokens_issue_access(g->srv, r->found ? r->project_id : g->client.project_id,
+	return access_token_issue(g->srv, r->found ? r->project_id : g->client.project_id,
 	                           g->client_id, r->found ? r->user_id : NULL, g->scope,
 	                           &g->access, err);
 }

@@ -1,10 +1,9 @@
 /*
- * Reading request bodies and query strings into checked values, and the few
- * helpers that build response records. An error names the field and the rule
- * it breaks and never repeats the value: it could be a password.
+ * Reading JSON request bodies into checked values, and the few helpers that
+ * build response records. An error names the field and the rule it breaks
+ * and never repeats the value: it could be a password.
  */
 #include <assert.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,12 +11,6 @@
 #include "json_util.h"
 #include "util.h"
 #include "validate.h"
-
-/*
- * The largest page_num accepted: (page_num - 1) * page_size must fit in a
- * long for whoever computes the offset. Larger pages would be empty anyway.
- */
-#define PAGE_NUM_MAX (LONG_MAX / PAGE_SIZE_MAX)
 
 /* Jansson's reason for refusing a body, as a sentence that quotes nothing of it. */
 static const char *parse_error_sentence(enum json_error_code code)
@@ -256,113 +249,6 @@ void id_list_release(struct id_list *list)
 	list->ids = NULL;
 }
 
-/*
- * A key given twice is refused rather than resolved, so that no two layers
- * (a proxy, a cache, us) can disagree on which one counts. Values must be
- * UTF-8 (they reach SQL and responses); an escaped %00 shows up as a value
- * shorter than what was sent and cannot be told apart here.
- */
-int query_get(const struct evkeyvalq *q, const char *key, const char **out,
-              struct api_error *err)
-{
-	const struct evkeyval *kv;
-	const char *found = NULL;
-
-	for (kv = q->tqh_first; kv != NULL; kv = kv->next.tqe_next) {
-		if (strcmp(kv->key, key) != 0)
-			continue;
-		if (found != NULL)
-			return api_fail(err, E_INVALID_PARAMS,
-			                "%s must not be given more than once", key);
-		found = kv->value;
-	}
-	if (found == NULL)
-		return 0;
-	if (!utf8_valid(found, strlen(found)))
-		return api_fail(err, E_INVALID_PARAMS, "%s must be valid UTF-8", key);
-	*out = found;
-	return 0;
-}
-
-/* CONTRACT.md §3: page_num >= 1, page_size 1..100. */
-int query_read_page(const struct evkeyvalq *q, long *page_num, long *page_size,
-                    struct api_error *err)
-{
-	const char *num = NULL, *size = NULL;
-
-	*page_num = 1;
-	*page_size = PAGE_SIZE_DEFAULT;
-	if (query_get(q, "page_num", &num, err) < 0 ||
-	    query_get(q, "page_size", &size, err) < 0)
-		return -1;
-	if (num != NULL && parse_long_range(num, 1, PAGE_NUM_MAX, page_num) < 0)
-		return api_fail(err, E_INVALID_PARAMS,
-		                "page_num must be an integer from 1 to %ld", PAGE_NUM_MAX);
-	if (size != NULL && parse_long_range(size, 1, PAGE_SIZE_MAX, page_size) < 0)
-		return api_fail(err, E_INVALID_PARAMS,
-		                "page_size must be an integer from 1 to %d", PAGE_SIZE_MAX);
-	return 0;
-}
-
-int query_read_bool(const struct evkeyvalq *q, const char *key, int *out,
-                    struct api_error *err)
-{
-	const char *s = NULL;
-	bool b;
-
-	*out = -1;
-	if (query_get(q, key, &s, err) < 0)
-		return -1;
-	if (s == NULL)
-		return 0;
-	if (parse_bool(s, &b) < 0)
-		return api_fail(err, E_INVALID_PARAMS, "%s must be true or false", key);
-	*out = b ? 1 : 0;
-	return 0;
-}
-
-/* Fails with a sentence that lists the allowed values when they fit in one. */
-static int enum_fail(const char *key, const char *const *allowed, size_t n,
-                     struct api_error *err)
-{
-	char list[API_ERROR_DESCRIPTION_MAX];
-	size_t used = 0, i;
-	int w;
-
-	list[0] = '\0';
-	for (i = 0; i < n; i++) {
-		w = snprintf(list + used, sizeof list - used, "%s%s", i ? ", " : "",
-		             allowed[i]);
-		if (w < 0 || (size_t)w >= sizeof list - used)
-			return api_fail(err, E_INVALID_PARAMS, "%s has a value that is not allowed",
-			                key);
-		used += (size_t)w;
-	}
-	return api_fail(err, E_INVALID_PARAMS, "%s must be one of %s", key, list);
-}
-
-int query_read_enum(const struct evkeyvalq *q, const char *key,
-                    const char *const *allowed, size_t n, size_t default_index,
-                    size_t *out, struct api_error *err)
-{
-	const char *s = NULL;
-	size_t i;
-
-	assert(default_index < n);
-	*out = default_index;
-	if (query_get(q, key, &s, err) < 0)
-		return -1;
-	if (s == NULL)
-		return 0;
-	for (i = 0; i < n; i++) {
-		if (strcmp(s, allowed[i]) == 0) {
-			*out = i;
-			return 0;
-		}
-	}
-	return enum_fail(key, allowed, n, err);
-}
-
 /* Jansson returns NULL only when out of memory (or for invalid UTF-8, refused
  * before it gets here): abort as xmalloc does. */
 static json_t *json_or_abort(json_t *v)
@@ -390,7 +276,6 @@ json_t *json_timestamp(long long ms)
 {
 	char buf[TIMESTAMP_LEN];
 
-	assert(ms >= 0);
 	format_timestamp((int64_t)ms, buf);
 	return json_or_abort(json_stringn_nocheck(buf, TIMESTAMP_LEN - 1));
 }

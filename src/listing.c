@@ -2,7 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "json_util.h"
+#include "form.h"
 #include "listing.h"
 #include "util.h"
 #include "validate.h"
@@ -20,15 +20,15 @@ int list_read_query(const struct evkeyvalq *q, const char *const *sort_keys,
 {
 	size_t dir = 1;
 
-	if (query_read_page(q, &out->page_num, &out->page_size, err) < 0)
+	if (form_read_page(q, &out->page_num, &out->page_size, err) < 0)
 		return -1;
 	if (n_sort_keys) {
-		if (query_read_enum(q, "sort_by", sort_keys, n_sort_keys, 0, &out->sort, err) < 0 ||
-		    query_read_enum(q, "sort_dir", sort_dirs, 2, 1, &dir, err) < 0)
+		if (form_read_enum(q, "sort_by", sort_keys, n_sort_keys, 0, &out->sort, err) < 0 ||
+		    form_read_enum(q, "sort_dir", sort_dirs, 2, 1, &dir, err) < 0)
 			return -1;
 	}
 	out->desc = dir == 1;
-	if (query_get(q, "search", &out->search, err) < 0)
+	if (form_get(q, "search", &out->search, err) < 0)
 		return -1;
 	if (out->search && !*out->search)
 		out->search = NULL;
@@ -54,15 +54,15 @@ int list_read_params(const struct evkeyvalq *q, const char *const *sort_keys,
 	const char *search = NULL;
 	size_t dir = 1;
 
-	if (query_read_page(q, &out->page_num, &out->page_size, err) < 0)
+	if (form_read_page(q, &out->page_num, &out->page_size, err) < 0)
 		return -1;
 	if (n_sort_keys) {
-		if (query_read_enum(q, "sort_by", sort_keys, n_sort_keys, 0, &out->sort, err) < 0 ||
-		    query_read_enum(q, "sort_dir", sort_dirs, 2, 1, &dir, err) < 0)
+		if (form_read_enum(q, "sort_by", sort_keys, n_sort_keys, 0, &out->sort, err) < 0 ||
+		    form_read_enum(q, "sort_dir", sort_dirs, 2, 1, &dir, err) < 0)
 			return -1;
 	}
 	out->desc = dir == 1;
-	if (query_get(q, "search", &search, err) < 0)
+	if (form_get(q, "search", &search, err) < 0)
 		return -1;
 	free(out->like);
 	out->like = search && *search ? like_pattern(search) : NULL;

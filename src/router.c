@@ -18,6 +18,7 @@
 #include "api_users.h"
 #include "auth.h"
 #include "config.h"
+#include "form.h"
 #include "json_util.h"
 #include "request.h"
 #include "router.h"
@@ -81,6 +82,12 @@ static const struct route routes[] = {
 };
 
 #define ROUTE_COUNT (sizeof routes / sizeof routes[0])
+
+const struct route *router_routes(size_t *count)
+{
+	*count = ROUTE_COUNT;
+	return routes;
+}
 
 /* Matches path against pattern segment by segment. On a match, records
  * where each ":name" segment starts and ends in the raw path. */
@@ -169,12 +176,12 @@ static int read_body(struct request_ctx *ctx, enum route_body kind, struct api_e
 	const char *data = len ? (const char *)evbuffer_pullup(in, -1) : "";
 
 	if (kind == BODY_JSON) {
-		if (!content_type_is(ctype, "application/json"))
+		if (!form_content_type_is(ctype, "application/json"))
 			return api_fail(err, E_INVALID_PARAMS, "Content-Type must be application/json.");
 		ctx->body = json_parse_body(data, len, err);
 		return ctx->body ? 0 : -1;
 	}
-	if (!content_type_is(ctype, "application/x-www-form-urlencoded"))
+	if (!form_content_type_is(ctype, "application/x-www-form-urlencoded"))
 		return api_fail(err, E_INVALID_PARAMS,
 		                "Content-Type must be application/x-www-form-urlencoded.");
 	if (memchr(data, '\0', len) || form_parse(data, len, &ctx->form) < 0)
@@ -314,7 +321,7 @@ void router_dispatch(struct request_ctx *ctx)
 		return;
 	}
 	for (size_t i = 0; i < match_ncaps; i++) {
-		char *v = percent_decode(match_caps[i].value, match_caps[i].value_len, false);
+		char *v = form_percent_decode(match_caps[i].value, match_caps[i].value_len, false);
 		if (!v) {
 			reply_fail(ctx, E_INVALID_PARAMS, "The path is malformed.");
 			return;

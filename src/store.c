@@ -51,7 +51,7 @@ static const char *const core_sql[SQ__COUNT] = {
 		" FROM clients c JOIN projects p ON p.id = c.project_id WHERE c.id = ?1",
 	[SQ_CLIENT_SCOPE] =
 		"SELECT " SQL_NAMED_PERMISSION " AS named FROM " SQL_CLIENT_PERMISSIONS
-		SQL_SCOPE_RESOURCE_OK " ORDER BY named",
+		SQL_SCOPE_CODES_OK " ORDER BY named",
 	[SQ_USER_ACTIVE] =
 		"SELECT 1 FROM users WHERE id = ?1 AND project_id = ?2 AND is_active",
 	[SQ_TOKEN_REVOKED] = "SELECT 1 FROM revoked_tokens WHERE jti = ?1",
@@ -292,9 +292,9 @@ static int store_files_private(const char *path, char *errbuf, size_t errlen)
 
 /* Only the loop thread ever calls SQLite (workers hash passwords and
  * nothing else), so SQLite's mutexes, which it takes around every allocation
- * and page access when built thread-safe, are pure cost: 4% of an
- * external-ID lookup. Must run before SQLite initialises, i.e. before the
- * first store_open; later calls fail harmlessly (SQLITE_MISUSE). */
+ * and page access when built thread-safe, are pure cost. Must run before
+ * SQLite initialises, i.e. before the first store_open; later calls fail
+ * harmlessly (SQLITE_MISUSE). */
 static void sqlite_single_thread(void)
 {
 	static bool done;
@@ -336,12 +336,9 @@ struct store *store_open(const char *path, bool synchronous_full, char *errbuf, 
 	    /* 8 MiB of pages (the default is 2): lists and search over 100k users
 	     * stay in memory; the budget is 64 MiB with two 19 MiB hashes. */
 	    exec(st->db, "PRAGMA cache_size = -8192", errbuf, errlen) < 0 ||
-	    /* A checkpoint copies every page the WAL holds back to the database
-	     * file; pages written again and again (indexes' hot pages) are
-	     * copied once per checkpoint, so checkpointing every 4000 pages (16
-	     * MiB of WAL) instead of SQLite's 1000 wrote less: user creates went
-	     * from 2,900 to 3,500/s. The price: a checkpoint stalls the loop
-	     * longer (p99 of creates 21 -> 28 ms). */
+	    /* Fewer, longer checkpoints (16 MiB of WAL, not 4): a page written
+	     * again and again is copied back once per checkpoint
+	     * (docs/BENCHMARKS.md, "Design notes"). */
 	    exec(st->db, "PRAGMA wal_autocheckpoint = 4000", errbuf, errlen) < 0 ||
 	    exec(st->db, sync, errbuf, errlen) < 0 ||
 	    migrate(st->db, errbuf, errlen) < 0)

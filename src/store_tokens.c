@@ -81,7 +81,7 @@ static const char *const sql[T__COUNT] = {
 		" WHERE project_id = ?1 AND email = ?2 COLLATE NOCASE",
 	[T_USER_SCOPE] =
 		"SELECT " SQL_NAMED_PERMISSION " AS named FROM " SQL_USER_PERMISSIONS
-		SQL_SCOPE_RESOURCE_OK " ORDER BY named",
+		SQL_SCOPE_CODES_OK " ORDER BY named",
 	/* redirect_uris is the JSON array the clients API wrote. */
 	[T_CLIENT_REDIRECTS] =
 		"SELECT 1 FROM clients c, json_each(c.redirect_uris) j"

@@ -89,28 +89,32 @@ static char *put_digits(char *p, unsigned n, int digits)
 	return p + digits;
 }
 
+/* RFC 3339 writes four-digit years: 0000-01-01T00:00:00.000Z .. 9999-12-31T23:59:59.999Z. */
+#define TIMESTAMP_MIN_MS (-62167219200000LL)
+#define TIMESTAMP_MAX_MS 253402300799999LL
+#define DAY_MS 86400000LL
+
 /* Every record carries two timestamps, so a list page formats dozens:
  * gmtime_r, strftime and snprintf cost a microsecond each time. The date is
  * the proleptic Gregorian calendar's, by the days-to-civil arithmetic of
- * H. Hinnant's "chrono-Compatible Low-Level Date Algorithms"; a year past
- * 9999 (which has no 4-digit form) goes the slow way. */
+ * H. Hinnant's "chrono-Compatible Low-Level Date Algorithms", with floor
+ * division so that times before 1970 count back from it. The time comes
+ * from the store, where another tool may have written anything: one that
+ * RFC 3339 cannot write is clamped to the first or last it can. */
 void format_timestamp(int64_t ms, char buf[TIMESTAMP_LEN])
 {
-	int64_t days = ms / 86400000, in_day = ms % 86400000;
-	int64_t z = days + 719468, era, doe, yoe, doy, mp, y;
+	int64_t days, in_day, z, era, doe, yoe, doy, mp, y;
 	unsigned month, mday, secs;
 	char *p = buf;
 
-	if (ms < 0 || ms >= 253402300800000LL) {   /* before 1970, after 9999 */
-		time_t t = (time_t)(ms / 1000);
-		struct tm tm;
-		size_t n;
-		gmtime_r(&t, &tm);
-		n = strftime(buf, TIMESTAMP_LEN, "%Y-%m-%dT%H:%M:%S", &tm);
-		snprintf(buf + n, TIMESTAMP_LEN - n, ".%03uZ", (unsigned)((ms % 1000 + 1000) % 1000));
-		return;
-	}
-	era = z / 146097;
+	if (ms < TIMESTAMP_MIN_MS)
+		ms = TIMESTAMP_MIN_MS;
+	else if (ms > TIMESTAMP_MAX_MS)
+		ms = TIMESTAMP_MAX_MS;
+	days = ms / DAY_MS - (ms % DAY_MS < 0);
+	in_day = ms - days * DAY_MS;
+	z = days + 719468;   /* days since 0000-03-01 */
+	era = (z >= 0 ? z : z - 146096) / 146097;
 	doe = z - era * 146097;
 	yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
 	doy = doe - (365 * yoe + yoe / 4 - yoe / 100);

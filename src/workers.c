@@ -18,11 +18,8 @@
 #include "workers.h"
 
 /* The lowest priority that still gets a share (SCHED_IDLE gets none while
- * anything else runs). At nice 10 the scheduler let a hash thread finish its
- * slice before the woken loop ran: /healthz during a sign-in storm on one
- * core had p99 ~4 ms (a tick), at 15 2.6 ms, at 19 0.7-0.9 ms; the sign-in
- * rate is the same at all three. The cost: next to another process that
- * keeps the core busy at nice 0, hashing gets ~1.5% of it. */
+ * anything else runs), so that a woken loop runs before a hash thread's slice
+ * ends (measurements: docs/BENCHMARKS.md, "Design notes"). */
 #define WORKER_NICE 19
 
 struct job {
@@ -94,11 +91,8 @@ static void *worker_main(void *arg)
 		list_push(&w->finished, j);
 		pthread_mutex_unlock(&w->lock);
 		/* One byte per job; a full pipe is fine: the loop drains the whole
-		 * list. Written after the unlock: the byte wakes the loop, which on
-		 * a shared core runs at once and takes the lock; had this thread
-		 * still held it, the loop would wait until the scheduler came back
-		 * to this thread, after the other worker's time slice (the p99 of
-		 * /healthz during a sign-in storm was ~6 ms). */
+		 * list. Written after the unlock, so that the loop it wakes finds
+		 * the lock free (docs/BENCHMARKS.md, "Design notes"). */
 		ssize_t n = write(w->pipe_fd[1], "x", 1);
 		(void)n;
 		pthread_mutex_lock(&w->lock);

@@ -357,6 +357,33 @@ check_json "get external: inactive user" .is_active false
 req GET "$P/users?is_active=false"
 check_json "list: inactive filter" '[.data[].id]|tojson' "[\"$BOTH_ID\"]"
 
+# ---- times read from the store, whatever another tool wrote there ----
+# Both records' builders (jansson for one user, SQLite's json_object for
+# list pages) format times before 1970 counting back from it, and times
+# RFC 3339 cannot write (before 0000, after 9999) as the first or last it can.
+db() { sqlite3 -cmd ".timeout 5000" "$TMP/edgeauth.db" "$1"; }
+req POST "$P/users" '{"display_name":"Timeless One","external_user_id":"times-1"}'
+T1_ID=$(printf '%s' "$BODY" | jq -r .id)
+req POST "$P/users" '{"display_name":"Timeless Two","external_user_id":"times-2"}'
+T2_ID=$(printf '%s' "$BODY" | jq -r .id)
+check "times written around the API" "$(db "UPDATE users SET created_at = -1, updated_at = -86400001 WHERE id = '$T1_ID';
+	UPDATE users SET created_at = -9223372036854775808, updated_at = 9223372036854775807 WHERE id = '$T2_ID';
+	SELECT total_changes()")" 2
+req GET "$P/users/external/times-1"
+check_status "get external: times before 1970" 200
+check_json "get external: created_at -1 ms" .created_at 1969-12-31T23:59:59.999Z
+check_json "get external: updated_at a day and 1 ms before 1970" .updated_at 1969-12-30T23:59:59.999Z
+req GET "$P/users/external/times-2"
+check_status "get external: times out of range" 200
+check_json "get external: the first time RFC 3339 writes" .created_at 0000-01-01T00:00:00.000Z
+check_json "get external: the last time RFC 3339 writes" .updated_at 9999-12-31T23:59:59.999Z
+req GET "$P/users?search=timeless&sort_by=display_name&sort_dir=asc"
+check_status "list: times from the store" 200
+check_json "list: the same times" '[.data[]|.created_at,.updated_at]|join(" ")' \
+	"1969-12-31T23:59:59.999Z 1969-12-30T23:59:59.999Z 0000-01-01T00:00:00.000Z 9999-12-31T23:59:59.999Z"
+req GET "/healthz"
+check_status "server still up after the times" 200
+
 # ---- secrets never reach the log ----
 check "no password in the server log" "$(grep -c -e "$PW1" -e "$PW2" -e 'argon2' "$TMP/server.log")" 0
 

@@ -88,7 +88,7 @@ static inline char *fuzz_percent_decode(const char *s, size_t len, bool plus_is_
 	return out;
 }
 
-/* What percent_decode promises (plus as space): the decoding when it is
+/* What form_percent_decode promises (plus as space): the decoding when it is
  * UTF-8 without U+0000, else NULL. Caller frees. */
 static inline char *fuzz_decode_text(const char *s, size_t len)
 {

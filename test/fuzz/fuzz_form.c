@@ -1,11 +1,11 @@
 /*
- * libFuzzer harness: form_parse (http.c) on a form body or query string, then
+ * libFuzzer harness: form_parse (form.c) on a form body or query string, then
  * the readers the token, revocation and authorize endpoints run on it
- * (query_get for each of their parameters, with the checks of
+ * (form_get for each of their parameters, with the checks of
  * api_tokens.c's read_form). The pairs are compared with a reading of the
  * form encoding written here; a parsed form is re-encoded and parsed again,
  * which must give the same pairs. The input is also read as the Content-Type
- * header that decides whether a body is a form at all (content_type_is).
+ * header that decides whether a body is a form at all (form_content_type_is).
  */
 #include <stdbool.h>
 #include <strings.h>
@@ -13,9 +13,8 @@
 #include <event2/http.h>
 #include <event2/keyvalq_struct.h>
 
+#include "form.h"
 #include "fuzz.h"
-#include "http.h"
-#include "json_util.h"
 #include "validate.h"
 
 /* The parameters of POST /api/v1/tokens, /tokens/revoke and /authorize. */
@@ -87,14 +86,14 @@ static size_t count_key(const struct evkeyvalq *q, const char *key, const char *
 	return n;
 }
 
-/* query_get: a key given twice fails, once gives its value, absent leaves
+/* form_get: a key given twice fails, once gives its value, absent leaves
  * the default. The error is invalid_params and never quotes the value. */
-static void check_query_get(const struct evkeyvalq *q, const char *key)
+static void check_form_get(const struct evkeyvalq *q, const char *key)
 {
 	struct api_error err = { 0 };
 	const char *sentinel = "unset", *v = sentinel, *found = NULL;
 	size_t n = count_key(q, key, &found);
-	int rc = query_get(q, key, &v, &err);
+	int rc = form_get(q, key, &v, &err);
 
 	if (n > 1) {
 		FUZZ_CHECK(rc == -1 && err.api_code == E_INVALID_PARAMS && v == sentinel);
@@ -116,7 +115,7 @@ static void check_token_form(const struct evkeyvalq *q)
 	bool failed = false;
 
 	for (size_t i = 0; i < 7 && !failed; i++)
-		failed = query_get(q, keys[i], &v[i], &err) < 0;
+		failed = form_get(q, keys[i], &v[i], &err) < 0;
 	if (failed) {
 		FUZZ_CHECK(err.api_code == E_INVALID_PARAMS && err.description[0]);
 		return;
@@ -167,7 +166,7 @@ static void check_round_trip(const struct evkeyvalq *q)
 	free(text);
 }
 
-/* content_type_is: optional blanks, the media type in any case, optional
+/* form_content_type_is: optional blanks, the media type in any case, optional
  * blanks, then the end or parameters. */
 static void check_content_type(const uint8_t *data, size_t size)
 {
@@ -181,9 +180,9 @@ static void check_content_type(const uint8_t *data, size_t size)
 		bool want = strncasecmp(p, types[i], n) == 0 &&
 		            strchr(";", p[n + strspn(p + n, " \t")]) != NULL;
 
-		FUZZ_CHECK(content_type_is(header, types[i]) == want);
+		FUZZ_CHECK(form_content_type_is(header, types[i]) == want);
 	}
-	FUZZ_CHECK(!content_type_is(NULL, types[0]));
+	FUZZ_CHECK(!form_content_type_is(NULL, types[0]));
 	free(header);
 }
 
@@ -201,7 +200,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	FUZZ_CHECK((rc == 0) == check_pairs((const char *)data, size, &q));
 	if (rc == 0) {
 		for (size_t i = 0; i < sizeof form_keys / sizeof form_keys[0]; i++)
-			check_query_get(&q, form_keys[i]);
+			check_form_get(&q, form_keys[i]);
 		check_token_form(&q);
 		check_round_trip(&q);
 	}

@@ -1,6 +1,6 @@
 /*
- * libFuzzer harness: percent_decode (http.c) and the single-value checks of
- * validate.c, each compared with an independent reading of its contract:
+ * libFuzzer harness: form_percent_decode (form.c) and the single-value
+ * checks of validate.c, each compared with an independent reading of its contract:
  * the decoder of fuzz.h, jansson's UTF-8 check, the C library's multibyte
  * count, strtol and libevent's URI parser. The validators run on the raw input and on its decoding,
  * as the server runs them on decoded query and form values.
@@ -13,8 +13,8 @@
 #include <event2/http.h>
 #include <jansson.h>
 
+#include "form.h"
 #include "fuzz.h"
-#include "http.h"
 #include "validate.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
@@ -31,7 +31,7 @@ static void check_percent_decode(const char *s, size_t len, bool plus_is_space)
 {
 	size_t ref_len = 0;
 	char *ref = fuzz_percent_decode(s, len, plus_is_space, &ref_len);
-	char *got = percent_decode(s, len, plus_is_space);
+	char *got = form_percent_decode(s, len, plus_is_space);
 	bool ref_ok = ref && strlen(ref) == ref_len && utf8_valid(ref, ref_len);
 
 	FUZZ_CHECK(ref_ok == (got != NULL));
@@ -151,7 +151,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	utf8_valid(raw, size);   /* on the raw bytes, NULs included */
 	check_validators(s, strlen(s));
 
-	decoded = percent_decode(raw, size, true);
+	decoded = form_percent_decode(raw, size, true);
 	if (decoded)
 		check_validators(decoded, strlen(decoded));
 	free(decoded);

@@ -1,8 +1,8 @@
 /*
  * libFuzzer harness: the list endpoints' query readers (listing.c,
- * json_util.c) on what form_parse makes of a query string: list_read_params
- * with each endpoint's sort keys, query_read_bool, query_read_enum and
- * query_read_page. Each outcome is compared with CONTRACT.md §3 read
+ * form.c) on what form_parse makes of a query string: list_read_params
+ * with each endpoint's sort keys, form_read_bool, form_read_enum and
+ * form_read_page. Each outcome is compared with CONTRACT.md §3 read
  * independently here: which keys may appear once, which values are allowed,
  * and the defaults.
  */
@@ -13,9 +13,8 @@
 #include <event2/http.h>
 #include <event2/keyvalq_struct.h>
 
+#include "form.h"
 #include "fuzz.h"
-#include "http.h"
-#include "json_util.h"
 #include "listing.h"
 #include "store_users.h"
 #include "validate.h"
@@ -155,7 +154,7 @@ static void check_bool(const struct evkeyvalq *q, const char *key)
 	struct api_error err = { 0 };
 	size_t count;
 	const char *v = lookup(q, key, &count);
-	int out = 7, rc = query_read_bool(q, key, &out, &err);
+	int out = 7, rc = form_read_bool(q, key, &out, &err);
 
 	if (count == 0) {
 		FUZZ_CHECK(rc == 0 && out == -1);
@@ -172,7 +171,7 @@ static void check_enum(const struct evkeyvalq *q, const char *key, const char *c
 	struct api_error err = { 0 };
 	size_t count, index = 0, out = n + 1;
 	const char *v = lookup(q, key, &count);
-	int rc = query_read_enum(q, key, allowed, n, def, &out, &err);
+	int rc = form_read_enum(q, key, allowed, n, def, &out, &err);
 
 	if (count == 0)
 		FUZZ_CHECK(rc == 0 && out == def);
@@ -198,7 +197,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		check_bool(&q, "is_default");
 		check_bool(&q, "include_permissions");
 		check_enum(&q, "sort_by", long_keys, N_ELEMS(long_keys), 2);
-		if (query_read_page(&q, &num, &psize, &err) == 0)
+		if (form_read_page(&q, &num, &psize, &err) == 0)
 			FUZZ_CHECK(num >= 1 && num <= PAGE_NUM_LIMIT && psize >= 1 &&
 			           psize <= PAGE_SIZE_MAX);
 	}

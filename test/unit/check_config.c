@@ -5,18 +5,22 @@
  * which the checked teardown removes along with the config, so a failing
  * assertion leaks nothing.
  *
+ * The "table" case holds config.c's table of keys to its word: what it
+ * says is what etc/edgeauth.conf and README.md's configuration table say.
+ *
  * The "regressions" case keeps the inputs of bugs found and fixed.
  */
 #include <check.h>
 #include <dirent.h>
+#include <ini.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "check_suite.h"
 #include "config.h"
 
-#define N_ELEMS(a) (sizeof(a) / sizeof((a)[0]))
 
 static struct {
 	char dir[64];          /* the test's own temp directory */
@@ -509,6 +513,160 @@ START_TEST(regression_directory_as_file)
 }
 END_TEST
 
+/* --- the table of keys -------------------------------------------------------- */
+
+/* Where etc/edgeauth.conf and README.md are: the Makefile passes the
+ * repository's directory. */
+#ifndef SOURCE_DIR
+#define SOURCE_DIR "."
+#endif
+
+/* How often each of the table's keys was found, and with what value. */
+struct key_tally {
+	const struct config_key *keys;
+	size_t count;
+	int seen[64];
+	char stray[256];   /* the first section and key that is not in the table */
+	char wrong[256];   /* the first key whose value is not the table's default */
+};
+
+static void tally_init(struct key_tally *t)
+{
+	memset(t, 0, sizeof *t);
+	t->keys = config_keys(&t->count);
+	ck_assert_uint_le(t->count, N_ELEMS(t->seen));
+}
+
+static void tally(struct key_tally *t, const char *section, const char *key, const char *value)
+{
+	for (size_t i = 0; i < t->count; i++) {
+		if (strcmp(t->keys[i].section, section) || strcmp(t->keys[i].key, key))
+			continue;
+		t->seen[i]++;
+		if (strcmp(t->keys[i].default_value, value) && !t->wrong[0])
+			snprintf(t->wrong, sizeof t->wrong, "[%s] %s is \"%s\", the table says \"%s\"",
+			         section, key, value, t->keys[i].default_value);
+		return;
+	}
+	if (!t->stray[0])
+		snprintf(t->stray, sizeof t->stray, "[%s] %s", section, key);
+}
+
+/* Every key of the table once, nothing else, each at its default. */
+static void expect_tally_complete(const struct key_tally *t, const char *where)
+{
+	ck_assert_msg(!t->stray[0], "%s has %s, which the table lacks", where, t->stray);
+	ck_assert_msg(!t->wrong[0], "%s: %s", where, t->wrong);
+	for (size_t i = 0; i < t->count; i++)
+		ck_assert_msg(t->seen[i] == 1, "%s has [%s] %s %d times, not once", where,
+		              t->keys[i].section, t->keys[i].key, t->seen[i]);
+}
+
+static int on_conf_entry(void *user, const char *section, const char *key, const char *value)
+{
+	tally(user, section, key, value);
+	return 1;
+}
+
+START_TEST(test_table_matches_conf_file)
+{
+	struct key_tally t;
+
+	tally_init(&t);
+	ck_assert_int_eq(ini_parse(SOURCE_DIR "/etc/edgeauth.conf", on_conf_entry, &t), 0);
+	expect_tally_complete(&t, "etc/edgeauth.conf");
+	/* and it loads, to the defaults */
+	ck_assert_msg(config_load(&fx.cfg, SOURCE_DIR "/etc/edgeauth.conf", fx.err,
+	                          sizeof fx.err) == 0, "%s", fx.err);
+	expect_defaults(&fx.cfg);
+}
+END_TEST
+
+/* Reads a README row "| `[section] key` | `default` | meaning |" (a default
+ * of "empty", unquoted, is the empty string) into t; other lines are not rows. */
+static void tally_readme_row(struct key_tally *t, char *line)
+{
+	char *section, *key, *value, *end;
+
+	if (strncmp(line, "| `[", 4) != 0)
+		return;
+	section = line + 4;
+	key = strstr(section, "] ");
+	ck_assert_msg(key != NULL, "README row without \"] \": %s", line);
+	*key = '\0';
+	key += 2;
+	end = strstr(key, "` | ");
+	ck_assert_msg(end != NULL, "README row without \"` | \": %s", line);
+	*end = '\0';
+	value = end + 4;
+	if (*value == '`') {
+		end = strchr(++value, '`');
+		ck_assert_msg(end != NULL, "README default not closed: %s", line);
+		*end = '\0';
+	} else {
+		ck_assert_msg(strncmp(value, "empty |", 7) == 0,
+		              "README default neither `quoted` nor empty: %s", line);
+		value = "";
+	}
+	tally(t, section, key, value);
+}
+
+START_TEST(test_table_matches_readme)
+{
+	struct key_tally t;
+	FILE *f = fopen(SOURCE_DIR "/README.md", "r");
+	char *line = NULL;
+	size_t cap = 0;
+
+	ck_assert_ptr_nonnull(f);
+	tally_init(&t);
+	while (getline(&line, &cap, f) > 0)
+		tally_readme_row(&t, line);
+	free(line);
+	fclose(f);
+	expect_tally_complete(&t, "README.md");
+}
+END_TEST
+
+/* No key twice; every range is one; every default is a value the file may
+ * hold (config_init applies them unchecked but for an assert). */
+START_TEST(test_table_sane)
+{
+	size_t n;
+	const struct config_key *k = config_keys(&n);
+	char text[256];
+
+	for (size_t i = 0; i < n; i++) {
+		for (size_t j = 0; j < i; j++)
+			ck_assert_msg(strcmp(k[i].section, k[j].section) || strcmp(k[i].key, k[j].key),
+			              "[%s] %s twice", k[i].section, k[i].key);
+		ck_assert_msg(k[i].min <= k[i].max, "[%s] %s: min > max", k[i].section, k[i].key);
+		ck_assert_msg((k[i].type == CONFIG_PARSED) == (k[i].parse != NULL),
+		              "[%s] %s: a parse function is for CONFIG_PARSED only", k[i].section,
+		              k[i].key);
+		snprintf(text, sizeof text, "[%s]\n%s = %s\n", k[i].section, k[i].key,
+		         k[i].default_value);
+		ck_assert_msg(load(text) == 0, "default of [%s] %s: %s", k[i].section, k[i].key,
+		              fx.err);
+	}
+}
+END_TEST
+
+START_TEST(test_max_connections_per_address)
+{
+	ck_assert_int_eq(fx.cfg.max_connections_per_address, 64);
+	ck_assert_msg(load("[server]\nmax_connections_per_address = 1\n") == 0, "%s", fx.err);
+	ck_assert_int_eq(fx.cfg.max_connections_per_address, 1);
+	ck_assert_msg(load("[server]\nmax_connections_per_address = 1000000\n") == 0, "%s",
+	              fx.err);
+	ck_assert_int_eq(fx.cfg.max_connections_per_address, 1000000);
+	ck_assert_int_eq(load("[server]\nmax_connections_per_address = 0\n"), -1);
+	expect_error_at(2, "expected a whole number from 1 to 1000000", "zero");
+	ck_assert_int_eq(load("[server]\n\nmax_connections_per_address = 1000001\n"), -1);
+	expect_error_at(3, "expected a whole number from 1 to 1000000", "above the maximum");
+}
+END_TEST
+
 static Suite *config_suite(void)
 {
 	Suite *s = suite_create("config");
@@ -543,6 +701,14 @@ static Suite *config_suite(void)
 	tcase_add_test(tc, test_cors_default_allows_nothing);
 	suite_add_tcase(s, tc);
 
+	tc = tcase_create("table");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, test_table_matches_conf_file);
+	tcase_add_test(tc, test_table_matches_readme);
+	tcase_add_test(tc, test_table_sane);
+	tcase_add_test(tc, test_max_connections_per_address);
+	suite_add_tcase(s, tc);
+
 	tc = tcase_create("regressions");
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, regression_reason_belongs_to_the_line);
@@ -558,11 +724,5 @@ static Suite *config_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(config_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	return check_run(srunner_create(config_suite()));
 }

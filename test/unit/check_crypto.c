@@ -8,6 +8,7 @@
 #include <check.h>
 
 #include "b64url.h"
+#include "check_suite.h"
 #include "crypto.h"
 #include "util.h"
 
@@ -391,11 +392,7 @@ static Suite *crypto_suite(void)
 int main(void)
 {
 	SRunner *sr = srunner_create(b64url_suite());
-	int failed;
 
 	srunner_add_suite(sr, crypto_suite());
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	return check_run(sr);
 }

@@ -2,6 +2,7 @@
  * failed wait, branches, a list that runs out, and a flow nested in another
  * step's wait. */
 #include <check.h>
+#include "check_suite.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -208,8 +209,6 @@ int main(void)
 {
 	Suite *s = suite_create("flow");
 	TCase *tc = tcase_create("steps");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_checked_fixture(tc, setup, NULL);
 	tcase_add_test(tc, test_steps_in_order);
@@ -222,9 +221,5 @@ int main(void)
 	tcase_add_loop_test(tc, test_nested, 0, 2);
 	tcase_add_test(tc, test_sync_completion);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	return check_run(srunner_create(s));
 }

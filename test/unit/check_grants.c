@@ -5,6 +5,7 @@
  * temporary directory, fresh for each test.
  */
 #include <check.h>
+#include "check_suite.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -360,8 +361,6 @@ int main(void)
 {
 	Suite *s = suite_create("grants");
 	TCase *tc = tcase_create("grants");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_client_credentials);
@@ -373,9 +372,5 @@ int main(void)
 	tcase_add_test(tc, test_refresh_errors);
 	tcase_add_test(tc, test_revoke);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	return check_run(srunner_create(s));
 }

@@ -1,6 +1,6 @@
 /*
- * Unit tests for json_util.c: body parsing, string/bool/ID-list fields, query
- * helpers and the response helpers. Every test owns what it allocates through
+ * Unit tests for json_util.c: body parsing, string/bool/ID-list fields and
+ * the response helpers. Every test owns what it allocates through
  * the fixture `fx`, which the checked teardown releases even when an
  * assertion fails, so valgrind stays clean whatever happens.
  */
@@ -9,23 +9,20 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
-#include <event2/http.h>
 #include <jansson.h>
 
+#include "check_suite.h"
 #include "error.h"
 #include "json_util.h"
 #include "util.h"
 #include "validate.h"
 
-#define N_ELEMS(a) (sizeof(a) / sizeof((a)[0]))
 #define LEN_STRLEN ((size_t)-1)
 
 static struct {
 	json_t *body;          /* the parsed or built request body */
 	json_t *v;             /* a value built by a response helper */
-	struct evkeyvalq q;    /* a parsed query string */
 	struct id_list ids;
 	struct api_error err;
 	char *buf;             /* scratch text */
@@ -34,9 +31,6 @@ static struct {
 static void setup(void)
 {
 	memset(&fx, 0, sizeof fx);
-	/* TAILQ_INIT, spelled out: evhttp_clear_headers needs a valid empty list. */
-	fx.q.tqh_first = NULL;
-	fx.q.tqh_last = &fx.q.tqh_first;
 	fx.ids = (struct id_list)ID_LIST_INIT;
 }
 
@@ -44,7 +38,6 @@ static void teardown(void)
 {
 	json_decref(fx.body);
 	json_decref(fx.v);
-	evhttp_clear_headers(&fx.q);
 	id_list_release(&fx.ids);
 	free(fx.buf);
 }
@@ -54,11 +47,6 @@ static void load(const char *text)
 {
 	fx.body = json_parse_body(text, strlen(text), &fx.err);
 	ck_assert_msg(fx.body != NULL, "test body does not parse: %s", text);
-}
-
-static void query(const char *qs)
-{
-	ck_assert_msg(evhttp_parse_query_str(qs, &fx.q) == 0, "bad test query: %s", qs);
 }
 
 /* fx.buf = prefix + n copies of unit + suffix. */
@@ -79,15 +67,7 @@ static const char *build(const char *prefix, const char *unit, size_t n,
 	return fx.buf;
 }
 
-/* rc is a failure with invalid_params (400) and a description starting with msg. */
-static void expect_invalid(int rc, const char *msg)
-{
-	ck_assert_int_eq(rc, -1);
-	ck_assert_str_eq(fx.err.code, "invalid_params");
-	ck_assert_int_eq(fx.err.status, 400);
-	ck_assert_msg(strncmp(fx.err.description, msg, strlen(msg)) == 0,
-	              "description \"%s\", expected \"%s\"", fx.err.description, msg);
-}
+#define expect_invalid(rc, msg) check_invalid_params(&fx.err, (rc), (msg))
 
 /* --- json_parse_body ------------------------------------------------------ */
 
@@ -560,207 +540,6 @@ START_TEST(test_id_list_release_null)
 }
 END_TEST
 
-/* --- query helpers ------------------------------------------------------------ */
-
-static const struct {
-	const char *qs;
-	const char *value;   /* on success: NULL when absent (the default stays) */
-	const char *msg;     /* NULL: succeeds */
-} get_cases[] = {
-	{ "", NULL, NULL },
-	{ "other=1", NULL, NULL },
-	{ "Search=x", NULL, NULL },
-	{ "search=abc", "abc", NULL },
-	{ "search=", "", NULL },
-	{ "search=a%20b", "a b", NULL },
-	{ "search=caf%C3%A9", "caf\xc3\xa9", NULL },
-	{ "search=a&search=b", NULL, "search must not be given more than once" },
-	{ "search=a&search=a", NULL, "search must not be given more than once" },
-	{ "search=a&x=1&search=", NULL, "search must not be given more than once" },
-	{ "search=%FF", NULL, "search must be valid UTF-8" },
-	{ "search=%C0%AF", NULL, "search must be valid UTF-8" },
-};
-
-START_TEST(test_query_get)
-{
-	const char *dflt = "default";
-	const char *out = dflt;
-	int rc;
-
-	query(get_cases[_i].qs);
-	rc = query_get(&fx.q, "search", &out, &fx.err);
-	if (get_cases[_i].msg != NULL) {
-		expect_invalid(rc, get_cases[_i].msg);
-		return;
-	}
-	ck_assert_int_eq(rc, 0);
-	if (get_cases[_i].value == NULL)
-		ck_assert_ptr_eq(out, dflt);
-	else
-		ck_assert_str_eq(out, get_cases[_i].value);
-}
-END_TEST
-
-#define PAGE_SIZE_MSG "page_size must be an integer from 1 to 100"
-#define PAGE_NUM_MSG "page_num must be an integer from 1 to "
-
-static const struct {
-	const char *qs;
-	long num, size;      /* on success */
-	const char *msg;     /* NULL: succeeds */
-} page_cases[] = {
-	{ "", 1, 10, NULL },
-	{ "page_num=2&page_size=100", 2, 100, NULL },
-	{ "page_size=1", 1, 1, NULL },
-	{ "page_num=3", 3, 10, NULL },
-	{ "page_num=1000000", 1000000, 10, NULL },
-	{ "page_size=007", 1, 7, NULL },
-	{ "page_size=0", 0, 0, PAGE_SIZE_MSG },
-	{ "page_size=101", 0, 0, PAGE_SIZE_MSG },
-	{ "page_size=-1", 0, 0, PAGE_SIZE_MSG },
-	{ "page_size=abc", 0, 0, PAGE_SIZE_MSG },
-	{ "page_size=1e3", 0, 0, PAGE_SIZE_MSG },
-	{ "page_size=1e1", 0, 0, PAGE_SIZE_MSG },
-	{ "page_size=", 0, 0, PAGE_SIZE_MSG },
-	{ "page_size=%2B5", 0, 0, PAGE_SIZE_MSG },
-	{ "page_size=%205", 0, 0, PAGE_SIZE_MSG },
-	{ "page_size=5%20", 0, 0, PAGE_SIZE_MSG },
-	{ "page_size=5.0", 0, 0, PAGE_SIZE_MSG },
-	{ "page_size=0x10", 0, 0, PAGE_SIZE_MSG },
-	{ "page_size=99999999999999999999999", 0, 0, PAGE_SIZE_MSG },
-	{ "page_num=0", 0, 0, PAGE_NUM_MSG },
-	{ "page_num=-1", 0, 0, PAGE_NUM_MSG },
-	{ "page_num=abc", 0, 0, PAGE_NUM_MSG },
-	{ "page_num=1e3", 0, 0, PAGE_NUM_MSG },
-	{ "page_num=", 0, 0, PAGE_NUM_MSG },
-	{ "page_num=99999999999999999999999", 0, 0, PAGE_NUM_MSG },
-	{ "page_size=10&page_size=10", 0, 0, "page_size must not be given more than once" },
-	{ "page_num=1&page_num=2", 0, 0, "page_num must not be given more than once" },
-};
-
-START_TEST(test_query_page)
-{
-	long num = -7, size = -7;
-	int rc;
-
-	query(page_cases[_i].qs);
-	rc = query_read_page(&fx.q, &num, &size, &fx.err);
-	if (page_cases[_i].msg != NULL) {
-		expect_invalid(rc, page_cases[_i].msg);
-		return;
-	}
-	ck_assert_msg(rc == 0, "\"%s\" failed: %s", page_cases[_i].qs, fx.err.description);
-	ck_assert_int_eq(num, page_cases[_i].num);
-	ck_assert_int_eq(size, page_cases[_i].size);
-}
-END_TEST
-
-/* No page_num is so large that (page_num - 1) * page_size overflows a long. */
-START_TEST(test_query_page_offset_fits)
-{
-	char qs[96];
-	long num, size;
-
-	snprintf(qs, sizeof qs, "page_num=%ld&page_size=100", LONG_MAX / 100);
-	query(qs);
-	ck_assert_int_eq(query_read_page(&fx.q, &num, &size, &fx.err), 0);
-	ck_assert(num - 1 <= LONG_MAX / size);
-	evhttp_clear_headers(&fx.q);
-	snprintf(qs, sizeof qs, "page_num=%ld", LONG_MAX / 100 + 1);
-	query(qs);
-	expect_invalid(query_read_page(&fx.q, &num, &size, &fx.err), PAGE_NUM_MSG);
-}
-END_TEST
-
-static const struct {
-	const char *qs;
-	int out;           /* on success */
-	const char *msg;   /* NULL: succeeds */
-} qbool_cases[] = {
-	{ "", -1, NULL },
-	{ "is_active=true", 1, NULL },
-	{ "is_active=false", 0, NULL },
-	{ "is_active=TRUE", 0, "is_active must be true or false" },
-	{ "is_active=True", 0, "is_active must be true or false" },
-	{ "is_active=1", 0, "is_active must be true or false" },
-	{ "is_active=0", 0, "is_active must be true or false" },
-	{ "is_active=yes", 0, "is_active must be true or false" },
-	{ "is_active=", 0, "is_active must be true or false" },
-	{ "is_active=true%20", 0, "is_active must be true or false" },
-	{ "is_active=true&is_active=true", 0, "is_active must not be given more than once" },
-};
-
-START_TEST(test_query_bool)
-{
-	int out = 42;
-	int rc;
-
-	query(qbool_cases[_i].qs);
-	rc = query_read_bool(&fx.q, "is_active", &out, &fx.err);
-	if (qbool_cases[_i].msg != NULL) {
-		expect_invalid(rc, qbool_cases[_i].msg);
-		return;
-	}
-	ck_assert_int_eq(rc, 0);
-	ck_assert_int_eq(out, qbool_cases[_i].out);
-}
-END_TEST
-
-static const char *const sort_by[] = { "created_at", "updated_at", "name", "code" };
-#define SORT_BY_MSG "sort_by must be one of created_at, updated_at, name, code"
-
-static const struct {
-	const char *qs;
-	size_t out;        /* on success */
-	const char *msg;   /* NULL: succeeds */
-} enum_cases[] = {
-	{ "", 0, NULL },
-	{ "sort_by=created_at", 0, NULL },
-	{ "sort_by=name", 2, NULL },
-	{ "sort_by=code", 3, NULL },
-	{ "sort_by=NAME", 0, SORT_BY_MSG },
-	{ "sort_by=", 0, SORT_BY_MSG },
-	{ "sort_by=nam", 0, SORT_BY_MSG },
-	{ "sort_by=name%20", 0, SORT_BY_MSG },
-	{ "sort_by=name;drop", 0, SORT_BY_MSG },
-	{ "sort_by=name&sort_by=code", 0, "sort_by must not be given more than once" },
-};
-
-START_TEST(test_query_enum)
-{
-	size_t out = 42;
-	int rc;
-
-	query(enum_cases[_i].qs);
-	rc = query_read_enum(&fx.q, "sort_by", sort_by, N_ELEMS(sort_by), 0, &out, &fx.err);
-	if (enum_cases[_i].msg != NULL) {
-		expect_invalid(rc, enum_cases[_i].msg);
-		ck_assert_str_eq(fx.err.description, enum_cases[_i].msg);
-		return;
-	}
-	ck_assert_int_eq(rc, 0);
-	ck_assert_uint_eq(out, enum_cases[_i].out);
-}
-END_TEST
-
-START_TEST(test_query_enum_default_and_long_list)
-{
-	static const char *const dir[] = { "asc", "desc" };
-	static const char *const many[] = {
-		"a_rather_long_value_number_01", "a_rather_long_value_number_02",
-		"a_rather_long_value_number_03", "a_rather_long_value_number_04",
-		"a_rather_long_value_number_05", "a_rather_long_value_number_06",
-	};
-	size_t out = 42;
-
-	query("sort_by=x");
-	ck_assert_int_eq(query_read_enum(&fx.q, "sort_dir", dir, 2, 1, &out, &fx.err), 0);
-	ck_assert_uint_eq(out, 1);
-	expect_invalid(query_read_enum(&fx.q, "sort_by", many, N_ELEMS(many), 0, &out, &fx.err),
-	               "sort_by has a value that is not allowed");
-}
-END_TEST
-
 /* --- response helpers ----------------------------------------------------------- */
 
 START_TEST(test_string_or_null)
@@ -783,10 +562,12 @@ static const struct {
 	long long ms;
 	const char *text;
 } ts_cases[] = {
-	{ 0, "1970-01-01T00:00:00.000Z" },
-	{ 999, "1970-01-01T00:00:00.999Z" },
+	/* json_timestamp is format_timestamp's text (check_util.c tests the
+	 * calendar), for any time the store holds */
 	{ 1795348800123LL, "2026-11-22T12:00:00.123Z" },
-	{ 951782400000LL, "2000-02-29T00:00:00.000Z" },
+	{ -1, "1969-12-31T23:59:59.999Z" },
+	{ LLONG_MIN, "0000-01-01T00:00:00.000Z" },
+	{ LLONG_MAX, "9999-12-31T23:59:59.999Z" },
 };
 
 START_TEST(test_timestamp)
@@ -797,45 +578,7 @@ START_TEST(test_timestamp)
 }
 END_TEST
 
-/* The calendar arithmetic agrees with gmtime_r and strftime: every day's
- * midnight and last millisecond from 1970 to 2400 (leap days, century
- * years), and pseudo-random instants up to 9999. */
-static void expect_as_libc(long long ms)
-{
-	char got[TIMESTAMP_LEN], want[TIMESTAMP_LEN + 8];
-	time_t t = (time_t)(ms / 1000);
-	struct tm tm;
-	size_t n;
-
-	format_timestamp(ms, got);
-	gmtime_r(&t, &tm);
-	n = strftime(want, sizeof want, "%Y-%m-%dT%H:%M:%S", &tm);
-	snprintf(want + n, sizeof want - n, ".%03lldZ", ms % 1000);
-	ck_assert_msg(strcmp(got, want) == 0, "%lld: got %s want %s", ms, got, want);
-}
-
-START_TEST(test_timestamp_as_libc)
-{
-	unsigned long long x = 88172645463325252ULL;
-
-	for (long long day = 0; day < 157000; day++) {   /* to the year 2399 */
-		expect_as_libc(day * 86400000LL);
-		expect_as_libc(day * 86400000LL + 86399999);
-	}
-	for (int i = 0; i < 200000; i++) {
-		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
-		expect_as_libc((long long)(x % 253402300800000ULL));
-	}
-}
-END_TEST
-
-static TCase *tcase_new(const char *name)
-{
-	TCase *tc = tcase_create(name);
-
-	tcase_add_checked_fixture(tc, setup, teardown);
-	return tc;
-}
+#define tcase_new(name) check_tcase((name), setup, teardown)
 
 static Suite *json_util_suite(void)
 {
@@ -866,30 +609,14 @@ static Suite *json_util_suite(void)
 	tcase_add_test(tc, test_id_list_release_null);
 	suite_add_tcase(s, tc);
 
-	tc = tcase_new("query");
-	tcase_add_loop_test(tc, test_query_get, 0, N_ELEMS(get_cases));
-	tcase_add_loop_test(tc, test_query_page, 0, N_ELEMS(page_cases));
-	tcase_add_test(tc, test_query_page_offset_fits);
-	tcase_add_loop_test(tc, test_query_bool, 0, N_ELEMS(qbool_cases));
-	tcase_add_loop_test(tc, test_query_enum, 0, N_ELEMS(enum_cases));
-	tcase_add_test(tc, test_query_enum_default_and_long_list);
-	suite_add_tcase(s, tc);
-
 	tc = tcase_new("response");
 	tcase_add_test(tc, test_string_or_null);
 	tcase_add_loop_test(tc, test_timestamp, 0, N_ELEMS(ts_cases));
-	tcase_add_test(tc, test_timestamp_as_libc);
 	suite_add_tcase(s, tc);
 	return s;
 }
 
 int main(void)
 {
-	SRunner *sr = srunner_create(json_util_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	return check_run(srunner_create(json_util_suite()));
 }

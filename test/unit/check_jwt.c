@@ -23,6 +23,7 @@
 #include <openssl/pem.h>
 
 #include "b64url.h"
+#include "check_suite.h"
 #include "crypto.h"
 #include "jwt.h"
 #include "util.h"
@@ -1376,11 +1377,5 @@ static Suite *jwt_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(jwt_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	return check_run(srunner_create(jwt_suite()));
 }

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <event2/event.h>
 
+#include "check_suite.h"
 #include "config.h"
 #include "passwords.h"
 #include "util.h"
@@ -137,10 +138,5 @@ static Suite *passwords_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(passwords_suite());
-	int failed;
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return check_run(srunner_create(passwords_suite()));
 }

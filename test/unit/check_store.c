@@ -18,6 +18,7 @@
 #include <jansson.h>
 #include <sqlite3.h>
 
+#include "check_suite.h"
 #include "crypto.h"
 #include "error.h"
 #include "json_util.h"
@@ -28,7 +29,6 @@
 extern const char *const schema_migrations[];
 extern const size_t schema_migration_count;
 
-#define N_ELEMS(a) (sizeof(a) / sizeof((a)[0]))
 
 /* The admin client's scope: the twelve named permissions, sorted. */
 #define ALL_TWELVE \
@@ -1223,55 +1223,6 @@ START_TEST(test_scope_cache_sees_every_change)
 }
 END_TEST
 
-static int values_freed;
-
-static void count_free(void *v)
-{
-	values_freed++;
-	free(v);
-}
-
-/* The cache gives back only what was put for that key at that stamp, keeps
- * the newest put, and frees every value it was given exactly once. */
-START_TEST(test_derived_cache)
-{
-	struct derived_cache *c = derived_cache_new(count_free);
-	struct store_stamp now = { 1, 7, true }, later = { 2, 7, true }, other = { 1, 8, true };
-	struct store_stamp unknown = { 1, 7, false };
-	char key[32];
-	int puts = 0, hits = 0;
-
-	values_freed = 0;
-	ck_assert_ptr_null(derived_cache_get(c, "a", now));
-	derived_cache_put(c, "u", unknown, xstrdup("u"));   /* freed, not kept */
-	ck_assert_ptr_null(derived_cache_get(c, "u", unknown));
-	ck_assert_ptr_null(derived_cache_get(c, "u", now));
-	ck_assert_int_eq(values_freed, 1);
-	values_freed = 0;
-	for (int i = 0; i < 20000; i++) {
-		snprintf(key, sizeof key, "k%d", i % 6000);
-		derived_cache_put(c, key, now, xasprintf("%s", key));
-		puts++;
-		ck_assert_str_eq(derived_cache_get(c, key, now), key);   /* the newest stays */
-	}
-	for (int i = 0; i < 6000; i++) {
-		const char *v;
-		snprintf(key, sizeof key, "k%d", i);
-		v = derived_cache_get(c, key, now);
-		if (v) {
-			ck_assert_str_eq(v, key);   /* never another key's value */
-			hits++;
-		}
-		ck_assert_ptr_null(derived_cache_get(c, key, later));
-		ck_assert_ptr_null(derived_cache_get(c, key, other));
-	}
-	ck_assert_int_gt(hits, 2000);      /* 4096 slots: most of 6000 keys stay */
-	ck_assert_int_eq(values_freed, puts - hits);
-	derived_cache_free(c);
-	ck_assert_int_eq(values_freed, puts);
-}
-END_TEST
-
 static Suite *store_suite(void)
 {
 	Suite *s = suite_create("store");
@@ -1309,7 +1260,6 @@ static Suite *store_suite(void)
 	tcase_add_test(tc, test_write_idioms);
 	tcase_add_test(tc, test_permissions_check);
 	tcase_add_test(tc, test_scope_cache_sees_every_change);
-	tcase_add_test(tc, test_derived_cache);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("grants");
@@ -1333,11 +1283,5 @@ static Suite *store_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(store_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	return check_run(srunner_create(store_suite()));
 }

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "check_suite.h"
 #include "crypto.h"
 #include "json_util.h"
 #include "listing.h"
@@ -399,11 +400,5 @@ static Suite *store_clients_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(store_clients_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	return check_run(srunner_create(store_clients_suite()));
 }

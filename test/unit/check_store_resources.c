@@ -14,6 +14,7 @@
 
 #include <jansson.h>
 
+#include "check_suite.h"
 #include "listing.h"
 #include "store.h"
 #include "store_resources.h"
@@ -363,11 +364,5 @@ static Suite *store_resources_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(store_resources_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	return check_run(srunner_create(store_resources_suite()));
 }

@@ -13,12 +13,12 @@
 #include <strings.h>
 #include <unistd.h>
 
+#include "check_suite.h"
 #include "json_util.h"
 #include "listing.h"
 #include "store.h"
 #include "store_roles.h"
 
-#define N_ELEMS(a) (sizeof(a) / sizeof((a)[0]))
 #define MAX_PERMS 16
 
 static struct {
@@ -650,11 +650,5 @@ static Suite *store_roles_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(store_roles_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return check_run(srunner_create(store_roles_suite()));
 }

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "check_suite.h"
 #include "store_users.h"
 #include "util.h"
 
@@ -902,11 +903,5 @@ static Suite *store_users_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(store_users_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	return check_run(srunner_create(store_users_suite()));
 }

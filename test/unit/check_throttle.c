@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "check_suite.h"
 #include "throttle.h"
 
 START_TEST(test_limit_and_window)
@@ -94,10 +95,5 @@ static Suite *throttle_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(throttle_suite());
-	int failed;
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return check_run(srunner_create(throttle_suite()));
 }

@@ -9,9 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check_suite.h"
 #include "validate.h"
 
-#define N_ELEMS(a) (sizeof(a) / sizeof((a)[0]))
 #define LEN_STRLEN ((size_t)-1)
 
 /* Writes n copies of unit into buf (which must hold them and a NUL). */
@@ -429,11 +429,5 @@ static Suite *validate_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(validate_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	return check_run(srunner_create(validate_suite()));
 }

@@ -6,6 +6,7 @@
 #include <unistd.h>
 #include <event2/event.h>
 
+#include "check_suite.h"
 #include "workers.h"
 
 struct counter {
@@ -111,10 +112,5 @@ static Suite *workers_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(workers_suite());
-	int failed;
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return check_run(srunner_create(workers_suite()));
 }

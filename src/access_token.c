@@ -1,17 +1,17 @@
-/* Access tokens (RFC 9068 profile, CONTRACT.md §5). */
+/* Issuing access tokens (RFC 9068 profile, CONTRACT.md §5). */
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "access_token.h"
 #include "config.h"
 #include "crypto.h"
 #include "jwt.h"
-#include "tokens.h"
 #include "util.h"
 
-int tokens_issue_access(struct server *srv, const char *project_id, const char *client_id,
-                        const char *user_id, const char *scope, struct access_token *out,
-                        struct api_error *err)
+int access_token_issue(struct server *srv, const char *project_id, const char *client_id,
+                       const char *user_id, const char *scope, struct access_token *out,
+                       struct api_error *err)
 {
 	long long iat = (long long)time(NULL);
 	json_t *claims;
@@ -35,7 +35,7 @@ int tokens_issue_access(struct server *srv, const char *project_id, const char *
 	return 0;
 }
 
-void tokens_access_release(struct access_token *t)
+void access_token_release(struct access_token *t)
 {
 	crypto_wipe_free(t->token);
 	free(t->jti);

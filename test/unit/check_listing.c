@@ -1,0 +1,277 @@
+/*
+ * Unit tests for listing.c (list parameters, LIKE patterns, the list
+ * envelope). Nothing here needs a loop or a socket. Every test owns what it
+ * allocates through the fixture `fx`, released by the checked teardown even
+ * when an assertion fails.
+ */
+#include <sys/queue.h>
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <event2/http.h>
+#include <event2/keyvalq_struct.h>
+#include <jansson.h>
+
+#include "check_suite.h"
+#include "error.h"
+#include "form.h"
+#include "listing.h"
+
+
+static struct {
+	struct evkeyvalq q;
+	struct list_params lp;
+	struct api_error err;
+	char *str;
+	json_t *json;
+} fx;
+
+static void setup(void)
+{
+	memset(&fx, 0, sizeof fx);
+	TAILQ_INIT(&fx.q);
+	fx.lp = (struct list_params)LIST_PARAMS_INIT;
+}
+
+static void teardown(void)
+{
+	evhttp_clear_headers(&fx.q);
+	list_params_release(&fx.lp);
+	free(fx.str);
+	json_decref(fx.json);
+}
+
+/* --- like_pattern ------------------------------------------------------------ */
+
+static const struct {
+	const char *term;
+	const char *pattern;
+} like_cases[] = {
+	{ "", "%%" },
+	{ "abc", "%abc%" },
+	{ "50%", "%50\\%%" },
+	{ "a_b", "%a\\_b%" },
+	{ "back\\slash", "%back\\\\slash%" },
+	{ "%_\\", "%\\%\\_\\\\%" },
+	{ "%%", "%\\%\\%%" },
+	{ "caf\xc3\xa9", "%caf\xc3\xa9%" },
+	{ "it's \"x\"", "%it's \"x\"%" },
+};
+
+START_TEST(test_like_pattern)
+{
+	fx.str = like_pattern(like_cases[_i].term);
+	ck_assert_ptr_nonnull(fx.str);
+	ck_assert_str_eq(fx.str, like_cases[_i].pattern);
+}
+END_TEST
+
+/* --- list_read_params ------------------------------------------------------- */
+
+static const char *const sort_keys[] = { "created_at", "updated_at", "name", "is_active" };
+
+/* Parses a query string into fx.q (the query itself must be well formed). */
+static void query(const char *qs)
+{
+	ck_assert_msg(form_parse(qs, strlen(qs), &fx.q) == 0, "bad test query: %s", qs);
+}
+
+START_TEST(test_list_defaults)
+{
+	ck_assert_int_eq(list_read_params(&fx.q, sort_keys, N_ELEMS(sort_keys), &fx.lp, &fx.err), 0);
+	ck_assert_int_eq(fx.lp.page_num, 1);
+	ck_assert_int_eq(fx.lp.page_size, 10);
+	ck_assert_uint_eq(fx.lp.sort, 0);
+	ck_assert(fx.lp.desc);
+	ck_assert_ptr_null(fx.lp.like);
+	ck_assert_int_eq(list_offset(&fx.lp), 0);
+}
+END_TEST
+
+static const struct {
+	const char *qs;
+	long page_num, page_size;
+	size_t sort;
+	bool desc;
+	const char *like;   /* NULL: none */
+} list_ok_cases[] = {
+	{ "page_num=2", 2, 10, 0, true, NULL },
+	{ "page_size=1", 1, 1, 0, true, NULL },
+	{ "page_size=100", 1, 100, 0, true, NULL },
+	{ "page_num=3&page_size=25", 3, 25, 0, true, NULL },
+	{ "page_num=007", 7, 10, 0, true, NULL },
+	{ "sort_by=name", 1, 10, 2, true, NULL },
+	{ "sort_by=is_active&sort_dir=asc", 1, 10, 3, false, NULL },
+	{ "sort_dir=asc", 1, 10, 0, false, NULL },
+	{ "sort_dir=desc", 1, 10, 0, true, NULL },
+	{ "sort_by=created_at&sort_dir=desc", 1, 10, 0, true, NULL },
+	{ "sort_by=updated_at", 1, 10, 1, true, NULL },
+	{ "search=bob", 1, 10, 0, true, "%bob%" },
+	{ "search=50%25_off", 1, 10, 0, true, "%50\\%\\_off%" },
+	{ "search=a+b", 1, 10, 0, true, "%a b%" },
+	{ "search=", 1, 10, 0, true, NULL },   /* an empty search is no search */
+	{ "other=1&page_num=4", 4, 10, 0, true, NULL },   /* unknown keys ignored */
+};
+
+START_TEST(test_list_ok)
+{
+	query(list_ok_cases[_i].qs);
+	ck_assert_msg(list_read_params(&fx.q, sort_keys, N_ELEMS(sort_keys), &fx.lp, &fx.err) == 0,
+	              "%s: %s", list_ok_cases[_i].qs, fx.err.description);
+	ck_assert_int_eq(fx.lp.page_num, list_ok_cases[_i].page_num);
+	ck_assert_int_eq(fx.lp.page_size, list_ok_cases[_i].page_size);
+	ck_assert_uint_eq(fx.lp.sort, list_ok_cases[_i].sort);
+	ck_assert_int_eq(fx.lp.desc, list_ok_cases[_i].desc);
+	if (list_ok_cases[_i].like)
+		ck_assert_pstr_eq(fx.lp.like, list_ok_cases[_i].like);
+	else
+		ck_assert_ptr_null(fx.lp.like);
+}
+END_TEST
+
+static const char *const list_bad_cases[] = {
+	"page_num=0",
+	"page_num=-1",
+	"page_num=abc",
+	"page_num=",
+	"page_num=1.5",
+	"page_num=+2",
+	"page_num=99999999999999999999999",
+	"page_size=0",
+	"page_size=101",
+	"page_size=-10",
+	"page_size=ten",
+	"page_size=",
+	"page_num=1&page_num=2",
+	"page_size=10&page_size=10",
+	"sort_by=email",
+	"sort_by=",
+	"sort_by=Name",
+	"sort_by=name%20",
+	"sort_dir=ASC",
+	"sort_dir=ascending",
+	"sort_dir=",
+	"sort_dir=asc&sort_dir=asc",
+	"sort_by=name&sort_by=name",
+	"search=a&search=b",
+};
+
+START_TEST(test_list_bad)
+{
+	query(list_bad_cases[_i]);
+	ck_assert_msg(list_read_params(&fx.q, sort_keys, N_ELEMS(sort_keys), &fx.lp, &fx.err) == -1,
+	              "%s: accepted", list_bad_cases[_i]);
+	ck_assert_str_eq(fx.err.code, "invalid_params");
+	ck_assert_int_eq(fx.err.status, 400);
+	ck_assert_str_ne(fx.err.description, "");
+}
+END_TEST
+
+/* With no sort keys, the endpoint has no sort: sort_by and sort_dir are not read. */
+START_TEST(test_list_no_sort_keys)
+{
+	query("sort_by=anything&sort_dir=sideways&page_num=2");
+	ck_assert_int_eq(list_read_params(&fx.q, NULL, 0, &fx.lp, &fx.err), 0);
+	ck_assert_int_eq(fx.lp.page_num, 2);
+	ck_assert_uint_eq(fx.lp.sort, 0);
+}
+END_TEST
+
+/* Reading twice into the same params replaces the pattern without leaking it. */
+START_TEST(test_list_read_twice)
+{
+	query("search=x");
+	ck_assert_int_eq(list_read_params(&fx.q, sort_keys, N_ELEMS(sort_keys), &fx.lp, &fx.err), 0);
+	ck_assert_pstr_eq(fx.lp.like, "%x%");
+	evhttp_clear_headers(&fx.q);
+	query("search=y_");
+	ck_assert_int_eq(list_read_params(&fx.q, sort_keys, N_ELEMS(sort_keys), &fx.lp, &fx.err), 0);
+	ck_assert_pstr_eq(fx.lp.like, "%y\\_%");
+	evhttp_clear_headers(&fx.q);
+	ck_assert_int_eq(list_read_params(&fx.q, sort_keys, N_ELEMS(sort_keys), &fx.lp, &fx.err), 0);
+	ck_assert_ptr_null(fx.lp.like);
+}
+END_TEST
+
+/* --- list_offset and list_response --------------------------------------- */
+
+static const struct {
+	long page_num, page_size;
+	long long offset;
+} offset_cases[] = {
+	{ 1, 10, 0 },
+	{ 2, 10, 10 },
+	{ 3, 25, 50 },
+	{ 1, 100, 0 },
+	{ 7, 1, 6 },
+	{ 100000000, 100, 9999999900LL },   /* does not overflow an int */
+};
+
+START_TEST(test_list_offset)
+{
+	struct list_params p = LIST_PARAMS_INIT;
+
+	p.page_num = offset_cases[_i].page_num;
+	p.page_size = offset_cases[_i].page_size;
+	ck_assert_int_eq(list_offset(&p), offset_cases[_i].offset);
+}
+END_TEST
+
+START_TEST(test_list_response)
+{
+	json_t *data = json_pack("[{s:i}, {s:i}]", "id", 1, "id", 2);
+
+	query("page_num=3&page_size=2");
+	ck_assert_int_eq(list_read_params(&fx.q, sort_keys, N_ELEMS(sort_keys), &fx.lp, &fx.err), 0);
+	fx.json = list_response(data, &fx.lp, 7);   /* steals data */
+	ck_assert_ptr_nonnull(fx.json);
+	ck_assert(json_is_object(fx.json));
+	ck_assert_uint_eq(json_object_size(fx.json), 4);
+	ck_assert_ptr_eq(json_object_get(fx.json, "data"), data);
+	ck_assert_uint_eq(json_array_size(json_object_get(fx.json, "data")), 2);
+	ck_assert(json_is_integer(json_object_get(fx.json, "page_num")));
+	ck_assert_int_eq(json_integer_value(json_object_get(fx.json, "page_num")), 3);
+	ck_assert_int_eq(json_integer_value(json_object_get(fx.json, "page_size")), 2);
+	ck_assert_int_eq(json_integer_value(json_object_get(fx.json, "total")), 7);
+	ck_assert_int_eq(data->refcount, 1);   /* held by the envelope only */
+}
+END_TEST
+
+START_TEST(test_list_response_empty_page)
+{
+	struct list_params p = LIST_PARAMS_INIT;
+
+	p.page_num = 5;
+	fx.json = list_response(json_array(), &p, 0);
+	fx.str = json_dumps(fx.json, JSON_SORT_KEYS | JSON_COMPACT);
+	ck_assert_str_eq(fx.str, "{\"data\":[],\"page_num\":5,\"page_size\":10,\"total\":0}");
+}
+END_TEST
+
+static Suite *listing_suite(void)
+{
+	Suite *s = suite_create("listing");
+	TCase *tc;
+
+	tc = tcase_create("listing");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_loop_test(tc, test_like_pattern, 0, N_ELEMS(like_cases));
+	tcase_add_test(tc, test_list_defaults);
+	tcase_add_loop_test(tc, test_list_ok, 0, N_ELEMS(list_ok_cases));
+	tcase_add_loop_test(tc, test_list_bad, 0, N_ELEMS(list_bad_cases));
+	tcase_add_test(tc, test_list_no_sort_keys);
+	tcase_add_test(tc, test_list_read_twice);
+	tcase_add_loop_test(tc, test_list_offset, 0, N_ELEMS(offset_cases));
+	tcase_add_test(tc, test_list_response);
+	tcase_add_test(tc, test_list_response_empty_page);
+	suite_add_tcase(s, tc);
+
+	return s;
+}
+
+int main(void)
+{
+	return check_run(srunner_create(listing_suite()));
+}

@@ -1,0 +1,47 @@
+#ifndef EDGEAUTH_CHECK_SUITE_H
+#define EDGEAUTH_CHECK_SUITE_H
+/*
+ * What every Check suite of test/unit/ shares: the runner's main body and
+ * the assertion on an invalid_params answer. Header-only, since each suite
+ * is its own program.
+ */
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "error.h"
+
+#define N_ELEMS(a) (sizeof(a) / sizeof((a)[0]))
+
+/* A test case whose tests each run between setup and teardown (a checked
+ * fixture: in the test's own process, so a failed assertion still tears down). */
+static inline TCase *check_tcase(const char *name, void (*setup)(void), void (*teardown)(void))
+{
+	TCase *tc = tcase_create(name);
+
+	tcase_add_checked_fixture(tc, setup, teardown);
+	return tc;
+}
+
+/* Runs every suite of sr, frees it, and returns main's exit status. */
+static inline int check_run(SRunner *sr)
+{
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
+
+/* rc is a failure with invalid_params (400) and a description starting with msg. */
+static inline void check_invalid_params(const struct api_error *err, int rc, const char *msg)
+{
+	ck_assert_int_eq(rc, -1);
+	ck_assert_str_eq(err->code, "invalid_params");
+	ck_assert_int_eq(err->status, 400);
+	ck_assert_msg(strncmp(err->description, msg, strlen(msg)) == 0,
+	              "description \"%s\", expected \"%s\"", err->description, msg);
+}
+
+#endif

@@ -1,0 +1,112 @@
+/*
+ * Unit tests for util.c's format_timestamp: the calendar arithmetic against
+ * the C library's, times before 1970 (floor division: -1 ms is the last
+ * millisecond of 1969), and times RFC 3339 cannot write, which are clamped.
+ * The times come from the store, so every int64_t must give 24 characters.
+ */
+#include <check.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "check_suite.h"
+#include "util.h"
+
+#define DAY_MS 86400000LL
+#define FIRST_MS (-62167219200000LL)   /* 0000-01-01T00:00:00.000Z */
+#define LAST_MS 253402300799999LL      /* 9999-12-31T23:59:59.999Z */
+
+static const struct {
+	int64_t ms;
+	const char *text;
+} cases[] = {
+	{ 0, "1970-01-01T00:00:00.000Z" },
+	{ 999, "1970-01-01T00:00:00.999Z" },
+	{ 1795348800123LL, "2026-11-22T12:00:00.123Z" },
+	{ 951782400000LL, "2000-02-29T00:00:00.000Z" },
+	/* before 1970: the second and the millisecond count back from it */
+	{ -1, "1969-12-31T23:59:59.999Z" },
+	{ -999, "1969-12-31T23:59:59.001Z" },
+	{ -1000, "1969-12-31T23:59:59.000Z" },
+	{ -1001, "1969-12-31T23:59:58.999Z" },
+	{ -DAY_MS, "1969-12-31T00:00:00.000Z" },
+	{ -DAY_MS - 1, "1969-12-30T23:59:59.999Z" },
+	{ -2208988800000LL, "1900-01-01T00:00:00.000Z" },
+	{ -62135596800000LL, "0001-01-01T00:00:00.000Z" },
+	{ -62162035200000LL, "0000-03-01T00:00:00.000Z" },
+	{ -62162035200001LL, "0000-02-29T23:59:59.999Z" },   /* year 0 is a leap year */
+	/* the ends of what RFC 3339 can write, and past them */
+	{ FIRST_MS, "0000-01-01T00:00:00.000Z" },
+	{ FIRST_MS - 1, "0000-01-01T00:00:00.000Z" },
+	{ INT64_MIN, "0000-01-01T00:00:00.000Z" },
+	{ LAST_MS, "9999-12-31T23:59:59.999Z" },
+	{ LAST_MS + 1, "9999-12-31T23:59:59.999Z" },
+	{ INT64_MAX, "9999-12-31T23:59:59.999Z" },
+};
+
+START_TEST(test_format_timestamp)
+{
+	char got[TIMESTAMP_LEN + 8];
+
+	memset(got, 'x', sizeof got);
+	format_timestamp(cases[_i].ms, got);
+	ck_assert_msg(strcmp(got, cases[_i].text) == 0, "%lld: got %s, want %s",
+	              (long long)cases[_i].ms, got, cases[_i].text);
+	ck_assert_uint_eq(strlen(got), TIMESTAMP_LEN - 1);
+}
+END_TEST
+
+/* What gmtime_r makes of ms, with the millisecond counted as format_timestamp
+ * must: both floored, so -1 ms is 23:59:59.999 of the day before. */
+static void expect_as_libc(long long ms)
+{
+	char got[TIMESTAMP_LEN], want[64];
+	long long sec = ms / 1000 - (ms % 1000 < 0);
+	time_t t = (time_t)sec;
+	struct tm tm;
+
+	format_timestamp(ms, got);
+	if (!gmtime_r(&t, &tm))
+		ck_abort_msg("gmtime_r(%lld) failed", sec);
+	snprintf(want, sizeof want, "%04d-%02d-%02dT%02d:%02d:%02d.%03lldZ", tm.tm_year + 1900,
+	         tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, ms - sec * 1000);
+	/* not ck_assert: Check reports every passed assertion to its parent,
+	 * which over two million calls costs seconds */
+	if (strcmp(got, want) != 0)
+		ck_abort_msg("%lld: got %s want %s", ms, got, want);
+}
+
+/* Every day's midnight and last millisecond from the year 0 to 2400 (leap
+ * days, century years, the era boundaries on both sides of 1970), and
+ * pseudo-random instants over the whole range. */
+START_TEST(test_format_timestamp_as_libc)
+{
+	unsigned long long x = 88172645463325252ULL;
+
+	for (long long day = FIRST_MS / DAY_MS; day < 157000; day++) {   /* to the year 2399 */
+		expect_as_libc(day * DAY_MS);
+		expect_as_libc(day * DAY_MS + DAY_MS - 1);
+	}
+	for (int i = 0; i < 200000; i++) {
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		expect_as_libc(FIRST_MS + (long long)(x % (unsigned long long)(LAST_MS - FIRST_MS + 1)));
+	}
+}
+END_TEST
+
+static Suite *util_suite(void)
+{
+	Suite *s = suite_create("util");
+	TCase *tc = tcase_create("format_timestamp");
+
+	tcase_add_loop_test(tc, test_format_timestamp, 0, N_ELEMS(cases));
+	tcase_add_test(tc, test_format_timestamp_as_libc);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	return check_run(srunner_create(util_suite()));
+}
