@@ -86,7 +86,7 @@ START_TEST(test_list_defaults)
 	ck_assert_uint_eq(fx.lp.sort, 0);
 	ck_assert(fx.lp.desc);
 	ck_assert_ptr_null(fx.lp.like);
-	ck_assert_int_eq(list_offset(&fx.lp), 0);
+	ck_assert_int_eq(list_params_offset(&fx.lp), 0);
 }
 END_TEST
 
@@ -169,6 +169,48 @@ START_TEST(test_list_bad)
 }
 END_TEST
 
+/* list_query: the same rules; the search term is handed on raw. */
+START_TEST(test_query_bad)
+{
+	struct list_query lq = LIST_QUERY_INIT;
+
+	query(list_bad_cases[_i]);
+	ck_assert_msg(list_read_query(&fx.q, sort_keys, N_ELEMS(sort_keys), &lq, &fx.err) == -1,
+	              "%s: accepted", list_bad_cases[_i]);
+	ck_assert_str_eq(fx.err.code, "invalid_params");
+}
+END_TEST
+
+START_TEST(test_query_ok)
+{
+	struct list_query lq = LIST_QUERY_INIT;
+	struct page pg = { .data = NULL, .total = 42 };
+
+	query("page_num=3&page_size=7&sort_by=name&sort_dir=asc&search=50%25_x");
+	ck_assert_int_eq(list_read_query(&fx.q, sort_keys, N_ELEMS(sort_keys), &lq, &fx.err), 0);
+	ck_assert_int_eq(lq.page_num, 3);
+	ck_assert_int_eq(lq.page_size, 7);
+	ck_assert_uint_eq(lq.sort, 2);
+	ck_assert(!lq.desc);
+	ck_assert_str_eq(lq.search, "50%_x");
+	ck_assert_int_eq(list_offset(&lq), 14);
+	ck_assert_int_eq(lq.is_active, -1);
+	pg.data = strdup("[{\"a\":1}]");
+	fx.str = list_render(&lq, &pg);
+	ck_assert_str_eq(fx.str, "{\"data\":[{\"a\":1}],\"page_num\":3,\"page_size\":7,\"total\":42}");
+	page_release(&pg);
+	ck_assert_ptr_null(pg.data);
+	evhttp_clear_headers(&fx.q);
+	lq = (struct list_query)LIST_QUERY_INIT;
+	query("search=");
+	ck_assert_int_eq(list_read_query(&fx.q, sort_keys, N_ELEMS(sort_keys), &lq, &fx.err), 0);
+	ck_assert_ptr_null(lq.search);   /* an empty search is no filter */
+	ck_assert_int_eq(lq.page_num, 1);
+	ck_assert_int_eq(lq.page_size, 10);
+	ck_assert(lq.desc);
+}
+END_TEST
+
 /* With no sort keys, the endpoint has no sort: sort_by and sort_dir are not read. */
 START_TEST(test_list_no_sort_keys)
 {
@@ -215,7 +257,7 @@ START_TEST(test_list_offset)
 
 	p.page_num = offset_cases[_i].page_num;
 	p.page_size = offset_cases[_i].page_size;
-	ck_assert_int_eq(list_offset(&p), offset_cases[_i].offset);
+	ck_assert_int_eq(list_params_offset(&p), offset_cases[_i].offset);
 }
 END_TEST
 
@@ -261,6 +303,8 @@ static Suite *listing_suite(void)
 	tcase_add_test(tc, test_list_defaults);
 	tcase_add_loop_test(tc, test_list_ok, 0, N_ELEMS(list_ok_cases));
 	tcase_add_loop_test(tc, test_list_bad, 0, N_ELEMS(list_bad_cases));
+	tcase_add_loop_test(tc, test_query_bad, 0, N_ELEMS(list_bad_cases));
+	tcase_add_test(tc, test_query_ok);
 	tcase_add_test(tc, test_list_no_sort_keys);
 	tcase_add_test(tc, test_list_read_twice);
 	tcase_add_loop_test(tc, test_list_offset, 0, N_ELEMS(offset_cases));
