@@ -144,7 +144,13 @@ START_TEST(test_routes_well_formed)
 		struct names params;
 		size_t count, n = strlen(r->path);
 
-		ck_assert_ptr_nonnull(r->handler);
+		ck_assert_msg((r->steps != NULL) != (r->handler != NULL),
+		              "%s: steps or a handler, one of them", r->path);
+		for (size_t k = 0; r->steps && k < 64; k++)
+			if (!r->steps[k])
+				break;
+			else if (k == 63)
+				ck_abort_msg("%s: steps without their NULL end", r->path);
 		ck_assert_msg(r->path[0] == '/' && (n == 1 || r->path[n - 1] != '/') &&
 		              !strstr(r->path, "//") && !strstr(r->path, "/:/"),
 		              "%s: a malformed pattern", r->path);
