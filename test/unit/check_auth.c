@@ -1,0 +1,235 @@
+/*
+ * Bearer checks (auth.c) without a socket: the header's forms, the claims,
+ * the cache of verified signatures, the holders' verdict cached at a store
+ * stamp (and dropped by a commit of another connection, as the CLI makes),
+ * and revocation read on every check even for a cached token.
+ */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "access_token.h"
+#include "auth.h"
+#include "check_suite.h"
+#include "config.h"
+#include "crypto.h"
+#include "jwt.h"
+#include "server.h"
+#include "store.h"
+#include "store_tokens.h"
+#include "util.h"
+
+static struct {
+	char dir[64];
+	char db[96], key[96], key2[96];
+	struct config cfg;
+	struct server srv;
+	struct new_project p;
+	struct access_token at;
+	struct bearer_check check;
+	struct principal who;
+	struct sync_result r;
+	char header[2048];
+	sqlite3 *other;           /* a second connection, as the CLI's */
+} fx;
+
+static void setup(void)
+{
+	char errbuf[256];
+	struct api_error err;
+
+	memset(&fx, 0, sizeof fx);
+	snprintf(fx.dir, sizeof fx.dir, "/tmp/check_auth.XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(fx.dir));
+	snprintf(fx.db, sizeof fx.db, "%s/e.db", fx.dir);
+	snprintf(fx.key, sizeof fx.key, "%s/key.pem", fx.dir);
+	snprintf(fx.key2, sizeof fx.key2, "%s/key2.pem", fx.dir);
+	config_init(&fx.cfg);
+	fx.srv.cfg = &fx.cfg;
+	fx.srv.key = jwt_key_load_or_create(fx.key, errbuf, sizeof errbuf);
+	ck_assert_msg(fx.srv.key != NULL, "%s", errbuf);
+	fx.srv.store = store_open(fx.db, false, errbuf, sizeof errbuf);
+	ck_assert_msg(fx.srv.store != NULL, "%s", errbuf);
+	ck_assert_int_eq(store_project_create(fx.srv.store, "p", &fx.p, &err), 0);
+	ck_assert_int_eq(sqlite3_open(fx.db, &fx.other), SQLITE_OK);
+	sqlite3_busy_timeout(fx.other, 2000);
+}
+
+static void teardown(void)
+{
+	principal_release(&fx.who);
+	access_token_release(&fx.at);
+	auth_cache_free(fx.srv.auth_cache);
+	sqlite3_close(fx.other);
+	store_new_project_release(&fx.p);
+	store_close(fx.srv.store);
+	jwt_key_free(fx.srv.key);
+	config_release(&fx.cfg);
+	unlink(fx.db);
+	unlink(fx.key);
+	unlink(fx.key2);
+	rmdir(fx.dir);
+}
+
+/* A token of the admin client (user_id NULL) or of a user. */
+static void issue(const char *user_id)
+{
+	struct api_error err;
+
+	access_token_release(&fx.at);
+	ck_assert_int_eq(access_token_issue(&fx.srv, fx.p.project_id, fx.p.client_id, user_id,
+	                                    "users:read roles:read", &fx.at, &err), 0);
+	snprintf(fx.header, sizeof fx.header, "Bearer %s", fx.at.token);
+}
+
+/* Checks header; NULL when accepted, else the error's code. */
+static const char *check(const char *header)
+{
+	principal_release(&fx.who);
+	auth_bearer(&fx.check, &fx.srv, header, &fx.who, sync_completion(&fx.r));
+	ck_assert(fx.r.done);
+	return fx.r.failed ? fx.r.err.code : NULL;
+}
+
+static void other_exec(const char *fmt, ...)
+{
+	va_list ap;
+	char *sql;
+
+	va_start(ap, fmt);
+	sql = sqlite3_vmprintf(fmt, ap);
+	va_end(ap);
+	ck_assert_msg(sqlite3_exec(fx.other, sql, NULL, NULL, NULL) == SQLITE_OK, "%s", sql);
+	sqlite3_free(sql);
+}
+
+START_TEST(test_accepted)
+{
+	issue(NULL);
+	ck_assert_ptr_null(check(fx.header));
+	ck_assert(fx.who.present);
+	ck_assert_str_eq(fx.who.client_id, fx.p.client_id);
+	ck_assert_str_eq(fx.who.project_id, fx.p.project_id);
+	ck_assert_ptr_null(fx.who.user_id);
+	ck_assert_str_eq(fx.who.jti, fx.at.jti);
+	ck_assert(principal_has(&fx.who, "roles:read"));
+	ck_assert(!principal_has(&fx.who, "roles:rea"));
+	ck_assert(!principal_has(&fx.who, "users:update"));
+}
+END_TEST
+
+/* RFC 6750 §2.1: "Bearer", any case, then one or more spaces. */
+START_TEST(test_header_forms)
+{
+	char h[2048];
+
+	issue(NULL);
+	snprintf(h, sizeof h, "bEaReR   %s", fx.at.token);
+	ck_assert_ptr_null(check(h));
+	ck_assert_ptr_eq(auth_bearer_token(h), h + 9);
+	ck_assert_ptr_null(auth_bearer_token("Bearer"));
+	ck_assert_ptr_null(auth_bearer_token("Bearer    "));
+	ck_assert_ptr_null(auth_bearer_token("Basic abc"));
+	ck_assert_ptr_null(auth_bearer_token(NULL));
+
+	ck_assert_str_eq(check(NULL), "invalid_authorization_token");
+	ck_assert_int_eq(fx.r.err.token_was_sent, 0);
+	ck_assert_int_eq(fx.r.err.status, 401);
+	ck_assert_str_eq(check("Basic abc"), "invalid_authorization_token");
+	ck_assert_int_eq(fx.r.err.token_was_sent, 0);
+	ck_assert_str_eq(check("Bearer not.a.jwt"), "invalid_authorization_token");
+	ck_assert_int_eq(fx.r.err.token_was_sent, 1);
+	ck_assert(!fx.who.present);
+	ck_assert_ptr_null(fx.who.jti);
+}
+END_TEST
+
+/* A token whose signature checked once is taken from the cache: with the
+ * server's key replaced, it still passes, where a token never seen fails. */
+START_TEST(test_signature_cache)
+{
+	char errbuf[256], seen[2048], unseen[2048];
+
+	issue(NULL);
+	snprintf(seen, sizeof seen, "%s", fx.header);
+	ck_assert_ptr_null(check(seen));
+	issue(NULL);
+	snprintf(unseen, sizeof unseen, "%s", fx.header);
+	jwt_key_free(fx.srv.key);
+	fx.srv.key = jwt_key_load_or_create(fx.key2, errbuf, sizeof errbuf);
+	ck_assert_ptr_nonnull(fx.srv.key);
+	ck_assert_ptr_null(check(seen));
+	ck_assert_str_eq(check(unseen), "invalid_authorization_token");
+}
+END_TEST
+
+START_TEST(test_expired)
+{
+	fx.cfg.access_ttl_s = -1;
+	issue(NULL);
+	ck_assert_str_eq(check(fx.header), "invalid_authorization_token");
+	ck_assert_int_eq(fx.r.err.token_was_sent, 1);
+}
+END_TEST
+
+/* The holders' verdict is cached at the store's stamp: a commit by another
+ * connection (the CLI) moves the stamp, and the next check reads again. */
+START_TEST(test_holders_read_again_after_any_commit)
+{
+	issue(NULL);
+	ck_assert_ptr_null(check(fx.header));
+	ck_assert_ptr_null(check(fx.header));              /* cached verdict */
+	other_exec("UPDATE projects SET is_active = 0 WHERE id = %Q", fx.p.project_id);
+	ck_assert_str_eq(check(fx.header), "invalid_authorization_token");
+	other_exec("UPDATE clients SET is_active = 0, updated_at = 1 WHERE id = %Q", fx.p.client_id);
+	other_exec("UPDATE projects SET is_active = 1, tokens_valid_after = NULL");
+	other_exec("UPDATE clients SET is_active = 1, tokens_valid_after = NULL");
+	ck_assert_ptr_null(check(fx.header));
+}
+END_TEST
+
+/* Revocation is read on every check, also for a token whose verdict is
+ * cached. */
+START_TEST(test_revoked_after_cached)
+{
+	issue(NULL);
+	ck_assert_ptr_null(check(fx.header));
+	other_exec("INSERT INTO revoked_tokens (jti, expires_at) VALUES (%Q, %lld)", fx.at.jti,
+	           fx.at.exp);
+	ck_assert_str_eq(check(fx.header), "invalid_authorization_token");
+}
+END_TEST
+
+START_TEST(test_user_token)
+{
+	other_exec("INSERT INTO users (id, project_id, display_name, created_at, updated_at)"
+	           " VALUES ('u1', %Q, 'U', 1, 1)", fx.p.project_id);
+	issue("u1");
+	ck_assert_ptr_null(check(fx.header));
+	ck_assert_str_eq(fx.who.user_id, "u1");
+	other_exec("UPDATE users SET is_active = 0 WHERE id = 'u1'");
+	ck_assert_str_eq(check(fx.header), "invalid_authorization_token");
+	other_exec("DELETE FROM users WHERE id = 'u1'");
+	ck_assert_str_eq(check(fx.header), "invalid_authorization_token");
+	issue("nobody");
+	ck_assert_str_eq(check(fx.header), "invalid_authorization_token");
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("auth");
+	TCase *tc = check_tcase("bearer", setup, teardown);
+
+	tcase_add_test(tc, test_accepted);
+	tcase_add_test(tc, test_header_forms);
+	tcase_add_test(tc, test_signature_cache);
+	tcase_add_test(tc, test_expired);
+	tcase_add_test(tc, test_holders_read_again_after_any_commit);
+	tcase_add_test(tc, test_revoked_after_cached);
+	tcase_add_test(tc, test_user_token);
+	suite_add_tcase(s, tc);
+	return check_run(srunner_create(s));
+}
