@@ -69,6 +69,10 @@ int json_read_id_list(const json_t *body, const char *key, size_t max_count,
                       struct id_list *out, struct api_error *err);
 void id_list_release(struct id_list *list);
 
+/* True when s (NULL counts) can stand between JSON quotes as it is: no '"',
+ * no '\\', no control character. */
+bool json_text_plain(const char *s);
+
 /* Response helpers: a string or JSON null for NULL; a timestamp string. */
 json_t *json_string_or_null(const char *s);
 json_t *json_timestamp(long long ms);

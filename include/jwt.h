@@ -22,8 +22,11 @@ const char *jwt_key_kid(const struct jwt_key *key);
  * New reference; caller decrefs. */
 json_t *jwt_key_jwks(const struct jwt_key *key);
 
-/* Signs the claims (borrowed) into a compact JWS. Returns a new string; caller frees. */
+/* Signs the claims (borrowed) into a compact JWS. Returns a new string
+ * (caller frees), or NULL when signing failed. */
 char *jwt_sign(const struct jwt_key *key, const json_t *claims);
+/* The same for claims already written as JSON text (payload[0..len)). */
+char *jwt_sign_payload(const struct jwt_key *key, const char *payload, size_t len);
 
 #define JWT_MAX_LEN 8192
 /* Checks a compact JWS: three base64url parts, header alg ES256, typ at+jwt,

@@ -76,14 +76,6 @@ static enum step_result exchange_grant(struct flow *f)
 	return STEP_WAIT;
 }
 
-static bool json_plain(const char *s)
-{
-	for (; s && *s; s++)
-		if (*s == '"' || *s == '\\' || (unsigned char)*s < 0x20)
-			return false;
-	return true;
-}
-
 /* RFC 6749 §5.1; fields without a value are left out. Written directly, not
  * through jansson: no value needs a JSON escape (tokens are base64url and
  * dots; a scope holds only named permissions of valid codes, see
@@ -96,7 +88,7 @@ static enum step_result exchange_reply(struct flow *f)
 	bool scope = t->scope && *t->scope;
 	char *body;
 
-	if (!json_plain(t->scope) || !json_plain(t->refresh_token))
+	if (!json_text_plain(t->scope) || !json_text_plain(t->refresh_token))
 		return flow_fail(f, E_SYSTEM_ERROR, "A token held a character it cannot hold.");
 	body = xasprintf("{\"access_token\":\"%s\",\"token_type\":\"Bearer\","
 	                 "\"expires_in\":%lld%s%s%s%s%s%s}", t->access_token, t->expires_in,

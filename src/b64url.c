@@ -37,15 +37,9 @@ static int b64_char_value(unsigned char c)
 	return -1;
 }
 
-char *b64url_encode(const unsigned char *data, size_t len)
+size_t b64url_encode_into(char *out, const unsigned char *data, size_t len)
 {
-	size_t cap, in = 0, n = 0;
-	char *out;
-
-	if (len / 3 >= SIZE_MAX / 4 - 1)
-		abort();        /* cannot be allocated anyway */
-	cap = (len + 2) / 3 * 4 + 1;
-	out = xmalloc(cap);
+	size_t in = 0, n = 0;
 
 	while (in < len) {
 		size_t chunk = len - in < B64_CHUNK_BYTES ? len - in : B64_CHUNK_BYTES;
@@ -66,6 +60,17 @@ char *b64url_encode(const unsigned char *data, size_t len)
 		else if (out[i] == '/')
 			out[i] = '_';
 	}
+	return n;
+}
+
+char *b64url_encode(const unsigned char *data, size_t len)
+{
+	char *out;
+
+	if (len / 3 >= SIZE_MAX / 4 - 1)
+		abort();        /* cannot be allocated anyway */
+	out = xmalloc(B64URL_ENCODED_MAX(len));
+	b64url_encode_into(out, data, len);
 	return out;
 }
 

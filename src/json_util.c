@@ -279,3 +279,11 @@ json_t *json_timestamp(long long ms)
 	format_timestamp((int64_t)ms, buf);
 	return json_or_abort(json_stringn_nocheck(buf, TIMESTAMP_LEN - 1));
 }
+
+bool json_text_plain(const char *s)
+{
+	for (; s && *s; s++)
+		if (*s == '"' || *s == '\\' || (unsigned char)*s < 0x20)
+			return false;
+	return true;
+}

@@ -470,28 +470,36 @@ out:
 	return ok;
 }
 
-char *jwt_sign(const struct jwt_key *key, const json_t *claims)
+/* header.payload.signature, written into one buffer: the signing input is
+ * its first part. */
+char *jwt_sign_payload(const struct jwt_key *key, const char *payload, size_t len)
 {
 	unsigned char sig[JWT_SIG_BYTES];
-	char *payload_json = NULL, *payload_b64 = NULL, *input = NULL, *sig_b64 = NULL;
-	char *token = NULL;
+	size_t hlen = strlen(key->header_b64), n;
+	char *token = xmalloc(hlen + 1 + B64URL_ENCODED_MAX(len) + 1 +
+	                      B64URL_ENCODED_MAX(sizeof sig));
 
-	payload_json = json_dumps(claims, JSON_COMPACT);
-	if (!payload_json)
-		goto out;
-	payload_b64 = b64url_encode((const unsigned char *)payload_json, strlen(payload_json));
-	input = xasprintf("%s.%s", key->header_b64, payload_b64);
-	if (es256_sign(key->sign_ctx, input, strlen(input), sig) != 0)
-		goto out;
-	sig_b64 = b64url_encode(sig, sizeof sig);
-	token = xasprintf("%s.%s", input, sig_b64);
-out:
-	if (!token)
+	memcpy(token, key->header_b64, hlen);
+	token[hlen] = '.';
+	n = hlen + 1 + b64url_encode_into(token + hlen + 1, (const unsigned char *)payload, len);
+	if (es256_sign(key->sign_ctx, token, n, sig) != 0) {
 		ERR_clear_error();
-	free(sig_b64);
-	free(input);
-	free(payload_b64);
-	free(payload_json);
+		free(token);
+		return NULL;
+	}
+	token[n] = '.';
+	b64url_encode_into(token + n + 1, sig, sizeof sig);
+	return token;
+}
+
+char *jwt_sign(const struct jwt_key *key, const json_t *claims)
+{
+	char *payload = json_dumps(claims, JSON_COMPACT), *token;
+
+	if (!payload)
+		abort();   /* out of memory: jansson allocates through xmalloc */
+	token = jwt_sign_payload(key, payload, strlen(payload));
+	free(payload);
 	return token;
 }
 

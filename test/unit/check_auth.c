@@ -218,6 +218,36 @@ START_TEST(test_user_token)
 }
 END_TEST
 
+/* The claims, written directly when no value needs a JSON escape, and
+ * through jansson when one does: both verify and read back the same. */
+START_TEST(test_claims_text)
+{
+	static const char *const subs[] = { "u-1_AZaz09", "quote\"back\\slash\ttab" };
+	json_t *claims;
+
+	for (size_t i = 0; i < N_ELEMS(subs); i++) {
+		issue(subs[i]);
+		claims = jwt_verify(fx.srv.key, fx.at.token, strlen(fx.at.token));
+		ck_assert_ptr_nonnull(claims);
+		ck_assert_str_eq(json_string_value(json_object_get(claims, "sub")), subs[i]);
+		ck_assert_str_eq(json_string_value(json_object_get(claims, "aud")), fx.p.project_id);
+		ck_assert_str_eq(json_string_value(json_object_get(claims, "project_id")),
+		                 fx.p.project_id);
+		ck_assert_str_eq(json_string_value(json_object_get(claims, "client_id")),
+		                 fx.p.client_id);
+		ck_assert_str_eq(json_string_value(json_object_get(claims, "scope")),
+		                 "users:read roles:read");
+		ck_assert_str_eq(json_string_value(json_object_get(claims, "iss")), fx.cfg.issuer);
+		ck_assert_str_eq(json_string_value(json_object_get(claims, "jti")), fx.at.jti);
+		ck_assert_int_eq(json_integer_value(json_object_get(claims, "exp")), fx.at.exp);
+		ck_assert_int_eq(json_integer_value(json_object_get(claims, "exp")) -
+		                 json_integer_value(json_object_get(claims, "iat")), fx.cfg.access_ttl_s);
+		ck_assert_int_eq(json_object_size(claims), 9);
+		json_decref(claims);
+	}
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("auth");
@@ -230,6 +260,7 @@ int main(void)
 	tcase_add_test(tc, test_holders_read_again_after_any_commit);
 	tcase_add_test(tc, test_revoked_after_cached);
 	tcase_add_test(tc, test_user_token);
+	tcase_add_test(tc, test_claims_text);
 	suite_add_tcase(s, tc);
 	return check_run(srunner_create(s));
 }
