@@ -3,9 +3,11 @@
 /*
  * Connection limits that evhttp 2.1 does not have: at most max_connections
  * open at once (the listener pauses, so the surplus waits in the kernel's
- * backlog), and a total deadline of request_timeout_s for each request to
- * arrive whole, however slowly its bytes trickle (slowloris). evhttp's own
- * timeout only measures silence between bytes.
+ * backlog), at most max_connections_per_address from one client address
+ * (beyond, a new connection is closed at once), and a total deadline of
+ * request_timeout_s for each request to arrive whole, however slowly its
+ * bytes trickle (slowloris), since evhttp's own timeout only measures silence
+ * between bytes.
  */
 #include "server.h"
 

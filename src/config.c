@@ -31,6 +31,7 @@ void config_init(struct config *cfg)
 	cfg->max_header_bytes = 16384;
 	cfg->request_timeout_s = 10;
 	cfg->max_connections = 1024;
+	cfg->max_connections_per_address = 64;
 	cfg->cors_origins = xcalloc(1, sizeof(char *));
 	cfg->store_path = xstrdup("var/edgeauth.db");
 	cfg->synchronous_full = true;
@@ -182,6 +183,8 @@ static int handle_server(struct config *c, const char *name, const char *value, 
 		return set_int(value, 1, 3600, &c->request_timeout_s, ls);
 	if (!strcmp(name, "max_connections"))
 		return set_int(value, 1, 1000000, &c->max_connections, ls);
+	if (!strcmp(name, "max_connections_per_address"))
+		return set_int(value, 1, 1000000, &c->max_connections_per_address, ls);
 	if (!strcmp(name, "cors_origins"))
 		return set_origins(value, c);
 	snprintf(ls->entry_reason, sizeof ls->entry_reason, "unknown key '%s' in [server]", name);

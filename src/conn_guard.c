@@ -3,30 +3,43 @@
  * bufferevent (evhttp_set_bevcb) and hold a reference to it, so that after
  * evhttp frees it we can still see that it did (its callbacks are cleared)
  * and drop our reference, which closes the socket. A sweep timer does the
- * bookkeeping: drops released connections, shuts down those past their
- * deadline, and resumes the listener once there is room again.
+ * bookkeeping: drops released connections, ends those past their deadline,
+ * and resumes the listener once there is room again.
  */
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <netinet/in.h>
 #include <sys/socket.h>
 #include <event2/bufferevent.h>
 #include <event2/event.h>
 #include <event2/http.h>
 #include <event2/listener.h>
+#include <event2/util.h>
 
 #include "config.h"
 #include "conn_guard.h"
 #include "util.h"
 
 #define SWEEP_INTERVAL_US 250000
+#define ADDR_BUCKETS_MIN 64
+
+/* Open connections from one client address. */
+struct addr_count {
+	unsigned char addr[16];    /* IPv6, or IPv4 as ::ffff:a.b.c.d */
+	int count;
+	struct addr_count *next;   /* in its bucket */
+};
 
 struct conn_entry {
+	struct conn_guard *g;
 	struct bufferevent *bev;   /* we hold a reference */
 	int64_t deadline_us;       /* when the next request must be in, if idle */
 	int busy;                  /* requests being handled */
-	bool shut;                 /* we shut it down already */
+	bool admitted;             /* on_admit has seen it */
 	int fd;                    /* its slot in by_fd, or -1 */
+	struct addr_count *addr;   /* its client address, NULL if not counted */
 	struct conn_entry *prev, *next;
 };
 
@@ -34,13 +47,19 @@ struct conn_guard {
 	struct server *srv;
 	struct evconnlistener *listener;
 	struct event *sweep;
-	struct conn_entry *head;
+	struct event *admit;       /* new connections, once evhttp gave them their socket */
+	struct conn_entry *head;   /* newest first; the not yet admitted lead */
 	/* Entries by socket, so that a request finds its connection without a
-	 * walk of the list; filled at a connection's first request, since evhttp
-	 * gives the bufferevent its socket only after on_accept. The socket stays
-	 * ours until entry_remove closes it, so its number is not reused first. */
+	 * walk of the list. The socket stays ours until entry_remove closes it,
+	 * so its number is not reused first. */
 	struct conn_entry **by_fd;
 	int by_fd_cap;
+	/* Connections by client address: a hash table, seeded at start so that
+	 * nobody can choose addresses that share a bucket. */
+	struct addr_count **addr_buckets;
+	size_t addr_nbuckets;      /* a power of two */
+	size_t addr_n;
+	uint64_t addr_seed;
 	int count;
 	bool paused;
 };
@@ -66,12 +85,16 @@ static void resume_listener(struct conn_guard *g)
 	}
 }
 
-/* evhttp asks for each accepted connection's bufferevent. */
+/* evhttp asks for each accepted connection's bufferevent. It gives it the
+ * socket only after this returns, so the rest waits for on_admit, which
+ * runs in the same loop iteration, before anything is read. */
 static struct bufferevent *on_accept(struct event_base *base, void *arg)
 {
 	struct conn_guard *g = arg;
 	struct conn_entry *e = xcalloc(1, sizeof *e);
+	const struct config *cfg = g->srv->cfg;
 
+	e->g = g;
 	e->fd = -1;
 	e->bev = bufferevent_socket_new(base, -1, BEV_OPT_CLOSE_ON_FREE);
 	bufferevent_incref(e->bev);
@@ -80,8 +103,9 @@ static struct bufferevent *on_accept(struct event_base *base, void *arg)
 	if (g->head)
 		g->head->prev = e;
 	g->head = e;
-	if (++g->count >= g->srv->cfg->max_connections)
+	if (++g->count >= cfg->max_connections)
 		pause_listener(g);
+	event_active(g->admit, EV_TIMEOUT, 0);
 	return e->bev;
 }
 
@@ -97,6 +121,89 @@ static bool released(struct bufferevent *bev)
 	return !r && !w && !ev;
 }
 
+static size_t addr_bucket(const struct conn_guard *g, const unsigned char *addr)
+{
+	uint64_t h = 14695981039346656037ULL ^ g->addr_seed;   /* FNV-1a */
+
+	for (int i = 0; i < 16; i++)
+		h = (h ^ addr[i]) * 1099511628211ULL;
+	return (size_t)(h ^ (h >> 32)) & (g->addr_nbuckets - 1);
+}
+
+static void addr_grow(struct conn_guard *g)
+{
+	struct addr_count **old = g->addr_buckets;
+	size_t n = g->addr_nbuckets;
+
+	g->addr_nbuckets = n ? n * 2 : ADDR_BUCKETS_MIN;
+	g->addr_buckets = xcalloc(g->addr_nbuckets, sizeof *g->addr_buckets);
+	for (size_t i = 0; i < n; i++) {
+		struct addr_count *a = old[i], *next;
+		for (; a; a = next) {
+			size_t b = addr_bucket(g, a->addr);
+			next = a->next;
+			a->next = g->addr_buckets[b];
+			g->addr_buckets[b] = a;
+		}
+	}
+	free(old);
+}
+
+/* The count of addr, made if new; the caller increments it. */
+static struct addr_count *addr_find(struct conn_guard *g, const unsigned char *addr)
+{
+	struct addr_count *a;
+	size_t b;
+
+	if (g->addr_n >= g->addr_nbuckets)
+		addr_grow(g);
+	b = addr_bucket(g, addr);
+	for (a = g->addr_buckets[b]; a; a = a->next)
+		if (!memcmp(a->addr, addr, sizeof a->addr))
+			return a;
+	a = xcalloc(1, sizeof *a);
+	memcpy(a->addr, addr, sizeof a->addr);
+	a->next = g->addr_buckets[b];
+	g->addr_buckets[b] = a;
+	g->addr_n++;
+	return a;
+}
+
+static void addr_release(struct conn_guard *g, struct addr_count *a)
+{
+	struct addr_count **p;
+
+	if (--a->count > 0)
+		return;
+	for (p = &g->addr_buckets[addr_bucket(g, a->addr)]; *p != a; p = &(*p)->next)
+		;
+	*p = a->next;
+	free(a);
+	g->addr_n--;
+}
+
+/* The peer's address as 16 bytes (IPv4 mapped into IPv6). Returns -1 for
+ * a socket that has none (it is then not counted). */
+static int peer_addr(int fd, unsigned char out[16])
+{
+	struct sockaddr_storage ss;
+	socklen_t len = sizeof ss;
+
+	if (getpeername(fd, (struct sockaddr *)&ss, &len) != 0)
+		return -1;
+	if (ss.ss_family == AF_INET6) {
+		memcpy(out, &((struct sockaddr_in6 *)&ss)->sin6_addr, 16);
+		return 0;
+	}
+	if (ss.ss_family == AF_INET) {
+		memset(out, 0, 10);
+		out[10] = out[11] = 0xff;
+		memcpy(out + 12, &((struct sockaddr_in *)&ss)->sin_addr, 4);
+		return 0;
+	}
+	return -1;
+}
+
 static void entry_remove(struct conn_guard *g, struct conn_entry *e)
 {
 	if (e->prev)
@@ -107,9 +214,87 @@ static void entry_remove(struct conn_guard *g, struct conn_entry *e)
 		e->next->prev = e->prev;
 	if (e->fd >= 0 && g->by_fd[e->fd] == e)
 		g->by_fd[e->fd] = NULL;
+	if (e->addr)
+		addr_release(g, e->addr);
 	bufferevent_decref(e->bev);   /* the last reference: closes the socket */
 	free(e);
 	g->count--;
+}
+
+static void index_by_fd(struct conn_guard *g, struct conn_entry *e, int fd)
+{
+	if (fd >= g->by_fd_cap) {
+		int cap = g->by_fd_cap ? g->by_fd_cap : 64;
+		while (cap <= fd)
+			cap *= 2;
+		g->by_fd = xrealloc(g->by_fd, (size_t)cap * sizeof *g->by_fd);
+		memset(g->by_fd + g->by_fd_cap, 0, (size_t)(cap - g->by_fd_cap) * sizeof *g->by_fd);
+		g->by_fd_cap = cap;
+	}
+	g->by_fd[fd] = e;
+	e->fd = fd;
+}
+
+/* As if the client had ended the stream: evhttp frees the connection at
+ * once, whatever it was waiting for, and reads nothing more (a shutdown of
+ * the socket would let it first read, and serve, what the kernel holds).
+ * Never for a connection whose request is being handled. */
+static void end_connection(struct conn_entry *e)
+{
+	bufferevent_trigger_event(e->bev, BEV_EVENT_EOF | BEV_EVENT_READING, 0);
+}
+
+/* A connection evhttp has freed stays listed until the next sweep: when its
+ * address seems to be at its limit, those of its connections stop counting
+ * at once (a client that closes and reconnects is not refused). */
+static void uncount_released(struct conn_guard *g, struct addr_count *a)
+{
+	for (struct conn_entry *e = g->head; e; e = e->next)
+		if (e->addr == a && released(e->bev)) {
+			addr_release(g, a);
+			e->addr = NULL;
+		}
+}
+
+/* A new connection has its socket: index it, count it under its client
+ * address, and end it at once (evhttp has read nothing yet) when that
+ * address has too many open. */
+static void admit(struct conn_guard *g, struct conn_entry *e)
+{
+	int fd = bufferevent_getfd(e->bev);
+	unsigned char addr[16];
+
+	e->admitted = true;
+	if (fd < 0 || released(e->bev))
+		return;
+	index_by_fd(g, e, fd);
+	if (peer_addr(fd, addr) < 0)
+		return;
+	e->addr = addr_find(g, addr);
+	e->addr->count++;
+	if (e->addr->count > g->srv->cfg->max_connections_per_address)
+		uncount_released(g, e->addr);
+	if (e->addr->count > g->srv->cfg->max_connections_per_address)
+		end_connection(e);
+}
+
+static void on_admit(evutil_socket_t fd, short what, void *arg)
+{
+	struct conn_guard *g = arg;
+	struct conn_entry *e = g->head, *next;
+
+	(void)fd;
+	(void)what;
+	/* New entries go to the head and are admitted in the iteration that
+	 * made them, so those waiting are the first ones. */
+	for (; e && !e->admitted; e = next) {
+		next = e->next;
+		admit(g, e);
+		if (released(e->bev))
+			entry_remove(g, e);
+	}
+	if (g->count < g->srv->cfg->max_connections)
+		resume_listener(g);
 }
 
 static void on_sweep(evutil_socket_t fd, short what, void *arg)
@@ -124,13 +309,10 @@ static void on_sweep(evutil_socket_t fd, short what, void *arg)
 		next = e->next;
 		if (e->busy > 0)
 			continue;
-		if (released(e->bev)) {
+		if (!released(e->bev) && now > e->deadline_us)
+			end_connection(e);
+		if (released(e->bev))
 			entry_remove(g, e);
-		} else if (now > e->deadline_us && !e->shut) {
-			/* evhttp sees the end of the stream and frees the connection. */
-			shutdown(bufferevent_getfd(e->bev), SHUT_RDWR);
-			e->shut = true;
-		}
 	}
 	if (g->count < g->srv->cfg->max_connections)
 		resume_listener(g);
@@ -150,11 +332,13 @@ struct conn_guard *conn_guard_new(struct server *srv)
 	struct timeval tv = { 0, SWEEP_INTERVAL_US };
 
 	g->srv = srv;
+	evutil_secure_rng_get_bytes(&g->addr_seed, sizeof g->addr_seed);
 	g->listener = srv->bound ? evhttp_bound_socket_get_listener(srv->bound) : NULL;
 	if (g->listener)
 		evconnlistener_set_error_cb(g->listener, on_listener_error);
 	evhttp_set_bevcb(srv->http, on_accept, g);
 	g->sweep = event_new(srv->base, -1, EV_PERSIST, on_sweep, g);
+	g->admit = event_new(srv->base, -1, 0, on_admit, g);
 	event_add(g->sweep, &tv);
 	return g;
 }
@@ -170,24 +354,12 @@ void conn_guard_free(struct conn_guard *g)
 	if (!g)
 		return;
 	event_free(g->sweep);
+	event_free(g->admit);
 	while (g->head)
 		entry_remove(g, g->head);
 	free(g->by_fd);
+	free(g->addr_buckets);
 	free(g);
-}
-
-static void index_by_fd(struct conn_guard *g, struct conn_entry *e, int fd)
-{
-	if (fd >= g->by_fd_cap) {
-		int cap = g->by_fd_cap ? g->by_fd_cap : 64;
-		while (cap <= fd)
-			cap *= 2;
-		g->by_fd = xrealloc(g->by_fd, (size_t)cap * sizeof *g->by_fd);
-		memset(g->by_fd + g->by_fd_cap, 0, (size_t)(cap - g->by_fd_cap) * sizeof *g->by_fd);
-		g->by_fd_cap = cap;
-	}
-	g->by_fd[fd] = e;
-	e->fd = fd;
 }
 
 struct conn_entry *conn_guard_request_started(struct conn_guard *g, struct evhttp_request *req)
@@ -197,18 +369,10 @@ struct conn_entry *conn_guard_request_started(struct conn_guard *g, struct evhtt
 	int fd = bev ? bufferevent_getfd(bev) : -1;
 	struct conn_entry *e = fd >= 0 && fd < g->by_fd_cap ? g->by_fd[fd] : NULL;
 
-	if (!bev)
+	/* on_admit indexed every connection before evhttp read from it */
+	if (!e || e->bev != bev)
 		return NULL;
-	/* A miss is the connection's first request: its socket was not known
-	 * at accept. A connection keeps its socket, so one indexing is enough. */
-	if (!e || e->bev != bev) {
-		for (e = g->head; e && e->bev != bev; e = e->next)
-			;
-		if (e && fd >= 0)
-			index_by_fd(g, e, fd);
-	}
-	if (e)
-		e->busy++;
+	e->busy++;
 	return e;
 }
 

@@ -12,6 +12,11 @@ prints one JSON object.
   pipeline PORT FILE             send FILE's bytes in one write, read until
                                  the server closes; report the answers
                                  (status, body) in order
+  peraddr PORT N                 hold N idle connections from 127.0.0.1 and
+                                 report how many the server kept; then ask
+                                 /healthz on one more from 127.0.0.1 and on
+                                 one from 127.0.0.2, and, once the N are
+                                 closed, again from 127.0.0.1
   half PORT                      half a request, then shutdown(SHUT_WR)
   midbody PORT                   a POST announcing 1000 bytes, 100 sent,
                                  then close
@@ -138,6 +143,55 @@ def pipeline(port, path):
     return {"answers": answers, "unparsed_bytes": rest}
 
 
+def healthz(port, source="127.0.0.1", timeout=2):
+    """(status or None, seconds) of one GET /healthz on a new connection;
+    None when the server closed it without an answer or did not answer."""
+    start = time.monotonic()
+    s = socket.socket()
+    s.settimeout(timeout)
+    status = None
+    try:
+        s.bind((source, 0))
+        s.connect(("127.0.0.1", port))
+        s.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        head = s.recv(64)
+        if head.startswith(b"HTTP/1.1 "):
+            status = int(head[9:12])
+    except OSError:
+        pass
+    s.close()
+    return status, round(time.monotonic() - start, 3)
+
+
+def peraddr(port, n):
+    socks = []
+    for _ in range(n):
+        s = socket.create_connection(("127.0.0.1", port), timeout=5)
+        s.setblocking(False)
+        socks.append(s)
+    time.sleep(0.5)
+    kept = 0
+    for s in socks:
+        try:
+            kept += s.recv(1) != b""
+        except BlockingIOError:
+            kept += 1          # nothing to read: still open
+        except OSError:
+            pass
+    same = healthz(port)
+    other = healthz(port, "127.0.0.2")
+    for s in socks:
+        s.close()
+    time.sleep(0.6)            # the server sees them close and forgets them
+    again = healthz(port)
+    return {
+        "kept": kept,
+        "same_status": same[0], "same_s": same[1],
+        "other_status": other[0], "other_s": other[1],
+        "again_status": again[0],
+    }
+
+
 def wait_close(s, seconds):
     """Seconds until the server closed s, or None."""
     start = time.monotonic()
@@ -189,6 +243,8 @@ def main():
         out = hold(port, int(sys.argv[3]), float(sys.argv[4]), float(sys.argv[5]))
     elif mode == "pipeline":
         out = pipeline(port, sys.argv[3])
+    elif mode == "peraddr":
+        out = peraddr(port, int(sys.argv[3]))
     elif mode == "half":
         out = half(port)
     elif mode == "midbody":

@@ -1,12 +1,14 @@
-# Connection abuse, bounded in time (about 35 s): idle connections,
-# slowloris, pipelining, clients that leave half-way, and max_connections.
-# The server must keep serving a normal request throughout, close slow and
-# idle connections after request_timeout_s, and never hold more client
-# sockets than max_connections (plus a margin).
+# Connection abuse, bounded in time (about 40 s): idle connections,
+# slowloris, pipelining, clients that leave half-way, max_connections and
+# max_connections_per_address. The server must keep serving a normal
+# request throughout, close slow and idle connections after
+# request_timeout_s, and never hold more client sockets than
+# max_connections (plus a margin).
 . "$(dirname "$0")/lib.sh"
 CA="$BB_DIR/connabuse.py"
 TIMEOUT=3
-start_server "server.request_timeout_s=$TIMEOUT"
+# Every client here is 127.0.0.1: the per-address limit has its own section.
+start_server "server.request_timeout_s=$TIMEOUT" server.max_connections_per_address=1000
 
 fds() { ls "/proc/$SERVER_PID/fd" 2>/dev/null | wc -l; }
 # timed_healthz: sets STATUS and SECS (a decimal) for one GET /healthz
@@ -103,7 +105,8 @@ under "$(fds)" $((BASE_FDS + 2)) && pass || fail "(d) server holds $(fds) fds af
 # --- (e) max_connections ------------------------------------------------------
 stop_server
 MAXC=50; TIMEOUT=2
-start_server "server.max_connections=$MAXC" "server.request_timeout_s=$TIMEOUT"
+start_server "server.max_connections=$MAXC" "server.request_timeout_s=$TIMEOUT" \
+	server.max_connections_per_address=1000
 BASE_FDS=$(fds)
 python3 "$CA" idle "$PORT" 200 12 "$SERVER_PID" > "$TMP/maxc.json" &
 HOLDER=$!
@@ -129,5 +132,23 @@ kill -0 "$SERVER_PID" 2>/dev/null
 check "(e) server alive" $? 0
 timed_healthz 2
 check "(e) healthz at the end" "$STATUS" 200
+
+# --- (f) max_connections_per_address ------------------------------------------
+# One address opens 30 idle connections: 8 are kept, the rest closed at once,
+# so that another address still finds room under max_connections (16).
+stop_server
+start_server server.max_connections=16 server.max_connections_per_address=8 \
+	"server.request_timeout_s=$TIMEOUT"
+python3 "$CA" peraddr "$PORT" 30 > "$TMP/peraddr.json"
+check "(f) connections kept from one address" "$(jqf "$TMP/peraddr.json" .kept)" 8
+check "(f) a further connection from it is closed unanswered" \
+	"$(jqf "$TMP/peraddr.json" .same_status)" null
+under "$(jqf "$TMP/peraddr.json" .same_s)" 0.5 && pass ||
+	fail "(f) the further connection took $(jqf "$TMP/peraddr.json" .same_s) s to be closed, want < 0.5 s"
+check "(f) healthz from 127.0.0.2 meanwhile" "$(jqf "$TMP/peraddr.json" .other_status)" 200
+under "$(jqf "$TMP/peraddr.json" .other_s)" 0.5 && pass ||
+	fail "(f) healthz from 127.0.0.2 took $(jqf "$TMP/peraddr.json" .other_s) s, want < 0.5 s"
+check "(f) healthz from 127.0.0.1 once its connections closed" \
+	"$(jqf "$TMP/peraddr.json" .again_status)" 200
 
 finish
