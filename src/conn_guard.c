@@ -12,6 +12,7 @@
 #include <string.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
+#include <event2/buffer.h>
 #include <event2/bufferevent.h>
 #include <event2/event.h>
 #include <event2/http.h>
@@ -23,6 +24,7 @@
 #include "util.h"
 
 #define SWEEP_INTERVAL_US 250000
+#define READ_MAX 16384             /* bytes one read from a socket takes, at most */
 #define ADDR_BUCKETS_MIN 64
 
 /* Open connections from one client address. */
@@ -37,6 +39,7 @@ struct conn_entry {
 	struct bufferevent *bev;   /* we hold a reference */
 	int64_t deadline_us;       /* when the next request must be in, if idle */
 	int busy;                  /* requests being handled */
+	bool read_capped;          /* its read watermark is set */
 	bool admitted;             /* on_admit has seen it */
 	int fd;                    /* its slot in by_fd, or -1 */
 	struct addr_count *addr;   /* its client address, NULL if not counted */
@@ -48,6 +51,8 @@ struct conn_guard {
 	struct evconnlistener *listener;
 	struct event *sweep;
 	struct event *admit;       /* new connections, once evhttp gave them their socket */
+	size_t input_max;          /* input read ahead of requests, at most */
+	size_t input_high;         /* from here on, reads are capped (on_input) */
 	struct conn_entry *head;   /* newest first; the not yet admitted lead */
 	/* Entries by socket, so that a request finds its connection without a
 	 * walk of the list. The socket stays ours until entry_remove closes it,
@@ -85,6 +90,25 @@ static void resume_listener(struct conn_guard *g)
 	}
 }
 
+/* The input read ahead of a connection's requests is bounded by
+ * input_max: while an answer waits to be written, evhttp keeps reading "to
+ * detect a close", and a client that pipelines and never reads would
+ * otherwise grow the input without end. A read watermark bounds it, but
+ * libevent re-arms the read event on every change of a watermarked input,
+ * several times a request; so the watermark is set only while the input
+ * holds input_high or more, below which one read cannot pass input_max. */
+static void on_input(struct evbuffer *in, const struct evbuffer_cb_info *info, void *arg)
+{
+	struct conn_entry *e = arg;
+	bool high = evbuffer_get_length(in) >= e->g->input_high;
+
+	(void)info;
+	if (high != e->read_capped) {
+		bufferevent_setwatermark(e->bev, EV_READ, 0, high ? e->g->input_max : 0);
+		e->read_capped = high;
+	}
+}
+
 /* evhttp asks for each accepted connection's bufferevent. It gives it the
  * socket only after this returns, so the rest waits for on_admit, which
  * runs in the same loop iteration, before anything is read. */
@@ -98,6 +122,12 @@ static struct bufferevent *on_accept(struct event_base *base, void *arg)
 	e->fd = -1;
 	e->bev = bufferevent_socket_new(base, -1, BEV_OPT_CLOSE_ON_FREE);
 	bufferevent_incref(e->bev);
+	bufferevent_set_max_single_read(e->bev, READ_MAX);
+	if (g->input_high == 0) {   /* limits under one read: capped from the start */
+		bufferevent_setwatermark(e->bev, EV_READ, 0, g->input_max);
+		e->read_capped = true;
+	}
+	evbuffer_add_cb(bufferevent_get_input(e->bev), on_input, e);
 	e->deadline_us = mono_us() + timeout_us(g);
 	e->next = g->head;
 	if (g->head)
@@ -216,6 +246,7 @@ static void entry_remove(struct conn_guard *g, struct conn_entry *e)
 		g->by_fd[e->fd] = NULL;
 	if (e->addr)
 		addr_release(g, e->addr);
+	evbuffer_remove_cb(bufferevent_get_input(e->bev), on_input, e);
 	bufferevent_decref(e->bev);   /* the last reference: closes the socket */
 	free(e);
 	g->count--;
@@ -236,9 +267,10 @@ static void index_by_fd(struct conn_guard *g, struct conn_entry *e, int fd)
 }
 
 /* As if the client had ended the stream: evhttp frees the connection at
- * once, whatever it was waiting for, and reads nothing more (a shutdown of
- * the socket would let it first read, and serve, what the kernel holds).
- * Never for a connection whose request is being handled. */
+ * once, whatever it was waiting for, and reads nothing more. A shutdown of
+ * the socket would let it first read (and serve) what the kernel holds, and
+ * go unnoticed while its reading is suspended at the watermark. Never for a
+ * connection whose request is being handled. */
 static void end_connection(struct conn_entry *e)
 {
 	bufferevent_trigger_event(e->bev, BEV_EVENT_EOF | BEV_EVENT_READING, 0);
@@ -332,6 +364,9 @@ struct conn_guard *conn_guard_new(struct server *srv)
 	struct timeval tv = { 0, SWEEP_INTERVAL_US };
 
 	g->srv = srv;
+	/* a whole request of the largest size: evhttp needs no more to parse it */
+	g->input_max = (size_t)(srv->cfg->max_header_bytes + srv->cfg->max_body_bytes);
+	g->input_high = g->input_max > READ_MAX ? g->input_max - READ_MAX : 0;
 	evutil_secure_rng_get_bytes(&g->addr_seed, sizeof g->addr_seed);
 	g->listener = srv->bound ? evhttp_bound_socket_get_listener(srv->bound) : NULL;
 	if (g->listener)
