@@ -10,8 +10,9 @@ prints one JSON object.
                                  at once, then one header byte every INTERVAL
                                  seconds for SECONDS; report as idle
   pipeline PORT FILE             send FILE's bytes in one write, read until
-                                 the server closes; report the answers
-                                 (status, body) in order
+                                 the server closes (5 s at most); report the
+                                 answers (status, body) in order, and when
+                                 the server closed (null: it did not)
   flood PORT MIB SECONDS PID [chunksize]
                                  pipeline MIB MiB of GET /healthz on one
                                  connection and never read an answer (or
@@ -136,20 +137,23 @@ def pipeline(port, path):
     with open(path, "rb") as f:
         request = f.read()
     s = socket.create_connection(("127.0.0.1", port), timeout=5)
+    start = time.monotonic()
     s.sendall(request)
-    data = b""
-    deadline = time.monotonic() + 5
+    data, closed = b"", None
     try:
-        while time.monotonic() < deadline:
+        while time.monotonic() < start + 5:
             chunk = s.recv(65536)
             if not chunk:
+                closed = round(time.monotonic() - start, 2)
                 break
             data += chunk
-    except OSError:
+    except socket.timeout:
         pass
+    except OSError:
+        closed = round(time.monotonic() - start, 2)
     s.close()
     answers, rest = parse_answers(data)
-    return {"answers": answers, "unparsed_bytes": rest}
+    return {"answers": answers, "unparsed_bytes": rest, "closed_after_s": closed}
 
 
 def rss_kib(pid):

@@ -1,10 +1,10 @@
 # Connection abuse, bounded in time (about 50 s): idle connections,
 # slowloris, pipelining (also without reading the answers), clients that
-# leave half-way, max_connections and max_connections_per_address. The
-# server must keep serving a normal request throughout, close slow and idle
-# connections after request_timeout_s, never hold more client sockets than
-# max_connections (plus a margin), nor more memory for a connection than a
-# request's worth.
+# leave half-way, framing that must close the connection, max_connections
+# and max_connections_per_address. The server must keep serving a normal
+# request throughout, close slow and idle connections after
+# request_timeout_s, never hold more client sockets than max_connections
+# (plus a margin), nor more memory for a connection than a request's worth.
 . "$(dirname "$0")/lib.sh"
 CA="$BB_DIR/connabuse.py"
 # Under AddressSanitizer (make check) freed memory waits in a quarantine of
@@ -113,6 +113,24 @@ for KIND_MIB in chunksize:8 requests:32; do
 	sleep 0.3
 	under "$(fds)" $((BASE_FDS + 2)) && pass || fail "(c2) $KIND: server holds $(fds) fds after the flood, had $BASE_FDS"
 done
+
+# --- (c3) answers that must close the connection ------------------------------
+# A space before a header's colon: not Content-Length for evhttp, so the
+# body would be read as a second request. 400, and nothing more is read.
+printf 'POST /healthz HTTP/1.1\r\nHost: x\r\nContent-Length : 31\r\n\r\nGET /nope HTTP/1.1\r\nHost: x\r\n\r\n' > "$TMP/smuggle"
+python3 "$CA" pipeline "$PORT" "$TMP/smuggle" > "$TMP/smuggle.json"
+check "(c3) space before the colon: one 400, the body never a request" \
+	"$(jqf "$TMP/smuggle.json" '[.answers[]|"\(.status) \(.body|fromjson|.error)"]|join(";")')" "400 invalid_params"
+under "$(jqf "$TMP/smuggle.json" .closed_after_s)" 1 && pass ||
+	fail "(c3) connection closed after $(jqf "$TMP/smuggle.json" .closed_after_s) s past the 400, want < 1 s"
+# evhttp keeps a CONNECT's connection open whatever the answer says.
+printf 'CONNECT x:1 HTTP/1.1\r\nHost: x\r\n\r\nGET /healthz HTTP/1.1\r\nHost: x\r\n\r\n' > "$TMP/connect"
+python3 "$CA" pipeline "$PORT" "$TMP/connect" > "$TMP/connect.json"
+check "(c3) CONNECT: 405, and nothing after it is read" \
+	"$(jqf "$TMP/connect.json" '[.answers[]|"\(.status) \(.body|fromjson|.error)"]|join(";")')" \
+	"405 method_not_allowed"
+under "$(jqf "$TMP/connect.json" .closed_after_s)" 1 && pass ||
+	fail "(c3) CONNECT: connection closed after $(jqf "$TMP/connect.json" .closed_after_s) s, want < 1 s (null: not before the client gave up)"
 
 # --- (d) clients that leave half-way ----------------------------------------
 python3 "$CA" half "$PORT" > "$TMP/half.json"
