@@ -43,6 +43,11 @@ struct conn_entry {
 	bool admitted;             /* on_admit has seen it */
 	int fd;                    /* its slot in by_fd, or -1 */
 	struct addr_count *addr;   /* its client address, NULL if not counted */
+	/* libevent's own answer in the output, waiting for on_answer */
+	bool answer_pending;
+	bool answer_stale;         /* the output changed otherwise since */
+	size_t answer_from;
+	struct conn_entry *answer_next;
 	struct conn_entry *prev, *next;
 };
 
@@ -51,9 +56,14 @@ struct conn_guard {
 	struct evconnlistener *listener;
 	struct event *sweep;
 	struct event *admit;       /* new connections, once evhttp gave them their socket */
+	struct event *answers;     /* libevent's answers, before they are sent */
+	conn_guard_answer_fn *on_answer;
+	void *on_answer_arg;
+	bool own_write;            /* our reply is being written */
 	size_t input_max;          /* input read ahead of requests, at most */
 	size_t input_high;         /* from here on, reads are capped (on_input) */
 	struct conn_entry *head;   /* newest first; the not yet admitted lead */
+	struct conn_entry *answer_head;
 	/* Entries by socket, so that a request finds its connection without a
 	 * walk of the list. The socket stays ours until entry_remove closes it,
 	 * so its number is not reused first. */
@@ -88,6 +98,32 @@ static void resume_listener(struct conn_guard *g)
 		evconnlistener_enable(g->listener);
 		g->paused = false;
 	}
+}
+
+/* The connection's output changed. Bytes added while no reply of ours is
+ * being written are libevent's own answer: note where it starts, and have
+ * on_answers show it to the hook before the loop sends it (bufferevents
+ * write only when the loop next polls the socket). */
+static void on_output(struct evbuffer *out, const struct evbuffer_cb_info *info, void *arg)
+{
+	struct conn_entry *e = arg;
+	struct conn_guard *g = e->g;
+
+	(void)out;
+	if (e->answer_pending) {
+		/* bytes sent, or a reply of ours behind it: leave it alone */
+		if (info->n_deleted || g->own_write)
+			e->answer_stale = true;
+		return;
+	}
+	if (!info->n_added || g->own_write)
+		return;
+	e->answer_pending = true;
+	e->answer_stale = false;
+	e->answer_from = info->orig_size;
+	e->answer_next = g->answer_head;
+	g->answer_head = e;
+	event_active(g->answers, EV_TIMEOUT, 0);
 }
 
 /* The input read ahead of a connection's requests is bounded by
@@ -128,6 +164,7 @@ static struct bufferevent *on_accept(struct event_base *base, void *arg)
 		e->read_capped = true;
 	}
 	evbuffer_add_cb(bufferevent_get_input(e->bev), on_input, e);
+	evbuffer_add_cb(bufferevent_get_output(e->bev), on_output, e);
 	e->deadline_us = mono_us() + timeout_us(g);
 	e->next = g->head;
 	if (g->head)
@@ -234,6 +271,18 @@ static int peer_addr(int fd, unsigned char out[16])
 	return -1;
 }
 
+static void unqueue_answer(struct conn_guard *g, struct conn_entry *e)
+{
+	struct conn_entry **p;
+
+	for (p = &g->answer_head; *p; p = &(*p)->answer_next)
+		if (*p == e) {
+			*p = e->answer_next;
+			break;
+		}
+	e->answer_pending = false;
+}
+
 static void entry_remove(struct conn_guard *g, struct conn_entry *e)
 {
 	if (e->prev)
@@ -246,7 +295,10 @@ static void entry_remove(struct conn_guard *g, struct conn_entry *e)
 		g->by_fd[e->fd] = NULL;
 	if (e->addr)
 		addr_release(g, e->addr);
+	if (e->answer_pending)
+		unqueue_answer(g, e);
 	evbuffer_remove_cb(bufferevent_get_input(e->bev), on_input, e);
+	evbuffer_remove_cb(bufferevent_get_output(e->bev), on_output, e);
 	bufferevent_decref(e->bev);   /* the last reference: closes the socket */
 	free(e);
 	g->count--;
@@ -329,6 +381,34 @@ static void on_admit(evutil_socket_t fd, short what, void *arg)
 		resume_listener(g);
 }
 
+/* Shows libevent's answers to the hook. One left stale (its bytes partly
+ * sent meanwhile, as the socket was already writable in this iteration, or
+ * a reply of ours written behind it; both rare) is left as it is; so is one
+ * on a connection evhttp has freed. */
+static void on_answers(evutil_socket_t fd, short what, void *arg)
+{
+	struct conn_guard *g = arg;
+	struct conn_entry *e;
+	struct evbuffer *out;
+
+	(void)fd;
+	(void)what;
+	while ((e = g->answer_head)) {
+		g->answer_head = e->answer_next;
+		e->answer_pending = false;
+		if (e->answer_stale || released(e->bev))
+			continue;
+		/* a socket bufferevent keeps its output's start frozen between
+		 * its writes, which keeps the hook from reading it too */
+		out = bufferevent_get_output(e->bev);
+		evbuffer_unfreeze(out, 1);
+		g->own_write = true;
+		g->on_answer(out, e->answer_from, g->on_answer_arg);
+		g->own_write = false;
+		evbuffer_freeze(out, 1);
+	}
+}
+
 static void on_sweep(evutil_socket_t fd, short what, void *arg)
 {
 	struct conn_guard *g = arg;
@@ -358,12 +438,15 @@ static void on_listener_error(struct evconnlistener *l, void *arg)
 	pause_listener(arg);
 }
 
-struct conn_guard *conn_guard_new(struct server *srv)
+struct conn_guard *conn_guard_new(struct server *srv, conn_guard_answer_fn *on_answer,
+                                  void *arg)
 {
 	struct conn_guard *g = xcalloc(1, sizeof *g);
 	struct timeval tv = { 0, SWEEP_INTERVAL_US };
 
 	g->srv = srv;
+	g->on_answer = on_answer;
+	g->on_answer_arg = arg;
 	/* a whole request of the largest size: evhttp needs no more to parse it */
 	g->input_max = (size_t)(srv->cfg->max_header_bytes + srv->cfg->max_body_bytes);
 	g->input_high = g->input_max > READ_MAX ? g->input_max - READ_MAX : 0;
@@ -374,6 +457,7 @@ struct conn_guard *conn_guard_new(struct server *srv)
 	evhttp_set_bevcb(srv->http, on_accept, g);
 	g->sweep = event_new(srv->base, -1, EV_PERSIST, on_sweep, g);
 	g->admit = event_new(srv->base, -1, 0, on_admit, g);
+	g->answers = event_new(srv->base, -1, 0, on_answers, g);
 	event_add(g->sweep, &tv);
 	return g;
 }
@@ -390,6 +474,7 @@ void conn_guard_free(struct conn_guard *g)
 		return;
 	event_free(g->sweep);
 	event_free(g->admit);
+	event_free(g->answers);
 	while (g->head)
 		entry_remove(g, g->head);
 	free(g->by_fd);
@@ -417,4 +502,9 @@ void conn_guard_request_done(struct conn_guard *g, struct conn_entry *e)
 		return;
 	e->busy--;
 	e->deadline_us = mono_us() + timeout_us(g);
+}
+
+void conn_guard_own_write(struct conn_guard *g, bool on)
+{
+	g->own_write = on;
 }

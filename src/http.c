@@ -17,6 +17,7 @@
 #include <event2/event.h>
 #include <event2/http.h>
 #include <event2/http_struct.h>
+#include <event2/util.h>
 #include <openssl/crypto.h>
 
 #include "auth.h"
@@ -43,6 +44,7 @@ static const char *status_reason(int status)
 	case 405: return "Method Not Allowed";
 	case 409: return "Conflict";
 	case 413: return "Payload Too Large";
+	case 417: return "Expectation Failed";
 	case 429: return "Too Many Requests";
 	case 501: return "Not Implemented";
 	case 503: return "Service Unavailable";
@@ -230,7 +232,9 @@ static void send_now(struct request_ctx *ctx, int status, struct evbuffer *buf)
 	 * tunnel (CONNECT is refused), so it is framed and closed as a GET's. */
 	if (req->type == EVHTTP_REQ_CONNECT)
 		req->type = EVHTTP_REQ_GET;
+	conn_guard_own_write(srv->guard, true);
 	evhttp_send_reply(req, status, status_reason(status), buf);
+	conn_guard_own_write(srv->guard, false);
 	evbuffer_free(buf);
 	conn_guard_request_done(srv->guard, ctx->conn);
 	log_request(ctx, status);
@@ -483,6 +487,85 @@ static int request_sane(struct evhttp_request *req, struct api_error *err)
 	return 0;
 }
 
+/* The JSON error that replaces libevent's own page of a status: false for
+ * a status libevent does not answer with a page of its own. */
+static bool libevent_error(int status, struct api_error *err)
+{
+	switch (status) {
+	case 400:
+		api_fail(err, E_INVALID_PARAMS, "The request is malformed, or its header is larger "
+		         "than max_header_bytes.");
+		return true;
+	case 413:
+		api_fail(err, E_PAYLOAD_TOO_LARGE, "The request body is larger than max_body_bytes.");
+		return true;
+	case 417:
+		api_fail(err, E_EXPECTATION_FAILED, "Only Expect: 100-continue is supported.");
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* The status of the answer at offset *from of out, or -1. A 100 Continue
+ * before it is skipped (*from moves past it). The version is the request's,
+ * whatever digits it had. */
+static int answer_status(struct evbuffer *out, size_t *from)
+{
+	struct evbuffer_ptr p;
+	char line[32];
+	const char *sp;
+	ev_ssize_t n;
+	int status;
+
+	for (;;) {
+		if (evbuffer_ptr_set(out, &p, *from, EVBUFFER_PTR_SET) < 0 ||
+		    (n = evbuffer_copyout_from(out, &p, line, sizeof line - 1)) <= 0)
+			return -1;
+		line[n] = '\0';
+		sp = strchr(line, ' ');
+		if (strncmp(line, "HTTP/", 5) || !sp || sscanf(sp, " %3d", &status) != 1)
+			return -1;
+		if (status != 100)
+			return status;
+		p = evbuffer_search(out, "\r\n\r\n", 4, &p);
+		if (p.pos < 0)
+			return -1;
+		*from = (size_t)p.pos + 4;
+	}
+}
+
+/* conn_guard's hook: libevent answered a request itself, with its HTML
+ * page, before edgeauth saw the request (a body over max_body_bytes, a
+ * malformed request line or header, an Expect it does not know). The page
+ * is still in out from `from` on, unsent: it becomes the JSON error of the
+ * same status (still closing the connection, as libevent's does), and is
+ * logged. Method and path are not known by then. */
+static void on_libevent_answer(struct evbuffer *out, size_t from, void *arg)
+{
+	struct api_error err;
+	struct evbuffer *body, *keep;
+	char date[64];
+	int status = answer_status(out, &from);
+
+	(void)arg;
+	if (status < 0 || !libevent_error(status, &err))
+		return;
+	keep = evbuffer_new();   /* what precedes the page (a 100 Continue) */
+	evbuffer_remove_buffer(out, keep, from);
+	evbuffer_drain(out, evbuffer_get_length(out));
+	evbuffer_add_buffer(out, keep);
+	evbuffer_free(keep);
+	body = error_body(&err);
+	evutil_date_rfc1123(date, sizeof date, NULL);
+	evbuffer_add_printf(out, "HTTP/1.1 %d %s\r\nContent-Type: application/json\r\n"
+	                    "Content-Length: %zu\r\nConnection: close\r\nDate: %s\r\n\r\n",
+	                    err.status, status_reason(err.status), evbuffer_get_length(body), date);
+	evbuffer_add_buffer(out, body);
+	evbuffer_free(body);
+	fprintf(stderr, "? ? %d -\n", err.status);
+}
+
 static void on_request(struct evhttp_request *req, void *arg)
 {
 	struct server *srv = arg;
@@ -538,7 +621,7 @@ int http_start(struct server *srv)
 	 * delayed ACK (Nagle) on a kept-alive connection. */
 	int one = 1;
 	setsockopt(evhttp_bound_socket_get_fd(srv->bound), IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-	srv->guard = conn_guard_new(srv);
+	srv->guard = conn_guard_new(srv, on_libevent_answer, NULL);
 	srv->commit_ev = event_new(srv->base, -1, 0, on_commit, srv);
 	store_batch_enable(srv->store, on_batch_opened, srv);
 	return 0;

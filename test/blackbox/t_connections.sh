@@ -114,6 +114,30 @@ for KIND_MIB in chunksize:8 requests:32; do
 	under "$(fds)" $((BASE_FDS + 2)) && pass || fail "(c2) $KIND: server holds $(fds) fds after the flood, had $BASE_FDS"
 done
 
+# The largest request the limits allow (headers of max_header_bytes, a body
+# of max_body_bytes) is still read whole when it arrives behind another
+# request and before one over the limit: more than the read-ahead bound in
+# one write. The one over the limit gets the JSON 413 and the close.
+python3 - "$TMP/maxreq" <<'PY'
+import sys
+H, B = 16384, 65536                      # max_header_bytes, max_body_bytes
+form = b"Content-Type: application/x-www-form-urlencoded"
+head = [b"POST /api/v1/tokens HTTP/1.1", b"Host: x", form, b"Content-Length: %d" % B]
+head.append(b"X-Pad: " + b"a" * (H - sum(map(len, head)) - len(b"X-Pad: ")))
+body = b"grant_type=client_credentials&x="
+with open(sys.argv[1], "wb") as f:
+    f.write(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+    f.write(b"\r\n".join(head) + b"\r\n\r\n" + body + b"a" * (B - len(body)))
+    f.write(b"POST /api/v1/tokens HTTP/1.1\r\nHost: x\r\n" + form +
+            b"\r\nContent-Length: %d\r\n\r\n" % (B + 1))
+PY
+python3 "$CA" pipeline "$PORT" "$TMP/maxreq" > "$TMP/maxreq.json"
+check "(c2) largest request read whole between two others" \
+	"$(jqf "$TMP/maxreq.json" '[.answers[]|"\(.status) \(.body|fromjson|.error // .status)"]|join(";")')" \
+	"200 ok;400 invalid_params;413 payload_too_large"
+under "$(jqf "$TMP/maxreq.json" .closed_after_s)" 1 && pass ||
+	fail "(c2) connection closed after $(jqf "$TMP/maxreq.json" .closed_after_s) s past the 413, want < 1 s"
+
 # --- (c3) answers that must close the connection ------------------------------
 # A space before a header's colon: not Content-Length for evhttp, so the
 # body would be read as a second request. 400, and nothing more is read.
