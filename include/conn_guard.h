@@ -25,8 +25,9 @@ struct evhttp_request;
 
 /* Called on the loop when bytes reached a connection's output outside
  * conn_guard_own_write: libevent's own answer, which starts at offset
- * `from` of out and has not been sent yet. The hook may rewrite it there. */
-typedef void conn_guard_answer_fn(struct evbuffer *out, size_t from, void *arg);
+ * `from` of out and has not been sent yet. The hook may rewrite it there.
+ * It returns true when the answer ends the connection. */
+typedef bool conn_guard_answer_fn(struct evbuffer *out, size_t from, void *arg);
 
 /* Installs itself on srv->http (after http_start has bound the listener);
  * libevent's answers go to on_answer(out, from, arg). */

@@ -45,6 +45,7 @@ struct conn_entry {
 	struct addr_count *addr;   /* its client address, NULL if not counted */
 	/* libevent's own answer in the output, waiting for on_answer */
 	bool answer_pending;
+	bool closing;              /* ends once its answer is written; reads nothing more */
 	bool answer_stale;         /* the output changed otherwise since */
 	size_t answer_from;
 	struct conn_entry *answer_next;
@@ -109,7 +110,10 @@ static void on_output(struct evbuffer *out, const struct evbuffer_cb_info *info,
 	struct conn_entry *e = arg;
 	struct conn_guard *g = e->g;
 
-	(void)out;
+	if (e->closing && info->n_deleted && evbuffer_get_length(out) == 0) {
+		e->deadline_us = 0;   /* the sweep ends it now */
+		event_active(g->sweep, EV_TIMEOUT, 0);
+	}
 	if (e->answer_pending) {
 		/* bytes sent, or a reply of ours behind it: leave it alone */
 		if (info->n_deleted || g->own_write)
@@ -136,9 +140,12 @@ static void on_output(struct evbuffer *out, const struct evbuffer_cb_info *info,
 static void on_input(struct evbuffer *in, const struct evbuffer_cb_info *info, void *arg)
 {
 	struct conn_entry *e = arg;
-	bool high = evbuffer_get_length(in) >= e->g->input_high;
+	bool high;
 
 	(void)info;
+	if (e->closing)
+		evbuffer_drain(in, evbuffer_get_length(in));
+	high = evbuffer_get_length(in) >= e->g->input_high;
 	if (high != e->read_capped) {
 		bufferevent_setwatermark(e->bev, EV_READ, 0, high ? e->g->input_max : 0);
 		e->read_capped = high;
@@ -384,12 +391,15 @@ static void on_admit(evutil_socket_t fd, short what, void *arg)
 /* Shows libevent's answers to the hook. One left stale (its bytes partly
  * sent meanwhile, as the socket was already writable in this iteration, or
  * a reply of ours written behind it; both rare) is left as it is; so is one
- * on a connection evhttp has freed. */
+ * on a connection evhttp has freed. When the hook says the answer ends the
+ * connection, nothing after it is read as a request, and the connection
+ * ends once it is written: evhttp would keep a CONNECT's open and go on
+ * reading requests, whatever the answer says. */
 static void on_answers(evutil_socket_t fd, short what, void *arg)
 {
 	struct conn_guard *g = arg;
 	struct conn_entry *e;
-	struct evbuffer *out;
+	struct evbuffer *out, *in;
 
 	(void)fd;
 	(void)what;
@@ -403,9 +413,13 @@ static void on_answers(evutil_socket_t fd, short what, void *arg)
 		out = bufferevent_get_output(e->bev);
 		evbuffer_unfreeze(out, 1);
 		g->own_write = true;
-		g->on_answer(out, e->answer_from, g->on_answer_arg);
+		e->closing = g->on_answer(out, e->answer_from, g->on_answer_arg);
 		g->own_write = false;
 		evbuffer_freeze(out, 1);
+		if (e->closing) {
+			in = bufferevent_get_input(e->bev);
+			evbuffer_drain(in, evbuffer_get_length(in));
+		}
 	}
 }
 

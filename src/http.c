@@ -539,9 +539,10 @@ static int answer_status(struct evbuffer *out, size_t *from)
  * page, before edgeauth saw the request (a body over max_body_bytes, a
  * malformed request line or header, an Expect it does not know). The page
  * is still in out from `from` on, unsent: it becomes the JSON error of the
- * same status (still closing the connection, as libevent's does), and is
- * logged. Method and path are not known by then. */
-static void on_libevent_answer(struct evbuffer *out, size_t from, void *arg)
+ * same status, and is logged. Method and path are not known by then.
+ * Returns true for such an error: the connection ends with it, as its
+ * Connection: close says (evhttp would not end a CONNECT's). */
+static bool on_libevent_answer(struct evbuffer *out, size_t from, void *arg)
 {
 	struct api_error err;
 	struct evbuffer *body, *keep;
@@ -550,7 +551,7 @@ static void on_libevent_answer(struct evbuffer *out, size_t from, void *arg)
 
 	(void)arg;
 	if (status < 0 || !libevent_error(status, &err))
-		return;
+		return false;
 	keep = evbuffer_new();   /* what precedes the page (a 100 Continue) */
 	evbuffer_remove_buffer(out, keep, from);
 	evbuffer_drain(out, evbuffer_get_length(out));
@@ -564,6 +565,7 @@ static void on_libevent_answer(struct evbuffer *out, size_t from, void *arg)
 	evbuffer_add_buffer(out, body);
 	evbuffer_free(body);
 	fprintf(stderr, "? ? %d -\n", err.status);
+	return true;
 }
 
 static void on_request(struct evhttp_request *req, void *arg)
