@@ -104,7 +104,8 @@ static void resume_listener(struct conn_guard *g)
 /* The connection's output changed. Bytes added while no reply of ours is
  * being written are libevent's own answer: note where it starts, and have
  * on_answers show it to the hook before the loop sends it (bufferevents
- * write only when the loop next polls the socket). */
+ * write only when the loop next polls the socket). A closing connection
+ * whose answer is all written is ended by the sweep, at once. */
 static void on_output(struct evbuffer *out, const struct evbuffer_cb_info *info, void *arg)
 {
 	struct conn_entry *e = arg;
