@@ -15,7 +15,7 @@ struct config {
 	long max_header_bytes;
 	int request_timeout_s;
 	int max_connections;
-	int max_connections_per_address;
+	int max_connections_per_address;   /* open at once from one client address */
 	char **cors_origins;      /* NULL-terminated */
 	/* [store] */
 	char *store_path;

@@ -3,18 +3,36 @@
 /*
  * Connection limits that evhttp 2.1 does not have: at most max_connections
  * open at once (the listener pauses, so the surplus waits in the kernel's
- * backlog), and a total deadline of request_timeout_s for each request to
- * arrive whole, however slowly its bytes trickle (slowloris). evhttp's own
- * timeout only measures silence between bytes.
+ * backlog), at most max_connections_per_address from one client address
+ * (beyond, a new connection is closed at once), a total deadline of
+ * request_timeout_s for each request to arrive whole, however slowly its
+ * bytes trickle (slowloris), since evhttp's own timeout only measures silence
+ * between bytes, and a bound on the bytes read ahead of a connection's
+ * requests (a client that pipelines without reading the answers).
+ *
+ * It also tells libevent's own answers (error pages evhttp writes before a
+ * request reaches edgeauth) from ours: see conn_guard_own_write.
  */
+#include <stdbool.h>
+#include <stddef.h>
+
 #include "server.h"
 
 struct conn_guard;
 struct conn_entry;
+struct evbuffer;
 struct evhttp_request;
 
-/* Installs itself on srv->http (after http_start has bound the listener). */
-struct conn_guard *conn_guard_new(struct server *srv);
+/* Called on the loop when bytes reached a connection's output outside
+ * conn_guard_own_write: libevent's own answer, which starts at offset
+ * `from` of out and has not been sent yet. The hook may rewrite it there.
+ * It returns true when the answer ends the connection. */
+typedef bool conn_guard_answer_fn(struct evbuffer *out, size_t from, void *arg);
+
+/* Installs itself on srv->http (after http_start has bound the listener);
+ * libevent's answers go to on_answer(out, from, arg). */
+struct conn_guard *conn_guard_new(struct server *srv, conn_guard_answer_fn *on_answer,
+                                  void *arg);
 /* The listener is gone (shutdown): never touch it again. */
 void conn_guard_stop_listening(struct conn_guard *g);
 /* Call after evhttp_free. NULL is a no-op. */
@@ -24,5 +42,8 @@ void conn_guard_free(struct conn_guard *g);
 struct conn_entry *conn_guard_request_started(struct conn_guard *g, struct evhttp_request *req);
 /* Its reply went out: the next request has request_timeout_s to arrive. */
 void conn_guard_request_done(struct conn_guard *g, struct conn_entry *e);
+/* Between (g, true) and (g, false) what reaches a connection's output is our
+ * own reply; anything else is libevent's answer. */
+void conn_guard_own_write(struct conn_guard *g, bool on);
 
 #endif

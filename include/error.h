@@ -37,6 +37,10 @@ enum api_code {
 	E_NOT_FOUND,           /* 404: no such route */
 	E_METHOD_NOT_ALLOWED,  /* 405 */
 	E_UNAVAILABLE,         /* 503: the hash queue is full */
+	E_PAYLOAD_TOO_LARGE,   /* 413: a body over max_body_bytes */
+	E_EXPECTATION_FAILED,  /* 417: an Expect other than 100-continue */
+	E_NOT_IMPLEMENTED,     /* 501: a method HTTP does not define */
+	E_VERSION_NOT_SUPPORTED, /* 505: an HTTP version other than 1.0 and 1.1 */
 	E__COUNT
 };
 

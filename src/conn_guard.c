@@ -3,30 +3,52 @@
  * bufferevent (evhttp_set_bevcb) and hold a reference to it, so that after
  * evhttp frees it we can still see that it did (its callbacks are cleared)
  * and drop our reference, which closes the socket. A sweep timer does the
- * bookkeeping: drops released connections, shuts down those past their
- * deadline, and resumes the listener once there is room again.
+ * bookkeeping: drops released connections, ends those past their deadline,
+ * and resumes the listener once there is room again.
  */
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <netinet/in.h>
 #include <sys/socket.h>
+#include <event2/buffer.h>
 #include <event2/bufferevent.h>
 #include <event2/event.h>
 #include <event2/http.h>
 #include <event2/listener.h>
+#include <event2/util.h>
 
 #include "config.h"
 #include "conn_guard.h"
 #include "util.h"
 
 #define SWEEP_INTERVAL_US 250000
+#define READ_MAX 16384             /* bytes one read from a socket takes, at most */
+#define ADDR_BUCKETS_MIN 64
+
+/* Open connections from one client address. */
+struct addr_count {
+	unsigned char addr[16];    /* IPv6, or IPv4 as ::ffff:a.b.c.d */
+	int count;
+	struct addr_count *next;   /* in its bucket */
+};
 
 struct conn_entry {
+	struct conn_guard *g;
 	struct bufferevent *bev;   /* we hold a reference */
 	int64_t deadline_us;       /* when the next request must be in, if idle */
 	int busy;                  /* requests being handled */
-	bool shut;                 /* we shut it down already */
+	bool read_capped;          /* its read watermark is set */
+	bool admitted;             /* on_admit has seen it */
 	int fd;                    /* its slot in by_fd, or -1 */
+	struct addr_count *addr;   /* its client address, NULL if not counted */
+	/* libevent's own answer in the output, waiting for on_answer */
+	bool answer_pending;
+	bool closing;              /* ends once its answer is written; reads nothing more */
+	bool answer_stale;         /* the output changed otherwise since */
+	size_t answer_from;
+	struct conn_entry *answer_next;
 	struct conn_entry *prev, *next;
 };
 
@@ -34,13 +56,26 @@ struct conn_guard {
 	struct server *srv;
 	struct evconnlistener *listener;
 	struct event *sweep;
-	struct conn_entry *head;
+	struct event *admit;       /* new connections, once evhttp gave them their socket */
+	struct event *answers;     /* libevent's answers, before they are sent */
+	conn_guard_answer_fn *on_answer;
+	void *on_answer_arg;
+	bool own_write;            /* our reply is being written */
+	size_t input_max;          /* input read ahead of requests, at most */
+	size_t input_high;         /* from here on, reads are capped (on_input) */
+	struct conn_entry *head;   /* newest first; the not yet admitted lead */
+	struct conn_entry *answer_head;
 	/* Entries by socket, so that a request finds its connection without a
-	 * walk of the list; filled at a connection's first request, since evhttp
-	 * gives the bufferevent its socket only after on_accept. The socket stays
-	 * ours until entry_remove closes it, so its number is not reused first. */
+	 * walk of the list. The socket stays ours until entry_remove closes it,
+	 * so its number is not reused first. */
 	struct conn_entry **by_fd;
 	int by_fd_cap;
+	/* Connections by client address: a hash table, seeded at start so that
+	 * nobody can choose addresses that share a bucket. */
+	struct addr_count **addr_buckets;
+	size_t addr_nbuckets;      /* a power of two */
+	size_t addr_n;
+	uint64_t addr_seed;
 	int count;
 	bool paused;
 };
@@ -66,22 +101,86 @@ static void resume_listener(struct conn_guard *g)
 	}
 }
 
-/* evhttp asks for each accepted connection's bufferevent. */
+/* The connection's output changed. Bytes added while no reply of ours is
+ * being written are libevent's own answer: note where it starts, and have
+ * on_answers show it to the hook before the loop sends it (bufferevents
+ * write only when the loop next polls the socket). A closing connection
+ * whose answer is all written is ended by the sweep, at once. */
+static void on_output(struct evbuffer *out, const struct evbuffer_cb_info *info, void *arg)
+{
+	struct conn_entry *e = arg;
+	struct conn_guard *g = e->g;
+
+	if (e->closing && info->n_deleted && evbuffer_get_length(out) == 0) {
+		e->deadline_us = 0;   /* the sweep ends it now */
+		event_active(g->sweep, EV_TIMEOUT, 0);
+	}
+	if (e->answer_pending) {
+		/* bytes sent, or a reply of ours behind it: leave it alone */
+		if (info->n_deleted || g->own_write)
+			e->answer_stale = true;
+		return;
+	}
+	if (!info->n_added || g->own_write)
+		return;
+	e->answer_pending = true;
+	e->answer_stale = false;
+	e->answer_from = info->orig_size;
+	e->answer_next = g->answer_head;
+	g->answer_head = e;
+	event_active(g->answers, EV_TIMEOUT, 0);
+}
+
+/* The input read ahead of a connection's requests is bounded by
+ * input_max: while an answer waits to be written, evhttp keeps reading "to
+ * detect a close", and a client that pipelines and never reads would
+ * otherwise grow the input without end. A read watermark bounds it, but
+ * libevent re-arms the read event on every change of a watermarked input,
+ * several times a request; so the watermark is set only while the input
+ * holds input_high or more, below which one read cannot pass input_max. */
+static void on_input(struct evbuffer *in, const struct evbuffer_cb_info *info, void *arg)
+{
+	struct conn_entry *e = arg;
+	bool high;
+
+	(void)info;
+	if (e->closing)
+		evbuffer_drain(in, evbuffer_get_length(in));
+	high = evbuffer_get_length(in) >= e->g->input_high;
+	if (high != e->read_capped) {
+		bufferevent_setwatermark(e->bev, EV_READ, 0, high ? e->g->input_max : 0);
+		e->read_capped = high;
+	}
+}
+
+/* evhttp asks for each accepted connection's bufferevent. It gives it the
+ * socket only after this returns, so the rest waits for on_admit, which
+ * runs in the same loop iteration, before anything is read. */
 static struct bufferevent *on_accept(struct event_base *base, void *arg)
 {
 	struct conn_guard *g = arg;
 	struct conn_entry *e = xcalloc(1, sizeof *e);
+	const struct config *cfg = g->srv->cfg;
 
+	e->g = g;
 	e->fd = -1;
 	e->bev = bufferevent_socket_new(base, -1, BEV_OPT_CLOSE_ON_FREE);
 	bufferevent_incref(e->bev);
+	bufferevent_set_max_single_read(e->bev, READ_MAX);
+	if (g->input_high == 0) {   /* limits under one read: capped from the start */
+		bufferevent_setwatermark(e->bev, EV_READ, 0, g->input_max);
+		e->read_capped = true;
+	}
+	evbuffer_add_cb(bufferevent_get_input(e->bev), on_input, e);
+	evbuffer_add_cb(bufferevent_get_output(e->bev), on_output, e);
 	e->deadline_us = mono_us() + timeout_us(g);
 	e->next = g->head;
 	if (g->head)
 		g->head->prev = e;
 	g->head = e;
-	if (++g->count >= g->srv->cfg->max_connections)
+	if (++g->count >= cfg->max_connections)
 		pause_listener(g);
+	event_active(g->admit, EV_TIMEOUT, 0);
 	return e->bev;
 }
 
@@ -97,6 +196,101 @@ static bool released(struct bufferevent *bev)
 	return !r && !w && !ev;
 }
 
+static size_t addr_bucket(const struct conn_guard *g, const unsigned char *addr)
+{
+	uint64_t h = 14695981039346656037ULL ^ g->addr_seed;   /* FNV-1a */
+
+	for (int i = 0; i < 16; i++)
+		h = (h ^ addr[i]) * 1099511628211ULL;
+	return (size_t)(h ^ (h >> 32)) & (g->addr_nbuckets - 1);
+}
+
+static void addr_grow(struct conn_guard *g)
+{
+	struct addr_count **old = g->addr_buckets;
+	size_t n = g->addr_nbuckets;
+
+	g->addr_nbuckets = n ? n * 2 : ADDR_BUCKETS_MIN;
+	g->addr_buckets = xcalloc(g->addr_nbuckets, sizeof *g->addr_buckets);
+	for (size_t i = 0; i < n; i++) {
+		struct addr_count *a = old[i], *next;
+		for (; a; a = next) {
+			size_t b = addr_bucket(g, a->addr);
+			next = a->next;
+			a->next = g->addr_buckets[b];
+			g->addr_buckets[b] = a;
+		}
+	}
+	free(old);
+}
+
+/* The count of addr, made if new; the caller increments it. */
+static struct addr_count *addr_find(struct conn_guard *g, const unsigned char *addr)
+{
+	struct addr_count *a;
+	size_t b;
+
+	if (g->addr_n >= g->addr_nbuckets)
+		addr_grow(g);
+	b = addr_bucket(g, addr);
+	for (a = g->addr_buckets[b]; a; a = a->next)
+		if (!memcmp(a->addr, addr, sizeof a->addr))
+			return a;
+	a = xcalloc(1, sizeof *a);
+	memcpy(a->addr, addr, sizeof a->addr);
+	a->next = g->addr_buckets[b];
+	g->addr_buckets[b] = a;
+	g->addr_n++;
+	return a;
+}
+
+static void addr_release(struct conn_guard *g, struct addr_count *a)
+{
+	struct addr_count **p;
+
+	if (--a->count > 0)
+		return;
+	for (p = &g->addr_buckets[addr_bucket(g, a->addr)]; *p != a; p = &(*p)->next)
+		;
+	*p = a->next;
+	free(a);
+	g->addr_n--;
+}
+
+/* The peer's address as 16 bytes (IPv4 mapped into IPv6). Returns -1 for
+ * a socket that has none (it is then not counted). */
+static int peer_addr(int fd, unsigned char out[16])
+{
+	struct sockaddr_storage ss;
+	socklen_t len = sizeof ss;
+
+	if (getpeername(fd, (struct sockaddr *)&ss, &len) != 0)
+		return -1;
+	if (ss.ss_family == AF_INET6) {
+		memcpy(out, &((struct sockaddr_in6 *)&ss)->sin6_addr, 16);
+		return 0;
+	}
+	if (ss.ss_family == AF_INET) {
+		memset(out, 0, 10);
+		out[10] = out[11] = 0xff;
+		memcpy(out + 12, &((struct sockaddr_in *)&ss)->sin_addr, 4);
+		return 0;
+	}
+	return -1;
+}
+
+static void unqueue_answer(struct conn_guard *g, struct conn_entry *e)
+{
+	struct conn_entry **p;
+
+	for (p = &g->answer_head; *p; p = &(*p)->answer_next)
+		if (*p == e) {
+			*p = e->answer_next;
+			break;
+		}
+	e->answer_pending = false;
+}
+
 static void entry_remove(struct conn_guard *g, struct conn_entry *e)
 {
 	if (e->prev)
@@ -107,73 +301,15 @@ static void entry_remove(struct conn_guard *g, struct conn_entry *e)
 		e->next->prev = e->prev;
 	if (e->fd >= 0 && g->by_fd[e->fd] == e)
 		g->by_fd[e->fd] = NULL;
+	if (e->addr)
+		addr_release(g, e->addr);
+	if (e->answer_pending)
+		unqueue_answer(g, e);
+	evbuffer_remove_cb(bufferevent_get_input(e->bev), on_input, e);
+	evbuffer_remove_cb(bufferevent_get_output(e->bev), on_output, e);
 	bufferevent_decref(e->bev);   /* the last reference: closes the socket */
 	free(e);
 	g->count--;
-}
-
-static void on_sweep(evutil_socket_t fd, short what, void *arg)
-{
-	struct conn_guard *g = arg;
-	int64_t now = mono_us();
-	struct conn_entry *e = g->head, *next;
-
-	(void)fd;
-	(void)what;
-	for (; e; e = next) {
-		next = e->next;
-		if (e->busy > 0)
-			continue;
-		if (released(e->bev)) {
-			entry_remove(g, e);
-		} else if (now > e->deadline_us && !e->shut) {
-			/* evhttp sees the end of the stream and frees the connection. */
-			shutdown(bufferevent_getfd(e->bev), SHUT_RDWR);
-			e->shut = true;
-		}
-	}
-	if (g->count < g->srv->cfg->max_connections)
-		resume_listener(g);
-}
-
-/* accept() failed (EMFILE and the like): pause until a sweep finds room,
- * rather than spin on a listener that cannot accept. */
-static void on_listener_error(struct evconnlistener *l, void *arg)
-{
-	(void)l;
-	pause_listener(arg);
-}
-
-struct conn_guard *conn_guard_new(struct server *srv)
-{
-	struct conn_guard *g = xcalloc(1, sizeof *g);
-	struct timeval tv = { 0, SWEEP_INTERVAL_US };
-
-	g->srv = srv;
-	g->listener = srv->bound ? evhttp_bound_socket_get_listener(srv->bound) : NULL;
-	if (g->listener)
-		evconnlistener_set_error_cb(g->listener, on_listener_error);
-	evhttp_set_bevcb(srv->http, on_accept, g);
-	g->sweep = event_new(srv->base, -1, EV_PERSIST, on_sweep, g);
-	event_add(g->sweep, &tv);
-	return g;
-}
-
-void conn_guard_stop_listening(struct conn_guard *g)
-{
-	if (g)
-		g->listener = NULL;
-}
-
-void conn_guard_free(struct conn_guard *g)
-{
-	if (!g)
-		return;
-	event_free(g->sweep);
-	while (g->head)
-		entry_remove(g, g->head);
-	free(g->by_fd);
-	free(g);
 }
 
 static void index_by_fd(struct conn_guard *g, struct conn_entry *e, int fd)
@@ -190,6 +326,177 @@ static void index_by_fd(struct conn_guard *g, struct conn_entry *e, int fd)
 	e->fd = fd;
 }
 
+/* As if the client had ended the stream: evhttp frees the connection at
+ * once, whatever it was waiting for, and reads nothing more. A shutdown of
+ * the socket would let it first read (and serve) what the kernel holds, and
+ * go unnoticed while its reading is suspended at the watermark. Never for a
+ * connection whose request is being handled. */
+static void end_connection(struct conn_entry *e)
+{
+	bufferevent_trigger_event(e->bev, BEV_EVENT_EOF | BEV_EVENT_READING, 0);
+}
+
+/* A connection evhttp has freed stays listed until the next sweep: when its
+ * address seems to be at its limit, those of its connections stop counting
+ * at once (a client that closes and reconnects is not refused). */
+static void uncount_released(struct conn_guard *g, struct addr_count *a)
+{
+	for (struct conn_entry *e = g->head; e; e = e->next)
+		if (e->addr == a && released(e->bev)) {
+			addr_release(g, a);
+			e->addr = NULL;
+		}
+}
+
+/* A new connection has its socket: index it, count it under its client
+ * address, and end it at once (evhttp has read nothing yet) when that
+ * address has too many open. */
+static void admit(struct conn_guard *g, struct conn_entry *e)
+{
+	int fd = bufferevent_getfd(e->bev);
+	unsigned char addr[16];
+
+	e->admitted = true;
+	if (fd < 0 || released(e->bev))
+		return;
+	index_by_fd(g, e, fd);
+	if (peer_addr(fd, addr) < 0)
+		return;
+	e->addr = addr_find(g, addr);
+	e->addr->count++;
+	if (e->addr->count > g->srv->cfg->max_connections_per_address)
+		uncount_released(g, e->addr);
+	if (e->addr->count > g->srv->cfg->max_connections_per_address)
+		end_connection(e);
+}
+
+static void on_admit(evutil_socket_t fd, short what, void *arg)
+{
+	struct conn_guard *g = arg;
+	struct conn_entry *e = g->head, *next;
+
+	(void)fd;
+	(void)what;
+	/* New entries go to the head and are admitted in the iteration that
+	 * made them, so those waiting are the first ones. */
+	for (; e && !e->admitted; e = next) {
+		next = e->next;
+		admit(g, e);
+		if (released(e->bev))
+			entry_remove(g, e);
+	}
+	if (g->count < g->srv->cfg->max_connections)
+		resume_listener(g);
+}
+
+/* Shows libevent's answers to the hook. One left stale (its bytes partly
+ * sent meanwhile, as the socket was already writable in this iteration, or
+ * a reply of ours written behind it; both rare) is left as it is; so is one
+ * on a connection evhttp has freed. When the hook says the answer ends the
+ * connection, nothing after it is read as a request, and the connection
+ * ends once it is written: evhttp would keep a CONNECT's open and go on
+ * reading requests, whatever the answer says. */
+static void on_answers(evutil_socket_t fd, short what, void *arg)
+{
+	struct conn_guard *g = arg;
+	struct conn_entry *e;
+	struct evbuffer *out, *in;
+
+	(void)fd;
+	(void)what;
+	while ((e = g->answer_head)) {
+		g->answer_head = e->answer_next;
+		e->answer_pending = false;
+		if (e->answer_stale || released(e->bev))
+			continue;
+		/* a socket bufferevent keeps its output's start frozen between
+		 * its writes, which keeps the hook from reading it too */
+		out = bufferevent_get_output(e->bev);
+		evbuffer_unfreeze(out, 1);
+		g->own_write = true;
+		e->closing = g->on_answer(out, e->answer_from, g->on_answer_arg);
+		g->own_write = false;
+		evbuffer_freeze(out, 1);
+		if (e->closing) {
+			in = bufferevent_get_input(e->bev);
+			evbuffer_drain(in, evbuffer_get_length(in));
+		}
+	}
+}
+
+static void on_sweep(evutil_socket_t fd, short what, void *arg)
+{
+	struct conn_guard *g = arg;
+	int64_t now = mono_us();
+	struct conn_entry *e = g->head, *next;
+
+	(void)fd;
+	(void)what;
+	for (; e; e = next) {
+		next = e->next;
+		if (e->busy > 0)
+			continue;
+		if (!released(e->bev) && now > e->deadline_us)
+			end_connection(e);
+		if (released(e->bev))
+			entry_remove(g, e);
+	}
+	if (g->count < g->srv->cfg->max_connections)
+		resume_listener(g);
+}
+
+/* accept() failed (EMFILE and the like): pause until a sweep finds room,
+ * rather than spin on a listener that cannot accept. */
+static void on_listener_error(struct evconnlistener *l, void *arg)
+{
+	(void)l;
+	pause_listener(arg);
+}
+
+struct conn_guard *conn_guard_new(struct server *srv, conn_guard_answer_fn *on_answer,
+                                  void *arg)
+{
+	struct conn_guard *g = xcalloc(1, sizeof *g);
+	struct timeval tv = { 0, SWEEP_INTERVAL_US };
+
+	g->srv = srv;
+	g->on_answer = on_answer;
+	g->on_answer_arg = arg;
+	/* a whole request of the largest size: evhttp needs no more to parse it */
+	g->input_max = (size_t)(srv->cfg->max_header_bytes + srv->cfg->max_body_bytes);
+	g->input_high = g->input_max > READ_MAX ? g->input_max - READ_MAX : 0;
+	evutil_secure_rng_get_bytes(&g->addr_seed, sizeof g->addr_seed);
+	g->listener = srv->bound ? evhttp_bound_socket_get_listener(srv->bound) : NULL;
+	if (g->listener)
+		evconnlistener_set_error_cb(g->listener, on_listener_error);
+	evhttp_set_bevcb(srv->http, on_accept, g);
+	g->sweep = event_new(srv->base, -1, EV_PERSIST, on_sweep, g);
+	g->admit = event_new(srv->base, -1, 0, on_admit, g);
+	g->answers = event_new(srv->base, -1, 0, on_answers, g);
+	event_add(g->sweep, &tv);
+	return g;
+}
+
+void conn_guard_stop_listening(struct conn_guard *g)
+{
+	if (g)
+		g->listener = NULL;
+}
+
+void conn_guard_free(struct conn_guard *g)
+{
+	if (!g)
+		return;
+	event_free(g->sweep);
+	event_free(g->admit);
+	event_free(g->answers);
+	while (g->head)
+		entry_remove(g, g->head);
+	free(g->by_fd);
+	free(g->addr_buckets);
+	free(g);
+}
+
 struct conn_entry *conn_guard_request_started(struct conn_guard *g, struct evhttp_request *req)
 {
 	struct evhttp_connection *evcon = evhttp_request_get_connection(req);
@@ -197,18 +504,10 @@ struct conn_entry *conn_guard_request_started(struct conn_guard *g, struct evhtt
 	int fd = bev ? bufferevent_getfd(bev) : -1;
 	struct conn_entry *e = fd >= 0 && fd < g->by_fd_cap ? g->by_fd[fd] : NULL;
 
-	if (!bev)
+	/* on_admit indexed every connection before evhttp read from it */
+	if (!e || e->bev != bev)
 		return NULL;
-	/* A miss is the connection's first request: its socket was not known
-	 * at accept. A connection keeps its socket, so one indexing is enough. */
-	if (!e || e->bev != bev) {
-		for (e = g->head; e && e->bev != bev; e = e->next)
-			;
-		if (e && fd >= 0)
-			index_by_fd(g, e, fd);
-	}
-	if (e)
-		e->busy++;
+	e->busy++;
 	return e;
 }
 
@@ -218,4 +517,9 @@ void conn_guard_request_done(struct conn_guard *g, struct conn_entry *e)
 		return;
 	e->busy--;
 	e->deadline_us = mono_us() + timeout_us(g);
+}
+
+void conn_guard_own_write(struct conn_guard *g, bool on)
+{
+	g->own_write = on;
 }

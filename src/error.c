@@ -38,6 +38,10 @@ static const struct {
 	[E_NOT_FOUND] = { "not_found", 404 },
 	[E_METHOD_NOT_ALLOWED] = { "method_not_allowed", 405 },
 	[E_UNAVAILABLE] = { "temporarily_unavailable", 503 },
+	[E_PAYLOAD_TOO_LARGE] = { "payload_too_large", 413 },
+	[E_EXPECTATION_FAILED] = { "expectation_failed", 417 },
+	[E_NOT_IMPLEMENTED] = { "not_implemented", 501 },
+	[E_VERSION_NOT_SUPPORTED] = { "http_version_not_supported", 505 },
 };
 
 int api_fail(struct api_error *err, enum api_code code, const char *fmt, ...)

@@ -4,6 +4,7 @@
  * holds method, path, status and time, never a query string, header or body:
  * those carry codes, tokens and passwords.
  */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +17,7 @@
 #include <event2/event.h>
 #include <event2/http.h>
 #include <event2/http_struct.h>
+#include <event2/util.h>
 #include <openssl/crypto.h>
 
 #include "auth.h"
@@ -42,8 +44,11 @@ static const char *status_reason(int status)
 	case 405: return "Method Not Allowed";
 	case 409: return "Conflict";
 	case 413: return "Payload Too Large";
+	case 417: return "Expectation Failed";
 	case 429: return "Too Many Requests";
+	case 501: return "Not Implemented";
 	case 503: return "Service Unavailable";
+	case 505: return "HTTP Version Not Supported";
 	default: return status >= 500 ? "Internal Server Error" : "Unknown";
 	}
 }
@@ -207,13 +212,27 @@ static void send_and_free(struct request_ctx *ctx, int status, struct evbuffer *
 static void send_now(struct request_ctx *ctx, int status, struct evbuffer *buf)
 {
 	struct server *srv = ctx->srv;
+	struct evhttp_request *req = ctx->req;
 
 	/* Stopping: the loop ends once the requests in flight are answered, so
 	 * no client may send another request on this connection. */
-	if (srv->stopping && !evhttp_find_header(evhttp_request_get_output_headers(ctx->req),
+	if (srv->stopping && !evhttp_find_header(evhttp_request_get_output_headers(req),
 	                                         "Connection"))
-		evhttp_add_header(evhttp_request_get_output_headers(ctx->req), "Connection", "close");
-	evhttp_send_reply(ctx->req, status, status_reason(status), buf);
+		evhttp_add_header(evhttp_request_get_output_headers(req), "Connection", "close");
+	/* evhttp writes the request's version in the status line: never one we
+	 * do not speak (HTTP/1.2 is answered 505 as HTTP/1.1). */
+	if (req->major != 1 || (req->minor != 0 && req->minor != 1)) {
+		req->major = 1;
+		req->minor = 1;
+	}
+	/* evhttp frames a CONNECT answer as a tunnel's start: no Content-Length,
+	 * and the connection kept open whatever Connection says. We never
+	 * tunnel (CONNECT is refused), so it is framed and closed as a GET's. */
+	if (req->type == EVHTTP_REQ_CONNECT)
+		req->type = EVHTTP_REQ_GET;
+	conn_guard_own_write(srv->guard, true);
+	evhttp_send_reply(req, status, status_reason(status), buf);
+	conn_guard_own_write(srv->guard, false);
 	evbuffer_free(buf);
 	conn_guard_request_done(srv->guard, ctx->conn);
 	log_request(ctx, status);
@@ -257,12 +276,6 @@ void http_reply_raw(struct request_ctx *ctx, int status, const char *content_typ
 		http_add_header(ctx, "Content-Type", content_type);
 	if (data && len && ctx->method != EVHTTP_REQ_HEAD)
 		evbuffer_add(buf, data, len);
-	if (ctx->method == EVHTTP_REQ_CONNECT) {
-		/* evhttp leaves a CONNECT answer unframed (it expects a tunnel) */
-		char n[24];
-		snprintf(n, sizeof n, "%zu", evbuffer_get_length(buf));
-		http_add_header(ctx, "Content-Length", n);
-	}
 	reply(ctx, status, buf);
 }
 
@@ -315,40 +328,189 @@ void http_reply_error(struct request_ctx *ctx, const struct api_error *err)
 	                "error_description", err->description));
 }
 
-static int header_count(struct evkeyvalq *headers, const char *name)
-{
-	struct evkeyval *kv;
-	int n = 0;
+/* Every method HTTP defines; evhttp marks any other with a bit of its own. */
+#define KNOWN_METHODS (EVHTTP_REQ_GET | EVHTTP_REQ_POST | EVHTTP_REQ_HEAD | EVHTTP_REQ_PUT | \
+                       EVHTTP_REQ_DELETE | EVHTTP_REQ_OPTIONS | EVHTTP_REQ_TRACE | \
+                       EVHTTP_REQ_CONNECT | EVHTTP_REQ_PATCH)
 
-	TAILQ_FOREACH(kv, headers, next)
-		n += !strcasecmp(kv->key, name);
-	return n;
+/* Headers that must not be given twice (two Content-Lengths smuggle a
+ * request; two Authorizations confuse who asks), and the values of each. */
+enum { H_CONTENT_LENGTH, H_AUTHORIZATION, H_CONTENT_TYPE, H_HOST, H_TRANSFER_ENCODING, H_SINGLE };
+static const char *const single_headers[H_SINGLE] = {
+	[H_CONTENT_LENGTH] = "Content-Length", [H_AUTHORIZATION] = "Authorization",
+	[H_CONTENT_TYPE] = "Content-Type", [H_HOST] = "Host",
+	[H_TRANSFER_ENCODING] = "Transfer-Encoding",
+};
+
+/* RFC 9110 §5.6.2: a token is 1*tchar. */
+static bool is_token(const char *s)
+{
+	if (!*s)
+		return false;
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+		      strchr("!#$%&'*+-.^_`|~", c)))
+			return false;
+	}
+	return true;
 }
 
-/* What evhttp lets through but HTTP forbids: control bytes or spaces in the
- * request target, and a header that must be single given twice (two
- * Content-Lengths smuggle a request; two Authorizations confuse who asks).
- * HTTP/1.1 needs a Host (RFC 9112 §3.2). Returns 0, or -1 with err. */
+/* One pass over the request's headers. evhttp splits a line at its first
+ * ':' and keeps what precedes it as the name, so "Content-Length : 5" is a
+ * header named "Content-Length " that frames nothing (RFC 9112 §5.1 asks
+ * for 400). It strips the spaces before a value and appends a folded line
+ * (obs-fold) to the value above after one space: a value that starts with
+ * a space is a line folded onto an empty value. Fills value[] with the
+ * single headers' values (NULL when absent). Returns 0, or -1 with err. */
+static int scan_headers(struct evkeyvalq *in, const char *value[H_SINGLE], struct api_error *err)
+{
+	const struct evkeyval *kv;
+	int count[H_SINGLE] = { 0 };
+
+	TAILQ_FOREACH(kv, in, next) {
+		if (!is_token(kv->key))
+			return api_fail(err, E_INVALID_PARAMS, "A header name is not a token "
+			                "(no space may come before its colon).");
+		if (kv->value[0] == ' ')
+			return api_fail(err, E_INVALID_PARAMS, "Header lines may not be folded.");
+		for (int i = 0; i < H_SINGLE; i++)
+			if (!strcasecmp(kv->key, single_headers[i]) && count[i]++ == 0)
+				value[i] = kv->value;
+	}
+	for (int i = 0; i < H_SINGLE; i++)
+		if (count[i] > 1)
+			return api_fail(err, E_INVALID_PARAMS, "The %s header is given more than once.",
+			                single_headers[i]);
+	return 0;
+}
+
+/* How the body is framed, beyond what evhttp checks: Content-Length is
+ * digits only (evhttp's strtoll also takes "+5" and " 5"), no transfer
+ * coding but chunked (RFC 9112 §6.3: the length is otherwise unknown), and
+ * no body on a HEAD, whose body evhttp would read as the next request. */
+static int framing_sane(enum evhttp_cmd_type method, const char *const value[H_SINGLE],
+                        struct api_error *err)
+{
+	const char *cl = value[H_CONTENT_LENGTH], *te = value[H_TRANSFER_ENCODING];
+	long n = 0;
+
+	if (cl && parse_long_range(cl, 0, LONG_MAX, &n) < 0)
+		return api_fail(err, E_INVALID_PARAMS, "Content-Length must be a decimal number.");
+	if (te && strcasecmp(te, "chunked"))
+		return api_fail(err, E_INVALID_PARAMS, "No Transfer-Encoding but chunked is supported.");
+	if (method == EVHTTP_REQ_HEAD && (n > 0 || te))
+		return api_fail(err, E_INVALID_PARAMS, "A HEAD request has no body.");
+	return 0;
+}
+
+/* What evhttp lets through but HTTP forbids: another version than 1.0 or
+ * 1.1, a method HTTP does not define, control bytes or spaces in the
+ * request target, a malformed header or framing (see above), and an
+ * HTTP/1.1 request without Host (RFC 9112 §3.2). Returns 0, or -1 with err;
+ * the connection must then be closed, since the framing is in doubt. */
 static int request_sane(struct evhttp_request *req, struct api_error *err)
 {
-	static const char *const single[] = { "Content-Length", "Authorization", "Content-Type",
-	                                      "Host", "Transfer-Encoding" };
-	struct evkeyvalq *in = evhttp_request_get_input_headers(req);
+	const char *value[H_SINGLE] = { NULL };
 	const char *target = evhttp_request_get_uri(req);
 
+	if (req->major != 1 || (req->minor != 0 && req->minor != 1))
+		return api_fail(err, E_VERSION_NOT_SUPPORTED, "Only HTTP/1.0 and HTTP/1.1 are served.");
+	if (!(req->type & KNOWN_METHODS))
+		return api_fail(err, E_NOT_IMPLEMENTED, "This method is not an HTTP method.");
 	for (const unsigned char *c = (const unsigned char *)target; c && *c; c++)
 		if (*c <= 0x20 || *c == 0x7f)
 			return api_fail(err, E_INVALID_PARAMS, "The request target holds a control character.");
-	for (size_t i = 0; i < sizeof single / sizeof single[0]; i++)
-		if (header_count(in, single[i]) > 1)
-			return api_fail(err, E_INVALID_PARAMS, "The %s header is given more than once.",
-			                single[i]);
+	if (scan_headers(evhttp_request_get_input_headers(req), value, err) < 0 ||
+	    framing_sane(req->type, value, err) < 0)
+		return -1;
 	/* No endpoint tunnels or echoes; say so before routing. */
 	if (req->type == EVHTTP_REQ_CONNECT || req->type == EVHTTP_REQ_TRACE)
 		return api_fail(err, E_METHOD_NOT_ALLOWED, "This method is not allowed here.");
-	if (req->major == 1 && req->minor >= 1 && header_count(in, "Host") == 0)
+	if (req->minor == 1 && !value[H_HOST])
 		return api_fail(err, E_INVALID_PARAMS, "HTTP/1.1 requests need a Host header.");
 	return 0;
+}
+
+/* The JSON error that replaces libevent's own page of a status: false for
+ * a status libevent does not answer with a page of its own. */
+static bool libevent_error(int status, struct api_error *err)
+{
+	switch (status) {
+	case 400:
+		api_fail(err, E_INVALID_PARAMS, "The request is malformed, or its header is larger "
+		         "than max_header_bytes.");
+		return true;
+	case 413:
+		api_fail(err, E_PAYLOAD_TOO_LARGE, "The request body is larger than max_body_bytes.");
+		return true;
+	case 417:
+		api_fail(err, E_EXPECTATION_FAILED, "Only Expect: 100-continue is supported.");
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* The status of the answer at offset *from of out, or -1. A 100 Continue
+ * before it is skipped (*from moves past it). The version is the request's,
+ * whatever digits it had. */
+static int answer_status(struct evbuffer *out, size_t *from)
+{
+	struct evbuffer_ptr p;
+	char line[32];
+	const char *sp;
+	ev_ssize_t n;
+	int status;
+
+	for (;;) {
+		if (evbuffer_ptr_set(out, &p, *from, EVBUFFER_PTR_SET) < 0 ||
+		    (n = evbuffer_copyout_from(out, &p, line, sizeof line - 1)) <= 0)
+			return -1;
+		line[n] = '\0';
+		sp = strchr(line, ' ');
+		if (strncmp(line, "HTTP/", 5) || !sp || sscanf(sp, " %3d", &status) != 1)
+			return -1;
+		if (status != 100)
+			return status;
+		p = evbuffer_search(out, "\r\n\r\n", 4, &p);
+		if (p.pos < 0)
+			return -1;
+		*from = (size_t)p.pos + 4;
+	}
+}
+
+/* conn_guard's hook: libevent answered a request itself, with its HTML
+ * page, before edgeauth saw the request (a body over max_body_bytes, a
+ * malformed request line or header, an Expect it does not know). The page
+ * is still in out from `from` on, unsent: it becomes the JSON error of the
+ * same status, and is logged. Method and path are not known by then.
+ * Returns true for such an error: the connection ends with it, as its
+ * Connection: close says (evhttp would not end a CONNECT's). */
+static bool on_libevent_answer(struct evbuffer *out, size_t from, void *arg)
+{
+	struct api_error err;
+	struct evbuffer *body, *keep;
+	char date[64];
+	int status = answer_status(out, &from);
+
+	(void)arg;
+	if (status < 0 || !libevent_error(status, &err))
+		return false;
+	keep = evbuffer_new();   /* what precedes the page (a 100 Continue) */
+	evbuffer_remove_buffer(out, keep, from);
+	evbuffer_drain(out, evbuffer_get_length(out));
+	evbuffer_add_buffer(out, keep);
+	evbuffer_free(keep);
+	body = error_body(&err);
+	evutil_date_rfc1123(date, sizeof date, NULL);
+	evbuffer_add_printf(out, "HTTP/1.1 %d %s\r\nContent-Type: application/json\r\n"
+	                    "Content-Length: %zu\r\nConnection: close\r\nDate: %s\r\n\r\n",
+	                    err.status, status_reason(err.status), evbuffer_get_length(body), date);
+	evbuffer_add_buffer(out, body);
+	evbuffer_free(body);
+	fprintf(stderr, "? ? %d -\n", err.status);
+	return true;
 }
 
 static void on_request(struct evhttp_request *req, void *arg)
@@ -388,10 +550,10 @@ int http_start(struct server *srv)
 	evhttp_set_max_body_size(srv->http, cfg->max_body_bytes);
 	evhttp_set_max_headers_size(srv->http, cfg->max_header_bytes);
 	evhttp_set_timeout(srv->http, cfg->request_timeout_s);
-	evhttp_set_allowed_methods(srv->http, EVHTTP_REQ_GET | EVHTTP_REQ_POST |
-	                           EVHTTP_REQ_HEAD | EVHTTP_REQ_PUT | EVHTTP_REQ_DELETE |
-	                           EVHTTP_REQ_OPTIONS | EVHTTP_REQ_PATCH | EVHTTP_REQ_TRACE |
-	                           EVHTTP_REQ_CONNECT);
+	/* Every method reaches on_request, those HTTP does not define too (evhttp
+	 * marks them with a bit outside KNOWN_METHODS): they get our JSON 501
+	 * rather than evhttp's HTML page. */
+	evhttp_set_allowed_methods(srv->http, UINT16_MAX);
 	evhttp_set_default_content_type(srv->http, "application/json");
 	evhttp_set_gencb(srv->http, on_request, srv);
 	srv->bound = evhttp_bind_socket_with_handle(srv->http, cfg->listen_host,
@@ -406,7 +568,7 @@ int http_start(struct server *srv)
 	 * delayed ACK (Nagle) on a kept-alive connection. */
 	int one = 1;
 	setsockopt(evhttp_bound_socket_get_fd(srv->bound), IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-	srv->guard = conn_guard_new(srv);
+	srv->guard = conn_guard_new(srv, on_libevent_answer, NULL);
 	srv->commit_ev = event_new(srv->base, -1, 0, on_commit, srv);
 	store_batch_enable(srv->store, on_batch_opened, srv);
 	return 0;

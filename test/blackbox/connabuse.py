@@ -10,8 +10,23 @@ prints one JSON object.
                                  at once, then one header byte every INTERVAL
                                  seconds for SECONDS; report as idle
   pipeline PORT FILE             send FILE's bytes in one write, read until
-                                 the server closes; report the answers
-                                 (status, body) in order
+                                 the server closes (5 s at most); report the
+                                 answers (status, body) in order, and when
+                                 the server closed (null: it did not)
+  flood PORT MIB SECONDS PID [chunksize]
+                                 pipeline MIB MiB of GET /healthz on one
+                                 connection and never read an answer (or
+                                 send a chunked POST whose chunk-size line
+                                 never ends), for SECONDS at most; meanwhile
+                                 sample PID's VmRSS and ask /healthz on other
+                                 connections; report the MiB sent, the RSS
+                                 before and at most, the probes, and when
+                                 the server ended the connection
+  peraddr PORT N                 hold N idle connections from 127.0.0.1 and
+                                 report how many the server kept; then ask
+                                 /healthz on one more from 127.0.0.1 and on
+                                 one from 127.0.0.2, and, once the N are
+                                 closed, again from 127.0.0.1
   half PORT                      half a request, then shutdown(SHUT_WR)
   midbody PORT                   a POST announcing 1000 bytes, 100 sent,
                                  then close
@@ -122,20 +137,141 @@ def pipeline(port, path):
     with open(path, "rb") as f:
         request = f.read()
     s = socket.create_connection(("127.0.0.1", port), timeout=5)
+    start = time.monotonic()
     s.sendall(request)
-    data = b""
-    deadline = time.monotonic() + 5
+    data, closed = b"", None
     try:
-        while time.monotonic() < deadline:
+        while time.monotonic() < start + 5:
             chunk = s.recv(65536)
             if not chunk:
+                closed = round(time.monotonic() - start, 2)
                 break
             data += chunk
+    except socket.timeout:
+        pass
+    except OSError:
+        closed = round(time.monotonic() - start, 2)
+    s.close()
+    answers, rest = parse_answers(data)
+    return {"answers": answers, "unparsed_bytes": rest, "closed_after_s": closed}
+
+
+def rss_kib(pid):
+    try:
+        with open("/proc/%s/status" % pid) as f:
+            for line in f:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return -1
+
+
+def healthz(port, source="127.0.0.1", timeout=2):
+    """(status or None, seconds) of one GET /healthz on a new connection;
+    None when the server closed it without an answer or did not answer."""
+    start = time.monotonic()
+    s = socket.socket()
+    s.settimeout(timeout)
+    status = None
+    try:
+        s.bind((source, 0))
+        s.connect(("127.0.0.1", port))
+        s.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        head = s.recv(64)
+        if head.startswith(b"HTTP/1.1 "):
+            status = int(head[9:12])
     except OSError:
         pass
     s.close()
-    answers, rest = parse_answers(data)
-    return {"answers": answers, "unparsed_bytes": rest}
+    return status, round(time.monotonic() - start, 3)
+
+
+def peer_closed(s):
+    """True once the peer has ended the connection (its FIN arrived), read
+    or not: the socket's TCP state is CLOSE_WAIT or CLOSE (Linux)."""
+    try:
+        return s.getsockopt(socket.IPPROTO_TCP, socket.TCP_INFO, 1)[0] in (7, 8)
+    except OSError:
+        return True
+
+
+def flood(port, mib, seconds, pid, kind):
+    total = mib << 20
+    s = socket.create_connection(("127.0.0.1", port), timeout=5)
+    if kind == "chunksize":    # one chunk-size line that never ends
+        s.sendall(b"POST /api/v1/tokens HTTP/1.1\r\nHost: x\r\n"
+                  b"Transfer-Encoding: chunked\r\n\r\n")
+        block = memoryview(b"1" * (1 << 20))
+    else:                      # requests, pipelined
+        request = b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n"
+        block = memoryview(request * ((1 << 20) // len(request)))
+    s.setblocking(False)
+    rss_start = rss_kib(pid)
+    rss_max, probes = rss_start, []
+    sent, off, dead = 0, 0, False
+    start = time.monotonic()
+    next_probe = start + 0.3
+    while time.monotonic() - start < seconds:
+        if sent < total and not dead:
+            _, writable, _ = select.select([], [s], [], 0.02)
+            try:
+                while writable and sent < total:
+                    n = s.send(block[off:])
+                    sent += n
+                    off = (off + n) % len(block)
+            except BlockingIOError:
+                pass
+            except OSError:
+                dead = time.monotonic() - start   # the server ended it
+        else:
+            time.sleep(0.02)
+        if not dead and peer_closed(s):
+            dead = time.monotonic() - start
+        rss_max = max(rss_max, rss_kib(pid))
+        if time.monotonic() >= next_probe:
+            probes.append(healthz(port))
+            next_probe = time.monotonic() + 0.5
+    s.close()
+    return {
+        "sent_mib": round(sent / (1 << 20), 1),
+        "rss_start_kib": rss_start,
+        "rss_max_kib": rss_max,
+        "rss_growth_mib": round((rss_max - rss_start) / 1024, 1),
+        "probes": len(probes),
+        "probes_ok": sum(1 for st, _ in probes if st == 200),
+        "probe_max_s": max((t for _, t in probes), default=None),
+        "closed_after_s": round(dead, 1) if dead else None,
+    }
+
+
+def peraddr(port, n):
+    socks = []
+    for _ in range(n):
+        s = socket.create_connection(("127.0.0.1", port), timeout=5)
+        s.setblocking(False)
+        socks.append(s)
+    time.sleep(0.5)
+    kept = 0
+    for s in socks:
+        try:
+            kept += s.recv(1) != b""
+        except BlockingIOError:
+            kept += 1          # nothing to read: still open
+        except OSError:
+            pass
+    same = healthz(port)
+    other = healthz(port, "127.0.0.2")
+    for s in socks:
+        s.close()
+    time.sleep(0.6)            # the server sees them close and forgets them
+    again = healthz(port)
+    return {
+        "kept": kept,
+        "same_status": same[0], "same_s": same[1],
+        "other_status": other[0], "other_s": other[1],
+        "again_status": again[0],
+    }
 
 
 def wait_close(s, seconds):
@@ -189,6 +325,11 @@ def main():
         out = hold(port, int(sys.argv[3]), float(sys.argv[4]), float(sys.argv[5]))
     elif mode == "pipeline":
         out = pipeline(port, sys.argv[3])
+    elif mode == "flood":
+        out = flood(port, int(sys.argv[3]), float(sys.argv[4]), sys.argv[5],
+                    sys.argv[6] if len(sys.argv) > 6 else "requests")
+    elif mode == "peraddr":
+        out = peraddr(port, int(sys.argv[3]))
     elif mode == "half":
         out = half(port)
     elif mode == "midbody":

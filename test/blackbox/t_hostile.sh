@@ -178,6 +178,12 @@ check_json "SQL-looking name stored as text" '.data[0].name' "x');DROP TABLE rol
 req GET "$P/roles?search=t81"
 check_json "no role from the two-Content-Length request" .total 0
 
+# Requests libevent refused itself (before edgeauth saw them) are logged too.
+for S in 400 413 417; do
+	N=$(grep -c -x -F "? ? $S -" "$TMP/server.log")
+	[ "$N" -gt 0 ] && pass || fail "no log line '? ? $S -' for the answers libevent gave"
+done
+
 # The access log holds no control characters (log injection through the
 # request line), and never a token.
 BAD=$(LC_ALL=C grep -c -a -P '[\x00-\x08\x0b-\x1f\x7f]' "$TMP/server.log")

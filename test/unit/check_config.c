@@ -110,6 +110,7 @@ static void expect_defaults(const struct config *c)
 	ck_assert_int_eq(c->max_body_bytes, 65536);
 	ck_assert_int_eq(c->request_timeout_s, 10);
 	ck_assert_int_eq(c->max_connections, 1024);
+	ck_assert_int_eq(c->max_connections_per_address, 64);
 	ck_assert_uint_eq(count_origins(c), 0);
 	ck_assert_str_eq(c->store_path, "var/edgeauth.db");
 	ck_assert(c->synchronous_full);
@@ -152,6 +153,7 @@ static const char full_conf[] =
 	"max_body_bytes = 2048\n"
 	"request_timeout_s = 30\n"
 	"max_connections = 50\n"
+	"max_connections_per_address = 5\n"
 	"cors_origins = https://a.example   https://b.example:8443\n"
 	"\n"
 	"[store]\n"
@@ -182,6 +184,7 @@ START_TEST(test_full_file_overrides_every_key)
 	ck_assert_int_eq(c->max_body_bytes, 2048);
 	ck_assert_int_eq(c->request_timeout_s, 30);
 	ck_assert_int_eq(c->max_connections, 50);
+	ck_assert_int_eq(c->max_connections_per_address, 5);
 	ck_assert_uint_eq(count_origins(c), 2);
 	ck_assert_str_eq(c->cors_origins[0], "https://a.example");
 	ck_assert_str_eq(c->cors_origins[1], "https://b.example:8443");
@@ -216,7 +219,8 @@ END_TEST
 START_TEST(test_bounds_accepted)
 {
 	ck_assert_msg(load("[server]\nmax_body_bytes = 1024\nrequest_timeout_s = 1\n"
-	                   "max_connections = 1\nissuer = http://localhost:8080/auth\n"
+	                   "max_connections = 1\nmax_connections_per_address = 1\n"
+	                   "issuer = http://localhost:8080/auth\n"
 	                   "[store]\nsynchronous = full\n"
 	                   "[tokens]\naccess_ttl_s = 1\nrefresh_ttl_s = 1\ncode_ttl_s = 3600\n"
 	                   "[passwords]\nargon2_memory_kib = 8\nargon2_iterations = 1\n"
@@ -224,6 +228,7 @@ START_TEST(test_bounds_accepted)
 	              == 0, "%s", fx.err);
 	ck_assert_int_eq(fx.cfg.max_body_bytes, 1024);
 	ck_assert_int_eq(fx.cfg.request_timeout_s, 1);
+	ck_assert_int_eq(fx.cfg.max_connections_per_address, 1);
 	ck_assert_str_eq(fx.cfg.issuer, "http://localhost:8080/auth");
 	ck_assert(fx.cfg.synchronous_full);
 	ck_assert_int_eq(fx.cfg.code_ttl_s, 3600);
@@ -275,6 +280,8 @@ static const struct {
 	{ "negative request_timeout_s", "[server]\nrequest_timeout_s = -5\n", 2, R_NUMBER },
 	{ "zero max_connections", "[server]\nmax_connections = 0\n", 2, R_NUMBER },
 	{ "empty max_connections", "[server]\nmax_connections =\n", 2, R_NUMBER },
+	{ "zero max_connections_per_address", "[server]\nmax_connections_per_address = 0\n", 2,
+	  R_NUMBER },
 	{ "non-numeric access_ttl_s", "[tokens]\naccess_ttl_s = 15m\n", 2, R_NUMBER },
 	{ "negative refresh_ttl_s", "[tokens]\nrefresh_ttl_s = -1\n", 2, R_NUMBER },
 	{ "code_ttl_s above the maximum", "[tokens]\ncode_ttl_s = 3601\n", 2, R_NUMBER },
