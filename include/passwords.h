@@ -32,4 +32,7 @@ int passwords_hash(struct passwords *pw, const char *password,
 int passwords_verify(struct passwords *pw, const char *encoded, const char *password,
                      passwords_verify_done *done, void *arg, struct api_error *err);
 
+/* The dummy hash unknown accounts are verified against (for tests). */
+const char *passwords_dummy(const struct passwords *pw);
+
 #endif

@@ -176,3 +176,8 @@ int passwords_verify(struct passwords *pw, const char *encoded, const char *pass
 	j->arg = arg;
 	return submit(pw, j, work_verify, done_verify, err);
 }
+
+const char *passwords_dummy(const struct passwords *pw)
+{
+	return pw->dummy;
+}
