@@ -40,6 +40,9 @@ void conn_guard_free(struct conn_guard *g);
 /* A request of the connection is being handled: no deadline while it is.
  * Returns the entry to hand back to conn_guard_request_done (may be NULL). */
 struct conn_entry *conn_guard_request_started(struct conn_guard *g, struct evhttp_request *req);
+/* Whether the request just started had a header line folded onto the one
+ * above (obs-fold, RFC 9112 §5.2), which evhttp reads as part of that value. */
+bool conn_guard_request_folded(const struct conn_entry *e);
 /* Its reply went out: the next request has request_timeout_s to arrive. */
 void conn_guard_request_done(struct conn_guard *g, struct conn_entry *e);
 /* Between (g, true) and (g, false) what reaches a connection's output is our

@@ -21,6 +21,7 @@
 
 #include "config.h"
 #include "conn_guard.h"
+#include "header_scan.h"
 #include "util.h"
 
 #define SWEEP_INTERVAL_US 250000
@@ -47,6 +48,8 @@ struct conn_entry {
 	bool answer_pending;
 	bool closing;              /* ends once its answer is written; reads nothing more */
 	bool answer_stale;         /* the output changed otherwise since */
+	struct header_scan scan;   /* the raw header section of its next request */
+	bool request_folded;       /* the request being handled had a folded line */
 	size_t answer_from;
 	struct conn_entry *answer_next;
 	struct conn_entry *prev, *next;
@@ -138,14 +141,33 @@ static void on_output(struct evbuffer *out, const struct evbuffer_cb_info *info,
  * libevent re-arms the read event on every change of a watermarked input,
  * several times a request; so the watermark is set only while the input
  * holds input_high or more, below which one read cannot pass input_max. */
+/* Feeds the scan of the next request's header section from offset from of
+ * in to its end, before evhttp reads it (and hides a folded line). */
+static void scan_input(struct conn_entry *e, struct evbuffer *in, size_t from)
+{
+	struct evbuffer_ptr pos;
+	struct evbuffer_iovec v[4];
+	int n;
+
+	while (!header_scan_done(&e->scan) && from < evbuffer_get_length(in) &&
+	       evbuffer_ptr_set(in, &pos, from, EVBUFFER_PTR_SET) == 0 &&
+	       (n = evbuffer_peek(in, -1, &pos, v, 4)) > 0) {
+		for (int i = 0; i < n && i < 4; i++) {
+			header_scan_feed(&e->scan, v[i].iov_base, v[i].iov_len);
+			from += v[i].iov_len;
+		}
+	}
+}
+
 static void on_input(struct evbuffer *in, const struct evbuffer_cb_info *info, void *arg)
 {
 	struct conn_entry *e = arg;
 	bool high;
 
-	(void)info;
 	if (e->closing)
 		evbuffer_drain(in, evbuffer_get_length(in));
+	else if (info->n_added && !header_scan_done(&e->scan))
+		scan_input(e, in, evbuffer_get_length(in) - info->n_added);
 	high = evbuffer_get_length(in) >= e->g->input_high;
 	if (high != e->read_capped) {
 		bufferevent_setwatermark(e->bev, EV_READ, 0, high ? e->g->input_max : 0);
@@ -171,6 +193,7 @@ static struct bufferevent *on_accept(struct event_base *base, void *arg)
 		bufferevent_setwatermark(e->bev, EV_READ, 0, g->input_max);
 		e->read_capped = true;
 	}
+	header_scan_reset(&e->scan);
 	evbuffer_add_cb(bufferevent_get_input(e->bev), on_input, e);
 	evbuffer_add_cb(bufferevent_get_output(e->bev), on_output, e);
 	e->deadline_us = mono_us() + timeout_us(g);
@@ -508,7 +531,17 @@ struct conn_entry *conn_guard_request_started(struct conn_guard *g, struct evhtt
 	if (!e || e->bev != bev)
 		return NULL;
 	e->busy++;
+	/* evhttp has read this request whole: what its input holds now is the
+	 * next one's, from its first byte */
+	e->request_folded = e->scan.folded;
+	header_scan_reset(&e->scan);
+	scan_input(e, bufferevent_get_input(bev), 0);
 	return e;
+}
+
+bool conn_guard_request_folded(const struct conn_entry *e)
+{
+	return e && e->request_folded;
 }
 
 void conn_guard_request_done(struct conn_guard *g, struct conn_entry *e)

@@ -359,10 +359,8 @@ static bool is_token(const char *s)
 /* One pass over the request's headers. evhttp splits a line at its first
  * ':' and keeps what precedes it as the name, so "Content-Length : 5" is a
  * header named "Content-Length " that frames nothing (RFC 9112 §5.1 asks
- * for 400). It strips the spaces before a value and appends a folded line
- * (obs-fold) to the value above after one space: a value that starts with
- * a space is a line folded onto an empty value. Fills value[] with the
- * single headers' values (NULL when absent). Returns 0, or -1 with err. */
+ * for 400). Fills value[] with the single headers' values (NULL when
+ * absent). Returns 0, or -1 with err. */
 static int scan_headers(struct evkeyvalq *in, const char *value[H_SINGLE], struct api_error *err)
 {
 	const struct evkeyval *kv;
@@ -372,8 +370,6 @@ static int scan_headers(struct evkeyvalq *in, const char *value[H_SINGLE], struc
 		if (!is_token(kv->key))
 			return api_fail(err, E_INVALID_PARAMS, "A header name is not a token "
 			                "(no space may come before its colon).");
-		if (kv->value[0] == ' ')
-			return api_fail(err, E_INVALID_PARAMS, "Header lines may not be folded.");
 		for (int i = 0; i < H_SINGLE; i++)
 			if (!strcasecmp(kv->key, single_headers[i]) && count[i]++ == 0)
 				value[i] = kv->value;
@@ -409,7 +405,8 @@ static int framing_sane(enum evhttp_cmd_type method, const char *const value[H_S
  * request target, a malformed header or framing (see above), and an
  * HTTP/1.1 request without Host (RFC 9112 §3.2). Returns 0, or -1 with err;
  * the connection must then be closed, since the framing is in doubt. */
-static int request_sane(struct evhttp_request *req, struct api_error *err)
+static int request_sane(struct evhttp_request *req, const struct conn_entry *conn,
+                        struct api_error *err)
 {
 	const char *value[H_SINGLE] = { NULL };
 	const char *target = evhttp_request_get_uri(req);
@@ -421,6 +418,9 @@ static int request_sane(struct evhttp_request *req, struct api_error *err)
 	for (const unsigned char *c = (const unsigned char *)target; c && *c; c++)
 		if (*c <= 0x20 || *c == 0x7f)
 			return api_fail(err, E_INVALID_PARAMS, "The request target holds a control character.");
+	/* RFC 9112 §5.2: obs-fold is refused; evhttp would join it to the value */
+	if (conn_guard_request_folded(conn))
+		return api_fail(err, E_INVALID_PARAMS, "Header lines may not be folded.");
 	if (scan_headers(evhttp_request_get_input_headers(req), value, err) < 0 ||
 	    framing_sane(req->type, value, err) < 0)
 		return -1;
@@ -531,7 +531,7 @@ static void on_request(struct evhttp_request *req, void *arg)
 	srv->in_flight++;
 	srv->requests++;
 	ctx->conn = conn_guard_request_started(srv->guard, req);
-	if (request_sane(req, &err) < 0) {
+	if (request_sane(req, ctx->conn, &err) < 0) {
 		/* the framing itself is in doubt: answer and close */
 		http_add_header(ctx, "Connection", "close");
 		http_reply_error(ctx, &err);
