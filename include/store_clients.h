@@ -1,8 +1,8 @@
 #ifndef EDGEAUTH_STORE_CLIENTS_H
 #define EDGEAUTH_STORE_CLIENTS_H
 /*
- * The clients table and its permission set (CONTRACT.md §4 "client"). Every
- * function takes the project the caller's token is of, so that a client of
+ * The clients table and its permission set (CONTRACT.md §4 "client"), and
+ * what token issue reads of a client. The management functions take the project the caller's token is of, so that a client of
  * another project is never seen: it is client_not_found. Records come back as
  * new JSON objects {id, name, description, is_active, permission_ids,
  * redirect_uris, created_at, updated_at}; never a secret or its hash.
@@ -70,5 +70,31 @@ int store_client_set_secret(struct store *st, const char *project_id, const char
  * all matches, or NULL with system_error. */
 json_t *store_client_list(struct store *st, const char *project_id, const struct list_params *p,
                           int is_active, long long *total, struct api_error *err);
+
+/* ---- what token issue and checks read ---- */
+
+/* A client as a grant or token check reads it. */
+struct client_auth {
+	bool found;
+	char project_id[80];
+	char secret_hash[64];
+	bool is_active;
+	bool project_active;
+	struct store_stamp stamp;   /* the store as this read saw it */
+};
+/* The client (out->found false: none such). */
+void store_client_lookup(struct store *st, const char *client_id, struct client_auth *out,
+                         struct completion done);
+/* Authenticates a client: with a secret (Basic) it must be the client's,
+ * else invalid_client_credentials; without one (a public client naming
+ * itself) the client must exist, else invalid_client. Fills *out. The
+ * active flags are the caller's to judge. */
+void store_client_authenticate(struct store *st, const char *client_id, const char *secret,
+                               struct client_auth *out, struct completion done);
+/* The client's named permissions ("users:read"), sorted, space-separated,
+ * into *out (caller frees). at: the stamp of the read that found the client
+ * (a scope is cached for it). */
+void store_client_scope(struct store *st, const char *client_id, struct store_stamp at,
+                        char **out, struct completion done);
 
 #endif

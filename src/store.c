@@ -46,12 +46,6 @@ static const char *const core_sql[SQ__COUNT] = {
 		" redirect_uris, created_at, updated_at) VALUES (?1, ?2, ?3, ?4, ?5, 1, ?6, ?7, ?7)",
 	[SQ_CLIENT_PERMISSION_INSERT] =
 		"INSERT OR IGNORE INTO client_permissions (client_id, permission_id) VALUES (?1, ?2)",
-	[SQ_CLIENT_AUTH] =
-		"SELECT c.project_id, c.secret_hash, c.is_active, p.is_active"
-		" FROM clients c JOIN projects p ON p.id = c.project_id WHERE c.id = ?1",
-	[SQ_CLIENT_SCOPE] =
-		"SELECT " SQL_NAMED_PERMISSION " AS named FROM " SQL_CLIENT_PERMISSIONS
-		SQL_SCOPE_CODES_OK " ORDER BY named",
 	[SQ_USER_ACTIVE] =
 		"SELECT 1 FROM users WHERE id = ?1 AND project_id = ?2 AND is_active",
 	[SQ_TOKEN_REVOKED] = "SELECT 1 FROM revoked_tokens WHERE jti = ?1",
@@ -702,68 +696,6 @@ int store_project_set_active(struct store *st, const char *id, bool active, stru
 
 /* ---- token checks ---- */
 
-/* Fills *out (found set) and its stamp. 0, or -1 with err. */
-static int client_read(struct store *st, const char *client_id, struct client_auth *out,
-                       struct api_error *err)
-{
-	sqlite3_stmt *s = st->core.stmt[SQ_CLIENT_AUTH];
-	int rc;
-
-	memset(out, 0, sizeof *out);
-	store_bind_text(s, 1, client_id);
-	rc = sqlite3_step(s);
-	out->stamp = store_stamp(st);
-	if (rc == SQLITE_ROW) {
-		snprintf(out->project_id, sizeof out->project_id, "%s", store_column_text(s, 0));
-		snprintf(out->secret_hash, sizeof out->secret_hash, "%s", store_column_text(s, 1));
-		out->is_active = sqlite3_column_int(s, 2) != 0;
-		out->project_active = sqlite3_column_int(s, 3) != 0;
-		out->found = true;
-		rc = 0;
-	} else if (rc == SQLITE_DONE) {
-		rc = 0;
-	} else {
-		rc = store_fail(st, err, "client auth");
-	}
-	store_stmt_finish(s);
-	return rc;
-}
-
-void store_client_lookup(struct store *st, const char *client_id, struct client_auth *out,
-                         struct completion done)
-{
-	struct api_error err;
-
-	complete(done, client_read(st, client_id, out, &err), &err);
-}
-
-static int client_authenticate(struct store *st, const char *client_id, const char *secret,
-                               struct client_auth *out, struct api_error *err)
-{
-	char hash[SECRET_HASH_LEN + 1];
-
-	if (client_read(st, client_id, out, err) < 0)
-		return -1;
-	if (secret) {
-		/* Hashed even for an unknown client, so timing does not tell which. */
-		crypto_hash_secret(secret, strlen(secret), hash);
-		if (!out->found || !crypto_equal(hash, out->secret_hash))
-			return api_fail(err, E_INVALID_CLIENT_CREDENTIALS,
-			                "The client ID or secret is wrong.");
-	} else if (!out->found) {
-		return api_fail(err, E_INVALID_CLIENT, "The client ID is invalid.");
-	}
-	return 0;
-}
-
-void store_client_authenticate(struct store *st, const char *client_id, const char *secret,
-                               struct client_auth *out, struct completion done)
-{
-	struct api_error err;
-
-	complete(done, client_authenticate(st, client_id, secret, out, &err), &err);
-}
-
 char *store_join_column(struct store *st, sqlite3_stmt *s, const char *key, struct api_error *err)
 {
 	size_t len = 0, cap = 256;
@@ -803,33 +735,6 @@ struct store_stamp store_stamp(struct store *st)
 		now.known = false;
 	now.data_version = v;
 	return now;
-}
-
-static void free_string(void *p)
-{
-	free(p);
-}
-
-/* A client's scope is read on every client_credentials grant and changes
- * rarely, so it is cached. */
-void store_client_scope(struct store *st, const char *client_id, struct store_stamp at,
-                        char **out, struct completion done)
-{
-	struct api_error err;
-	const char *cached;
-
-	if (!st->scopes)
-		st->scopes = derived_cache_new(free_string);
-	cached = derived_cache_get(st->scopes, client_id, at);
-	if (cached) {
-		*out = xstrdup(cached);
-		complete(done, 0, NULL);
-		return;
-	}
-	*out = store_join_column(st, st->core.stmt[SQ_CLIENT_SCOPE], client_id, &err);
-	if (*out)
-		derived_cache_put(st->scopes, client_id, at, xstrdup(*out));
-	complete(done, *out ? 0 : -1, &err);
 }
 
 void store_user_is_active(struct store *st, const char *project_id, const char *user_id,

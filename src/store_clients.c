@@ -4,6 +4,7 @@
  * transaction with the checks they depend on. Never reads or returns a
  * client's secret hash.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -21,6 +22,8 @@ enum client_stmt {
 	CS_PERM_INSERT,
 	CS_GET,
 	CS_COUNT,
+	CS_AUTH,
+	CS_SCOPE,
 	CS_LIST,   /* first of the list variants: CS_LIST + 2 * sort + desc */
 	CS__COUNT = CS_LIST + 2 * CLIENT_SORT__COUNT
 };
@@ -68,6 +71,12 @@ static const char *const sql[CS__COUNT] = {
 		"SELECT " RECORD_COLS ", " PERMISSION_IDS_OF("clients.id")
 		" FROM clients WHERE id = ?1 AND project_id = ?2",
 	[CS_COUNT] = "SELECT count(*) FROM clients" LIST_FILTER,
+	[CS_AUTH] =
+		"SELECT c.project_id, c.secret_hash, c.is_active, p.is_active"
+		" FROM clients c JOIN projects p ON p.id = c.project_id WHERE c.id = ?1",
+	[CS_SCOPE] =
+		"SELECT " SQL_NAMED_PERMISSION " AS named FROM " SQL_CLIENT_PERMISSIONS
+		SQL_SCOPE_CODES_OK " ORDER BY named",
 	LIST_PAIR(CLIENT_SORT_CREATED_AT, "created_at"),
 	LIST_PAIR(CLIENT_SORT_UPDATED_AT, "updated_at"),
 	LIST_PAIR(CLIENT_SORT_NAME, "name COLLATE NOCASE"),
@@ -329,4 +338,90 @@ json_t *store_client_list(struct store *st, const char *project_id, const struct
 		return NULL;
 	}
 	return data;
+}
+
+/* ---- what token issue and checks read ---- */
+
+/* Fills *out (found set) and its stamp. 0, or -1 with err. */
+static int client_read(struct store *st, const char *client_id, struct client_auth *out,
+                       struct api_error *err)
+{
+	sqlite3_stmt *s = stmt(st, CS_AUTH);
+	int rc;
+
+	memset(out, 0, sizeof *out);
+	store_bind_text(s, 1, client_id);
+	rc = store_step(st, s, err);
+	out->stamp = store_stamp(st);
+	if (rc == 1) {
+		snprintf(out->project_id, sizeof out->project_id, "%s", store_column_text(s, 0));
+		snprintf(out->secret_hash, sizeof out->secret_hash, "%s", store_column_text(s, 1));
+		out->is_active = sqlite3_column_int(s, 2) != 0;
+		out->project_active = sqlite3_column_int(s, 3) != 0;
+		out->found = true;
+	}
+	store_stmt_finish(s);
+	return rc < 0 ? -1 : 0;
+}
+
+void store_client_lookup(struct store *st, const char *client_id, struct client_auth *out,
+                         struct completion done)
+{
+	struct api_error err;
+
+	complete(done, client_read(st, client_id, out, &err), &err);
+}
+
+static int client_authenticate(struct store *st, const char *client_id, const char *secret,
+                               struct client_auth *out, struct api_error *err)
+{
+	char hash[SECRET_HASH_LEN + 1];
+
+	if (client_read(st, client_id, out, err) < 0)
+		return -1;
+	if (secret) {
+		/* Hashed even for an unknown client, so timing does not tell which. */
+		crypto_hash_secret(secret, strlen(secret), hash);
+		if (!out->found || !crypto_equal(hash, out->secret_hash))
+			return api_fail(err, E_INVALID_CLIENT_CREDENTIALS,
+			                "The client ID or secret is wrong.");
+	} else if (!out->found) {
+		return api_fail(err, E_INVALID_CLIENT, "The client ID is invalid.");
+	}
+	return 0;
+}
+
+void store_client_authenticate(struct store *st, const char *client_id, const char *secret,
+                               struct client_auth *out, struct completion done)
+{
+	struct api_error err;
+
+	complete(done, client_authenticate(st, client_id, secret, out, &err), &err);
+}
+
+static void free_string(void *p)
+{
+	free(p);
+}
+
+/* A client's scope is read on every client_credentials grant and changes
+ * rarely, so it is cached. */
+void store_client_scope(struct store *st, const char *client_id, struct store_stamp at,
+                        char **out, struct completion done)
+{
+	struct api_error err;
+	const char *cached;
+
+	if (!st->scopes)
+		st->scopes = derived_cache_new(free_string);
+	cached = derived_cache_get(st->scopes, client_id, at);
+	if (cached) {
+		*out = xstrdup(cached);
+		complete(done, 0, NULL);
+		return;
+	}
+	*out = store_join_column(st, stmt(st, CS_SCOPE), client_id, &err);
+	if (*out)
+		derived_cache_put(st->scopes, client_id, at, xstrdup(*out));
+	complete(done, *out ? 0 : -1, &err);
 }
