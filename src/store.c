@@ -12,6 +12,7 @@
 #include "crypto.h"
 #include "json_util.h"
 #include "store.h"
+#include "store_clients.h"
 #include "util.h"
 #include "validate.h"
 
@@ -41,11 +42,6 @@ static const char *const core_sql[SQ__COUNT] = {
 	[SQ_PERMISSION_INSERT] =
 		"INSERT INTO permissions (id, resource_id, project_id, name, code, description,"
 		" position) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-	[SQ_CLIENT_INSERT] =
-		"INSERT INTO clients (id, project_id, name, description, secret_hash, is_active,"
-		" redirect_uris, created_at, updated_at) VALUES (?1, ?2, ?3, ?4, ?5, 1, ?6, ?7, ?7)",
-	[SQ_CLIENT_PERMISSION_INSERT] =
-		"INSERT OR IGNORE INTO client_permissions (client_id, permission_id) VALUES (?1, ?2)",
 	[SQ_USER_ACTIVE] =
 		"SELECT 1 FROM users WHERE id = ?1 AND project_id = ?2 AND is_active",
 	[SQ_TOKEN_REVOKED] = "SELECT 1 FROM revoked_tokens WHERE jti = ?1",
@@ -501,7 +497,7 @@ static const struct {
 
 static int insert_default_resource(struct store *st, const char *project_id,
                                    const struct default_resource *r, int64_t now,
-                                   const char *client_id, struct api_error *err)
+                                   struct api_error *err)
 {
 	sqlite3_stmt *s = st->core.stmt[SQ_RESOURCE_INSERT];
 	char *rid = crypto_new_id();
@@ -519,7 +515,6 @@ static int insert_default_resource(struct store *st, const char *project_id,
 	sqlite3_reset(s);
 	for (size_t i = 0; i < ARRAY_LEN(default_permissions); i++) {
 		sqlite3_stmt *p = st->core.stmt[SQ_PERMISSION_INSERT];
-		sqlite3_stmt *cp = st->core.stmt[SQ_CLIENT_PERMISSION_INSERT];
 		char *pid = crypto_new_id();
 		char *desc = xasprintf("%s %s", default_permissions[i].name, r->code);
 		int ok;
@@ -533,12 +528,6 @@ static int insert_default_resource(struct store *st, const char *project_id,
 		sqlite3_bind_int(p, 7, (int)i);
 		ok = store_step_done(st, p, err) == 0;
 		sqlite3_reset(p);
-		if (ok) {
-			store_bind_text(cp, 1, client_id);
-			store_bind_text(cp, 2, pid);
-			ok = store_step_done(st, cp, err) == 0;
-			sqlite3_reset(cp);
-		}
 		free(desc);
 		free(pid);
 		if (!ok)
@@ -554,6 +543,9 @@ out:
 int store_project_create(struct store *st, const char *name, struct new_project *out,
                          struct api_error *err)
 {
+	static const struct client_fields admin = {
+		.name = "admin", .description = "The project's admin client", .redirect_uris = "[]",
+	};
 	int64_t now = now_ms();
 	char hash[SECRET_HASH_LEN + 1];
 	sqlite3_stmt *s;
@@ -574,22 +566,14 @@ int store_project_create(struct store *st, const char *name, struct new_project 
 		goto fail_tx;
 	sqlite3_reset(s);
 
-	s = st->core.stmt[SQ_CLIENT_INSERT];
-	store_bind_text(s, 1, out->client_id);
-	store_bind_text(s, 2, out->project_id);
-	store_bind_text(s, 3, "admin");
-	store_bind_text(s, 4, "The project's admin client");
-	store_bind_text(s, 5, hash);
-	store_bind_text(s, 6, "[]");
-	sqlite3_bind_int64(s, 7, now);
-	if (store_step_done(st, s, err) < 0)
+	if (store_client_insert(st, out->project_id, out->client_id, &admin, hash, now, err) < 0)
 		goto fail_tx;
-	sqlite3_reset(s);
-
 	for (size_t i = 0; i < ARRAY_LEN(default_resources); i++)
-		if (insert_default_resource(st, out->project_id, &default_resources[i], now,
-		                            out->client_id, err) < 0)
+		if (insert_default_resource(st, out->project_id, &default_resources[i], now, err) < 0)
 			goto fail_tx;
+	/* the admin client holds every permission of the new project */
+	if (store_client_grant_all(st, out->client_id, err) < 0)
+		goto fail_tx;
 	if (store_commit(st, err) < 0)
 		goto fail;
 	return 0;
