@@ -5,13 +5,15 @@
 #include <jansson.h>
 
 #include "error.h"
+#include "flow.h"
 #include "json_util.h"
-#include "router.h"
 
-route_handler clients_create;
-route_handler clients_update;
-route_handler clients_list;
-route_handler clients_rotate_secret;
+/* The routes' steps (router.c): create and secret rotation answer with a
+ * secret, so their routes are no_store. */
+extern flow_step *const clients_create_steps[];
+extern flow_step *const clients_update_steps[];
+extern flow_step *const clients_list_steps[];
+extern flow_step *const clients_rotate_secret_steps[];
 
 /* A create or update body, read and checked. */
 struct client_body {

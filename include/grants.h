@@ -17,6 +17,7 @@
 #include "flow.h"
 #include "server.h"
 #include "store.h"
+#include "store_clients.h"
 #include "store_tokens.h"
 #include "access_token.h"
 

@@ -39,10 +39,6 @@ enum store_core_stmt {
 	SQ_PROJECT_SET_ACTIVE,
 	SQ_RESOURCE_INSERT,
 	SQ_PERMISSION_INSERT,
-	SQ_CLIENT_INSERT,
-	SQ_CLIENT_PERMISSION_INSERT,
-	SQ_CLIENT_AUTH,
-	SQ_CLIENT_SCOPE,
 	SQ_USER_ACTIVE,
 	SQ_TOKEN_REVOKED,
 	SQ_TOKEN_HOLDERS,
@@ -213,29 +209,6 @@ int store_project_set_active(struct store *st, const char *id, bool active, stru
 
 /* ---- what token issue and checks read ---- */
 
-/* A client as a grant or token check reads it. */
-struct client_auth {
-	bool found;
-	char project_id[80];
-	char secret_hash[64];
-	bool is_active;
-	bool project_active;
-	struct store_stamp stamp;   /* the store as this read saw it */
-};
-/* The client (out->found false: none such). */
-void store_client_lookup(struct store *st, const char *client_id, struct client_auth *out,
-                         struct completion done);
-/* Authenticates a client: with a secret (Basic) it must be the client's,
- * else invalid_client_credentials; without one (a public client naming
- * itself) the client must exist, else invalid_client. Fills *out. The
- * active flags are the caller's to judge. */
-void store_client_authenticate(struct store *st, const char *client_id, const char *secret,
-                               struct client_auth *out, struct completion done);
-/* The client's named permissions ("users:read"), sorted, space-separated,
- * into *out (caller frees). at: the stamp of the read that found the client
- * (a scope is cached for it). */
-void store_client_scope(struct store *st, const char *client_id, struct store_stamp at,
-                        char **out, struct completion done);
 /* The stamp of the store as this request reads it (store_cache.h): call it
  * only after the request has stepped a statement. */
 struct store_stamp store_stamp(struct store *st);

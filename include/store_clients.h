@@ -1,16 +1,22 @@
 #ifndef EDGEAUTH_STORE_CLIENTS_H
 #define EDGEAUTH_STORE_CLIENTS_H
 /*
- * The clients table and its permission set (CONTRACT.md §4 "client"). Every
- * function takes the project the caller's token is of, so that a client of
- * another project is never seen: it is client_not_found. Records come back as
- * new JSON objects {id, name, description, is_active, permission_ids,
- * redirect_uris, created_at, updated_at}; never a secret or its hash.
+ * The clients table and its permission set (CONTRACT.md §4 "client"), and
+ * what token issue reads of a client. The management operations take the
+ * project the caller's token is of, so that a client of another project is
+ * never seen: it is client_not_found. A record is the JSON text of an object
+ * {id, name, description, is_active, permission_ids, redirect_uris,
+ * created_at, updated_at}; never a secret or its hash.
+ *
+ * Each operation is one transaction and takes a struct completion (flow.h),
+ * called once; what it hands back goes to out-parameters that must live
+ * until then.
  */
 #include <stdbool.h>
-#include <jansson.h>
+#include <stdint.h>
 
 #include "error.h"
+#include "flow.h"
 #include "json_util.h"
 #include "listing.h"
 #include "store.h"
@@ -29,8 +35,8 @@ struct client_fields {
 	const char *redirect_uris;            /* a JSON array of strings, as text */
 };
 
-/* Sort keys of the clients list, in the order of clients_sort_keys[] in
- * api_clients.c (CONTRACT.md §3). */
+/* Sort keys of the clients list: indexes into api_clients.c's sort_by
+ * vocabulary (CONTRACT.md §3). */
 enum client_sort {
 	CLIENT_SORT_CREATED_AT,
 	CLIENT_SORT_UPDATED_AT,
@@ -40,35 +46,75 @@ enum client_sort {
 };
 
 /* In the writes below, scope is the caller's token scope, for the
- * no-escalation rule (store_grants.h). */
+ * no-escalation rule (store_grants.h), checked inside the write's
+ * transaction. */
 
-/* Inserts an active client with the given secret hash, in one transaction
- * with the checks of its permission IDs (store_grant_check_ids). Returns the
- * new record, or NULL with some_permissions_not_found,
- * insufficient_permission or system_error. The new ID is the record's "id". */
-json_t *store_client_create(struct store *st, const char *project_id,
-                            const struct client_fields *f, const char *secret_hash,
-                            const char *scope, struct api_error *err);
+/* Inserts an active client with the given secret hash, after the checks of
+ * its permission IDs (store_grant_check_ids). *record: the new record (caller
+ * frees; its "id" is the new ID). Fails with some_permissions_not_found,
+ * insufficient_permission or system_error. */
+void store_client_create(struct store *st, const char *project_id,
+                         const struct client_fields *f, const char *secret_hash,
+                         const char *scope, char **record, struct completion done);
 
-/* Updates the client in one transaction. Fails (NULL) with, first to last,
- * client_not_found (unknown, or of another project), some_permissions_not_found,
- * insufficient_permission (the new set, or what the client holds, has a
- * default-resource permission scope lacks), system_error. Returns the
- * updated record. */
-json_t *store_client_update(struct store *st, const char *project_id, const char *client_id,
-                            const struct client_fields *f, const char *scope,
-                            struct api_error *err);
+/* Updates the client; *record: the updated record (caller frees). Fails
+ * with, first to last, client_not_found (unknown, or of another project),
+ * some_permissions_not_found, insufficient_permission (the new set, or what
+ * the client holds, has a default-resource permission scope lacks),
+ * system_error. */
+void store_client_update(struct store *st, const char *project_id, const char *client_id,
+                         const struct client_fields *f, const char *scope, char **record,
+                         struct completion done);
 
-/* Replaces the client's secret hash. Returns 0, or -1 with client_not_found,
+/* Replaces the client's secret hash. Fails with client_not_found,
  * insufficient_permission (as for an update) or system_error. */
-int store_client_set_secret(struct store *st, const char *project_id, const char *client_id,
-                            const char *secret_hash, const char *scope, struct api_error *err);
+void store_client_set_secret(struct store *st, const char *project_id, const char *client_id,
+                             const char *secret_hash, const char *scope,
+                             struct completion done);
 
-/* One page of the project's clients: p->sort is an enum client_sort, p->like
- * matches the name (or NULL), is_active is -1 for no filter, else 0 or 1.
- * Returns the page's records as a new array and sets *total to the number of
- * all matches, or NULL with system_error. */
-json_t *store_client_list(struct store *st, const char *project_id, const struct list_params *p,
-                          int is_active, long long *total, struct api_error *err);
+/* One page of the project's clients into *out: q->sort is an enum
+ * client_sort, q->search a case-insensitive substring of the name (raw:
+ * % _ \ in it are literal), q->is_active a filter (-1: none). Fails with
+ * system_error. */
+void store_client_list(struct store *st, const char *project_id, const struct list_query *q,
+                       struct page *out, struct completion done);
+
+/* ---- what token issue and checks read ---- */
+
+/* A client as a grant or token check reads it. */
+struct client_auth {
+	bool found;
+	char project_id[80];
+	char secret_hash[64];
+	bool is_active;
+	bool project_active;
+	struct store_stamp stamp;   /* the store as this read saw it */
+};
+/* The client (out->found false: none such). */
+void store_client_lookup(struct store *st, const char *client_id, struct client_auth *out,
+                         struct completion done);
+/* Authenticates a client: with a secret (Basic) it must be the client's,
+ * else invalid_client_credentials; without one (a public client naming
+ * itself) the client must exist, else invalid_client. Fills *out. The
+ * active flags are the caller's to judge. */
+void store_client_authenticate(struct store *st, const char *client_id, const char *secret,
+                               struct client_auth *out, struct completion done);
+/* The client's named permissions ("users:read"), sorted, space-separated,
+ * into *out (caller frees). at: the stamp of the read that found the client
+ * (a scope is cached for it). */
+void store_client_scope(struct store *st, const char *client_id, struct store_stamp at,
+                        char **out, struct completion done);
+
+/* ---- for the SQLite backend's own use (store.c) ----
+ * Synchronous, inside a transaction the caller has open. */
+
+/* Inserts an active client with f's fields and permission set, created at
+ * now (ms). 0, or -1 with system_error. */
+int store_client_insert(struct store *st, const char *project_id, const char *client_id,
+                        const struct client_fields *f, const char *secret_hash, int64_t now,
+                        struct api_error *err);
+/* Gives the client every permission of its project (a new project's admin
+ * client, CONTRACT.md §2). 0, or -1 with system_error. */
+int store_client_grant_all(struct store *st, const char *client_id, struct api_error *err);
 
 #endif

@@ -19,6 +19,7 @@
 #include "request.h"
 #include "signin.h"
 #include "store.h"
+#include "store_clients.h"
 #include "store_grants.h"
 #include "store_tokens.h"
 #include "throttle.h"

@@ -1,12 +1,13 @@
 /*
- * The clients endpoints (SPEC.md "Client endpoints", CONTRACT.md §3-§4).
- * The router has checked the token, the project and the permission; these
- * handlers check the body or query (invalid_params), then let the store
- * decide client_not_found, some_permissions_not_found and
- * insufficient_permission (no escalation), in that order.
- * A client secret appears only in the answer that issues it, never in a
- * log, an error or a record.
+ * The clients endpoints (SPEC.md "Client endpoints", CONTRACT.md §3-§4), as
+ * steps. The router has checked the token, the project and the permission;
+ * the first step reads the body or query (invalid_params), the next lets
+ * the store decide client_not_found, some_permissions_not_found and
+ * insufficient_permission (no escalation), in that order, and the last
+ * answers. A client secret appears only in the answer that issues it,
+ * never in a log, an error or a record.
  */
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -15,6 +16,7 @@
 #include "form.h"
 #include "json_util.h"
 #include "listing.h"
+#include "request.h"
 #include "store_clients.h"
 #include "util.h"
 #include "validate.h"
@@ -30,8 +32,9 @@ static const struct str_rule description_rule = {
 	.key = "description", .max_chars = DESCRIPTION_MAX_CHARS,
 };
 
-/* CONTRACT.md §3: the clients list's sort keys, created_at the default. */
-static const char *const clients_sort_keys[CLIENT_SORT__COUNT] = {
+/* CONTRACT.md §3: the clients list's sort_by values, created_at the
+ * default; the store takes their index (enum client_sort). */
+static const char *const sort_keys[CLIENT_SORT__COUNT] = {
 	[CLIENT_SORT_CREATED_AT] = "created_at",
 	[CLIENT_SORT_UPDATED_AT] = "updated_at",
 	[CLIENT_SORT_NAME] = "name",
@@ -125,9 +128,8 @@ static int read_redirect_uris(const json_t *body, bool *present, char **out,
 		}
 		json_array_append_new(uris, json_string(json_string_value(item)));
 	}
+	/* jansson allocates with xmalloc (main.c): out of memory aborts there */
 	*out = json_dumps(uris, JSON_COMPACT);
-	if (!*out)
-		abort();   /* out of memory: as xmalloc does */
 	rc = 0;
 out:
 	json_decref(uris);
@@ -166,105 +168,191 @@ static struct client_fields client_fields_of(const struct client_body *b, bool u
 	};
 }
 
-/* An answer that carries a client secret must not be stored by a cache
- * (as RFC 6749 §5.1 asks of token answers). */
-static void reply_with_secret(struct request_ctx *ctx, int status, json_t *body)
-{
-	http_add_header(ctx, "Cache-Control", "no-store");
-	http_add_header(ctx, "Pragma", "no-cache");
-	http_reply_json(ctx, status, body);
-}
-
-void clients_create(struct request_ctx *ctx)
-{
-	struct client_body b;
-	struct client_fields f;
-	struct api_error err;
+/* The state of a write's steps: the body, the fields the store writes, a
+ * new secret (create, rotation) and the record read back. */
+struct clients_write {
+	struct client_body body;
+	struct client_fields fields;
+	char *secret;                        /* shown once; wiped */
 	char hash[SECRET_HASH_LEN + 1];
-	char *secret = NULL;
-	json_t *rec;
+	char *record;
+};
 
-	clients_body_init(&b);
-	if (clients_read_body(ctx->body, false, &b, &err) < 0)
-		goto fail;
-	f = client_fields_of(&b, false);
-	secret = crypto_new_secret();
-	crypto_hash_secret(secret, strlen(secret), hash);
-	rec = store_client_create(ctx->srv->store, request_param(ctx, "project_id"), &f, hash,
-	                          ctx->principal.scope, &err);
-	if (!rec)
-		goto fail;
-	/* CONTRACT.md §4: the secret is shown once, here. */
-	json_object_set_new(rec, "client_secret", json_string(secret));
-	reply_with_secret(ctx, 201, rec);
-	goto out;
-fail:
-	http_reply_error(ctx, &err);
-out:
-	crypto_wipe_free(secret);
-	clients_body_release(&b);
-}
-
-void clients_update(struct request_ctx *ctx)
+static void clients_write_release(void *p)
 {
-	struct client_body b;
-	struct client_fields f;
-	struct api_error err;
-	json_t *rec;
+	struct clients_write *w = p;
 
-	clients_body_init(&b);
-	if (clients_read_body(ctx->body, true, &b, &err) < 0)
-		goto fail;
-	f = client_fields_of(&b, true);
-	rec = store_client_update(ctx->srv->store, request_param(ctx, "project_id"),
-	                          request_param(ctx, "client_id"), &f, ctx->principal.scope, &err);
-	if (!rec)
-		goto fail;
-	http_reply_json(ctx, 200, rec);
-	goto out;
-fail:
-	http_reply_error(ctx, &err);
-out:
-	clients_body_release(&b);
+	clients_body_release(&w->body);
+	crypto_wipe_free(w->secret);
+	free(w->record);
 }
 
-void clients_list(struct request_ctx *ctx)
+static struct clients_write *clients_write_of(struct request_ctx *ctx)
 {
-	struct list_params p = LIST_PARAMS_INIT;
-	struct api_error err;
-	long long total = 0;
-	int is_active;
-	json_t *data;
-
-	if (list_read_params(&ctx->query, clients_sort_keys, CLIENT_SORT__COUNT, &p, &err) < 0 ||
-	    form_read_bool(&ctx->query, "is_active", &is_active, &err) < 0)
-		goto fail;
-	data = store_client_list(ctx->srv->store, request_param(ctx, "project_id"), &p, is_active,
-	                         &total, &err);
-	if (!data)
-		goto fail;
-	http_reply_json(ctx, 200, list_response(data, &p, total));
-	goto out;
-fail:
-	http_reply_error(ctx, &err);
-out:
-	list_params_release(&p);
+	return request_state(ctx, sizeof(struct clients_write), clients_write_release);
 }
+
+/* Stored only as a hash (CONTRACT.md §4). */
+static void new_secret(struct clients_write *w)
+{
+	w->secret = crypto_new_secret();
+	crypto_hash_secret(w->secret, strlen(w->secret), w->hash);
+}
+
+/* The body of a create (update false) or an update: invalid_params here,
+ * before the store is asked anything. */
+static enum step_result read_body(struct flow *f, bool update)
+{
+	struct request_ctx *ctx = request_of(f);
+	struct clients_write *w = clients_write_of(ctx);
+	struct api_error err;
+
+	clients_body_init(&w->body);
+	if (clients_read_body(ctx->body, update, &w->body, &err) < 0)
+		return flow_error(f, &err);
+	w->fields = client_fields_of(&w->body, update);
+	return STEP_NEXT;
+}
+
+static enum step_result record_reply(struct flow *f)
+{
+	struct request_ctx *ctx = request_of(f);
+	const char *record = ((struct clients_write *)ctx->state)->record;
+
+	http_reply_raw(ctx, 200, "application/json", record, strlen(record));
+	return STEP_DONE;
+}
+
+/* ---- POST .../clients ---- */
+
+static enum step_result create_read(struct flow *f)
+{
+	return read_body(f, false);
+}
+
+static enum step_result create_write(struct flow *f)
+{
+	struct request_ctx *ctx = request_of(f);
+	struct clients_write *w = ctx->state;
+
+	new_secret(w);
+	store_client_create(ctx->srv->store, request_param(ctx, "project_id"), &w->fields, w->hash,
+	                    ctx->principal.scope, &w->record, flow_completion(f));
+	return STEP_WAIT;
+}
+
+/* CONTRACT.md §4: the secret is shown once, here, after the record's
+ * fields. It is base64url: no JSON escape. */
+static enum step_result create_reply(struct flow *f)
+{
+	struct request_ctx *ctx = request_of(f);
+	struct clients_write *w = ctx->state;
+	size_t n = strlen(w->record);
+	char *body;
+
+	assert(n > 1 && w->record[n - 1] == '}');   /* the store's JSON object */
+	body = xasprintf("%.*s,\"client_secret\":\"%s\"}", (int)(n - 1), w->record, w->secret);
+	http_reply_raw(ctx, 201, "application/json", body, strlen(body));
+	crypto_wipe_free(body);
+	return STEP_DONE;
+}
+
+flow_step *const clients_create_steps[] = { create_read, create_write, create_reply, NULL };
+
+/* ---- PUT .../clients/{client_id} ---- */
+
+static enum step_result update_read(struct flow *f)
+{
+	return read_body(f, true);
+}
+
+static enum step_result update_write(struct flow *f)
+{
+	struct request_ctx *ctx = request_of(f);
+	struct clients_write *w = ctx->state;
+
+	store_client_update(ctx->srv->store, request_param(ctx, "project_id"),
+	                    request_param(ctx, "client_id"), &w->fields, ctx->principal.scope,
+	                    &w->record, flow_completion(f));
+	return STEP_WAIT;
+}
+
+flow_step *const clients_update_steps[] = { update_read, update_write, record_reply, NULL };
+
+/* ---- POST .../clients/{client_id}/secret ---- */
 
 /* CONTRACT.md §4: a new secret replaces the old one at once; the old one
  * no longer authenticates at the token endpoint. */
-void clients_rotate_secret(struct request_ctx *ctx)
+static enum step_result rotate_write(struct flow *f)
 {
-	struct api_error err;
-	char hash[SECRET_HASH_LEN + 1];
-	char *secret = crypto_new_secret();
+	struct request_ctx *ctx = request_of(f);
+	struct clients_write *w = clients_write_of(ctx);
 
-	crypto_hash_secret(secret, strlen(secret), hash);
-	if (store_client_set_secret(ctx->srv->store, request_param(ctx, "project_id"),
-	                            request_param(ctx, "client_id"), hash, ctx->principal.scope,
-	                            &err) < 0)
-		http_reply_error(ctx, &err);
-	else
-		reply_with_secret(ctx, 200, json_pack("{s:s}", "client_secret", secret));
-	crypto_wipe_free(secret);
+	new_secret(w);
+	store_client_set_secret(ctx->srv->store, request_param(ctx, "project_id"),
+	                        request_param(ctx, "client_id"), w->hash, ctx->principal.scope,
+	                        flow_completion(f));
+	return STEP_WAIT;
 }
+
+static enum step_result rotate_reply(struct flow *f)
+{
+	struct request_ctx *ctx = request_of(f);
+	char *body = xasprintf("{\"client_secret\":\"%s\"}",
+	                       ((struct clients_write *)ctx->state)->secret);
+
+	http_reply_raw(ctx, 200, "application/json", body, strlen(body));
+	crypto_wipe_free(body);
+	return STEP_DONE;
+}
+
+flow_step *const clients_rotate_secret_steps[] = { rotate_write, rotate_reply, NULL };
+
+/* ---- GET .../clients ---- */
+
+struct clients_list {
+	struct list_query q;
+	struct page page;
+};
+
+static void clients_list_release(void *p)
+{
+	page_release(&((struct clients_list *)p)->page);
+}
+
+/* Page, sort, search, and the is_active filter. */
+static enum step_result list_read(struct flow *f)
+{
+	struct request_ctx *ctx = request_of(f);
+	struct clients_list *l = request_state(ctx, sizeof *l, clients_list_release);
+	struct api_error err;
+
+	l->q = (struct list_query)LIST_QUERY_INIT;
+	if (list_read_query(&ctx->query, sort_keys, CLIENT_SORT__COUNT, &l->q, &err) < 0 ||
+	    form_read_bool(&ctx->query, "is_active", &l->q.is_active, &err) < 0)
+		return flow_error(f, &err);
+	return STEP_NEXT;
+}
+
+static enum step_result list_fetch(struct flow *f)
+{
+	struct request_ctx *ctx = request_of(f);
+	struct clients_list *l = ctx->state;
+
+	store_client_list(ctx->srv->store, request_param(ctx, "project_id"), &l->q, &l->page,
+	                  flow_completion(f));
+	return STEP_WAIT;
+}
+
+static enum step_result list_reply(struct flow *f)
+{
+	struct request_ctx *ctx = request_of(f);
+	struct clients_list *l = ctx->state;
+	char *body = list_render(&l->q, &l->page);
+
+	http_reply_raw(ctx, 200, "application/json", body, strlen(body));
+	free(body);
+	return STEP_DONE;
+}
+
+flow_step *const clients_list_steps[] = { list_read, list_fetch, list_reply, NULL };

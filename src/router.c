@@ -72,13 +72,14 @@ static const struct route routes[] = {
 	  .handler = byou_code_create },
 
 	{ .method = EVHTTP_REQ_POST, .path = P "/clients", .auth = AUTH_BEARER,
-	  .permission = "clients:create", .body = BODY_JSON, .handler = clients_create },
+	  .permission = "clients:create", .body = BODY_JSON, .no_store = true,
+	  .steps = clients_create_steps },
 	{ .method = EVHTTP_REQ_PUT, .path = P "/clients/:client_id", .auth = AUTH_BEARER,
-	  .permission = "clients:update", .body = BODY_JSON, .handler = clients_update },
+	  .permission = "clients:update", .body = BODY_JSON, .steps = clients_update_steps },
 	{ .method = EVHTTP_REQ_GET, .path = P "/clients", .auth = AUTH_BEARER,
-	  .permission = "clients:read", .handler = clients_list },
+	  .permission = "clients:read", .steps = clients_list_steps },
 	{ .method = EVHTTP_REQ_POST, .path = P "/clients/:client_id/secret", .auth = AUTH_BEARER,
-	  .permission = "clients:update", .handler = clients_rotate_secret },
+	  .permission = "clients:update", .no_store = true, .steps = clients_rotate_secret_steps },
 };
 
 #define ROUTE_COUNT (sizeof routes / sizeof routes[0])

@@ -12,6 +12,7 @@
 #include "crypto.h"
 #include "json_util.h"
 #include "store.h"
+#include "store_clients.h"
 #include "util.h"
 #include "validate.h"
 
@@ -41,17 +42,6 @@ static const char *const core_sql[SQ__COUNT] = {
 	[SQ_PERMISSION_INSERT] =
 		"INSERT INTO permissions (id, resource_id, project_id, name, code, description,"
 		" position) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-	[SQ_CLIENT_INSERT] =
-		"INSERT INTO clients (id, project_id, name, description, secret_hash, is_active,"
-		" redirect_uris, created_at, updated_at) VALUES (?1, ?2, ?3, ?4, ?5, 1, ?6, ?7, ?7)",
-	[SQ_CLIENT_PERMISSION_INSERT] =
-		"INSERT OR IGNORE INTO client_permissions (client_id, permission_id) VALUES (?1, ?2)",
-	[SQ_CLIENT_AUTH] =
-		"SELECT c.project_id, c.secret_hash, c.is_active, p.is_active"
-		" FROM clients c JOIN projects p ON p.id = c.project_id WHERE c.id = ?1",
-	[SQ_CLIENT_SCOPE] =
-		"SELECT " SQL_NAMED_PERMISSION " AS named FROM " SQL_CLIENT_PERMISSIONS
-		SQL_SCOPE_CODES_OK " ORDER BY named",
 	[SQ_USER_ACTIVE] =
 		"SELECT 1 FROM users WHERE id = ?1 AND project_id = ?2 AND is_active",
 	[SQ_TOKEN_REVOKED] = "SELECT 1 FROM revoked_tokens WHERE jti = ?1",
@@ -507,7 +497,7 @@ static const struct {
 
 static int insert_default_resource(struct store *st, const char *project_id,
                                    const struct default_resource *r, int64_t now,
-                                   const char *client_id, struct api_error *err)
+                                   struct api_error *err)
 {
 	sqlite3_stmt *s = st->core.stmt[SQ_RESOURCE_INSERT];
 	char *rid = crypto_new_id();
@@ -525,7 +515,6 @@ static int insert_default_resource(struct store *st, const char *project_id,
 	sqlite3_reset(s);
 	for (size_t i = 0; i < ARRAY_LEN(default_permissions); i++) {
 		sqlite3_stmt *p = st->core.stmt[SQ_PERMISSION_INSERT];
-		sqlite3_stmt *cp = st->core.stmt[SQ_CLIENT_PERMISSION_INSERT];
 		char *pid = crypto_new_id();
 		char *desc = xasprintf("%s %s", default_permissions[i].name, r->code);
 		int ok;
@@ -539,12 +528,6 @@ static int insert_default_resource(struct store *st, const char *project_id,
 		sqlite3_bind_int(p, 7, (int)i);
 		ok = store_step_done(st, p, err) == 0;
 		sqlite3_reset(p);
-		if (ok) {
-			store_bind_text(cp, 1, client_id);
-			store_bind_text(cp, 2, pid);
-			ok = store_step_done(st, cp, err) == 0;
-			sqlite3_reset(cp);
-		}
 		free(desc);
 		free(pid);
 		if (!ok)
@@ -560,6 +543,9 @@ out:
 int store_project_create(struct store *st, const char *name, struct new_project *out,
                          struct api_error *err)
 {
+	static const struct client_fields admin = {
+		.name = "admin", .description = "The project's admin client", .redirect_uris = "[]",
+	};
 	int64_t now = now_ms();
 	char hash[SECRET_HASH_LEN + 1];
 	sqlite3_stmt *s;
@@ -580,22 +566,14 @@ int store_project_create(struct store *st, const char *name, struct new_project 
 		goto fail_tx;
 	sqlite3_reset(s);
 
-	s = st->core.stmt[SQ_CLIENT_INSERT];
-	store_bind_text(s, 1, out->client_id);
-	store_bind_text(s, 2, out->project_id);
-	store_bind_text(s, 3, "admin");
-	store_bind_text(s, 4, "The project's admin client");
-	store_bind_text(s, 5, hash);
-	store_bind_text(s, 6, "[]");
-	sqlite3_bind_int64(s, 7, now);
-	if (store_step_done(st, s, err) < 0)
+	if (store_client_insert(st, out->project_id, out->client_id, &admin, hash, now, err) < 0)
 		goto fail_tx;
-	sqlite3_reset(s);
-
 	for (size_t i = 0; i < ARRAY_LEN(default_resources); i++)
-		if (insert_default_resource(st, out->project_id, &default_resources[i], now,
-		                            out->client_id, err) < 0)
+		if (insert_default_resource(st, out->project_id, &default_resources[i], now, err) < 0)
 			goto fail_tx;
+	/* the admin client holds every permission of the new project */
+	if (store_client_grant_all(st, out->client_id, err) < 0)
+		goto fail_tx;
 	if (store_commit(st, err) < 0)
 		goto fail;
 	return 0;
@@ -702,68 +680,6 @@ int store_project_set_active(struct store *st, const char *id, bool active, stru
 
 /* ---- token checks ---- */
 
-/* Fills *out (found set) and its stamp. 0, or -1 with err. */
-static int client_read(struct store *st, const char *client_id, struct client_auth *out,
-                       struct api_error *err)
-{
-	sqlite3_stmt *s = st->core.stmt[SQ_CLIENT_AUTH];
-	int rc;
-
-	memset(out, 0, sizeof *out);
-	store_bind_text(s, 1, client_id);
-	rc = sqlite3_step(s);
-	out->stamp = store_stamp(st);
-	if (rc == SQLITE_ROW) {
-		snprintf(out->project_id, sizeof out->project_id, "%s", store_column_text(s, 0));
-		snprintf(out->secret_hash, sizeof out->secret_hash, "%s", store_column_text(s, 1));
-		out->is_active = sqlite3_column_int(s, 2) != 0;
-		out->project_active = sqlite3_column_int(s, 3) != 0;
-		out->found = true;
-		rc = 0;
-	} else if (rc == SQLITE_DONE) {
-		rc = 0;
-	} else {
-		rc = store_fail(st, err, "client auth");
-	}
-	store_stmt_finish(s);
-	return rc;
-}
-
-void store_client_lookup(struct store *st, const char *client_id, struct client_auth *out,
-                         struct completion done)
-{
-	struct api_error err;
-
-	complete(done, client_read(st, client_id, out, &err), &err);
-}
-
-static int client_authenticate(struct store *st, const char *client_id, const char *secret,
-                               struct client_auth *out, struct api_error *err)
-{
-	char hash[SECRET_HASH_LEN + 1];
-
-	if (client_read(st, client_id, out, err) < 0)
-		return -1;
-	if (secret) {
-		/* Hashed even for an unknown client, so timing does not tell which. */
-		crypto_hash_secret(secret, strlen(secret), hash);
-		if (!out->found || !crypto_equal(hash, out->secret_hash))
-			return api_fail(err, E_INVALID_CLIENT_CREDENTIALS,
-			                "The client ID or secret is wrong.");
-	} else if (!out->found) {
-		return api_fail(err, E_INVALID_CLIENT, "The client ID is invalid.");
-	}
-	return 0;
-}
-
-void store_client_authenticate(struct store *st, const char *client_id, const char *secret,
-                               struct client_auth *out, struct completion done)
-{
-	struct api_error err;
-
-	complete(done, client_authenticate(st, client_id, secret, out, &err), &err);
-}
-
 char *store_join_column(struct store *st, sqlite3_stmt *s, const char *key, struct api_error *err)
 {
 	size_t len = 0, cap = 256;
@@ -803,33 +719,6 @@ struct store_stamp store_stamp(struct store *st)
 		now.known = false;
 	now.data_version = v;
 	return now;
-}
-
-static void free_string(void *p)
-{
-	free(p);
-}
-
-/* A client's scope is read on every client_credentials grant and changes
- * rarely, so it is cached. */
-void store_client_scope(struct store *st, const char *client_id, struct store_stamp at,
-                        char **out, struct completion done)
-{
-	struct api_error err;
-	const char *cached;
-
-	if (!st->scopes)
-		st->scopes = derived_cache_new(free_string);
-	cached = derived_cache_get(st->scopes, client_id, at);
-	if (cached) {
-		*out = xstrdup(cached);
-		complete(done, 0, NULL);
-		return;
-	}
-	*out = store_join_column(st, st->core.stmt[SQ_CLIENT_SCOPE], client_id, &err);
-	if (*out)
-		derived_cache_put(st->scopes, client_id, at, xstrdup(*out));
-	complete(done, *out ? 0 : -1, &err);
 }
 
 void store_user_is_active(struct store *st, const char *project_id, const char *user_id,

@@ -1,9 +1,11 @@
 /*
- * The clients area's statements and queries. Every statement is prepared at
- * open (store.c) and reset on every path; writes run in one BEGIN IMMEDIATE
- * transaction with the checks they depend on. Never reads or returns a
- * client's secret hash.
+ * The clients area of the SQLite backend: its statements (prepared at open,
+ * store.c), its operations, and what token issue reads of a client. Writes
+ * run in one transaction with the checks they depend on (store_write_tx).
+ * Never returns a client's secret hash but to authentication.
  */
+#include <assert.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -19,31 +21,53 @@ enum client_stmt {
 	CS_SET_SECRET,
 	CS_PERMS_DELETE,
 	CS_PERM_INSERT,
+	CS_GRANT_ALL,
 	CS_GET,
-	CS_COUNT,
+	CS_AUTH,
+	CS_SCOPE,
 	CS_LIST,   /* first of the list variants: CS_LIST + 2 * sort + desc */
 	CS__COUNT = CS_LIST + 2 * CLIENT_SORT__COUNT
 };
 
-#define RECORD_COLS "id, name, description, is_active, redirect_uris, created_at, updated_at"
-/* The client's permission IDs as a JSON array, sorted, in the row's own
- * statement so that a page needs no query per row. */
-#define PERMISSION_IDS_OF(ref)                                                  \
-	"(SELECT json_group_array(permission_id) FROM (SELECT permission_id"        \
-	" FROM client_permissions WHERE client_id = " ref " ORDER BY permission_id))"
-/* ?2: a LIKE pattern or NULL; ?3: 0, 1 or NULL. */
-#define LIST_FILTER                                                             \
-	" WHERE project_id = ?1 AND (?2 IS NULL OR name LIKE ?2 ESCAPE '\\')"      \
+/* A column that should hold a JSON array, as one: anything else (another
+ * tool wrote it) reads as []. */
+#define JSON_ARRAY_OR_EMPTY(col) \
+	"json(CASE WHEN json_valid(" col ") THEN iif(json_type(" col ") = 'array', " col ", '[]')" \
+	" ELSE '[]' END)"
+/* The client's permission IDs, sorted. */
+#define PERMISSION_IDS_OF(id) \
+	"json((SELECT json_group_array(permission_id) FROM (SELECT permission_id" \
+	" FROM client_permissions WHERE client_id = " id " ORDER BY permission_id)))"
+/* The record (CONTRACT.md §4) of the clients row c: its one definition, read
+ * by get, list pages and the read back of a write. iso_time is
+ * format_timestamp (store.c). */
+#define CLIENT_JSON(c) \
+	"json_object('id', " c ".id, 'name', " c ".name, 'description', " c ".description," \
+	" 'is_active', json(CASE WHEN " c ".is_active THEN 'true' ELSE 'false' END)," \
+	" 'permission_ids', " PERMISSION_IDS_OF(c ".id") "," \
+	" 'redirect_uris', " JSON_ARRAY_OR_EMPTY(c ".redirect_uris") "," \
+	" 'created_at', iso_time(" c ".created_at), 'updated_at', iso_time(" c ".updated_at))"
+
+/* The raw search term p as a LIKE ... ESCAPE '\' pattern of a substring:
+ * % _ \ in the term are literal. */
+#define LIKE_SUBSTRING(p) \
+	"'%' || replace(replace(replace(" p ", '\\', '\\\\'), '%', '\\%'), '_', '\\_') || '%'"
+/* ?1 the project; ?2 a search term or NULL (CONTRACT.md §3: a
+ * case-insensitive substring of the name); ?3 is_active: 0, 1 or NULL. */
+#define LIST_FILTER \
+	" WHERE project_id = ?1" \
+	" AND (?2 IS NULL OR name LIKE " LIKE_SUBSTRING("?2") " ESCAPE '\\')" \
 	" AND (?3 IS NULL OR is_active = ?3)"
-/* The page is picked first (materialized), so that the permission subquery
- * runs for its rows only, not for every row the sort looks at. Ties are
- * broken by id in the sort's direction: pages never overlap or skip. */
-#define LIST(order)                                                             \
-	"WITH page AS MATERIALIZED (SELECT " RECORD_COLS " FROM clients" LIST_FILTER \
-	" ORDER BY " order " LIMIT ?4 OFFSET ?5) SELECT " RECORD_COLS ", "          \
-	PERMISSION_IDS_OF("page.id") " FROM page ORDER BY " order
-#define LIST_PAIR(key, col)                                                     \
-	[CS_LIST + 2 * (key)] = LIST(col ", id"),                                   \
+/* One row: the number of all matches, and the page's records as a JSON
+ * array. The page is picked first, so that the records (and their
+ * permission subqueries) are made for its rows only; the aggregate takes
+ * them in the page's order. Ties are broken by id in the sort's direction:
+ * pages never overlap or skip. */
+#define LIST(order) \
+	"SELECT (SELECT count(*) FROM clients" LIST_FILTER "), json_group_array(" CLIENT_JSON("c") ")" \
+	" FROM (SELECT * FROM clients" LIST_FILTER " ORDER BY " order " LIMIT ?4 OFFSET ?5) c"
+#define LIST_PAIR(key, col) \
+	[CS_LIST + 2 * (key)] = LIST(col ", id"), \
 	[CS_LIST + 2 * (key) + 1] = LIST(col " DESC, id DESC")
 
 static const char *const sql[CS__COUNT] = {
@@ -64,10 +88,17 @@ static const char *const sql[CS__COUNT] = {
 	[CS_PERMS_DELETE] = "DELETE FROM client_permissions WHERE client_id = ?1",
 	[CS_PERM_INSERT] =
 		"INSERT OR IGNORE INTO client_permissions (client_id, permission_id) VALUES (?1, ?2)",
-	[CS_GET] =
-		"SELECT " RECORD_COLS ", " PERMISSION_IDS_OF("clients.id")
-		" FROM clients WHERE id = ?1 AND project_id = ?2",
-	[CS_COUNT] = "SELECT count(*) FROM clients" LIST_FILTER,
+	[CS_GRANT_ALL] =
+		"INSERT OR IGNORE INTO client_permissions (client_id, permission_id)"
+		" SELECT c.id, pm.id FROM clients c JOIN permissions pm ON pm.project_id = c.project_id"
+		" WHERE c.id = ?1",
+	[CS_GET] = "SELECT " CLIENT_JSON("c") " FROM clients c WHERE c.id = ?1 AND c.project_id = ?2",
+	[CS_AUTH] =
+		"SELECT c.project_id, c.secret_hash, c.is_active, p.is_active"
+		" FROM clients c JOIN projects p ON p.id = c.project_id WHERE c.id = ?1",
+	[CS_SCOPE] =
+		"SELECT " SQL_NAMED_PERMISSION " AS named FROM " SQL_CLIENT_PERMISSIONS
+		SQL_SCOPE_CODES_OK " ORDER BY named",
 	LIST_PAIR(CLIENT_SORT_CREATED_AT, "created_at"),
 	LIST_PAIR(CLIENT_SORT_UPDATED_AT, "updated_at"),
 	LIST_PAIR(CLIENT_SORT_NAME, "name COLLATE NOCASE"),
@@ -81,138 +112,146 @@ static sqlite3_stmt *stmt(struct store *st, enum client_stmt which)
 	return st->clients.stmt[which];
 }
 
-/* A JSON array stored or built by SQLite; an empty array if it is not one
- * (it always is: we wrote it). */
-static json_t *json_array_column(sqlite3_stmt *s, int col)
+/* ---- the writes ---- */
+
+/* What a write works on, for store_write_tx. */
+struct client_write {
+	const char *project_id;
+	const char *client_id;
+	const struct client_fields *f;
+	const char *secret_hash;
+	const char *scope;
+	char **record;           /* read back into; NULL: no read back */
+};
+
+/* The record of w's client, read back inside the write's transaction. */
+static int client_read_back(struct store *st, void *arg, struct api_error *err)
 {
-	const char *text = store_column_text(s, col);
-	json_t *v = text ? json_loads(text, 0, NULL) : NULL;
-
-	if (!json_is_array(v)) {
-		json_decref(v);
-		v = json_array();
-	}
-	return v;
-}
-
-/* The record of a row of RECORD_COLS followed by the permission IDs. */
-static json_t *client_row_json(sqlite3_stmt *s)
-{
-	json_t *rec = json_object();
-
-	json_object_set_new(rec, "id", json_string_or_null(store_column_text(s, 0)));
-	json_object_set_new(rec, "name", json_string_or_null(store_column_text(s, 1)));
-	json_object_set_new(rec, "description", json_string_or_null(store_column_text(s, 2)));
-	json_object_set_new(rec, "is_active", json_boolean(sqlite3_column_int(s, 3)));
-	json_object_set_new(rec, "permission_ids", json_array_column(s, 7));
-	json_object_set_new(rec, "redirect_uris", json_array_column(s, 4));
-	json_object_set_new(rec, "created_at", json_timestamp(sqlite3_column_int64(s, 5)));
-	json_object_set_new(rec, "updated_at", json_timestamp(sqlite3_column_int64(s, 6)));
-	return rec;
-}
-
-/* The client's record, read inside the caller's transaction. */
-static json_t *client_get(struct store *st, const char *project_id, const char *client_id,
-                          struct api_error *err)
-{
+	struct client_write *w = arg;
 	sqlite3_stmt *s = stmt(st, CS_GET);
-	json_t *rec = NULL;
 	int rc;
 
-	store_bind_text(s, 1, client_id);
-	store_bind_text(s, 2, project_id);
-	rc = sqlite3_step(s);
-	if (rc == SQLITE_ROW)
-		rec = client_row_json(s);
-	else if (rc == SQLITE_DONE)
+	store_bind_text(s, 1, w->client_id);
+	store_bind_text(s, 2, w->project_id);
+	rc = store_step(st, s, err);
+	if (rc == 1)
+		*w->record = xstrdup(store_column_text(s, 0));
+	else if (rc == 0)
 		api_fail(err, E_CLIENT_NOT_FOUND, "The client does not exist.");
-	else
-		store_fail(st, err, "client get");
-	sqlite3_reset(s);
-	return rec;
+	store_stmt_finish(s);
+	return rc == 1 ? 0 : -1;
 }
 
-/* 0 when the client is of the project, else -1 with client_not_found or
- * system_error. */
-static int client_check_exists(struct store *st, const char *project_id, const char *client_id,
+/* Runs write in one transaction, reading the record back when w->record is
+ * set (NULL on failure), and completes done. */
+static void client_write_run(struct store *st, int (*write)(struct store *, void *,
+                                                            struct api_error *),
+                             struct client_write *w, struct completion done)
+{
+	struct api_error err;
+	int rc;
+
+	if (w->record)
+		*w->record = NULL;
+	rc = store_write_tx(st, write, w->record ? client_read_back : NULL, w, &err);
+	if (rc < 0 && w->record) {
+		free(*w->record);   /* read back, then the commit failed */
+		*w->record = NULL;
+	}
+	complete(done, rc, &err);
+}
+
+/* client_not_found unless the client is of the project. */
+static int client_check_exists(struct store *st, const struct client_write *w,
                                struct api_error *err)
 {
-	int found = store_exists(st, stmt(st, CS_EXISTS), client_id, project_id, NULL, err);
+	int found = store_exists(st, stmt(st, CS_EXISTS), w->client_id, w->project_id, NULL, err);
 
 	if (found == 0)
 		return api_fail(err, E_CLIENT_NOT_FOUND, "The client does not exist.");
 	return found < 0 ? -1 : 0;
 }
 
-/* Replaces the client's permission set (checked by the caller). */
+/* Adds the permissions ids (checked by the caller; NULL: none). */
+static int permissions_add(struct store *st, const char *client_id, const struct id_list *ids,
+                           struct api_error *err)
+{
+	sqlite3_stmt *s = stmt(st, CS_PERM_INSERT);
+
+	for (size_t i = 0; ids && i < ids->count; i++) {
+		store_bind_text(s, 1, client_id);
+		store_bind_text(s, 2, ids->ids[i]);
+		if (store_step_write(st, s, NULL, 0, NULL, err) < 0)
+			return -1;
+	}
+	return 0;
+}
+
 static int permissions_replace(struct store *st, const char *client_id, const struct id_list *ids,
                                struct api_error *err)
 {
-	sqlite3_stmt *del = stmt(st, CS_PERMS_DELETE), *ins = stmt(st, CS_PERM_INSERT);
-	int rc;
+	sqlite3_stmt *s = stmt(st, CS_PERMS_DELETE);
 
-	store_bind_text(del, 1, client_id);
-	rc = store_step_done(st, del, err);
-	sqlite3_reset(del);
-	for (size_t i = 0; rc == 0 && ids && i < ids->count; i++) {
-		store_bind_text(ins, 1, client_id);
-		store_bind_text(ins, 2, ids->ids[i]);
-		rc = store_step_done(st, ins, err);
-		sqlite3_reset(ins);
-	}
-	return rc;
+	store_bind_text(s, 1, client_id);
+	if (store_step_write(st, s, NULL, 0, NULL, err) < 0)
+		return -1;
+	return permissions_add(st, client_id, ids, err);
 }
 
-static int client_insert(struct store *st, const char *project_id, const char *id,
-                         const struct client_fields *f, const char *secret_hash,
-                         struct api_error *err)
+int store_client_insert(struct store *st, const char *project_id, const char *client_id,
+                        const struct client_fields *f, const char *secret_hash, int64_t now,
+                        struct api_error *err)
 {
 	sqlite3_stmt *s = stmt(st, CS_INSERT);
-	int rc;
 
-	store_bind_text(s, 1, id);
+	store_bind_text(s, 1, client_id);
 	store_bind_text(s, 2, project_id);
 	store_bind_text(s, 3, f->name);
 	store_bind_text(s, 4, f->description);
 	store_bind_text(s, 5, secret_hash);
 	store_bind_text(s, 6, f->redirect_uris ? f->redirect_uris : "[]");
-	sqlite3_bind_int64(s, 7, now_ms());
-	rc = store_step_done(st, s, err);
-	sqlite3_reset(s);
-	return rc;
+	sqlite3_bind_int64(s, 7, now);
+	if (store_step_write(st, s, NULL, 0, NULL, err) < 0)
+		return -1;
+	return permissions_add(st, client_id, f->permission_ids, err);
 }
 
-json_t *store_client_create(struct store *st, const char *project_id,
-                            const struct client_fields *f, const char *secret_hash,
-                            const char *scope, struct api_error *err)
+int store_client_grant_all(struct store *st, const char *client_id, struct api_error *err)
 {
-	char *id = crypto_new_id();
-	json_t *rec = NULL;
-
-	if (store_begin(st, err) < 0)
-		goto out;
-	if (store_grant_check_ids(st, project_id, scope, f->permission_ids, err) < 0 ||
-	    client_insert(st, project_id, id, f, secret_hash, err) < 0 ||
-	    permissions_replace(st, id, f->permission_ids, err) < 0 ||
-	    !(rec = client_get(st, project_id, id, err)) ||
-	    store_commit(st, err) < 0) {
-		json_decref(rec);
-		rec = NULL;
-		store_rollback(st);
-	}
-out:
-	free(id);
-	return rec;
-}
-
-static int client_update_row(struct store *st, const char *project_id, const char *client_id,
-                             const struct client_fields *f, struct api_error *err)
-{
-	sqlite3_stmt *s = stmt(st, CS_UPDATE);
-	int rc;
+	sqlite3_stmt *s = stmt(st, CS_GRANT_ALL);
 
 	store_bind_text(s, 1, client_id);
-	store_bind_text(s, 2, project_id);
+	return store_step_write(st, s, NULL, 0, NULL, err);
+}
+
+static int create_write(struct store *st, void *arg, struct api_error *err)
+{
+	struct client_write *w = arg;
+
+	if (store_grant_check_ids(st, w->project_id, w->scope, w->f->permission_ids, err) < 0)
+		return -1;
+	return store_client_insert(st, w->project_id, w->client_id, w->f, w->secret_hash, now_ms(),
+	                           err);
+}
+
+void store_client_create(struct store *st, const char *project_id,
+                         const struct client_fields *f, const char *secret_hash,
+                         const char *scope, char **record, struct completion done)
+{
+	char *id = crypto_new_id();
+	struct client_write w = { project_id, id, f, secret_hash, scope, record };
+
+	client_write_run(st, create_write, &w, done);
+	free(id);
+}
+
+static int update_row(struct store *st, const struct client_write *w, struct api_error *err)
+{
+	sqlite3_stmt *s = stmt(st, CS_UPDATE);
+	const struct client_fields *f = w->f;
+
+	store_bind_text(s, 1, w->client_id);
+	store_bind_text(s, 2, w->project_id);
 	store_bind_text(s, 3, f->name);
 	sqlite3_bind_int(s, 4, f->is_active);
 	sqlite3_bind_int(s, 5, f->set_description);
@@ -220,113 +259,170 @@ static int client_update_row(struct store *st, const char *project_id, const cha
 	sqlite3_bind_int(s, 7, f->set_redirect_uris);
 	store_bind_text(s, 8, f->redirect_uris ? f->redirect_uris : "[]");
 	sqlite3_bind_int64(s, 9, now_ms());
-	rc = store_step_done(st, s, err);
-	sqlite3_reset(s);
-	return rc;
+	return store_step_write(st, s, NULL, 0, NULL, err);
 }
 
-json_t *store_client_update(struct store *st, const char *project_id, const char *client_id,
-                            const struct client_fields *f, const char *scope,
-                            struct api_error *err)
+/* CONTRACT.md §3: client_not_found, some_permissions_not_found, then
+ * insufficient_permission (for the new set, or what the client holds). */
+static int update_write(struct store *st, void *arg, struct api_error *err)
 {
-	json_t *rec = NULL;
+	struct client_write *w = arg;
+	bool set_permissions = w->f->set_permissions;
 
-	if (store_begin(st, err) < 0)
-		return NULL;
-	/* CONTRACT.md §3: client_not_found, some_permissions_not_found, then
-	 * insufficient_permission (for the new set, or what the client holds). */
-	if (client_check_exists(st, project_id, client_id, err) < 0 ||
-	    (f->set_permissions &&
-	     store_grant_check_ids(st, project_id, scope, f->permission_ids, err) < 0) ||
-	    store_grant_check_holder(st, scope, GRANT_HOLDER_CLIENT, client_id, err) < 0 ||
-	    client_update_row(st, project_id, client_id, f, err) < 0 ||
-	    (f->set_permissions && permissions_replace(st, client_id, f->permission_ids, err) < 0) ||
-	    !(rec = client_get(st, project_id, client_id, err)) ||
-	    store_commit(st, err) < 0) {
-		json_decref(rec);
-		rec = NULL;
-		store_rollback(st);
-	}
-	return rec;
-}
-
-int store_client_set_secret(struct store *st, const char *project_id, const char *client_id,
-                            const char *secret_hash, const char *scope, struct api_error *err)
-{
-	sqlite3_stmt *s = stmt(st, CS_SET_SECRET);
-	int rc;
-
-	if (store_begin(st, err) < 0)
+	if (client_check_exists(st, w, err) < 0 ||
+	    (set_permissions &&
+	     store_grant_check_ids(st, w->project_id, w->scope, w->f->permission_ids, err) < 0) ||
+	    store_grant_check_holder(st, w->scope, GRANT_HOLDER_CLIENT, w->client_id, err) < 0 ||
+	    update_row(st, w, err) < 0)
 		return -1;
-	rc = client_check_exists(st, project_id, client_id, err);
-	if (rc == 0)
-		rc = store_grant_check_holder(st, scope, GRANT_HOLDER_CLIENT, client_id, err);
-	if (rc == 0) {
-		store_bind_text(s, 1, client_id);
-		store_bind_text(s, 2, project_id);
-		store_bind_text(s, 3, secret_hash);
-		sqlite3_bind_int64(s, 4, now_ms());
-		rc = store_step_done(st, s, err);
-		store_stmt_finish(s);
-	}
-	if (rc == 0)
-		return store_commit(st, err);   /* store_commit rolls back on failure */
-	store_rollback(st);
-	return -1;
+	return set_permissions ? permissions_replace(st, w->client_id, w->f->permission_ids, err) : 0;
 }
 
-/* Binds the list filters ?1..?3 shared by the page and the count. */
-static void bind_list_filter(sqlite3_stmt *s, const char *project_id, const struct list_params *p,
-                             int is_active)
+void store_client_update(struct store *st, const char *project_id, const char *client_id,
+                         const struct client_fields *f, const char *scope, char **record,
+                         struct completion done)
 {
-	store_bind_text(s, 1, project_id);
-	store_bind_text(s, 2, p->like);
-	if (is_active < 0)
-		sqlite3_bind_null(s, 3);
-	else
-		sqlite3_bind_int(s, 3, is_active);
+	struct client_write w = { project_id, client_id, f, NULL, scope, record };
+
+	client_write_run(st, update_write, &w, done);
 }
 
-static int client_count(struct store *st, const char *project_id, const struct list_params *p,
-                        int is_active, long long *total, struct api_error *err)
+static int secret_write(struct store *st, void *arg, struct api_error *err)
 {
-	sqlite3_stmt *s = stmt(st, CS_COUNT);
-	int rc = 0;
+	struct client_write *w = arg;
+	sqlite3_stmt *s = stmt(st, CS_SET_SECRET);
 
-	bind_list_filter(s, project_id, p, is_active);
-	if (sqlite3_step(s) == SQLITE_ROW)
-		*total = sqlite3_column_int64(s, 0);
-	else
-		rc = store_fail(st, err, "client count");
-	sqlite3_reset(s);
-	return rc;
+	if (client_check_exists(st, w, err) < 0 ||
+	    store_grant_check_holder(st, w->scope, GRANT_HOLDER_CLIENT, w->client_id, err) < 0)
+		return -1;
+	store_bind_text(s, 1, w->client_id);
+	store_bind_text(s, 2, w->project_id);
+	store_bind_text(s, 3, w->secret_hash);
+	sqlite3_bind_int64(s, 4, now_ms());
+	return store_step_write(st, s, NULL, 0, NULL, err);
 }
 
-json_t *store_client_list(struct store *st, const char *project_id, const struct list_params *p,
-                          int is_active, long long *total, struct api_error *err)
+void store_client_set_secret(struct store *st, const char *project_id, const char *client_id,
+                             const char *secret_hash, const char *scope,
+                             struct completion done)
+{
+	struct client_write w = { project_id, client_id, NULL, secret_hash, scope, NULL };
+
+	client_write_run(st, secret_write, &w, done);
+}
+
+/* ---- the list ---- */
+
+void store_client_list(struct store *st, const char *project_id, const struct list_query *q,
+                       struct page *out, struct completion done)
 {
 	sqlite3_stmt *s;
-	json_t *data;
+	struct api_error err;
 	int rc;
 
-	if (p->sort >= CLIENT_SORT__COUNT) {
-		api_fail(err, E_SYSTEM_ERROR, "Unknown sort key.");
-		return NULL;
+	assert(q->sort < CLIENT_SORT__COUNT);
+	s = stmt(st, CS_LIST + 2 * (int)q->sort + (q->desc ? 1 : 0));
+	store_bind_text(s, 1, project_id);
+	store_bind_text(s, 2, q->search);
+	if (q->is_active < 0)
+		sqlite3_bind_null(s, 3);
+	else
+		sqlite3_bind_int(s, 3, q->is_active);
+	sqlite3_bind_int64(s, 4, q->page_size);
+	sqlite3_bind_int64(s, 5, list_offset(q));
+	rc = store_step(st, s, &err);
+	if (rc == 1) {
+		out->total = sqlite3_column_int64(s, 0);
+		out->data = xstrdup(store_column_text(s, 1));
+	} else if (rc == 0) {   /* an aggregate always has its row */
+		rc = store_fail(st, &err, "client list");
 	}
-	if (client_count(st, project_id, p, is_active, total, err) < 0)
-		return NULL;
-	s = stmt(st, CS_LIST + 2 * p->sort + (p->desc ? 1 : 0));
-	bind_list_filter(s, project_id, p, is_active);
-	sqlite3_bind_int64(s, 4, p->page_size);
-	sqlite3_bind_int64(s, 5, list_params_offset(p));
-	data = json_array();
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW)
-		json_array_append_new(data, client_row_json(s));
-	sqlite3_reset(s);
-	if (rc != SQLITE_DONE) {
-		json_decref(data);
-		store_fail(st, err, "client list");
-		return NULL;
+	store_stmt_finish(s);
+	complete(done, rc, &err);
+}
+
+/* ---- what token issue and checks read ---- */
+
+/* Fills *out (found set) and its stamp. 0, or -1 with err. */
+static int client_read(struct store *st, const char *client_id, struct client_auth *out,
+                       struct api_error *err)
+{
+	sqlite3_stmt *s = stmt(st, CS_AUTH);
+	int rc;
+
+	memset(out, 0, sizeof *out);
+	store_bind_text(s, 1, client_id);
+	rc = store_step(st, s, err);
+	out->stamp = store_stamp(st);
+	if (rc == 1) {
+		snprintf(out->project_id, sizeof out->project_id, "%s", store_column_text(s, 0));
+		snprintf(out->secret_hash, sizeof out->secret_hash, "%s", store_column_text(s, 1));
+		out->is_active = sqlite3_column_int(s, 2) != 0;
+		out->project_active = sqlite3_column_int(s, 3) != 0;
+		out->found = true;
 	}
-	return data;
+	store_stmt_finish(s);
+	return rc < 0 ? -1 : 0;
+}
+
+void store_client_lookup(struct store *st, const char *client_id, struct client_auth *out,
+                         struct completion done)
+{
+	struct api_error err;
+
+	complete(done, client_read(st, client_id, out, &err), &err);
+}
+
+static int client_authenticate(struct store *st, const char *client_id, const char *secret,
+                               struct client_auth *out, struct api_error *err)
+{
+	char hash[SECRET_HASH_LEN + 1];
+
+	if (client_read(st, client_id, out, err) < 0)
+		return -1;
+	if (secret) {
+		/* Hashed even for an unknown client, so timing does not tell which. */
+		crypto_hash_secret(secret, strlen(secret), hash);
+		if (!out->found || !crypto_equal(hash, out->secret_hash))
+			return api_fail(err, E_INVALID_CLIENT_CREDENTIALS,
+			                "The client ID or secret is wrong.");
+	} else if (!out->found) {
+		return api_fail(err, E_INVALID_CLIENT, "The client ID is invalid.");
+	}
+	return 0;
+}
+
+void store_client_authenticate(struct store *st, const char *client_id, const char *secret,
+                               struct client_auth *out, struct completion done)
+{
+	struct api_error err;
+
+	complete(done, client_authenticate(st, client_id, secret, out, &err), &err);
+}
+
+static void free_string(void *p)
+{
+	free(p);
+}
+
+/* A client's scope is read on every client_credentials grant and changes
+ * rarely, so it is cached. */
+void store_client_scope(struct store *st, const char *client_id, struct store_stamp at,
+                        char **out, struct completion done)
+{
+	struct api_error err;
+	const char *cached;
+
+	if (!st->scopes)
+		st->scopes = derived_cache_new(free_string);
+	cached = derived_cache_get(st->scopes, client_id, at);
+	if (cached) {
+		*out = xstrdup(cached);
+		complete(done, 0, NULL);
+		return;
+	}
+	*out = store_join_column(st, stmt(st, CS_SCOPE), client_id, &err);
+	if (*out)
+		derived_cache_put(st->scopes, client_id, at, xstrdup(*out));
+	complete(done, *out ? 0 : -1, &err);
 }

@@ -159,6 +159,7 @@ check_err "create: empty body" 400 invalid_params
 # some_permissions_not_found, and precedence
 req POST "$P/clients" '{"name":"a","permission_ids":["nope"]}'
 check_err "create: unknown permission" 404 some_permissions_not_found
+check_header "create: an error is not cached either" '^Cache-Control: no-store'
 req POST "$P/clients" "{\"name\":\"a\",\"permission_ids\":[\"$CR\",\"nope\"]}"
 check_err "create: one unknown permission" 404 some_permissions_not_found
 req POST "$P/clients" '{"name":"","permission_ids":["nope"]}'
@@ -328,6 +329,7 @@ tok_cc "$C1" "$C1_NEW"
 check_err "previous secret refused after a second rotation" 401 invalid_client_credentials
 req POST "$P/clients/nope/secret"
 check_err "rotate: unknown client" 404 client_not_found
+check_header "rotate: an error is not cached either" '^Cache-Control: no-store'
 req POST "$P/clients/$O_CID/secret"
 check_err "rotate: another project's client" 404 client_not_found
 tok_cc "$O_CID" "$O_SECRET"

@@ -23,6 +23,7 @@
 #include "error.h"
 #include "json_util.h"
 #include "store.h"
+#include "store_clients.h"
 #include "store_grants.h"
 #include "util.h"
 

@@ -1,9 +1,12 @@
 /*
  * Unit tests for store_clients.c against a real store in a temporary
  * directory: create, update (keep / clear / replace), the order of
- * client_not_found and some_permissions_not_found, secret replacement, and
- * the list's filters, sorts and totals. Each test gets a fresh store with two
- * projects from the checked fixture, which removes everything afterwards.
+ * client_not_found and some_permissions_not_found, secret replacement, the
+ * one record definition, and the list's filters, sorts, search, pages and
+ * totals. Each test gets a fresh store with two projects from the checked
+ * fixture, which removes everything afterwards. The async operations are
+ * called through sync_completion (the SQLite store completes before it
+ * returns), by one small adapter each.
  */
 #include <check.h>
 #include <stdio.h>
@@ -17,13 +20,15 @@
 #include "listing.h"
 #include "store.h"
 #include "store_clients.h"
+#include "util.h"
 
 static struct {
 	char dir[64];
 	char path[96];
 	struct store *st;
 	struct new_project p1, p2;
-	json_t *rec;
+	json_t *rec;           /* the last record, parsed */
+	char *text;            /* ... and as the store wrote it */
 	json_t *list;
 	struct api_error err;
 	char *ids[4];          /* permission IDs read from the database */
@@ -50,6 +55,7 @@ static void teardown(void)
 	const char *suffix[] = { "", "-wal", "-shm" };
 
 	json_decref(fx.rec);
+	free(fx.text);
 	json_decref(fx.list);
 	for (size_t i = 0; i < 4; i++)
 		free(fx.ids[i]);
@@ -80,6 +86,62 @@ static const char *perm(size_t slot, const char *project_id, const char *named)
 	return fx.ids[slot];
 }
 
+/* 0 when the operation completed, or -1 with its error in fx.err. */
+static int ended(const struct sync_result *r)
+{
+	ck_assert(r->done);
+	if (r->failed)
+		fx.err = r->err;
+	return r->failed ? -1 : 0;
+}
+
+/* The record an operation handed back into fx.text and fx.rec: there is one
+ * exactly when it succeeded. */
+static int record_of(const struct sync_result *r, char *text)
+{
+	json_decref(fx.rec);
+	free(fx.text);
+	fx.rec = NULL;
+	fx.text = text;
+	if (ended(r) < 0) {
+		ck_assert_ptr_null(text);
+		return -1;
+	}
+	ck_assert_ptr_nonnull(text);
+	fx.rec = json_loads(text, 0, NULL);
+	ck_assert_ptr_nonnull(fx.rec);
+	return 0;
+}
+
+static int client_create(const char *project_id, const struct client_fields *f,
+                         const char *scope)
+{
+	struct sync_result r;
+	char *text = NULL;
+
+	store_client_create(fx.st, project_id, f, "hash", scope, &text, sync_completion(&r));
+	return record_of(&r, text);
+}
+
+static int client_update(const char *project_id, const char *client_id,
+                         const struct client_fields *f, const char *scope)
+{
+	struct sync_result r;
+	char *text = NULL;
+
+	store_client_update(fx.st, project_id, client_id, f, scope, &text, sync_completion(&r));
+	return record_of(&r, text);
+}
+
+static int client_set_secret(const char *project_id, const char *client_id, const char *hash,
+                             const char *scope)
+{
+	struct sync_result r;
+
+	store_client_set_secret(fx.st, project_id, client_id, hash, scope, sync_completion(&r));
+	return ended(&r);
+}
+
 /* A client created in project one; returns its ID (borrowed from fx.rec). */
 static const char *create(const char *name, const struct id_list *ids, const char *uris)
 {
@@ -87,9 +149,7 @@ static const char *create(const char *name, const struct id_list *ids, const cha
 		.name = name, .set_description = true, .set_permissions = true,
 		.permission_ids = ids, .set_redirect_uris = true, .redirect_uris = uris,
 	};
-	json_decref(fx.rec);
-	fx.rec = store_client_create(fx.st, fx.p1.project_id, &f, "hash", NULL, &fx.err);
-	ck_assert_msg(fx.rec != NULL, "%s", fx.err.description);
+	ck_assert_msg(client_create(fx.p1.project_id, &f, NULL) == 0, "%s", fx.err.description);
 	return json_string_value(json_object_get(fx.rec, "id"));
 }
 
@@ -139,8 +199,7 @@ START_TEST(test_create_unknown_permission_writes_nothing)
 	                           .permission_ids = &list, .set_redirect_uris = true };
 	long long before = count_rows("SELECT count(*) FROM clients");
 
-	fx.rec = store_client_create(fx.st, fx.p1.project_id, &f, "hash", NULL, &fx.err);
-	ck_assert_ptr_null(fx.rec);
+	ck_assert_int_eq(client_create(fx.p1.project_id, &f, NULL), -1);
 	ck_assert_str_eq(fx.err.code, "some_permissions_not_found");
 	ck_assert_int_eq(count_rows("SELECT count(*) FROM clients"), before);
 	ck_assert(sqlite3_get_autocommit(fx.st->db));
@@ -157,17 +216,13 @@ START_TEST(test_update_keeps_clears_replaces)
 	                               .set_permissions = true, .permission_ids = &none,
 	                               .set_redirect_uris = true };
 
-	json_decref(fx.rec);
-	fx.rec = store_client_update(fx.st, fx.p1.project_id, id, &keep, NULL, &fx.err);
-	ck_assert_ptr_nonnull(fx.rec);
+	ck_assert_int_eq(client_update(fx.p1.project_id, id, &keep, NULL), 0);
 	ck_assert_str_eq(json_string_value(json_object_get(fx.rec, "name")), "B");
 	ck_assert(json_is_false(json_object_get(fx.rec, "is_active")));
 	ck_assert_int_eq(json_array_size(json_object_get(fx.rec, "permission_ids")), 1);
 	ck_assert_int_eq(json_array_size(json_object_get(fx.rec, "redirect_uris")), 1);
 
-	json_decref(fx.rec);
-	fx.rec = store_client_update(fx.st, fx.p1.project_id, id, &clear, NULL, &fx.err);
-	ck_assert_ptr_nonnull(fx.rec);
+	ck_assert_int_eq(client_update(fx.p1.project_id, id, &clear, NULL), 0);
 	ck_assert(json_is_true(json_object_get(fx.rec, "is_active")));
 	ck_assert(json_is_null(json_object_get(fx.rec, "description")));
 	ck_assert_int_eq(json_array_size(json_object_get(fx.rec, "permission_ids")), 0);
@@ -181,21 +236,17 @@ START_TEST(test_update_not_found_order)
 	const char *bad[] = { "nope" };
 	struct id_list list = { true, 1, bad };
 	struct client_fields f = { .name = "x", .set_permissions = true, .permission_ids = &list };
-	json_t *r;
 
 	/* unknown client, unknown permission: client_not_found first */
-	r = store_client_update(fx.st, fx.p1.project_id, "nope", &f, NULL, &fx.err);
-	ck_assert_ptr_null(r);
+	ck_assert_int_eq(client_update(fx.p1.project_id, "nope", &f, NULL), -1);
 	ck_assert_str_eq(fx.err.code, "client_not_found");
 	/* another project's client is not found */
 	f.set_permissions = false;
-	r = store_client_update(fx.st, fx.p1.project_id, fx.p2.client_id, &f, NULL, &fx.err);
-	ck_assert_ptr_null(r);
+	ck_assert_int_eq(client_update(fx.p1.project_id, fx.p2.client_id, &f, NULL), -1);
 	ck_assert_str_eq(fx.err.code, "client_not_found");
 	/* known client, unknown permission: nothing changes */
 	f.set_permissions = true;
-	r = store_client_update(fx.st, fx.p1.project_id, fx.p1.client_id, &f, NULL, &fx.err);
-	ck_assert_ptr_null(r);
+	ck_assert_int_eq(client_update(fx.p1.project_id, fx.p1.client_id, &f, NULL), -1);
 	ck_assert_str_eq(fx.err.code, "some_permissions_not_found");
 	ck_assert_int_eq(count_rows("SELECT count(*) FROM clients WHERE name = 'admin'"), 2);
 	ck_assert(sqlite3_get_autocommit(fx.st->db));
@@ -209,17 +260,113 @@ START_TEST(test_set_secret)
 	struct sync_result r;
 
 	crypto_hash_secret("s3cret", 6, hash);
-	ck_assert_int_eq(store_client_set_secret(fx.st, fx.p1.project_id, fx.p1.client_id, hash, NULL,
-	                                         &fx.err), 0);
+	ck_assert_int_eq(client_set_secret(fx.p1.project_id, fx.p1.client_id, hash, NULL), 0);
 	store_client_lookup(fx.st, fx.p1.client_id, &ca, sync_completion(&r));
 	ck_assert(r.done && !r.failed && ca.found);
 	ck_assert_str_eq(ca.secret_hash, hash);
-	ck_assert_int_eq(store_client_set_secret(fx.st, fx.p1.project_id, "nope", hash, NULL,
-	                                         &fx.err), -1);
+	ck_assert_int_eq(client_set_secret(fx.p1.project_id, "nope", hash, NULL), -1);
 	ck_assert_str_eq(fx.err.code, "client_not_found");
-	ck_assert_int_eq(store_client_set_secret(fx.st, fx.p1.project_id, fx.p2.client_id, hash, NULL,
-	                                         &fx.err), -1);
+	ck_assert_int_eq(client_set_secret(fx.p1.project_id, fx.p2.client_id, hash, NULL), -1);
 	ck_assert_str_eq(fx.err.code, "client_not_found");
+}
+END_TEST
+
+/* --- one record definition --- */
+
+/* The keys of a record, in order. */
+static const char *const record_keys[] = {
+	"id", "name", "description", "is_active", "permission_ids", "redirect_uris", "created_at",
+	"updated_at",
+};
+
+/* The record's keys are the record's, in its one order, and no secret. */
+static void expect_record_shape(const json_t *rec)
+{
+	void *it = json_object_iter((json_t *)rec);
+
+	for (size_t i = 0; i < sizeof record_keys / sizeof record_keys[0]; i++) {
+		ck_assert_msg(it != NULL, "the record lacks %s", record_keys[i]);
+		ck_assert_str_eq(json_object_iter_key(it), record_keys[i]);
+		it = json_object_iter_next((json_t *)rec, it);
+	}
+	ck_assert_msg(it == NULL, "the record has a key %s", it ? json_object_iter_key(it) : "");
+}
+
+/* Create, update and a list page answer the same text for the same row. */
+START_TEST(test_record_one_definition)
+{
+	const char *ids[] = { perm(0, fx.p1.project_id, "users:read") };
+	struct id_list list = { true, 1, ids };
+	struct client_fields rename = { .name = "Billing 2", .is_active = true };
+	struct list_query q = LIST_QUERY_INIT;
+	struct page page = { NULL, -1 };
+	struct sync_result r;
+	char *id, *page_text;
+
+	id = strdup(create("Billing", &list, "[\"https://a.example/cb\"]"));
+	expect_record_shape(fx.rec);
+	ck_assert_ptr_null(strstr(fx.text, "hash"));
+	ck_assert_int_eq(client_update(fx.p1.project_id, id, &rename, NULL), 0);
+	expect_record_shape(fx.rec);
+	ck_assert_str_eq(json_string_value(json_object_get(fx.rec, "name")), "Billing 2");
+
+	q.search = "Billing";
+	store_client_list(fx.st, fx.p1.project_id, &q, &page, sync_completion(&r));
+	ck_assert_int_eq(ended(&r), 0);
+	ck_assert_int_eq(page.total, 1);
+	page_text = xasprintf("[%s]", fx.text);
+	ck_assert_str_eq(page.data, page_text);
+	free(page_text);
+	page_release(&page);
+	free(id);
+}
+END_TEST
+
+/* Rows another tool wrote read as well-formed records: a redirect_uris that
+ * is not a JSON array is [], times before 1970 are formatted. */
+START_TEST(test_record_odd_rows)
+{
+	char *id = strdup(create("odd", NULL, NULL));
+	char *sql, when[TIMESTAMP_LEN];
+	struct client_fields same = { .name = "odd", .is_active = true };
+	const char *const uris[] = { "not json", "{\"a\":1}", "\"https://a.example/\"" };
+
+	for (size_t i = 0; i < sizeof uris / sizeof uris[0]; i++) {
+		sql = sqlite3_mprintf("UPDATE clients SET redirect_uris = %Q, created_at = -1"
+		                      " WHERE id = %Q", uris[i], id);
+		ck_assert_int_eq(sqlite3_exec(fx.st->db, sql, NULL, NULL, NULL), SQLITE_OK);
+		sqlite3_free(sql);
+		ck_assert_int_eq(client_update(fx.p1.project_id, id, &same, NULL), 0);
+		expect_record_shape(fx.rec);
+		ck_assert(json_is_array(json_object_get(fx.rec, "redirect_uris")));
+		ck_assert_int_eq(json_array_size(json_object_get(fx.rec, "redirect_uris")), 0);
+	}
+	format_timestamp(-1, when);
+	ck_assert_str_eq(json_string_value(json_object_get(fx.rec, "created_at")), when);
+	free(id);
+}
+END_TEST
+
+/* store_client_insert and store_client_grant_all, as project creation uses
+ * them: the client gets every permission of its own project, none of
+ * another's. */
+START_TEST(test_insert_grant_all)
+{
+	struct client_fields f = { .name = "second admin", .redirect_uris = "[]" };
+
+	ck_assert_int_eq(store_begin(fx.st, &fx.err), 0);
+	ck_assert_int_eq(store_client_insert(fx.st, fx.p2.project_id, "c2", &f, "hash", 5, &fx.err),
+	                 0);
+	ck_assert_int_eq(store_client_grant_all(fx.st, "c2", &fx.err), 0);
+	ck_assert_int_eq(store_commit(fx.st, &fx.err), 0);
+	ck_assert_int_eq(count_rows("SELECT count(*) FROM client_permissions cp JOIN permissions pm"
+	                            " ON pm.id = cp.permission_id WHERE cp.client_id = 'c2'"
+	                            " AND pm.project_id = (SELECT project_id FROM clients"
+	                            " WHERE id = 'c2')"), 12);
+	ck_assert_int_eq(count_rows("SELECT count(*) FROM client_permissions"
+	                            " WHERE client_id = 'c2'"), 12);
+	ck_assert_int_eq(count_rows("SELECT count(*) FROM clients WHERE id = 'c2' AND is_active"
+	                            " AND created_at = 5 AND updated_at = 5"), 1);
 }
 END_TEST
 
@@ -293,17 +440,12 @@ START_TEST(test_no_escalation)
 	granted[0] = grant_cases[_i].grant;
 	if (granted[0] && strchr(granted[0], ':'))
 		granted[0] = perm(1, fx.p1.project_id, granted[0]);
-	json_decref(fx.rec);
-	fx.rec = NULL;
 	if (grant_cases[_i].op == OP_SECRET)
-		rc = store_client_set_secret(fx.st, fx.p1.project_id, target, "new hash",
-		                             grant_cases[_i].scope, &fx.err);
+		rc = client_set_secret(fx.p1.project_id, target, "new hash", grant_cases[_i].scope);
 	else if (grant_cases[_i].op == OP_CREATE)
-		rc = (fx.rec = store_client_create(fx.st, fx.p1.project_id, &f, "hash",
-		                                   grant_cases[_i].scope, &fx.err)) ? 0 : -1;
+		rc = client_create(fx.p1.project_id, &f, grant_cases[_i].scope);
 	else
-		rc = (fx.rec = store_client_update(fx.st, fx.p1.project_id, target, &f,
-		                                   grant_cases[_i].scope, &fx.err)) ? 0 : -1;
+		rc = client_update(fx.p1.project_id, target, &f, grant_cases[_i].scope);
 	after = clients_state();
 	if (grant_cases[_i].want == E__COUNT) {
 		ck_assert_msg(rc == 0, "%s: %s", grant_cases[_i].desc, fx.err.description);
@@ -320,24 +462,39 @@ START_TEST(test_no_escalation)
 }
 END_TEST
 
+/* One page of project one's clients into fx.list; returns the total. */
+static long long client_list(const struct list_query *q)
+{
+	struct page page = { NULL, -1 };
+	struct sync_result r;
+	long long total;
+
+	store_client_list(fx.st, fx.p1.project_id, q, &page, sync_completion(&r));
+	ck_assert_int_eq(ended(&r), 0);
+	json_decref(fx.list);
+	fx.list = json_loads(page.data, 0, NULL);
+	ck_assert(json_is_array(fx.list));
+	total = page.total;
+	page_release(&page);
+	return total;
+}
+
 /* Lists project one (admin + "b_x", "B%y", "a") with the given parameters;
  * returns the names joined by commas into out. */
 static long long list_names(size_t sort, bool desc, const char *search, int active, char *out,
                             size_t outlen)
 {
-	struct list_params p = LIST_PARAMS_INIT;
-	long long total = -1;
+	struct list_query q = LIST_QUERY_INIT;
+	long long total;
 	size_t i;
 	json_t *v;
 
-	p.page_size = 100;
-	p.sort = sort;
-	p.desc = desc;
-	p.like = search ? like_pattern(search) : NULL;
-	json_decref(fx.list);
-	fx.list = store_client_list(fx.st, fx.p1.project_id, &p, active, &total, &fx.err);
-	list_params_release(&p);
-	ck_assert_ptr_nonnull(fx.list);
+	q.page_size = 100;
+	q.sort = sort;
+	q.desc = desc;
+	q.search = search;
+	q.is_active = active;
+	total = client_list(&q);
 	out[0] = '\0';
 	json_array_foreach(fx.list, i, v) {
 		strncat(out, i ? "," : "", outlen - strlen(out) - 1);
@@ -356,9 +513,7 @@ START_TEST(test_list)
 	create("B%y", NULL, NULL);
 	a_id = strdup(create("a", NULL, NULL));
 	usleep(2000);   /* so that its update is the latest updated_at */
-	json_decref(fx.rec);
-	fx.rec = store_client_update(fx.st, fx.p1.project_id, a_id, &off, NULL, &fx.err);
-	ck_assert_ptr_nonnull(fx.rec);
+	ck_assert_int_eq(client_update(fx.p1.project_id, a_id, &off, NULL), 0);
 
 	ck_assert_int_eq(list_names(CLIENT_SORT_NAME, false, NULL, -1, names, sizeof names), 4);
 	ck_assert_str_eq(names, "a,admin,B%y,b_x");
@@ -380,6 +535,66 @@ START_TEST(test_list)
 }
 END_TEST
 
+/* The search term is raw: % _ \ are literal, letters match either case. */
+static const struct {
+	const char *term;
+	long long total;
+	const char *names;    /* by name, ascending */
+} search_cases[] = {
+	{ "\\", 1, "x\\y" },
+	{ "x_", 1, "x_y" },
+	{ "%y", 1, "x%y" },
+	{ "XY", 1, "xy" },
+	{ "X", 4, "x%y,x\\y,x_y,xy" },
+	{ "z", 0, "" },
+};
+
+START_TEST(test_list_search_literal)
+{
+	char names[256];
+
+	create("x\\y", NULL, NULL);
+	create("x_y", NULL, NULL);
+	create("x%y", NULL, NULL);
+	create("xy", NULL, NULL);
+	ck_assert_int_eq(list_names(CLIENT_SORT_NAME, false, search_cases[_i].term, -1, names,
+	                            sizeof names), search_cases[_i].total);
+	ck_assert_str_eq(names, search_cases[_i].names);
+}
+END_TEST
+
+/* Pages follow the sort without overlap; past the end a page is empty and
+ * the total stays. */
+START_TEST(test_list_pages)
+{
+	struct list_query q = LIST_QUERY_INIT;
+	const char *want[] = { "a", "admin", "b", "c" };
+
+	create("c", NULL, NULL);
+	create("a", NULL, NULL);
+	create("b", NULL, NULL);
+	q.sort = CLIENT_SORT_NAME;
+	q.desc = false;
+	q.page_size = 1;
+	for (size_t i = 0; i < 4; i++) {
+		q.page_num = (long)i + 1;
+		ck_assert_int_eq(client_list(&q), 4);
+		ck_assert_int_eq(json_array_size(fx.list), 1);
+		ck_assert_str_eq(json_string_value(json_object_get(json_array_get(fx.list, 0), "name")),
+		                 want[i]);
+	}
+	q.page_num = 5;
+	ck_assert_int_eq(client_list(&q), 4);
+	ck_assert_int_eq(json_array_size(fx.list), 0);
+	q.page_num = 1;
+	q.page_size = 3;
+	q.desc = true;
+	ck_assert_int_eq(client_list(&q), 4);
+	ck_assert_int_eq(json_array_size(fx.list), 3);
+	ck_assert_str_eq(json_string_value(json_object_get(json_array_get(fx.list, 0), "name")), "c");
+}
+END_TEST
+
 static Suite *store_clients_suite(void)
 {
 	Suite *s = suite_create("store_clients");
@@ -392,7 +607,13 @@ static Suite *store_clients_suite(void)
 	tcase_add_test(tc, test_update_not_found_order);
 	tcase_add_test(tc, test_set_secret);
 	tcase_add_loop_test(tc, test_no_escalation, 0, sizeof grant_cases / sizeof grant_cases[0]);
+	tcase_add_test(tc, test_record_one_definition);
+	tcase_add_test(tc, test_record_odd_rows);
+	tcase_add_test(tc, test_insert_grant_all);
 	tcase_add_test(tc, test_list);
+	tcase_add_loop_test(tc, test_list_search_literal, 0,
+	                    sizeof search_cases / sizeof search_cases[0]);
+	tcase_add_test(tc, test_list_pages);
 	tcase_set_timeout(tc, 30);
 	suite_add_tcase(s, tc);
 	return s;
