@@ -16,10 +16,13 @@
 #include "form.h"
 #include "fuzz.h"
 #include "listing.h"
-#include "store_users.h"
 #include "validate.h"
 
-/* The sort keys of the roles and clients lists (api_roles.c, api_clients.c). */
+/* The sort keys of the users, roles and clients lists (api_users.c,
+ * api_roles.c, api_clients.c). */
+static const char *const user_sort_keys[] = { "created_at", "updated_at", "display_name",
+                                             "email", "is_active", "external_user_id",
+                                             "role_name" };
 static const char *const role_sort_keys[] = { "created_at", "updated_at", "name", "code" };
 static const char *const client_sort_keys[] = { "created_at", "updated_at", "name",
                                                "is_active" };
@@ -189,7 +192,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	TAILQ_INIT(&q);
 	if (form_parse((const char *)data, size, &q) == 0) {
-		check_list(&q, store_user_sort_keys, USER_SORT__COUNT);
+		check_list(&q, user_sort_keys, N_ELEMS(user_sort_keys));
 		check_list(&q, role_sort_keys, N_ELEMS(role_sort_keys));
 		check_list(&q, client_sort_keys, N_ELEMS(client_sort_keys));
 		check_list(&q, NULL, 0);   /* resources: no sort */

@@ -24,6 +24,7 @@
 #include "json_util.h"
 #include "store.h"
 #include "store_grants.h"
+#include "store_users.h"
 #include "util.h"
 
 extern const char *const schema_migrations[];
