@@ -134,7 +134,8 @@ static void check_list(const struct evkeyvalq *q, const char *const *sort_keys, 
 	FUZZ_CHECK(rc == 0);
 	FUZZ_CHECK(lp.page_num == want_num && lp.page_size == want_size);
 	FUZZ_CHECK(lp.sort == sort && lp.desc == (dir == 1));
-	FUZZ_CHECK(list_offset(&lp) >= 0 && list_offset(&lp) <= LLONG_MAX - PAGE_SIZE_MAX);
+	FUZZ_CHECK(list_params_offset(&lp) >= 0 &&
+	           list_params_offset(&lp) <= LLONG_MAX - PAGE_SIZE_MAX);
 	if (search && *search)
 		check_like(lp.like, search);
 	else
