@@ -1,19 +1,19 @@
 #ifndef EDGEAUTH_API_USERS_H
 #define EDGEAUTH_API_USERS_H
-/* The users endpoints of SPEC.md, under /api/v1/projects/{project_id}/users. */
+/* The users endpoints of SPEC.md, under /api/v1/projects/{project_id}/users,
+ * and PUT /api/v1/users/current (the user of the bearer token), as steps. */
 #include <jansson.h>
 
 #include "error.h"
+#include "flow.h"
 #include "json_util.h"
-#include "router.h"
 #include "store_users.h"
 
-route_handler users_create;
-route_handler users_update;
-route_handler users_list;
-route_handler users_get_external;
-/* PUT /api/v1/users/current: the user of the bearer token (SPEC.md). */
-route_handler users_update_current;
+extern flow_step *const users_create_steps[];
+extern flow_step *const users_update_steps[];
+extern flow_step *const users_update_current_steps[];
+extern flow_step *const users_list_steps[];
+extern flow_step *const users_get_external_steps[];
 
 /* Which body users_read_body reads: POST .../users, PUT .../users/{id}, or
  * PUT /api/v1/users/current. */

@@ -39,7 +39,6 @@ enum store_core_stmt {
 	SQ_PROJECT_SET_ACTIVE,
 	SQ_RESOURCE_INSERT,
 	SQ_PERMISSION_INSERT,
-	SQ_USER_ACTIVE,
 	SQ_TOKEN_REVOKED,
 	SQ_TOKEN_HOLDERS,
 	SQ_PERMISSION_IN_PROJECT,
@@ -55,6 +54,7 @@ struct store {
 	struct stmt_set resources;
 	struct stmt_set roles;
 	struct stmt_set users;
+	struct stmt_set users_list;
 	struct stmt_set clients;
 	struct stmt_set tokens;
 	struct stmt_set grants;
@@ -63,7 +63,7 @@ struct store {
 	 * version). */
 	uint64_t generation;
 	struct derived_cache *scopes;             /* client ID -> scope */
-	struct derived_cache *role_permissions;   /* role ID -> JSON array of names */
+	struct derived_cache *role_permissions;   /* role ID -> its token permissions, JSON text */
 	/* Group commit (store_batch_enable): one transaction holds the writes of
 	 * many requests; each store_begin .. store_commit is a savepoint in it. */
 	bool batch_mode;
@@ -165,6 +165,11 @@ int store_exists(struct store *st, sqlite3_stmt *s, const char *a, const char *b
 #define SQL_USER_PERMISSIONS \
 	"users u JOIN role_permissions rp ON rp.role_id = u.role_id" \
 	SQL_JOIN_PERMISSION("rp.permission_id") " WHERE u.id = ?1"
+/* What a token of a holder carries: the named permissions of the rows of pm
+ * and r that from (one of the above) selects, those SQL_SCOPE_CODES_OK lets
+ * through, in column named, sorted as a scope is. */
+#define SQL_TOKEN_PERMISSIONS(from) \
+	"SELECT " SQL_NAMED_PERMISSION " AS named FROM " from SQL_SCOPE_CODES_OK " ORDER BY named"
 
 /* Binds key to ?1, steps s and joins column 0 of every row with spaces.
  * Returns a new string ("" for no rows) or NULL with err. */
@@ -176,6 +181,7 @@ int store_prepare_set(struct store *st, struct stmt_set *set, char *errbuf, size
 extern const struct stmt_set store_resources_sql;
 extern const struct stmt_set store_roles_sql;
 extern const struct stmt_set store_users_sql;
+extern const struct stmt_set store_users_list_sql;
 extern const struct stmt_set store_clients_sql;
 extern const struct stmt_set store_tokens_sql;
 extern const struct stmt_set store_grants_sql;
@@ -220,9 +226,6 @@ struct store_stamp store_stamp(struct store *st);
 void store_token_holders_ok(struct store *st, const char *project_id, const char *client_id,
                             const char *user_id, long long iat_s, bool *ok,
                             struct completion done);
-/* Whether the user exists in the project and is active. */
-void store_user_is_active(struct store *st, const char *project_id, const char *user_id,
-                          bool *active, struct completion done);
 /* Fails with some_permissions_not_found unless every ID names a permission
  * of the project. Returns 0 or -1. */
 struct id_list;

@@ -93,9 +93,6 @@ struct byou_user {
 int store_byou_user(struct store *st, const char *project_id, const char *external_user_id,
                     struct byou_user *out, struct api_error *err);
 void byou_user_release(struct byou_user *u);
-/* The named permissions of the user's role, sorted, space-separated ("" when
- * none), into *out (caller frees). */
-void store_user_scope(struct store *st, const char *user_id, char **out, struct completion done);
 /* Whether redirect_uri is one the client registered (exactly): 1 yes, 0 no
  * (or no such client), -1 error (err set). */
 int store_client_redirect_registered(struct store *st, const char *client_id,

@@ -1,15 +1,18 @@
 #ifndef EDGEAUTH_STORE_USERS_H
 #define EDGEAUTH_STORE_USERS_H
 /*
- * The users table: create, update, look-ups and the list. Every function
- * returns a user as the CONTRACT.md §4 record (json_t, never a password or
- * a hash). Uniqueness (external ID; email without regard to case) is checked
- * and written in one BEGIN IMMEDIATE transaction.
+ * Users: the checks and writes of create and update, the record by external
+ * ID, the list and its search, and what the grants read of a user. A user is
+ * the CONTRACT.md §4 record as JSON text, never with a password or a hash.
+ * Each operation is one transaction and calls done once (store.h); what it
+ * hands back goes to out-parameters that must live until then. Uniqueness
+ * (external ID; email without regard to case) is checked and written in the
+ * write's transaction.
  */
 #include <stdbool.h>
-#include <jansson.h>
 
 #include "error.h"
+#include "flow.h"
 #include "json_util.h"
 #include "listing.h"
 #include "store.h"
@@ -29,7 +32,8 @@ struct user_fields {
 	const char *password_hash;   /* argon2 encoding, or NULL: none (create) / keep (update) */
 };
 
-/* The sort keys of the users list, in SPEC.md's order; the first is the default. */
+/* The sort keys of the users list (struct list_query's sort), in SPEC.md's
+ * order; the first is the default. Their names are the api file's. */
 enum user_sort {
 	USER_SORT_CREATED_AT,
 	USER_SORT_UPDATED_AT,
@@ -40,13 +44,6 @@ enum user_sort {
 	USER_SORT_ROLE_NAME,
 	USER_SORT__COUNT
 };
-extern const char *const store_user_sort_keys[USER_SORT__COUNT];
-
-/* Filters of the users list besides search; -1 / NULL: no filter. */
-struct user_filter {
-	int is_active;
-	const char *role_id;
-};
 
 /*
  * The checks a write must pass after the body, in CONTRACT.md §3's order:
@@ -56,42 +53,51 @@ struct user_filter {
  * holds a default-resource permission that scope, the caller's, lacks) ->
  * user_external_id_already_used -> user_email_already_used (another user
  * of the project; email compared without regard to case). user_id is NULL
- * on create. Runs outside a transaction, so that a handler can refuse
- * before it hashes a password; the writes below repeat it inside theirs
- * (the user's role may have changed in between). Returns 0 or -1 with err.
+ * on create. Outside a transaction, so that a caller can refuse before it
+ * hashes a password; the writes below repeat it inside theirs (the user's
+ * role may have changed in between).
  */
-int store_user_check(struct store *st, const char *project_id, const char *user_id,
-                     const struct user_fields *f, const char *scope, struct api_error *err);
+void store_user_check(struct store *st, const char *project_id, const char *user_id,
+                      const struct user_fields *f, const char *scope, struct completion done);
 
-/* Inserts a new active user and sets *out to its record. Errors: those of
- * store_user_check, system_error. Returns 0 or -1. */
-int store_user_create(struct store *st, const char *project_id, const struct user_fields *f,
-                      const char *scope, json_t **out, struct api_error *err);
+/* Inserts a new active user; *out is its record (caller frees). Errors:
+ * those of store_user_check, system_error. */
+void store_user_create(struct store *st, const char *project_id, const struct user_fields *f,
+                       const char *scope, char **out, struct completion done);
 
-/* Updates the user of the project and sets *out to its record. Errors: those
- * of store_user_check, system_error. Returns 0 or -1. */
-int store_user_update(struct store *st, const char *project_id, const char *user_id,
-                      const struct user_fields *f, const char *scope, json_t **out,
-                      struct api_error *err);
+/* Updates the user of the project; *out is its record (caller frees).
+ * Errors: those of store_user_check, system_error. */
+void store_user_update(struct store *st, const char *project_id, const char *user_id,
+                       const struct user_fields *f, const char *scope, char **out,
+                       struct completion done);
 
-/* The user of the project with that external ID, with "permissions" (named
- * forms of its role's permissions, sorted) when with_permissions. Returns a
- * new record, or NULL with user_not_found or system_error. */
-json_t *store_user_get_external(struct store *st, const char *project_id,
-                                const char *external_user_id, bool with_permissions,
-                                struct api_error *err);
+/* The record of the project's user with that external ID (caller frees),
+ * with "permissions" last when with_permissions: the named forms of its
+ * role's permissions that a token carries (SQL_SCOPE_CODES_OK), sorted.
+ * Errors: user_not_found, system_error. */
+void store_user_get_external(struct store *st, const char *project_id,
+                             const char *external_user_id, bool with_permissions, char **out,
+                             struct completion done);
 
-/* One page of the project's users (p->sort is an enum user_sort) and the
- * number of all that match. Returns the page as the text of a JSON array of
- * records (caller frees), or NULL with system_error. */
-char *store_user_list(struct store *st, const char *project_id, const struct list_params *p,
-                      const struct user_filter *filter, long long *total, struct api_error *err);
+/* One page of the project's users and the number of all that match. q's
+ * sort is an enum user_sort; its filters search (the raw term, a
+ * case-insensitive substring of display name or email), is_active and
+ * role_id apply. out->data is a JSON array of records (page_release). */
+void store_user_list(struct store *st, const char *project_id, const struct list_query *q,
+                     struct page *out, struct completion done);
+
+/* Whether the user exists in the project and is active. */
+void store_user_is_active(struct store *st, const char *project_id, const char *user_id,
+                          bool *active, struct completion done);
+/* The named permissions of the user's role that a token carries, sorted,
+ * space-separated ("" when none), into *out (caller frees). */
+void store_user_scope(struct store *st, const char *user_id, char **out, struct completion done);
 
 /*
  * Moves up to max_keys of the newest search keys (user_suffixes_recent,
  * schema/005) into the search index, in key order, in one transaction (a
  * savepoint of the batch in group commit mode). 1 when it moved keys, 0 when
- * there were none, -1 with err.
+ * there were none, -1 with err. The server's idle work, not a request's.
  */
 int store_user_suffixes_move(struct store *st, int max_keys, struct api_error *err);
 

@@ -1,8 +1,10 @@
 /*
- * The users endpoints (SPEC.md "User endpoints", CONTRACT.md §3-§4). Create
- * and update run in two steps around the password hash, whose callback may
- * come after the handler returned: validate -> hash -> write and answer.
- * A password is never logged, echoed or returned, and its copies are wiped.
+ * The users endpoints (SPEC.md "User endpoints", CONTRACT.md §3-§4) as
+ * steps: read the request, ask the store, answer with its record. Create
+ * and update hash a password on the worker pool between two steps, and only
+ * after the checks a request can fail, so that one bound to fail costs no
+ * hash; the write repeats those checks in its transaction. A password is
+ * never logged, echoed or returned, and its copies are wiped.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +21,17 @@
 #include "util.h"
 #include "validate.h"
 
+/* The users list's sort_by values, by enum user_sort. */
+static const char *const sort_keys[USER_SORT__COUNT] = {
+	[USER_SORT_CREATED_AT] = "created_at",
+	[USER_SORT_UPDATED_AT] = "updated_at",
+	[USER_SORT_DISPLAY_NAME] = "display_name",
+	[USER_SORT_EMAIL] = "email",
+	[USER_SORT_IS_ACTIVE] = "is_active",
+	[USER_SORT_EXTERNAL_USER_ID] = "external_user_id",
+	[USER_SORT_ROLE_NAME] = "role_name",
+};
+
 /* SPEC.md "User" and "Limits"; CONTRACT.md §3 for URLs, emails and passwords. */
 static const struct str_rule rule_display_name = {
 	"display_name", true, 0, NAME_MAX_CHARS, CHECK_NONE };
@@ -34,9 +47,9 @@ static const struct str_rule rule_password = {
 static const struct str_rule rule_role_id = {
 	"role_id", false, 0, ID_MAX_CHARS, CHECK_NONE };
 
-/* What create and update carry from the first step to the second. The
- * strings of f are borrowed from ctx->body, which lives until the reply. */
-struct user_job {
+/* A create or update from its first step to its answer. The strings of f
+ * are borrowed from ctx->body, which lives until the answer. */
+struct user_write_state {
 	enum user_write kind;
 	const char *project_id;   /* borrowed from the path or the token */
 	const char *user_id;      /* NULL on create */
@@ -45,14 +58,18 @@ struct user_job {
 	 * their own profile and no role. */
 	const char *scope;
 	struct user_fields f;
-	char *password_hash;   /* owned: the argon2 encoding, once hashed */
+	char *password;           /* owned: a copy for the hash, wiped once handed over */
+	char *password_hash;      /* owned: the argon2 encoding, once hashed */
+	char *record;             /* the answer */
 };
 
-static void user_job_release(void *p)
+static void user_write_release(void *p)
 {
-	struct user_job *job = p;
+	struct user_write_state *w = p;
 
-	crypto_wipe_free(job->password_hash);
+	crypto_wipe_free(w->password);
+	crypto_wipe_free(w->password_hash);
+	free(w->record);
 }
 
 /* PUT /api/v1/users/current (SPEC.md): email is required; the caller cannot
@@ -108,151 +125,210 @@ static void body_wipe_password(json_t *body)
 	}
 }
 
-/* Second step: the store work and the answer. */
-static void user_write_finish(struct request_ctx *ctx)
+/* The first step: the body (invalid_params), and a copy of the password
+ * for the hash; the body's own is wiped. */
+static enum step_result write_read(struct flow *f, enum user_write kind)
 {
-	struct user_job *job = ctx->state;
-	struct store *st = ctx->srv->store;
+	struct request_ctx *ctx = request_of(f);
+	struct user_write_state *w = request_state(ctx, sizeof *w, user_write_release);
+	struct str_field password = { FIELD_ABSENT, NULL };
 	struct api_error err;
-	json_t *record;
 	int rc;
 
-	if (job->user_id)
-		rc = store_user_update(st, job->project_id, job->user_id, &job->f, job->scope, &record,
-		                       &err);
-	else
-		rc = store_user_create(st, job->project_id, &job->f, job->scope, &record, &err);
-	if (rc < 0) {
-		http_reply_error(ctx, &err);
-		return;
+	w->kind = kind;
+	if (kind == USER_CURRENT) {
+		w->project_id = ctx->principal.project_id;
+		w->user_id = ctx->principal.user_id;
+	} else {
+		w->project_id = request_param(ctx, "project_id");
+		w->user_id = kind == USER_UPDATE ? request_param(ctx, "user_id") : NULL;
+		w->scope = ctx->principal.scope;
 	}
-	http_reply_json(ctx, job->kind == USER_CREATE ? 201 : 200, record);
+	rc = users_read_body(ctx->body, kind, &w->f, &password, &err);
+	if (rc == 0 && kind == USER_CURRENT && !w->user_id)
+		rc = api_fail(&err, E_USER_NOT_FOUND, "The token does not belong to a user.");
+	if (rc == 0 && password.state == FIELD_SET)
+		w->password = xstrdup(password.value);
+	body_wipe_password(ctx->body);
+	return rc < 0 ? flow_error(f, &err) : STEP_NEXT;
 }
 
-/* passwords_hash_done: runs on the loop, now or later. */
-static void user_password_hashed(void *arg, char *encoded)
+static enum step_result create_read(struct flow *f)
+{
+	return write_read(f, USER_CREATE);
+}
+
+static enum step_result update_read(struct flow *f)
+{
+	return write_read(f, USER_UPDATE);
+}
+
+static enum step_result current_read(struct flow *f)
+{
+	return write_read(f, USER_CURRENT);
+}
+
+/* Before a hash, the checks against the store (user_not_found,
+ * role_not_found, insufficient_permission, conflicts). Without a password
+ * the write's own checks, in the same order, are all it takes. */
+static enum step_result write_check(struct flow *f)
+{
+	struct request_ctx *ctx = request_of(f);
+	struct user_write_state *w = ctx->state;
+
+	if (!w->password)
+		return STEP_NEXT;
+	store_user_check(ctx->srv->store, w->project_id, w->user_id, &w->f, w->scope,
+	                 flow_completion(f));
+	return STEP_WAIT;
+}
+
+/* passwords_hash_done: on the loop, now or later; resumes the request. */
+static void password_hashed(void *arg, char *encoded)
 {
 	struct request_ctx *ctx = arg;
-	struct user_job *job = ctx->state;
+	struct user_write_state *w = ctx->state;
 	struct api_error err;
 
 	if (!encoded) {
 		api_fail(&err, E_SYSTEM_ERROR, "The password could not be hashed.");
-		http_reply_error(ctx, &err);
+		flow_resume(&ctx->flow, &err);
 		return;
 	}
-	job->password_hash = encoded;
-	job->f.password_hash = encoded;
-	user_write_finish(ctx);
+	w->password_hash = encoded;
+	w->f.password_hash = encoded;
+	flow_resume(&ctx->flow, NULL);
 }
 
-/*
- * First step of create and update: the body (invalid_params), then the
- * checks against the store (user_not_found, role_not_found,
- * insufficient_permission, conflicts) so that a request bound to fail costs
- * no hash; the write repeats them in its transaction. Then hashes the
- * password, if one was given, or writes now.
- */
-static void user_write_start(struct request_ctx *ctx, enum user_write kind)
+static enum step_result write_hash(struct flow *f)
 {
-	struct user_job *job = request_state(ctx, sizeof *job, user_job_release);
-	struct str_field password = { FIELD_ABSENT, NULL };
+	struct request_ctx *ctx = request_of(f);
+	struct user_write_state *w = ctx->state;
 	struct api_error err;
-	char *copy = NULL;
 	int rc;
 
-	job->kind = kind;
-	if (kind == USER_CURRENT) {
-		job->project_id = ctx->principal.project_id;
-		job->user_id = ctx->principal.user_id;
-	} else {
-		job->project_id = request_param(ctx, "project_id");
-		job->user_id = kind == USER_UPDATE ? request_param(ctx, "user_id") : NULL;
-		job->scope = ctx->principal.scope;
-	}
-	rc = users_read_body(ctx->body, kind, &job->f, &password, &err);
-	if (rc == 0 && kind == USER_CURRENT && !job->user_id)
-		rc = api_fail(&err, E_USER_NOT_FOUND, "The token does not belong to a user.");
-	if (rc == 0 && password.state == FIELD_SET)
-		copy = xstrdup(password.value);
-	body_wipe_password(ctx->body);
-	if (rc == 0)
-		rc = store_user_check(ctx->srv->store, job->project_id, job->user_id, &job->f,
-		                      job->scope, &err);
-	if (rc < 0) {
-		http_reply_error(ctx, &err);
-	} else if (!copy) {
-		user_write_finish(ctx);
-	} else if (passwords_hash(ctx->srv->passwords, copy, user_password_hashed, ctx, &err) < 0) {
-		http_reply_error(ctx, &err);
-	}
-	/* ctx may be gone here: the hash callback may already have answered. */
-	crypto_wipe_free(copy);
+	if (!w->password)
+		return STEP_NEXT;
+	rc = passwords_hash(ctx->srv->passwords, w->password, password_hashed, ctx, &err);
+	crypto_wipe_free(w->password);   /* the hash took its own copy */
+	w->password = NULL;
+	return rc < 0 ? flow_error(f, &err) : STEP_WAIT;
 }
 
-void users_create(struct request_ctx *ctx)
+static enum step_result write_store(struct flow *f)
 {
-	user_write_start(ctx, USER_CREATE);
+	struct request_ctx *ctx = request_of(f);
+	struct user_write_state *w = ctx->state;
+
+	if (w->kind == USER_CREATE)
+		store_user_create(ctx->srv->store, w->project_id, &w->f, w->scope, &w->record,
+		                  flow_completion(f));
+	else
+		store_user_update(ctx->srv->store, w->project_id, w->user_id, &w->f, w->scope,
+		                  &w->record, flow_completion(f));
+	return STEP_WAIT;
 }
 
-void users_update(struct request_ctx *ctx)
+static enum step_result write_reply(struct flow *f)
 {
-	user_write_start(ctx, USER_UPDATE);
+	struct request_ctx *ctx = request_of(f);
+	struct user_write_state *w = ctx->state;
+
+	http_reply_raw(ctx, w->kind == USER_CREATE ? 201 : 200, "application/json", w->record,
+	               strlen(w->record));
+	return STEP_DONE;
 }
 
-void users_update_current(struct request_ctx *ctx)
+flow_step *const users_create_steps[] = {
+	create_read, write_check, write_hash, write_store, write_reply, NULL,
+};
+flow_step *const users_update_steps[] = {
+	update_read, write_check, write_hash, write_store, write_reply, NULL,
+};
+flow_step *const users_update_current_steps[] = {
+	current_read, write_check, write_hash, write_store, write_reply, NULL,
+};
+
+/* ---- the list ---- */
+
+struct user_list_state {
+	struct list_query q;
+	struct page page;
+};
+
+static void user_list_release(void *p)
 {
-	user_write_start(ctx, USER_CURRENT);
+	page_release(&((struct user_list_state *)p)->page);
 }
 
 /* GET .../users: page, sort, search, and the is_active and role_id filters.
  * An empty role_id is no filter, like an empty search. */
-void users_list(struct request_ctx *ctx)
+static enum step_result list_read(struct flow *f)
 {
-	struct list_params lp = LIST_PARAMS_INIT;
-	struct user_filter filter = { -1, NULL };
+	struct request_ctx *ctx = request_of(f);
+	struct user_list_state *l = request_state(ctx, sizeof *l, user_list_release);
 	struct api_error err;
-	long long total;
-	char *data, *body;
 
-	if (list_read_params(&ctx->query, store_user_sort_keys, USER_SORT__COUNT, &lp, &err) < 0 ||
-	    form_read_bool(&ctx->query, "is_active", &filter.is_active, &err) < 0 ||
-	    form_get(&ctx->query, "role_id", &filter.role_id, &err) < 0)
-		goto fail;
-	if (filter.role_id && !*filter.role_id)
-		filter.role_id = NULL;
-	data = store_user_list(ctx->srv->store, request_param(ctx, "project_id"), &lp, &filter,
-	                       &total, &err);
-	if (!data)
-		goto fail;
-	body = list_response_text(data, &lp, total);
+	l->q = (struct list_query)LIST_QUERY_INIT;
+	if (list_read_query(&ctx->query, sort_keys, USER_SORT__COUNT, &l->q, &err) < 0 ||
+	    form_read_bool(&ctx->query, "is_active", &l->q.is_active, &err) < 0 ||
+	    form_get(&ctx->query, "role_id", &l->q.role_id, &err) < 0)
+		return flow_error(f, &err);
+	if (l->q.role_id && !*l->q.role_id)
+		l->q.role_id = NULL;
+	store_user_list(ctx->srv->store, request_param(ctx, "project_id"), &l->q, &l->page,
+	                flow_completion(f));
+	return STEP_WAIT;
+}
+
+static enum step_result list_reply(struct flow *f)
+{
+	struct request_ctx *ctx = request_of(f);
+	struct user_list_state *l = ctx->state;
+	char *body = list_render(&l->q, &l->page);
+
 	http_reply_raw(ctx, 200, "application/json", body, strlen(body));
 	free(body);
-	free(data);
-	list_params_release(&lp);
-	return;
-fail:
-	list_params_release(&lp);
-	http_reply_error(ctx, &err);
+	return STEP_DONE;
+}
+
+flow_step *const users_list_steps[] = { list_read, list_reply, NULL };
+
+/* ---- by external ID ---- */
+
+struct user_read_state {
+	char *record;
+};
+
+static void user_read_release(void *p)
+{
+	free(((struct user_read_state *)p)->record);
 }
 
 /* GET .../users/external/{external_user_id}[?include_permissions=true]
  * (CONTRACT.md §4): "permissions" only when asked for. */
-void users_get_external(struct request_ctx *ctx)
+static enum step_result external_get(struct flow *f)
 {
+	struct request_ctx *ctx = request_of(f);
+	struct user_read_state *r = request_state(ctx, sizeof *r, user_read_release);
 	struct api_error err;
 	int with_permissions;
-	json_t *record;
 
 	if (form_read_bool(&ctx->query, "include_permissions", &with_permissions, &err) < 0)
-		goto fail;
-	record = store_user_get_external(ctx->srv->store, request_param(ctx, "project_id"),
-	                                 request_param(ctx, "external_user_id"),
-	                                 with_permissions == 1, &err);
-	if (!record)
-		goto fail;
-	http_reply_json(ctx, 200, record);
-	return;
-fail:
-	http_reply_error(ctx, &err);
+		return flow_error(f, &err);
+	store_user_get_external(ctx->srv->store, request_param(ctx, "project_id"),
+	                        request_param(ctx, "external_user_id"), with_permissions == 1,
+	                        &r->record, flow_completion(f));
+	return STEP_WAIT;
 }
+
+static enum step_result external_reply(struct flow *f)
+{
+	struct request_ctx *ctx = request_of(f);
+	const char *record = ((struct user_read_state *)ctx->state)->record;
+
+	http_reply_raw(ctx, 200, "application/json", record, strlen(record));
+	return STEP_DONE;
+}
+
+flow_step *const users_get_external_steps[] = { external_get, external_reply, NULL };

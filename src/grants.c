@@ -14,6 +14,7 @@
 #include "crypto.h"
 #include "grants.h"
 #include "jwt.h"
+#include "store_users.h"
 #include "util.h"
 
 static struct grant *grant_of(struct flow *f)

@@ -42,8 +42,6 @@ static const char *const core_sql[SQ__COUNT] = {
 	[SQ_PERMISSION_INSERT] =
 		"INSERT INTO permissions (id, resource_id, project_id, name, code, description,"
 		" position) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-	[SQ_USER_ACTIVE] =
-		"SELECT 1 FROM users WHERE id = ?1 AND project_id = ?2 AND is_active",
 	[SQ_TOKEN_REVOKED] = "SELECT 1 FROM revoked_tokens WHERE jti = ?1",
 	/* iat is in seconds: a token of the deactivation's own second is taken
 	 * as issued before it (the safe side). */
@@ -344,6 +342,7 @@ struct store *store_open(const char *path, bool synchronous_full, char *errbuf, 
 	st->resources = store_resources_sql;
 	st->roles = store_roles_sql;
 	st->users = store_users_sql;
+	st->users_list = store_users_list_sql;
 	st->clients = store_clients_sql;
 	st->tokens = store_tokens_sql;
 	st->grants = store_grants_sql;
@@ -351,6 +350,7 @@ struct store *store_open(const char *path, bool synchronous_full, char *errbuf, 
 	    store_prepare_set(st, &st->resources, errbuf, errlen) < 0 ||
 	    store_prepare_set(st, &st->roles, errbuf, errlen) < 0 ||
 	    store_prepare_set(st, &st->users, errbuf, errlen) < 0 ||
+	    store_prepare_set(st, &st->users_list, errbuf, errlen) < 0 ||
 	    store_prepare_set(st, &st->clients, errbuf, errlen) < 0 ||
 	    store_prepare_set(st, &st->tokens, errbuf, errlen) < 0 ||
 	    store_prepare_set(st, &st->grants, errbuf, errlen) < 0)
@@ -369,6 +369,7 @@ void store_close(struct store *st)
 	finalize_set(&st->resources);
 	finalize_set(&st->roles);
 	finalize_set(&st->users);
+	finalize_set(&st->users_list);
 	finalize_set(&st->clients);
 	finalize_set(&st->tokens);
 	finalize_set(&st->grants);
@@ -719,16 +720,6 @@ struct store_stamp store_stamp(struct store *st)
 		now.known = false;
 	now.data_version = v;
 	return now;
-}
-
-void store_user_is_active(struct store *st, const char *project_id, const char *user_id,
-                          bool *active, struct completion done)
-{
-	struct api_error err;
-	int rc = store_exists(st, st->core.stmt[SQ_USER_ACTIVE], user_id, project_id, NULL, &err);
-
-	*active = rc == 1;
-	complete(done, rc, &err);
 }
 
 void store_token_holders_ok(struct store *st, const char *project_id, const char *client_id,

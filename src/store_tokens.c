@@ -32,7 +32,6 @@ enum {
 	T_PURGE_REFRESH,
 	T_PURGE_REVOKED,
 	T_SIGNIN_USER,
-	T_USER_SCOPE,
 	T_CLIENT_REDIRECTS,
 	T_BYOU_USER,
 	T__COUNT
@@ -79,9 +78,6 @@ static const char *const sql[T__COUNT] = {
 	[T_SIGNIN_USER] =
 		"SELECT id, password_hash, is_active FROM users"
 		" WHERE project_id = ?1 AND email = ?2 COLLATE NOCASE",
-	[T_USER_SCOPE] =
-		"SELECT " SQL_NAMED_PERMISSION " AS named FROM " SQL_USER_PERMISSIONS
-		SQL_SCOPE_CODES_OK " ORDER BY named",
 	/* redirect_uris is the JSON array the clients API wrote. */
 	[T_CLIENT_REDIRECTS] =
 		"SELECT 1 FROM clients c, json_each(c.redirect_uris) j"
@@ -354,14 +350,6 @@ void signin_user_release(struct signin_user *u)
 	free(u->user_id);
 	free(u->password_hash);
 	memset(u, 0, sizeof *u);
-}
-
-void store_user_scope(struct store *st, const char *user_id, char **out, struct completion done)
-{
-	struct api_error err;
-
-	*out = store_join_column(st, STMT(st, T_USER_SCOPE), user_id, &err);
-	complete(done, *out ? 0 : -1, &err);
 }
 
 int store_client_redirect_registered(struct store *st, const char *client_id,

@@ -310,6 +310,13 @@ req PUT "$P/resources/res_orders" '{"name":"Orders","code":"purchases"}'
 check_status "resource renamed" 200
 req GET "$P/users/external/both-1?include_permissions=true"
 check_json "include_permissions: after the resource's rename" '.permissions|tojson' '["purchases:read"]'
+# It lists what a token of the user carries: an update may store a resource
+# code that a create refuses (SPEC.md), and no token's scope holds its
+# permissions (README "Codes"), so neither does the record.
+req PUT "$P/resources/res_orders" '{"name":"Orders","code":"x orders"}'
+check_status "resource renamed to a code no scope holds" 200
+req GET "$P/users/external/both-1?include_permissions=true"
+check_json "include_permissions: only what a token carries" '.permissions|tojson' '[]'
 req PUT "$P/resources/res_orders" '{"name":"Orders","code":"orders"}'
 req PUT "$P/roles/role_editor" "$(sql "SELECT json_object('code', 'role_editor', 'name', 'Editor',
 	'permission_ids', json_group_array(permission_id)) FROM (SELECT permission_id FROM role_permissions
@@ -358,9 +365,9 @@ req GET "$P/users?is_active=false"
 check_json "list: inactive filter" '[.data[].id]|tojson' "[\"$BOTH_ID\"]"
 
 # ---- times read from the store, whatever another tool wrote there ----
-# Both records' builders (jansson for one user, SQLite's json_object for
-# list pages) format times before 1970 counting back from it, and times
-# RFC 3339 cannot write (before 0000, after 9999) as the first or last it can.
+# Every read of the record (by external ID, list pages, the answer of a
+# write) formats times before 1970 counting back from it, and times RFC 3339
+# cannot write (before 0000, after 9999) as the first or last it can.
 db() { sqlite3 -cmd ".timeout 5000" "$TMP/edgeauth.db" "$1"; }
 req POST "$P/users" '{"display_name":"Timeless One","external_user_id":"times-1"}'
 T1_ID=$(printf '%s' "$BODY" | jq -r .id)
@@ -381,6 +388,9 @@ req GET "$P/users?search=timeless&sort_by=display_name&sort_dir=asc"
 check_status "list: times from the store" 200
 check_json "list: the same times" '[.data[]|.created_at,.updated_at]|join(" ")' \
 	"1969-12-31T23:59:59.999Z 1969-12-30T23:59:59.999Z 0000-01-01T00:00:00.000Z 9999-12-31T23:59:59.999Z"
+req PUT "$P/users/$T1_ID" '{"display_name":"Timeless One","is_active":true,"external_user_id":"times-1"}'
+check_status "update: times before 1970" 200
+check_json "update: created_at read back as it is" .created_at 1969-12-31T23:59:59.999Z
 req GET "/healthz"
 check_status "server still up after the times" 200
 

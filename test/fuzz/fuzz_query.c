@@ -16,10 +16,13 @@
 #include "form.h"
 #include "fuzz.h"
 #include "listing.h"
-#include "store_users.h"
 #include "validate.h"
 
-/* The sort keys of the roles and clients lists (api_roles.c, api_clients.c). */
+/* The sort keys of the users, roles and clients lists (api_users.c,
+ * api_roles.c, api_clients.c). */
+static const char *const user_sort_keys[] = { "created_at", "updated_at", "display_name",
+                                             "email", "is_active", "external_user_id",
+                                             "role_name" };
 static const char *const role_sort_keys[] = { "created_at", "updated_at", "name", "code" };
 static const char *const client_sort_keys[] = { "created_at", "updated_at", "name",
                                                "is_active" };
@@ -131,7 +134,8 @@ static void check_list(const struct evkeyvalq *q, const char *const *sort_keys, 
 	FUZZ_CHECK(rc == 0);
 	FUZZ_CHECK(lp.page_num == want_num && lp.page_size == want_size);
 	FUZZ_CHECK(lp.sort == sort && lp.desc == (dir == 1));
-	FUZZ_CHECK(list_offset(&lp) >= 0 && list_offset(&lp) <= LLONG_MAX - PAGE_SIZE_MAX);
+	FUZZ_CHECK(list_params_offset(&lp) >= 0 &&
+	           list_params_offset(&lp) <= LLONG_MAX - PAGE_SIZE_MAX);
 	if (search && *search)
 		check_like(lp.like, search);
 	else
@@ -189,7 +193,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	TAILQ_INIT(&q);
 	if (form_parse((const char *)data, size, &q) == 0) {
-		check_list(&q, store_user_sort_keys, USER_SORT__COUNT);
+		check_list(&q, user_sort_keys, N_ELEMS(user_sort_keys));
 		check_list(&q, role_sort_keys, N_ELEMS(role_sort_keys));
 		check_list(&q, client_sort_keys, N_ELEMS(client_sort_keys));
 		check_list(&q, NULL, 0);   /* resources: no sort */

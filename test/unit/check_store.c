@@ -25,6 +25,7 @@
 #include "store.h"
 #include "store_clients.h"
 #include "store_grants.h"
+#include "store_users.h"
 #include "util.h"
 
 extern const char *const schema_migrations[];

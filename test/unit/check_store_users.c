@@ -1,8 +1,9 @@
 /*
- * Unit tests for store_users.c against a real store in a temporary
- * directory: records, keep/clear on update, each error code, filters, and
- * the hygiene the black-box tests cannot see (no transaction left open, no
- * statement left un-reset, no hash in a record). Each test gets a fresh store.
+ * Unit tests for store_users.c and store_users_list.c against a real store
+ * in a temporary directory, through their completions: records, keep/clear
+ * on update, each error code, filters, search, and the hygiene the black-box
+ * tests cannot see (no transaction left open, no statement left un-reset, no
+ * hash in a record). Each test gets a fresh store.
  */
 #include <check.h>
 #include <sys/stat.h>
@@ -55,6 +56,8 @@ static void teardown(void)
 	ck_assert_int_ne(sqlite3_get_autocommit(st->db), 0);
 	for (size_t i = 0; i < st->users.count; i++)
 		ck_assert_int_eq(sqlite3_stmt_busy(st->users.stmt[i]), 0);
+	for (size_t i = 0; i < st->users_list.count; i++)
+		ck_assert_int_eq(sqlite3_stmt_busy(st->users_list.stmt[i]), 0);
 	store_new_project_release(&proj);
 	store_new_project_release(&other);
 	store_close(st);
@@ -70,6 +73,73 @@ static struct str_field set(const char *v)
 
 static const struct str_field clear = { FIELD_CLEAR, NULL };
 
+/* The store's operations as these tests read them: through a completion that
+ * the SQLite store runs before it returns, with the records it writes as
+ * JSON text parsed. 0, or -1 with *err. */
+static int ended(const struct sync_result *r, struct api_error *err)
+{
+	ck_assert(r->done);
+	if (r->failed)
+		*err = r->err;
+	return r->failed ? -1 : 0;
+}
+
+/* The record text parsed (NULL stays NULL); frees text. */
+static json_t *parsed(char *text)
+{
+	json_t *v = text ? json_loads(text, 0, NULL) : NULL;
+
+	ck_assert_msg(!text || json_is_object(v), "not a JSON object: %s", text);
+	free(text);
+	return v;
+}
+
+static int user_check(const char *project_id, const char *user_id, const struct user_fields *f,
+                      const char *scope, struct api_error *err)
+{
+	struct sync_result r;
+
+	store_user_check(st, project_id, user_id, f, scope, sync_completion(&r));
+	return ended(&r, err);
+}
+
+static int user_create(const char *project_id, const struct user_fields *f, const char *scope,
+                       json_t **rec, struct api_error *err)
+{
+	struct sync_result r;
+	char *text;
+
+	store_user_create(st, project_id, f, scope, &text, sync_completion(&r));
+	*rec = parsed(text);
+	return ended(&r, err);
+}
+
+static int user_update(const char *project_id, const char *user_id, const struct user_fields *f,
+                       const char *scope, json_t **rec, struct api_error *err)
+{
+	struct sync_result r;
+	char *text;
+
+	store_user_update(st, project_id, user_id, f, scope, &text, sync_completion(&r));
+	*rec = parsed(text);
+	return ended(&r, err);
+}
+
+/* The record, or NULL with *err. */
+static json_t *get_external(const char *project_id, const char *ext, bool with_permissions,
+                            struct api_error *err)
+{
+	struct sync_result r;
+	char *text;
+
+	store_user_get_external(st, project_id, ext, with_permissions, &text, sync_completion(&r));
+	if (ended(&r, err) < 0) {
+		ck_assert_ptr_null(text);
+		return NULL;
+	}
+	return parsed(text);
+}
+
 /* Creates a user and returns its ID (caller frees). */
 static char *create(const char *name, const char *ext, const char *email, const char *role)
 {
@@ -84,7 +154,7 @@ static char *create(const char *name, const char *ext, const char *email, const 
 		f.email = set(email);
 	if (role)
 		f.role_id = set(role);
-	ck_assert_int_eq(store_user_create(st, proj.project_id, &f, NULL, &rec, &err), 0);
+	ck_assert_int_eq(user_create(proj.project_id, &f, NULL, &rec, &err), 0);
 	id = xstrdup(json_string_value(json_object_get(rec, "id")));
 	json_decref(rec);
 	return id;
@@ -99,7 +169,7 @@ START_TEST(test_create_record)
 	json_t *rec;
 	char *dump;
 
-	ck_assert_int_eq(store_user_create(st, proj.project_id, &f, NULL, &rec, &err), 0);
+	ck_assert_int_eq(user_create(proj.project_id, &f, NULL, &rec, &err), 0);
 	ck_assert_uint_eq(json_object_size(rec), 10);
 	ck_assert_str_eq(json_string_value(json_object_get(rec, "role_name")), "Reader");
 	ck_assert(json_is_true(json_object_get(rec, "is_active")));
@@ -111,36 +181,34 @@ START_TEST(test_create_record)
 }
 END_TEST
 
-static json_t *list_page(const struct list_params *p, const struct user_filter *filter,
-                         long long *total);
+static json_t *list_page(const struct list_query *q, long long *total);
 
-/* A list's records, which SQLite writes as JSON text, are the records that
- * create, update and get answer (jansson): same keys in the same order, same
- * values and types, for a full record, one with nothing optional, an
- * inactive one and one with characters JSON must escape. */
+/* A list's records are the records that create and update answer (one
+ * definition, store_users_sql.h): same keys in the same order, same values
+ * and types, for a full record, one with nothing optional, an inactive one
+ * and one with characters JSON must escape. */
 START_TEST(test_list_record_as_get)
 {
 	struct user_fields f = { .display_name = "Ann \"A\" \\ \x01\n\xc3\xa9", .is_active = -1,
 		.external_user_id = { FIELD_SET, "ann" }, .email = { FIELD_SET, "Ann@x.io" },
 		.avatar_url = { FIELD_SET, "https://x.io/a.png" },
 		.role_id = { FIELD_SET, "r1" }, .password_hash = "$argon2id$fake" };
-	struct list_params p = LIST_PARAMS_INIT;
-	struct user_filter filter = { -1, NULL };
+	struct list_query p = LIST_QUERY_INIT;
 	struct api_error err;
 	json_t *recs[3], *page;
 	long long total;
 	char *id;
 
-	ck_assert_int_eq(store_user_create(st, proj.project_id, &f, NULL, &recs[0], &err), 0);
+	ck_assert_int_eq(user_create(proj.project_id, &f, NULL, &recs[0], &err), 0);
 	f = (struct user_fields){ .display_name = "Bo", .is_active = -1,
 		.external_user_id = { FIELD_SET, "bo" } };
-	ck_assert_int_eq(store_user_create(st, proj.project_id, &f, NULL, &recs[1], &err), 0);
+	ck_assert_int_eq(user_create(proj.project_id, &f, NULL, &recs[1], &err), 0);
 	f.is_active = 0;
 	id = xstrdup(json_string_value(json_object_get(recs[1], "id")));
-	ck_assert_int_eq(store_user_update(st, proj.project_id, id, &f, NULL, &recs[2], &err), 0);
+	ck_assert_int_eq(user_update(proj.project_id, id, &f, NULL, &recs[2], &err), 0);
 	p.sort = USER_SORT_EXTERNAL_USER_ID;
 	p.desc = false;
-	page = list_page(&p, &filter, &total);
+	page = list_page(&p, &total);
 	ck_assert_int_eq(total, 2);
 	ck_assert_uint_eq(json_array_size(page), 2);
 	for (size_t i = 0; i < 2; i++) {
@@ -165,20 +233,20 @@ START_TEST(test_create_errors)
 
 	free(create("A", "ext-a", "a@x.io", NULL));
 	f.external_user_id = set("ext-a");
-	ck_assert_int_eq(store_user_create(st, proj.project_id, &f, NULL, &rec, &err), -1);
+	ck_assert_int_eq(user_create(proj.project_id, &f, NULL, &rec, &err), -1);
 	ck_assert_int_eq(err.api_code, E_USER_EXTERNAL_ID_ALREADY_USED);
 	ck_assert_ptr_null(rec);
 	f.external_user_id = set("ext-b");
 	f.email = set("A@X.IO");
-	ck_assert_int_eq(store_user_create(st, proj.project_id, &f, NULL, &rec, &err), -1);
+	ck_assert_int_eq(user_create(proj.project_id, &f, NULL, &rec, &err), -1);
 	ck_assert_int_eq(err.api_code, E_USER_EMAIL_ALREADY_USED);
 	f.role_id = set("r_other");
-	ck_assert_int_eq(store_user_create(st, proj.project_id, &f, NULL, &rec, &err), -1);
+	ck_assert_int_eq(user_create(proj.project_id, &f, NULL, &rec, &err), -1);
 	ck_assert_int_eq(err.api_code, E_ROLE_NOT_FOUND);
 	/* The same values are free in another project. */
 	f.role_id = set("r_other");
 	f.external_user_id = set("ext-a");
-	ck_assert_int_eq(store_user_create(st, other.project_id, &f, NULL, &rec, &err), 0);
+	ck_assert_int_eq(user_create(other.project_id, &f, NULL, &rec, &err), 0);
 	json_decref(rec);
 }
 END_TEST
@@ -191,7 +259,7 @@ START_TEST(test_update_keep_and_clear)
 	json_t *rec;
 
 	/* All optional fields absent: kept. */
-	ck_assert_int_eq(store_user_update(st, proj.project_id, id, &f, NULL, &rec, &err), 0);
+	ck_assert_int_eq(user_update(proj.project_id, id, &f, NULL, &rec, &err), 0);
 	ck_assert_str_eq(json_string_value(json_object_get(rec, "external_user_id")), "ext-a");
 	ck_assert_str_eq(json_string_value(json_object_get(rec, "email")), "a@x.io");
 	ck_assert_str_eq(json_string_value(json_object_get(rec, "role_id")), "r1");
@@ -202,7 +270,7 @@ START_TEST(test_update_keep_and_clear)
 	f.role_id = clear;
 	f.avatar_url = set("https://a.io/x.png");
 	f.is_active = 1;
-	ck_assert_int_eq(store_user_update(st, proj.project_id, id, &f, NULL, &rec, &err), 0);
+	ck_assert_int_eq(user_update(proj.project_id, id, &f, NULL, &rec, &err), 0);
 	ck_assert(json_is_null(json_object_get(rec, "email")));
 	ck_assert(json_is_null(json_object_get(rec, "role_name")));
 	ck_assert_str_eq(json_string_value(json_object_get(rec, "avatar_url")), "https://a.io/x.png");
@@ -221,21 +289,21 @@ START_TEST(test_update_errors)
 
 	f.external_user_id = set("ext-a");
 	f.role_id = set("nope");
-	ck_assert_int_eq(store_user_update(st, other.project_id, b, &f, NULL, &rec, &err), -1);
+	ck_assert_int_eq(user_update(other.project_id, b, &f, NULL, &rec, &err), -1);
 	ck_assert_int_eq(err.api_code, E_USER_NOT_FOUND);
-	ck_assert_int_eq(store_user_update(st, proj.project_id, b, &f, NULL, &rec, &err), -1);
+	ck_assert_int_eq(user_update(proj.project_id, b, &f, NULL, &rec, &err), -1);
 	ck_assert_int_eq(err.api_code, E_ROLE_NOT_FOUND);
 	f.role_id = clear;
 	f.email = set("A@x.io");
-	ck_assert_int_eq(store_user_update(st, proj.project_id, b, &f, NULL, &rec, &err), -1);
+	ck_assert_int_eq(user_update(proj.project_id, b, &f, NULL, &rec, &err), -1);
 	ck_assert_int_eq(err.api_code, E_USER_EXTERNAL_ID_ALREADY_USED);
 	f.external_user_id = set("ext-b");
-	ck_assert_int_eq(store_user_update(st, proj.project_id, b, &f, NULL, &rec, &err), -1);
+	ck_assert_int_eq(user_update(proj.project_id, b, &f, NULL, &rec, &err), -1);
 	ck_assert_int_eq(err.api_code, E_USER_EMAIL_ALREADY_USED);
 	/* A's own values in another case are no conflict. */
 	f.external_user_id = set("ext-a");
 	f.email = set("A@X.io");
-	ck_assert_int_eq(store_user_update(st, proj.project_id, a, &f, NULL, &rec, &err), 0);
+	ck_assert_int_eq(user_update(proj.project_id, a, &f, NULL, &rec, &err), 0);
 	json_decref(rec);
 	free(a);
 	free(b);
@@ -248,19 +316,19 @@ START_TEST(test_get_external)
 	struct api_error err;
 	json_t *rec, *perms;
 
-	rec = store_user_get_external(st, proj.project_id, "ext-a", false, &err);
+	rec = get_external(proj.project_id, "ext-a", false, &err);
 	ck_assert_ptr_nonnull(rec);
 	ck_assert_ptr_null(json_object_get(rec, "permissions"));
 	json_decref(rec);
-	rec = store_user_get_external(st, proj.project_id, "ext-a", true, &err);
+	rec = get_external(proj.project_id, "ext-a", true, &err);
 	perms = json_object_get(rec, "permissions");
 	ck_assert_uint_eq(json_array_size(perms), 2);
 	ck_assert_str_eq(json_string_value(json_array_get(perms, 0)), "clients:read");
 	ck_assert_str_eq(json_string_value(json_array_get(perms, 1)), "users:read");
 	json_decref(rec);
-	ck_assert_ptr_null(store_user_get_external(st, other.project_id, "ext-a", true, &err));
+	ck_assert_ptr_null(get_external(other.project_id, "ext-a", true, &err));
 	ck_assert_int_eq(err.api_code, E_USER_NOT_FOUND);
-	ck_assert_ptr_null(store_user_get_external(st, proj.project_id, "EXT-A", false, &err));
+	ck_assert_ptr_null(get_external(proj.project_id, "EXT-A", false, &err));
 	free(id);
 }
 END_TEST
@@ -269,7 +337,7 @@ END_TEST
 static char *external_permissions(const char *ext)
 {
 	struct api_error err;
-	json_t *rec = store_user_get_external(st, proj.project_id, ext, true, &err), *v;
+	json_t *rec = get_external(proj.project_id, ext, true, &err), *v;
 	char *out = xstrdup(""), *next;
 	size_t i;
 
@@ -290,6 +358,33 @@ static void expect_permissions(const char *ext, const char *want)
 	ck_assert_str_eq(got, want);
 	free(got);
 }
+
+/* The record lists what a token of the user carries (issue 12): a
+ * permission of a resource, or with a code, that a create would refuse is
+ * in no token's scope (SQL_SCOPE_CODES_OK), so not in the record either. */
+START_TEST(test_external_permissions_as_scope)
+{
+	char *a = create("A", "ext-a", NULL, "r1"), *q;
+	struct sync_result r;
+	char *scope;
+
+	q = xasprintf("UPDATE resources SET code = 'x clients' WHERE project_id = '%s'"
+	              " AND code = 'clients'", proj.project_id);
+	exec_sql(q);
+	free(q);
+	expect_permissions("ext-a", "users:read");
+	q = xasprintf("UPDATE permissions SET code = 're\"ad' WHERE project_id = '%s'"
+	              " AND code = 'read'", proj.project_id);
+	exec_sql(q);
+	free(q);
+	expect_permissions("ext-a", "");
+	store_user_scope(st, a, &scope, sync_completion(&r));
+	ck_assert(!r.failed);
+	ck_assert_str_eq(scope, "");
+	free(scope);
+	free(a);
+}
+END_TEST
 
 static void opened_nothing(void *arg)
 {
@@ -379,13 +474,13 @@ START_TEST(test_no_escalation)
 		f.email = set(grant_cases[_i].email);
 	before = users_state();
 
-	rc = store_user_check(st, proj.project_id, user, &f, grant_cases[_i].scope, &err);
+	rc = user_check(proj.project_id, user, &f, grant_cases[_i].scope, &err);
 	ck_assert_msg(grant_cases[_i].want == E__COUNT ? rc == 0 : err.api_code == grant_cases[_i].want,
 	              "%s: check: %s", grant_cases[_i].desc, err.description);
 	if (user)
-		rc = store_user_update(st, proj.project_id, user, &f, grant_cases[_i].scope, &rec, &err);
+		rc = user_update(proj.project_id, user, &f, grant_cases[_i].scope, &rec, &err);
 	else
-		rc = store_user_create(st, proj.project_id, &f, grant_cases[_i].scope, &rec, &err);
+		rc = user_create(proj.project_id, &f, grant_cases[_i].scope, &rec, &err);
 	after = users_state();
 	if (grant_cases[_i].want == E__COUNT) {
 		ck_assert_msg(rc == 0, "%s: %s", grant_cases[_i].desc, err.description);
@@ -413,12 +508,12 @@ START_TEST(test_write_checks_the_role_again)
 	char *before, *after;
 
 	add_role("r_grow", "r.code = 'users' AND pm.code = 'read'");
-	ck_assert_int_eq(store_user_check(st, proj.project_id, NULL, &f, "users:read", &err), 0);
+	ck_assert_int_eq(user_check(proj.project_id, NULL, &f, "users:read", &err), 0);
 	exec_sql("INSERT INTO role_permissions SELECT 'r_grow', pm.id FROM permissions pm"
 	         " JOIN roles ro ON ro.project_id = pm.project_id AND ro.id = 'r_grow'"
 	         " WHERE pm.code = 'create'");
 	before = users_state();
-	ck_assert_int_eq(store_user_create(st, proj.project_id, &f, "users:read", &rec, &err), -1);
+	ck_assert_int_eq(user_create(proj.project_id, &f, "users:read", &rec, &err), -1);
 	ck_assert_int_eq(err.api_code, E_INSUFFICIENT_PERMISSION);
 	ck_assert_ptr_null(rec);
 	after = users_state();
@@ -482,24 +577,24 @@ START_TEST(test_external_permissions_follow_changes)
 END_TEST
 
 /* A page of store_user_list, parsed: the store writes it as JSON text. */
-static json_t *list_page(const struct list_params *p, const struct user_filter *filter,
-                         long long *total)
+static json_t *list_page(const struct list_query *q, long long *total)
 {
-	struct api_error err;
-	char *text = store_user_list(st, proj.project_id, p, filter, total, &err);
+	struct sync_result r;
+	struct page page;
 	json_t *data;
 
-	ck_assert_ptr_nonnull(text);
-	data = json_loads(text, 0, NULL);
-	ck_assert_msg(json_is_array(data), "not a JSON array: %s", text);
-	free(text);
+	store_user_list(st, proj.project_id, q, &page, sync_completion(&r));
+	ck_assert_msg(!r.failed, "%s", r.err.description);
+	data = json_loads(page.data, 0, NULL);
+	ck_assert_msg(json_is_array(data), "not a JSON array: %s", page.data);
+	*total = page.total;
+	page_release(&page);
 	return data;
 }
 
 START_TEST(test_list_filters)
 {
-	struct list_params p = LIST_PARAMS_INIT;
-	struct user_filter filter = { -1, NULL };
+	struct list_query p = LIST_QUERY_INIT;
 	long long total;
 	json_t *data;
 	char *ids[4];
@@ -511,34 +606,37 @@ START_TEST(test_list_filters)
 	p.page_size = 2;
 	p.sort = USER_SORT_DISPLAY_NAME;
 	p.desc = false;
-	data = list_page(&p, &filter, &total);
+	data = list_page(&p, &total);
 	ck_assert_int_eq(total, 4);
 	ck_assert_uint_eq(json_array_size(data), 2);
 	ck_assert_str_eq(json_string_value(json_object_get(json_array_get(data, 1), "display_name")),
 	                 "ALICE 100%");   /* alice < ALICE 100% < b_b < bob, case ignored */
 	json_decref(data);
-	p.like = like_pattern("ALIce");
-	data = list_page(&p, &filter, &total);
+	p.search = "ALIce";
+	data = list_page(&p, &total);
 	ck_assert_int_eq(total, 3);   /* by name twice, by email once */
 	json_decref(data);
-	filter.role_id = "r1";
-	data = list_page(&p, &filter, &total);
+	p.role_id = "r1";
+	data = list_page(&p, &total);
 	ck_assert_int_eq(total, 2);
 	json_decref(data);
-	list_params_release(&p);
-	p.like = like_pattern("_");
-	filter.role_id = NULL;
-	data = list_page(&p, &filter, &total);
+	p.search = "_";
+	p.role_id = NULL;
+	data = list_page(&p, &total);
 	ck_assert_int_eq(total, 1);   /* "_" is literal */
 	json_decref(data);
-	list_params_release(&p);
+	p.search = "0%";
+	data = list_page(&p, &total);
+	ck_assert_int_eq(total, 1);   /* so is "%" */
+	json_decref(data);
+	p.search = NULL;
 	p.page_num = 3;
-	data = list_page(&p, &filter, &total);
+	data = list_page(&p, &total);
 	ck_assert_uint_eq(json_array_size(data), 0);
 	ck_assert_int_eq(total, 4);
 	json_decref(data);
-	filter.is_active = 0;
-	data = list_page(&p, &filter, &total);
+	p.is_active = 0;
+	data = list_page(&p, &total);
 	ck_assert_int_eq(total, 0);
 	json_decref(data);
 	for (int i = 0; i < 4; i++)
@@ -552,19 +650,18 @@ END_TEST
  * spaces) and its total. Caller frees. */
 static char *search_ids(const char *term, long long *total)
 {
-	struct list_params p = LIST_PARAMS_INIT;
-	struct user_filter filter = { -1, NULL };
+	struct list_query p = LIST_QUERY_INIT;
 	size_t cap = 64, len = 0;
 	char *out = xmalloc(cap);
 	json_t *data;
 
 	out[0] = '\0';
-	p.like = like_pattern(term);
+	p.search = term;
 	p.page_size = 100;
 	p.sort = USER_SORT_EXTERNAL_USER_ID;   /* each user's ID is also its external ID */
 	p.desc = false;
 	do {
-		data = list_page(&p, &filter, total);
+		data = list_page(&p, total);
 		ck_assert_ptr_nonnull(data);
 		for (size_t i = 0; i < json_array_size(data); i++) {
 			const char *id = json_string_value(json_object_get(json_array_get(data, i),
@@ -577,7 +674,6 @@ static char *search_ids(const char *term, long long *total)
 		p.page_num++;
 		json_decref(data);
 	} while ((p.page_num - 1) * p.page_size < *total);
-	list_params_release(&p);
 	return out;
 }
 
@@ -745,14 +841,14 @@ START_TEST(test_search_index_follows_writes)
 	expect_found("LOVEL", "ada");
 	f.display_name = "Ada King";
 	f.email = set("countess@engine.org");
-	ck_assert_int_eq(store_user_update(st, proj.project_id, id, &f, NULL, &rec, &err), 0);
+	ck_assert_int_eq(user_update(proj.project_id, id, &f, NULL, &rec, &err), 0);
 	json_decref(rec);
 	expect_found("lovelace", "");
 	expect_found("ada@", "");
 	expect_found("a kin", "ada");
 	expect_found("COUNTESS@", "ada");
 	f.email = clear;
-	ck_assert_int_eq(store_user_update(st, proj.project_id, id, &f, NULL, &rec, &err), 0);
+	ck_assert_int_eq(user_update(proj.project_id, id, &f, NULL, &rec, &err), 0);
 	json_decref(rec);
 	expect_found("engine.org", "");
 	expect_found("@navy", "grace");
@@ -794,7 +890,7 @@ START_TEST(test_search_keys_moved)
 	expect_index_matches_table(st->db);
 	expect_found("moved", "m0 m1 m2");
 	f.display_name = "Now Moved Too";
-	ck_assert_int_eq(store_user_update(st, proj.project_id, ids[4], &f, NULL, &rec, &err), 0);
+	ck_assert_int_eq(user_update(proj.project_id, ids[4], &f, NULL, &rec, &err), 0);
 	json_decref(rec);
 	exec_sql("DELETE FROM users WHERE external_user_id = 'm5'");   /* no API deletes users */
 	expect_index_matches_table(st->db);
@@ -891,6 +987,7 @@ static Suite *store_users_suite(void)
 	tcase_add_test(tc, test_write_checks_the_role_again);
 	tcase_add_test(tc, test_get_external);
 	tcase_add_test(tc, test_external_permissions_follow_changes);
+	tcase_add_test(tc, test_external_permissions_as_scope);
 	tcase_add_test(tc, test_list_filters);
 	tcase_add_test(tc, test_search_indexed_same_as_scan);
 	tcase_add_test(tc, test_search_index_follows_writes);

@@ -1,0 +1,23 @@
+#ifndef EDGEAUTH_STORE_USERS_SQL_H
+#define EDGEAUTH_STORE_USERS_SQL_H
+/*
+ * The user record as the SQLite backend writes it, for every read of it:
+ * store_users.c (the read back of a write, the external ID) and
+ * store_users_list.c (pages). One column list, one key order: a field is
+ * added here, once. Only those two files include this.
+ */
+
+/* CONTRACT.md §4: {id, display_name, avatar_url, external_user_id, email,
+ * is_active, role_id, role_name, created_at, updated_at}, empty fields null,
+ * over users u and their role r (USER_FROM). SQLite writes the text: building
+ * and freeing jansson trees was half of a list page's cost. iso_time is
+ * format_timestamp (store.c), which writes any time, before 1970 too. */
+#define USER_RECORD \
+	"json_object('id', u.id, 'display_name', u.display_name," \
+	" 'avatar_url', u.avatar_url, 'external_user_id', u.external_user_id, 'email', u.email," \
+	" 'is_active', json(CASE WHEN u.is_active THEN 'true' ELSE 'false' END)," \
+	" 'role_id', u.role_id, 'role_name', r.name," \
+	" 'created_at', iso_time(u.created_at), 'updated_at', iso_time(u.updated_at))"
+#define USER_FROM " FROM users u LEFT JOIN roles r ON r.id = u.role_id"
+
+#endif
