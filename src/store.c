@@ -11,6 +11,7 @@
 
 #include "crypto.h"
 #include "json_util.h"
+#include "listing.h"
 #include "store.h"
 #include "util.h"
 #include "validate.h"
@@ -172,6 +173,35 @@ int store_exists(struct store *st, sqlite3_stmt *s, const char *a, const char *b
 		rc = store_fail(st, err, sqlite3_sql(s));
 	store_stmt_finish(s);
 	return rc;
+}
+
+int store_read_back(struct store *st, sqlite3_stmt *s, const char *id, char **out,
+                    struct api_error *err)
+{
+	int rc;
+
+	store_bind_text(s, 1, id);
+	rc = store_step(st, s, err);
+	if (rc == 1)
+		*out = xstrdup(store_column_text(s, 0));
+	else if (rc == 0)
+		rc = store_fail(st, err, "read back");
+	store_stmt_finish(s);
+	return rc < 0 ? -1 : 0;
+}
+
+int store_read_page(struct store *st, sqlite3_stmt *s, struct page *out, struct api_error *err)
+{
+	int rc = store_step(st, s, err);
+
+	if (rc == 1) {
+		out->total = sqlite3_column_int64(s, 0);
+		out->data = xstrdup(store_column_text(s, 1));
+	} else if (rc == 0) {   /* an aggregate answers one row, always */
+		rc = store_fail(st, err, "page");
+	}
+	store_stmt_finish(s);
+	return rc < 0 ? -1 : 0;
 }
 
 int store_prepare_set(struct store *st, struct stmt_set *set, char *errbuf, size_t errlen)
