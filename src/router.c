@@ -46,11 +46,11 @@ static const struct route routes[] = {
 	  .handler = authorize_post },
 
 	{ .method = EVHTTP_REQ_POST, .path = P "/resources", .auth = AUTH_BEARER,
-	  .permission = "resources:create", .body = BODY_JSON, .handler = resources_create },
+	  .permission = "resources:create", .body = BODY_JSON, .steps = resources_create_steps },
 	{ .method = EVHTTP_REQ_PUT, .path = P "/resources/:resource_id", .auth = AUTH_BEARER,
-	  .permission = "resources:update", .body = BODY_JSON, .handler = resources_update },
+	  .permission = "resources:update", .body = BODY_JSON, .steps = resources_update_steps },
 	{ .method = EVHTTP_REQ_GET, .path = P "/resources", .auth = AUTH_BEARER,
-	  .permission = "resources:read", .handler = resources_list },
+	  .permission = "resources:read", .steps = resources_list_steps },
 
 	{ .method = EVHTTP_REQ_POST, .path = P "/roles", .auth = AUTH_BEARER,
 	  .permission = "roles:create", .body = BODY_JSON, .handler = roles_create },

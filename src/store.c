@@ -13,6 +13,7 @@
 #include "json_util.h"
 #include "listing.h"
 #include "store.h"
+#include "store_resources.h"
 #include "util.h"
 #include "validate.h"
 
@@ -36,17 +37,12 @@ static const char *const core_sql[SQ__COUNT] = {
 	[SQ_PROJECT_COUNT] = "SELECT count(*) FROM projects",
 	[SQ_PROJECT_SET_ACTIVE] =
 		"UPDATE projects SET is_active = ?2, updated_at = ?3 WHERE id = ?1",
-	[SQ_RESOURCE_INSERT] =
-		"INSERT INTO resources (id, project_id, name, code, description, is_default,"
-		" created_at, updated_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?7)",
-	[SQ_PERMISSION_INSERT] =
-		"INSERT INTO permissions (id, resource_id, project_id, name, code, description,"
-		" position) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
 	[SQ_CLIENT_INSERT] =
 		"INSERT INTO clients (id, project_id, name, description, secret_hash, is_active,"
 		" redirect_uris, created_at, updated_at) VALUES (?1, ?2, ?3, ?4, ?5, 1, ?6, ?7, ?7)",
-	[SQ_CLIENT_PERMISSION_INSERT] =
-		"INSERT OR IGNORE INTO client_permissions (client_id, permission_id) VALUES (?1, ?2)",
+	[SQ_ADMIN_PERMISSIONS] =
+		"INSERT INTO client_permissions (client_id, permission_id)"
+		" SELECT ?1, id FROM permissions WHERE project_id = ?2",
 	[SQ_CLIENT_AUTH] =
 		"SELECT c.project_id, c.secret_hash, c.is_active, p.is_active"
 		" FROM clients c JOIN projects p ON p.id = c.project_id WHERE c.id = ?1",
@@ -512,79 +508,15 @@ int store_batch_commit(struct store *st, struct api_error *err)
 
 /* ---- projects ---- */
 
-struct default_resource {
-	const char *code;
-	const char *name;
-	const char *description;
-};
-
-/* CONTRACT.md §2: the four default resources, each with create, update, read. */
-static const struct default_resource default_resources[] = {
-	{ "resources", "Resources", "Resources and their permissions" },
-	{ "users", "Users", "Users of the project" },
-	{ "roles", "Roles", "Roles: sets of permissions" },
-	{ "clients", "Clients", "Applications that obtain tokens" },
-};
-
-static const struct {
-	const char *code;
-	const char *name;
-} default_permissions[] = {
-	{ "create", "Create" },
-	{ "update", "Update" },
-	{ "read", "Read" },
-};
-
-static int insert_default_resource(struct store *st, const char *project_id,
-                                   const struct default_resource *r, int64_t now,
-                                   const char *client_id, struct api_error *err)
+/* The new project's admin client holds every permission of the project. */
+static int admin_permissions(struct store *st, const struct new_project *np,
+                             struct api_error *err)
 {
-	sqlite3_stmt *s = st->core.stmt[SQ_RESOURCE_INSERT];
-	char *rid = crypto_new_id();
-	int rc = -1;
+	sqlite3_stmt *s = st->core.stmt[SQ_ADMIN_PERMISSIONS];
 
-	store_bind_text(s, 1, rid);
-	store_bind_text(s, 2, project_id);
-	store_bind_text(s, 3, r->name);
-	store_bind_text(s, 4, r->code);
-	store_bind_text(s, 5, r->description);
-	sqlite3_bind_int(s, 6, 1);
-	sqlite3_bind_int64(s, 7, now);
-	if (store_step_done(st, s, err) < 0)
-		goto out;
-	sqlite3_reset(s);
-	for (size_t i = 0; i < ARRAY_LEN(default_permissions); i++) {
-		sqlite3_stmt *p = st->core.stmt[SQ_PERMISSION_INSERT];
-		sqlite3_stmt *cp = st->core.stmt[SQ_CLIENT_PERMISSION_INSERT];
-		char *pid = crypto_new_id();
-		char *desc = xasprintf("%s %s", default_permissions[i].name, r->code);
-		int ok;
-
-		store_bind_text(p, 1, pid);
-		store_bind_text(p, 2, rid);
-		store_bind_text(p, 3, project_id);
-		store_bind_text(p, 4, default_permissions[i].name);
-		store_bind_text(p, 5, default_permissions[i].code);
-		store_bind_text(p, 6, desc);
-		sqlite3_bind_int(p, 7, (int)i);
-		ok = store_step_done(st, p, err) == 0;
-		sqlite3_reset(p);
-		if (ok) {
-			store_bind_text(cp, 1, client_id);
-			store_bind_text(cp, 2, pid);
-			ok = store_step_done(st, cp, err) == 0;
-			sqlite3_reset(cp);
-		}
-		free(desc);
-		free(pid);
-		if (!ok)
-			goto out;
-	}
-	rc = 0;
-out:
-	sqlite3_reset(s);
-	free(rid);
-	return rc;
+	store_bind_text(s, 1, np->client_id);
+	store_bind_text(s, 2, np->project_id);
+	return store_step_write(st, s, NULL, 0, NULL, err);
 }
 
 int store_project_create(struct store *st, const char *name, struct new_project *out,
@@ -622,10 +554,9 @@ int store_project_create(struct store *st, const char *name, struct new_project 
 		goto fail_tx;
 	sqlite3_reset(s);
 
-	for (size_t i = 0; i < ARRAY_LEN(default_resources); i++)
-		if (insert_default_resource(st, out->project_id, &default_resources[i], now,
-		                            out->client_id, err) < 0)
-			goto fail_tx;
+	if (store_resource_insert_defaults(st, out->project_id, now, err) < 0 ||
+	    admin_permissions(st, out, err) < 0)
+		goto fail_tx;
 	if (store_commit(st, err) < 0)
 		goto fail;
 	return 0;
