@@ -53,11 +53,11 @@ static const struct route routes[] = {
 	  .permission = "resources:read", .steps = resources_list_steps },
 
 	{ .method = EVHTTP_REQ_POST, .path = P "/roles", .auth = AUTH_BEARER,
-	  .permission = "roles:create", .body = BODY_JSON, .handler = roles_create },
+	  .permission = "roles:create", .body = BODY_JSON, .steps = roles_create_steps },
 	{ .method = EVHTTP_REQ_PUT, .path = P "/roles/:role_id", .auth = AUTH_BEARER,
-	  .permission = "roles:update", .body = BODY_JSON, .handler = roles_update },
+	  .permission = "roles:update", .body = BODY_JSON, .steps = roles_update_steps },
 	{ .method = EVHTTP_REQ_GET, .path = P "/roles", .auth = AUTH_BEARER,
-	  .permission = "roles:read", .handler = roles_list },
+	  .permission = "roles:read", .steps = roles_list_steps },
 
 	{ .method = EVHTTP_REQ_POST, .path = P "/users", .auth = AUTH_BEARER,
 	  .permission = "users:create", .body = BODY_JSON, .handler = users_create },
