@@ -38,9 +38,11 @@ struct resource_input {
 	struct permission_input *permissions;   /* in the order sent */
 };
 
-/* Creates a resource with its permissions in one transaction; *out is the
- * new record (caller frees). Errors: resource_code_already_used,
- * system_error. */
+/* In the writes below, *out is the resource's record (the caller frees it,
+ * whatever the result). */
+
+/* Creates a resource with its permissions in one transaction. Errors:
+ * resource_code_already_used, system_error. */
 void store_resource_create(struct store *st, const char *project_id,
                            const struct resource_input *in, char **out, struct completion done);
 
@@ -48,10 +50,10 @@ void store_resource_create(struct store *st, const char *project_id,
  * in->permissions_present the stored permissions become exactly the items:
  * an item with an ID keeps that permission (and its role and client grants),
  * the others are new, and the permissions left out are deleted (the schema's
- * ON DELETE CASCADE drops them from roles and clients). *out is the record
- * (caller frees). Errors, first to last: resource_not_found; invalid_params
- * (a default resource, or an item ID that is not one of this resource's
- * permissions); resource_code_already_used; system_error. */
+ * ON DELETE CASCADE drops them from roles and clients). Errors, first to
+ * last: resource_not_found; invalid_params (a default resource, or an item
+ * ID that is not one of this resource's permissions);
+ * resource_code_already_used; system_error. */
 void store_resource_update(struct store *st, const char *project_id, const char *resource_id,
                            const struct resource_input *in, char **out, struct completion done);
 
