@@ -5,12 +5,12 @@
 #include <jansson.h>
 
 #include "error.h"
-#include "router.h"
+#include "flow.h"
 #include "store_resources.h"
 
-route_handler resources_create;
-route_handler resources_update;
-route_handler resources_list;
+extern flow_step *const resources_create_steps[];
+extern flow_step *const resources_update_steps[];
+extern flow_step *const resources_list_steps[];
 
 /* Reads and checks a create (is_update false) or update body into in; every
  * failure is invalid_params, and nothing is asked of the store. Strings are

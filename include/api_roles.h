@@ -4,13 +4,13 @@
 #include <jansson.h>
 
 #include "error.h"
+#include "flow.h"
 #include "json_util.h"
-#include "router.h"
 #include "store_roles.h"
 
-route_handler roles_create;
-route_handler roles_update;
-route_handler roles_list;
+extern flow_step *const roles_create_steps[];
+extern flow_step *const roles_update_steps[];
+extern flow_step *const roles_list_steps[];
 
 /* Reads a create or update body into f; ids receives permission_ids and
  * must be released by the caller whatever this returns. Strings are

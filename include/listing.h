@@ -13,6 +13,7 @@
 #include <event2/keyvalq_struct.h>
 
 #include "error.h"
+#include "flow.h"
 
 struct list_query {
 	long page_num;           /* >= 1 */
@@ -44,6 +45,17 @@ int list_read_query(const struct evkeyvalq *q, const char *const *sort_keys,
 long long list_offset(const struct list_query *q);
 /* The envelope with the page's data. Caller frees. */
 char *list_render(const struct list_query *q, const struct page *p);
+
+/* A list endpoint's steps keep a struct list_state as their request state
+ * (request_state(ctx, sizeof (struct list_state), list_state_release)):
+ * the first reads q, the next has the store fill page, and list_answer,
+ * the last, answers with the envelope. */
+struct list_state {
+	struct list_query q;
+	struct page page;
+};
+void list_state_release(void *state);
+enum step_result list_answer(struct flow *f);
 
 /* ---- the shapes the list endpoints had before list_query; they go as
  * each area moves to it ---- */

@@ -37,8 +37,6 @@ enum store_core_stmt {
 	SQ_PROJECT_LIST,
 	SQ_PROJECT_COUNT,
 	SQ_PROJECT_SET_ACTIVE,
-	SQ_RESOURCE_INSERT,
-	SQ_PERMISSION_INSERT,
 	SQ_TOKEN_REVOKED,
 	SQ_TOKEN_HOLDERS,
 	SQ_PERMISSION_IN_PROJECT,
@@ -140,6 +138,24 @@ void store_stmt_finish(sqlite3_stmt *s);
  * single-row query and steps it once: 1 a row, 0 none, -1 error (err set). */
 int store_exists(struct store *st, sqlite3_stmt *s, const char *a, const char *b, const char *c,
                  struct api_error *err);
+/* A write's read back (store_write_tx): binds id to ?1 of s, a statement
+ * that builds the record, and steps it once; *out is a copy of the record's
+ * text. 0, or -1 with err (system_error also when there is no such row:
+ * the write has just made it). Finishes s. */
+int store_read_back(struct store *st, sqlite3_stmt *s, const char *id, char **out,
+                    struct api_error *err);
+/* Steps a page statement, whose one row holds the number of all matches and
+ * the page's records as a JSON array's text, into *out, and finishes it.
+ * 0, or -1 with system_error. */
+struct page;
+int store_read_page(struct store *st, sqlite3_stmt *s, struct page *out, struct api_error *err);
+/* The condition that the SQL expression col holds the raw search term (an
+ * SQL expression, a bound parameter) anywhere, ASCII letters in any case,
+ * with %, _ and \ in it literal (CONTRACT.md §3). The pattern is made once
+ * per statement run: it depends on parameters only. */
+#define SQL_CONTAINS(col, term) \
+	" " col " LIKE ('%' || replace(replace(replace(" term ", '\\', '\\\\'), '%', '\\%')," \
+	" '_', '\\_') || '%') ESCAPE '\\'"
 /* The scope statements' condition on the resource r and the permission pm:
  * both codes are ones a create accepts (validate_code). An update may store
  * any resource code of 50 characters (SPEC.md), and "x users" + ":read"

@@ -12,6 +12,7 @@
 #include "form.h"
 #include "json_util.h"
 #include "listing.h"
+#include "request.h"
 #include "store_resources.h"
 #include "util.h"
 #include "validate.h"
@@ -144,63 +145,90 @@ void resources_input_release(struct resource_input *in)
 	in->n_permissions = 0;
 }
 
-static void reply(struct request_ctx *ctx, int status, json_t *rec, const struct api_error *err)
-{
-	if (rec)
-		http_reply_json(ctx, status, rec);
-	else
-		http_reply_error(ctx, err);
-}
-
-void resources_create(struct request_ctx *ctx)
-{
-	struct api_error err;
+/* A create or update: the body read, and the record written. */
+struct resource_write {
 	struct resource_input in;
-	json_t *rec = NULL;
+	char *record;
+};
 
-	if (resources_read_body(ctx->body, false, &in, &err) == 0)
-		rec = store_resource_create(ctx->srv->store, request_param(ctx, "project_id"), &in,
-		                            &err);
-	resources_input_release(&in);
-	reply(ctx, 201, rec, &err);
-}
-
-void resources_update(struct request_ctx *ctx)
+static void resource_write_release(void *p)
 {
-	struct api_error err;
-	struct resource_input in;
-	json_t *rec = NULL;
+	struct resource_write *w = p;
 
-	if (resources_read_body(ctx->body, true, &in, &err) == 0)
-		rec = store_resource_update(ctx->srv->store, request_param(ctx, "project_id"),
-		                            request_param(ctx, "resource_id"), &in, &err);
-	resources_input_release(&in);
-	reply(ctx, 200, rec, &err);
+	resources_input_release(&w->in);
+	free(w->record);
 }
+
+/* POST creates, PUT updates. */
+static enum step_result write_read(struct flow *f)
+{
+	struct request_ctx *ctx = request_of(f);
+	struct resource_write *w = request_state(ctx, sizeof *w, resource_write_release);
+	struct api_error err;
+
+	if (resources_read_body(ctx->body, ctx->method == EVHTTP_REQ_PUT, &w->in, &err) < 0)
+		return flow_error(f, &err);
+	return STEP_NEXT;
+}
+
+static enum step_result create(struct flow *f)
+{
+	struct request_ctx *ctx = request_of(f);
+	struct resource_write *w = ctx->state;
+
+	store_resource_create(ctx->srv->store, request_param(ctx, "project_id"), &w->in,
+	                      &w->record, flow_completion(f));
+	return STEP_WAIT;
+}
+
+static enum step_result update(struct flow *f)
+{
+	struct request_ctx *ctx = request_of(f);
+	struct resource_write *w = ctx->state;
+
+	store_resource_update(ctx->srv->store, request_param(ctx, "project_id"),
+	                      request_param(ctx, "resource_id"), &w->in, &w->record,
+	                      flow_completion(f));
+	return STEP_WAIT;
+}
+
+/* The record as written: 201 for a create, 200 for an update. */
+static enum step_result written(struct flow *f)
+{
+	struct request_ctx *ctx = request_of(f);
+	const char *record = ((struct resource_write *)ctx->state)->record;
+
+	http_reply_raw(ctx, ctx->method == EVHTTP_REQ_POST ? 201 : 200, "application/json", record,
+	               strlen(record));
+	return STEP_DONE;
+}
+
+flow_step *const resources_create_steps[] = { write_read, create, written, NULL };
+flow_step *const resources_update_steps[] = { write_read, update, written, NULL };
 
 /* CONTRACT.md §3: resources are listed oldest first; there is no sort_by,
  * so sort parameters are not read. */
-void resources_list(struct request_ctx *ctx)
+static enum step_result list_read(struct flow *f)
 {
+	struct request_ctx *ctx = request_of(f);
+	struct list_state *l = request_state(ctx, sizeof *l, list_state_release);
 	struct api_error err;
-	struct list_params lp = LIST_PARAMS_INIT;
-	struct resource_filter f = { NULL, -1, 0, 0 };
-	json_t *data = NULL;
-	long long total = 0;
 
-	if (list_read_params(&ctx->query, NULL, 0, &lp, &err) < 0 ||
-	    form_read_bool(&ctx->query, "is_default", &f.is_default, &err) < 0)
-		goto fail;
-	f.like = lp.like;
-	f.limit = lp.page_size;
-	f.offset = list_params_offset(&lp);
-	if (store_resource_list(ctx->srv->store, request_param(ctx, "project_id"), &f, &data,
-	                        &total, &err) < 0)
-		goto fail;
-	http_reply_json(ctx, 200, list_response(data, &lp, total));
-	list_params_release(&lp);
-	return;
-fail:
-	list_params_release(&lp);
-	http_reply_error(ctx, &err);
+	l->q = (struct list_query)LIST_QUERY_INIT;
+	if (list_read_query(&ctx->query, NULL, 0, &l->q, &err) < 0 ||
+	    form_read_bool(&ctx->query, "is_default", &l->q.is_default, &err) < 0)
+		return flow_error(f, &err);
+	return STEP_NEXT;
 }
+
+static enum step_result list(struct flow *f)
+{
+	struct request_ctx *ctx = request_of(f);
+	struct list_state *l = ctx->state;
+
+	store_resource_list(ctx->srv->store, request_param(ctx, "project_id"), &l->q, &l->page,
+	                    flow_completion(f));
+	return STEP_WAIT;
+}
+
+flow_step *const resources_list_steps[] = { list_read, list, list_answer, NULL };

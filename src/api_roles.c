@@ -5,9 +5,13 @@
  * (invalid_params) and leaves references, the caller's authority over the
  * permissions (no escalation) and conflicts to store_roles.c.
  */
+#include <stdlib.h>
+#include <string.h>
+
 #include "api_roles.h"
 #include "json_util.h"
 #include "listing.h"
+#include "request.h"
 #include "store_roles.h"
 #include "validate.h"
 
@@ -46,66 +50,88 @@ int roles_read_body(const json_t *body, struct role_fields *f, struct id_list *i
 	return 0;
 }
 
-/* Answers rec with status, or the error when rec is NULL. */
-static void role_reply(struct request_ctx *ctx, int status, json_t *rec,
-                       const struct api_error *err)
-{
-	if (rec)
-		http_reply_json(ctx, status, rec);
-	else
-		http_reply_error(ctx, err);
-}
-
-void roles_create(struct request_ctx *ctx)
-{
-	struct api_error err;
-	struct id_list ids = ID_LIST_INIT;
+/* A create or update: the body read, and the record written. */
+struct role_write {
 	struct role_fields f;
-	json_t *rec = NULL;
+	struct id_list ids;
+	char *record;
+};
 
-	if (roles_read_body(ctx->body, &f, &ids, &err) == 0)
-		rec = store_role_create(ctx->srv->store, request_param(ctx, "project_id"), &f,
-		                        ctx->principal.scope, &err);
-	id_list_release(&ids);
-	role_reply(ctx, 201, rec, &err);
-}
-
-void roles_update(struct request_ctx *ctx)
+static void role_write_release(void *p)
 {
-	struct api_error err;
-	struct id_list ids = ID_LIST_INIT;
-	struct role_fields f;
-	json_t *rec = NULL;
+	struct role_write *w = p;
 
-	/* CONTRACT.md §3: invalid_params before role_not_found. */
-	if (roles_read_body(ctx->body, &f, &ids, &err) == 0)
-		rec = store_role_update(ctx->srv->store, request_param(ctx, "project_id"),
-		                        request_param(ctx, "role_id"), &f, ctx->principal.scope,
-		                        &err);
-	id_list_release(&ids);
-	role_reply(ctx, 200, rec, &err);
+	id_list_release(&w->ids);
+	free(w->record);
 }
 
-void roles_list(struct request_ctx *ctx)
+/* CONTRACT.md §3: invalid_params before role_not_found. */
+static enum step_result write_read(struct flow *f)
 {
+	struct request_ctx *ctx = request_of(f);
+	struct role_write *w = request_state(ctx, sizeof *w, role_write_release);
 	struct api_error err;
-	struct list_params p = LIST_PARAMS_INIT;
-	struct role_query q;
-	json_t *data = NULL;
-	long long total = 0;
 
-	if (list_read_params(&ctx->query, sort_keys, ROLE_SORT__COUNT, &p, &err) == 0) {
-		q.sort = (enum role_sort)p.sort;
-		q.desc = p.desc;
-		q.like = p.like;
-		q.limit = p.page_size;
-		q.offset = list_params_offset(&p);
-		data = store_role_list(ctx->srv->store, request_param(ctx, "project_id"), &q,
-		                       &total, &err);
-	}
-	if (data)
-		http_reply_json(ctx, 200, list_response(data, &p, total));
-	else
-		http_reply_error(ctx, &err);
-	list_params_release(&p);
+	if (roles_read_body(ctx->body, &w->f, &w->ids, &err) < 0)
+		return flow_error(f, &err);
+	return STEP_NEXT;
 }
+
+static enum step_result create(struct flow *f)
+{
+	struct request_ctx *ctx = request_of(f);
+	struct role_write *w = ctx->state;
+
+	store_role_create(ctx->srv->store, request_param(ctx, "project_id"), &w->f,
+	                  ctx->principal.scope, &w->record, flow_completion(f));
+	return STEP_WAIT;
+}
+
+static enum step_result update(struct flow *f)
+{
+	struct request_ctx *ctx = request_of(f);
+	struct role_write *w = ctx->state;
+
+	store_role_update(ctx->srv->store, request_param(ctx, "project_id"),
+	                  request_param(ctx, "role_id"), &w->f, ctx->principal.scope, &w->record,
+	                  flow_completion(f));
+	return STEP_WAIT;
+}
+
+/* The record as written: 201 for a create, 200 for an update. */
+static enum step_result written(struct flow *f)
+{
+	struct request_ctx *ctx = request_of(f);
+	const char *record = ((struct role_write *)ctx->state)->record;
+
+	http_reply_raw(ctx, ctx->method == EVHTTP_REQ_POST ? 201 : 200, "application/json", record,
+	               strlen(record));
+	return STEP_DONE;
+}
+
+flow_step *const roles_create_steps[] = { write_read, create, written, NULL };
+flow_step *const roles_update_steps[] = { write_read, update, written, NULL };
+
+static enum step_result list_read(struct flow *f)
+{
+	struct request_ctx *ctx = request_of(f);
+	struct list_state *l = request_state(ctx, sizeof *l, list_state_release);
+	struct api_error err;
+
+	l->q = (struct list_query)LIST_QUERY_INIT;
+	if (list_read_query(&ctx->query, sort_keys, ROLE_SORT__COUNT, &l->q, &err) < 0)
+		return flow_error(f, &err);
+	return STEP_NEXT;
+}
+
+static enum step_result list(struct flow *f)
+{
+	struct request_ctx *ctx = request_of(f);
+	struct list_state *l = ctx->state;
+
+	store_role_list(ctx->srv->store, request_param(ctx, "project_id"), &l->q, &l->page,
+	                flow_completion(f));
+	return STEP_WAIT;
+}
+
+flow_step *const roles_list_steps[] = { list_read, list, list_answer, NULL };

@@ -4,6 +4,7 @@
 
 #include "form.h"
 #include "listing.h"
+#include "request.h"
 #include "util.h"
 #include "validate.h"
 
@@ -44,6 +45,22 @@ char *list_render(const struct list_query *q, const struct page *p)
 {
 	return xasprintf("{\"data\":%s,\"page_num\":%ld,\"page_size\":%ld,\"total\":%lld}",
 	                 p->data, q->page_num, q->page_size, p->total);
+}
+
+void list_state_release(void *state)
+{
+	page_release(&((struct list_state *)state)->page);
+}
+
+enum step_result list_answer(struct flow *f)
+{
+	struct request_ctx *ctx = request_of(f);
+	const struct list_state *l = ctx->state;
+	char *body = list_render(&l->q, &l->page);
+
+	http_reply_raw(ctx, 200, "application/json", body, strlen(body));
+	free(body);
+	return STEP_DONE;
 }
 
 /* ---- before list_query ---- */

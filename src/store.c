@@ -11,8 +11,10 @@
 
 #include "crypto.h"
 #include "json_util.h"
+#include "listing.h"
 #include "store.h"
 #include "store_clients.h"
+#include "store_resources.h"
 #include "util.h"
 #include "validate.h"
 
@@ -36,12 +38,6 @@ static const char *const core_sql[SQ__COUNT] = {
 	[SQ_PROJECT_COUNT] = "SELECT count(*) FROM projects",
 	[SQ_PROJECT_SET_ACTIVE] =
 		"UPDATE projects SET is_active = ?2, updated_at = ?3 WHERE id = ?1",
-	[SQ_RESOURCE_INSERT] =
-		"INSERT INTO resources (id, project_id, name, code, description, is_default,"
-		" created_at, updated_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?7)",
-	[SQ_PERMISSION_INSERT] =
-		"INSERT INTO permissions (id, resource_id, project_id, name, code, description,"
-		" position) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
 	[SQ_TOKEN_REVOKED] = "SELECT 1 FROM revoked_tokens WHERE jti = ?1",
 	/* iat is in seconds: a token of the deactivation's own second is taken
 	 * as issued before it (the safe side). */
@@ -160,6 +156,35 @@ int store_exists(struct store *st, sqlite3_stmt *s, const char *a, const char *b
 		rc = store_fail(st, err, sqlite3_sql(s));
 	store_stmt_finish(s);
 	return rc;
+}
+
+int store_read_back(struct store *st, sqlite3_stmt *s, const char *id, char **out,
+                    struct api_error *err)
+{
+	int rc;
+
+	store_bind_text(s, 1, id);
+	rc = store_step(st, s, err);
+	if (rc == 1)
+		*out = xstrdup(store_column_text(s, 0));
+	else if (rc == 0)
+		rc = store_fail(st, err, "read back");
+	store_stmt_finish(s);
+	return rc < 0 ? -1 : 0;
+}
+
+int store_read_page(struct store *st, sqlite3_stmt *s, struct page *out, struct api_error *err)
+{
+	int rc = store_step(st, s, err);
+
+	if (rc == 1) {
+		out->total = sqlite3_column_int64(s, 0);
+		out->data = xstrdup(store_column_text(s, 1));
+	} else if (rc == 0) {   /* an aggregate answers one row, always */
+		rc = store_fail(st, err, "page");
+	}
+	store_stmt_finish(s);
+	return rc < 0 ? -1 : 0;
 }
 
 int store_prepare_set(struct store *st, struct stmt_set *set, char *errbuf, size_t errlen)
@@ -473,74 +498,6 @@ int store_batch_commit(struct store *st, struct api_error *err)
 
 /* ---- projects ---- */
 
-struct default_resource {
-	const char *code;
-	const char *name;
-	const char *description;
-};
-
-/* CONTRACT.md §2: the four default resources, each with create, update, read. */
-static const struct default_resource default_resources[] = {
-	{ "resources", "Resources", "Resources and their permissions" },
-	{ "users", "Users", "Users of the project" },
-	{ "roles", "Roles", "Roles: sets of permissions" },
-	{ "clients", "Clients", "Applications that obtain tokens" },
-};
-
-static const struct {
-	const char *code;
-	const char *name;
-} default_permissions[] = {
-	{ "create", "Create" },
-	{ "update", "Update" },
-	{ "read", "Read" },
-};
-
-static int insert_default_resource(struct store *st, const char *project_id,
-                                   const struct default_resource *r, int64_t now,
-                                   struct api_error *err)
-{
-	sqlite3_stmt *s = st->core.stmt[SQ_RESOURCE_INSERT];
-	char *rid = crypto_new_id();
-	int rc = -1;
-
-	store_bind_text(s, 1, rid);
-	store_bind_text(s, 2, project_id);
-	store_bind_text(s, 3, r->name);
-	store_bind_text(s, 4, r->code);
-	store_bind_text(s, 5, r->description);
-	sqlite3_bind_int(s, 6, 1);
-	sqlite3_bind_int64(s, 7, now);
-	if (store_step_done(st, s, err) < 0)
-		goto out;
-	sqlite3_reset(s);
-	for (size_t i = 0; i < ARRAY_LEN(default_permissions); i++) {
-		sqlite3_stmt *p = st->core.stmt[SQ_PERMISSION_INSERT];
-		char *pid = crypto_new_id();
-		char *desc = xasprintf("%s %s", default_permissions[i].name, r->code);
-		int ok;
-
-		store_bind_text(p, 1, pid);
-		store_bind_text(p, 2, rid);
-		store_bind_text(p, 3, project_id);
-		store_bind_text(p, 4, default_permissions[i].name);
-		store_bind_text(p, 5, default_permissions[i].code);
-		store_bind_text(p, 6, desc);
-		sqlite3_bind_int(p, 7, (int)i);
-		ok = store_step_done(st, p, err) == 0;
-		sqlite3_reset(p);
-		free(desc);
-		free(pid);
-		if (!ok)
-			goto out;
-	}
-	rc = 0;
-out:
-	sqlite3_reset(s);
-	free(rid);
-	return rc;
-}
-
 int store_project_create(struct store *st, const char *name, struct new_project *out,
                          struct api_error *err)
 {
@@ -569,11 +526,9 @@ int store_project_create(struct store *st, const char *name, struct new_project 
 
 	if (store_client_insert(st, out->project_id, out->client_id, &admin, hash, now, err) < 0)
 		goto fail_tx;
-	for (size_t i = 0; i < ARRAY_LEN(default_resources); i++)
-		if (insert_default_resource(st, out->project_id, &default_resources[i], now, err) < 0)
-			goto fail_tx;
-	/* the admin client holds every permission of the new project */
-	if (store_client_grant_all(st, out->client_id, err) < 0)
+	if (store_resource_insert_defaults(st, out->project_id, now, err) < 0 ||
+	    /* the admin client holds every permission of the new project */
+	    store_client_grant_all(st, out->client_id, err) < 0)
 		goto fail_tx;
 	if (store_commit(st, err) < 0)
 		goto fail;

@@ -1,10 +1,10 @@
 /*
- * Roles in the store. Every write checks its references and the code's
- * uniqueness inside one BEGIN IMMEDIATE transaction, in CONTRACT.md §3's
- * order, and rolls back on every failure. Statements are prepared at open
- * (store_roles_sql); nothing here prepares on a request.
+ * Roles in the store. Every write is one transaction (store_write_tx) that
+ * checks its references and the caller's authority in CONTRACT.md §3's
+ * order, writes, and reads the record back; a taken code is the write's own
+ * UNIQUE failure. Statements are prepared at open (store_roles_sql).
  */
-#include <stdio.h>
+#include <assert.h>
 #include <stdlib.h>
 
 #include "crypto.h"
@@ -20,39 +20,42 @@ enum role_stmt {
 	RS_PERMS_CLEAR,
 	RS_PERM_ADD,
 	RS_GET,
-	RS_COUNT,
 	RS_LIST,   /* RS_LIST + 2 * sort + desc: one statement per sort order */
 	RS__COUNT = RS_LIST + 2 * ROLE_SORT__COUNT
 };
 
-/* The record's columns, over a table aliased r; permission_ids as a JSON
- * array sorted by ID (SQLite 3.40 has no ORDER BY inside an aggregate, so
- * the ordered subquery feeds json_group_array). */
-#define ROLE_COLS \
-	"r.id, r.code, r.name, r.description, r.created_at, r.updated_at," \
-	" (SELECT json_group_array(permission_id) FROM (SELECT permission_id" \
-	" FROM role_permissions WHERE role_id = r.id ORDER BY permission_id))"
+/* The record of the roles row r (CONTRACT.md §4), the one definition that
+ * every read uses: the read back of a write and the list pages.
+ * permission_ids is sorted by ID: the ordered subquery feeds
+ * json_group_array (SQLite 3.40 has no ORDER BY inside an aggregate), and
+ * json() keeps the array JSON through the scalar subquery. */
+#define ROLE_JSON \
+	"json_object('id', r.id, 'code', r.code, 'name', r.name, 'description', r.description," \
+	" 'permission_ids', json((SELECT json_group_array(permission_id) FROM (SELECT permission_id" \
+	" FROM role_permissions WHERE role_id = r.id ORDER BY permission_id)))," \
+	" 'created_at', iso_time(r.created_at), 'updated_at', iso_time(r.updated_at))"
 
-/* ?1 project, ?2 LIKE pattern or NULL: CONTRACT.md §3 search over code,
- * name and description, with % and _ literal (like_pattern escapes them). */
+/* ?1 project, ?2 the search term or NULL: CONTRACT.md §3 search over code,
+ * name and description. */
 #define ROLE_FILTER \
-	"r.project_id = ?1 AND (?2 IS NULL OR r.code LIKE ?2 ESCAPE '\\'" \
-	" OR r.name LIKE ?2 ESCAPE '\\' OR r.description LIKE ?2 ESCAPE '\\')"
+	" WHERE r.project_id = ?1 AND (?2 IS NULL OR" SQL_CONTAINS("r.code", "?2") \
+	" OR" SQL_CONTAINS("r.name", "?2") " OR" SQL_CONTAINS("r.description", "?2") ")"
 
-/* The page is chosen first (LIMIT ?3 OFFSET ?4), then only its rows get
- * their permission_ids: one statement, no query per row. Ties are broken
- * by id in the same direction, so pages never overlap or skip. */
+/* The count and the page in one read. The page is chosen first (LIMIT ?3
+ * OFFSET ?4), so only its rows are made records. Ties are broken by id in
+ * the same direction, so pages never overlap or skip. */
 #define ROLE_LIST(order) \
-	"WITH page AS MATERIALIZED (SELECT * FROM roles r WHERE " ROLE_FILTER \
-	" ORDER BY " order " LIMIT ?3 OFFSET ?4)" \
-	" SELECT " ROLE_COLS " FROM page r ORDER BY " order
+	"SELECT (SELECT count(*) FROM roles r" ROLE_FILTER ")," \
+	" (SELECT json_group_array(" ROLE_JSON ") FROM (SELECT * FROM roles r" ROLE_FILTER \
+	" ORDER BY " order " LIMIT ?3 OFFSET ?4) r)"
 
 #define ORDER(key, dir) key " " dir ", r.id " dir
 #define LIST_AT(sort, desc) [RS_LIST + 2 * (sort) + (desc)]
 
 static const char *const sql[RS__COUNT] = {
 	[RS_FIND] = "SELECT 1 FROM roles WHERE id = ?1 AND project_id = ?2",
-	/* ?3: the role being updated, or NULL on create */
+	/* What a UNIQUE failure broke; ?3: the role written (an update keeps
+	 * its own code). */
 	[RS_CODE_TAKEN] = "SELECT 1 FROM roles WHERE project_id = ?1 AND code = ?2 AND id IS NOT ?3",
 	[RS_INSERT] =
 		"INSERT INTO roles (id, project_id, code, name, description, created_at, updated_at)"
@@ -65,8 +68,7 @@ static const char *const sql[RS__COUNT] = {
 	[RS_PERMS_CLEAR] = "DELETE FROM role_permissions WHERE role_id = ?1",
 	[RS_PERM_ADD] =
 		"INSERT OR IGNORE INTO role_permissions (role_id, permission_id) VALUES (?1, ?2)",
-	[RS_GET] = "SELECT " ROLE_COLS " FROM roles r WHERE r.id = ?1",
-	[RS_COUNT] = "SELECT count(*) FROM roles r WHERE " ROLE_FILTER,
+	[RS_GET] = "SELECT " ROLE_JSON " FROM roles r WHERE r.id = ?1",
 	LIST_AT(ROLE_SORT_CREATED_AT, 0) = ROLE_LIST(ORDER("r.created_at", "ASC")),
 	LIST_AT(ROLE_SORT_CREATED_AT, 1) = ROLE_LIST(ORDER("r.created_at", "DESC")),
 	LIST_AT(ROLE_SORT_UPDATED_AT, 0) = ROLE_LIST(ORDER("r.updated_at", "ASC")),
@@ -79,113 +81,47 @@ static const char *const sql[RS__COUNT] = {
 
 const struct stmt_set store_roles_sql = { RS__COUNT, sql, NULL };
 
-static int system_error(struct api_error *err)
+static sqlite3_stmt *stmt(struct store *st, enum role_stmt which)
 {
-	return api_fail(err, E_SYSTEM_ERROR, "The store failed.");
+	return st->roles.stmt[which];
 }
 
-/* The record of the row s is on (ROLE_COLS), or NULL if it cannot be built. */
-static json_t *role_from_row(sqlite3_stmt *s)
-{
-	const char *ids = store_column_text(s, 6);
-	json_t *perms = ids ? json_loads(ids, 0, NULL) : NULL;
+/* A write in progress, for its steps, the probe of a UNIQUE failure and the
+ * read back. */
+struct role_write {
+	const char *project_id;
+	const char *id;                /* the role's */
+	const struct role_fields *f;
+	const char *scope;
+	char **out;
+};
 
-	if (!json_is_array(perms)) {
-		json_decref(perms);
-		return NULL;
-	}
-	return json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
-	                 "id", json_string_or_null(store_column_text(s, 0)),
-	                 "code", json_string_or_null(store_column_text(s, 1)),
-	                 "name", json_string_or_null(store_column_text(s, 2)),
-	                 "description", json_string_or_null(store_column_text(s, 3)),
-	                 "permission_ids", perms,
-	                 "created_at", json_timestamp(sqlite3_column_int64(s, 4)),
-	                 "updated_at", json_timestamp(sqlite3_column_int64(s, 5)));
+static int probe_code(struct store *st, void *arg, struct api_error *err)
+{
+	const struct role_write *w = arg;
+
+	return store_exists(st, stmt(st, RS_CODE_TAKEN), w->project_id, w->f->code, w->id, err);
 }
 
-/* The record of role id, read inside the caller's transaction. */
-static json_t *role_get(struct store *st, const char *id, struct api_error *err)
-{
-	sqlite3_stmt *s = st->roles.stmt[RS_GET];
-	json_t *rec = NULL;
-	int rc;
+static const struct unique_rule code_rule[] = {
+	{ probe_code, E_ROLE_CODE_ALREADY_USED,
+	  "A role with this code already exists in the project." },
+};
 
-	store_bind_text(s, 1, id);
-	rc = sqlite3_step(s);
-	if (rc == SQLITE_ROW)
-		rec = role_from_row(s);
-	if (!rec) {
-		if (rc == SQLITE_ROW || rc == SQLITE_DONE)
-			system_error(err);
-		else
-			store_fail(st, err, "role get");
-	}
-	store_stmt_finish(s);
-	return rec;
-}
-
-/* 0 when the role is in the project, else -1 with role_not_found. */
-static int role_check_exists(struct store *st, const char *project_id, const char *id,
-                             struct api_error *err)
-{
-	sqlite3_stmt *s = st->roles.stmt[RS_FIND];
-	int found;
-
-	found = store_exists(st, s, id, project_id, NULL, err);
-	if (found == 0)
-		return api_fail(err, E_ROLE_NOT_FOUND, "The role does not exist.");
-	return found < 0 ? -1 : 0;
-}
-
-/* 0 when no other role of the project (than self_id, may be NULL) has the
- * code, else -1 with role_code_already_used. */
-static int role_check_code(struct store *st, const char *project_id, const char *code,
-                           const char *self_id, struct api_error *err)
-{
-	sqlite3_stmt *s = st->roles.stmt[RS_CODE_TAKEN];
-	int taken;
-
-	taken = store_exists(st, s, project_id, code, self_id, err);
-	if (taken == 1)
-		return api_fail(err, E_ROLE_CODE_ALREADY_USED,
-		                "A role with this code already exists in the project.");
-	return taken;
-}
-
-/* Once the role is known (CONTRACT.md §3): references, then the caller's
- * authority over what the role would be given and over the role itself
- * (self_id, on update), then conflicts. */
-static int role_check_fields(struct store *st, const char *project_id,
-                             const struct role_fields *f, const char *self_id,
-                             const char *scope, struct api_error *err)
-{
-	if ((f->permission_ids && f->permission_ids->present &&
-	     store_grant_check_ids(st, project_id, scope, f->permission_ids, err) < 0) ||
-	    (self_id && store_grant_check_holder(st, scope, GRANT_HOLDER_ROLE, self_id, err) < 0))
-		return -1;
-	return role_check_code(st, project_id, f->code, self_id, err);
-}
-
-/* Steps an INSERT or UPDATE of a role. The code was checked in this
- * transaction, so a unique failure means a writer we did not expect: find
- * out which constraint by asking, never by parsing the message. */
-static int role_write(struct store *st, sqlite3_stmt *s, const char *project_id,
-                      const struct role_fields *f, const char *self_id,
+/* Once the role is known (CONTRACT.md §3): its references, then the
+ * caller's authority over what the role would be given and, on update, over
+ * the role itself; the code's conflict is the write's own (code_rule). */
+static int role_check(struct store *st, const struct role_write *w, bool update,
                       struct api_error *err)
 {
-	int rc = sqlite3_step(s);
+	const struct id_list *ids = w->f->permission_ids;
 
-	if (rc == SQLITE_DONE) {
-		store_stmt_finish(s);
-		return 0;
-	}
-	fprintf(stderr, "edgeauth: store: role write: %s\n", sqlite3_errmsg(st->db));
-	store_stmt_finish(s);
-	if (rc == SQLITE_CONSTRAINT_UNIQUE &&
-	    role_check_code(st, project_id, f->code, self_id, err) < 0)
+	if (ids && ids->present &&
+	    store_grant_check_ids(st, w->project_id, w->scope, ids, err) < 0)
 		return -1;
-	return system_error(err);
+	if (update)
+		return store_grant_check_holder(st, w->scope, GRANT_HOLDER_ROLE, w->id, err);
+	return 0;
 }
 
 /* Replaces the role's permission set with ids (on create: sets it). */
@@ -193,147 +129,108 @@ static int role_set_permissions(struct store *st, const char *role_id,
                                 const struct id_list *ids, bool clear_first,
                                 struct api_error *err)
 {
-	sqlite3_stmt *s = st->roles.stmt[RS_PERMS_CLEAR];
+	sqlite3_stmt *s = stmt(st, RS_PERMS_CLEAR);
 	int rc = 0;
 
 	if (clear_first) {
 		store_bind_text(s, 1, role_id);
-		rc = store_step_done(st, s, err);
-		store_stmt_finish(s);
+		rc = store_step_write(st, s, NULL, 0, NULL, err);
 	}
-	s = st->roles.stmt[RS_PERM_ADD];
+	s = stmt(st, RS_PERM_ADD);
 	for (size_t i = 0; rc == 0 && i < ids->count; i++) {
 		store_bind_text(s, 1, role_id);
 		store_bind_text(s, 2, ids->ids[i]);
-		rc = store_step_done(st, s, err);
-		store_stmt_finish(s);
+		rc = store_step_write(st, s, NULL, 0, NULL, err);
 	}
 	return rc;
 }
 
-static int role_insert(struct store *st, const char *project_id, const char *id,
-                       const struct role_fields *f, struct api_error *err)
+static int role_insert(struct store *st, void *arg, struct api_error *err)
 {
-	sqlite3_stmt *s = st->roles.stmt[RS_INSERT];
+	struct role_write *w = arg;
+	const struct role_fields *f = w->f;
+	sqlite3_stmt *s = stmt(st, RS_INSERT);
 
-	store_bind_text(s, 1, id);
-	store_bind_text(s, 2, project_id);
+	if (role_check(st, w, false, err) < 0)
+		return -1;
+	store_bind_text(s, 1, w->id);
+	store_bind_text(s, 2, w->project_id);
 	store_bind_text(s, 3, f->code);
 	store_bind_text(s, 4, f->name);
 	store_bind_text(s, 5, f->description.value);
 	sqlite3_bind_int64(s, 6, now_ms());
-	return role_write(st, s, project_id, f, NULL, err);
+	if (store_step_write(st, s, code_rule, 1, w, err) < 0)
+		return -1;
+	return f->permission_ids ? role_set_permissions(st, w->id, f->permission_ids, false, err) : 0;
 }
 
-static int role_update_row(struct store *st, const char *project_id, const char *id,
-                           const struct role_fields *f, struct api_error *err)
+static int role_update(struct store *st, void *arg, struct api_error *err)
 {
-	sqlite3_stmt *s = st->roles.stmt[RS_UPDATE];
+	struct role_write *w = arg;
+	const struct role_fields *f = w->f;
+	sqlite3_stmt *s = stmt(st, RS_UPDATE);
+	int found = store_exists(st, stmt(st, RS_FIND), w->id, w->project_id, NULL, err);
 
-	store_bind_text(s, 1, id);
-	store_bind_text(s, 2, project_id);
+	if (found <= 0)
+		return found < 0 ? -1 : api_fail(err, E_ROLE_NOT_FOUND, "The role does not exist.");
+	if (role_check(st, w, true, err) < 0)
+		return -1;
+	store_bind_text(s, 1, w->id);
+	store_bind_text(s, 2, w->project_id);
 	store_bind_text(s, 3, f->code);
 	store_bind_text(s, 4, f->name);
 	store_bind_text(s, 5, f->description.value);
 	sqlite3_bind_int(s, 6, f->description.state == FIELD_ABSENT);
 	sqlite3_bind_int64(s, 7, now_ms());
-	return role_write(st, s, project_id, f, id, err);
-}
-
-/* Reads the record, commits; on any failure rolls back and returns NULL. */
-static json_t *role_finish(struct store *st, const char *id, int rc, struct api_error *err)
-{
-	json_t *rec = rc == 0 ? role_get(st, id, err) : NULL;
-
-	if (rec && store_commit(st, err) < 0) {
-		json_decref(rec);
-		rec = NULL;
-	}
-	if (!rec)
-		store_rollback(st);
-	return rec;
-}
-
-json_t *store_role_create(struct store *st, const char *project_id,
-                          const struct role_fields *f, const char *scope,
-                          struct api_error *err)
-{
-	static const struct id_list none = ID_LIST_INIT;
-	const struct id_list *ids = f->permission_ids ? f->permission_ids : &none;
-	char *id = crypto_new_id();
-	json_t *rec = NULL;
-	int rc;
-
-	if (store_begin(st, err) == 0) {
-		rc = role_check_fields(st, project_id, f, NULL, scope, err);
-		if (rc == 0)
-			rc = role_insert(st, project_id, id, f, err);
-		if (rc == 0)
-			rc = role_set_permissions(st, id, ids, false, err);
-		rec = role_finish(st, id, rc, err);
-	}
-	free(id);
-	return rec;
-}
-
-json_t *store_role_update(struct store *st, const char *project_id, const char *role_id,
-                          const struct role_fields *f, const char *scope,
-                          struct api_error *err)
-{
-	const struct id_list *ids = f->permission_ids;
-	int rc;
-
-	if (store_begin(st, err) < 0)
-		return NULL;
-	rc = role_check_exists(st, project_id, role_id, err);
-	if (rc == 0)
-		rc = role_check_fields(st, project_id, f, role_id, scope, err);
-	if (rc == 0)
-		rc = role_update_row(st, project_id, role_id, f, err);
+	if (store_step_write(st, s, code_rule, 1, w, err) < 0)
+		return -1;
 	/* CONTRACT.md §3: an omitted permission_ids keeps the set; [] or null clears it. */
-	if (rc == 0 && ids && ids->present)
-		rc = role_set_permissions(st, role_id, ids, true, err);
-	return role_finish(st, role_id, rc, err);
+	if (f->permission_ids && f->permission_ids->present)
+		return role_set_permissions(st, w->id, f->permission_ids, true, err);
+	return 0;
 }
 
-json_t *store_role_list(struct store *st, const char *project_id, const struct role_query *q,
-                        long long *total, struct api_error *err)
+/* The record just written, in the write's transaction. */
+static int read_back(struct store *st, void *arg, struct api_error *err)
 {
-	sqlite3_stmt *c = st->roles.stmt[RS_COUNT];
-	sqlite3_stmt *s = st->roles.stmt[RS_LIST + 2 * q->sort + (q->desc ? 1 : 0)];
-	json_t *data = NULL;
-	int rc;
+	const struct role_write *w = arg;
 
-	store_bind_text(c, 1, project_id);
-	store_bind_text(c, 2, q->like);
-	if (sqlite3_step(c) != SQLITE_ROW) {
-		store_fail(st, err, "role count");
-		goto out;
-	}
-	*total = sqlite3_column_int64(c, 0);
+	return store_read_back(st, stmt(st, RS_GET), w->id, w->out, err);
+}
 
+void store_role_create(struct store *st, const char *project_id, const struct role_fields *f,
+                       const char *scope, char **out, struct completion done)
+{
+	char *id = crypto_new_id();
+	struct role_write w = { project_id, id, f, scope, out };
+	struct api_error err;
+	int rc = store_write_tx(st, role_insert, read_back, &w, &err);
+
+	free(id);
+	complete(done, rc, &err);
+}
+
+void store_role_update(struct store *st, const char *project_id, const char *role_id,
+                       const struct role_fields *f, const char *scope, char **out,
+                       struct completion done)
+{
+	struct role_write w = { project_id, role_id, f, scope, out };
+	struct api_error err;
+
+	complete(done, store_write_tx(st, role_update, read_back, &w, &err), &err);
+}
+
+void store_role_list(struct store *st, const char *project_id, const struct list_query *q,
+                     struct page *out, struct completion done)
+{
+	sqlite3_stmt *s;
+	struct api_error err;
+
+	assert(q->sort < ROLE_SORT__COUNT);   /* an index into api_roles.c's sort_by values */
+	s = stmt(st, RS_LIST + 2 * (int)q->sort + (q->desc ? 1 : 0));
 	store_bind_text(s, 1, project_id);
-	store_bind_text(s, 2, q->like);
-	sqlite3_bind_int64(s, 3, q->limit);
-	sqlite3_bind_int64(s, 4, q->offset);
-	data = json_array();
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		json_t *rec = role_from_row(s);
-		if (!rec || json_array_append_new(data, rec) < 0) {
-			rc = -1;
-			break;
-		}
-	}
-	if (rc != SQLITE_DONE) {
-		if (rc == -1)
-			system_error(err);
-		else
-			store_fail(st, err, "role list");
-		json_decref(data);
-		data = NULL;
-	}
-out:
-	store_stmt_finish(c);
-	store_stmt_finish(s);
-	return data;
+	store_bind_text(s, 2, q->search);
+	sqlite3_bind_int64(s, 3, q->page_size);
+	sqlite3_bind_int64(s, 4, list_offset(q));
+	complete(done, store_read_page(st, s, out, &err), &err);
 }

@@ -26,8 +26,10 @@ static struct {
 	struct store *st;
 	struct new_project np;
 	struct api_error err;
-	json_t *rec;       /* the last record a store function returned */
-	json_t *list;      /* the last page */
+	json_t *rec;       /* the last record a store function returned, parsed */
+	char *text;        /* ... as the store wrote it */
+	json_t *list;      /* the last page's records, parsed */
+	char *page;        /* ... as the store wrote them */
 	struct permission_input items[4];
 	struct resource_input in;
 } fx;
@@ -55,7 +57,9 @@ static void remove_file(const char *suffix)
 static void teardown(void)
 {
 	json_decref(fx.rec);
+	free(fx.text);
 	json_decref(fx.list);
+	free(fx.page);
 	store_new_project_release(&fx.np);
 	store_close(fx.st);
 	remove_file("");
@@ -80,10 +84,48 @@ static void input(const char *name, const char *code, size_t n, const char *cons
 	}
 }
 
-static void keep_rec(json_t *rec)
+/* The store's operations as these tests read them, through a completion
+ * that the SQLite store runs before it returns. A write keeps its record in
+ * fx.text and, parsed, in fx.rec (NULL when it failed, with fx.err). */
+static void ended(const struct sync_result *r, char *text)
 {
+	ck_assert(r->done);
 	json_decref(fx.rec);
-	fx.rec = rec;
+	free(fx.text);
+	fx.rec = NULL;
+	fx.text = NULL;
+	if (r->failed) {
+		fx.err = r->err;
+		free(text);
+		return;
+	}
+	ck_assert_ptr_nonnull(text);
+	fx.text = text;
+	fx.rec = json_loads(text, JSON_REJECT_DUPLICATES, NULL);
+	ck_assert_msg(json_is_object(fx.rec), "not a record: %s", text);
+}
+
+static json_t *resource_create(const char *project_id, const struct resource_input *in)
+{
+	struct sync_result r;
+	char *text = NULL;
+
+	store_resource_create(fx.st, project_id, in, &text, sync_completion(&r));
+	ended(&r, text);
+	return fx.rec;
+}
+
+static json_t *resource_update(const char *project_id, const char *id,
+                               const struct resource_input *in)
+{
+	struct sync_result r;
+	char *text = NULL;
+	char *target = strdup(id);   /* id may be fx.rec's, which the answer replaces */
+
+	store_resource_update(fx.st, project_id, target, in, &text, sync_completion(&r));
+	free(target);
+	ended(&r, text);
+	return fx.rec;
 }
 
 static const char *rec_str(const char *key)
@@ -119,8 +161,7 @@ static void create_orders(void)
 {
 	static const char *const codes[] = { "read", "write" };
 	input("Orders", "orders", 2, codes);
-	keep_rec(store_resource_create(fx.st, fx.np.project_id, &fx.in, &fx.err));
-	ck_assert_ptr_nonnull(fx.rec);
+	ck_assert_ptr_nonnull(resource_create(fx.np.project_id, &fx.in));
 }
 
 /* The ID of the project's default resource with this code. */
@@ -157,8 +198,7 @@ END_TEST
 START_TEST(test_create_code_taken)
 {
 	create_orders();
-	keep_rec(store_resource_create(fx.st, fx.np.project_id, &fx.in, &fx.err));
-	ck_assert_ptr_null(fx.rec);
+	ck_assert_ptr_null(resource_create(fx.np.project_id, &fx.in));
 	ck_assert_int_eq(fx.err.api_code, E_RESOURCE_CODE_ALREADY_USED);
 	ck_assert_int_eq(fx.err.status, 409);
 	ck_assert(sqlite3_get_autocommit(fx.st->db));   /* rolled back */
@@ -173,8 +213,7 @@ START_TEST(test_create_unforeseen_unique)
 {
 	static const char *const codes[] = { "read", "read" };
 	input("Dup", "dup", 2, codes);
-	keep_rec(store_resource_create(fx.st, fx.np.project_id, &fx.in, &fx.err));
-	ck_assert_ptr_null(fx.rec);
+	ck_assert_ptr_null(resource_create(fx.np.project_id, &fx.in));
 	ck_assert_int_eq(fx.err.api_code, E_INVALID_PARAMS);
 	ck_assert(sqlite3_get_autocommit(fx.st->db));
 	ck_assert_int_eq(count("SELECT count(*) FROM resources WHERE code = 'dup'"), 0);
@@ -223,8 +262,7 @@ START_TEST(test_update_errors)
 	case UP_CONFLICT:
 		break;
 	}
-	keep_rec(store_resource_update(fx.st, project, target, &fx.in, &fx.err));
-	ck_assert_ptr_null(fx.rec);
+	ck_assert_ptr_null(resource_update(project, target, &fx.in));
 	ck_assert_int_eq(fx.err.api_code, want[_i].code);
 	ck_assert(sqlite3_get_autocommit(fx.st->db));
 	ck_assert_int_eq(count("SELECT count(*) FROM resources WHERE code = 'users'"), 2 - (_i != UP_OTHER_PROJECT));
@@ -245,7 +283,7 @@ START_TEST(test_update_keeps_ids_through_swap)
 	input("Orders", "orders", 3, codes);
 	fx.items[0].id = read_id;    /* read becomes write */
 	fx.items[1].id = write_id;   /* and write becomes read */
-	keep_rec(store_resource_update(fx.st, fx.np.project_id, rec_str("id"), &fx.in, &fx.err));
+	resource_update(fx.np.project_id, rec_str("id"), &fx.in);
 	ck_assert_ptr_nonnull(fx.rec);
 	ck_assert_str_eq(perm_str(0, "id"), read_id);
 	ck_assert_str_eq(perm_str(0, "code"), "write");
@@ -264,7 +302,7 @@ START_TEST(test_update_absent_permissions_kept)
 	fx.in.permissions_present = false;
 	fx.in.description.state = FIELD_SET;
 	fx.in.description.value = "d";
-	keep_rec(store_resource_update(fx.st, fx.np.project_id, rec_str("id"), &fx.in, &fx.err));
+	resource_update(fx.np.project_id, rec_str("id"), &fx.in);
 	ck_assert_ptr_nonnull(fx.rec);
 	ck_assert_str_eq(rec_str("code"), "orders-2");
 	ck_assert_str_eq(rec_str("description"), "d");
@@ -272,10 +310,10 @@ START_TEST(test_update_absent_permissions_kept)
 	/* absent description is kept */
 	fx.in.description.state = FIELD_ABSENT;
 	fx.in.description.value = NULL;
-	keep_rec(store_resource_update(fx.st, fx.np.project_id, rec_str("id"), &fx.in, &fx.err));
+	resource_update(fx.np.project_id, rec_str("id"), &fx.in);
 	ck_assert_str_eq(rec_str("description"), "d");
 	fx.in.description.state = FIELD_CLEAR;
-	keep_rec(store_resource_update(fx.st, fx.np.project_id, rec_str("id"), &fx.in, &fx.err));
+	resource_update(fx.np.project_id, rec_str("id"), &fx.in);
 	ck_assert(json_is_null(json_object_get(fx.rec, "description")));
 }
 END_TEST
@@ -297,50 +335,131 @@ START_TEST(test_update_cascades)
 	exec(sql);
 	input("Orders", "orders", 1, codes);
 	fx.items[0].id = perm_str(0, "id");
-	keep_rec(store_resource_update(fx.st, fx.np.project_id, rec_str("id"), &fx.in, &fx.err));
+	resource_update(fx.np.project_id, rec_str("id"), &fx.in);
 	ck_assert_ptr_nonnull(fx.rec);
 	ck_assert_int_eq(count("SELECT count(*) FROM role_permissions WHERE role_id = 'role'"), 1);
 	snprintf(sql, sizeof sql, "SELECT count(*) FROM client_permissions WHERE permission_id = '%s'",
 	         perm_str(0, "id"));
 	ck_assert_int_eq(count(sql), 1);
 	input("Orders", "orders", 0, NULL);
-	keep_rec(store_resource_update(fx.st, fx.np.project_id, rec_str("id"), &fx.in, &fx.err));
+	resource_update(fx.np.project_id, rec_str("id"), &fx.in);
 	ck_assert_ptr_nonnull(fx.rec);
 	ck_assert_int_eq(count("SELECT count(*) FROM role_permissions"), 0);
 	ck_assert_int_eq(count("SELECT count(*) FROM client_permissions"), 12);   /* the admin's */
 }
 END_TEST
 
-static long long list(const char *search, int is_default, long long limit, long long offset)
+/* Page page_num of the list, page_size records each, into fx.page and,
+ * parsed, fx.list; returns the total. */
+static long long list(const char *search, int is_default, long page_size, long page_num)
 {
-	struct resource_filter f = { NULL, is_default, limit, offset };
-	long long total = -1;
-	char *like = search ? like_pattern(search) : NULL;
+	struct list_query q = LIST_QUERY_INIT;
+	struct page page = { NULL, -1 };
+	struct sync_result r;
 
-	f.like = like;
+	q.search = search;
+	q.is_default = is_default;
+	q.page_size = page_size;
+	q.page_num = page_num;
+	store_resource_list(fx.st, fx.np.project_id, &q, &page, sync_completion(&r));
+	ck_assert(r.done && !r.failed);
 	json_decref(fx.list);
-	ck_assert_int_eq(store_resource_list(fx.st, fx.np.project_id, &f, &fx.list, &total,
-	                                     &fx.err), 0);
-	free(like);
-	return total;
+	free(fx.page);
+	fx.page = page.data;
+	fx.list = json_loads(fx.page, JSON_REJECT_DUPLICATES, NULL);
+	ck_assert_msg(json_is_array(fx.list), "not a page: %s", fx.page);
+	ck_assert(sqlite3_get_autocommit(fx.st->db));
+	return page.total;
 }
 
 START_TEST(test_list_filters)
 {
 	create_orders();
-	ck_assert_int_eq(list(NULL, -1, 100, 0), 5);
+	ck_assert_int_eq(list(NULL, -1, 100, 1), 5);
 	ck_assert_int_eq(json_array_size(fx.list), 5);
-	ck_assert_int_eq(list(NULL, 1, 100, 0), 4);
-	ck_assert_int_eq(list(NULL, 0, 100, 0), 1);
-	ck_assert_int_eq(list("WRITE", -1, 100, 0), 1);   /* a permission code, any case */
+	ck_assert_int_eq(list(NULL, 1, 100, 1), 4);
+	ck_assert_int_eq(list(NULL, 0, 100, 1), 1);
+	ck_assert_int_eq(list("WRITE", -1, 100, 1), 1);   /* a permission code, any case */
 	ck_assert_str_eq(json_string_value(json_object_get(json_array_get(fx.list, 0), "code")),
 	                 "orders");
-	ck_assert_int_eq(list("read", 1, 2, 0), 4);
+	ck_assert_int_eq(list("read", 1, 2, 1), 4);
 	ck_assert_int_eq(json_array_size(fx.list), 2);
-	ck_assert_int_eq(list("read", 1, 2, 4), 4);
+	ck_assert_int_eq(list("read", 1, 2, 3), 4);
 	ck_assert_int_eq(json_array_size(fx.list), 0);
-	ck_assert_int_eq(list("re_d", -1, 100, 0), 0);     /* _ is literal */
-	ck_assert_int_eq(list("%", -1, 100, 0), 0);        /* % is literal */
+	ck_assert_int_eq(list("re_d", -1, 100, 1), 0);     /* _ is literal */
+	ck_assert_int_eq(list("%", -1, 100, 1), 0);        /* % is literal */
+	ck_assert_int_eq(list("\\", -1, 100, 1), 0);       /* \ is literal */
+	ck_assert_int_eq(list("rEaD", -1, 2, 1), 5);       /* any case: every resource has one */
+}
+END_TEST
+
+/* The record has one definition: its text, key order included, is the same
+ * in the answer to a write and in a list page (CONTRACT.md §4). */
+START_TEST(test_record_text)
+{
+	char *want, *page;
+
+	create_orders();
+	want = sqlite3_mprintf("{\"id\":\"%s\",\"name\":\"Orders\",\"code\":\"orders\","
+	                       "\"description\":null,\"is_default\":false,\"permissions\":["
+	                       "{\"id\":\"%s\",\"name\":\"read\",\"code\":\"read\",\"description\":null},"
+	                       "{\"id\":\"%s\",\"name\":\"write\",\"code\":\"write\",\"description\":null}],"
+	                       "\"created_at\":\"%s\",\"updated_at\":\"%s\"}",
+	                       rec_str("id"), perm_str(0, "id"), perm_str(1, "id"),
+	                       rec_str("created_at"), rec_str("updated_at"));
+	ck_assert_str_eq(fx.text, want);
+	ck_assert_int_eq(list(NULL, 0, 10, 1), 1);
+	page = sqlite3_mprintf("[%s]", want);
+	ck_assert_str_eq(fx.page, page);
+	sqlite3_free(want);
+	sqlite3_free(page);
+}
+END_TEST
+
+/* A time the API never writes (another process may write the file) still
+ * reads as RFC 3339. */
+START_TEST(test_record_odd_times)
+{
+	char sql[256];
+
+	create_orders();
+	snprintf(sql, sizeof sql, "UPDATE resources SET created_at = -1, updated_at = 0"
+	         " WHERE id = '%s'", rec_str("id"));
+	exec(sql);
+	ck_assert_int_eq(list(NULL, 0, 10, 1), 1);
+	ck_assert_str_eq(json_string_value(json_object_get(json_array_get(fx.list, 0), "created_at")),
+	                 "1969-12-31T23:59:59.999Z");
+	ck_assert_str_eq(json_string_value(json_object_get(json_array_get(fx.list, 0), "updated_at")),
+	                 "1970-01-01T00:00:00.000Z");
+}
+END_TEST
+
+/* CONTRACT.md §2: a new project's four default resources, as records. */
+START_TEST(test_defaults)
+{
+	static const char *const codes[] = { "resources", "users", "roles", "clients" };
+	static const char *const perms[] = { "create", "update", "read" };
+	static const char *const names[] = { "Create", "Update", "Read" };
+
+	ck_assert_int_eq(list(NULL, 1, 10, 1), 4);
+	for (size_t i = 0; i < N_ELEMS(codes); i++) {
+		json_t *rec = NULL, *v;
+		size_t j;
+		char desc[64];
+
+		json_array_foreach(fx.list, j, v)
+			if (!strcmp(json_string_value(json_object_get(v, "code")), codes[i]))
+				rec = v;
+		ck_assert_msg(rec != NULL, "no default resource %s", codes[i]);
+		ck_assert(json_is_true(json_object_get(rec, "is_default")));
+		ck_assert_uint_eq(json_array_size(json_object_get(rec, "permissions")), 3);
+		json_array_foreach(json_object_get(rec, "permissions"), j, v) {
+			snprintf(desc, sizeof desc, "%s %s", names[j], codes[i]);
+			ck_assert_str_eq(json_string_value(json_object_get(v, "code")), perms[j]);
+			ck_assert_str_eq(json_string_value(json_object_get(v, "name")), names[j]);
+			ck_assert_str_eq(json_string_value(json_object_get(v, "description")), desc);
+		}
+	}
 }
 END_TEST
 
@@ -358,6 +477,9 @@ static Suite *store_resources_suite(void)
 	tcase_add_test(tc, test_update_absent_permissions_kept);
 	tcase_add_test(tc, test_update_cascades);
 	tcase_add_test(tc, test_list_filters);
+	tcase_add_test(tc, test_record_text);
+	tcase_add_test(tc, test_record_odd_times);
+	tcase_add_test(tc, test_defaults);
 	suite_add_tcase(s, tc);
 	return s;
 }

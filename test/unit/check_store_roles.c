@@ -121,12 +121,79 @@ static struct role_fields fields(const char *code, const char *name, enum field_
 	return f;
 }
 
+/* The store's operations as these tests read them, through a completion
+ * that the SQLite store runs before it returns: the record, parsed (a new
+ * reference), or NULL with fx.err. */
+static json_t *ended(const struct sync_result *r, char *text)
+{
+	json_t *rec = NULL;
+
+	ck_assert(r->done);
+	if (r->failed) {
+		fx.err = r->err;
+	} else {
+		ck_assert_ptr_nonnull(text);
+		rec = json_loads(text, JSON_REJECT_DUPLICATES, NULL);
+		ck_assert_msg(json_is_object(rec), "not a record: %s", text);
+	}
+	free(text);
+	return rec;
+}
+
+static json_t *role_create(const char *project_id, const struct role_fields *f,
+                           const char *scope)
+{
+	struct sync_result r;
+	char *text = NULL;
+
+	store_role_create(fx.st, project_id, f, scope, &text, sync_completion(&r));
+	return ended(&r, text);
+}
+
+static json_t *role_update(const char *project_id, const char *id, const struct role_fields *f,
+                           const char *scope)
+{
+	struct sync_result r;
+	char *text = NULL;
+
+	store_role_update(fx.st, project_id, id, f, scope, &text, sync_completion(&r));
+	return ended(&r, text);
+}
+
+/* Page page_num of the project's roles in sort's order, page_size a page,
+ * parsed (a new reference); *total: all matches. */
+static json_t *role_list(const char *project_id, const struct list_query *q, long long *total)
+{
+	struct page page = { NULL, -1 };
+	struct sync_result r;
+	json_t *list;
+
+	store_role_list(fx.st, project_id, q, &page, sync_completion(&r));
+	ck_assert(r.done && !r.failed);
+	list = json_loads(page.data, JSON_REJECT_DUPLICATES, NULL);
+	ck_assert_msg(json_is_array(list), "not a page: %s", page.data);
+	*total = page.total;
+	page_release(&page);
+	return list;
+}
+
+static struct list_query query(enum role_sort sort, bool desc, long page_size, long page_num)
+{
+	struct list_query q = LIST_QUERY_INIT;
+
+	q.sort = sort;
+	q.desc = desc;
+	q.page_size = page_size;
+	q.page_num = page_num;
+	return q;
+}
+
 /* Creates a role that must succeed; returns its ID (owned by fx.rec's successor). */
 static char *create_ok(const char *code, const char *name, const char *desc)
 {
 	static const struct id_list none = ID_LIST_INIT;
 	struct role_fields f = fields(code, name, desc ? FIELD_SET : FIELD_ABSENT, desc, &none);
-	json_t *rec = store_role_create(fx.st, fx.p.project_id, &f, NULL, &fx.err);
+	json_t *rec = role_create(fx.p.project_id, &f, NULL);
 	char *id;
 
 	ck_assert_msg(rec != NULL, "create %s: %s", code, fx.err.description);
@@ -153,7 +220,7 @@ START_TEST(test_create_record)
 	                              ids_of(2, fx.perm[5], fx.perm[1]));
 	json_t *perms;
 
-	fx.rec = store_role_create(fx.st, fx.p.project_id, &f, NULL, &fx.err);
+	fx.rec = role_create(fx.p.project_id, &f, NULL);
 	ck_assert_ptr_nonnull(fx.rec);
 	ck_assert_str_eq(str(fx.rec, "code"), "admin");
 	ck_assert_str_eq(str(fx.rec, "name"), "Admin");
@@ -173,7 +240,7 @@ START_TEST(test_create_minimal)
 {
 	struct role_fields f = fields("v", "V", FIELD_CLEAR, NULL, NULL);
 
-	fx.rec = store_role_create(fx.st, fx.p.project_id, &f, NULL, &fx.err);
+	fx.rec = role_create(fx.p.project_id, &f, NULL);
 	ck_assert_ptr_nonnull(fx.rec);
 	ck_assert(json_is_null(json_object_get(fx.rec, "description")));
 	ck_assert_uint_eq(json_array_size(json_object_get(fx.rec, "permission_ids")), 0);
@@ -203,7 +270,7 @@ START_TEST(test_create_errors)
 	else if (!strcmp(perm, "other"))
 		perm = fx.other_perm;
 	f = fields(create_errors[_i].code, "N", FIELD_ABSENT, NULL, ids_of(1, perm));
-	fx.rec = store_role_create(fx.st, fx.p.project_id, &f, NULL, &fx.err);
+	fx.rec = role_create(fx.p.project_id, &f, NULL);
 	ck_assert_ptr_null(fx.rec);
 	ck_assert_int_eq(fx.err.api_code, create_errors[_i].want);
 	ck_assert_int_eq(query_count("SELECT count(*) FROM roles WHERE project_id = ?1",
@@ -219,7 +286,7 @@ START_TEST(test_create_same_code_other_project)
 	struct role_fields f = fields("admin", "A", FIELD_ABSENT, NULL, NULL);
 	char *id = create_ok("admin", "A", NULL);
 
-	fx.rec = store_role_create(fx.st, fx.other.project_id, &f, NULL, &fx.err);
+	fx.rec = role_create(fx.other.project_id, &f, NULL);
 	ck_assert_ptr_nonnull(fx.rec);
 	free(id);
 }
@@ -233,14 +300,14 @@ START_TEST(test_update_keep_and_clear)
 	static const struct id_list absent = ID_LIST_INIT;
 	char *id;
 
-	fx.rec = store_role_create(fx.st, fx.p.project_id, &f, NULL, &fx.err);
+	fx.rec = role_create(fx.p.project_id, &f, NULL);
 	ck_assert_ptr_nonnull(fx.rec);
 	id = strdup(str(fx.rec, "id"));
 	json_decref(fx.rec);
 
 	/* omitted: kept */
 	f = fields("r2", "R2", FIELD_ABSENT, NULL, &absent);
-	fx.rec = store_role_update(fx.st, fx.p.project_id, id, &f, NULL, &fx.err);
+	fx.rec = role_update(fx.p.project_id, id, &f, NULL);
 	ck_assert_ptr_nonnull(fx.rec);
 	ck_assert_str_eq(str(fx.rec, "code"), "r2");
 	ck_assert_str_eq(str(fx.rec, "description"), "D");
@@ -249,7 +316,7 @@ START_TEST(test_update_keep_and_clear)
 
 	/* null / []: cleared */
 	f = fields("r2", "R2", FIELD_CLEAR, NULL, ids_of(0));
-	fx.rec = store_role_update(fx.st, fx.p.project_id, id, &f, NULL, &fx.err);
+	fx.rec = role_update(fx.p.project_id, id, &f, NULL);
 	ck_assert_ptr_nonnull(fx.rec);
 	ck_assert(json_is_null(json_object_get(fx.rec, "description")));
 	ck_assert_uint_eq(json_array_size(json_object_get(fx.rec, "permission_ids")), 0);
@@ -258,7 +325,7 @@ START_TEST(test_update_keep_and_clear)
 
 	/* replaced */
 	f = fields("r2", "R2", FIELD_SET, "E", ids_of(1, fx.perm[7]));
-	fx.rec = store_role_update(fx.st, fx.p.project_id, id, &f, NULL, &fx.err);
+	fx.rec = role_update(fx.p.project_id, id, &f, NULL);
 	ck_assert_ptr_nonnull(fx.rec);
 	ck_assert_str_eq(str(fx.rec, "description"), "E");
 	ck_assert_str_eq(json_string_value(json_array_get(json_object_get(fx.rec, "permission_ids"), 0)),
@@ -291,8 +358,8 @@ START_TEST(test_update_errors)
 	const char *perm = strcmp(update_errors[_i].perm, "mine") ? update_errors[_i].perm : fx.perm[0];
 	struct role_fields f = fields(update_errors[_i].code, "N", FIELD_CLEAR, NULL, ids_of(1, perm));
 
-	fx.rec = store_role_update(fx.st, fx.p.project_id, update_errors[_i].known_role ? self : "nope",
-	                           &f, NULL, &fx.err);
+	fx.rec = role_update(fx.p.project_id, update_errors[_i].known_role ? self : "nope", &f,
+	                     NULL);
 	ck_assert_ptr_null(fx.rec);
 	ck_assert_int_eq(fx.err.api_code, update_errors[_i].want);
 	ck_assert_int_eq(query_count("SELECT count(*) FROM roles WHERE code = 'self'"
@@ -309,7 +376,7 @@ START_TEST(test_update_other_projects_role)
 	struct role_fields f = fields("x", "X", FIELD_ABSENT, NULL, NULL);
 	char *id = create_ok("mine", "M", NULL);
 
-	fx.rec = store_role_update(fx.st, fx.other.project_id, id, &f, NULL, &fx.err);
+	fx.rec = role_update(fx.other.project_id, id, &f, NULL);
 	ck_assert_ptr_null(fx.rec);
 	ck_assert_int_eq(fx.err.api_code, E_ROLE_NOT_FOUND);
 	free(id);
@@ -321,7 +388,7 @@ START_TEST(test_update_own_code)
 	struct role_fields f = fields("same", "Renamed", FIELD_ABSENT, NULL, NULL);
 	char *id = create_ok("same", "S", NULL);
 
-	fx.rec = store_role_update(fx.st, fx.p.project_id, id, &f, NULL, &fx.err);
+	fx.rec = role_update(fx.p.project_id, id, &f, NULL);
 	ck_assert_ptr_nonnull(fx.rec);
 	ck_assert_str_eq(str(fx.rec, "name"), "Renamed");
 	free(id);
@@ -400,18 +467,18 @@ START_TEST(test_no_escalation)
 	if (grant_cases[_i].holds) {
 		held = perm_named(grant_cases[_i].holds);
 		f = fields("self", "S", FIELD_ABSENT, NULL, ids_of(1, held));
-		json_decref(store_role_update(fx.st, fx.p.project_id, self, &f, NULL, &fx.err));
+		json_decref(role_update(fx.p.project_id, self, &f, NULL));
 	}
 	if (grant_cases[_i].grant)
 		given = perm_named(grant_cases[_i].grant);
 	f = fields(grant_cases[_i].code, "N", FIELD_ABSENT, NULL, given ? ids_of(1, given) : &absent);
 	before = role_state(self);
 	if (grant_cases[_i].create)
-		fx.rec = store_role_create(fx.st, fx.p.project_id, &f, grant_cases[_i].scope, &fx.err);
+		fx.rec = role_create(fx.p.project_id, &f, grant_cases[_i].scope);
 	else
-		fx.rec = store_role_update(fx.st, fx.p.project_id,
+		fx.rec = role_update(fx.p.project_id,
 		                           strcmp(grant_cases[_i].role, "self") ? "nope" : self, &f,
-		                           grant_cases[_i].scope, &fx.err);
+		                           grant_cases[_i].scope);
 	after = role_state(self);
 	if (grant_cases[_i].want == E__COUNT) {
 		ck_assert_msg(fx.rec != NULL, "%s: %s", grant_cases[_i].desc, fx.err.description);
@@ -449,14 +516,13 @@ static void seed_roles(void)
 }
 
 /* The codes of one page, joined with ','. */
-static void list_codes(const struct role_query *q, long long *total, char *out, size_t len)
+static void list_codes(const struct list_query *q, long long *total, char *out, size_t len)
 {
 	json_t *rec;
 	size_t i;
 
 	json_decref(fx.list);
-	fx.list = store_role_list(fx.st, fx.p.project_id, q, total, &fx.err);
-	ck_assert_ptr_nonnull(fx.list);
+	fx.list = role_list(fx.p.project_id, q, total);
 	out[0] = '\0';
 	json_array_foreach(fx.list, i, rec) {
 		if (i)
@@ -468,7 +534,7 @@ static void list_codes(const struct role_query *q, long long *total, char *out, 
 
 START_TEST(test_list_name_order_and_ties)
 {
-	struct role_query q = { ROLE_SORT_NAME, false, NULL, 100, 0 };
+	struct list_query q = query(ROLE_SORT_NAME, false, 100, 1);
 	char codes[128], want[128] = "";
 	long long total;
 	char *alpha[3];
@@ -492,7 +558,7 @@ END_TEST
 
 START_TEST(test_list_code_order)
 {
-	struct role_query q = { ROLE_SORT_CODE, false, NULL, 100, 0 };
+	struct list_query q = query(ROLE_SORT_CODE, false, 100, 1);
 	char codes[128], want[128];
 	long long total;
 	char *aa[2];
@@ -510,7 +576,7 @@ END_TEST
 
 START_TEST(test_list_created_default_desc)
 {
-	struct role_query q = { ROLE_SORT_CREATED_AT, true, NULL, 2, 0 };
+	struct list_query q = query(ROLE_SORT_CREATED_AT, true, 2, 1);
 	char codes[128], want[128];
 	char *newest[2];
 	long long total;
@@ -546,39 +612,37 @@ static const struct {
 
 START_TEST(test_list_search)
 {
-	struct role_query q = { ROLE_SORT_CODE, false, NULL, 100, 0 };
+	struct list_query q = query(ROLE_SORT_CODE, false, 100, 1);
 	char codes[128];
 	long long total;
 
 	seed_roles();
-	q.like = like_pattern(searches[_i].term);
+	q.search = searches[_i].term;   /* raw: the store escapes it */
 	list_codes(&q, &total, codes, sizeof codes);
 	ck_assert_int_eq(total, searches[_i].total);
 	ck_assert_uint_eq(json_array_size(fx.list), (size_t)searches[_i].total);
 	if (searches[_i].codes)
 		ck_assert_str_eq(codes, searches[_i].codes);
-	free((char *)q.like);
 }
 END_TEST
 
 START_TEST(test_list_paging)
 {
-	struct role_query q = { ROLE_SORT_CODE, false, NULL, 2, 0 };
+	struct list_query q = query(ROLE_SORT_CODE, false, 2, 1);
 	char page[3][64], all[256];
 	long long total;
 
 	seed_roles();
 	for (int i = 0; i < 3; i++) {
-		q.offset = 2LL * i;
+		q.page_num = i + 1;
 		list_codes(&q, &total, page[i], sizeof page[i]);
 		ck_assert_int_eq(total, 5);
 	}
 	snprintf(all, sizeof all, "%s,%s,%s", page[0], page[1], page[2]);
-	q.limit = 100;
-	q.offset = 0;
+	q = query(ROLE_SORT_CODE, false, 100, 1);
 	list_codes(&q, &total, page[0], sizeof page[0]);
 	ck_assert_str_eq(all, page[0]);
-	q.offset = 5;
+	q = query(ROLE_SORT_CODE, false, 5, 2);   /* just past the end */
 	list_codes(&q, &total, page[0], sizeof page[0]);
 	ck_assert_str_eq(page[0], "");
 	ck_assert_int_eq(total, 5);
@@ -587,25 +651,56 @@ END_TEST
 
 START_TEST(test_list_other_project_and_permissions)
 {
-	struct role_query q = { ROLE_SORT_CREATED_AT, true, NULL, 10, 0 };
+	struct list_query q = query(ROLE_SORT_CREATED_AT, true, 10, 1);
 	struct role_fields f = fields("p", "P", FIELD_ABSENT, NULL, ids_of(2, fx.perm[3], fx.perm[2]));
 	json_t *perms;
 	long long total;
 
-	fx.rec = store_role_create(fx.st, fx.p.project_id, &f, NULL, &fx.err);
+	fx.rec = role_create(fx.p.project_id, &f, NULL);
 	ck_assert_ptr_nonnull(fx.rec);
-	fx.list = store_role_list(fx.st, fx.other.project_id, &q, &total, &fx.err);
-	ck_assert_ptr_nonnull(fx.list);
+	fx.list = role_list(fx.other.project_id, &q, &total);
 	ck_assert_int_eq(total, 0);
 	ck_assert_uint_eq(json_array_size(fx.list), 0);
 	json_decref(fx.list);
-	fx.list = store_role_list(fx.st, fx.p.project_id, &q, &total, &fx.err);
-	ck_assert_ptr_nonnull(fx.list);
+	fx.list = role_list(fx.p.project_id, &q, &total);
 	perms = json_object_get(json_array_get(fx.list, 0), "permission_ids");
 	ck_assert_uint_eq(json_array_size(perms), 2);
 	ck_assert_str_eq(json_string_value(json_array_get(perms, 0)), fx.perm[2]);
 	ck_assert_str_eq(json_string_value(json_array_get(perms, 1)), fx.perm[3]);
 	ck_assert(json_equal(json_array_get(fx.list, 0), fx.rec));
+}
+END_TEST
+
+/* The record has one definition: its text, key order included, is the same
+ * in the answer to a write and in a list page (CONTRACT.md §4). */
+START_TEST(test_record_text)
+{
+	struct role_fields f = fields("admin", "Admin", FIELD_ABSENT, NULL,
+	                              ids_of(2, fx.perm[5], fx.perm[1]));
+	struct list_query q = query(ROLE_SORT_CODE, false, 10, 1);
+	struct page page = { NULL, -1 };
+	struct sync_result r;
+	char *text = NULL, *want, *listed;
+
+	store_role_create(fx.st, fx.p.project_id, &f, NULL, &text, sync_completion(&r));
+	ck_assert(r.done && !r.failed);
+	fx.rec = json_loads(text, 0, NULL);
+	ck_assert_ptr_nonnull(fx.rec);
+	want = sqlite3_mprintf("{\"id\":\"%s\",\"code\":\"admin\",\"name\":\"Admin\","
+	                       "\"description\":null,\"permission_ids\":[\"%s\",\"%s\"],"
+	                       "\"created_at\":\"%s\",\"updated_at\":\"%s\"}",
+	                       str(fx.rec, "id"), fx.perm[1], fx.perm[5], str(fx.rec, "created_at"),
+	                       str(fx.rec, "updated_at"));
+	ck_assert_str_eq(text, want);
+	store_role_list(fx.st, fx.p.project_id, &q, &page, sync_completion(&r));
+	ck_assert(r.done && !r.failed);
+	listed = sqlite3_mprintf("[%s]", want);
+	ck_assert_str_eq(page.data, listed);
+	ck_assert_int_eq(page.total, 1);
+	page_release(&page);
+	sqlite3_free(want);
+	sqlite3_free(listed);
+	free(text);
 }
 END_TEST
 
@@ -644,6 +739,7 @@ static Suite *store_roles_suite(void)
 	tcase_add_loop_test(tc, test_list_search, 0, N_ELEMS(searches));
 	tcase_add_test(tc, test_list_paging);
 	tcase_add_test(tc, test_list_other_project_and_permissions);
+	tcase_add_test(tc, test_record_text);
 	suite_add_tcase(s, tc);
 	return s;
 }
