@@ -71,4 +71,12 @@ int store_client_set_secret(struct store *st, const char *project_id, const char
 json_t *store_client_list(struct store *st, const char *project_id, const struct list_params *p,
                           int is_active, long long *total, struct api_error *err);
 
+/* ---- what sign-in reads ---- */
+
+/* Whether redirect_uri is one the client registered, exactly (*registered
+ * false too when there is no such client). */
+void store_client_redirect_registered(struct store *st, const char *client_id,
+                                      const char *redirect_uri, bool *registered,
+                                      struct completion done);
+
 #endif
