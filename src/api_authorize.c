@@ -97,6 +97,17 @@ static struct evbuffer *form_page(const char *issuer, const struct authz_params 
 	return buf;
 }
 
+/* The form again after too many failures, with the seconds to wait. */
+static struct evbuffer *throttled_page(const char *issuer, const struct authz_params *p,
+                                       int retry_after_s)
+{
+	char msg[96];
+
+	snprintf(msg, sizeof msg, "Too many failed sign-ins. Try again in %d seconds.",
+	         retry_after_s);
+	return form_page(issuer, p, msg, "too_many_attempts");
+}
+
 /* The 400 page of a request that cannot be redirected. */
 static struct evbuffer *error_page(const char *reason)
 {
@@ -340,23 +351,12 @@ static enum step_result sign_in(struct flow *f)
 	return STEP_WAIT;
 }
 
-/* Throttled: 429 with Retry-After, and the form again. */
-static void reply_throttled(struct request_ctx *ctx, const struct authorize *a)
-{
-	char msg[96], retry[16];
-
-	snprintf(msg, sizeof msg, "Too many failed sign-ins. Try again in %d seconds.",
-	         a->result.retry_after_s);
-	snprintf(retry, sizeof retry, "%d", a->result.retry_after_s);
-	http_add_header(ctx, "Retry-After", retry);
-	html_reply(ctx, 429, form_page(ctx->srv->cfg->issuer, &a->p, msg, "too_many_attempts"));
-}
-
 static enum step_result sign_in_answer(struct flow *f)
 {
 	struct request_ctx *ctx = request_of(f);
 	struct authorize *a = ctx->state;
 	const char *issuer = ctx->srv->cfg->issuer;
+	char retry[16];
 
 	switch (a->result.outcome) {
 	case SIGNIN_SIGNED_IN:
@@ -369,7 +369,9 @@ static enum step_result sign_in_answer(struct flow *f)
 		html_reply(ctx, 401, form_page(issuer, &a->p, SIGNIN_FAILED, NULL));
 		return STEP_DONE;
 	case SIGNIN_THROTTLED:
-		reply_throttled(ctx, a);
+		snprintf(retry, sizeof retry, "%d", a->result.retry_after_s);
+		http_add_header(ctx, "Retry-After", retry);
+		html_reply(ctx, 429, throttled_page(issuer, &a->p, a->result.retry_after_s));
 		return STEP_DONE;
 	case SIGNIN_BUSY:
 		break;

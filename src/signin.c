@@ -1,8 +1,7 @@
 /*
  * Signing users in (signin.h): a flow over the throttle, the store and the
- * worker pool. The password never leaves the request's memory but for the
- * hash job's own copy; the counters' keys hold the email, as hashes
- * (throttle.c).
+ * worker pool. The password reaches only the hash job, which wipes its copy.
+ * Loop thread only.
  */
 #include <stdlib.h>
 #include <string.h>
