@@ -2,11 +2,12 @@
 #define EDGEAUTH_API_AUTHORIZE_H
 /* The authorization endpoint (RFC 6749 §4.1, PKCE RFC 7636, CONTRACT.md §6):
  * a sign-in form for Fully Managed users that ends in a redirect with a code. */
-#include "router.h"
+#include "flow.h"
 
-route_handler authorize_get;
-route_handler authorize_post;
+/* GET and POST /api/v1/authorize */
+extern flow_step *const authorize_get_steps[];
+extern flow_step *const authorize_post_steps[];
 /* POST /api/v1/projects/{project_id}/users/external/{external_user_id}/authorization-codes */
-route_handler byou_code_create;
+extern flow_step *const byou_code_steps[];
 
 #endif

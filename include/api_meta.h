@@ -1,10 +1,10 @@
 #ifndef EDGEAUTH_API_META_H
 #define EDGEAUTH_API_META_H
 /* Endpoints that describe the server: health, JWKS, RFC 8414 metadata. */
-#include "router.h"
+#include "flow.h"
 
-route_handler health_get;
-route_handler jwks_get;
-route_handler metadata_get;
+extern flow_step *const health_steps[];
+extern flow_step *const jwks_steps[];
+extern flow_step *const metadata_steps[];
 
 #endif

@@ -117,4 +117,12 @@ int store_client_insert(struct store *st, const char *project_id, const char *cl
  * client, CONTRACT.md §2). 0, or -1 with system_error. */
 int store_client_grant_all(struct store *st, const char *client_id, struct api_error *err);
 
+/* ---- what sign-in reads ---- */
+
+/* Whether redirect_uri is one the client registered, exactly (*registered
+ * false too when there is no such client). */
+void store_client_redirect_registered(struct store *st, const char *client_id,
+                                      const char *redirect_uri, bool *registered,
+                                      struct completion done);
+
 #endif

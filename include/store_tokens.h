@@ -1,6 +1,6 @@
 #ifndef EDGEAUTH_STORE_TOKENS_H
 #define EDGEAUTH_STORE_TOKENS_H
-/* Authorization codes, refresh tokens, revocation and what sign-in reads.
+/* Authorization codes, refresh tokens, revocation and a user's scope.
  * Codes and refresh tokens are looked up by their hash (crypto_hash_secret);
  * the plain value never reaches the store. Times: ms unless named _s. */
 #include <stdbool.h>
@@ -75,27 +75,5 @@ void store_access_revoke(struct store *st, const char *jti, long long exp_s,
  * many rows went, or -1. */
 int store_purge_expired(struct store *st, int batch, int64_t grace_ms, struct api_error *err);
 
-/* Sign-in: the user of the project with this email (case-insensitive).
- * 1 found, 0 not, -1 error. hash may be NULL (a BYOU user). Strings owned. */
-struct signin_user {
-	char *user_id;
-	char *password_hash;
-	bool is_active;
-};
-int store_signin_user(struct store *st, const char *project_id, const char *email,
-                      struct signin_user *out, struct api_error *err);
-void signin_user_release(struct signin_user *u);
-/* A BYOU user by external ID within the project. 1 found, 0 not, -1 error. */
-struct byou_user {
-	char *user_id;
-	bool is_active;
-};
-int store_byou_user(struct store *st, const char *project_id, const char *external_user_id,
-                    struct byou_user *out, struct api_error *err);
-void byou_user_release(struct byou_user *u);
-/* Whether redirect_uri is one the client registered (exactly): 1 yes, 0 no
- * (or no such client), -1 error (err set). */
-int store_client_redirect_registered(struct store *st, const char *client_id,
-                                    const char *redirect_uri, struct api_error *err);
 
 #endif

@@ -1,29 +1,35 @@
 /* Health, JWKS and RFC 8414 discovery: public, cacheable, no store access
- * beyond what they show. */
+ * beyond what they show. Each is one step that answers. */
 #include "api_meta.h"
 #include "config.h"
 #include "jwt.h"
+#include "request.h"
 #include "util.h"
 
-void health_get(struct request_ctx *ctx)
+static enum step_result health(struct flow *f)
 {
-	http_reply_json(ctx, 200, json_pack("{s:s}", "status", "ok"));
+	http_reply_json(request_of(f), 200, json_pack("{s:s}", "status", "ok"));
+	return STEP_DONE;
 }
 
-void jwks_get(struct request_ctx *ctx)
+static enum step_result jwks(struct flow *f)
 {
+	struct request_ctx *ctx = request_of(f);
+
 	http_add_header(ctx, "Cache-Control", "public, max-age=300");
 	http_reply_json(ctx, 200, jwt_key_jwks(ctx->srv->key));
+	return STEP_DONE;
 }
 
 /* RFC 8414 §2; every endpoint URL is the issuer followed by its path. */
-void metadata_get(struct request_ctx *ctx)
+static enum step_result metadata(struct flow *f)
 {
+	struct request_ctx *ctx = request_of(f);
 	const char *iss = ctx->srv->cfg->issuer;
 	char *authz = xasprintf("%s/api/v1/authorize", iss);
 	char *token = xasprintf("%s/api/v1/tokens", iss);
 	char *revoke = xasprintf("%s/api/v1/tokens/revoke", iss);
-	char *jwks = xasprintf("%s/.well-known/jwks.json", iss);
+	char *jwks_uri = xasprintf("%s/.well-known/jwks.json", iss);
 	json_t *doc = json_pack(
 		"{s:s, s:s, s:s, s:s, s:s, s:[s,s,s], s:[s], s:[s], s:[s], s:[s,s],"
 		" s:[s,s], s:b}",
@@ -31,7 +37,7 @@ void metadata_get(struct request_ctx *ctx)
 		"authorization_endpoint", authz,
 		"token_endpoint", token,
 		"revocation_endpoint", revoke,
-		"jwks_uri", jwks,
+		"jwks_uri", jwks_uri,
 		"grant_types_supported", "authorization_code", "refresh_token", "client_credentials",
 		"response_types_supported", "code",
 		"response_modes_supported", "query",
@@ -43,7 +49,12 @@ void metadata_get(struct request_ctx *ctx)
 	free(authz);
 	free(token);
 	free(revoke);
-	free(jwks);
+	free(jwks_uri);
 	http_add_header(ctx, "Cache-Control", "public, max-age=300");
 	http_reply_json(ctx, 200, doc);
+	return STEP_DONE;
 }
+
+flow_step *const health_steps[] = { health, NULL };
+flow_step *const jwks_steps[] = { jwks, NULL };
+flow_step *const metadata_steps[] = { metadata, NULL };

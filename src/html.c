@@ -4,6 +4,7 @@
 #include <openssl/evp.h>
 #include <event2/buffer.h>
 
+#include "crypto.h"
 #include "html.h"
 #include "util.h"
 
@@ -70,7 +71,14 @@ void html_reply(struct request_ctx *ctx, int status, struct evbuffer *buf)
 	http_add_header(ctx, "X-Frame-Options", "DENY");
 	http_add_header(ctx, "X-Content-Type-Options", "nosniff");
 	http_add_header(ctx, "Referrer-Policy", "no-referrer");
-	http_add_header(ctx, "Cache-Control", "no-store");
 	http_reply_raw(ctx, status, "text/html; charset=utf-8", text, len);
 	free(text);
+}
+
+void html_redirect(struct request_ctx *ctx, char *location)
+{
+	http_add_header(ctx, "Location", location);
+	http_add_header(ctx, "Referrer-Policy", "no-referrer");
+	http_reply_raw(ctx, 302, NULL, NULL, 0);
+	crypto_wipe_free(location);
 }

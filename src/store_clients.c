@@ -25,6 +25,7 @@ enum client_stmt {
 	CS_GET,
 	CS_AUTH,
 	CS_SCOPE,
+	CS_REDIRECT_REGISTERED,   /* what sign-in reads, at the end of the file */
 	CS_LIST,   /* first of the list variants: CS_LIST + 2 * sort + desc */
 	CS__COUNT = CS_LIST + 2 * CLIENT_SORT__COUNT
 };
@@ -103,6 +104,10 @@ static const char *const sql[CS__COUNT] = {
 	LIST_PAIR(CLIENT_SORT_UPDATED_AT, "updated_at"),
 	LIST_PAIR(CLIENT_SORT_NAME, "name COLLATE NOCASE"),
 	LIST_PAIR(CLIENT_SORT_IS_ACTIVE, "is_active"),
+	/* redirect_uris is the JSON array the clients API wrote. */
+	[CS_REDIRECT_REGISTERED] =
+		"SELECT 1 FROM clients c, json_each(c.redirect_uris) j"
+		" WHERE c.id = ?1 AND j.value = ?2",
 };
 
 const struct stmt_set store_clients_sql = { CS__COUNT, sql, NULL };
@@ -425,4 +430,18 @@ void store_client_scope(struct store *st, const char *client_id, struct store_st
 	if (*out)
 		derived_cache_put(st->scopes, client_id, at, xstrdup(*out));
 	complete(done, *out ? 0 : -1, &err);
+}
+
+/* ---- what sign-in reads ---- */
+
+void store_client_redirect_registered(struct store *st, const char *client_id,
+                                      const char *redirect_uri, bool *registered,
+                                      struct completion done)
+{
+	struct api_error err;
+	int rc = store_exists(st, stmt(st, CS_REDIRECT_REGISTERED), client_id, redirect_uri, NULL,
+	                      &err);
+
+	*registered = rc == 1;
+	complete(done, rc, &err);
 }

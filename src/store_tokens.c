@@ -1,4 +1,4 @@
-/* Codes, refresh tokens, revocation and sign-in lookups. Single use is an
+/* Codes, refresh tokens, revocation and a user's scope. Single use is an
  * UPDATE ... WHERE used_at IS NULL whose change count says who won, so of
  * two uses exactly one succeeds even across processes. */
 #include <stdlib.h>
@@ -31,9 +31,6 @@ enum {
 	T_PURGE_CODES,
 	T_PURGE_REFRESH,
 	T_PURGE_REVOKED,
-	T_SIGNIN_USER,
-	T_CLIENT_REDIRECTS,
-	T_BYOU_USER,
 	T__COUNT
 };
 
@@ -75,15 +72,6 @@ static const char *const sql[T__COUNT] = {
 	[T_PURGE_REVOKED] =
 		"DELETE FROM revoked_tokens WHERE jti IN (SELECT jti FROM revoked_tokens"
 		" WHERE expires_at < ?1 / 1000 LIMIT ?2)",
-	[T_SIGNIN_USER] =
-		"SELECT id, password_hash, is_active FROM users"
-		" WHERE project_id = ?1 AND email = ?2 COLLATE NOCASE",
-	/* redirect_uris is the JSON array the clients API wrote. */
-	[T_CLIENT_REDIRECTS] =
-		"SELECT 1 FROM clients c, json_each(c.redirect_uris) j"
-		" WHERE c.id = ?1 AND j.value = ?2",
-	[T_BYOU_USER] =
-		"SELECT id, is_active FROM users WHERE project_id = ?1 AND external_user_id = ?2",
 };
 
 const struct stmt_set store_tokens_sql = { T__COUNT, sql, NULL };
@@ -321,68 +309,3 @@ int store_purge_expired(struct store *st, int batch, int64_t grace_ms, struct ap
 	return total;
 }
 
-int store_signin_user(struct store *st, const char *project_id, const char *email,
-                      struct signin_user *out, struct api_error *err)
-{
-	sqlite3_stmt *s = STMT(st, T_SIGNIN_USER);
-	int rc;
-
-	memset(out, 0, sizeof *out);
-	store_bind_text(s, 1, project_id);
-	store_bind_text(s, 2, email);
-	rc = sqlite3_step(s);
-	if (rc == SQLITE_ROW) {
-		out->user_id = dup_column(s, 0);
-		out->password_hash = dup_column(s, 1);
-		out->is_active = sqlite3_column_int(s, 2) != 0;
-		rc = 1;
-	} else if (rc == SQLITE_DONE) {
-		rc = 0;
-	} else {
-		rc = store_fail(st, err, "sign-in user");
-	}
-	sqlite3_reset(s);
-	return rc;
-}
-
-void signin_user_release(struct signin_user *u)
-{
-	free(u->user_id);
-	free(u->password_hash);
-	memset(u, 0, sizeof *u);
-}
-
-int store_client_redirect_registered(struct store *st, const char *client_id,
-                                    const char *redirect_uri, struct api_error *err)
-{
-	return store_exists(st, STMT(st, T_CLIENT_REDIRECTS), client_id, redirect_uri, NULL, err);
-}
-
-int store_byou_user(struct store *st, const char *project_id, const char *external_user_id,
-                    struct byou_user *out, struct api_error *err)
-{
-	sqlite3_stmt *s = STMT(st, T_BYOU_USER);
-	int rc;
-
-	memset(out, 0, sizeof *out);
-	store_bind_text(s, 1, project_id);
-	store_bind_text(s, 2, external_user_id);
-	rc = sqlite3_step(s);
-	if (rc == SQLITE_ROW) {
-		out->user_id = dup_column(s, 0);
-		out->is_active = sqlite3_column_int(s, 1) != 0;
-		rc = 1;
-	} else if (rc == SQLITE_DONE) {
-		rc = 0;
-	} else {
-		rc = store_fail(st, err, "BYOU user");
-	}
-	sqlite3_reset(s);
-	return rc;
-}
-
-void byou_user_release(struct byou_user *u)
-{
-	free(u->user_id);
-	memset(u, 0, sizeof *u);
-}

@@ -28,6 +28,8 @@ enum store_users_stmt {
 	SU_ROLE_PERMISSIONS,
 	SU_ACTIVE,
 	SU_SCOPE,
+	SU_SIGNIN_USER,   /* what sign-in reads, at the end of the file */
+	SU_BYOU_USER,
 	SU__COUNT
 };
 
@@ -64,6 +66,12 @@ static const char *const sql[SU__COUNT] = {
 		"SELECT json_group_array(named) FROM (" SQL_TOKEN_PERMISSIONS(SQL_ROLE_PERMISSIONS) ")",
 	[SU_ACTIVE] = "SELECT 1 FROM users WHERE id = ?1 AND project_id = ?2 AND is_active",
 	[SU_SCOPE] = SQL_TOKEN_PERMISSIONS(SQL_USER_PERMISSIONS),
+	/* Sign-in's look-ups; columns as signin_user_read reads them. */
+	[SU_SIGNIN_USER] =
+		"SELECT id, is_active, password_hash FROM users"
+		" WHERE project_id = ?1 AND email = ?2 COLLATE NOCASE",
+	[SU_BYOU_USER] =
+		"SELECT id, is_active, NULL FROM users WHERE project_id = ?1 AND external_user_id = ?2",
 };
 const struct stmt_set store_users_sql = { SU__COUNT, sql, NULL };
 
@@ -420,4 +428,57 @@ void store_user_scope(struct store *st, const char *user_id, char **out, struct 
 
 	*out = store_join_column(st, stmt(st, SU_SCOPE), user_id, &err);
 	complete(done, *out ? 0 : -1, &err);
+}
+
+/* ---- what sign-in reads ----
+ * The one read of a password hash in this file: sign-in's, which hands it
+ * to the password check and nowhere else. */
+
+static char *column_dup(sqlite3_stmt *s, int col)
+{
+	const char *v = store_column_text(s, col);
+
+	return v ? xstrdup(v) : NULL;
+}
+
+/* Looks up the user of project_id by a second key (?2) with statement which. */
+static void signin_user_read(struct store *st, enum store_users_stmt which,
+                             const char *project_id, const char *key, struct signin_user *out,
+                             struct completion done)
+{
+	sqlite3_stmt *s = stmt(st, which);
+	struct api_error err;
+	int rc;
+
+	memset(out, 0, sizeof *out);
+	store_bind_text(s, 1, project_id);
+	store_bind_text(s, 2, key);
+	rc = store_step(st, s, &err);
+	if (rc == 1) {
+		out->found = true;
+		out->user_id = column_dup(s, 0);
+		out->is_active = sqlite3_column_int(s, 1) != 0;
+		out->password_hash = column_dup(s, 2);
+	}
+	store_stmt_finish(s);
+	complete(done, rc, &err);
+}
+
+void store_signin_user(struct store *st, const char *project_id, const char *email,
+                       struct signin_user *out, struct completion done)
+{
+	signin_user_read(st, SU_SIGNIN_USER, project_id, email, out, done);
+}
+
+void store_byou_user(struct store *st, const char *project_id, const char *external_user_id,
+                     struct signin_user *out, struct completion done)
+{
+	signin_user_read(st, SU_BYOU_USER, project_id, external_user_id, out, done);
+}
+
+void signin_user_release(struct signin_user *u)
+{
+	free(u->user_id);
+	crypto_wipe_free(u->password_hash);
+	memset(u, 0, sizeof *u);
 }

@@ -67,6 +67,7 @@ new_pkce
 BYOU="$P/users/external/ext-42/authorization-codes"
 req POST "$BYOU" "{\"client_id\":\"$APP\",\"redirect_uri\":\"$REDIRECT\",\"code_challenge\":\"$CHALLENGE\",\"code_challenge_method\":\"S256\"}"
 check_status "byou code" 201
+check_header "byou code is not cached" '^Cache-Control: no-store'
 check_json "byou expires_in" .expires_in 1
 CODE=$(printf '%s' "$BODY" | jq -r .code)
 exchange "$APP" "$REDIRECT" "$CODE" "$VERIFIER"
@@ -76,6 +77,7 @@ check_json "byou scope" .scope users:read
 body() { jq -cn --arg c "$1" --arg r "$2" --arg ch "$3" --arg m "$4" '{client_id:$c,redirect_uri:$r,code_challenge:$ch,code_challenge_method:$m}'; }
 req POST "$P/users/external/nobody/authorization-codes" "$(body "$APP" "$REDIRECT" "$CHALLENGE" S256)"
 check_err "byou unknown user" 404 user_not_found
+check_header "byou error is not cached either" '^Cache-Control: no-store'
 req POST "$BYOU" "$(body nope "$REDIRECT" "$CHALLENGE" S256)"
 check_err "byou unknown client" 404 client_not_found
 req POST "$BYOU" "$(body "$APP" "$REDIRECT" "$CHALLENGE" plain)"

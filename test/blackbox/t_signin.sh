@@ -26,6 +26,7 @@ check_header "page is html utf-8" '^Content-Type: text/html; charset=utf-8'
 check_header "page csp" "^Content-Security-Policy: default-src 'none'; style-src 'sha256-"
 check_header "page frame options" '^X-Frame-Options: DENY'
 check_header "page no-store" '^Cache-Control: no-store'
+check_header "page no-cache for HTTP/1.0 caches" '^Pragma: no-cache'
 if printf '%s' "$HDRS" | grep -qi 'form-action'; then fail "csp has form-action"; else pass; fi
 check "page meta charset" "$(printf '%s' "$BODY" | grep -c '<meta charset="utf-8">')" 1
 check "page favicon" "$(printf '%s' "$BODY" | grep -c '<link rel="icon" href="data:,">')" 1
@@ -52,6 +53,7 @@ GOOD_URIS=$(sqlite3 "$TMP/edgeauth.db" "SELECT redirect_uris FROM clients WHERE 
 sqlite3 "$TMP/edgeauth.db" "UPDATE clients SET redirect_uris = 'not json' WHERE id = '$APP'"
 AUTH=none req GET "$AUTHZ"
 check_err "store failure on authorize" 500 system_error
+check_header "store failure not cached" '^Cache-Control: no-store'
 sqlite3 "$TMP/edgeauth.db" "UPDATE clients SET redirect_uris = '$GOOD_URIS' WHERE id = '$APP'"
 AUTH=none req GET "$AUTHZ"
 check_status "authorize page back" 200
@@ -62,6 +64,7 @@ for bad in "response_type=token&code_challenge=$CHALLENGE&code_challenge_method=
 	AUTH=none req GET "/api/v1/authorize?client_id=$APP&redirect_uri=$REDIRECT&state=s1&$bad"
 	LOC=$(printf '%s' "$HDRS" | tr -d '\r' | sed -n 's/^[Ll]ocation: //p')
 	check "bad request redirects ($bad)" "$STATUS $(query_value "$LOC" error) $(query_value "$LOC" state)" "302 invalid_request s1"
+	check_header "error redirect no-store ($bad)" '^Cache-Control: no-store'
 done
 
 # --- sign-in failures: one generic answer ---

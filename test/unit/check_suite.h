@@ -6,6 +6,8 @@
  * is its own program.
  */
 #include <check.h>
+#include <sqlite3.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -42,6 +44,21 @@ static inline void check_invalid_params(const struct api_error *err, int rc, con
 	ck_assert_int_eq(err->status, 400);
 	ck_assert_msg(strncmp(err->description, msg, strlen(msg)) == 0,
 	              "description \"%s\", expected \"%s\"", err->description, msg);
+}
+
+/* Runs sql, a sqlite3_vmprintf format (%Q quotes a string), on db, as a
+ * test's own set-up or sabotage; the test fails when it does. */
+static inline void check_sql(sqlite3 *db, const char *fmt, ...)
+{
+	va_list ap;
+	char *sql;
+
+	va_start(ap, fmt);
+	sql = sqlite3_vmprintf(fmt, ap);
+	va_end(ap);
+	ck_assert_msg(sqlite3_exec(db, sql, NULL, NULL, NULL) == SQLITE_OK, "%s: %s", sql,
+	              sqlite3_errmsg(db));
+	sqlite3_free(sql);
 }
 
 #endif

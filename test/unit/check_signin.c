@@ -1,0 +1,442 @@
+/*
+ * The sign-in service (signin.c) without a socket: the outcomes, the
+ * throttle's order (refused before any look-up or hash), attempts counted
+ * when their check is queued, what a success and a full queue take back,
+ * the dummy hash of an unknown account; and the store's reads sign-in and
+ * BYOU codes make. A real SQLite store, worker pool and throttle tables,
+ * fresh for each test.
+ */
+#include <check.h>
+#include "check_suite.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <event2/event.h>
+
+#include "config.h"
+#include "crypto.h"
+#include "passwords.h"
+#include "server.h"
+#include "signin.h"
+#include "store.h"
+#include "store_clients.h"
+#include "store_tokens.h"
+#include "store_users.h"
+#include "throttle.h"
+#include "util.h"
+
+#define REDIRECT "https://app.example/cb"
+#define CHALLENGE "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM"
+#define PASSWORD "correct horse"
+#define EMAIL "Ann@Example.com"
+
+/* One sign-in: what it is asked, its state, and how it ended. */
+struct attempt {
+	struct signin_request in;
+	struct signin s;
+	struct signin_result out;
+	struct sync_result r;
+	bool started;
+};
+
+static struct {
+	char dir[64];
+	char db[96];
+	struct config cfg;
+	struct server srv;
+	struct new_project p;
+	char *app;            /* a client of the project with REDIRECT */
+	char *user;           /* EMAIL, PASSWORD, active */
+	struct attempt a[4];
+} fx;
+
+#define exec_sql(...) check_sql(fx.srv.store->db, __VA_ARGS__)
+
+/* The counters with these limits (max_failures, per account, per address). */
+static void limits(int pair, int account, int address)
+{
+	throttle_free(fx.srv.signin_account_addresses);
+	throttle_free(fx.srv.signin_accounts);
+	throttle_free(fx.srv.signin_addresses);
+	fx.srv.signin_account_addresses = throttle_new(64, pair, 60);
+	fx.srv.signin_accounts = throttle_new(64, account, 60);
+	fx.srv.signin_addresses = throttle_new(64, address, 60);
+}
+
+static void on_hashed(void *arg, char *encoded)
+{
+	*(char **)arg = encoded;
+}
+
+/* PASSWORD's hash, made on the pool as the users API makes it. */
+static char *password_hash(void)
+{
+	struct api_error err;
+	char *encoded = NULL;
+
+	ck_assert_int_eq(passwords_hash(fx.srv.passwords, PASSWORD, on_hashed, &encoded, &err), 0);
+	while (!encoded)
+		event_base_loop(fx.srv.base, EVLOOP_ONCE);
+	return encoded;
+}
+
+static void setup(void)
+{
+	char errbuf[256];
+	struct api_error err;
+	char *hash;
+
+	memset(&fx, 0, sizeof fx);
+	snprintf(fx.dir, sizeof fx.dir, "/tmp/check_signin.XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(fx.dir));
+	snprintf(fx.db, sizeof fx.db, "%s/e.db", fx.dir);
+	config_init(&fx.cfg);
+	fx.cfg.argon2_memory_kib = 64;
+	fx.cfg.argon2_iterations = 1;
+	fx.cfg.hash_threads = 1;
+	fx.srv.cfg = &fx.cfg;
+	fx.srv.base = event_base_new();
+	fx.srv.passwords = passwords_new(fx.srv.base, &fx.cfg);
+	fx.srv.store = store_open(fx.db, false, errbuf, sizeof errbuf);
+	ck_assert_msg(fx.srv.store != NULL, "%s", errbuf);
+	limits(10, 100, 100);
+	ck_assert_int_eq(store_project_create(fx.srv.store, "p", &fx.p, &err), 0);
+	fx.app = crypto_new_id();
+	fx.user = crypto_new_id();
+	exec_sql("INSERT INTO clients (id, project_id, name, secret_hash, redirect_uris,"
+	         " created_at, updated_at) VALUES (%Q, %Q, 'app', 'x', '[\"" REDIRECT "\"]', 1, 1)",
+	         fx.app, fx.p.project_id);
+	hash = password_hash();
+	exec_sql("INSERT INTO users (id, project_id, display_name, email, password_hash,"
+	         " external_user_id, created_at, updated_at)"
+	         " VALUES (%Q, %Q, 'Ann', %Q, %Q, 'ext-1', 1, 1)",
+	         fx.user, fx.p.project_id, EMAIL, hash);
+	free(hash);
+}
+
+/* Every test ends with no open transaction and every statement reset. */
+static void statements_finished(const struct stmt_set *set)
+{
+	for (size_t i = 0; i < set->count; i++)
+		ck_assert_int_eq(sqlite3_stmt_busy(set->stmt[i]), 0);
+}
+
+static void teardown(void)
+{
+	passwords_free(fx.srv.passwords);   /* runs what is still queued */
+	ck_assert_int_ne(sqlite3_get_autocommit(fx.srv.store->db), 0);
+	statements_finished(&fx.srv.store->users);
+	statements_finished(&fx.srv.store->clients);
+	statements_finished(&fx.srv.store->tokens);
+	for (size_t i = 0; i < N_ELEMS(fx.a); i++) {
+		signin_release(&fx.a[i].s);
+		signin_result_release(&fx.a[i].out);
+	}
+	throttle_free(fx.srv.signin_account_addresses);
+	throttle_free(fx.srv.signin_accounts);
+	throttle_free(fx.srv.signin_addresses);
+	store_new_project_release(&fx.p);
+	store_close(fx.srv.store);
+	event_base_free(fx.srv.base);
+	config_release(&fx.cfg);
+	free(fx.app);
+	free(fx.user);
+	unlink(fx.db);
+	rmdir(fx.dir);
+}
+
+/* Starts sign-in i of email with password from address; returns whether it
+ * has already ended (then no hash was queued: a hash ends on the loop). */
+static bool start(size_t i, const char *email, const char *password, const char *address)
+{
+	struct attempt *a = &fx.a[i];
+
+	signin_release(&a->s);
+	signin_result_release(&a->out);
+	a->in = (struct signin_request){
+		.project_id = fx.p.project_id, .client_id = fx.app, .redirect_uri = REDIRECT,
+		.code_challenge = CHALLENGE, .email = email, .password = password,
+		.address = address,
+	};
+	signin_run(&a->s, &fx.srv, &a->in, &a->out, sync_completion(&a->r));
+	a->started = true;
+	return a->r.done;
+}
+
+/* Runs the loop until sign-in i has ended; returns its outcome (-1: the
+ * sign-in failed, its error in fx.a[i].r.err). */
+static int finish(size_t i)
+{
+	struct attempt *a = &fx.a[i];
+
+	ck_assert(a->started);
+	while (!a->r.done)
+		event_base_loop(fx.srv.base, EVLOOP_ONCE);
+	return a->r.failed ? -1 : (int)a->out.outcome;
+}
+
+/* A whole sign-in from 127.0.0.1. */
+static int sign_in(const char *email, const char *password)
+{
+	start(0, email, password, "127.0.0.1");
+	return finish(0);
+}
+
+START_TEST(test_signed_in_with_a_code)
+{
+	char hash[SECRET_HASH_LEN + 1];
+	struct grant_record g;
+	struct sync_result r;
+
+	ck_assert(!start(0, "ann@EXAMPLE.com", PASSWORD, "127.0.0.1"));   /* waits on a hash */
+	ck_assert_int_eq(finish(0), SIGNIN_SIGNED_IN);
+	ck_assert_ptr_nonnull(fx.a[0].out.code);
+	crypto_hash_secret(fx.a[0].out.code, strlen(fx.a[0].out.code), hash);
+	store_code_get(fx.srv.store, hash, &g, sync_completion(&r));
+	ck_assert(r.done && !r.failed && g.found);
+	ck_assert_str_eq(g.project_id, fx.p.project_id);
+	ck_assert_str_eq(g.client_id, fx.app);
+	ck_assert_str_eq(g.user_id, fx.user);
+	ck_assert_str_eq(g.redirect_uri, REDIRECT);
+	ck_assert_str_eq(g.code_challenge, CHALLENGE);
+	ck_assert(!g.used);
+	grant_record_release(&g);
+}
+END_TEST
+
+/* A wrong password, an inactive user and an unknown account end alike. */
+START_TEST(test_refused)
+{
+	ck_assert_int_eq(sign_in(EMAIL, "wrong"), SIGNIN_REFUSED);
+	ck_assert_ptr_null(fx.a[0].out.code);
+	exec_sql("UPDATE users SET is_active = 0");
+	ck_assert_int_eq(sign_in(EMAIL, PASSWORD), SIGNIN_REFUSED);
+	ck_assert_ptr_null(fx.a[0].out.code);
+}
+END_TEST
+
+/* An unknown account costs a hash all the same: the sign-in waits on the
+ * pool, so its time does not tell that the account does not exist. */
+START_TEST(test_unknown_account_costs_a_hash)
+{
+	ck_assert(!start(0, "nobody@example.com", PASSWORD, "127.0.0.1"));
+	ck_assert_int_eq(finish(0), SIGNIN_REFUSED);
+}
+END_TEST
+
+/* Past a limit: refused before the user is looked up or a hash queued. */
+START_TEST(test_throttle_comes_first)
+{
+	limits(2, 100, 100);
+	ck_assert_int_eq(sign_in(EMAIL, "wrong"), SIGNIN_REFUSED);
+	ck_assert_int_eq(sign_in("ann@example.COM", "wrong"), SIGNIN_REFUSED);
+	exec_sql("ALTER TABLE users RENAME TO users_away");   /* a look-up would fail */
+	ck_assert(start(0, EMAIL, PASSWORD, "127.0.0.1"));     /* ended: no hash */
+	ck_assert_int_eq(finish(0), SIGNIN_THROTTLED);
+	ck_assert_int_ge(fx.a[0].out.retry_after_s, 1);
+	ck_assert_int_le(fx.a[0].out.retry_after_s, 60);
+	exec_sql("ALTER TABLE users_away RENAME TO users");
+	/* the pair is throttled, not the account elsewhere or the address */
+	start(1, EMAIL, PASSWORD, "127.0.0.2");
+	ck_assert_int_eq(finish(1), SIGNIN_SIGNED_IN);
+}
+END_TEST
+
+/* Each counter refuses on its own: two failures counted under its key, then
+ * a third sign-in (the right password) that shares only that key. */
+static const struct counter_case {
+	int pair, account, address;   /* the limits */
+	const char *who[3][2];        /* email and address of each sign-in */
+} counter_cases[] = {
+	{ 2, 100, 100, { { EMAIL, "127.0.0.2" }, { EMAIL, "127.0.0.2" }, { EMAIL, "127.0.0.2" } } },
+	/* the account from every address */
+	{ 100, 2, 100, { { EMAIL, "127.0.0.2" }, { EMAIL, "127.0.0.3" }, { EMAIL, "127.0.0.4" } } },
+	/* the address for every account */
+	{ 100, 100, 2, { { "x@example.com", "127.0.0.5" }, { "y@example.com", "127.0.0.5" },
+	                 { EMAIL, "127.0.0.5" } } },
+};
+
+START_TEST(test_throttle_counters)
+{
+	const struct counter_case *c = &counter_cases[_i];
+
+	limits(c->pair, c->account, c->address);
+	for (size_t i = 0; i < 2; i++) {
+		start(i, c->who[i][0], "wrong", c->who[i][1]);
+		ck_assert_int_eq(finish(i), SIGNIN_REFUSED);
+	}
+	start(2, c->who[2][0], PASSWORD, c->who[2][1]);
+	ck_assert_int_eq(finish(2), SIGNIN_THROTTLED);
+}
+END_TEST
+
+/* An attempt counts when its check is queued: a second guess sent while
+ * the first is still hashing is refused unchecked. */
+START_TEST(test_counted_when_queued)
+{
+	limits(1, 100, 100);
+	ck_assert(!start(0, EMAIL, "wrong", "127.0.0.1"));
+	ck_assert(start(1, EMAIL, PASSWORD, "127.0.0.1"));
+	ck_assert_int_eq(finish(1), SIGNIN_THROTTLED);
+	ck_assert_int_eq(finish(0), SIGNIN_REFUSED);
+}
+END_TEST
+
+/* A success wipes the account's counts and takes its own back from the
+ * address's. */
+START_TEST(test_success_resets)
+{
+	limits(2, 2, 2);
+	ck_assert_int_eq(sign_in(EMAIL, "wrong"), SIGNIN_REFUSED);
+	ck_assert_int_eq(sign_in(EMAIL, PASSWORD), SIGNIN_SIGNED_IN);
+	ck_assert_int_eq(sign_in(EMAIL, PASSWORD), SIGNIN_SIGNED_IN);
+	ck_assert_int_eq(sign_in(EMAIL, "wrong"), SIGNIN_REFUSED);
+	/* account: one failure since the success; address: two failures */
+	ck_assert_int_eq(sign_in("other@example.com", PASSWORD), SIGNIN_THROTTLED);
+}
+END_TEST
+
+/* A full hash queue: SIGNIN_BUSY at once, and the attempt is taken back. */
+START_TEST(test_busy_is_taken_back)
+{
+	passwords_free(fx.srv.passwords);
+	fx.cfg.max_pending_hashes = 1;
+	fx.srv.passwords = passwords_new(fx.srv.base, &fx.cfg);
+	limits(2, 100, 100);
+	ck_assert(!start(0, EMAIL, "wrong", "127.0.0.1"));
+	ck_assert(start(1, EMAIL, "wrong", "127.0.0.1"));
+	ck_assert_int_eq(finish(1), SIGNIN_BUSY);
+	ck_assert_str_eq(fx.a[1].out.err.code, "temporarily_unavailable");
+	ck_assert_int_eq(fx.a[1].out.err.status, 503);
+	ck_assert_int_eq(finish(0), SIGNIN_REFUSED);
+	/* one failure counted, not two: a second wrong password is checked */
+	ck_assert_int_eq(sign_in(EMAIL, "wrong"), SIGNIN_REFUSED);
+	ck_assert_int_eq(sign_in(EMAIL, PASSWORD), SIGNIN_THROTTLED);
+}
+END_TEST
+
+/* A store that fails the look-up fails the sign-in, and nothing counts. */
+START_TEST(test_store_failure)
+{
+	limits(1, 100, 100);
+	exec_sql("ALTER TABLE users RENAME TO users_away");
+	ck_assert_int_eq(sign_in(EMAIL, "wrong"), -1);
+	ck_assert_str_eq(fx.a[0].r.err.code, "system_error");
+	exec_sql("ALTER TABLE users_away RENAME TO users");
+	ck_assert_int_eq(sign_in(EMAIL, PASSWORD), SIGNIN_SIGNED_IN);
+}
+END_TEST
+
+/* The password was right but no code could be stored: SIGNIN_NO_CODE, no
+ * code handed out, and the success still resets the counts. */
+START_TEST(test_no_code)
+{
+	limits(2, 100, 100);
+	ck_assert_int_eq(sign_in(EMAIL, "wrong"), SIGNIN_REFUSED);
+	exec_sql("CREATE TRIGGER no_codes BEFORE INSERT ON auth_codes"
+	         " BEGIN SELECT RAISE(FAIL, 'no'); END");
+	ck_assert_int_eq(sign_in(EMAIL, PASSWORD), SIGNIN_NO_CODE);
+	ck_assert_ptr_null(fx.a[0].out.code);
+	exec_sql("DROP TRIGGER no_codes");
+	ck_assert_int_eq(sign_in(EMAIL, "wrong"), SIGNIN_REFUSED);
+	ck_assert_int_eq(sign_in(EMAIL, PASSWORD), SIGNIN_SIGNED_IN);
+}
+END_TEST
+
+/* ---- the store's reads ---- */
+
+static int user_read(bool byou, const char *project_id, const char *key, struct signin_user *u)
+{
+	struct sync_result r;
+
+	if (byou)
+		store_byou_user(fx.srv.store, project_id, key, u, sync_completion(&r));
+	else
+		store_signin_user(fx.srv.store, project_id, key, u, sync_completion(&r));
+	ck_assert(r.done);
+	return r.failed ? -1 : u->found;
+}
+
+START_TEST(test_store_signin_user)
+{
+	struct signin_user u;
+
+	ck_assert_int_eq(user_read(false, fx.p.project_id, "ANN@example.com", &u), 1);
+	ck_assert_str_eq(u.user_id, fx.user);
+	ck_assert(u.is_active);
+	ck_assert(strncmp(u.password_hash, "$argon2id$", 10) == 0);
+	signin_user_release(&u);
+	ck_assert_int_eq(user_read(false, "another project", EMAIL, &u), 0);
+	ck_assert_ptr_null(u.user_id);
+	ck_assert_int_eq(user_read(false, fx.p.project_id, "ann@example.co", &u), 0);
+	exec_sql("UPDATE users SET is_active = 0");
+	ck_assert_int_eq(user_read(false, fx.p.project_id, EMAIL, &u), 1);
+	ck_assert(!u.is_active);
+	signin_user_release(&u);
+}
+END_TEST
+
+/* A BYOU user by external ID, case-sensitive; its hash is not read. */
+START_TEST(test_store_byou_user)
+{
+	struct signin_user u;
+
+	ck_assert_int_eq(user_read(true, fx.p.project_id, "ext-1", &u), 1);
+	ck_assert_str_eq(u.user_id, fx.user);
+	ck_assert(u.is_active);
+	ck_assert_ptr_null(u.password_hash);
+	signin_user_release(&u);
+	ck_assert_int_eq(user_read(true, fx.p.project_id, "EXT-1", &u), 0);
+	ck_assert_int_eq(user_read(true, "another project", "ext-1", &u), 0);
+	exec_sql("ALTER TABLE users RENAME TO users_away");
+	ck_assert_int_eq(user_read(true, fx.p.project_id, "ext-1", &u), -1);
+	ck_assert_int_eq(user_read(false, fx.p.project_id, EMAIL, &u), -1);
+	exec_sql("ALTER TABLE users_away RENAME TO users");
+}
+END_TEST
+
+static int registered(const char *client_id, const char *uri)
+{
+	struct sync_result r;
+	bool yes = true;
+
+	store_client_redirect_registered(fx.srv.store, client_id, uri, &yes, sync_completion(&r));
+	ck_assert(r.done);
+	return r.failed ? -1 : yes;
+}
+
+START_TEST(test_store_redirect_registered)
+{
+	ck_assert_int_eq(registered(fx.app, REDIRECT), 1);
+	ck_assert_int_eq(registered(fx.app, REDIRECT "/"), 0);   /* matched exactly */
+	ck_assert_int_eq(registered(fx.app, "https://APP.example/cb"), 0);
+	ck_assert_int_eq(registered("nobody", REDIRECT), 0);
+	exec_sql("UPDATE clients SET redirect_uris = 'not json' WHERE id = %Q", fx.app);
+	ck_assert_int_eq(registered(fx.app, REDIRECT), -1);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("signin");
+	TCase *tc = check_tcase("signin", setup, teardown);
+	TCase *store = check_tcase("store", setup, teardown);
+
+	tcase_add_test(tc, test_signed_in_with_a_code);
+	tcase_add_test(tc, test_refused);
+	tcase_add_test(tc, test_unknown_account_costs_a_hash);
+	tcase_add_test(tc, test_throttle_comes_first);
+	tcase_add_loop_test(tc, test_throttle_counters, 0, N_ELEMS(counter_cases));
+	tcase_add_test(tc, test_counted_when_queued);
+	tcase_add_test(tc, test_success_resets);
+	tcase_add_test(tc, test_busy_is_taken_back);
+	tcase_add_test(tc, test_store_failure);
+	tcase_add_test(tc, test_no_code);
+	suite_add_tcase(s, tc);
+	tcase_add_test(store, test_store_signin_user);
+	tcase_add_test(store, test_store_byou_user);
+	tcase_add_test(store, test_store_redirect_registered);
+	suite_add_tcase(s, store);
+	return check_run(srunner_create(s));
+}
