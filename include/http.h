@@ -18,6 +18,7 @@
 #include "flow.h"
 #include "server.h"
 #include "store.h"
+#include "store_projects.h"
 
 #define ROUTE_MAX_PARAMS 4
 

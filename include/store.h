@@ -32,14 +32,6 @@ enum store_core_stmt {
 	SQ_BEGIN,
 	SQ_COMMIT,
 	SQ_ROLLBACK,
-	SQ_PROJECT_INSERT,
-	SQ_PROJECT_GET,
-	SQ_PROJECT_LIST,
-	SQ_PROJECT_COUNT,
-	SQ_PROJECT_SET_ACTIVE,
-	SQ_TOKEN_REVOKED,
-	SQ_TOKEN_HOLDERS,
-	SQ_PERMISSION_IN_PROJECT,
 	SQ_SAVEPOINT,
 	SQ_RELEASE,
 	SQ_ROLLBACK_TO,
@@ -49,6 +41,7 @@ enum store_core_stmt {
 struct store {
 	sqlite3 *db;
 	struct stmt_set core;
+	struct stmt_set projects;
 	struct stmt_set resources;
 	struct stmt_set roles;
 	struct stmt_set users;
@@ -194,6 +187,7 @@ char *store_join_column(struct store *st, sqlite3_stmt *s, const char *key, stru
 int store_prepare_set(struct store *st, struct stmt_set *set, char *errbuf, size_t errlen);
 
 /* Each area's statements, defined in store_<area>.c. */
+extern const struct stmt_set store_projects_sql;
 extern const struct stmt_set store_resources_sql;
 extern const struct stmt_set store_roles_sql;
 extern const struct stmt_set store_users_sql;
@@ -202,54 +196,8 @@ extern const struct stmt_set store_clients_sql;
 extern const struct stmt_set store_tokens_sql;
 extern const struct stmt_set store_grants_sql;
 
-/* ---- projects ---- */
-
-/* Credentials of a new project's admin client; strings owned, release with
- * store_new_project_release (which wipes the secret). */
-struct new_project {
-	char *project_id;
-	char *client_id;
-	char *client_secret;
-};
-/* Creates an active project with the four default resources (CONTRACT.md §2)
- * and an active admin client holding all twelve named permissions. */
-int store_project_create(struct store *st, const char *name, struct new_project *out,
-                         struct api_error *err);
-void store_new_project_release(struct new_project *np);
-/* Whether the project exists, and is active. */
-struct project_state {
-	bool found;
-	bool is_active;
-};
-void store_project_get(struct store *st, const char *id, struct project_state *out,
-                       struct completion done);
-/* JSON array of {id, name, is_active, created_at, updated_at}, oldest first. */
-json_t *store_project_list(struct store *st, struct api_error *err);
-long store_project_count(struct store *st, struct api_error *err);
-/* 1 changed, 0 no such project, -1 error. */
-int store_project_set_active(struct store *st, const char *id, bool active, struct api_error *err);
-
-/* ---- what token issue and checks read ---- */
-
 /* The stamp of the store as this request reads it (store_cache.h): call it
  * only after the request has stepped a statement. */
 struct store_stamp store_stamp(struct store *st);
-/* Whether the holders of an access token still stand behind it (CONTRACT.md
- * §5): the client exists in the project, the client and project are active,
- * a user token's user (user_id non-NULL) exists in the project and is
- * active, and none of them was deactivated in or after the second iat_s
- * (schema/006). */
-void store_token_holders_ok(struct store *st, const char *project_id, const char *client_id,
-                            const char *user_id, long long iat_s, bool *ok,
-                            struct completion done);
-/* Fails with some_permissions_not_found unless every ID names a permission
- * of the project. Returns 0 or -1. */
-struct id_list;
-int store_permissions_check(struct store *st, const char *project_id,
-                            const struct id_list *ids, struct api_error *err);
-
-/* Whether the access token jti is revoked, and the stamp of that read. */
-void store_token_is_revoked(struct store *st, const char *jti, bool *revoked,
-                            struct store_stamp *stamp, struct completion done);
 
 #endif

@@ -43,4 +43,9 @@ int store_grant_check_ids(struct store *st, const char *project_id, const char *
 int store_grant_check_holder(struct store *st, const char *scope, enum grant_holder holder,
                              const char *id, struct api_error *err);
 
+/* Fails with some_permissions_not_found unless every ID names a permission
+ * of the project. Returns 0 or -1. */
+int store_permissions_check(struct store *st, const char *project_id,
+                            const struct id_list *ids, struct api_error *err);
+
 #endif

@@ -76,4 +76,18 @@ void store_access_revoke(struct store *st, const char *jti, long long exp_s,
 int store_purge_expired(struct store *st, int batch, int64_t grace_ms, struct api_error *err);
 
 
+/* ---- what a bearer check reads ---- */
+
+/* Whether the holders of an access token still stand behind it (CONTRACT.md
+ * §5): the client exists in the project, the client and project are active,
+ * a user token's user (user_id non-NULL) exists in the project and is
+ * active, and none of them was deactivated in or after the second iat_s
+ * (schema/006). */
+void store_token_holders_ok(struct store *st, const char *project_id, const char *client_id,
+                            const char *user_id, long long iat_s, bool *ok,
+                            struct completion done);
+/* Whether the access token jti is revoked, and the stamp of that read. */
+void store_token_is_revoked(struct store *st, const char *jti, bool *revoked,
+                            struct store_stamp *stamp, struct completion done);
+
 #endif

@@ -11,6 +11,7 @@
 #include "config.h"
 #include "jwt.h"
 #include "store.h"
+#include "store_tokens.h"
 #include "crypto.h"
 #include "util.h"
 

@@ -16,6 +16,7 @@
 #include "passwords.h"
 #include "server.h"
 #include "store.h"
+#include "store_projects.h"
 #include "store_tokens.h"
 #include "store_users.h"
 #include "throttle.h"

@@ -4,6 +4,7 @@
  * Must never be used from any thread but the one that opened it.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,34 +29,29 @@ static const char *const core_sql[SQ__COUNT] = {
 	[SQ_BEGIN] = "BEGIN IMMEDIATE",
 	[SQ_COMMIT] = "COMMIT",
 	[SQ_ROLLBACK] = "ROLLBACK",
-	[SQ_PROJECT_INSERT] =
-		"INSERT INTO projects (id, name, is_active, created_at, updated_at)"
-		" VALUES (?1, ?2, 1, ?3, ?3)",
-	[SQ_PROJECT_GET] = "SELECT is_active FROM projects WHERE id = ?1",
-	[SQ_PROJECT_LIST] =
-		"SELECT id, name, is_active, created_at, updated_at FROM projects"
-		" ORDER BY created_at, id",
-	[SQ_PROJECT_COUNT] = "SELECT count(*) FROM projects",
-	[SQ_PROJECT_SET_ACTIVE] =
-		"UPDATE projects SET is_active = ?2, updated_at = ?3 WHERE id = ?1",
-	[SQ_TOKEN_REVOKED] = "SELECT 1 FROM revoked_tokens WHERE jti = ?1",
-	/* iat is in seconds: a token of the deactivation's own second is taken
-	 * as issued before it (the safe side). */
-	[SQ_TOKEN_HOLDERS] =
-		"SELECT 1 FROM clients c JOIN projects p ON p.id = c.project_id"
-		" WHERE c.id = ?1 AND c.project_id = ?2 AND c.is_active AND p.is_active"
-		" AND (c.tokens_valid_after IS NULL OR ?4 > c.tokens_valid_after / 1000)"
-		" AND (p.tokens_valid_after IS NULL OR ?4 > p.tokens_valid_after / 1000)"
-		" AND (?3 IS NULL OR EXISTS (SELECT 1 FROM users u WHERE u.id = ?3"
-		" AND u.project_id = ?2 AND u.is_active"
-		" AND (u.tokens_valid_after IS NULL OR ?4 > u.tokens_valid_after / 1000)))",
-	[SQ_PERMISSION_IN_PROJECT] = "SELECT 1 FROM permissions WHERE id = ?1 AND project_id = ?2",
 	[SQ_SAVEPOINT] = "SAVEPOINT request",
 	[SQ_RELEASE] = "RELEASE request",
 	[SQ_ROLLBACK_TO] = "ROLLBACK TO request",
 };
 
 static const struct stmt_set core_set = { SQ__COUNT, core_sql, NULL };
+
+/* Every statement set of the store: where it lives in struct store, and its
+ * SQL, defined in its area's file. All are prepared at open. */
+static const struct {
+	size_t offset;
+	const struct stmt_set *def;
+} store_sets[] = {
+	{ offsetof(struct store, core), &core_set },
+	{ offsetof(struct store, projects), &store_projects_sql },
+	{ offsetof(struct store, resources), &store_resources_sql },
+	{ offsetof(struct store, roles), &store_roles_sql },
+	{ offsetof(struct store, users), &store_users_sql },
+	{ offsetof(struct store, users_list), &store_users_list_sql },
+	{ offsetof(struct store, clients), &store_clients_sql },
+	{ offsetof(struct store, tokens), &store_tokens_sql },
+	{ offsetof(struct store, grants), &store_grants_sql },
+};
 
 int store_fail(struct store *st, struct api_error *err, const char *what)
 {
@@ -363,23 +359,12 @@ struct store *store_open(const char *path, bool synchronous_full, char *errbuf, 
 		goto fail;
 	}
 
-	st->core = core_set;
-	st->resources = store_resources_sql;
-	st->roles = store_roles_sql;
-	st->users = store_users_sql;
-	st->users_list = store_users_list_sql;
-	st->clients = store_clients_sql;
-	st->tokens = store_tokens_sql;
-	st->grants = store_grants_sql;
-	if (store_prepare_set(st, &st->core, errbuf, errlen) < 0 ||
-	    store_prepare_set(st, &st->resources, errbuf, errlen) < 0 ||
-	    store_prepare_set(st, &st->roles, errbuf, errlen) < 0 ||
-	    store_prepare_set(st, &st->users, errbuf, errlen) < 0 ||
-	    store_prepare_set(st, &st->users_list, errbuf, errlen) < 0 ||
-	    store_prepare_set(st, &st->clients, errbuf, errlen) < 0 ||
-	    store_prepare_set(st, &st->tokens, errbuf, errlen) < 0 ||
-	    store_prepare_set(st, &st->grants, errbuf, errlen) < 0)
-		goto fail;
+	for (size_t i = 0; i < ARRAY_LEN(store_sets); i++) {
+		struct stmt_set *set = (struct stmt_set *)((char *)st + store_sets[i].offset);
+		*set = *store_sets[i].def;
+		if (store_prepare_set(st, set, errbuf, errlen) < 0)
+			goto fail;
+	}
 	return st;
 fail:
 	store_close(st);
@@ -390,14 +375,8 @@ void store_close(struct store *st)
 {
 	if (!st)
 		return;
-	finalize_set(&st->core);
-	finalize_set(&st->resources);
-	finalize_set(&st->roles);
-	finalize_set(&st->users);
-	finalize_set(&st->users_list);
-	finalize_set(&st->clients);
-	finalize_set(&st->tokens);
-	finalize_set(&st->grants);
+	for (size_t i = 0; i < ARRAY_LEN(store_sets); i++)
+		finalize_set((struct stmt_set *)((char *)st + store_sets[i].offset));
 	derived_cache_free(st->scopes);
 	derived_cache_free(st->role_permissions);
 	if (st->db)
@@ -407,12 +386,7 @@ void store_close(struct store *st)
 
 static int run_simple(struct store *st, enum store_core_stmt which, struct api_error *err)
 {
-	sqlite3_stmt *s = st->core.stmt[which];
-	int rc = sqlite3_step(s);
-	sqlite3_reset(s);
-	if (rc != SQLITE_DONE)
-		return store_fail(st, err, sqlite3_sql(s));
-	return 0;
+	return store_step_write(st, st->core.stmt[which], NULL, 0, NULL, err);
 }
 
 int store_begin(struct store *st, struct api_error *err)
@@ -496,145 +470,7 @@ int store_batch_commit(struct store *st, struct api_error *err)
 	return 0;
 }
 
-/* ---- projects ---- */
-
-int store_project_create(struct store *st, const char *name, struct new_project *out,
-                         struct api_error *err)
-{
-	static const struct client_fields admin = {
-		.name = "admin", .description = "The project's admin client", .redirect_uris = "[]",
-	};
-	int64_t now = now_ms();
-	char hash[SECRET_HASH_LEN + 1];
-	sqlite3_stmt *s;
-
-	memset(out, 0, sizeof *out);
-	out->project_id = crypto_new_id();
-	out->client_id = crypto_new_id();
-	out->client_secret = crypto_new_secret();
-	crypto_hash_secret(out->client_secret, strlen(out->client_secret), hash);
-
-	if (store_begin(st, err) < 0)
-		goto fail;
-	s = st->core.stmt[SQ_PROJECT_INSERT];
-	store_bind_text(s, 1, out->project_id);
-	store_bind_text(s, 2, name);
-	sqlite3_bind_int64(s, 3, now);
-	if (store_step_done(st, s, err) < 0)
-		goto fail_tx;
-	sqlite3_reset(s);
-
-	if (store_client_insert(st, out->project_id, out->client_id, &admin, hash, now, err) < 0)
-		goto fail_tx;
-	if (store_resource_insert_defaults(st, out->project_id, now, err) < 0 ||
-	    /* the admin client holds every permission of the new project */
-	    store_client_grant_all(st, out->client_id, err) < 0)
-		goto fail_tx;
-	if (store_commit(st, err) < 0)
-		goto fail;
-	return 0;
-fail_tx:
-	sqlite3_reset(s);
-	store_rollback(st);
-fail:
-	store_new_project_release(out);
-	return -1;
-}
-
-void store_new_project_release(struct new_project *np)
-{
-	free(np->project_id);
-	free(np->client_id);
-	crypto_wipe_free(np->client_secret);
-	memset(np, 0, sizeof *np);
-}
-
-/* 1 found (and *is_active set), 0 not found, -1 error. */
-static int project_read(struct store *st, const char *id, bool *is_active, struct api_error *err)
-{
-	sqlite3_stmt *s = st->core.stmt[SQ_PROJECT_GET];
-	int rc;
-
-	store_bind_text(s, 1, id);
-	rc = sqlite3_step(s);
-	if (rc == SQLITE_ROW) {
-		*is_active = sqlite3_column_int(s, 0) != 0;
-		rc = 1;
-	} else if (rc == SQLITE_DONE) {
-		rc = 0;
-	} else {
-		rc = store_fail(st, err, "project get");
-	}
-	store_stmt_finish(s);
-	return rc;
-}
-
-void store_project_get(struct store *st, const char *id, struct project_state *out,
-                       struct completion done)
-{
-	struct api_error err;
-	int rc;
-
-	out->is_active = false;
-	rc = project_read(st, id, &out->is_active, &err);
-
-	out->found = rc == 1;
-	complete(done, rc, &err);
-}
-
-json_t *store_project_list(struct store *st, struct api_error *err)
-{
-	sqlite3_stmt *s = st->core.stmt[SQ_PROJECT_LIST];
-	json_t *list = json_array();
-	int rc;
-
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		char created[TIMESTAMP_LEN], updated[TIMESTAMP_LEN];
-		format_timestamp(sqlite3_column_int64(s, 3), created);
-		format_timestamp(sqlite3_column_int64(s, 4), updated);
-		json_array_append_new(list, json_pack("{s:s, s:s, s:b, s:s, s:s}",
-			"id", store_column_text(s, 0), "name", store_column_text(s, 1),
-			"is_active", sqlite3_column_int(s, 2), "created_at", created,
-			"updated_at", updated));
-	}
-	sqlite3_reset(s);
-	if (rc != SQLITE_DONE) {
-		json_decref(list);
-		store_fail(st, err, "project list");
-		return NULL;
-	}
-	return list;
-}
-
-long store_project_count(struct store *st, struct api_error *err)
-{
-	sqlite3_stmt *s = st->core.stmt[SQ_PROJECT_COUNT];
-	long n = -1;
-
-	if (sqlite3_step(s) == SQLITE_ROW)
-		n = (long)sqlite3_column_int64(s, 0);
-	else
-		store_fail(st, err, "project count");
-	sqlite3_reset(s);
-	return n;
-}
-
-int store_project_set_active(struct store *st, const char *id, bool active, struct api_error *err)
-{
-	sqlite3_stmt *s = st->core.stmt[SQ_PROJECT_SET_ACTIVE];
-	int rc;
-
-	store_bind_text(s, 1, id);
-	sqlite3_bind_int(s, 2, active);
-	sqlite3_bind_int64(s, 3, now_ms());
-	rc = store_step_done(st, s, err);
-	sqlite3_reset(s);
-	if (rc < 0)
-		return -1;
-	return sqlite3_changes(st->db) > 0;
-}
-
-/* ---- token checks ---- */
+/* ---- what several areas use ---- */
 
 char *store_join_column(struct store *st, sqlite3_stmt *s, const char *key, struct api_error *err)
 {
@@ -656,7 +492,7 @@ char *store_join_column(struct store *st, sqlite3_stmt *s, const char *key, stru
 		memcpy(out + len, v ? v : "", n + 1);
 		len += n;
 	}
-	sqlite3_reset(s);
+	store_stmt_finish(s);
 	if (rc != SQLITE_DONE) {
 		free(out);
 		store_fail(st, err, sqlite3_sql(s));
@@ -677,47 +513,3 @@ struct store_stamp store_stamp(struct store *st)
 	return now;
 }
 
-void store_token_holders_ok(struct store *st, const char *project_id, const char *client_id,
-                            const char *user_id, long long iat_s, bool *ok,
-                            struct completion done)
-{
-	sqlite3_stmt *s = st->core.stmt[SQ_TOKEN_HOLDERS];
-	struct api_error err;
-	int rc;
-
-	sqlite3_bind_int64(s, 4, iat_s);
-	rc = store_exists(st, s, client_id, project_id, user_id, &err);
-	*ok = rc == 1;
-	complete(done, rc, &err);
-}
-
-void store_token_is_revoked(struct store *st, const char *jti, bool *revoked,
-                            struct store_stamp *stamp, struct completion done)
-{
-	struct api_error err;
-	int rc = store_exists(st, st->core.stmt[SQ_TOKEN_REVOKED], jti, NULL, NULL, &err);
-
-	*revoked = rc == 1;
-	*stamp = store_stamp(st);
-	complete(done, rc, &err);
-}
-
-int store_permissions_check(struct store *st, const char *project_id,
-                            const struct id_list *ids, struct api_error *err)
-{
-	sqlite3_stmt *s = st->core.stmt[SQ_PERMISSION_IN_PROJECT];
-
-	for (size_t i = 0; i < ids->count; i++) {
-		int rc;
-		store_bind_text(s, 1, ids->ids[i]);
-		store_bind_text(s, 2, project_id);
-		rc = sqlite3_step(s);
-		sqlite3_reset(s);
-		if (rc == SQLITE_DONE)
-			return api_fail(err, E_SOME_PERMISSIONS_NOT_FOUND,
-			                "One or more permission IDs do not exist in this project.");
-		if (rc != SQLITE_ROW)
-			return store_fail(st, err, "permission check");
-	}
-	return 0;
-}

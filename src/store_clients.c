@@ -49,15 +49,11 @@ enum client_stmt {
 	" 'redirect_uris', " JSON_ARRAY_OR_EMPTY(c ".redirect_uris") "," \
 	" 'created_at', iso_time(" c ".created_at), 'updated_at', iso_time(" c ".updated_at))"
 
-/* The raw search term p as a LIKE ... ESCAPE '\' pattern of a substring:
- * % _ \ in the term are literal. */
-#define LIKE_SUBSTRING(p) \
-	"'%' || replace(replace(replace(" p ", '\\', '\\\\'), '%', '\\%'), '_', '\\_') || '%'"
 /* ?1 the project; ?2 a search term or NULL (CONTRACT.md §3: a
  * case-insensitive substring of the name); ?3 is_active: 0, 1 or NULL. */
 #define LIST_FILTER \
 	" WHERE project_id = ?1" \
-	" AND (?2 IS NULL OR name LIKE " LIKE_SUBSTRING("?2") " ESCAPE '\\')" \
+	" AND (?2 IS NULL OR" SQL_CONTAINS("name", "?2") ")" \
 	" AND (?3 IS NULL OR is_active = ?3)"
 /* One row: the number of all matches, and the page's records as a JSON
  * array. The page is picked first, so that the records (and their

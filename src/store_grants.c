@@ -10,7 +10,7 @@
 
 /* The holders' statements are indexed by enum grant_holder; then one for a
  * single permission ID. */
-enum { GS_PERMISSION = GRANT_HOLDER__COUNT, GS__COUNT };
+enum { GS_PERMISSION = GRANT_HOLDER__COUNT, GS_IN_PROJECT, GS__COUNT };
 
 /* Of the rows of pm and r that from selects (?1 its key), the first named
  * permission of a default resource that the scope ?2 does not carry. A
@@ -25,6 +25,7 @@ static const char *const sql[GS__COUNT] = {
 	[GRANT_HOLDER_ROLE] = LACKED_OF(SQL_ROLE_PERMISSIONS),
 	[GRANT_HOLDER_CLIENT] = LACKED_OF(SQL_CLIENT_PERMISSIONS),
 	[GRANT_HOLDER_USER] = LACKED_OF(SQL_USER_PERMISSIONS),
+	[GS_IN_PROJECT] = "SELECT 1 FROM permissions WHERE id = ?1 AND project_id = ?2",
 	[GS_PERMISSION] = LACKED_OF(
 		"permissions pm JOIN resources r ON r.id = pm.resource_id WHERE pm.id = ?1"),
 };
@@ -81,4 +82,21 @@ int store_grant_check_holder(struct store *st, const char *scope, enum grant_hol
 	if (!scope)
 		return 0;
 	return check_one(st, (int)holder, scope, id, err);
+}
+
+int store_permissions_check(struct store *st, const char *project_id,
+                            const struct id_list *ids, struct api_error *err)
+{
+	sqlite3_stmt *s = st->grants.stmt[GS_IN_PROJECT];
+
+	for (size_t i = 0; i < ids->count; i++) {
+		int found = store_exists(st, s, ids->ids[i], project_id, NULL, err);
+
+		if (found < 0)
+			return -1;
+		if (!found)
+			return api_fail(err, E_SOME_PERMISSIONS_NOT_FOUND,
+			                "One or more permission IDs do not exist in this project.");
+	}
+	return 0;
 }

@@ -31,6 +31,8 @@ enum {
 	T_PURGE_CODES,
 	T_PURGE_REFRESH,
 	T_PURGE_REVOKED,
+	T_REVOKED,
+	T_HOLDERS,
 	T__COUNT
 };
 
@@ -69,6 +71,17 @@ static const char *const sql[T__COUNT] = {
 	[T_PURGE_REFRESH] =
 		"DELETE FROM refresh_tokens WHERE hash IN (SELECT hash FROM refresh_tokens"
 		" WHERE expires_at < ?1 LIMIT ?2)",
+	[T_REVOKED] = "SELECT 1 FROM revoked_tokens WHERE jti = ?1",
+	/* iat is in seconds: a token of the deactivation's own second is taken
+	 * as issued before it (the safe side). */
+	[T_HOLDERS] =
+		"SELECT 1 FROM clients c JOIN projects p ON p.id = c.project_id"
+		" WHERE c.id = ?1 AND c.project_id = ?2 AND c.is_active AND p.is_active"
+		" AND (c.tokens_valid_after IS NULL OR ?4 > c.tokens_valid_after / 1000)"
+		" AND (p.tokens_valid_after IS NULL OR ?4 > p.tokens_valid_after / 1000)"
+		" AND (?3 IS NULL OR EXISTS (SELECT 1 FROM users u WHERE u.id = ?3"
+		" AND u.project_id = ?2 AND u.is_active"
+		" AND (u.tokens_valid_after IS NULL OR ?4 > u.tokens_valid_after / 1000)))",
 	[T_PURGE_REVOKED] =
 		"DELETE FROM revoked_tokens WHERE jti IN (SELECT jti FROM revoked_tokens"
 		" WHERE expires_at < ?1 / 1000 LIMIT ?2)",
@@ -103,8 +116,8 @@ static int grant_get(struct store *st, sqlite3_stmt *s, const char *hash,
 
 	memset(out, 0, sizeof *out);
 	store_bind_text(s, 1, hash);
-	rc = sqlite3_step(s);
-	if (rc == SQLITE_ROW) {
+	rc = store_step(st, s, err);
+	if (rc == 1) {
 		out->found = true;
 		out->family_id = dup_column(s, 0);
 		out->project_id = dup_column(s, 1);
@@ -116,14 +129,9 @@ static int grant_get(struct store *st, sqlite3_stmt *s, const char *hash,
 		out->used = sqlite3_column_int(s, 7) != 0;
 		out->revoked = sqlite3_column_int(s, 8) != 0;
 		out->predates_deactivation = sqlite3_column_int(s, 9) != 0;
-		rc = 0;
-	} else if (rc == SQLITE_DONE) {
-		rc = 0;
-	} else {
-		rc = store_fail(st, err, "grant get");
 	}
-	sqlite3_reset(s);
-	return rc;
+	store_stmt_finish(s);
+	return rc < 0 ? -1 : 0;
 }
 
 /* Runs an UPDATE that marks a row used; 1 when it changed a row. */
@@ -133,35 +141,32 @@ static int mark_used(struct store *st, sqlite3_stmt *s, const char *hash, struct
 
 	store_bind_text(s, 1, hash);
 	sqlite3_bind_int64(s, 2, now_ms());
-	rc = store_step_done(st, s, err);
-	sqlite3_reset(s);
+	rc = store_step_write(st, s, NULL, 0, NULL, err);
 	return rc < 0 ? -1 : sqlite3_changes(st->db) == 1;
+}
+
+static int code_insert(struct store *st, void *arg, struct api_error *err)
+{
+	const struct new_code *c = arg;
+	sqlite3_stmt *s = STMT(st, T_CODE_INSERT);
+
+	store_bind_text(s, 1, c->hash);
+	store_bind_text(s, 2, c->family_id);
+	store_bind_text(s, 3, c->project_id);
+	store_bind_text(s, 4, c->client_id);
+	store_bind_text(s, 5, c->user_id);
+	store_bind_text(s, 6, c->redirect_uri);
+	store_bind_text(s, 7, c->code_challenge);
+	sqlite3_bind_int64(s, 8, now_ms());
+	sqlite3_bind_int64(s, 9, c->expires_at);
+	return store_step_write(st, s, NULL, 0, NULL, err);
 }
 
 void store_code_insert(struct store *st, const struct new_code *c, struct completion done)
 {
-	sqlite3_stmt *s = STMT(st, T_CODE_INSERT);
 	struct api_error err;
-	int rc = store_begin(st, &err);
 
-	if (rc == 0) {
-		store_bind_text(s, 1, c->hash);
-		store_bind_text(s, 2, c->family_id);
-		store_bind_text(s, 3, c->project_id);
-		store_bind_text(s, 4, c->client_id);
-		store_bind_text(s, 5, c->user_id);
-		store_bind_text(s, 6, c->redirect_uri);
-		store_bind_text(s, 7, c->code_challenge);
-		sqlite3_bind_int64(s, 8, now_ms());
-		sqlite3_bind_int64(s, 9, c->expires_at);
-		rc = store_step_done(st, s, &err);
-		store_stmt_finish(s);
-		if (rc == 0)
-			rc = store_commit(st, &err);
-		else
-			store_rollback(st);
-	}
-	complete(done, rc, &err);
+	complete(done, store_write_tx(st, code_insert, NULL, (void *)c, &err), &err);
 }
 
 void store_code_get(struct store *st, const char *hash, struct grant_record *out,
@@ -176,7 +181,6 @@ void store_code_get(struct store *st, const char *hash, struct grant_record *out
 static int refresh_insert(struct store *st, const struct new_refresh *r, struct api_error *err)
 {
 	sqlite3_stmt *s = STMT(st, T_REFRESH_INSERT);
-	int rc;
 
 	store_bind_text(s, 1, r->hash);
 	store_bind_text(s, 2, r->family_id);
@@ -187,47 +191,51 @@ static int refresh_insert(struct store *st, const struct new_refresh *r, struct 
 	sqlite3_bind_int64(s, 7, r->access_exp_s);
 	sqlite3_bind_int64(s, 8, now_ms());
 	sqlite3_bind_int64(s, 9, r->expires_at);
-	rc = store_step_done(st, s, err);
-	store_stmt_finish(s);
-	return rc;
+	return store_step_write(st, s, NULL, 0, NULL, err);
 }
 
 /* Marks the code or refresh token used, if it was not, and inserts its
  * successor, in one transaction: of simultaneous uses exactly one wins
  * (*won); the others change nothing. */
-static int use_once(struct store *st, sqlite3_stmt *use, const char *hash,
-                    const struct new_refresh *next, bool *won, struct api_error *err)
-{
-	int rc;
+/* A single use in progress (use_once). */
+struct single_use {
+	sqlite3_stmt *use;
+	const char *hash;
+	const struct new_refresh *next;
+	bool *won;
+};
 
-	*won = false;
-	if (store_begin(st, err) < 0)
-		return -1;
-	rc = mark_used(st, use, hash, err);
-	if (rc == 1)
-		rc = refresh_insert(st, next, err) < 0 ? -1 : 1;
-	if (rc <= 0) {
-		store_rollback(st);
-		return rc;
-	}
-	*won = true;
-	return store_commit(st, err);
+/* Marks the row used if nothing used it first, and stores its successor:
+ * of simultaneous uses exactly one wins; a loser changes nothing. */
+static int use_once(struct store *st, void *arg, struct api_error *err)
+{
+	struct single_use *u = arg;
+	int rc = mark_used(st, u->use, u->hash, err);
+
+	*u->won = rc == 1;
+	return rc == 1 ? refresh_insert(st, u->next, err) : rc;
 }
 
 void store_code_redeem(struct store *st, const char *hash, const struct new_refresh *next,
                        bool *won, struct completion done)
 {
+	struct single_use u = { STMT(st, T_CODE_USE), hash, next, won };
 	struct api_error err;
+	int rc = store_write_tx(st, use_once, NULL, &u, &err);
 
-	complete(done, use_once(st, STMT(st, T_CODE_USE), hash, next, won, &err), &err);
+	*won = *won && rc == 0;
+	complete(done, rc, &err);
 }
 
 void store_refresh_rotate(struct store *st, const char *hash, const struct new_refresh *next,
                           bool *won, struct completion done)
 {
+	struct single_use u = { STMT(st, T_REFRESH_USE), hash, next, won };
 	struct api_error err;
+	int rc = store_write_tx(st, use_once, NULL, &u, &err);
 
-	complete(done, use_once(st, STMT(st, T_REFRESH_USE), hash, next, won, &err), &err);
+	*won = *won && rc == 0;
+	complete(done, rc, &err);
 }
 
 void store_refresh_get(struct store *st, const char *hash, struct grant_record *out,
@@ -239,53 +247,48 @@ void store_refresh_get(struct store *st, const char *hash, struct grant_record *
 }
 
 
-static int family_revoke(struct store *st, const char *family_id, struct api_error *err)
+static int family_revoke(struct store *st, void *arg, struct api_error *err)
 {
+	const char *family_id = arg;
 	sqlite3_stmt *a = STMT(st, T_FAMILY_REVOKE_ACCESS), *r = STMT(st, T_FAMILY_REVOKE_REFRESH);
-	int rc;
 
 	store_bind_text(a, 1, family_id);
-	rc = store_step_done(st, a, err);
-	store_stmt_finish(a);
-	if (rc < 0)
+	if (store_step_write(st, a, NULL, 0, NULL, err) < 0)
 		return -1;
 	store_bind_text(r, 1, family_id);
 	sqlite3_bind_int64(r, 2, now_ms());
-	rc = store_step_done(st, r, err);
-	store_stmt_finish(r);
-	return rc;
+	return store_step_write(st, r, NULL, 0, NULL, err);
 }
 
 void store_family_revoke(struct store *st, const char *family_id, struct completion done)
 {
 	struct api_error err;
-	int rc = store_begin(st, &err);
 
-	if (rc == 0 && (rc = family_revoke(st, family_id, &err)) == 0)
-		rc = store_commit(st, &err);
-	else
-		store_rollback(st);
-	complete(done, rc, &err);
+	complete(done, store_write_tx(st, family_revoke, NULL, (void *)family_id, &err), &err);
+}
+
+struct access_revocation {
+	const char *jti;
+	long long exp_s;
+};
+
+static int access_revoke(struct store *st, void *arg, struct api_error *err)
+{
+	const struct access_revocation *r = arg;
+	sqlite3_stmt *s = STMT(st, T_ACCESS_REVOKE);
+
+	store_bind_text(s, 1, r->jti);
+	sqlite3_bind_int64(s, 2, r->exp_s);
+	return store_step_write(st, s, NULL, 0, NULL, err);
 }
 
 void store_access_revoke(struct store *st, const char *jti, long long exp_s,
                          struct completion done)
 {
-	sqlite3_stmt *s = STMT(st, T_ACCESS_REVOKE);
+	struct access_revocation r = { jti, exp_s };
 	struct api_error err;
-	int rc = store_begin(st, &err);
 
-	if (rc == 0) {
-		store_bind_text(s, 1, jti);
-		sqlite3_bind_int64(s, 2, exp_s);
-		rc = store_step_done(st, s, &err);
-		store_stmt_finish(s);
-		if (rc == 0)
-			rc = store_commit(st, &err);
-		else
-			store_rollback(st);
-	}
-	complete(done, rc, &err);
+	complete(done, store_write_tx(st, access_revoke, NULL, &r, &err), &err);
 }
 
 int store_purge_expired(struct store *st, int batch, int64_t grace_ms, struct api_error *err)
@@ -300,8 +303,7 @@ int store_purge_expired(struct store *st, int batch, int64_t grace_ms, struct ap
 		/* an expired access token needs no revocation entry: no grace */
 		sqlite3_bind_int64(s, 1, which[i] == T_PURGE_REVOKED ? now : now - grace_ms);
 		sqlite3_bind_int(s, 2, batch);
-		rc = store_step_done(st, s, err);
-		sqlite3_reset(s);
+		rc = store_step_write(st, s, NULL, 0, NULL, err);
 		if (rc < 0)
 			return -1;
 		total += sqlite3_changes(st->db);
@@ -309,3 +311,29 @@ int store_purge_expired(struct store *st, int batch, int64_t grace_ms, struct ap
 	return total;
 }
 
+/* ---- what a bearer check reads ---- */
+
+void store_token_holders_ok(struct store *st, const char *project_id, const char *client_id,
+                            const char *user_id, long long iat_s, bool *ok,
+                            struct completion done)
+{
+	sqlite3_stmt *s = STMT(st, T_HOLDERS);
+	struct api_error err;
+	int rc;
+
+	sqlite3_bind_int64(s, 4, iat_s);
+	rc = store_exists(st, s, client_id, project_id, user_id, &err);
+	*ok = rc == 1;
+	complete(done, rc, &err);
+}
+
+void store_token_is_revoked(struct store *st, const char *jti, bool *revoked,
+                            struct store_stamp *stamp, struct completion done)
+{
+	struct api_error err;
+	int rc = store_exists(st, STMT(st, T_REVOKED), jti, NULL, NULL, &err);
+
+	*revoked = rc == 1;
+	*stamp = store_stamp(st);
+	complete(done, rc, &err);
+}

@@ -298,15 +298,12 @@ static int move_keys(struct store *st, void *arg, struct api_error *err)
 {
 	sqlite3_stmt *copy = stmt(st, SL_SUFFIX_MOVE_COPY), *del = stmt(st, SL_SUFFIX_MOVE_DELETE);
 
-	int rc;
-
 	(void)arg;
-	rc = store_step_done(st, copy, err);
-	store_stmt_finish(copy);
-	if (rc == 0)
-		rc = store_step_done(st, del, err);
-	store_stmt_finish(del);
-	return rc;
+	if (store_step_write(st, copy, NULL, 0, NULL, err) < 0) {
+		store_stmt_finish(del);   /* the bound is bound to both */
+		return -1;
+	}
+	return store_step_write(st, del, NULL, 0, NULL, err);
 }
 
 int store_user_suffixes_move(struct store *st, int max_keys, struct api_error *err)

@@ -17,6 +17,7 @@
 #include "crypto.h"
 #include "jwt.h"
 #include "server.h"
+#include "store_projects.h"
 #include "store.h"
 #include "store_tokens.h"
 #include "util.h"

@@ -16,6 +16,7 @@
 #include "grants.h"
 #include "jwt.h"
 #include "server.h"
+#include "store_projects.h"
 #include "store.h"
 #include "store_tokens.h"
 #include "util.h"

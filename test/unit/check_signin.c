@@ -19,6 +19,7 @@
 #include "passwords.h"
 #include "server.h"
 #include "signin.h"
+#include "store_projects.h"
 #include "store.h"
 #include "store_clients.h"
 #include "store_tokens.h"

@@ -18,6 +18,7 @@
 #include "crypto.h"
 #include "json_util.h"
 #include "listing.h"
+#include "store_projects.h"
 #include "store.h"
 #include "store_clients.h"
 #include "util.h"

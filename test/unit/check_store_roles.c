@@ -16,6 +16,7 @@
 #include "check_suite.h"
 #include "json_util.h"
 #include "listing.h"
+#include "store_projects.h"
 #include "store.h"
 #include "store_roles.h"
 

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "check_suite.h"
+#include "store_projects.h"
 #include "store.h"
 #include "store_tokens.h"
 #include "util.h"

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "check_suite.h"
+#include "store_projects.h"
 #include "store_users.h"
 #include "util.h"
 

@@ -1,0 +1,37 @@
+#ifndef EDGEAUTH_STORE_PROJECTS_H
+#define EDGEAUTH_STORE_PROJECTS_H
+/* Projects in the store (CONTRACT.md §1-§2): what the CLI's project commands
+ * and the router's project check use. */
+#include <stdbool.h>
+#include <jansson.h>
+
+#include "error.h"
+#include "flow.h"
+#include "store.h"
+
+/* Credentials of a new project's admin client; strings owned, release with
+ * store_new_project_release (which wipes the secret). */
+struct new_project {
+	char *project_id;
+	char *client_id;
+	char *client_secret;
+};
+/* Creates an active project with the four default resources (CONTRACT.md §2)
+ * and an active admin client holding all twelve named permissions. */
+int store_project_create(struct store *st, const char *name, struct new_project *out,
+                         struct api_error *err);
+void store_new_project_release(struct new_project *np);
+/* Whether the project exists, and is active. */
+struct project_state {
+	bool found;
+	bool is_active;
+};
+void store_project_get(struct store *st, const char *id, struct project_state *out,
+                       struct completion done);
+/* JSON array of {id, name, is_active, created_at, updated_at}, oldest first. */
+json_t *store_project_list(struct store *st, struct api_error *err);
+long store_project_count(struct store *st, struct api_error *err);
+/* 1 changed, 0 no such project, -1 error. */
+int store_project_set_active(struct store *st, const char *id, bool active, struct api_error *err);
+
+#endif

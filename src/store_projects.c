@@ -1,0 +1,167 @@
+/*
+ * Projects: create (with the four default resources and the admin client,
+ * through their areas' inserts), look-up, list and (de)activation. The CLI's
+ * project commands and the router's project check read them.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "crypto.h"
+#include "store_projects.h"
+#include "store_clients.h"
+#include "store_resources.h"
+#include "util.h"
+
+enum {
+	SP_INSERT,
+	SP_GET,
+	SP_LIST,
+	SP_COUNT,
+	SP_SET_ACTIVE,
+	SP__COUNT
+};
+
+static const char *const sql[SP__COUNT] = {
+	[SP_INSERT] =
+		"INSERT INTO projects (id, name, is_active, created_at, updated_at)"
+		" VALUES (?1, ?2, 1, ?3, ?3)",
+	[SP_GET] = "SELECT is_active FROM projects WHERE id = ?1",
+	[SP_LIST] =
+		"SELECT id, name, is_active, created_at, updated_at FROM projects"
+		" ORDER BY created_at, id",
+	[SP_COUNT] = "SELECT count(*) FROM projects",
+	[SP_SET_ACTIVE] = "UPDATE projects SET is_active = ?2, updated_at = ?3 WHERE id = ?1",
+};
+
+const struct stmt_set store_projects_sql = { SP__COUNT, sql, NULL };
+
+static sqlite3_stmt *stmt(struct store *st, int which)
+{
+	return st->projects.stmt[which];
+}
+
+int store_project_create(struct store *st, const char *name, struct new_project *out,
+                         struct api_error *err)
+{
+	static const struct client_fields admin = {
+		.name = "admin", .description = "The project's admin client", .redirect_uris = "[]",
+	};
+	int64_t now = now_ms();
+	char hash[SECRET_HASH_LEN + 1];
+	sqlite3_stmt *s;
+
+	memset(out, 0, sizeof *out);
+	out->project_id = crypto_new_id();
+	out->client_id = crypto_new_id();
+	out->client_secret = crypto_new_secret();
+	crypto_hash_secret(out->client_secret, strlen(out->client_secret), hash);
+
+	if (store_begin(st, err) < 0)
+		goto fail;
+	s = stmt(st, SP_INSERT);
+	store_bind_text(s, 1, out->project_id);
+	store_bind_text(s, 2, name);
+	sqlite3_bind_int64(s, 3, now);
+	if (store_step_write(st, s, NULL, 0, NULL, err) < 0)
+		goto fail_tx;
+
+	if (store_client_insert(st, out->project_id, out->client_id, &admin, hash, now, err) < 0)
+		goto fail_tx;
+	if (store_resource_insert_defaults(st, out->project_id, now, err) < 0 ||
+	    /* the admin client holds every permission of the new project */
+	    store_client_grant_all(st, out->client_id, err) < 0)
+		goto fail_tx;
+	if (store_commit(st, err) < 0)
+		goto fail;
+	return 0;
+fail_tx:
+	store_rollback(st);
+fail:
+	store_new_project_release(out);
+	return -1;
+}
+
+void store_new_project_release(struct new_project *np)
+{
+	free(np->project_id);
+	free(np->client_id);
+	crypto_wipe_free(np->client_secret);
+	memset(np, 0, sizeof *np);
+}
+
+/* 1 found (and *is_active set), 0 not found, -1 error. */
+static int project_read(struct store *st, const char *id, bool *is_active, struct api_error *err)
+{
+	sqlite3_stmt *s = stmt(st, SP_GET);
+	int rc;
+
+	store_bind_text(s, 1, id);
+	rc = store_step(st, s, err);
+	if (rc == 1)
+		*is_active = sqlite3_column_int(s, 0) != 0;
+	store_stmt_finish(s);
+	return rc;
+}
+
+void store_project_get(struct store *st, const char *id, struct project_state *out,
+                       struct completion done)
+{
+	struct api_error err;
+	int rc;
+
+	out->is_active = false;
+	rc = project_read(st, id, &out->is_active, &err);
+
+	out->found = rc == 1;
+	complete(done, rc, &err);
+}
+
+json_t *store_project_list(struct store *st, struct api_error *err)
+{
+	sqlite3_stmt *s = stmt(st, SP_LIST);
+	json_t *list = json_array();
+	int rc;
+
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		char created[TIMESTAMP_LEN], updated[TIMESTAMP_LEN];
+		format_timestamp(sqlite3_column_int64(s, 3), created);
+		format_timestamp(sqlite3_column_int64(s, 4), updated);
+		json_array_append_new(list, json_pack("{s:s, s:s, s:b, s:s, s:s}",
+			"id", store_column_text(s, 0), "name", store_column_text(s, 1),
+			"is_active", sqlite3_column_int(s, 2), "created_at", created,
+			"updated_at", updated));
+	}
+	store_stmt_finish(s);
+	if (rc != SQLITE_DONE) {
+		json_decref(list);
+		store_fail(st, err, "project list");
+		return NULL;
+	}
+	return list;
+}
+
+long store_project_count(struct store *st, struct api_error *err)
+{
+	sqlite3_stmt *s = stmt(st, SP_COUNT);
+	long n = -1;
+
+	if (store_step(st, s, err) == 1)
+		n = (long)sqlite3_column_int64(s, 0);
+	store_stmt_finish(s);
+	return n;
+}
+
+int store_project_set_active(struct store *st, const char *id, bool active, struct api_error *err)
+{
+	sqlite3_stmt *s = stmt(st, SP_SET_ACTIVE);
+	int rc;
+
+	store_bind_text(s, 1, id);
+	sqlite3_bind_int(s, 2, active);
+	sqlite3_bind_int64(s, 3, now_ms());
+	rc = store_step_write(st, s, NULL, 0, NULL, err);
+	if (rc < 0)
+		return -1;
+	return sqlite3_changes(st->db) > 0;
+}
+
