@@ -8,6 +8,5 @@
 extern flow_step *const authorize_get_steps[];
 extern flow_step *const authorize_post_steps[];
 /* POST /api/v1/projects/{project_id}/users/external/{external_user_id}/authorization-codes */
-extern flow_step *const byou_code_steps[];
 
 #endif

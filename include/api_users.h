@@ -1,7 +1,8 @@
 #ifndef EDGEAUTH_API_USERS_H
 #define EDGEAUTH_API_USERS_H
 /* The users endpoints of SPEC.md, under /api/v1/projects/{project_id}/users,
- * and PUT /api/v1/users/current (the user of the bearer token), as steps. */
+ * PUT /api/v1/users/current (the user of the bearer token), and the codes
+ * a project's backend asks for its BYOU users, as steps. */
 #include <jansson.h>
 
 #include "error.h"
@@ -14,6 +15,8 @@ extern flow_step *const users_update_steps[];
 extern flow_step *const users_update_current_steps[];
 extern flow_step *const users_list_steps[];
 extern flow_step *const users_get_external_steps[];
+/* POST .../users/external/{external_user_id}/authorization-codes (BYOU). */
+extern flow_step *const byou_code_steps[];
 
 /* Which body users_read_body reads: POST .../users, PUT .../users/{id}, or
  * PUT /api/v1/users/current. */

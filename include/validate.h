@@ -35,4 +35,8 @@ int parse_bool(const char *s, bool *out);
  * leading '+'). Returns 0 and sets *out, or -1. */
 int parse_long_range(const char *s, long min, long max, long *out);
 
+/* A PKCE code_challenge (RFC 7636 §4.2): 43 to 128 characters of
+ * [A-Za-z0-9-._~]. */
+bool validate_code_challenge(const char *c);
+
 #endif

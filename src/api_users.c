@@ -18,6 +18,10 @@
 #include "passwords.h"
 #include "request.h"
 #include "store_users.h"
+#include "config.h"
+#include "store_grants.h"
+#include "store_clients.h"
+#include "signin.h"
 #include "util.h"
 #include "validate.h"
 
@@ -332,3 +336,128 @@ static enum step_result external_reply(struct flow *f)
 }
 
 flow_step *const users_get_external_steps[] = { external_get, external_reply, NULL };
+
+/* ---- BYOU codes ---- */
+
+/* POST .../users/external/{external_user_id}/authorization-codes: the
+ * project's backend vouches for a BYOU user (CONTRACT.md §6). Checks: the
+ * body (invalid_params), user_not_found, client_not_found, the states that
+ * need the records (invalid_params), then insufficient_permission: the code
+ * yields a token with the user's role's permissions, so the caller must
+ * carry those of them that are default-resource ones (CONTRACT.md §3, no
+ * escalation). Each step judges what the one before it read, then starts
+ * the next read. */
+enum byou_field { BYOU_CLIENT_ID, BYOU_REDIRECT_URI, BYOU_CHALLENGE, BYOU_METHOD, BYOU__N };
+
+struct byou_code {
+	struct str_field f[BYOU__N];
+	struct signin_user user;
+	struct client_auth client;
+	bool registered;
+	struct code_mint mint;
+	char *code;
+};
+
+static void byou_code_release(void *state)
+{
+	struct byou_code *b = state;
+
+	signin_user_release(&b->user);
+	code_mint_release(&b->mint);
+	crypto_wipe_free(b->code);
+}
+
+static enum step_result byou_read(struct flow *f)
+{
+	static const struct str_rule rules[BYOU__N] = {
+		[BYOU_CLIENT_ID] = { .key = "client_id", .required = true, .max_chars = ID_MAX_CHARS },
+		[BYOU_REDIRECT_URI] = { .key = "redirect_uri", .required = true, .check = CHECK_URL },
+		[BYOU_CHALLENGE] = { .key = "code_challenge", .required = true, .max_chars = 128 },
+		[BYOU_METHOD] = { .key = "code_challenge_method", .required = true, .max_chars = 16 },
+	};
+	struct request_ctx *ctx = request_of(f);
+	struct byou_code *b = request_state(ctx, sizeof *b, byou_code_release);
+	struct api_error err;
+
+	for (size_t i = 0; i < BYOU__N; i++)
+		if (json_read_string(ctx->body, &rules[i], &b->f[i], &err) < 0)
+			return flow_error(f, &err);
+	if (!validate_code_challenge(b->f[BYOU_CHALLENGE].value))
+		return flow_fail(f, E_INVALID_PARAMS, "code_challenge must be 43 to 128 characters of"
+		                 " [A-Za-z0-9-._~].");
+	if (strcmp(b->f[BYOU_METHOD].value, "S256") != 0)
+		return flow_fail(f, E_INVALID_PARAMS, "code_challenge_method must be S256.");
+	return STEP_NEXT;
+}
+
+static enum step_result byou_user_get(struct flow *f)
+{
+	struct request_ctx *ctx = request_of(f);
+	struct byou_code *b = ctx->state;
+
+	store_byou_user(ctx->srv->store, request_param(ctx, "project_id"),
+	                request_param(ctx, "external_user_id"), &b->user, flow_completion(f));
+	return STEP_WAIT;
+}
+
+static enum step_result byou_client_get(struct flow *f)
+{
+	struct request_ctx *ctx = request_of(f);
+	struct byou_code *b = ctx->state;
+
+	if (!b->user.found)
+		return flow_fail(f, E_USER_NOT_FOUND, "No user of this project has that external ID.");
+	store_client_lookup(ctx->srv->store, b->f[BYOU_CLIENT_ID].value, &b->client,
+	                    flow_completion(f));
+	return STEP_WAIT;
+}
+
+static enum step_result byou_redirect_get(struct flow *f)
+{
+	struct request_ctx *ctx = request_of(f);
+	struct byou_code *b = ctx->state;
+
+	if (!b->client.found || strcmp(b->client.project_id, request_param(ctx, "project_id")) != 0)
+		return flow_fail(f, E_CLIENT_NOT_FOUND, "The client does not exist in this project.");
+	if (!b->user.is_active || !b->client.is_active)
+		return flow_fail(f, E_INVALID_PARAMS, "The user or the client is not active.");
+	store_client_redirect_registered(ctx->srv->store, b->f[BYOU_CLIENT_ID].value,
+	                                 b->f[BYOU_REDIRECT_URI].value, &b->registered,
+	                                 flow_completion(f));
+	return STEP_WAIT;
+}
+
+/* The redirect URI, then no escalation (store_grants.h), then the code. */
+static enum step_result byou_mint(struct flow *f)
+{
+	struct request_ctx *ctx = request_of(f);
+	struct byou_code *b = ctx->state;
+	const struct code_request req = {
+		.project_id = request_param(ctx, "project_id"), .client_id = b->f[BYOU_CLIENT_ID].value,
+		.user_id = b->user.user_id, .redirect_uri = b->f[BYOU_REDIRECT_URI].value,
+		.code_challenge = b->f[BYOU_CHALLENGE].value,
+	};
+	struct api_error err;
+
+	if (!b->registered)
+		return flow_fail(f, E_INVALID_PARAMS, "redirect_uri is not registered on the client.");
+	if (store_grant_check_holder(ctx->srv->store, ctx->principal.scope, GRANT_HOLDER_USER,
+	                             b->user.user_id, &err) < 0)
+		return flow_error(f, &err);
+	signin_code_mint(&b->mint, ctx->srv, &req, &b->code, flow_completion(f));
+	return STEP_WAIT;
+}
+
+static enum step_result byou_answer(struct flow *f)
+{
+	struct request_ctx *ctx = request_of(f);
+	const struct byou_code *b = ctx->state;
+
+	http_reply_json(ctx, 201, json_pack("{s:s, s:I}", "code", b->code,
+	                "expires_in", (json_int_t)ctx->srv->cfg->code_ttl_s));
+	return STEP_DONE;
+}
+
+flow_step *const byou_code_steps[] = {
+	byou_read, byou_user_get, byou_client_get, byou_redirect_get, byou_mint, byou_answer, NULL,
+};

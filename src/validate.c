@@ -312,3 +312,12 @@ int parse_long_range(const char *s, long min, long max, long *out)
 	*out = v;
 	return 0;
 }
+
+bool validate_code_challenge(const char *c)
+{
+	size_t n = strlen(c);
+
+	if (n < 43 || n > 128)
+		return false;
+	return strspn(c, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~") == n;
+}

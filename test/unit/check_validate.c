@@ -393,6 +393,35 @@ START_TEST(test_long_range_limits)
 }
 END_TEST
 
+/* RFC 7636 §4.2: 43..128 characters of the unreserved set. */
+static const struct {
+	const char *c;
+	bool ok;
+} challenge_cases[] = {
+	{ "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM", true },
+	{ "abcdefghijklmnopqrstuvwxyz0123456789-._~ABCD", true },
+	{ "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-c", false },   /* 42 */
+	{ "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-c+", false },  /* not unreserved */
+	{ "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-c=", false },
+	{ "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-c ", false },
+	{ "", false },
+};
+
+START_TEST(test_code_challenge)
+{
+	char long_ok[129], too_long[130];
+
+	ck_assert_msg(validate_code_challenge(challenge_cases[_i].c) == challenge_cases[_i].ok,
+	              "\"%s\"", challenge_cases[_i].c);
+	memset(long_ok, 'a', 128);
+	long_ok[128] = '\0';
+	memset(too_long, 'a', 129);
+	too_long[129] = '\0';
+	ck_assert(validate_code_challenge(long_ok));
+	ck_assert(!validate_code_challenge(too_long));
+}
+END_TEST
+
 static Suite *validate_suite(void)
 {
 	Suite *s = suite_create("validate");
@@ -423,6 +452,7 @@ static Suite *validate_suite(void)
 	tcase_add_loop_test(tc, test_bool, 0, N_ELEMS(bool_cases));
 	tcase_add_loop_test(tc, test_long_range, 0, N_ELEMS(long_cases));
 	tcase_add_test(tc, test_long_range_limits);
+	tcase_add_loop_test(tc, test_code_challenge, 0, N_ELEMS(challenge_cases));
 	suite_add_tcase(s, tc);
 	return s;
 }
