@@ -54,9 +54,6 @@ enum step_result {
 	STEP_WAIT,
 	STEP_DONE,
 	STEP_FAIL,
-	/* The work was handed on and must not be touched again by the runner
-	 * (a request handler that answers by itself). */
-	STEP_DETACHED,
 };
 
 struct flow;

@@ -3,7 +3,7 @@
 /*
  * The route table: each endpoint's method, path pattern, authentication,
  * required permission and body type as data. The router enforces all of it,
- * in CONTRACT.md §3's order, before any handler runs.
+ * in CONTRACT.md §3's order, before the route's own steps run.
  */
 #include "http.h"
 
@@ -12,10 +12,6 @@ enum route_body { BODY_NONE, BODY_JSON, BODY_FORM };
 /* CORS_PUBLIC: token, revocation, discovery and JWKS endpoints, any origin
  * (CONTRACT.md §5). CORS_CONFIGURED: the origins of [server] cors_origins. */
 enum route_cors { CORS_CONFIGURED, CORS_PUBLIC };
-
-/* A handler that answers by itself (http_reply_*), now or later; routes
- * move to steps. */
-typedef void route_handler(struct request_ctx *ctx);
 
 struct route {
 	enum evhttp_cmd_type method;
@@ -26,7 +22,6 @@ struct route {
 	enum route_cors cors;
 	bool no_store;               /* every answer: Cache-Control: no-store (RFC 6749 §5.1) */
 	flow_step *const *steps;     /* the route's steps, NULL-terminated */
-	route_handler *handler;      /* or a handler */
 };
 
 /* The table itself, *count routes (check_router tests its invariants). */

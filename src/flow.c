@@ -74,8 +74,6 @@ static void run(struct flow *f)
 			}
 			advance(f);
 			continue;
-		case STEP_DETACHED:   /* f may be gone already */
-			return;
 		case STEP_DONE:
 		case STEP_FAIL:
 			finish(f, r);

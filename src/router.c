@@ -1,5 +1,5 @@
 /*
- * The route table and the checks every request passes before its handler,
+ * The route table and the checks every request passes before its route's steps,
  * in CONTRACT.md §3's order: invalid_authorization_token -> project_not_found
  * -> insufficient_permission -> invalid_params (query, content type, body).
  */
@@ -263,15 +263,10 @@ static enum step_result step_input(struct flow *f)
 	return STEP_NEXT;
 }
 
-/* Then the route's own steps, or its handler, which answers by itself. */
+/* Then the route's own steps. */
 static enum step_result step_route(struct flow *f)
 {
-	struct request_ctx *ctx = request_of(f);
-	if (ctx->route->steps)
-		return flow_branch(f, ctx->route->steps);
-	f->running = false;   /* its answers are sent at once */
-	ctx->route->handler(ctx);
-	return STEP_DETACHED;
+	return flow_branch(f, request_of(f)->route->steps);
 }
 
 static flow_step *const shared_steps[] = {
