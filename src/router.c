@@ -30,7 +30,7 @@
 static const struct route routes[] = {
 	{ .method = EVHTTP_REQ_GET, .path = "/healthz", .handler = health_get },
 	{ .method = EVHTTP_REQ_GET, .path = "/.well-known/jwks.json",
-	  .cors = CORS_PUBLIC, .handler = jwks_get },
+	  .cors = CORS_PUBLIC, .steps = jwks_steps },
 	{ .method = EVHTTP_REQ_GET, .path = "/.well-known/oauth-authorization-server",
 	  .cors = CORS_PUBLIC, .handler = metadata_get },
 	{ .method = EVHTTP_REQ_POST, .path = "/api/v1/tokens", .body = BODY_FORM,

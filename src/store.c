@@ -357,13 +357,15 @@ struct store *store_open(const char *path, bool synchronous_full, char *errbuf, 
 	st->clients = store_clients_sql;
 	st->tokens = store_tokens_sql;
 	st->grants = store_grants_sql;
+	st->keys = store_keys_sql;
 	if (store_prepare_set(st, &st->core, errbuf, errlen) < 0 ||
 	    store_prepare_set(st, &st->resources, errbuf, errlen) < 0 ||
 	    store_prepare_set(st, &st->roles, errbuf, errlen) < 0 ||
 	    store_prepare_set(st, &st->users, errbuf, errlen) < 0 ||
 	    store_prepare_set(st, &st->clients, errbuf, errlen) < 0 ||
 	    store_prepare_set(st, &st->tokens, errbuf, errlen) < 0 ||
-	    store_prepare_set(st, &st->grants, errbuf, errlen) < 0)
+	    store_prepare_set(st, &st->grants, errbuf, errlen) < 0 ||
+	    store_prepare_set(st, &st->keys, errbuf, errlen) < 0)
 		goto fail;
 	return st;
 fail:
@@ -382,6 +384,7 @@ void store_close(struct store *st)
 	finalize_set(&st->clients);
 	finalize_set(&st->tokens);
 	finalize_set(&st->grants);
+	finalize_set(&st->keys);
 	derived_cache_free(st->scopes);
 	derived_cache_free(st->role_permissions);
 	if (st->db)
