@@ -58,12 +58,12 @@ static int kek_load(const char *path, unsigned char kek[KEYRING_KEK_BYTES], char
 		if (r == 1)
 			snprintf(errbuf, errlen, "%s %s exists but cannot be opened", KEK_FILE, path);
 	}
-	if (r == 0 && buf) {
-		if (len == KEYRING_KEK_BYTES)
-			memcpy(kek, buf, KEYRING_KEK_BYTES);
-		else
-			r = -1, snprintf(errbuf, errlen, "%s %s must hold %d bytes, not %zu", KEK_FILE,
-			                 path, KEYRING_KEK_BYTES, len);
+	if (r == 0 && buf && len != KEYRING_KEK_BYTES) {
+		snprintf(errbuf, errlen, "%s %s must hold %d bytes, not %zu", KEK_FILE, path,
+		         KEYRING_KEK_BYTES, len);
+		r = -1;
+	} else if (r == 0 && buf) {
+		memcpy(kek, buf, KEYRING_KEK_BYTES);
 	}
 	secret_file_free(buf, KEYRING_KEK_BYTES);
 	return r == 0 ? 0 : -1;
@@ -365,12 +365,15 @@ static int store_fill(struct keyring *r, struct store *st, char *errbuf, size_t 
 	}
 	if (all.count > 0)
 		file_key_check(r->cfg, &all);
-	if (rows_missing(r, &all, now, rows, &n, errbuf, errlen) < 0)
+	if (rows_missing(r, &all, now, rows, &n, errbuf, errlen) < 0) {
 		rc = -1;
-	else if (n > 0 && store_keys_add(st, rows, n, true, keyring_lifetime_ms(r->cfg), &err) < 0)
-		rc = -1, snprintf(errbuf, errlen, "%s", err.description);
-	if (rc == 0)
+	} else {
+		if (n > 0 && store_keys_add(st, rows, n, true, keyring_lifetime_ms(r->cfg), &err) < 0) {
+			snprintf(errbuf, errlen, "%s", err.description);
+			rc = -1;
+		}
 		rows_free(rows, n);
+	}
 	key_rows_release(&all);
 	return rc;
 }

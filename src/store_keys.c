@@ -87,9 +87,9 @@ static void row_read(sqlite3_stmt *s, struct key_rows *out)
 	k->activates_at = sqlite3_column_int64(s, 4);
 	k->publish_until = sqlite3_column_type(s, 5) == SQLITE_NULL ? KEY_NO_BOUND
 	                 : sqlite3_column_int64(s, 5);
-	k->retired_at = sqlite3_column_type(s, 6) == SQLITE_NULL ? 0 : sqlite3_column_int64(s, 6);
-	if (k->retired_at == 0 && sqlite3_column_type(s, 6) != SQLITE_NULL)
-		k->retired_at = 1;   /* retired at the epoch is retired all the same */
+	/* 0 means "not retired": a retirement stored as 0 (or before) is one all the same */
+	if (sqlite3_column_type(s, 6) != SQLITE_NULL)
+		k->retired_at = sqlite3_column_int64(s, 6) > 0 ? sqlite3_column_int64(s, 6) : 1;
 }
 
 /* Every row of s (bound already) into *out. 0, or -1 with err. */

@@ -169,6 +169,34 @@ START_TEST(test_retired_key_cached)
 }
 END_TEST
 
+/* Another process rotated and signs with a key this ring has not read (no
+ * request of ours read the store since): the token's unknown kid has the
+ * ring read again, once, and the token passes. A kid the store does not
+ * have either still fails. */
+START_TEST(test_unknown_kid_reads_keys)
+{
+	struct server other = fx.srv;
+	enum jwt_alg alg = JWT_ES256;
+	struct key_row added;
+	struct api_error err;
+
+	fx.cfg.key_activation_delay_s = 0;
+	other.keys = check_keyring(&fx.cfg, fx.srv.store, fx.dir);
+	ck_assert_int_eq(keyring_rotate(other.keys, fx.srv.store, &alg, 1, &added, &err), 0);
+	keyring_free(other.keys);
+	other.keys = check_keyring(&fx.cfg, fx.srv.store, fx.dir);
+	access_token_release(&fx.at);
+	ck_assert_int_eq(access_token_issue(&other, fx.p.project_id, fx.p.client_id, NULL,
+	                                    "users:read", &fx.at, &err), 0);
+	keyring_free(other.keys);
+	snprintf(fx.header, sizeof fx.header, "Bearer %s", fx.at.token);
+	ck_assert_ptr_null(keyring_find(fx.srv.keys, added.kid));
+	ck_assert_ptr_null(check(fx.header));
+	ck_assert_str_eq(fx.who.kid, added.kid);
+	ck_assert_ptr_nonnull(keyring_find(fx.srv.keys, added.kid));
+}
+END_TEST
+
 START_TEST(test_expired)
 {
 	fx.cfg.access_ttl_s = -1;
@@ -261,6 +289,7 @@ int main(void)
 	tcase_add_test(tc, test_accepted);
 	tcase_add_test(tc, test_header_forms);
 	tcase_add_test(tc, test_retired_key_cached);
+	tcase_add_test(tc, test_unknown_kid_reads_keys);
 	tcase_add_test(tc, test_expired);
 	tcase_add_test(tc, test_holders_read_again_after_any_commit);
 	tcase_add_test(tc, test_revoked_after_cached);
