@@ -219,7 +219,8 @@ json_t *keyring_jwks(const struct keyring *r)
 	json_t *keys = json_array();
 	int64_t now = now_ms();
 
-	/* the rows are in activation order, as the store reads them */
+	/* the rows are in activation order (ES256 before RS256 at the same time), as
+	 * the store reads them */
 	for (size_t i = 0; i < r->count; i++)
 		if (key_schedule_published(&r->rows[i], now))
 			json_array_append_new(keys, jwt_key_jwk(r->keys[i]));

@@ -28,8 +28,8 @@ static const char *const sql[K__COUNT] = {
 	[K_PUBLISHED] =
 		"SELECT " KEY_COLUMNS " FROM signing_keys WHERE retired_at IS NULL"
 		" AND (publish_until IS NULL OR publish_until > ?1)"
-		" ORDER BY activates_at, created_at, kid",
-	[K_ALL] = "SELECT " KEY_COLUMNS " FROM signing_keys ORDER BY created_at, kid",
+		" ORDER BY activates_at, created_at, alg, kid",
+	[K_ALL] = "SELECT " KEY_COLUMNS " FROM signing_keys ORDER BY created_at, alg, kid",
 	[K_OF_ALG] = "SELECT " KEY_COLUMNS " FROM signing_keys WHERE alg = ?1",
 	[K_INSERT] =
 		"INSERT INTO signing_keys (kid, alg, private_key, created_at, activates_at)"
