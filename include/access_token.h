@@ -11,8 +11,9 @@ struct access_token {
 	long long exp;   /* seconds since the epoch */
 };
 
-/* Issues an access token for the holder: sub is user_id, or client_id when
- * user_id is NULL. scope is space-separated named permissions. -1 with err
+/* Issues an access token for the holder, signed ES256 by the key ring's
+ * signer (refreshed in this request: keyring_refresh): sub is user_id, or
+ * client_id when user_id is NULL. scope is space-separated named permissions. -1 with err
  * (system_error) when signing fails; out is then still to be released. */
 int access_token_issue(struct server *srv, const char *project_id, const char *client_id,
                        const char *user_id, const char *scope, struct access_token *out,

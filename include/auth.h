@@ -8,6 +8,7 @@
 
 #include "error.h"
 #include "flow.h"
+#include "keyring.h"
 #include "server.h"
 #include "store_cache.h"
 
@@ -19,6 +20,7 @@ struct principal {
 	char *user_id;       /* NULL for a client_credentials token */
 	char *jti;
 	char *scope;         /* space-separated named permissions */
+	char *kid;           /* of the key that signed it */
 	long long iat;
 	long long exp;
 };
@@ -32,14 +34,19 @@ struct bearer_check {
 	struct completion done;
 	bool revoked;
 	bool holders_ok;
+	bool kid_unknown;     /* the signature check found no key of the token's kid */
+	bool keys_forced;     /* ... and the ring was read again for it */
 	struct store_stamp stamp;
+	struct keyring_refresh keys;
 };
 
 /* The token of an Authorization header value "Bearer <token>" (RFC 6750
  * §2.1: the scheme is case-insensitive, one or more spaces follow), or NULL
  * when it is none. Points into header. */
 const char *auth_bearer_token(const char *header);
-/* Checks the Authorization header value (may be NULL) and fills *out. Fails
+/* Checks the Authorization header value (may be NULL) and fills *out: a
+ * token of a retired key, or one whose key's publication is over, fails
+ * at once, even when its signature was checked before. Fails
  * with invalid_authorization_token (err->token_was_sent set when a token was
  * given) or system_error; *out is then empty. */
 void auth_bearer(struct bearer_check *c, struct server *srv, const char *header,

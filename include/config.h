@@ -27,6 +27,8 @@ struct config {
 	int purge_interval_s;     /* how often expired codes and tokens are deleted */
 	long purge_grace_s;       /* how long after expiry they are kept */
 	char *signing_key;
+	char *key_encryption_key_file;   /* seals the signing keys in the store */
+	long key_activation_delay_s;     /* a rotated key signs this long after it is published */
 	/* [passwords] */
 	uint32_t argon2_memory_kib;
 	uint32_t argon2_iterations;

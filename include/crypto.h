@@ -24,6 +24,21 @@ int crypto_equal(const char *a, const char *b);
 /* RFC 7636 §4.6: BASE64URL(SHA256(ASCII(verifier))) == challenge. The verifier
  * must be 43..128 chars of [A-Za-z0-9-._~]. Returns 1 on match, 0 otherwise. */
 int crypto_pkce_s256_verify(const char *verifier, const char *challenge);
+/* AES-256-GCM under a 32-byte key, with associated data that must be the
+ * same to open (the kid of a sealed signing key, so that a sealed value
+ * cannot be moved to another row). Sealed form: nonce (12 random bytes) |
+ * ciphertext | tag (16 bytes). */
+#define CRYPTO_AEAD_KEY_BYTES 32
+#define CRYPTO_AEAD_OVERHEAD (12 + 16)
+/* Seals pt[0..len) into a new buffer of len + CRYPTO_AEAD_OVERHEAD bytes
+ * (*out_len); caller frees. Aborts if OpenSSL cannot encrypt. */
+unsigned char *crypto_seal(const unsigned char key[CRYPTO_AEAD_KEY_BYTES], const char *aad,
+                           const unsigned char *pt, size_t len, size_t *out_len);
+/* Opens sealed[0..len): a new buffer (*out_len bytes; caller wipes with
+ * OPENSSL_cleanse and frees) or NULL when the key, the associated data or
+ * any byte is wrong. */
+unsigned char *crypto_open(const unsigned char key[CRYPTO_AEAD_KEY_BYTES], const char *aad,
+                           const unsigned char *sealed, size_t len, size_t *out_len);
 /* Wipes and frees a NUL-terminated secret; NULL is a no-op. */
 void crypto_wipe_free(char *s);
 

@@ -20,6 +20,7 @@
 #include "store_clients.h"
 #include "store_tokens.h"
 #include "access_token.h"
+#include "keyring.h"
 
 /* A token request's fields, as read from the form. */
 struct grant_request {
@@ -73,6 +74,7 @@ struct grant {
 	int found;                           /* the last look-up's */
 	bool won;                            /* the single use was ours */
 	enum api_code reuse_error;           /* the replay's answer */
+	struct keyring_refresh keys;         /* brings the signing keys up to the store */
 };
 
 /* Runs the grant of in->grant_type (client_credentials, authorization_code,

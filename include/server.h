@@ -1,12 +1,12 @@
 #ifndef EDGEAUTH_SERVER_H
 #define EDGEAUTH_SERVER_H
 /* What every handler may reach: the read-only config, the store, the signing
- * key and the loop. One per process, owned by main. */
+ * keys and the loop. One per process, owned by main. */
 #include <stdint.h>
 
 struct config;
 struct store;
-struct jwt_key;
+struct keyring;
 struct event_base;
 struct evhttp;
 struct evhttp_bound_socket;
@@ -20,7 +20,7 @@ struct deferred_reply;
 struct server {
 	const struct config *cfg;
 	struct store *store;
-	struct jwt_key *key;
+	struct keyring *keys;          /* signing keys; fresh once a request refreshed it */
 	struct passwords *passwords;   /* argon2 work, off the loop */
 	struct event_base *base;
 	struct evhttp *http;

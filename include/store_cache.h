@@ -20,6 +20,9 @@ struct store_stamp {
 	bool known;   /* false: the data version could not be read; cache nothing */
 };
 
+/* The same known state of the store (an unknown one equals nothing). */
+bool store_stamp_equal(struct store_stamp a, struct store_stamp b);
+
 /* A fixed table of key -> value; values are owned by the cache and freed
  * with the value_free given to derived_cache_new. */
 struct derived_cache;

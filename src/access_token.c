@@ -7,7 +7,7 @@
 #include "config.h"
 #include "crypto.h"
 #include "json_util.h"
-#include "jwt.h"
+#include "keyring.h"
 #include "util.h"
 
 /* The claims as JSON text. Written directly when no value needs an escape
@@ -50,7 +50,7 @@ int access_token_issue(struct server *srv, const char *project_id, const char *c
 	out->exp = iat + srv->cfg->access_ttl_s;
 	claims = claims_text(srv->cfg->issuer, user_id ? user_id : client_id, project_id, client_id,
 	                     scope, iat, out->exp, out->jti);
-	out->token = jwt_sign_payload(srv->key, claims, strlen(claims));
+	out->token = keyring_sign(srv->keys, JWT_ES256, JWT_TYP_ACCESS, claims, strlen(claims));
 	free(claims);
 	if (!out->token)
 		return api_fail(err, E_SYSTEM_ERROR, "The token could not be signed.");

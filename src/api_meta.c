@@ -2,7 +2,7 @@
  * beyond what they show. Each is one step that answers. */
 #include "api_meta.h"
 #include "config.h"
-#include "jwt.h"
+#include "keyring.h"
 #include "request.h"
 #include "util.h"
 
@@ -12,14 +12,33 @@ static enum step_result health(struct flow *f)
 	return STEP_DONE;
 }
 
+static void jwks_state_release(void *state)
+{
+	keyring_refresh_release(state);
+}
+
+/* JWKS reads nothing else, so the key version is read every time: a
+ * rotation by the CLI is published at the next request. */
+static enum step_result jwks_keys(struct flow *f)
+{
+	struct request_ctx *ctx = request_of(f);
+	struct keyring_refresh *s = request_state(ctx, sizeof *s, jwks_state_release);
+
+	keyring_refresh(s, ctx->srv->keys, ctx->srv->store, true, flow_completion(f));
+	return STEP_WAIT;
+}
+
+/* Every published key (CONTRACT.md §8). */
 static enum step_result jwks(struct flow *f)
 {
 	struct request_ctx *ctx = request_of(f);
 
 	http_add_header(ctx, "Cache-Control", "public, max-age=300");
-	http_reply_json(ctx, 200, jwt_key_jwks(ctx->srv->key));
+	http_reply_json(ctx, 200, keyring_jwks(ctx->srv->keys));
 	return STEP_DONE;
 }
+
+flow_step *const jwks_steps[] = { jwks_keys, jwks, NULL };
 
 /* RFC 8414 §2; every endpoint URL is the issuer followed by its path. */
 static enum step_result metadata(struct flow *f)
@@ -56,5 +75,4 @@ static enum step_result metadata(struct flow *f)
 }
 
 flow_step *const health_steps[] = { health, NULL };
-flow_step *const jwks_steps[] = { jwks, NULL };
 flow_step *const metadata_steps[] = { metadata, NULL };

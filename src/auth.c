@@ -9,7 +9,7 @@
 
 #include "auth.h"
 #include "config.h"
-#include "jwt.h"
+#include "keyring.h"
 #include "store.h"
 #include "store_tokens.h"
 #include "crypto.h"
@@ -28,6 +28,7 @@ void principal_release(struct principal *p)
 	free(p->user_id);
 	free(p->jti);
 	free(p->scope);
+	free(p->kid);
 	memset(p, 0, sizeof *p);
 }
 
@@ -44,6 +45,7 @@ static void principal_copy(struct principal *dst, const struct principal *src)
 	dst->user_id = dup_or_null(src->user_id);
 	dst->jti = dup_or_null(src->jti);
 	dst->scope = dup_or_null(src->scope);
+	dst->kid = dup_or_null(src->kid);
 	dst->iat = src->iat;
 	dst->exp = src->exp;
 }
@@ -104,13 +106,18 @@ static struct verified *cache_slot(struct server *srv, const unsigned char diges
 }
 
 /* Verifies the token's signature and reads its claims into *out (owned).
- * Returns 0, or -1 for anything malformed, forged or of another issuer. */
-static int claims_read(struct server *srv, const char *token, struct principal *out)
+ * Returns 0, or -1 for anything malformed, forged or of another issuer;
+ * *kid_unknown tells whether no published key has its kid. */
+static int claims_read(struct server *srv, const char *token, struct principal *out,
+                       bool *kid_unknown)
 {
 	const char *iss, *sub, *client_id, *project_id, *jti, *scope;
-	json_t *claims = jwt_verify(srv->key, token, strlen(token)), *exp, *iat;
+	struct keyring_verdict v;
+	json_t *claims = keyring_verify(srv->keys, JWT_TYP_ACCESS, token, strlen(token), &v), *exp,
+	       *iat;
 	int rc = -1;
 
+	*kid_unknown = v.kid_unknown;
 	if (!claims)
 		return -1;
 	iss = claim_string(claims, "iss");
@@ -132,6 +139,7 @@ static int claims_read(struct server *srv, const char *token, struct principal *
 		out->scope = xstrdup(scope);
 		out->iat = (long long)json_integer_value(iat);
 		out->exp = (long long)json_integer_value(exp);
+		out->kid = xstrdup(v.kid);
 		rc = 0;
 	}
 	json_decref(claims);
@@ -139,7 +147,8 @@ static int claims_read(struct server *srv, const char *token, struct principal *
 }
 
 /* The token's claims, from the cache or from a verification. */
-static int claims_get(struct server *srv, const char *token, struct principal *out)
+static int claims_get(struct server *srv, const char *token, struct principal *out,
+                      bool *kid_unknown)
 {
 	unsigned char digest[32];
 	struct verified *slot;
@@ -150,7 +159,7 @@ static int claims_get(struct server *srv, const char *token, struct principal *o
 		principal_copy(out, &slot->p);
 		return 0;
 	}
-	if (claims_read(srv, token, out) < 0)
+	if (claims_read(srv, token, out, kid_unknown) < 0)
 		return -1;
 	principal_release(&slot->p);
 	memcpy(slot->digest, digest, sizeof digest);
@@ -181,18 +190,55 @@ static enum step_result invalid(struct flow *f, int sent)
 	return STEP_FAIL;
 }
 
+static flow_step bearer_verify, bearer_keys_forced, bearer_revoked, bearer_keys, bearer_holders,
+	bearer_accept;
+
+/* bearer_verify's second try, after the ring was read again for a kid it
+ * did not know. */
+static flow_step *const after_forced_keys[] = {
+	bearer_keys_forced, bearer_verify, bearer_revoked, bearer_keys, bearer_holders,
+	bearer_accept, NULL,
+};
+
 /* The signature (or the cache of tokens whose signature checked out), the
- * claims and exp. */
+ * claims and exp. A kid the ring does not publish has the ring read again
+ * once (another process may sign with a key this one has not read yet). */
 static enum step_result bearer_verify(struct flow *f)
 {
 	struct bearer_check *c = check_of(f);
 
 	if (!c->token)
 		return invalid(f, 0);
-	if (strlen(c->token) > JWT_MAX_LEN || claims_get(c->srv, c->token, c->out) < 0 ||
-	    c->out->exp <= (long long)time(NULL))
+	if (strlen(c->token) > JWT_MAX_LEN)
+		return invalid(f, 1);
+	c->kid_unknown = false;
+	if (claims_get(c->srv, c->token, c->out, &c->kid_unknown) < 0) {
+		if (c->kid_unknown && !c->keys_forced)
+			return flow_branch(f, after_forced_keys);
+		return invalid(f, 1);
+	}
+	if (c->out->exp <= (long long)time(NULL))
 		return invalid(f, 1);
 	return STEP_NEXT;
+}
+
+static enum step_result bearer_keys_forced(struct flow *f)
+{
+	struct bearer_check *c = check_of(f);
+
+	c->keys_forced = true;
+	keyring_refresh(&c->keys, c->srv->keys, c->srv->store, true, flow_completion(f));
+	return STEP_WAIT;
+}
+
+/* After the revocation read (so the store's stamp is this request's): the
+ * ring as the store has it, so that a retirement counts at once. */
+static enum step_result bearer_keys(struct flow *f)
+{
+	struct bearer_check *c = check_of(f);
+
+	keyring_refresh(&c->keys, c->srv->keys, c->srv->store, false, flow_completion(f));
+	return STEP_WAIT;
 }
 
 static enum step_result bearer_revoked(struct flow *f)
@@ -211,7 +257,7 @@ static enum step_result bearer_holders(struct flow *f)
 {
 	struct bearer_check *c = check_of(f);
 
-	if (c->revoked)
+	if (c->revoked || !keyring_find(c->srv->keys, c->out->kid))
 		return invalid(f, 1);
 	if (derived_cache_get(auth_cache(c->srv)->holders_active, c->out->jti, c->stamp)) {
 		c->holders_ok = true;
@@ -239,6 +285,7 @@ static void bearer_finish(struct flow *f, enum step_result r)
 
 	if (r != STEP_DONE)
 		principal_release(c->out);
+	keyring_refresh_release(&c->keys);
 	complete(c->done, r == STEP_DONE ? 0 : -1, &f->err);
 }
 
@@ -246,7 +293,7 @@ void auth_bearer(struct bearer_check *c, struct server *srv, const char *header,
                  struct principal *out, struct completion done)
 {
 	static flow_step *const steps[] = {
-		bearer_verify, bearer_revoked, bearer_holders, bearer_accept, NULL,
+		bearer_verify, bearer_revoked, bearer_keys, bearer_holders, bearer_accept, NULL,
 	};
 
 	memset(c, 0, sizeof *c);

@@ -167,6 +167,10 @@ static const struct config_key keys[] = {
 	  .min = 0, .max = 3650 * DAY_S, .default_value = "86400" },
 	{ .section = "tokens", .key = "signing_key", STRING_FIELD(signing_key),
 	  .default_value = "var/signing-key.pem" },
+	{ .section = "tokens", .key = "key_encryption_key_file",
+	  STRING_FIELD(key_encryption_key_file), .default_value = "var/key-encryption.key" },
+	{ .section = "tokens", .key = "key_activation_delay_s", LONG_FIELD(key_activation_delay_s),
+	  .min = 0, .max = 30 * DAY_S, .default_value = "3600" },
 
 	{ .section = "passwords", .key = "argon2_memory_kib", U32_FIELD(argon2_memory_kib),
 	  .min = 8, .max = 4L * 1024 * 1024, .default_value = "19456" },

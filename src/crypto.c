@@ -5,16 +5,19 @@
  */
 #include <limits.h>
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <openssl/crypto.h>
+#include <openssl/err.h>
 #include <openssl/evp.h>
 #include <openssl/rand.h>
 
 #include "b64url.h"
 #include "crypto.h"
+#include "util.h"
 
 /* RFC 7636 §4.1: code_verifier = 43*128unreserved */
 #define PKCE_VERIFIER_MIN 43
@@ -127,6 +130,66 @@ int crypto_pkce_s256_verify(const char *verifier, const char *challenge)
 	ok = crypto_equal(computed, challenge);
 	OPENSSL_cleanse(computed, sizeof computed);
 	return ok;
+}
+
+#define AEAD_NONCE_BYTES 12
+#define AEAD_TAG_BYTES 16
+
+/* One AES-256-GCM pass: encrypt (seal) or decrypt and check the tag. in and
+ * out are len bytes; tag is written when sealing, checked when opening.
+ * Returns 0, or -1 when opening finds a wrong tag (or OpenSSL fails). */
+static int aead_run(bool seal, const unsigned char *key, const unsigned char *nonce,
+                    const char *aad, const unsigned char *in, size_t len, unsigned char *out,
+                    unsigned char *tag)
+{
+	EVP_CIPHER_CTX *ctx = EVP_CIPHER_CTX_new();
+	int n, ok;
+
+	ok = ctx && len <= INT_MAX && strlen(aad) <= INT_MAX &&
+	     EVP_CipherInit_ex(ctx, EVP_aes_256_gcm(), NULL, key, nonce, seal) == 1 &&
+	     EVP_CipherUpdate(ctx, NULL, &n, (const unsigned char *)aad, (int)strlen(aad)) == 1 &&
+	     EVP_CipherUpdate(ctx, out, &n, in, (int)len) == 1 &&
+	     (seal || EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_GCM_SET_TAG, AEAD_TAG_BYTES, tag) == 1) &&
+	     EVP_CipherFinal_ex(ctx, out + n, &n) == 1 &&
+	     (!seal || EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_GCM_GET_TAG, AEAD_TAG_BYTES, tag) == 1);
+	EVP_CIPHER_CTX_free(ctx);
+	ERR_clear_error();
+	return ok ? 0 : -1;
+}
+
+unsigned char *crypto_seal(const unsigned char key[CRYPTO_AEAD_KEY_BYTES], const char *aad,
+                           const unsigned char *pt, size_t len, size_t *out_len)
+{
+	unsigned char *out = xmalloc(len + CRYPTO_AEAD_OVERHEAD);
+
+	crypto_random(out, AEAD_NONCE_BYTES);
+	if (aead_run(true, key, out, aad, pt, len, out + AEAD_NONCE_BYTES,
+	             out + AEAD_NONCE_BYTES + len) != 0) {
+		fputs("edgeauth: AES-256-GCM failed\n", stderr);
+		abort();
+	}
+	*out_len = len + CRYPTO_AEAD_OVERHEAD;
+	return out;
+}
+
+unsigned char *crypto_open(const unsigned char key[CRYPTO_AEAD_KEY_BYTES], const char *aad,
+                           const unsigned char *sealed, size_t len, size_t *out_len)
+{
+	unsigned char tag[AEAD_TAG_BYTES], *out;
+	size_t n;
+
+	if (len < CRYPTO_AEAD_OVERHEAD)
+		return NULL;
+	n = len - CRYPTO_AEAD_OVERHEAD;
+	memcpy(tag, sealed + AEAD_NONCE_BYTES + n, sizeof tag);
+	out = xmalloc(n + 1);
+	if (aead_run(false, key, sealed, aad, sealed + AEAD_NONCE_BYTES, n, out, tag) != 0) {
+		OPENSSL_cleanse(out, n + 1);
+		free(out);
+		return NULL;
+	}
+	*out_len = n;
+	return out;
 }
 
 void crypto_wipe_free(char *s)

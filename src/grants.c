@@ -13,7 +13,7 @@
 #include "config.h"
 #include "crypto.h"
 #include "grants.h"
-#include "jwt.h"
+#include "keyring.h"
 #include "store_users.h"
 #include "util.h"
 
@@ -40,6 +40,7 @@ void grant_release(struct grant *g)
 	access_token_release(&g->access);
 	crypto_wipe_free(g->refresh);
 	free(g->family_id);
+	keyring_refresh_release(&g->keys);
 	memset(g, 0, sizeof *g);
 }
 
@@ -123,6 +124,17 @@ static enum step_result client_scope(struct flow *f)
 	return STEP_WAIT;
 }
 
+/* The signing keys as the store has them now, before anything is signed or
+ * verified: a rotation or retirement by the CLI counts from this request.
+ * No statement unless the store changed since the ring's last look. */
+static enum step_result keys_fresh(struct flow *f)
+{
+	struct grant *g = grant_of(f);
+
+	keyring_refresh(&g->keys, g->srv->keys, g->srv->store, false, WAIT_ON(f));
+	return STEP_WAIT;
+}
+
 /* Signs the access token for the grant's holder: the user of the code or
  * refresh token, else the client itself. */
 static int sign_access(struct grant *g, struct api_error *err)
@@ -159,7 +171,7 @@ static enum step_result cc_issue(struct flow *f)
 }
 
 static flow_step *const client_credentials_steps[] = {
-	cc_form, client_authenticate, client_usable, client_scope, cc_issue, NULL,
+	cc_form, client_authenticate, client_usable, client_scope, keys_fresh, cc_issue, NULL,
 };
 
 /* ---- what the user grants share ---- */
@@ -316,7 +328,7 @@ static enum step_result code_redeem(struct flow *f)
 
 static flow_step *const authorization_code_steps[] = {
 	code_form, user_grant_client, client_authenticate, client_usable, code_get, code_check,
-	user_active, user_active_check, user_scope, code_redeem, used_once, NULL,
+	user_active, user_active_check, user_scope, keys_fresh, code_redeem, used_once, NULL,
 };
 
 /* ---- refresh_token (RFC 6749 §6): single use, rotated on every use ---- */
@@ -360,7 +372,7 @@ static enum step_result refresh_rotate(struct flow *f)
 
 static flow_step *const refresh_token_steps[] = {
 	refresh_form, user_grant_client, client_authenticate, client_usable, refresh_get, refresh_check,
-	user_active, user_active_check, user_scope, refresh_rotate, used_once, NULL,
+	user_active, user_active_check, user_scope, keys_fresh, refresh_rotate, used_once, NULL,
 };
 
 /* ---- the exchange ---- */
@@ -443,7 +455,9 @@ static enum step_result revoke_refresh(struct flow *f)
 static enum step_result revoke_access(struct flow *f, const char *token, const char *client_id)
 {
 	struct grant *g = grant_of(f);
-	json_t *claims = token ? jwt_verify(g->srv->key, token, strlen(token)) : NULL;
+	json_t *claims = token ? keyring_verify(g->srv->keys, JWT_TYP_ACCESS, token, strlen(token),
+	                                        NULL)
+	                       : NULL;
 	const char *jti, *cid;
 	json_t *exp;
 
@@ -483,14 +497,14 @@ static enum step_result revoked(struct flow *f)
 
 /* RFC 7009: the client authenticates (Basic) or names itself. */
 static flow_step *const rfc7009_steps[] = {
-	revoke_client, client_authenticate, revoke_find_refresh, revoke_refresh,
+	revoke_client, client_authenticate, revoke_find_refresh, revoke_refresh, keys_fresh,
 	revoke_access_token, revoked, NULL,
 };
 
 /* SPEC.md's current/revoke: the refresh token of client_id, and the bearer
  * access token, whoever's it is. */
 static flow_step *const current_steps[] = {
-	revoke_find_refresh, revoke_refresh, revoke_bearer, revoked, NULL,
+	revoke_find_refresh, revoke_refresh, keys_fresh, revoke_bearer, revoked, NULL,
 };
 
 void grants_revoke(struct grant *g, struct server *srv, const struct revoke_request *req,

@@ -1,16 +1,15 @@
 /*
- * ES256 access tokens (RFC 7515 compact JWS, RFC 7518 §3.4, RFC 9068) and the
- * P-256 key that signs them. jwt_verify reads hostile input: it checks every
- * length before use and never lets the token choose the algorithm or the key.
+ * JWTs (RFC 7515 compact JWS) signed ES256 (RFC 7518 §3.4) or RS256 (§3.3),
+ * and their keys: the P-256 key file, keys generated for the store and read
+ * back from it as PKCS#8 DER. jwt_verify_with reads hostile input: it checks
+ * every length before use and never lets the token choose the algorithm or
+ * the key.
  */
-#include <errno.h>
-#include <fcntl.h>
+#include <assert.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <openssl/bn.h>
 #include <openssl/bio.h>
@@ -20,10 +19,13 @@
 #include <openssl/err.h>
 #include <openssl/evp.h>
 #include <openssl/pem.h>
+#include <openssl/rsa.h>
+#include <openssl/x509.h>
 
 #include "b64url.h"
 #include "crypto.h"
 #include "jwt.h"
+#include "secret_file.h"
 #include "util.h"
 
 #define JWT_SCALAR_BYTES 32     /* P-256 coordinates and scalars */
@@ -31,6 +33,7 @@
 #define JWT_DER_SIG_MAX 128     /* a DER ECDSA-Sig-Value for P-256 is at most 72 */
 #define JWT_KEY_FILE_MAX 16384  /* a PEM P-256 key is about 250 bytes */
 #define JWT_CURVE_NAME "prime256v1"
+#define JWT_RSA_MAX_BITS 4096  /* the signature and number buffers are sized for it */
 
 /* The order n of P-256 (SEC 2 §2.4.2), and floor(n/2), big-endian. */
 static const unsigned char p256_order[JWT_SCALAR_BYTES] = {
@@ -46,15 +49,40 @@ static const unsigned char p256_half_order[JWT_SCALAR_BYTES] = {
 	0x79, 0xdc, 0xe5, 0x61, 0x7e, 0x31, 0x92, 0xa8,
 };
 
+static const char *const alg_names[JWT_ALG_COUNT] = { "ES256", "RS256" };
+static const char *const typ_names[JWT_TYP_COUNT] = {
+	[JWT_TYP_ACCESS] = "at+jwt", [JWT_TYP_ID] = "JWT", [JWT_TYP_LOGOUT] = "logout+jwt",
+};
+
 struct jwt_key {
-	EVP_PKEY *pkey;                 /* P-256, with its private part */
+	EVP_PKEY *pkey;                 /* with its private part */
+	enum jwt_alg alg;
+	size_t sig_len;                 /* 64 for ES256, the modulus' bytes for RS256 */
 	/* Initialised for signing once: a fresh EVP_DigestSignInit per token
 	 * cost about an eighth of the signature. Loop thread only. */
 	EVP_PKEY_CTX *sign_ctx;
 	char kid[SECRET_HASH_LEN + 1];  /* RFC 7638 thumbprint */
-	char *x, *y;                    /* base64url public coordinates */
-	char *header_b64;               /* the protected header, the same for every token */
+	json_t *jwk;                    /* the public JWK */
+	/* The protected header of each typ, encoded once: the same for every token. */
+	char *header_b64[JWT_TYP_COUNT];
 };
+
+#define KEY_FILE "key file"
+
+const char *jwt_alg_name(enum jwt_alg alg)
+{
+	return alg_names[alg];
+}
+
+int jwt_alg_parse(const char *name, enum jwt_alg *out)
+{
+	for (int a = 0; a < JWT_ALG_COUNT; a++)
+		if (name && !strcmp(name, alg_names[a])) {
+			*out = (enum jwt_alg)a;
+			return 0;
+		}
+	return -1;
+}
 
 static void set_error(char *errbuf, size_t errlen, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
@@ -111,54 +139,19 @@ static int key_is_p256(EVP_PKEY *pkey)
  */
 static int key_read(const char *path, EVP_PKEY **out, char *errbuf, size_t errlen)
 {
+	char reason[256];
 	unsigned char *buf = NULL;
 	size_t have = 0;
-	struct stat st;
 	BIO *bio = NULL;
 	EVP_PKEY *pkey = NULL;
-	char reason[256];
-	int fd, ret = -1;
+	int ret = secret_file_read(path, KEY_FILE, JWT_KEY_FILE_MAX, &buf, &have, reason,
+	                           sizeof reason);
 
-	/* O_NONBLOCK: a FIFO at path must not hang the start; no effect on files */
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	if (fd < 0) {
-		if (errno == ENOENT)
-			return 1;
-		set_error(errbuf, errlen, "cannot open key file %s: %s", path, strerror(errno));
-		return -1;
+	if (ret != 0) {
+		set_error(errbuf, errlen, "%s", reason);
+		return ret;
 	}
-	/* not a directory, FIFO or device */
-	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-		set_error(errbuf, errlen, "key file %s is not a regular file", path);
-		goto out;
-	}
-	/* A private key others can read is a key others may have. */
-	if (st.st_mode & (S_IRWXG | S_IRWXO)) {
-		set_error(errbuf, errlen, "key file %s is accessible to others (mode %03o);"
-		          " run chmod 600 on it", path, (unsigned)(st.st_mode & 0777));
-		goto out;
-	}
-
-	buf = xmalloc(JWT_KEY_FILE_MAX + 1);
-	while (have <= JWT_KEY_FILE_MAX) {
-		ssize_t n = read(fd, buf + have, JWT_KEY_FILE_MAX + 1 - have);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			set_error(errbuf, errlen, "cannot read key file %s: %s", path, strerror(errno));
-			goto out;
-		}
-		if (n == 0)
-			break;
-		have += (size_t)n;
-	}
-	if (have > JWT_KEY_FILE_MAX) {
-		set_error(errbuf, errlen, "key file %s is larger than %d bytes", path,
-		          JWT_KEY_FILE_MAX);
-		goto out;
-	}
-
+	ret = -1;
 	bio = BIO_new_mem_buf(buf, (int)have);
 	if (!bio) {
 		set_error(errbuf, errlen, "key file %s: %s", path, ossl_reason(reason, sizeof reason));
@@ -180,53 +173,23 @@ static int key_read(const char *path, EVP_PKEY **out, char *errbuf, size_t errle
 out:
 	EVP_PKEY_free(pkey);
 	BIO_free(bio);
-	if (buf) {
-		OPENSSL_cleanse(buf, JWT_KEY_FILE_MAX + 1);
-		free(buf);
-	}
-	close(fd);
+	secret_file_free(buf, JWT_KEY_FILE_MAX);
 	return ret;
 }
 
-/* Creates the directory that holds path, mode 0700, if it is missing. One
- * level only: a missing grandparent is an error. */
-static int key_make_parent(const char *path, char *errbuf, size_t errlen)
+/* A new key of alg, or NULL (OpenSSL's error queue says why). */
+static EVP_PKEY *key_generate(enum jwt_alg alg)
 {
-	const char *slash = strrchr(path, '/');
-	char *dir;
-	int ret = 0;
-
-	if (!slash || slash == path)
-		return 0;
-	dir = xstrndup(path, (size_t)(slash - path));
-	if (mkdir(dir, 0700) != 0 && errno != EEXIST) {
-		set_error(errbuf, errlen, "cannot create key directory %s: %s", dir, strerror(errno));
-		ret = -1;
-	}
-	free(dir);
-	return ret;
-}
-
-static int write_all(int fd, const char *p, size_t len)
-{
-	while (len > 0) {
-		ssize_t n = write(fd, p, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return -1;
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
+	if (alg == JWT_ES256)
+		return EVP_EC_gen("P-256");
+	return EVP_RSA_gen(JWT_RSA_BITS);
 }
 
 /*
  * Generates a P-256 key and writes it to path as PEM PKCS#8, mode 0600. The
- * file is created with O_EXCL, so an existing key is never overwritten, and
- * removed again if it cannot be written whole. Returns 0 with *out set, 1 if
- * the file appeared meanwhile (another process made it), -1 with errbuf set.
+ * file is created with O_EXCL, so an existing key is never overwritten.
+ * Returns 0 with *out set, 1 if the file appeared meanwhile (another process
+ * made it), -1 with errbuf set.
  */
 static int key_create(const char *path, EVP_PKEY **out, char *errbuf, size_t errlen)
 {
@@ -235,12 +198,9 @@ static int key_create(const char *path, EVP_PKEY **out, char *errbuf, size_t err
 	char *pem = NULL;
 	long pem_len;
 	char reason[256];
-	int fd = -1, ret = -1;
+	int ret = -1;
 
-	if (key_make_parent(path, errbuf, errlen) != 0)
-		return -1;
-
-	pkey = EVP_EC_gen("P-256");
+	pkey = key_generate(JWT_ES256);
 	/* secmem: the PEM copy of the private key is wiped when freed */
 	bio = pkey ? BIO_new(BIO_s_secmem()) : NULL;
 	if (!bio || PEM_write_bio_PrivateKey(bio, pkey, NULL, NULL, 0, NULL, NULL) != 1 ||
@@ -249,111 +209,214 @@ static int key_create(const char *path, EVP_PKEY **out, char *errbuf, size_t err
 		          ossl_reason(reason, sizeof reason));
 		goto out;
 	}
-
-	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
-	if (fd < 0) {
-		if (errno == EEXIST) {
-			ret = 1;
-			goto out;
-		}
-		set_error(errbuf, errlen, "cannot create key file %s: %s", path, strerror(errno));
-		goto out;
+	ret = secret_file_create(path, KEY_FILE, pem, (size_t)pem_len, reason, sizeof reason);
+	if (ret < 0)
+		set_error(errbuf, errlen, "%s", reason);
+	if (ret == 0) {
+		*out = pkey;
+		pkey = NULL;
 	}
-	if (write_all(fd, pem, (size_t)pem_len) != 0 || fsync(fd) != 0) {
-		set_error(errbuf, errlen, "cannot write key file %s: %s", path, strerror(errno));
-		close(fd);
-		unlink(path);
-		goto out;
-	}
-	if (close(fd) != 0) {
-		set_error(errbuf, errlen, "cannot write key file %s: %s", path, strerror(errno));
-		unlink(path);
-		goto out;
-	}
-	*out = pkey;
-	pkey = NULL;
-	ret = 0;
 out:
 	BIO_free(bio);
 	EVP_PKEY_free(pkey);
 	return ret;
 }
 
-/* One public coordinate of the key, as 32 bytes base64url (RFC 7518 §6.2.1.2). */
-static char *key_coordinate(EVP_PKEY *pkey, const char *param)
+/* A big number of the key as base64url: fixed width when width > 0 (EC
+ * coordinates, RFC 7518 §6.2.1.2), else its minimal bytes (RSA, §6.3.1). */
+static char *key_number(EVP_PKEY *pkey, const char *param, int width)
 {
-	unsigned char raw[JWT_SCALAR_BYTES];
+	unsigned char raw[JWT_RSA_MAX_BITS / 8];
 	BIGNUM *bn = NULL;
 	char *enc = NULL;
+	int n = -1;
 
-	if (EVP_PKEY_get_bn_param(pkey, param, &bn) == 1 &&
-	    BN_bn2binpad(bn, raw, sizeof raw) == (int)sizeof raw)
-		enc = b64url_encode(raw, sizeof raw);
+	if (EVP_PKEY_get_bn_param(pkey, param, &bn) == 1) {
+		if (width > 0)
+			n = BN_bn2binpad(bn, raw, width);
+		else if (BN_num_bytes(bn) <= (int)sizeof raw)
+			n = BN_bn2bin(bn, raw);
+	}
+	if (n > 0)
+		enc = b64url_encode(raw, (size_t)n);
 	BN_free(bn);
 	return enc;
 }
 
-/* Fills the public half: coordinates, kid and the encoded header. */
+/* The public JWK's required members (RFC 7638 §3.2: in lexicographic order,
+ * no whitespace), as text for the thumbprint, and as an object. */
+static char *key_public_members(EVP_PKEY *pkey, enum jwt_alg alg, json_t **jwk)
+{
+	char *a, *b, *text = NULL;
+
+	if (alg == JWT_ES256) {
+		a = key_number(pkey, OSSL_PKEY_PARAM_EC_PUB_X, JWT_SCALAR_BYTES);
+		b = key_number(pkey, OSSL_PKEY_PARAM_EC_PUB_Y, JWT_SCALAR_BYTES);
+		if (a && b) {
+			text = xasprintf("{\"crv\":\"P-256\",\"kty\":\"EC\",\"x\":\"%s\",\"y\":\"%s\"}",
+			                 a, b);
+			*jwk = json_pack("{s:s, s:s, s:s, s:s}", "kty", "EC", "crv", "P-256",
+			                 "x", a, "y", b);
+		}
+	} else {
+		a = key_number(pkey, OSSL_PKEY_PARAM_RSA_N, 0);
+		b = key_number(pkey, OSSL_PKEY_PARAM_RSA_E, 0);
+		if (a && b) {
+			text = xasprintf("{\"e\":\"%s\",\"kty\":\"RSA\",\"n\":\"%s\"}", b, a);
+			*jwk = json_pack("{s:s, s:s, s:s}", "kty", "RSA", "n", a, "e", b);
+		}
+	}
+	free(a);
+	free(b);
+	return text;
+}
+
+/* Fills the public half: the JWK, kid, signature size and encoded headers. */
 static int key_init_public(struct jwt_key *key)
 {
-	json_t *header;
-	char *thumb_input, *header_json;
+	char *thumb_input = key_public_members(key->pkey, key->alg, &key->jwk);
 
-	key->x = key_coordinate(key->pkey, OSSL_PKEY_PARAM_EC_PUB_X);
-	key->y = key_coordinate(key->pkey, OSSL_PKEY_PARAM_EC_PUB_Y);
-	if (!key->x || !key->y)
+	if (!thumb_input || !key->jwk)
 		return -1;
-
-	/* RFC 7638 §3.2: the required members in lexicographic order, no
-	 * whitespace; the thumbprint is their SHA-256, base64url, which is the
-	 * same computation as crypto_hash_secret. */
-	thumb_input = xasprintf("{\"crv\":\"P-256\",\"kty\":\"EC\",\"x\":\"%s\",\"y\":\"%s\"}",
-	                        key->x, key->y);
+	/* the thumbprint is their SHA-256, base64url: crypto_hash_secret's computation */
 	crypto_hash_secret(thumb_input, strlen(thumb_input), key->kid);
 	free(thumb_input);
+	json_object_set_new(key->jwk, "kid", json_string(key->kid));
+	json_object_set_new(key->jwk, "use", json_string("sig"));
+	json_object_set_new(key->jwk, "alg", json_string(alg_names[key->alg]));
 
-	header = json_pack("{s:s, s:s, s:s}", "alg", "ES256", "typ", "at+jwt", "kid", key->kid);
-	header_json = header ? json_dumps(header, JSON_COMPACT) : NULL;
-	json_decref(header);
-	if (!header_json)
-		return -1;
-	key->header_b64 = b64url_encode((const unsigned char *)header_json, strlen(header_json));
-	free(header_json);
+	key->sig_len = key->alg == JWT_ES256 ? JWT_SIG_BYTES : (size_t)EVP_PKEY_get_size(key->pkey);
+	for (int t = 0; t < JWT_TYP_COUNT; t++) {
+		char *header = xasprintf("{\"alg\":\"%s\",\"typ\":\"%s\",\"kid\":\"%s\"}",
+		                         alg_names[key->alg], typ_names[t], key->kid);
+
+		key->header_b64[t] = b64url_encode((const unsigned char *)header, strlen(header));
+		free(header);
+	}
 	return 0;
 }
 
-struct jwt_key *jwt_key_load_or_create(const char *path, char *errbuf, size_t errlen)
+/* The signing context: RS256 is PKCS#1 v1.5 over a SHA-256 DigestInfo. */
+static int key_init_sign(struct jwt_key *key)
 {
-	EVP_PKEY *pkey = NULL;
-	struct jwt_key *key;
-	int r;
+	key->sign_ctx = EVP_PKEY_CTX_new_from_pkey(NULL, key->pkey, NULL);
+	if (!key->sign_ctx || EVP_PKEY_sign_init(key->sign_ctx) != 1)
+		return -1;
+	if (key->alg == JWT_RS256 &&
+	    (EVP_PKEY_CTX_set_rsa_padding(key->sign_ctx, RSA_PKCS1_PADDING) != 1 ||
+	     EVP_PKEY_CTX_set_signature_md(key->sign_ctx, EVP_sha256()) != 1))
+		return -1;
+	return 0;
+}
 
-	if (!path || !*path) {
-		set_error(errbuf, errlen, "no key file path");
-		return NULL;
-	}
-	r = key_read(path, &pkey, errbuf, errlen);
-	if (r == 1)
-		r = key_create(path, &pkey, errbuf, errlen);
-	if (r == 1)     /* lost a race with another process creating it */
-		r = key_read(path, &pkey, errbuf, errlen);
-	if (r == 1)
-		set_error(errbuf, errlen, "key file %s exists but cannot be opened", path);
-	if (r != 0)
-		return NULL;
+/* Takes pkey (freed on failure too) into a new key of alg. */
+static struct jwt_key *key_wrap(EVP_PKEY *pkey, enum jwt_alg alg, const char *what,
+                                char *errbuf, size_t errlen)
+{
+	struct jwt_key *key = xcalloc(1, sizeof *key);
+	char reason[256];
 
-	key = xcalloc(1, sizeof *key);
 	key->pkey = pkey;
-	key->sign_ctx = EVP_PKEY_CTX_new_from_pkey(NULL, pkey, NULL);
-	if (!key->sign_ctx || EVP_PKEY_sign_init(key->sign_ctx) != 1 || key_init_public(key) != 0) {
-		char reason[256];
-
-		set_error(errbuf, errlen, "key file %s: cannot read the public key: %s", path,
+	key->alg = alg;
+	if (key_init_sign(key) != 0 || key_init_public(key) != 0) {
+		set_error(errbuf, errlen, "%s: cannot read the public key: %s", what,
 		          ossl_reason(reason, sizeof reason));
 		jwt_key_free(key);
 		return NULL;
 	}
 	return key;
+}
+
+int jwt_key_load(const char *path, struct jwt_key **out, char *errbuf, size_t errlen)
+{
+	EVP_PKEY *pkey = NULL;
+	int r;
+
+	if (!path || !*path) {
+		set_error(errbuf, errlen, "no key file path");
+		return -1;
+	}
+	r = key_read(path, &pkey, errbuf, errlen);
+	if (r != 0)
+		return r;
+	*out = key_wrap(pkey, JWT_ES256, path, errbuf, errlen);
+	return *out ? 0 : -1;
+}
+
+struct jwt_key *jwt_key_load_or_create(const char *path, char *errbuf, size_t errlen)
+{
+	EVP_PKEY *pkey = NULL;
+	struct jwt_key *key = NULL;
+	int r = jwt_key_load(path, &key, errbuf, errlen);
+
+	if (r != 1)
+		return key;
+	r = key_create(path, &pkey, errbuf, errlen);
+	if (r == 0)
+		return key_wrap(pkey, JWT_ES256, path, errbuf, errlen);
+	if (r == 1)     /* lost a race with another process creating it */
+		r = jwt_key_load(path, &key, errbuf, errlen);
+	if (r == 1)
+		set_error(errbuf, errlen, "key file %s exists but cannot be opened", path);
+	return key;
+}
+
+struct jwt_key *jwt_key_generate(enum jwt_alg alg, char *errbuf, size_t errlen)
+{
+	EVP_PKEY *pkey = key_generate(alg);
+	char reason[256];
+
+	if (!pkey) {
+		set_error(errbuf, errlen, "cannot generate an %s key: %s", alg_names[alg],
+		          ossl_reason(reason, sizeof reason));
+		return NULL;
+	}
+	return key_wrap(pkey, alg, alg_names[alg], errbuf, errlen);
+}
+
+struct jwt_key *jwt_key_from_der(const unsigned char *der, size_t len, char *errbuf,
+                                 size_t errlen)
+{
+	const unsigned char *p = der;
+	EVP_PKEY *pkey = d2i_AutoPrivateKey(NULL, &p, (long)len);
+	char reason[256];
+
+	if (!pkey || p != der + len) {
+		set_error(errbuf, errlen, "not a DER private key: %s",
+		          ossl_reason(reason, sizeof reason));
+		EVP_PKEY_free(pkey);
+		return NULL;
+	}
+	if (key_is_p256(pkey))
+		return key_wrap(pkey, JWT_ES256, "key", errbuf, errlen);
+	if (EVP_PKEY_is_a(pkey, "RSA") && EVP_PKEY_get_bits(pkey) >= JWT_RSA_BITS &&
+	    EVP_PKEY_get_bits(pkey) <= JWT_RSA_MAX_BITS)
+		return key_wrap(pkey, JWT_RS256, "key", errbuf, errlen);
+	set_error(errbuf, errlen, "neither a P-256 key nor an RSA key of %d to %d bits",
+	          JWT_RSA_BITS, JWT_RSA_MAX_BITS);
+	EVP_PKEY_free(pkey);
+	return NULL;
+}
+
+int jwt_key_to_der(const struct jwt_key *key, unsigned char **der, size_t *len)
+{
+	PKCS8_PRIV_KEY_INFO *p8 = EVP_PKEY2PKCS8(key->pkey);
+	int n = p8 ? i2d_PKCS8_PRIV_KEY_INFO(p8, NULL) : -1;
+	unsigned char *buf = n > 0 ? xmalloc((size_t)n) : NULL, *p = buf;
+
+	if (buf && i2d_PKCS8_PRIV_KEY_INFO(p8, &p) != n) {
+		OPENSSL_cleanse(buf, (size_t)n);
+		free(buf);
+		buf = NULL;
+	}
+	PKCS8_PRIV_KEY_INFO_free(p8);
+	if (!buf) {
+		ERR_clear_error();
+		return -1;
+	}
+	*der = buf;
+	*len = (size_t)n;
+	return 0;
 }
 
 void jwt_key_free(struct jwt_key *key)
@@ -362,10 +425,15 @@ void jwt_key_free(struct jwt_key *key)
 		return;
 	EVP_PKEY_CTX_free(key->sign_ctx);
 	EVP_PKEY_free(key->pkey);
-	free(key->x);
-	free(key->y);
-	free(key->header_b64);
+	json_decref(key->jwk);
+	for (int t = 0; t < JWT_TYP_COUNT; t++)
+		free(key->header_b64[t]);
 	free(key);
+}
+
+enum jwt_alg jwt_key_alg(const struct jwt_key *key)
+{
+	return key->alg;
 }
 
 const char *jwt_key_kid(const struct jwt_key *key)
@@ -373,11 +441,14 @@ const char *jwt_key_kid(const struct jwt_key *key)
 	return key->kid;
 }
 
+json_t *jwt_key_jwk(const struct jwt_key *key)
+{
+	return json_deep_copy(key->jwk);
+}
+
 json_t *jwt_key_jwks(const struct jwt_key *key)
 {
-	return json_pack("{s:[{s:s, s:s, s:s, s:s, s:s, s:s, s:s}]}", "keys",
-	                 "kty", "EC", "crv", "P-256", "x", key->x, "y", key->y,
-	                 "kid", key->kid, "use", "sig", "alg", "ES256");
+	return json_pack("{s:[o]}", "keys", jwt_key_jwk(key));
 }
 
 /*
@@ -470,25 +541,46 @@ out:
 	return ok;
 }
 
+/* RS256 over data[0..len) into sig (the modulus' size). Returns 0 or -1. */
+static int rs256_sign(EVP_PKEY_CTX *sign_ctx, const char *data, size_t len,
+                      unsigned char *sig, size_t sig_len)
+{
+	unsigned char digest[32];
+	size_t n = sig_len;
+
+	crypto_sha256(data, len, digest);
+	if (EVP_PKEY_sign(sign_ctx, sig, &n, digest, sizeof digest) != 1 || n != sig_len)
+		return -1;
+	return 0;
+}
+
 /* header.payload.signature, written into one buffer: the signing input is
  * its first part. */
-char *jwt_sign_payload(const struct jwt_key *key, const char *payload, size_t len)
+char *jwt_sign_payload(const struct jwt_key *key, enum jwt_typ typ, const char *payload,
+                       size_t len)
 {
-	unsigned char sig[JWT_SIG_BYTES];
-	size_t hlen = strlen(key->header_b64), n;
-	char *token = xmalloc(hlen + 1 + B64URL_ENCODED_MAX(len) + 1 +
-	                      B64URL_ENCODED_MAX(sizeof sig));
+	unsigned char sig[JWT_RSA_MAX_BITS / 8];
+	const char *header = key->header_b64[typ];
+	size_t hlen = strlen(header), n;
+	char *token;
+	int rc;
 
-	memcpy(token, key->header_b64, hlen);
+	assert(key->sig_len <= sizeof sig);   /* jwt_key_from_der's bound on the modulus */
+	token = xmalloc(hlen + 1 + B64URL_ENCODED_MAX(len) + 1 + B64URL_ENCODED_MAX(key->sig_len));
+	memcpy(token, header, hlen);
 	token[hlen] = '.';
 	n = hlen + 1 + b64url_encode_into(token + hlen + 1, (const unsigned char *)payload, len);
-	if (es256_sign(key->sign_ctx, token, n, sig) != 0) {
+	if (key->alg == JWT_ES256)
+		rc = es256_sign(key->sign_ctx, token, n, sig);
+	else
+		rc = rs256_sign(key->sign_ctx, token, n, sig, key->sig_len);
+	if (rc != 0) {
 		ERR_clear_error();
 		free(token);
 		return NULL;
 	}
 	token[n] = '.';
-	b64url_encode_into(token + n + 1, sig, sizeof sig);
+	b64url_encode_into(token + n + 1, sig, key->sig_len);
 	return token;
 }
 
@@ -498,7 +590,7 @@ char *jwt_sign(const struct jwt_key *key, const json_t *claims)
 
 	if (!payload)
 		abort();   /* out of memory: jansson allocates through xmalloc */
-	token = jwt_sign_payload(key, payload, strlen(payload));
+	token = jwt_sign_payload(key, JWT_TYP_ACCESS, payload, strlen(payload));
 	free(payload);
 	return token;
 }
@@ -538,29 +630,60 @@ static json_t *part_json_object(const char *p, size_t len)
 	return obj;
 }
 
-/* The header must name our algorithm, type and key; the token never chooses. */
-static int header_ok(const json_t *header, const struct jwt_key *key)
+/* The header must name a key find knows, that key's algorithm, and typ;
+ * the token never chooses. Returns the key, or NULL. */
+static const struct jwt_key *header_key(const json_t *header, jwt_key_lookup *find, void *arg,
+                                        enum jwt_typ typ)
 {
 	const char *alg = json_string_value(json_object_get(header, "alg"));
-	const char *typ = json_string_value(json_object_get(header, "typ"));
+	const char *typ_name = json_string_value(json_object_get(header, "typ"));
 	const char *kid = json_string_value(json_object_get(header, "kid"));
+	const struct jwt_key *key;
 
 	/* RFC 7515 §4.1.11: we understand no extension, so any "crit" fails. */
-	if (json_object_get(header, "crit"))
-		return 0;
-	return alg && strcmp(alg, "ES256") == 0 &&
-	       typ && strcmp(typ, "at+jwt") == 0 &&
-	       kid && strcmp(kid, key->kid) == 0;
+	if (json_object_get(header, "crit") || !alg || !typ_name || !kid ||
+	    strcmp(typ_name, typ_names[typ]) != 0)
+		return NULL;
+	key = find(arg, kid);
+	if (!key || strcmp(kid, key->kid) != 0 || strcmp(alg, alg_names[key->alg]) != 0)
+		return NULL;
+	return key;
 }
 
-json_t *jwt_verify(const struct jwt_key *key, const char *token, size_t len)
+/* RSASSA-PKCS1-v1_5 SHA-256: sig must be exactly the modulus' size. */
+static int rs256_verify(const struct jwt_key *key, const char *data, size_t len,
+                        const unsigned char *sig, size_t sig_len)
+{
+	EVP_MD_CTX *md;
+	int ok;
+
+	if (sig_len != key->sig_len)
+		return 0;
+	md = EVP_MD_CTX_new();
+	ok = md && EVP_DigestVerifyInit_ex(md, NULL, "SHA256", NULL, NULL, key->pkey, NULL) == 1 &&
+	     EVP_DigestVerify(md, sig, sig_len, (const unsigned char *)data, len) == 1;
+	EVP_MD_CTX_free(md);
+	return ok;
+}
+
+static int signature_ok(const struct jwt_key *key, const char *data, size_t len,
+                        const unsigned char *sig, size_t sig_len)
+{
+	if (key->alg == JWT_RS256)
+		return rs256_verify(key, data, len, sig, sig_len);
+	return sig_len == JWT_SIG_BYTES && es256_verify(key->pkey, data, len, sig);
+}
+
+json_t *jwt_verify_with(jwt_key_lookup *find, void *arg, enum jwt_typ typ, const char *token,
+                        size_t len)
 {
 	const char *dot1, *dot2, *sig_part, *end;
+	const struct jwt_key *key;
 	unsigned char *sig = NULL;
 	size_t sig_len = 0;
 	json_t *header = NULL, *claims = NULL;
 
-	if (!key || !token || len == 0 || len > JWT_MAX_LEN)
+	if (!token || len == 0 || len > JWT_MAX_LEN)
 		return NULL;
 	end = token + len;
 	dot1 = memchr(token, '.', len);
@@ -576,13 +699,12 @@ json_t *jwt_verify(const struct jwt_key *key, const char *token, size_t len)
 		return NULL;    /* also a third '.', an empty part or a NUL */
 
 	header = part_json_object(token, (size_t)(dot1 - token));
-	if (!header || !header_ok(header, key))
+	key = header ? header_key(header, find, arg, typ) : NULL;
+	if (!key)
 		goto fail;
 
 	sig = b64_decode_any(sig_part, (size_t)(end - sig_part), &sig_len);
-	if (!sig || sig_len != JWT_SIG_BYTES)
-		goto fail;
-	if (!es256_verify(key->pkey, token, (size_t)(dot2 - token), sig))
+	if (!sig || !signature_ok(key, token, (size_t)(dot2 - token), sig, sig_len))
 		goto fail;
 
 	claims = part_json_object(dot1 + 1, (size_t)(dot2 - (dot1 + 1)));
@@ -596,4 +718,19 @@ fail:
 	free(sig);
 	json_decref(header);
 	return NULL;
+}
+
+/* jwt_verify's lookup: the one key, whatever kid is asked (header_key
+ * compares it). */
+static const struct jwt_key *the_key(void *arg, const char *kid)
+{
+	(void)kid;
+	return arg;
+}
+
+json_t *jwt_verify(const struct jwt_key *key, const char *token, size_t len)
+{
+	if (!key)
+		return NULL;
+	return jwt_verify_with(the_key, (void *)key, JWT_TYP_ACCESS, token, len);
 }

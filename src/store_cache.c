@@ -23,7 +23,7 @@ struct derived_cache {
 	struct slot slots[SETS][WAYS];
 };
 
-static bool same_stamp(struct store_stamp a, struct store_stamp b)
+bool store_stamp_equal(struct store_stamp a, struct store_stamp b)
 {
 	return a.known && b.known && a.generation == b.generation &&
 	       a.data_version == b.data_version;
@@ -70,7 +70,7 @@ void *derived_cache_get(const struct derived_cache *c, const char *key, struct s
 	const struct slot *set = set_of(c, key);
 
 	for (size_t w = 0; w < WAYS; w++)
-		if (set[w].key && same_stamp(set[w].at, now) && !strcmp(set[w].key, key))
+		if (set[w].key && store_stamp_equal(set[w].at, now) && !strcmp(set[w].key, key))
 			return set[w].value;
 	return NULL;
 }
@@ -90,7 +90,7 @@ void derived_cache_put(struct derived_cache *c, const char *key, struct store_st
 		if (set[w].key && !strcmp(set[w].key, key))
 			victim = &set[w];
 	for (size_t w = 0; w < WAYS && !victim; w++)
-		if (!set[w].key || !same_stamp(set[w].at, now))
+		if (!set[w].key || !store_stamp_equal(set[w].at, now))
 			victim = &set[w];
 	if (!victim)
 		victim = &set[c->next_victim++ % WAYS];

@@ -54,6 +54,7 @@ synchronous = normal
 $store
 [tokens]
 signing_key = $TMP/signing-key.pem
+key_encryption_key_file = $TMP/key-encryption.key
 $tokens
 [passwords]
 argon2_memory_kib = 64

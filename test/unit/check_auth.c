@@ -24,7 +24,7 @@
 
 static struct {
 	char dir[64];
-	char db[96], key[96], key2[96];
+	char db[96], key[96], kek[96];
 	struct config cfg;
 	struct server srv;
 	struct new_project p;
@@ -46,13 +46,12 @@ static void setup(void)
 	ck_assert_ptr_nonnull(mkdtemp(fx.dir));
 	snprintf(fx.db, sizeof fx.db, "%s/e.db", fx.dir);
 	snprintf(fx.key, sizeof fx.key, "%s/key.pem", fx.dir);
-	snprintf(fx.key2, sizeof fx.key2, "%s/key2.pem", fx.dir);
+	snprintf(fx.kek, sizeof fx.kek, "%s/kek", fx.dir);
 	config_init(&fx.cfg);
 	fx.srv.cfg = &fx.cfg;
-	fx.srv.key = jwt_key_load_or_create(fx.key, errbuf, sizeof errbuf);
-	ck_assert_msg(fx.srv.key != NULL, "%s", errbuf);
 	fx.srv.store = store_open(fx.db, false, errbuf, sizeof errbuf);
 	ck_assert_msg(fx.srv.store != NULL, "%s", errbuf);
+	fx.srv.keys = check_keyring(&fx.cfg, fx.srv.store, fx.dir);
 	ck_assert_int_eq(store_project_create(fx.srv.store, "p", &fx.p, &err), 0);
 	ck_assert_int_eq(sqlite3_open(fx.db, &fx.other), SQLITE_OK);
 	sqlite3_busy_timeout(fx.other, 2000);
@@ -66,11 +65,11 @@ static void teardown(void)
 	sqlite3_close(fx.other);
 	store_new_project_release(&fx.p);
 	store_close(fx.srv.store);
-	jwt_key_free(fx.srv.key);
+	keyring_free(fx.srv.keys);
 	config_release(&fx.cfg);
 	unlink(fx.db);
 	unlink(fx.key);
-	unlink(fx.key2);
+	unlink(fx.kek);
 	rmdir(fx.dir);
 }
 
@@ -147,22 +146,55 @@ START_TEST(test_header_forms)
 }
 END_TEST
 
-/* A token whose signature checked once is taken from the cache: with the
- * server's key replaced, it still passes, where a token never seen fails. */
-START_TEST(test_signature_cache)
+/* The key that signed a token retired by another process (the CLI): the
+ * token fails at the next check, though its signature checked out before
+ * and is cached, and so does one never seen. */
+START_TEST(test_retired_key_cached)
 {
-	char errbuf[256], seen[2048], unseen[2048];
+	char seen[2048], unseen[2048];
+	const char *kid;
 
 	issue(NULL);
 	snprintf(seen, sizeof seen, "%s", fx.header);
 	ck_assert_ptr_null(check(seen));
+	ck_assert_ptr_null(check(seen));
 	issue(NULL);
 	snprintf(unseen, sizeof unseen, "%s", fx.header);
-	jwt_key_free(fx.srv.key);
-	fx.srv.key = jwt_key_load_or_create(fx.key2, errbuf, sizeof errbuf);
-	ck_assert_ptr_nonnull(fx.srv.key);
-	ck_assert_ptr_null(check(seen));
+	kid = fx.who.kid;
+	ck_assert_ptr_nonnull(kid);
+	ck_assert_ptr_nonnull(keyring_find(fx.srv.keys, kid));
+	other_exec("UPDATE signing_keys SET retired_at = 1 WHERE kid = %Q", kid);
+	ck_assert_str_eq(check(seen), "invalid_authorization_token");
+	ck_assert_int_eq(fx.r.err.token_was_sent, 1);
 	ck_assert_str_eq(check(unseen), "invalid_authorization_token");
+}
+END_TEST
+
+/* Another process rotated and signs with a key this ring has not read (no
+ * request of ours read the store since): the token's unknown kid has the
+ * ring read again, once, and the token passes. A kid the store does not
+ * have either still fails. */
+START_TEST(test_unknown_kid_reads_keys)
+{
+	struct server other = fx.srv;
+	enum jwt_alg alg = JWT_ES256;
+	struct key_row added;
+	struct api_error err;
+
+	fx.cfg.key_activation_delay_s = 0;
+	other.keys = check_keyring(&fx.cfg, fx.srv.store, fx.dir);
+	ck_assert_int_eq(keyring_rotate(other.keys, fx.srv.store, &alg, 1, &added, &err), 0);
+	keyring_free(other.keys);
+	other.keys = check_keyring(&fx.cfg, fx.srv.store, fx.dir);
+	access_token_release(&fx.at);
+	ck_assert_int_eq(access_token_issue(&other, fx.p.project_id, fx.p.client_id, NULL,
+	                                    "users:read", &fx.at, &err), 0);
+	keyring_free(other.keys);
+	snprintf(fx.header, sizeof fx.header, "Bearer %s", fx.at.token);
+	ck_assert_ptr_null(keyring_find(fx.srv.keys, added.kid));
+	ck_assert_ptr_null(check(fx.header));
+	ck_assert_str_eq(fx.who.kid, added.kid);
+	ck_assert_ptr_nonnull(keyring_find(fx.srv.keys, added.kid));
 }
 END_TEST
 
@@ -228,7 +260,8 @@ START_TEST(test_claims_text)
 
 	for (size_t i = 0; i < N_ELEMS(subs); i++) {
 		issue(subs[i]);
-		claims = jwt_verify(fx.srv.key, fx.at.token, strlen(fx.at.token));
+		claims = keyring_verify(fx.srv.keys, JWT_TYP_ACCESS, fx.at.token, strlen(fx.at.token),
+		                        NULL);
 		ck_assert_ptr_nonnull(claims);
 		ck_assert_str_eq(json_string_value(json_object_get(claims, "sub")), subs[i]);
 		ck_assert_str_eq(json_string_value(json_object_get(claims, "aud")), fx.p.project_id);
@@ -256,7 +289,8 @@ int main(void)
 
 	tcase_add_test(tc, test_accepted);
 	tcase_add_test(tc, test_header_forms);
-	tcase_add_test(tc, test_signature_cache);
+	tcase_add_test(tc, test_retired_key_cached);
+	tcase_add_test(tc, test_unknown_kid_reads_keys);
 	tcase_add_test(tc, test_expired);
 	tcase_add_test(tc, test_holders_read_again_after_any_commit);
 	tcase_add_test(tc, test_revoked_after_cached);

@@ -27,7 +27,7 @@
 
 static struct {
 	char dir[64];
-	char db[96], key[96];
+	char db[96], key[96], kek[96];
 	struct config cfg;
 	struct server srv;
 	struct new_project p;
@@ -61,12 +61,12 @@ static void setup(void)
 	ck_assert_ptr_nonnull(mkdtemp(fx.dir));
 	snprintf(fx.db, sizeof fx.db, "%s/e.db", fx.dir);
 	snprintf(fx.key, sizeof fx.key, "%s/key.pem", fx.dir);
+	snprintf(fx.kek, sizeof fx.kek, "%s/kek", fx.dir);
 	config_init(&fx.cfg);
 	fx.srv.cfg = &fx.cfg;
-	fx.srv.key = jwt_key_load_or_create(fx.key, errbuf, sizeof errbuf);
-	ck_assert_msg(fx.srv.key != NULL, "%s", errbuf);
 	fx.srv.store = store_open(fx.db, false, errbuf, sizeof errbuf);
 	ck_assert_msg(fx.srv.store != NULL, "%s", errbuf);
+	fx.srv.keys = check_keyring(&fx.cfg, fx.srv.store, fx.dir);
 	ck_assert_int_eq(store_project_create(fx.srv.store, "p", &fx.p, &err), 0);
 	fx.app = crypto_new_id();
 	fx.user = crypto_new_id();
@@ -83,12 +83,13 @@ static void teardown(void)
 	token_set_release(&fx.out);
 	store_new_project_release(&fx.p);
 	store_close(fx.srv.store);
-	jwt_key_free(fx.srv.key);
+	keyring_free(fx.srv.keys);
 	config_release(&fx.cfg);
 	free(fx.app);
 	free(fx.user);
 	unlink(fx.db);
 	unlink(fx.key);
+	unlink(fx.kek);
 	rmdir(fx.dir);
 }
 
@@ -164,7 +165,8 @@ START_TEST(test_client_credentials)
 	ck_assert_ptr_null(fx.out.refresh_token);
 	ck_assert_int_eq(fx.out.expires_in, fx.cfg.access_ttl_s);
 	ck_assert_ptr_nonnull(strstr(fx.out.scope, "users:read"));
-	claims = jwt_verify(fx.srv.key, fx.out.access_token, strlen(fx.out.access_token));
+	claims = keyring_verify(fx.srv.keys, JWT_TYP_ACCESS, fx.out.access_token,
+	                        strlen(fx.out.access_token), NULL);
 	ck_assert_ptr_nonnull(claims);
 	ck_assert_str_eq(json_string_value(json_object_get(claims, "sub")), fx.p.client_id);
 	ck_assert_str_eq(json_string_value(json_object_get(claims, "aud")), fx.p.project_id);

@@ -11,7 +11,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "config.h"
 #include "error.h"
+#include "keyring.h"
+#include "util.h"
 
 #define N_ELEMS(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -59,6 +62,24 @@ static inline void check_sql(sqlite3 *db, const char *fmt, ...)
 	ck_assert_msg(sqlite3_exec(db, sql, NULL, NULL, NULL) == SQLITE_OK, "%s: %s", sql,
 	              sqlite3_errmsg(db));
 	sqlite3_free(sql);
+}
+
+/* Points cfg's signing key file and key-encryption key file into dir
+ * (DIR/key.pem, DIR/kek: the caller removes them) and opens the key ring of
+ * st, which a new store gets its keys from. */
+static inline struct keyring *check_keyring(struct config *cfg, struct store *st,
+                                            const char *dir)
+{
+	char errbuf[512] = "";
+	struct keyring *ring;
+
+	free(cfg->signing_key);
+	cfg->signing_key = xasprintf("%s/key.pem", dir);
+	free(cfg->key_encryption_key_file);
+	cfg->key_encryption_key_file = xasprintf("%s/kek", dir);
+	ring = keyring_open(cfg, st, errbuf, sizeof errbuf);
+	ck_assert_msg(ring != NULL, "%s", errbuf);
+	return ring;
 }
 
 #endif

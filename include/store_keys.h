@@ -1,0 +1,50 @@
+#ifndef EDGEAUTH_STORE_KEYS_H
+#define EDGEAUTH_STORE_KEYS_H
+/*
+ * Signing keys in the store (schema/007). Rows carry the private key only
+ * sealed (crypto_seal under the key-encryption key); this file never sees
+ * it open. The schedule of the rows (which signs, until when each is
+ * published) is key_schedule.c's, applied inside each write's transaction.
+ * Times in ms.
+ */
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "key_schedule.h"
+#include "store.h"
+
+/* Rows owned by the list (key_rows_release frees them and their sealed keys). */
+struct key_rows {
+	struct key_row *rows;
+	size_t count;
+	int64_t version;   /* signing_keys_version as read before the rows */
+};
+void key_rows_release(struct key_rows *r);
+/* Wipes and frees one row's sealed key (the row itself is the caller's). */
+void key_row_release(struct key_row *k);
+
+/* For a request: when the store's key version is not known_version, reads
+ * it and every key published at now (not retired, before publish_until)
+ * into *out (released first) and sets *changed; else *changed is false and
+ * *out untouched. */
+void store_keys_changed(struct store *st, int64_t known_version, int64_t now,
+                        struct key_rows *out, bool *changed, struct completion done);
+
+/* Every key, oldest first, published or not (edgeauth key list). 0 or -1. */
+int store_keys_list(struct store *st, struct key_rows *out, struct api_error *err);
+/* Adds rows[0..n) in one transaction (each needs its sealed key) and sets
+ * the publication bounds of their algorithms (key_schedule_bounds with
+ * lifetime_ms). With if_alg_missing, a row whose alg already has a
+ * published key is skipped (a first start: two processes starting at once
+ * add one set of keys). Returns how many were added, or -1 with err. */
+int store_keys_add(struct store *st, const struct key_row *rows, size_t n, bool if_alg_missing,
+                   int64_t lifetime_ms, struct api_error *err);
+/* Retires the key kid at now and sets the bounds of its alg again. 1
+ * retired (or already was), 0 no such key, -1 with err: invalid_params
+ * when it is the last published key of its alg (nothing would sign), or
+ * system_error. */
+int store_key_retire(struct store *st, const char *kid, int64_t now, int64_t lifetime_ms,
+                     struct api_error *err);
+
+#endif

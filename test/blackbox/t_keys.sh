@@ -1,0 +1,242 @@
+# Signing keys in the store (CONTRACT.md §8): the CLI (key list, rotate,
+# retire) beside a running server, a rotation that breaks no token (the
+# management API and jose's createRemoteJWKSet before and after it), the old
+# key leaving JWKS once the last token it signed has expired, a retired
+# key's tokens failing at once, the key-encryption key file's checks at
+# start, and the signing_key file: imported with its kid into a store
+# without keys, ignored with a warning when it differs from every stored key.
+# Short TTLs: access tokens live 3 s, a rotated key signs at once.
+. "$(dirname "$0")/lib.sh"
+CLIENT_DIR=$ROOT/test/oauth-client
+TTL=3
+
+need_node_project "$CLIENT_DIR" jose
+
+start_server tokens.access_ttl_s=$TTL tokens.key_activation_delay_s=0
+
+# key CMD...: runs the CLI on the server's config; sets OUT, ERR, RC
+key() {
+	"$EDGEAUTH" -c "$CONF" key "$@" > "$TMP/key.out" 2> "$TMP/key.err"
+	RC=$?
+	OUT=$(cat "$TMP/key.out")
+	ERR=$(cat "$TMP/key.err")
+}
+
+# The kid in a JWT's protected header.
+jwt_kid() {
+	local h
+	h=$(printf '%s' "$1" | cut -d. -f1 | tr '_-' '/+')
+	while [ $(( ${#h} % 4 )) -ne 0 ]; do h+="="; done
+	printf '%s' "$h" | base64 -d | jq -r .kid
+}
+
+# The state of kid in `key list`.
+key_state() {
+	key list
+	printf '%s' "$OUT" | jq -r --arg k "$1" '.[] | select(.kid == $k) | .state'
+}
+
+jwks() {
+	AUTH=none req GET /.well-known/jwks.json
+}
+
+# jose_verify TOKEN...: jose's createRemoteJWKSet + jwtVerify, one fresh
+# JWKS fetch; prints "ok" or the error code per token, space-separated.
+jose_verify() {
+	(cd "$CLIENT_DIR" && timeout 30 node jwks_verify.mjs "$BASE" "$@") |
+		jq -r 'map(if .ok then "ok" else .code end) | join(" ")'
+}
+
+# --- a new store: both algorithms, the signing_key file's key imported ---
+key list
+check "key list exit" "$RC" 0
+check "key list: two keys" "$(printf '%s' "$OUT" | jq length)" 2
+check "key list: both active" "$(printf '%s' "$OUT" | jq -r '[.[].state] | unique | join(",")')" active
+check "key list: ES256 and RS256" "$(printf '%s' "$OUT" | jq -r '[.[].alg] | sort | join(",")')" \
+	"ES256,RS256"
+check "key list: fields, no private part" \
+	"$(printf '%s' "$OUT" | jq -r '[.[] | keys | join(",")] | unique | join(";")')" \
+	"activates_at,alg,created,kid,published_until,retired_at,state"
+K1=$(printf '%s' "$OUT" | jq -r '.[] | select(.alg == "ES256") | .kid')
+RSA=$(printf '%s' "$OUT" | jq -r '.[] | select(.alg == "RS256") | .kid')
+
+jwks
+check_status "jwks" 200
+check_header "jwks cache-control" '^Cache-Control: public, max-age=300'
+check_json "jwks: both keys" '.keys | length' 2
+check_json "jwks: EC key" ".keys[] | select(.kid == \"$K1\") | [.kty, .crv, .use, .alg,
+	(.x | length), (.y | length)] | join(\",\")" "EC,P-256,sig,ES256,43,43"
+check_json "jwks: RSA key" ".keys[] | select(.kid == \"$RSA\") | [.kty, .use, .alg, .e,
+	(.n | length)] | join(\",\")" "RSA,sig,RS256,AQAB,342"
+check_json "jwks: no private members" '[.keys[] | (.d, .p, .q, .dp, .dq, .qi)] | map(select(. != null)) | length' 0
+check "key-encryption key file mode" "$(stat -c %a "$TMP/key-encryption.key")" 600
+check "key-encryption key file size" "$(stat -c %s "$TMP/key-encryption.key")" 32
+check "no private key in the store, open" "$(python3 - "$TMP/signing-key.pem" "$TMP/edgeauth.db" <<'PY'
+import subprocess, sys
+der = subprocess.run(["openssl", "pkey", "-in", sys.argv[1], "-outform", "DER"],
+                     capture_output=True, check=True).stdout
+db = b"".join(open(p, "rb").read() for p in (sys.argv[2], sys.argv[2] + "-wal")
+              if __import__("os").path.exists(p))
+print("found" if der[-32:] in db or der in db else "absent")
+PY
+)" absent
+
+# --- before the rotation ---
+T1=$(admin_token)
+check "token kid: the ES256 key" "$(jwt_kid "$T1")" "$K1"
+AUTH="Bearer $T1" req GET "$P/roles"
+check_status "old token on the API, before" 200
+check "jose before the rotation" "$(jose_verify "$T1")" ok
+
+# --- rotate ES256 while the server runs (activation delay 0) ---
+key rotate --alg ES256
+check "rotate exit" "$RC" 0
+check "rotate: one new key" "$(printf '%s' "$OUT" | jq -r 'map(.alg) | join(",")')" ES256
+K2=$(printf '%s' "$OUT" | jq -r '.[0].kid')
+check "rotate: a new kid" "$([ -n "$K2" ] && [ "$K2" != "$K1" ] && echo new)" new
+check "old key superseded" "$(key_state "$K1")" superseded
+check "new key active" "$(key_state "$K2")" active
+key list
+check "old key published until a bound" "$(printf '%s' "$OUT" | jq -r --arg k "$K1" \
+	'.[] | select(.kid == $k) | .published_until != null')" true
+check "RSA key untouched" "$(key_state "$RSA")" active
+jwks
+check_json "jwks: old, new and RSA keys" '[.keys[].kid] | length' 3
+check_json "jwks: old key still published" "[.keys[].kid] | index(\"$K1\") != null" true
+check_json "jwks: new key published" "[.keys[].kid] | index(\"$K2\") != null" true
+
+AUTH="Bearer $T1" req GET "$P/roles"
+check_status "old token on the API, after the rotation" 200
+T2=$(admin_token)
+check "new token carries the new kid" "$(jwt_kid "$T2")" "$K2"
+AUTH="Bearer $T2" req GET "$P/roles"
+check_status "new token on the API" 200
+check "jose after the rotation: old and new tokens" "$(jose_verify "$T1" "$T2")" "ok ok"
+
+# --- the old key leaves JWKS once the last token it signed has expired ---
+# Its bound is the new key's activation + access_ttl_s + 1 s.
+T1_EXP=$(printf '%s' "$T1" | cut -d. -f2 | tr '_-' '/+' | { read -r p; while [ $(( ${#p} % 4 )) -ne 0 ]; do p+="="; done; printf '%s' "$p"; } | base64 -d | jq .exp)
+GONE=
+for _ in $(seq 1 100); do
+	jwks
+	if [ "$(printf '%s' "$BODY" | jq "[.keys[].kid] | index(\"$K1\") == null")" = true ]; then
+		GONE=$(date +%s)
+		break
+	fi
+	sleep 0.1
+done
+check "old key left JWKS" "$([ -n "$GONE" ] && echo gone)" gone
+check "not before its last token expired" "$([ -n "$GONE" ] && [ "$GONE" -ge "$T1_EXP" ] && echo after)" after
+check "old key expired in the list" "$(key_state "$K1")" expired
+check_json "jwks: new and RSA keys remain" '[.keys[].kid] | length' 2
+T2=$(admin_token)
+check "the new key signs" "$(jwt_kid "$T2")" "$K2"
+AUTH="Bearer $T2" req GET "$P/roles"
+check_status "the new key's tokens work" 200
+
+# --- retire: the last key of an algorithm is refused; a leaked key goes at once ---
+key retire "$K2"
+check "retire the last ES256 key: exit 1" "$RC" 1
+check "retire the last ES256 key: says why" "$(printf '%s' "$ERR" | grep -c 'last ES256 key')" 1
+check "it still signs" "$(key_state "$K2")" active
+T2=$(admin_token)
+AUTH="Bearer $T2" req GET "$P/roles"
+check_status "a token of the key to retire, seen once" 200
+key rotate --alg ES256
+K3=$(printf '%s' "$OUT" | jq -r '.[0].kid')
+key retire "$K2"
+check "retire exit" "$RC" 0
+check "retired in the list" "$(key_state "$K2")" retired
+AUTH="Bearer $T2" req GET "$P/roles"
+check_err "a retired key's token answers 401 at once" 401 invalid_authorization_token
+check "jose refuses it too" "$(jose_verify "$T2")" ERR_JWKS_NO_MATCHING_KEY
+jwks
+check_json "jwks: retired key gone at once" "[.keys[].kid] | index(\"$K2\") == null" true
+T3=$(admin_token)
+check "the next key signs" "$(jwt_kid "$T3")" "$K3"
+AUTH="Bearer $T3" req GET "$P/roles"
+check_status "its token works" 200
+
+# --- rotate without --alg: both algorithms ---
+key rotate
+check "rotate both: exit" "$RC" 0
+check "rotate both: ES256 and RS256" "$(printf '%s' "$OUT" | jq -r 'map(.alg) | sort | join(",")')" \
+	"ES256,RS256"
+
+# --- CLI errors ---
+key retire no-such-kid
+check "retire an unknown kid: exit 1" "$RC" 1
+check "retire an unknown kid: says so" "$ERR" "edgeauth: no key no-such-kid"
+for args in "" "list extra" "retire" "rotate --alg HS256" "rotate --alg" "rotate ES256" "frobnicate"; do
+	# shellcheck disable=SC2086
+	key $args
+	check "key $args: usage, exit 2" "$RC" 2
+done
+
+# --- the key-encryption key file at start ---
+stop_server
+# restart: starts the server again on the same files; STARTED is "running"
+# or "exit N" when it stopped at start.
+restart() {
+	"$EDGEAUTH" -c "$CONF" serve > "$TMP/restart.out" 2> "$TMP/restart.err" &
+	local pid=$!
+	for _ in $(seq 1 100); do
+		kill -0 "$pid" 2> /dev/null || break
+		curl -s -o /dev/null "$BASE/healthz" && break
+		sleep 0.05
+	done
+	if kill -0 "$pid" 2> /dev/null; then
+		SERVER_PID=$pid
+		STARTED=running
+	else
+		wait "$pid"
+		STARTED="exit $?"
+	fi
+}
+chmod 644 "$TMP/key-encryption.key"
+restart
+check "a KEK file others can read stops the start" "$STARTED" "exit 1"
+check "... naming it" "$(grep -c "key-encryption key file $TMP/key-encryption.key is accessible to others" "$TMP/restart.err")" 1
+chmod 600 "$TMP/key-encryption.key"
+cp -p "$TMP/key-encryption.key" "$TMP/kek.saved"
+head -c 32 /dev/urandom > "$TMP/key-encryption.key"
+restart
+check "a KEK that does not open the stored keys stops the start" "$STARTED" "exit 1"
+check "... naming it" "$(grep -c "does not open with key-encryption key file $TMP/key-encryption.key" "$TMP/restart.err")" 1
+key rotate
+check "rotate with a wrong KEK: exit 1" "$RC" 1
+key list
+check "nothing was added" "$(printf '%s' "$OUT" | jq length)" 6
+cp -p "$TMP/kek.saved" "$TMP/key-encryption.key"
+
+# --- a signing_key file that differs from every stored key: a warning ---
+openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -out "$TMP/other.pem" 2> /dev/null
+cp "$TMP/signing-key.pem" "$TMP/signing-key.saved"
+install -m 600 "$TMP/other.pem" "$TMP/signing-key.pem"
+restart
+check "starts with another signing_key file" "$STARTED" running
+check "... and warns about it" "$(grep -c "signing_key $TMP/signing-key.pem (kid [A-Za-z0-9_-]*) differs from every key in the store; it is ignored" "$TMP/restart.err")" 1
+K4=$(key list; printf '%s' "$OUT" | jq -r '[.[] | select(.alg == "ES256" and .state == "active")][0].kid')
+check "the store's key signs" "$(jwt_kid "$(admin_token)")" "$K4"
+T_BEFORE=$(admin_token)
+stop_server
+
+# --- a store without keys imports the signing_key file with its kid ---
+# (the upgrade from a store whose keys lived in the file: tokens already out
+# stay valid)
+install -m 600 "$TMP/signing-key.saved" "$TMP/signing-key.pem"
+sqlite3 "$TMP/edgeauth.db" "DELETE FROM signing_keys"
+restart
+check "starts on a store without keys" "$STARTED" running
+key list
+check "imported: the file's key and a new RSA key" "$(printf '%s' "$OUT" | jq -r '[.[].alg] | sort | join(",")')" \
+	"ES256,RS256"
+check "imported with the file's kid" "$(printf '%s' "$OUT" | jq -r '.[] | select(.alg == "ES256") | .kid')" "$K1"
+check "no warning about the file" "$(grep -c 'differs from every key' "$TMP/restart.err")" 0
+T5=$(admin_token)
+check "tokens carry the file's kid again" "$(jwt_kid "$T5")" "$K1"
+AUTH="Bearer $T_BEFORE" req GET "$P/roles"
+check_err "a token of a key no longer in the store fails" 401 invalid_authorization_token
+check "no key material in the log" "$(grep -ci 'PRIVATE KEY' "$TMP/server.log" "$TMP/restart.err" | awk -F: '{s += $2} END {print s}')" 0
+
+finish
