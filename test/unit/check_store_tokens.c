@@ -210,6 +210,43 @@ START_TEST(test_purge_grace)
 }
 END_TEST
 
+/* A sign-in's OpenID Connect side goes with its code, then with every
+ * refresh token of the sign-in (the nonce with the code alone). */
+START_TEST(test_oidc_side_travels)
+{
+	struct new_code c = {
+		.hash = "c1", .family_id = "f", .project_id = fx.p.project_id,
+		.client_id = fx.p.client_id, .user_id = "u1", .redirect_uri = "https://a/cb",
+		.code_challenge = "c", .expires_at = now_ms() + 60000, .scope = "openid email",
+		.nonce = "n-0S6", .auth_time = 1234567, .session_id = "sid-1",
+	};
+	struct new_refresh r = refresh("r1", "f", "j1", now_ms() + 60000);
+	bool won;
+
+	store_code_insert(fx.st, &c, sync_completion(&fx.r));
+	ok();
+	store_code_get(fx.st, "c1", &fx.g, sync_completion(&fx.r));
+	ok();
+	ck_assert_str_eq(fx.g.scope, "openid email");
+	ck_assert_str_eq(fx.g.nonce, "n-0S6");
+	ck_assert_int_eq(fx.g.auth_time, 1234567);
+	ck_assert_str_eq(fx.g.session_id, "sid-1");
+	r.scope = fx.g.scope;
+	r.auth_time = fx.g.auth_time;
+	r.session_id = fx.g.session_id;
+	store_code_redeem(fx.st, "c1", &r, &won, sync_completion(&fx.r));
+	ok();
+	ck_assert(won);
+	grant_record_release(&fx.g);
+	store_refresh_get(fx.st, "r1", &fx.g, sync_completion(&fx.r));
+	ok();
+	ck_assert_str_eq(fx.g.scope, "openid email");
+	ck_assert_ptr_null(fx.g.nonce);
+	ck_assert_int_eq(fx.g.auth_time, 1234567);
+	ck_assert_str_eq(fx.g.session_id, "sid-1");
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("store_tokens");
@@ -218,6 +255,7 @@ int main(void)
 	tcase_add_test(tc, test_code_single_use);
 	tcase_add_test(tc, test_refresh_rotate);
 	tcase_add_test(tc, test_purge_grace);
+	tcase_add_test(tc, test_oidc_side_travels);
 	suite_add_tcase(s, tc);
 	return check_run(srunner_create(s));
 }
