@@ -56,3 +56,71 @@ CREATE TABLE session_clients (
 	client_id  TEXT NOT NULL REFERENCES clients(id) ON DELETE CASCADE,
 	PRIMARY KEY (session_id, client_id)
 ) WITHOUT ROWID;
+
+-- Back-channel logout (§7): a logout token to deliver, per client. Rows are
+-- written by the triggers below, in the transaction of the change that ends
+-- a session, and deleted by backchannel.c once delivered (or given up). id
+-- is the logout token's jti, the same across retries.
+CREATE TABLE backchannel_outbox (
+	id          TEXT PRIMARY KEY,
+	client_id   TEXT NOT NULL,
+	uri         TEXT NOT NULL,     -- the client's backchannel_logout_uri, then
+	alg         TEXT NOT NULL,     -- its id_token_signed_response_alg, then
+	subject     TEXT NOT NULL,     -- the user's ID
+	session_id  TEXT,              -- sid; NULL for a BYOU user's logout
+	created_at  INTEGER NOT NULL
+) WITHOUT ROWID;
+
+-- A session ends (logout, deactivation, a new password, deletion; expiry is
+-- no end): the sign-ins made through it are revoked at once, their access
+-- tokens too, and every client that got a code in it and has a back-channel
+-- URI is told. Whoever ends a session (the logout endpoint, a user's update
+-- or deletion, the CLI, another process) gets all of this by setting
+-- ended_at.
+CREATE TRIGGER sessions_ended AFTER UPDATE OF ended_at ON sessions
+WHEN old.ended_at IS NULL AND new.ended_at IS NOT NULL BEGIN
+	INSERT OR IGNORE INTO revoked_tokens (jti, expires_at)
+		SELECT access_jti, access_exp FROM refresh_tokens WHERE session_id = new.id;
+	UPDATE refresh_tokens SET revoked_at = new.ended_at
+		WHERE session_id = new.id AND revoked_at IS NULL;
+	INSERT INTO backchannel_outbox (id, client_id, uri, alg, subject, session_id, created_at)
+		SELECT lower(hex(randomblob(16))), c.id, c.backchannel_logout_uri,
+		       c.id_token_signed_response_alg, new.user_id, new.id, new.ended_at
+		FROM session_clients sc JOIN clients c ON c.id = sc.client_id
+		WHERE sc.session_id = new.id AND c.backchannel_logout_uri IS NOT NULL;
+END;
+
+-- A BYOU user has no session: when deactivated or deleted, every client
+-- holding a live refresh token of theirs from outside a session is told,
+-- with no sid.
+CREATE TRIGGER users_deactivated_end AFTER UPDATE OF is_active ON users
+WHEN old.is_active = 1 AND new.is_active = 0 BEGIN
+	UPDATE sessions SET ended_at = new.updated_at WHERE user_id = new.id AND ended_at IS NULL;
+	INSERT INTO backchannel_outbox (id, client_id, uri, alg, subject, session_id, created_at)
+		SELECT lower(hex(randomblob(16))), c.id, c.backchannel_logout_uri,
+		       c.id_token_signed_response_alg, new.id, NULL, new.updated_at
+		FROM clients c WHERE c.backchannel_logout_uri IS NOT NULL AND c.id IN (
+			SELECT client_id FROM refresh_tokens WHERE user_id = new.id
+			AND session_id IS NULL AND used_at IS NULL AND revoked_at IS NULL
+			AND expires_at > new.updated_at);
+END;
+
+CREATE TRIGGER users_password_changed AFTER UPDATE OF password_hash ON users
+WHEN old.password_hash IS NOT new.password_hash BEGIN
+	UPDATE sessions SET ended_at = new.updated_at WHERE user_id = new.id AND ended_at IS NULL;
+END;
+
+-- Before the rows go (sessions, codes and refresh tokens cascade with the
+-- user), so that the ends above run and the outbox has what it needs.
+CREATE TRIGGER users_deleted_end BEFORE DELETE ON users BEGIN
+	UPDATE sessions SET ended_at = CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER)
+		WHERE user_id = old.id AND ended_at IS NULL;
+	INSERT INTO backchannel_outbox (id, client_id, uri, alg, subject, session_id, created_at)
+		SELECT lower(hex(randomblob(16))), c.id, c.backchannel_logout_uri,
+		       c.id_token_signed_response_alg, old.id, NULL,
+		       CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER)
+		FROM clients c WHERE c.backchannel_logout_uri IS NOT NULL AND c.id IN (
+			SELECT client_id FROM refresh_tokens WHERE user_id = old.id
+			AND session_id IS NULL AND used_at IS NULL AND revoked_at IS NULL
+			AND expires_at > CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER));
+END;
