@@ -21,6 +21,7 @@ struct principal {
 	char *scope;         /* space-separated named permissions */
 	long long iat;
 	long long exp;
+	long long auth_time;  /* seconds; a user sign-in's latest password check, 0 if none */
 };
 
 /* A bearer check in progress (the caller keeps it until done runs). */

@@ -45,6 +45,7 @@ static void principal_copy(struct principal *dst, const struct principal *src)
 	dst->jti = dup_or_null(src->jti);
 	dst->scope = dup_or_null(src->scope);
 	dst->iat = src->iat;
+	dst->auth_time = src->auth_time;
 	dst->exp = src->exp;
 }
 
@@ -131,6 +132,7 @@ static int claims_read(struct server *srv, const char *token, struct principal *
 		out->jti = xstrdup(jti);
 		out->scope = xstrdup(scope);
 		out->iat = (long long)json_integer_value(iat);
+		out->auth_time = (long long)json_integer_value(json_object_get(claims, "auth_time"));
 		out->exp = (long long)json_integer_value(exp);
 		rc = 0;
 	}
