@@ -14,6 +14,9 @@ extern flow_step *const clients_create_steps[];
 extern flow_step *const clients_update_steps[];
 extern flow_step *const clients_list_steps[];
 extern flow_step *const clients_rotate_secret_steps[];
+/* GET and DELETE .../clients/{client_id} (CONTRACT.md §8). */
+extern flow_step *const clients_get_steps[];
+extern flow_step *const clients_delete_steps[];
 
 /* A create or update body, read and checked. */
 struct client_body {

@@ -15,6 +15,11 @@ extern flow_step *const users_update_steps[];
 extern flow_step *const users_update_current_steps[];
 extern flow_step *const users_list_steps[];
 extern flow_step *const users_get_external_steps[];
+/* GET and DELETE .../users/{user_id}, GET /api/v1/users/current
+ * (CONTRACT.md §8). */
+extern flow_step *const users_get_steps[];
+extern flow_step *const users_delete_steps[];
+extern flow_step *const users_get_current_steps[];
 /* POST .../users/external/{external_user_id}/authorization-codes (BYOU). */
 extern flow_step *const byou_code_steps[];
 

@@ -72,6 +72,19 @@ void store_client_set_secret(struct store *st, const char *project_id, const cha
                              const char *secret_hash, const char *scope,
                              struct completion done);
 
+/* The client's record (caller frees), one statement. Fails with
+ * client_not_found (unknown, or of another project) or system_error. */
+void store_client_get(struct store *st, const char *project_id, const char *client_id,
+                      char **record, struct completion done);
+
+/* Deletes the client (CONTRACT.md §8): its codes and refresh tokens go
+ * with it, and every access token it was issued stops at once (the bearer
+ * check finds no client). Fails with, first to last, client_not_found,
+ * insufficient_permission (it holds a default-resource permission scope
+ * lacks), system_error. */
+void store_client_delete(struct store *st, const char *project_id, const char *client_id,
+                         const char *scope, struct completion done);
+
 /* One page of the project's clients into *out: q->sort is an enum
  * client_sort, q->search a case-insensitive substring of the name (raw:
  * % _ \ in it are literal), q->is_active a filter (-1: none). Fails with
@@ -113,9 +126,10 @@ void store_client_scope(struct store *st, const char *client_id, struct store_st
 int store_client_insert(struct store *st, const char *project_id, const char *client_id,
                         const struct client_fields *f, const char *secret_hash, int64_t now,
                         struct api_error *err);
-/* Gives the client every permission of its project (a new project's admin
- * client, CONTRACT.md §2). 0, or -1 with system_error. */
-int store_client_grant_all(struct store *st, const char *client_id, struct api_error *err);
+/* Gives the client the twelve permissions of its project's default
+ * resources (an admin client, CONTRACT.md §2, §8). 0, or -1 with
+ * system_error. */
+int store_client_grant_admin(struct store *st, const char *client_id, struct api_error *err);
 
 /* ---- what sign-in reads ---- */
 

@@ -71,6 +71,20 @@ void store_user_update(struct store *st, const char *project_id, const char *use
                        const struct user_fields *f, const char *scope, char **out,
                        struct completion done);
 
+/* The record of the project's user (caller frees), one statement. Errors:
+ * user_not_found, system_error. */
+void store_user_get(struct store *st, const char *project_id, const char *user_id, char **out,
+                    struct completion done);
+
+/* Deletes the user of the project (CONTRACT.md §8): its sessions end (and
+ * with them the sign-ins made through them, schema 008), its sessions,
+ * codes and refresh tokens go with it, and its access tokens stop at once
+ * (the bearer check finds no user). Errors, in this order: user_not_found,
+ * insufficient_permission (its role holds a default-resource permission
+ * that scope lacks), system_error. */
+void store_user_delete(struct store *st, const char *project_id, const char *user_id,
+                       const char *scope, struct completion done);
+
 /* The record of the project's user with that external ID (caller frees),
  * with "permissions" last when with_permissions: the named forms of its
  * role's permissions that a token carries (SQL_SCOPE_CODES_OK), sorted.

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "api_clients.h"
+#include "api_records.h"
 #include "crypto.h"
 #include "form.h"
 #include "json_util.h"
@@ -307,6 +308,21 @@ static enum step_result rotate_reply(struct flow *f)
 }
 
 flow_step *const clients_rotate_secret_steps[] = { rotate_write, rotate_reply, NULL };
+
+/* ---- GET and DELETE .../clients/{client_id} (CONTRACT.md §8) ---- */
+
+static enum step_result get(struct flow *f)
+{
+	return record_get(f, store_client_get, "client_id");
+}
+
+static enum step_result delete(struct flow *f)
+{
+	return record_delete(f, store_client_delete, "client_id");
+}
+
+flow_step *const clients_get_steps[] = { get, record_answer, NULL };
+flow_step *const clients_delete_steps[] = { delete, record_deleted, NULL };
 
 /* ---- GET .../clients ---- */
 

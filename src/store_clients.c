@@ -21,8 +21,9 @@ enum client_stmt {
 	CS_SET_SECRET,
 	CS_PERMS_DELETE,
 	CS_PERM_INSERT,
-	CS_GRANT_ALL,
+	CS_GRANT_ADMIN,
 	CS_GET,
+	CS_DELETE,
 	CS_AUTH,
 	CS_SCOPE,
 	CS_REDIRECT_REGISTERED,   /* what sign-in reads, at the end of the file */
@@ -85,11 +86,15 @@ static const char *const sql[CS__COUNT] = {
 	[CS_PERMS_DELETE] = "DELETE FROM client_permissions WHERE client_id = ?1",
 	[CS_PERM_INSERT] =
 		"INSERT OR IGNORE INTO client_permissions (client_id, permission_id) VALUES (?1, ?2)",
-	[CS_GRANT_ALL] =
+	/* CONTRACT.md §2: the twelve permissions of the default resources. */
+	[CS_GRANT_ADMIN] =
 		"INSERT OR IGNORE INTO client_permissions (client_id, permission_id)"
 		" SELECT c.id, pm.id FROM clients c JOIN permissions pm ON pm.project_id = c.project_id"
-		" WHERE c.id = ?1",
+		" JOIN resources r ON r.id = pm.resource_id WHERE c.id = ?1 AND r.is_default",
 	[CS_GET] = "SELECT " CLIENT_JSON("c") " FROM clients c WHERE c.id = ?1 AND c.project_id = ?2",
+	/* Its codes and refresh tokens cascade; its access tokens, and its
+	 * users' tokens, fail the bearer check, which finds no client. */
+	[CS_DELETE] = "DELETE FROM clients WHERE id = ?1",
 	[CS_AUTH] =
 		"SELECT c.project_id, c.secret_hash, c.is_active, p.is_active"
 		" FROM clients c JOIN projects p ON p.id = c.project_id WHERE c.id = ?1",
@@ -125,22 +130,17 @@ struct client_write {
 	char **record;           /* read back into; NULL: no read back */
 };
 
+static const struct record_missing client_missing = {
+	E_CLIENT_NOT_FOUND, "The client does not exist.",
+};
+
 /* The record of w's client, read back inside the write's transaction. */
 static int client_read_back(struct store *st, void *arg, struct api_error *err)
 {
 	struct client_write *w = arg;
-	sqlite3_stmt *s = stmt(st, CS_GET);
-	int rc;
 
-	store_bind_text(s, 1, w->client_id);
-	store_bind_text(s, 2, w->project_id);
-	rc = store_step(st, s, err);
-	if (rc == 1)
-		*w->record = xstrdup(store_column_text(s, 0));
-	else if (rc == 0)
-		api_fail(err, E_CLIENT_NOT_FOUND, "The client does not exist.");
-	store_stmt_finish(s);
-	return rc == 1 ? 0 : -1;
+	return store_read_record(st, stmt(st, CS_GET), w->client_id, w->project_id,
+	                         &client_missing, w->record, err);
 }
 
 /* Runs write in one transaction, reading the record back when w->record is
@@ -169,7 +169,7 @@ static int client_check_exists(struct store *st, const struct client_write *w,
 	int found = store_exists(st, stmt(st, CS_EXISTS), w->client_id, w->project_id, NULL, err);
 
 	if (found == 0)
-		return api_fail(err, E_CLIENT_NOT_FOUND, "The client does not exist.");
+		return api_fail(err, client_missing.code, "%s", client_missing.sentence);
 	return found < 0 ? -1 : 0;
 }
 
@@ -217,9 +217,9 @@ int store_client_insert(struct store *st, const char *project_id, const char *cl
 	return permissions_add(st, client_id, f->permission_ids, err);
 }
 
-int store_client_grant_all(struct store *st, const char *client_id, struct api_error *err)
+int store_client_grant_admin(struct store *st, const char *client_id, struct api_error *err)
 {
-	sqlite3_stmt *s = stmt(st, CS_GRANT_ALL);
+	sqlite3_stmt *s = stmt(st, CS_GRANT_ADMIN);
 
 	store_bind_text(s, 1, client_id);
 	return store_step_write(st, s, NULL, 0, NULL, err);
@@ -310,6 +310,22 @@ void store_client_set_secret(struct store *st, const char *project_id, const cha
 	struct client_write w = { project_id, client_id, NULL, secret_hash, scope, NULL };
 
 	client_write_run(st, secret_write, &w, done);
+}
+
+/* ---- one client ---- */
+
+void store_client_get(struct store *st, const char *project_id, const char *client_id,
+                      char **record, struct completion done)
+{
+	store_get_record(st, stmt(st, CS_GET), client_id, project_id, &client_missing, record,
+	                 done);
+}
+
+void store_client_delete(struct store *st, const char *project_id, const char *client_id,
+                         const char *scope, struct completion done)
+{
+	store_grant_delete_holder(st, GRANT_HOLDER_CLIENT, stmt(st, CS_EXISTS), stmt(st, CS_DELETE),
+	                          &client_missing, client_id, project_id, scope, done);
 }
 
 /* ---- the list ---- */

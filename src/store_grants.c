@@ -84,6 +84,34 @@ int store_grant_check_holder(struct store *st, const char *scope, enum grant_hol
 	return check_one(st, (int)holder, scope, id, err);
 }
 
+/* The delete's check: check_arg is the struct holder_delete. */
+struct holder_delete {
+	const char *scope;
+	enum grant_holder holder;
+};
+
+static int check_deletable(struct store *st, const char *id, const void *check_arg,
+                           struct api_error *err)
+{
+	const struct holder_delete *h = check_arg;
+
+	return store_grant_check_holder(st, h->scope, h->holder, id, err);
+}
+
+void store_grant_delete_holder(struct store *st, enum grant_holder holder, sqlite3_stmt *find,
+                               sqlite3_stmt *remove, const struct record_missing *missing,
+                               const char *id, const char *project_id, const char *scope,
+                               struct completion done)
+{
+	const struct holder_delete h = { scope, holder };
+	const struct record_delete d = {
+		.find = find, .remove = remove, .missing = *missing, .check = check_deletable,
+		.check_arg = &h,
+	};
+
+	store_delete_record(st, &d, id, project_id, done);
+}
+
 int store_permissions_check(struct store *st, const char *project_id,
                             const struct id_list *ids, struct api_error *err)
 {

@@ -25,6 +25,7 @@ enum store_users_stmt {
 	SU_UPDATE,
 	SU_GET,
 	SU_GET_EXTERNAL,
+	SU_DELETE,
 	SU_ROLE_PERMISSIONS,
 	SU_ACTIVE,
 	SU_SCOPE,
@@ -62,6 +63,11 @@ static const char *const sql[SU__COUNT] = {
 		" WHERE u.project_id = ?1 AND u.external_user_id = ?2",
 	/* As a JSON array. SQLite never flattens a subquery with ORDER BY into
 	 * an aggregate, so the aggregate reads the rows sorted. */
+	/* Before the row goes, schema 008's trigger ends the user's sessions
+	 * (which revokes their sign-ins); then its sessions, codes and refresh
+	 * tokens cascade, and its access tokens fail the bearer check, which
+	 * finds no user. */
+	[SU_DELETE] = "DELETE FROM users WHERE id = ?1",
 	[SU_ROLE_PERMISSIONS] =
 		"SELECT json_group_array(named) FROM (" SQL_TOKEN_PERMISSIONS(SQL_ROLE_PERMISSIONS) ")",
 	[SU_ACTIVE] = "SELECT 1 FROM users WHERE id = ?1 AND project_id = ?2 AND is_active",
@@ -94,6 +100,10 @@ static int lookup(struct store *st, enum store_users_stmt which, const char *a,
 	return store_exists(st, stmt(st, which), a, b, c, err);
 }
 
+static const struct record_missing user_missing = {
+	E_USER_NOT_FOUND, "The user does not exist in this project.",
+};
+
 /* A create or update as its checks and statements read it. */
 struct user_write {
 	const char *project_id;
@@ -115,8 +125,8 @@ static int check_references(struct store *st, const struct user_write *w, struct
 	if (w->user_id) {
 		found = lookup(st, SU_USER_IN_PROJECT, w->user_id, w->project_id, NULL, err);
 		if (found <= 0)
-			return found < 0 ? -1 : api_fail(err, E_USER_NOT_FOUND,
-			                                  "The user does not exist in this project.");
+			return found < 0 ? -1 : api_fail(err, user_missing.code, "%s",
+			                                  user_missing.sentence);
 	}
 	/* The foreign key would accept a role of another project: check the project. */
 	if (f->role_id.state == FIELD_SET) {
@@ -202,29 +212,12 @@ void store_user_check(struct store *st, const char *project_id, const char *user
 
 /* ---- the writes ---- */
 
-/* The record of a user of the project into *out, or -1 with err. */
-static int user_read(struct store *st, const char *project_id, const char *user_id, char **out,
-                     struct api_error *err)
-{
-	sqlite3_stmt *s = stmt(st, SU_GET);
-	int rc;
-
-	store_bind_text(s, 1, user_id);
-	store_bind_text(s, 2, project_id);
-	rc = store_step(st, s, err);
-	if (rc == 1)
-		*out = xstrdup(store_column_text(s, 0));
-	else if (rc == 0)
-		rc = api_fail(err, E_USER_NOT_FOUND, "The user does not exist in this project.");
-	store_stmt_finish(s);
-	return rc < 0 ? -1 : 0;
-}
-
 static int read_back(struct store *st, void *arg, struct api_error *err)
 {
 	struct user_write *w = arg;
 
-	return user_read(st, w->project_id, w->user_id ? w->user_id : w->new_id, w->out, err);
+	return store_read_record(st, stmt(st, SU_GET), w->user_id ? w->user_id : w->new_id,
+	                         w->project_id, &user_missing, w->out, err);
 }
 
 static int insert(struct store *st, void *arg, struct api_error *err)
@@ -313,6 +306,22 @@ void store_user_update(struct store *st, const char *project_id, const char *use
 	struct api_error err;
 
 	complete(done, write_run(st, update, &w, &err), &err);
+}
+
+/* ---- one user: by ID, and its delete ---- */
+
+void store_user_get(struct store *st, const char *project_id, const char *user_id, char **out,
+                    struct completion done)
+{
+	store_get_record(st, stmt(st, SU_GET), user_id, project_id, &user_missing, out, done);
+}
+
+void store_user_delete(struct store *st, const char *project_id, const char *user_id,
+                       const char *scope, struct completion done)
+{
+	store_grant_delete_holder(st, GRANT_HOLDER_USER, stmt(st, SU_USER_IN_PROJECT),
+	                          stmt(st, SU_DELETE), &user_missing, user_id, project_id, scope,
+	                          done);
 }
 
 /* ---- the record by external ID ---- */

@@ -348,26 +348,107 @@ START_TEST(test_record_odd_rows)
 }
 END_TEST
 
-/* store_client_insert and store_client_grant_all, as project creation uses
- * them: the client gets every permission of its own project, none of
- * another's. */
-START_TEST(test_insert_grant_all)
+/* store_client_insert and store_client_grant_admin, as project creation
+ * and `project admin-client` use them: the client gets the twelve
+ * permissions of its own project's default resources, none of another
+ * project's and none of a resource the project added. */
+START_TEST(test_insert_grant_admin)
 {
 	struct client_fields f = { .name = "second admin", .redirect_uris = "[]" };
 
+	check_sql(fx.st->db, "INSERT INTO resources (id, project_id, name, code, is_default,"
+	          " created_at, updated_at) VALUES ('ro', %Q, 'Orders', 'orders', 0, 1, 1);"
+	          " INSERT INTO permissions (id, resource_id, project_id, name, code, position)"
+	          " VALUES ('po', 'ro', %Q, 'Read', 'read', 0)", fx.p2.project_id,
+	          fx.p2.project_id);
 	ck_assert_int_eq(store_begin(fx.st, &fx.err), 0);
 	ck_assert_int_eq(store_client_insert(fx.st, fx.p2.project_id, "c2", &f, "hash", 5, &fx.err),
 	                 0);
-	ck_assert_int_eq(store_client_grant_all(fx.st, "c2", &fx.err), 0);
+	ck_assert_int_eq(store_client_grant_admin(fx.st, "c2", &fx.err), 0);
 	ck_assert_int_eq(store_commit(fx.st, &fx.err), 0);
 	ck_assert_int_eq(count_rows("SELECT count(*) FROM client_permissions cp JOIN permissions pm"
-	                            " ON pm.id = cp.permission_id WHERE cp.client_id = 'c2'"
-	                            " AND pm.project_id = (SELECT project_id FROM clients"
-	                            " WHERE id = 'c2')"), 12);
+	                            " ON pm.id = cp.permission_id JOIN resources r"
+	                            " ON r.id = pm.resource_id WHERE cp.client_id = 'c2'"
+	                            " AND r.is_default AND pm.project_id = (SELECT project_id"
+	                            " FROM clients WHERE id = 'c2')"), 12);
 	ck_assert_int_eq(count_rows("SELECT count(*) FROM client_permissions"
 	                            " WHERE client_id = 'c2'"), 12);
 	ck_assert_int_eq(count_rows("SELECT count(*) FROM clients WHERE id = 'c2' AND is_active"
 	                            " AND created_at = 5 AND updated_at = 5"), 1);
+}
+END_TEST
+
+/* --- one client: get and delete (CONTRACT.md §8) --- */
+
+static int client_get(const char *project_id, const char *client_id)
+{
+	struct sync_result r;
+	char *text = NULL;
+
+	store_client_get(fx.st, project_id, client_id, &text, sync_completion(&r));
+	return record_of(&r, text);
+}
+
+static int client_delete(const char *project_id, const char *client_id, const char *scope)
+{
+	struct sync_result r;
+
+	store_client_delete(fx.st, project_id, client_id, scope, sync_completion(&r));
+	return ended(&r);
+}
+
+START_TEST(test_get)
+{
+	char *written, *id;
+
+	id = strdup(create("Billing", NULL, "[\"https://a.example/cb\"]"));
+	written = strdup(fx.text);
+	ck_assert_int_eq(client_get(fx.p1.project_id, id), 0);
+	ck_assert_str_eq(fx.text, written);
+	ck_assert_int_eq(client_get(fx.p1.project_id, "nope"), -1);
+	ck_assert_str_eq(fx.err.code, "client_not_found");
+	ck_assert_int_eq(client_get(fx.p2.project_id, id), -1);
+	ck_assert_str_eq(fx.err.code, "client_not_found");
+	free(written);
+	free(id);
+}
+END_TEST
+
+/* A deleted client's codes and refresh tokens go with it; client_not_found
+ * comes before the no-escalation refusal, which changes nothing. */
+START_TEST(test_delete)
+{
+	char *sql, *id = strdup(create("App", NULL, "[]"));
+
+	sql = sqlite3_mprintf(
+		"INSERT INTO users (id, project_id, display_name, created_at, updated_at)"
+		" VALUES ('u1', %Q, 'U', 1, 1);"
+		"INSERT INTO auth_codes (hash, family_id, project_id, client_id, user_id, redirect_uri,"
+		" code_challenge, created_at, expires_at) VALUES ('c1', 'f1', %Q, %Q, 'u1', 'x', 'y', 1,"
+		" 9e15);"
+		"INSERT INTO refresh_tokens (hash, family_id, project_id, client_id, user_id,"
+		" access_jti, access_exp, created_at, expires_at) VALUES ('t1', 'f1', %Q, %Q, 'u1',"
+		" 'j', 9e12, 1, 9e15);", fx.p1.project_id, fx.p1.project_id, id, fx.p1.project_id, id);
+	check_sql(fx.st->db, "%s", sql);
+	sqlite3_free(sql);
+
+	ck_assert_int_eq(client_delete(fx.p1.project_id, "nope", ""), -1);
+	ck_assert_str_eq(fx.err.code, "client_not_found");
+	ck_assert_int_eq(client_delete(fx.p2.project_id, id, NULL), -1);
+	ck_assert_str_eq(fx.err.code, "client_not_found");
+	ck_assert_int_eq(client_delete(fx.p1.project_id, fx.p1.client_id, "clients:update"), -1);
+	ck_assert_str_eq(fx.err.code, "insufficient_permission");
+	ck_assert_int_eq(count_rows("SELECT count(*) FROM clients"), 3);
+	ck_assert(sqlite3_get_autocommit(fx.st->db));
+
+	ck_assert_int_eq(client_delete(fx.p1.project_id, id, "clients:update"), 0);
+	ck_assert_int_eq(client_get(fx.p1.project_id, id), -1);
+	ck_assert_int_eq(count_rows("SELECT count(*) FROM auth_codes"), 0);
+	ck_assert_int_eq(count_rows("SELECT count(*) FROM refresh_tokens"), 0);
+	ck_assert_int_eq(count_rows("SELECT count(*) FROM users"), 1);
+	ck_assert_int_eq(client_delete(fx.p1.project_id, id, NULL), -1);
+	ck_assert_str_eq(fx.err.code, "client_not_found");
+	free(id);
 }
 END_TEST
 
@@ -610,7 +691,9 @@ static Suite *store_clients_suite(void)
 	tcase_add_loop_test(tc, test_no_escalation, 0, sizeof grant_cases / sizeof grant_cases[0]);
 	tcase_add_test(tc, test_record_one_definition);
 	tcase_add_test(tc, test_record_odd_rows);
-	tcase_add_test(tc, test_insert_grant_all);
+	tcase_add_test(tc, test_insert_grant_admin);
+	tcase_add_test(tc, test_get);
+	tcase_add_test(tc, test_delete);
 	tcase_add_test(tc, test_list);
 	tcase_add_loop_test(tc, test_list_search_literal, 0,
 	                    sizeof search_cases / sizeof search_cases[0]);

@@ -226,6 +226,114 @@ START_TEST(test_list_record_as_get)
 }
 END_TEST
 
+/* --- one user: by ID and its delete (CONTRACT.md §8) --------------------- */
+
+static json_t *user_get(const char *project_id, const char *id, struct api_error *err)
+{
+	struct sync_result r;
+	char *text;
+
+	store_user_get(st, project_id, id, &text, sync_completion(&r));
+	if (ended(&r, err) < 0) {
+		ck_assert_ptr_null(text);
+		return NULL;
+	}
+	return parsed(text);
+}
+
+static int user_delete(const char *project_id, const char *id, const char *scope,
+                       struct api_error *err)
+{
+	struct sync_result r;
+
+	store_user_delete(st, project_id, id, scope, sync_completion(&r));
+	return ended(&r, err);
+}
+
+static long long count_of(const char *fmt, const char *arg)
+{
+	char *sql = sqlite3_mprintf(fmt, arg);
+	sqlite3_stmt *s;
+	long long n;
+
+	ck_assert_int_eq(sqlite3_prepare_v2(st->db, sql, -1, &s, NULL), SQLITE_OK);
+	ck_assert_int_eq(sqlite3_step(s), SQLITE_ROW);
+	n = sqlite3_column_int64(s, 0);
+	sqlite3_finalize(s);
+	sqlite3_free(sql);
+	return n;
+}
+
+/* By ID: the record create answered, in its project only. */
+START_TEST(test_get)
+{
+	struct user_fields f = { .display_name = "Ann", .is_active = -1,
+		.external_user_id = { FIELD_SET, "ann" }, .role_id = { FIELD_SET, "r1" } };
+	struct api_error err;
+	json_t *created, *got;
+	char *a, *b;
+
+	ck_assert_int_eq(user_create(proj.project_id, &f, NULL, &created, &err), 0);
+	got = user_get(proj.project_id, json_string_value(json_object_get(created, "id")), &err);
+	ck_assert_ptr_nonnull(got);
+	a = json_dumps(got, 0);
+	b = json_dumps(created, 0);   /* keeps key order */
+	ck_assert_str_eq(a, b);
+	ck_assert_ptr_null(user_get(proj.project_id, "nope", &err));
+	ck_assert_str_eq(err.code, "user_not_found");
+	ck_assert_ptr_null(user_get(other.project_id, json_string_value(json_object_get(created,
+	                            "id")), &err));
+	ck_assert_str_eq(err.code, "user_not_found");
+	free(a);
+	free(b);
+	json_decref(got);
+	json_decref(created);
+}
+END_TEST
+
+/* A deleted user's session ends first (schema 008: the sign-in made in it
+ * is revoked, its access token too), then its sessions, codes and refresh
+ * tokens go with it. user_not_found comes before the no-escalation
+ * refusal, which changes nothing. */
+START_TEST(test_delete)
+{
+	char *id = create("Ann", "ann", NULL, "r1"), *q;
+	struct api_error err;
+
+	q = xasprintf(
+		"INSERT INTO sessions (id, secret_hash, project_id, user_id, auth_time, created_at,"
+		" expires_at) VALUES ('s1', 'h', '%s', '%s', 1, 1, 9e15);"
+		"INSERT INTO auth_codes (hash, family_id, project_id, client_id, user_id, redirect_uri,"
+		" code_challenge, created_at, expires_at) VALUES ('c1', 'f1', '%s', '%s', '%s', 'x',"
+		" 'y', 1, 9e15);"
+		"INSERT INTO refresh_tokens (hash, family_id, project_id, client_id, user_id,"
+		" access_jti, access_exp, created_at, expires_at, session_id) VALUES ('t1', 'f1', '%s',"
+		" '%s', '%s', 'jti-1', 9e12, 1, 9e15, 's1');",
+		proj.project_id, id, proj.project_id, proj.client_id, id, proj.project_id,
+		proj.client_id, id);
+	exec_sql(q);
+	free(q);
+
+	ck_assert_int_eq(user_delete(proj.project_id, "nope", "", &err), -1);
+	ck_assert_str_eq(err.code, "user_not_found");
+	ck_assert_int_eq(user_delete(other.project_id, id, NULL, &err), -1);
+	ck_assert_str_eq(err.code, "user_not_found");
+	ck_assert_int_eq(user_delete(proj.project_id, id, "users:update users:read", &err), -1);
+	ck_assert_str_eq(err.code, "insufficient_permission");   /* r1 holds clients:read */
+	ck_assert_int_eq(count_of("SELECT count(*) FROM refresh_tokens WHERE user_id = %Q", id), 1);
+
+	ck_assert_int_eq(user_delete(proj.project_id, id, "users:read clients:read", &err), 0);
+	ck_assert_ptr_null(user_get(proj.project_id, id, &err));
+	ck_assert_int_eq(count_of("SELECT count(*) FROM sessions WHERE user_id = %Q", id), 0);
+	ck_assert_int_eq(count_of("SELECT count(*) FROM auth_codes WHERE user_id = %Q", id), 0);
+	ck_assert_int_eq(count_of("SELECT count(*) FROM refresh_tokens WHERE user_id = %Q", id), 0);
+	ck_assert_int_eq(count_of("SELECT count(*) FROM revoked_tokens WHERE jti = %Q", "jti-1"), 1);
+	ck_assert_int_eq(user_delete(proj.project_id, id, NULL, &err), -1);
+	ck_assert_str_eq(err.code, "user_not_found");
+	free(id);
+}
+END_TEST
+
 START_TEST(test_create_errors)
 {
 	struct user_fields f = { .display_name = "B", .is_active = -1 };
@@ -982,6 +1090,8 @@ static Suite *store_users_suite(void)
 	tcase_add_test(tc, test_create_record);
 	tcase_add_test(tc, test_list_record_as_get);
 	tcase_add_test(tc, test_create_errors);
+	tcase_add_test(tc, test_get);
+	tcase_add_test(tc, test_delete);
 	tcase_add_test(tc, test_update_keep_and_clear);
 	tcase_add_test(tc, test_update_errors);
 	tcase_add_loop_test(tc, test_no_escalation, 0, sizeof grant_cases / sizeof grant_cases[0]);
