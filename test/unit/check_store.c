@@ -1085,6 +1085,35 @@ START_TEST(test_grant_check_holder)
 }
 END_TEST
 
+/* CONTRACT.md §7: who may change where a client's tokens go carries all
+ * twelve default-resource permissions; the project's own ones (orders:read)
+ * are not needed, another project's scope is the same names. */
+static const struct {
+	const char *desc;
+	const char *scope;
+	enum api_code want;
+	const char *lacked;
+} grant_admin_cases[] = {
+	{ "all twelve", ALL_TWELVE, GRANTED, NULL },
+	{ "all twelve and more", "orders:read " ALL_TWELVE " x", GRANTED, NULL },
+	{ "one missing", ALL_BUT_ROLES_CREATE, E_INSUFFICIENT_PERMISSION,
+	  "roles:create, and only a token with all twelve" },
+	{ "every clients permission only", "clients:create clients:read clients:update",
+	  E_INSUFFICIENT_PERMISSION, "resources:create" },
+	{ "empty scope", "", E_INSUFFICIENT_PERMISSION, "clients:create" },
+	{ "no limit", NULL, GRANTED, NULL },
+};
+
+START_TEST(test_grant_check_admin)
+{
+	grants_fixture();
+	expect_grant(store_grant_check_admin(fx.st, fx.p1.project_id, grant_admin_cases[_i].scope,
+	                                     &fx.err),
+	             grant_admin_cases[_i].want, grant_admin_cases[_i].lacked,
+	             grant_admin_cases[_i].desc);
+}
+END_TEST
+
 /* --- schema constraints ------------------------------------------------------- */
 
 static int insert_user(const char *id, const char *project, const char *email,
@@ -1315,6 +1344,7 @@ static Suite *store_suite(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_loop_test(tc, test_grant_check_ids, 0, N_ELEMS(grant_id_cases));
 	tcase_add_loop_test(tc, test_grant_check_holder, 0, N_ELEMS(grant_holder_cases));
+	tcase_add_loop_test(tc, test_grant_check_admin, 0, N_ELEMS(grant_admin_cases));
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("schema");

@@ -276,8 +276,9 @@ END_TEST
 
 /* The keys of a record, in order. */
 static const char *const record_keys[] = {
-	"id", "name", "description", "is_active", "permission_ids", "redirect_uris", "created_at",
-	"updated_at",
+	"id", "name", "description", "is_active", "permission_ids", "redirect_uris",
+	"post_logout_redirect_uris", "backchannel_logout_uri", "token_endpoint_auth_method",
+	"id_token_signed_response_alg", "created_at", "updated_at",
 };
 
 /* The record's keys are the record's, in its one order, and no secret. */
@@ -323,8 +324,8 @@ START_TEST(test_record_one_definition)
 }
 END_TEST
 
-/* Rows another tool wrote read as well-formed records: a redirect_uris that
- * is not a JSON array is [], times before 1970 are formatted. */
+/* Rows another tool wrote read as well-formed records: URI lists that are
+ * not JSON arrays are [], times before 1970 are formatted. */
 START_TEST(test_record_odd_rows)
 {
 	char *id = strdup(create("odd", NULL, NULL));
@@ -333,14 +334,18 @@ START_TEST(test_record_odd_rows)
 	const char *const uris[] = { "not json", "{\"a\":1}", "\"https://a.example/\"" };
 
 	for (size_t i = 0; i < sizeof uris / sizeof uris[0]; i++) {
-		sql = sqlite3_mprintf("UPDATE clients SET redirect_uris = %Q, created_at = -1"
-		                      " WHERE id = %Q", uris[i], id);
+		sql = sqlite3_mprintf("UPDATE clients SET redirect_uris = %Q,"
+		                      " post_logout_redirect_uris = %Q, created_at = -1"
+		                      " WHERE id = %Q", uris[i], uris[i], id);
 		ck_assert_int_eq(sqlite3_exec(fx.st->db, sql, NULL, NULL, NULL), SQLITE_OK);
 		sqlite3_free(sql);
 		ck_assert_int_eq(client_update(fx.p1.project_id, id, &same, NULL), 0);
 		expect_record_shape(fx.rec);
 		ck_assert(json_is_array(json_object_get(fx.rec, "redirect_uris")));
 		ck_assert_int_eq(json_array_size(json_object_get(fx.rec, "redirect_uris")), 0);
+		ck_assert(json_is_array(json_object_get(fx.rec, "post_logout_redirect_uris")));
+		ck_assert_int_eq(json_array_size(json_object_get(fx.rec, "post_logout_redirect_uris")),
+		                 0);
 	}
 	format_timestamp(-1, when);
 	ck_assert_str_eq(json_string_value(json_object_get(fx.rec, "created_at")), when);
@@ -375,6 +380,152 @@ START_TEST(test_insert_grant_admin)
 	                            " WHERE client_id = 'c2'"), 12);
 	ck_assert_int_eq(count_rows("SELECT count(*) FROM clients WHERE id = 'c2' AND is_active"
 	                            " AND created_at = 5 AND updated_at = 5"), 1);
+}
+END_TEST
+
+/* --- the OpenID Connect fields (CONTRACT.md §4, §7, §8) --- */
+
+/* The four fields of fx.rec as one JSON text, to compare. */
+static void assert_oidc_fields(const char *want)
+{
+	json_t *v = json_pack("[O,O,O,O]", json_object_get(fx.rec, "post_logout_redirect_uris"),
+	                      json_object_get(fx.rec, "backchannel_logout_uri"),
+	                      json_object_get(fx.rec, "token_endpoint_auth_method"),
+	                      json_object_get(fx.rec, "id_token_signed_response_alg"));
+	char *got = json_dumps(v, JSON_COMPACT);
+
+	ck_assert_str_eq(got, want);
+	free(got);
+	json_decref(v);
+}
+
+/* Written by create, kept by an update that does not set them, replaced
+ * or cleared by one that does; the defaults when a create does not say. */
+START_TEST(test_oidc_fields)
+{
+	struct client_fields f = {
+		.name = "rp", .set_post_logout_redirect_uris = true,
+		.post_logout_redirect_uris = "[\"https://rp.example/bye\"]",
+		.set_backchannel_logout_uri = true, .backchannel_logout_uri = "https://rp.example/bc",
+		.token_endpoint_auth_method = "client_secret_post",
+		.id_token_signed_response_alg = "ES256",
+	};
+	struct client_fields keep = { .name = "rp", .is_active = true };
+	struct client_fields clear = {
+		.name = "rp", .is_active = true, .set_post_logout_redirect_uris = true,
+		.set_backchannel_logout_uri = true, .token_endpoint_auth_method = "none",
+	};
+	char *id;
+
+	create("plain", NULL, NULL);
+	assert_oidc_fields("[[],null,\"none\",\"RS256\"]");
+	ck_assert_int_eq(client_create(fx.p1.project_id, &f, NULL), 0);
+	assert_oidc_fields("[[\"https://rp.example/bye\"],\"https://rp.example/bc\","
+	                   "\"client_secret_post\",\"ES256\"]");
+	id = strdup(json_string_value(json_object_get(fx.rec, "id")));
+	ck_assert_int_eq(client_update(fx.p1.project_id, id, &keep, NULL), 0);
+	assert_oidc_fields("[[\"https://rp.example/bye\"],\"https://rp.example/bc\","
+	                   "\"client_secret_post\",\"ES256\"]");
+	ck_assert_int_eq(client_update(fx.p1.project_id, id, &clear, NULL), 0);
+	assert_oidc_fields("[[],null,\"none\",\"ES256\"]");
+	free(id);
+}
+END_TEST
+
+/* CONTRACT.md §7: setting or changing where tokens go needs all twelve
+ * default-resource permissions; the same values, the defaults on create,
+ * and id_token_signed_response_alg do not. A refusal changes nothing. */
+static const struct {
+	const char *desc;
+	bool update;
+	struct client_fields f;   /* name and is_active added by the test */
+	bool refused;
+} routing_cases[] = {
+	{ "create: nothing set", false, { 0 }, false },
+	{ "create: the defaults", false, { .set_redirect_uris = true, .redirect_uris = "[]",
+	  .set_post_logout_redirect_uris = true, .set_backchannel_logout_uri = true,
+	  .token_endpoint_auth_method = "none" }, false },
+	{ "create: the alg", false, { .id_token_signed_response_alg = "ES256" }, false },
+	{ "create: redirect_uris", false, { .set_redirect_uris = true,
+	  .redirect_uris = "[\"https://x.example/\"]" }, true },
+	{ "create: post-logout URIs", false, { .set_post_logout_redirect_uris = true,
+	  .post_logout_redirect_uris = "[\"https://x.example/\"]" }, true },
+	{ "create: back-channel URI", false, { .set_backchannel_logout_uri = true,
+	  .backchannel_logout_uri = "https://x.example/" }, true },
+	{ "create: auth method", false, { .token_endpoint_auth_method = "client_secret_basic" },
+	  true },
+	{ "update: nothing set", true, { 0 }, false },
+	{ "update: the same values", true, { .set_redirect_uris = true,
+	  .redirect_uris = "[\"https://a.example/\"]", .set_post_logout_redirect_uris = true,
+	  .post_logout_redirect_uris = "[\"https://a.example/bye\"]",
+	  .set_backchannel_logout_uri = true, .backchannel_logout_uri = "https://a.example/bc",
+	  .token_endpoint_auth_method = "client_secret_post" }, false },
+	{ "update: the alg", true, { .id_token_signed_response_alg = "ES256" }, false },
+	{ "update: redirect_uris", true, { .set_redirect_uris = true,
+	  .redirect_uris = "[\"https://x.example/\"]" }, true },
+	{ "update: redirect_uris cleared", true, { .set_redirect_uris = true }, true },
+	{ "update: post-logout URIs", true, { .set_post_logout_redirect_uris = true,
+	  .post_logout_redirect_uris = "[]" }, true },
+	{ "update: back-channel URI cleared", true, { .set_backchannel_logout_uri = true }, true },
+	{ "update: auth method", true, { .token_endpoint_auth_method = "none" }, true },
+};
+
+static char *client_row(const char *id)
+{
+	sqlite3_stmt *s;
+	char *row;
+
+	ck_assert_int_eq(sqlite3_prepare_v2(fx.st->db, "SELECT json_array(name, redirect_uris,"
+	                 " post_logout_redirect_uris, backchannel_logout_uri,"
+	                 " token_endpoint_auth_method, id_token_signed_response_alg, updated_at)"
+	                 " FROM clients WHERE id = ?1", -1, &s, NULL), SQLITE_OK);
+	sqlite3_bind_text(s, 1, id, -1, SQLITE_STATIC);
+	ck_assert_int_eq(sqlite3_step(s), SQLITE_ROW);
+	row = strdup((const char *)sqlite3_column_text(s, 0));
+	sqlite3_finalize(s);
+	return row;
+}
+
+START_TEST(test_routing_needs_all_twelve)
+{
+	static const char lesser[] = "clients:create clients:read clients:update users:read";
+	struct client_fields f = routing_cases[_i].f, set = {
+		.name = "app", .is_active = true, .set_redirect_uris = true,
+		.redirect_uris = "[\"https://a.example/\"]", .set_post_logout_redirect_uris = true,
+		.post_logout_redirect_uris = "[\"https://a.example/bye\"]",
+		.set_backchannel_logout_uri = true, .backchannel_logout_uri = "https://a.example/bc",
+		.token_endpoint_auth_method = "client_secret_post",
+	};
+	char *id = strdup(create("app", NULL, NULL)), *before;
+	long long n;
+	int rc;
+
+	ck_assert_int_eq(client_update(fx.p1.project_id, id, &set, NULL), 0);
+	before = client_row(id);
+	n = count_rows("SELECT count(*) FROM clients");
+	f.name = "app";
+	f.is_active = true;
+	rc = routing_cases[_i].update ? client_update(fx.p1.project_id, id, &f, lesser)
+	                              : client_create(fx.p1.project_id, &f, lesser);
+	if (routing_cases[_i].refused) {
+		ck_assert_msg(rc == -1, "%s: written", routing_cases[_i].desc);
+		ck_assert_str_eq(fx.err.code, "insufficient_permission");
+		ck_assert_ptr_nonnull(strstr(fx.err.description, "all twelve"));
+		fx.text = client_row(id);
+		ck_assert_str_eq(fx.text, before);
+		ck_assert_int_eq(count_rows("SELECT count(*) FROM clients"), n);
+		/* the same with all twelve, or no limit, is written */
+		rc = routing_cases[_i].update
+		     ? client_update(fx.p1.project_id, id, &f, "users:create users:update "
+		                     "resources:create resources:read resources:update roles:create "
+		                     "roles:read roles:update clients:create clients:read "
+		                     "clients:update users:read")
+		     : client_create(fx.p1.project_id, &f, NULL);
+	}
+	ck_assert_msg(rc == 0, "%s: %s", routing_cases[_i].desc, fx.err.description);
+	ck_assert(sqlite3_get_autocommit(fx.st->db));
+	free(before);
+	free(id);
 }
 END_TEST
 
@@ -694,6 +845,8 @@ static Suite *store_clients_suite(void)
 	tcase_add_test(tc, test_insert_grant_admin);
 	tcase_add_test(tc, test_get);
 	tcase_add_test(tc, test_delete);
+	tcase_add_test(tc, test_oidc_fields);
+	tcase_add_loop_test(tc, test_routing_needs_all_twelve, 0, N_ELEMS(routing_cases));
 	tcase_add_test(tc, test_list);
 	tcase_add_loop_test(tc, test_list_search_literal, 0,
 	                    sizeof search_cases / sizeof search_cases[0]);
