@@ -8,6 +8,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <openssl/crypto.h>
 
 #include "api_records.h"
@@ -97,6 +98,21 @@ static int current_user_check(const struct principal *p, struct api_error *err)
 	return 0;
 }
 
+int users_current_recent_check(long long auth_time, long long now,
+                               const struct str_field *password, struct user_fields *f,
+                               struct api_error *err)
+{
+	/* every app of the project now holds user tokens: none may take the
+	 * account over without the user's fresh password */
+	bool recent = auth_time > 0 && now - auth_time <= USERS_RECENT_SIGNIN_S;
+
+	f->email_locked = !recent;
+	if (!recent && password->state == FIELD_SET)
+		return api_fail(err, E_INSUFFICIENT_PERMISSION,
+		                "Setting a password needs a recent sign-in.");
+	return 0;
+}
+
 /* SPEC.md rule 1 is read on the body, on update too (CONTRACT.md §3):
  * without an email the body must carry an external_user_id. Create rule 2:
  * an email needs a password. */
@@ -162,6 +178,11 @@ static enum step_result write_read(struct flow *f, enum user_write kind)
 	rc = users_read_body(ctx->body, kind, &w->f, &password, &err);
 	if (rc == 0 && kind == USER_CURRENT)
 		rc = current_user_check(&ctx->principal, &err);
+	if (rc == 0 && kind == USER_CURRENT) {
+		w->f.email_by_user = true;
+		rc = users_current_recent_check(ctx->principal.auth_time, (long long)time(NULL),
+		                                &password, &w->f, &err);
+	}
 	if (rc == 0 && password.state == FIELD_SET)
 		w->password = xstrdup(password.value);
 	body_wipe_password(ctx->body);

@@ -20,6 +20,7 @@ enum store_users_stmt {
 	SU_USER_IN_PROJECT,
 	SU_ROLE_IN_PROJECT,
 	SU_EXTERNAL_ID_TAKEN,
+	SU_EMAIL_CHANGES,
 	SU_EMAIL_TAKEN,
 	SU_INSERT,
 	SU_UPDATE,
@@ -41,6 +42,9 @@ static const char *const sql[SU__COUNT] = {
 	[SU_EXTERNAL_ID_TAKEN] =
 		"SELECT 1 FROM users WHERE project_id = ?1 AND external_user_id = ?2"
 		" AND (?3 IS NULL OR id <> ?3)",
+	/* ?3: the email a write sets; a row when it is not the stored one. */
+	[SU_EMAIL_CHANGES] =
+		"SELECT 1 FROM users WHERE id = ?1 AND project_id = ?2 AND email IS NOT ?3",
 	[SU_EMAIL_TAKEN] =
 		"SELECT 1 FROM users WHERE project_id = ?1 AND email = ?2 COLLATE NOCASE"
 		" AND (?3 IS NULL OR id <> ?3)",
@@ -54,6 +58,10 @@ static const char *const sql[SU__COUNT] = {
 		" avatar_url = CASE WHEN ?5 THEN ?6 ELSE avatar_url END,"
 		" external_user_id = CASE WHEN ?7 THEN ?8 ELSE external_user_id END,"
 		" email = CASE WHEN ?9 THEN ?10 ELSE email END,"
+		/* CONTRACT.md §7: set by an administrator, verified; changed by the
+		 * user (?15), not; the same email sent back keeps what it was. */
+		" email_verified = CASE WHEN NOT ?9 THEN email_verified WHEN NOT ?15 THEN 1"
+		" WHEN email IS ?10 THEN email_verified ELSE 0 END,"
 		" role_id = CASE WHEN ?11 THEN ?12 ELSE role_id END,"
 		" password_hash = coalesce(?13, password_hash), updated_at = ?14"
 		" WHERE id = ?1 AND project_id = ?2",
@@ -139,14 +147,23 @@ static int check_references(struct store *st, const struct user_write *w, struct
 }
 
 /* No escalation (store_grants.h): the caller may change the user (through
- * the role it has now) and give it the new role. */
+ * the role it has now) and give it the new role. And CONTRACT.md §7: a
+ * locked email stays as it is. */
 static int check_authority(struct store *st, const struct user_write *w, struct api_error *err)
 {
 	const struct user_fields *f = w->f;
+	int changes;
 
 	if (w->user_id &&
 	    store_grant_check_holder(st, w->scope, GRANT_HOLDER_USER, w->user_id, err) < 0)
 		return -1;
+	if (w->user_id && f->email_locked && f->email.state != FIELD_ABSENT) {
+		changes = lookup(st, SU_EMAIL_CHANGES, w->user_id, w->project_id,
+		                 field_value(&f->email), err);
+		if (changes != 0)
+			return changes < 0 ? -1 : api_fail(err, E_INSUFFICIENT_PERMISSION,
+			                                    "Changing the email needs a recent sign-in.");
+	}
 	if (f->role_id.state == FIELD_SET)
 		return store_grant_check_holder(st, w->scope, GRANT_HOLDER_ROLE, f->role_id.value, err);
 	return 0;
@@ -269,6 +286,7 @@ static int update(struct store *st, void *arg, struct api_error *err)
 	bind_optional(s, 11, &f->role_id);
 	store_bind_text(s, 13, f->password_hash);
 	sqlite3_bind_int64(s, 14, now_ms());
+	sqlite3_bind_int(s, 15, f->email_by_user);
 	return store_step_write(st, s, conflicts, N_CONFLICTS, arg, err);
 }
 

@@ -171,8 +171,9 @@ START_TEST(test_create_record)
 	char *dump;
 
 	ck_assert_int_eq(user_create(proj.project_id, &f, NULL, &rec, &err), 0);
-	ck_assert_uint_eq(json_object_size(rec), 10);
+	ck_assert_uint_eq(json_object_size(rec), 11);
 	ck_assert_str_eq(json_string_value(json_object_get(rec, "role_name")), "Reader");
+	ck_assert(json_is_true(json_object_get(rec, "email_verified")));
 	ck_assert(json_is_true(json_object_get(rec, "is_active")));
 	ck_assert(json_is_null(json_object_get(rec, "avatar_url")));
 	dump = json_dumps(rec, 0);
@@ -331,6 +332,81 @@ START_TEST(test_delete)
 	ck_assert_int_eq(user_delete(proj.project_id, id, NULL, &err), -1);
 	ck_assert_str_eq(err.code, "user_not_found");
 	free(id);
+}
+END_TEST
+
+/* CONTRACT.md §7: email_verified is true when the management API last set
+ * the email, false after the user changed it (email_by_user), kept when the
+ * same email is sent back or none is; null without an email. */
+START_TEST(test_email_verified)
+{
+	char *id = create("Ann", NULL, "ann@x.io", NULL);
+	struct user_fields by_user = { .display_name = "Ann", .is_active = -1,
+	                               .email = set("ann@x.io"), .email_by_user = true };
+	struct user_fields by_admin = { .display_name = "Ann", .is_active = -1,
+	                                .email = set("ann@x.io") };
+	struct user_fields no_email = { .display_name = "Ann", .is_active = -1,
+	                                .external_user_id = set("ann") };
+	struct api_error err;
+	json_t *rec;
+
+#define VERIFIED(f, want) \
+	do { \
+		ck_assert_int_eq(user_update(proj.project_id, id, (f), NULL, &rec, &err), 0); \
+		ck_assert_msg(json_equal(json_object_get(rec, "email_verified"), (want)), \
+		              "line %d", __LINE__); \
+		json_decref(rec); \
+	} while (0)
+
+	VERIFIED(&by_user, json_true());                /* the same email: kept */
+	by_user.email = set("ann2@x.io");
+	VERIFIED(&by_user, json_false());               /* changed by the user */
+	VERIFIED(&by_user, json_false());               /* sent back: kept */
+	VERIFIED(&no_email, json_false());              /* omitted: kept */
+	by_admin.email = set("ann2@x.io");
+	VERIFIED(&by_admin, json_true());               /* the administrator vouches */
+	by_user.email = set("ANN2@x.io");
+	VERIFIED(&by_user, json_false());               /* case is a change too */
+	no_email.email = clear;
+	VERIFIED(&no_email, json_null());               /* no email */
+#undef VERIFIED
+	free(id);
+}
+END_TEST
+
+/* email_locked: a write that would change the email is refused with
+ * insufficient_permission after user_not_found, before the conflicts, and
+ * changes nothing; one that keeps it passes. */
+START_TEST(test_email_locked)
+{
+	char *id = create("Ann", NULL, "ann@x.io", NULL), *other_id = create("Bo", NULL, "bo@x.io",
+	                                                                       NULL);
+	struct user_fields f = { .display_name = "Ann 2", .is_active = -1, .email = set("ann@x.io"),
+	                         .email_by_user = true, .email_locked = true };
+	struct api_error err;
+	json_t *rec;
+
+	ck_assert_int_eq(user_update(proj.project_id, id, &f, NULL, &rec, &err), 0);
+	json_decref(rec);
+	f.email = set("ann3@x.io");
+	ck_assert_int_eq(user_update(proj.project_id, "nope", &f, NULL, &rec, &err), -1);
+	ck_assert_str_eq(err.code, "user_not_found");
+	ck_assert_int_eq(user_update(proj.project_id, id, &f, NULL, &rec, &err), -1);
+	ck_assert_str_eq(err.code, "insufficient_permission");
+	ck_assert_int_eq(user_check(proj.project_id, id, &f, NULL, &err), -1);
+	ck_assert_str_eq(err.code, "insufficient_permission");
+	f.email = set("bo@x.io");
+	ck_assert_int_eq(user_update(proj.project_id, id, &f, NULL, &rec, &err), -1);
+	ck_assert_str_eq(err.code, "insufficient_permission");   /* before the conflict */
+	f.email = set("ANN@x.io");
+	ck_assert_int_eq(user_update(proj.project_id, id, &f, NULL, &rec, &err), -1);
+	f.email = clear;
+	f.external_user_id = set("ann");
+	ck_assert_int_eq(user_update(proj.project_id, id, &f, NULL, &rec, &err), -1);
+	ck_assert_int_eq(count_of("SELECT count(*) FROM users WHERE id = %Q AND email = 'ann@x.io'"
+	                          " AND display_name = 'Ann 2' AND external_user_id IS NULL", id), 1);
+	free(id);
+	free(other_id);
 }
 END_TEST
 
@@ -1092,6 +1168,8 @@ static Suite *store_users_suite(void)
 	tcase_add_test(tc, test_create_errors);
 	tcase_add_test(tc, test_get);
 	tcase_add_test(tc, test_delete);
+	tcase_add_test(tc, test_email_verified);
+	tcase_add_test(tc, test_email_locked);
 	tcase_add_test(tc, test_update_keep_and_clear);
 	tcase_add_test(tc, test_update_errors);
 	tcase_add_loop_test(tc, test_no_escalation, 0, sizeof grant_cases / sizeof grant_cases[0]);
