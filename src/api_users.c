@@ -113,6 +113,18 @@ int users_current_recent_check(long long auth_time, long long now,
 	return 0;
 }
 
+/* PUT /api/v1/users/current, after its body: the token's user, who sets
+ * their own email (not verified, CONTRACT.md §7) and changes it or the
+ * password only after a recent sign-in. */
+static int current_write_check(const struct principal *p, const struct str_field *password,
+                               struct user_fields *f, struct api_error *err)
+{
+	f->email_by_user = true;
+	if (current_user_check(p, err) < 0)
+		return -1;
+	return users_current_recent_check(p->auth_time, (long long)time(NULL), password, f, err);
+}
+
 /* SPEC.md rule 1 is read on the body, on update too (CONTRACT.md §3):
  * without an email the body must carry an external_user_id. Create rule 2:
  * an email needs a password. */
@@ -177,12 +189,7 @@ static enum step_result write_read(struct flow *f, enum user_write kind)
 	}
 	rc = users_read_body(ctx->body, kind, &w->f, &password, &err);
 	if (rc == 0 && kind == USER_CURRENT)
-		rc = current_user_check(&ctx->principal, &err);
-	if (rc == 0 && kind == USER_CURRENT) {
-		w->f.email_by_user = true;
-		rc = users_current_recent_check(ctx->principal.auth_time, (long long)time(NULL),
-		                                &password, &w->f, &err);
-	}
+		rc = current_write_check(&ctx->principal, &password, &w->f, &err);
 	if (rc == 0 && password.state == FIELD_SET)
 		w->password = xstrdup(password.value);
 	body_wipe_password(ctx->body);
