@@ -81,6 +81,14 @@ reader_user() {
 	USER=$(printf '%s' "$BODY" | jq -r .id)
 }
 
+# recent_token TOKEN: a token of a recent sign-in for TOKEN's user: TOKEN
+# itself when it carries auth_time (a sign-in's token, once tokens carry
+# it), else TOKEN re-signed with auth_time now (with_auth_time).
+recent_token() {
+	if [ "$(jwt_claim "$1" auth_time)" != null ]; then printf '%s\n' "$1"
+	else with_auth_time "$1" 0; fi
+}
+
 # with_auth_time TOKEN SECONDS_AGO: TOKEN with the claim auth_time set to
 # that many seconds ago, signed again with the server's own key file
 # ($TMP/signing-key.pem), header and every other claim kept. Until user

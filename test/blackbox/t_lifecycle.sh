@@ -29,8 +29,8 @@ sign_in "$APP" "$REDIRECT" bob@example.com "correct horse"
 exchange "$APP" "$REDIRECT" "$CODE" "$VERIFIER"
 USER_TOKEN=$ACCESS
 # CONTRACT.md §7: the email and the password change only with a token of a
-# recent sign-in (with_auth_time, signin_lib.sh); t_account.sh tests the rule
-RECENT_TOKEN=$(with_auth_time "$USER_TOKEN" 0)
+# recent sign-in (recent_token, signin_lib.sh); t_account.sh tests the rule
+RECENT_TOKEN=$(recent_token "$USER_TOKEN")
 AUTH="Bearer $RECENT_TOKEN" req PUT /api/v1/users/current '{"display_name":"Robert","email":"robert@example.com","avatar_url":"https://img.example/r.png"}'
 check_status "update current user" 200
 check_json "current user name" .display_name Robert
