@@ -14,6 +14,15 @@ extern flow_step *const clients_create_steps[];
 extern flow_step *const clients_update_steps[];
 extern flow_step *const clients_list_steps[];
 extern flow_step *const clients_rotate_secret_steps[];
+/* GET and DELETE .../clients/{client_id} (CONTRACT.md §8). */
+extern flow_step *const clients_get_steps[];
+extern flow_step *const clients_delete_steps[];
+
+/* A list of URIs of a body (redirect_uris, post_logout_redirect_uris). */
+struct uri_list {
+	bool present;                  /* false: the key was absent */
+	char *json;                    /* owned JSON array text; NULL when absent */
+};
 
 /* A create or update body, read and checked. */
 struct client_body {
@@ -21,15 +30,18 @@ struct client_body {
 	struct str_field description;
 	int is_active;                 /* -1 absent (create), else 0 or 1 */
 	struct id_list permission_ids;
-	bool redirect_uris_present;    /* false: the key was absent */
-	char *redirect_uris;           /* owned JSON array text; NULL when absent */
+	struct uri_list redirect_uris;
+	struct uri_list post_logout_redirect_uris;
+	struct str_field backchannel_logout_uri;
+	const char *token_endpoint_auth_method;     /* NULL when absent; else static */
+	const char *id_token_signed_response_alg;   /* the same */
 };
 
 void clients_body_init(struct client_body *b);
 /* Frees what clients_read_body allocated; b can be read into again. */
 void clients_body_release(struct client_body *b);
 /* Reads every field of a create (update false) or update body into b (its
- * strings borrowed from body, redirect_uris owned). Every failure is
+ * strings borrowed from body, the URI lists owned). Every failure is
  * invalid_params; nothing is asked of the store. Release b whatever this
  * returns. */
 int clients_read_body(const json_t *body, bool update, struct client_body *b,

@@ -11,6 +11,9 @@
 extern flow_step *const resources_create_steps[];
 extern flow_step *const resources_update_steps[];
 extern flow_step *const resources_list_steps[];
+/* GET and DELETE .../resources/{resource_id} (CONTRACT.md §8). */
+extern flow_step *const resources_get_steps[];
+extern flow_step *const resources_delete_steps[];
 
 /* Reads and checks a create (is_update false) or update body into in; every
  * failure is invalid_params, and nothing is asked of the store. Strings are

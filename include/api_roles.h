@@ -11,6 +11,9 @@
 extern flow_step *const roles_create_steps[];
 extern flow_step *const roles_update_steps[];
 extern flow_step *const roles_list_steps[];
+/* GET and DELETE .../roles/{role_id} (CONTRACT.md §8). */
+extern flow_step *const roles_get_steps[];
+extern flow_step *const roles_delete_steps[];
 
 /* Reads a create or update body into f; ids receives permission_ids and
  * must be released by the caller whatever this returns. Strings are

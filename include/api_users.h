@@ -15,6 +15,11 @@ extern flow_step *const users_update_steps[];
 extern flow_step *const users_update_current_steps[];
 extern flow_step *const users_list_steps[];
 extern flow_step *const users_get_external_steps[];
+/* GET and DELETE .../users/{user_id}, GET /api/v1/users/current
+ * (CONTRACT.md §8). */
+extern flow_step *const users_get_steps[];
+extern flow_step *const users_delete_steps[];
+extern flow_step *const users_get_current_steps[];
 /* POST .../users/external/{external_user_id}/authorization-codes (BYOU). */
 extern flow_step *const byou_code_steps[];
 
@@ -27,5 +32,20 @@ enum user_write { USER_CREATE, USER_UPDATE, USER_CURRENT };
  * is asked of the store. */
 int users_read_body(const json_t *body, enum user_write kind, struct user_fields *f,
                     struct str_field *password, struct api_error *err);
+
+/* CONTRACT.md §7 "Recent sign-in for account changes": PUT
+ * /api/v1/users/current may change the email or set a password only with a
+ * token whose sign-in (auth_time) is at most this many seconds old. */
+#define USERS_RECENT_SIGNIN_S 300
+
+/* The rule for PUT /api/v1/users/current, once its body is read into f and
+ * *password: with an auth_time (s since 1970; 0: the token has none) more
+ * than USERS_RECENT_SIGNIN_S before now, a non-empty password is
+ * insufficient_permission, and the email is locked (f->email_locked: the
+ * store refuses to change it, with the same error). Returns 0, or -1 with
+ * err. */
+int users_current_recent_check(long long auth_time, long long now,
+                               const struct str_field *password, struct user_fields *f,
+                               struct api_error *err);
 
 #endif

@@ -23,6 +23,7 @@ struct principal {
 	char *kid;           /* of the key that signed it */
 	long long iat;
 	long long exp;
+	long long auth_time;  /* seconds; a user sign-in's latest password check, 0 if none */
 };
 
 /* A bearer check in progress (the caller keeps it until done runs). */

@@ -23,6 +23,14 @@ struct code_request {
 	const char *user_id;
 	const char *redirect_uri;
 	const char *code_challenge;   /* S256 (RFC 7636) */
+	/* The OpenID Connect side (store_tokens.h, struct grant_record): the
+	 * OIDC scopes asked for (NULL: plain OAuth), the nonce, when the user
+	 * last proved a password (ms; 0: now, as for a BYOU code), the session
+	 * (NULL for BYOU). */
+	const char *scope;
+	const char *nonce;
+	int64_t auth_time;
+	const char *session_id;
 };
 
 /* A code being stored; the caller keeps it until done runs. */

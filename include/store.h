@@ -132,12 +132,37 @@ void store_stmt_finish(sqlite3_stmt *s);
  * single-row query and steps it once: 1 a row, 0 none, -1 error (err set). */
 int store_exists(struct store *st, sqlite3_stmt *s, const char *a, const char *b, const char *c,
                  struct api_error *err);
-/* A write's read back (store_write_tx): binds id to ?1 of s, a statement
- * that builds the record, and steps it once; *out is a copy of the record's
- * text. 0, or -1 with err (system_error also when there is no such row:
- * the write has just made it). Finishes s. */
-int store_read_back(struct store *st, sqlite3_stmt *s, const char *id, char **out,
-                    struct api_error *err);
+/* One record of a project, by ID: binds id to ?1 and project_id to ?2 of
+ * s, a statement that builds the record (one statement: CONTRACT.md §8's
+ * get-by-id is a hot path), and steps it once; *out is a copy of the
+ * record's text (caller frees). Without a row, *out is NULL and err is
+ * missing: its code and sentence (the area's *_not_found). 0, or -1 with
+ * err. Finishes s. Also a write's read back (store_write_tx), where the row
+ * is one the write has just made or kept. */
+struct record_missing {
+	enum api_code code;
+	const char *sentence;
+};
+int store_read_record(struct store *st, sqlite3_stmt *s, const char *id, const char *project_id,
+                      const struct record_missing *missing, char **out, struct api_error *err);
+/* store_read_record as an operation: completes done. */
+void store_get_record(struct store *st, sqlite3_stmt *s, const char *id, const char *project_id,
+                      const struct record_missing *missing, char **out, struct completion done);
+
+/* A delete of one record of a project (CONTRACT.md §8), in one transaction:
+ * find (?1 the ID, ?2 the project) must give a row, else missing; then
+ * check (NULL: none) may refuse, with the record still there (no
+ * escalation, a default resource); then remove (?1 the ID) deletes it, and
+ * the schema's foreign keys and triggers do the rest. */
+struct record_delete {
+	sqlite3_stmt *find;
+	sqlite3_stmt *remove;
+	struct record_missing missing;
+	int (*check)(struct store *st, const char *id, const void *arg, struct api_error *err);
+	const void *check_arg;
+};
+void store_delete_record(struct store *st, const struct record_delete *d, const char *id,
+                         const char *project_id, struct completion done);
 /* Steps a page statement, whose one row holds the number of all matches and
  * the page's records as a JSON array's text, into *out, and finishes it.
  * 0, or -1 with system_error. */

@@ -6,7 +6,9 @@
  * project the caller's token is of, so that a client of another project is
  * never seen: it is client_not_found. A record is the JSON text of an object
  * {id, name, description, is_active, permission_ids, redirect_uris,
- * created_at, updated_at}; never a secret or its hash.
+ * post_logout_redirect_uris, backchannel_logout_uri,
+ * token_endpoint_auth_method, id_token_signed_response_alg, created_at,
+ * updated_at}; never a secret or its hash.
  *
  * Each operation is one transaction and takes a struct completion (flow.h),
  * called once; what it hands back goes to out-parameters that must live
@@ -21,18 +23,31 @@
 #include "listing.h"
 #include "store.h"
 
+/* What a client is when its create does not say (CONTRACT.md §8): a public
+ * client whose ID tokens are signed RS256 (OIDC's default). */
+#define CLIENT_AUTH_METHOD_DEFAULT "none"
+#define CLIENT_ID_TOKEN_ALG_DEFAULT "RS256"
+
 /* What a create or an update writes. On update a field whose set_* flag is
- * false keeps its stored value; on create every flag must be true. The
- * strings and the list are borrowed for the call. */
+ * false (or, for the two methods, whose value is NULL) keeps its stored
+ * value; on create an unset field is the default (no URIs, the methods
+ * above). The strings and the list are borrowed for the call; the caller
+ * has checked every value. */
 struct client_fields {
-	const char *name;                     /* required, checked by the caller */
+	const char *name;                     /* required */
 	bool is_active;                       /* ignored on create: new clients are active */
 	bool set_description;
 	const char *description;              /* NULL: none */
 	bool set_permissions;
 	const struct id_list *permission_ids; /* replaces the whole set */
 	bool set_redirect_uris;
-	const char *redirect_uris;            /* a JSON array of strings, as text */
+	const char *redirect_uris;            /* a JSON array of strings, as text; NULL: [] */
+	bool set_post_logout_redirect_uris;
+	const char *post_logout_redirect_uris;   /* the same */
+	bool set_backchannel_logout_uri;
+	const char *backchannel_logout_uri;   /* NULL: none */
+	const char *token_endpoint_auth_method;     /* none, client_secret_basic or _post */
+	const char *id_token_signed_response_alg;   /* RS256 or ES256 */
 };
 
 /* Sort keys of the clients list: indexes into api_clients.c's sort_by
@@ -47,12 +62,20 @@ enum client_sort {
 
 /* In the writes below, scope is the caller's token scope, for the
  * no-escalation rule (store_grants.h), checked inside the write's
- * transaction. */
+ * transaction; and for CONTRACT.md §7's "who may change where tokens go": a
+ * write that sets or changes redirect_uris, post_logout_redirect_uris,
+ * backchannel_logout_uri or token_endpoint_auth_method needs scope to carry
+ * all twelve named permissions of the default resources
+ * (store_grant_check_admin), checked last. A create "sets" a field it gives
+ * a value other than the default; an update "changes" one whose new value
+ * differs from the stored one, as text (a list in another order is a
+ * change: the safe side). */
 
 /* Inserts an active client with the given secret hash, after the checks of
  * its permission IDs (store_grant_check_ids). *record: the new record (caller
  * frees; its "id" is the new ID). Fails with some_permissions_not_found,
- * insufficient_permission or system_error. */
+ * insufficient_permission (a permission scope lacks, or where tokens go)
+ * or system_error. */
 void store_client_create(struct store *st, const char *project_id,
                          const struct client_fields *f, const char *secret_hash,
                          const char *scope, char **record, struct completion done);
@@ -60,8 +83,8 @@ void store_client_create(struct store *st, const char *project_id,
 /* Updates the client; *record: the updated record (caller frees). Fails
  * with, first to last, client_not_found (unknown, or of another project),
  * some_permissions_not_found, insufficient_permission (the new set, or what
- * the client holds, has a default-resource permission scope lacks),
- * system_error. */
+ * the client holds, has a default-resource permission scope lacks; or
+ * where tokens go), system_error. */
 void store_client_update(struct store *st, const char *project_id, const char *client_id,
                          const struct client_fields *f, const char *scope, char **record,
                          struct completion done);
@@ -71,6 +94,19 @@ void store_client_update(struct store *st, const char *project_id, const char *c
 void store_client_set_secret(struct store *st, const char *project_id, const char *client_id,
                              const char *secret_hash, const char *scope,
                              struct completion done);
+
+/* The client's record (caller frees), one statement. Fails with
+ * client_not_found (unknown, or of another project) or system_error. */
+void store_client_get(struct store *st, const char *project_id, const char *client_id,
+                      char **record, struct completion done);
+
+/* Deletes the client (CONTRACT.md §8): its codes and refresh tokens go
+ * with it, and every access token it was issued stops at once (the bearer
+ * check finds no client). Fails with, first to last, client_not_found,
+ * insufficient_permission (it holds a default-resource permission scope
+ * lacks), system_error. */
+void store_client_delete(struct store *st, const char *project_id, const char *client_id,
+                         const char *scope, struct completion done);
 
 /* One page of the project's clients into *out: q->sort is an enum
  * client_sort, q->search a case-insensitive substring of the name (raw:
@@ -113,9 +149,10 @@ void store_client_scope(struct store *st, const char *client_id, struct store_st
 int store_client_insert(struct store *st, const char *project_id, const char *client_id,
                         const struct client_fields *f, const char *secret_hash, int64_t now,
                         struct api_error *err);
-/* Gives the client every permission of its project (a new project's admin
- * client, CONTRACT.md §2). 0, or -1 with system_error. */
-int store_client_grant_all(struct store *st, const char *client_id, struct api_error *err);
+/* Gives the client the twelve permissions of its project's default
+ * resources (an admin client, CONTRACT.md §2, §8). 0, or -1 with
+ * system_error. */
+int store_client_grant_admin(struct store *st, const char *client_id, struct api_error *err);
 
 /* ---- what sign-in reads ---- */
 

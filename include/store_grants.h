@@ -43,6 +43,23 @@ int store_grant_check_ids(struct store *st, const char *project_id, const char *
 int store_grant_check_holder(struct store *st, const char *scope, enum grant_holder holder,
                              const char *id, struct api_error *err);
 
+/* 0 when scope carries all twelve named permissions of the project's
+ * default resources (CONTRACT.md §7: who may change where a client's
+ * tokens go), else -1 with insufficient_permission naming one it lacks,
+ * or system_error. */
+int store_grant_check_admin(struct store *st, const char *project_id, const char *scope,
+                            struct api_error *err);
+
+/* Deletes the role, client or user id of the project as
+ * store_delete_record does (store.h: find, then remove, the statements of
+ * its area; missing when find gives no row), refused as
+ * store_grant_check_holder refuses, after missing and before the row
+ * goes (CONTRACT.md §3). */
+void store_grant_delete_holder(struct store *st, enum grant_holder holder, sqlite3_stmt *find,
+                               sqlite3_stmt *remove, const struct record_missing *missing,
+                               const char *id, const char *project_id, const char *scope,
+                               struct completion done);
+
 /* Fails with some_permissions_not_found unless every ID names a permission
  * of the project. Returns 0 or -1. */
 int store_permissions_check(struct store *st, const char *project_id,

@@ -21,6 +21,13 @@ struct new_project {
 int store_project_create(struct store *st, const char *name, struct new_project *out,
                          struct api_error *err);
 void store_new_project_release(struct new_project *np);
+/* Makes a new admin client for an existing project (CONTRACT.md §8: the
+ * CLI's recovery when the project's admin client was deleted): active,
+ * holding the twelve permissions of the default resources. Its
+ * credentials, with the project's ID, go to out (release it on 1). 1 made,
+ * 0 no such project, -1 error. */
+int store_project_admin_client(struct store *st, const char *project_id,
+                               struct new_project *out, struct api_error *err);
 /* Whether the project exists, and is active. */
 struct project_state {
 	bool found;

@@ -57,6 +57,19 @@ void store_resource_create(struct store *st, const char *project_id,
 void store_resource_update(struct store *st, const char *project_id, const char *resource_id,
                            const struct resource_input *in, char **out, struct completion done);
 
+/* The record of the project's resource (caller frees), one statement.
+ * Errors: resource_not_found, system_error. */
+void store_resource_get(struct store *st, const char *project_id, const char *resource_id,
+                        char **out, struct completion done);
+
+/* Deletes a resource of the project and its permissions, which leave every
+ * role and client (the schema's ON DELETE CASCADE); tokens issued after
+ * carry them no more, those already out keep their scope until they
+ * expire. Errors, first to last: resource_not_found; invalid_params (a
+ * default resource, CONTRACT.md §2); system_error. */
+void store_resource_delete(struct store *st, const char *project_id, const char *resource_id,
+                           struct completion done);
+
 /* One page of the project's resources, oldest first (ties by ID): q->search
  * over the name, code and description of the resource and of its
  * permissions, q->is_default (-1: any); the list has no sort. Errors:

@@ -1,7 +1,7 @@
 #ifndef EDGEAUTH_STORE_ROLES_H
 #define EDGEAUTH_STORE_ROLES_H
 /*
- * Roles in the store: create, update and list, each answering the role
+ * Roles in the store: create, update, get, delete and list, answering the role
  * record of CONTRACT.md §4 as JSON text:
  *   {id, code, name, description, permission_ids, created_at, updated_at}
  * permission_ids is sorted by ID, so that the same set always reads the same.
@@ -46,6 +46,18 @@ void store_role_create(struct store *st, const char *project_id, const struct ro
 void store_role_update(struct store *st, const char *project_id, const char *role_id,
                        const struct role_fields *f, const char *scope, char **out,
                        struct completion done);
+
+/* The role's record (caller frees), one statement. Errors: role_not_found
+ * (no such role in this project), system_error. */
+void store_role_get(struct store *st, const char *project_id, const char *role_id, char **out,
+                    struct completion done);
+
+/* Deletes the role: its users are left with no role (role_id null), and
+ * their tokens already out keep their scope until they expire. Errors, in
+ * this order: role_not_found, insufficient_permission (the role holds a
+ * default-resource permission that scope lacks), system_error. */
+void store_role_delete(struct store *st, const char *project_id, const char *role_id,
+                       const char *scope, struct completion done);
 
 /* Sort keys of the list: q->sort of store_role_list. Name and code ignore
  * case; ties are broken by ID in the same direction. */

@@ -23,6 +23,14 @@ struct grant_record {
 	/* created at or before the last deactivation of its user, client or
 	 * project: dead for good (CONTRACT.md §5) */
 	bool predates_deactivation;
+	/* The sign-in's OpenID Connect side (schema/008): the OIDC scopes
+	 * requested (NULL: a plain OAuth sign-in), the nonce (codes only), when
+	 * the user last proved a password (ms), the session (its public id;
+	 * NULL for BYOU). */
+	char *scope;
+	char *nonce;
+	int64_t auth_time;
+	char *session_id;
 };
 void grant_record_release(struct grant_record *g);
 
@@ -35,6 +43,11 @@ struct new_code {
 	const char *redirect_uri;
 	const char *code_challenge;
 	int64_t expires_at;
+	/* the sign-in's OpenID Connect side, as in struct grant_record */
+	const char *scope;
+	const char *nonce;
+	int64_t auth_time;
+	const char *session_id;
 };
 /* Stores a new code, in its own transaction. */
 void store_code_insert(struct store *st, const struct new_code *c, struct completion done);
@@ -51,6 +64,10 @@ struct new_refresh {
 	const char *access_jti;
 	long long access_exp_s;
 	int64_t expires_at;
+	/* carried from the code, rotation after rotation */
+	const char *scope;
+	int64_t auth_time;
+	const char *session_id;
 };
 /* The refresh token with that hash (out->found false: none). */
 void store_refresh_get(struct store *st, const char *hash, struct grant_record *out,

@@ -30,6 +30,14 @@ struct user_fields {
 	struct str_field role_id;
 	int is_active;               /* 0 or 1; -1: create makes it active, update keeps it */
 	const char *password_hash;   /* argon2 encoding, or NULL: none (create) / keep (update) */
+	/* CONTRACT.md §7. email_by_user: the user sets their own email (PUT
+	 * /api/v1/users/current), so a changed one is not verified
+	 * (email_verified false); otherwise an email the write sets is (an
+	 * administrator vouched for it). email_locked: the write may not change
+	 * the stored email (a sign-in that is not recent), else
+	 * insufficient_permission. A change is any difference of the text. */
+	bool email_by_user;
+	bool email_locked;
 };
 
 /* The sort keys of the users list (struct list_query's sort), in SPEC.md's
@@ -50,7 +58,8 @@ enum user_sort {
  * user_not_found (update: user_id not in the project) -> role_not_found (a
  * role_id that is SET and not of this project) -> insufficient_permission
  * (no escalation, store_grants.h: the user's role now, or the role_id set,
- * holds a default-resource permission that scope, the caller's, lacks) ->
+ * holds a default-resource permission that scope, the caller's, lacks; or
+ * f->email_locked and the email would change) ->
  * user_external_id_already_used -> user_email_already_used (another user
  * of the project; email compared without regard to case). user_id is NULL
  * on create. Outside a transaction, so that a caller can refuse before it
@@ -70,6 +79,20 @@ void store_user_create(struct store *st, const char *project_id, const struct us
 void store_user_update(struct store *st, const char *project_id, const char *user_id,
                        const struct user_fields *f, const char *scope, char **out,
                        struct completion done);
+
+/* The record of the project's user (caller frees), one statement. Errors:
+ * user_not_found, system_error. */
+void store_user_get(struct store *st, const char *project_id, const char *user_id, char **out,
+                    struct completion done);
+
+/* Deletes the user of the project (CONTRACT.md §8): its sessions end (and
+ * with them the sign-ins made through them, schema 008), its sessions,
+ * codes and refresh tokens go with it, and its access tokens stop at once
+ * (the bearer check finds no user). Errors, in this order: user_not_found,
+ * insufficient_permission (its role holds a default-resource permission
+ * that scope lacks), system_error. */
+void store_user_delete(struct store *st, const char *project_id, const char *user_id,
+                       const char *scope, struct completion done);
 
 /* The record of the project's user with that external ID (caller frees),
  * with "permissions" last when with_permissions: the named forms of its

@@ -8,13 +8,16 @@
  */
 
 /* CONTRACT.md §4: {id, display_name, avatar_url, external_user_id, email,
- * is_active, role_id, role_name, created_at, updated_at}, empty fields null,
+ * email_verified, is_active, role_id, role_name, created_at, updated_at},
+ * empty fields null (email_verified too, for a user with no email),
  * over users u and their role r (USER_FROM). SQLite writes the text: building
  * and freeing jansson trees was half of a list page's cost. iso_time is
  * format_timestamp (store.c), which writes any time, before 1970 too. */
 #define USER_RECORD \
 	"json_object('id', u.id, 'display_name', u.display_name," \
 	" 'avatar_url', u.avatar_url, 'external_user_id', u.external_user_id, 'email', u.email," \
+	" 'email_verified', json(CASE WHEN u.email IS NULL THEN 'null'" \
+	" WHEN u.email_verified THEN 'true' ELSE 'false' END)," \
 	" 'is_active', json(CASE WHEN u.is_active THEN 'true' ELSE 'false' END)," \
 	" 'role_id', u.role_id, 'role_name', r.name," \
 	" 'created_at', iso_time(u.created_at), 'updated_at', iso_time(u.updated_at))"

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "api_clients.h"
+#include "api_records.h"
 #include "crypto.h"
 #include "form.h"
 #include "json_util.h"
@@ -51,37 +52,39 @@ void clients_body_init(struct client_body *b)
 void clients_body_release(struct client_body *b)
 {
 	id_list_release(&b->permission_ids);
-	free(b->redirect_uris);
-	b->redirect_uris = NULL;
+	free(b->redirect_uris.json);
+	free(b->post_logout_redirect_uris.json);
+	b->redirect_uris.json = b->post_logout_redirect_uris.json = NULL;
 }
 
 /*
- * One registered redirect URI: an absolute http or https URL of at most
- * URL_MAX_CHARS, without a fragment (RFC 6749 §3.1.2: "The endpoint URI
- * MUST NOT include a fragment component"). The error names the position,
+ * One registered URI, item i of the list key: an absolute http or https URL
+ * of at most URL_MAX_CHARS, without a fragment (RFC 6749 §3.1.2: "The
+ * endpoint URI MUST NOT include a fragment component"; the logout URIs
+ * follow the same rules, CONTRACT.md §7). The error names the position,
  * never the value.
  */
-static int check_redirect_uri(const json_t *item, size_t i, struct api_error *err)
+static int check_registered_uri(const char *key, const json_t *item, size_t i,
+                                struct api_error *err)
 {
 	const char *s = json_string_value(item);
 	size_t len = json_string_length(item);
 
 	if (!json_is_string(item))
-		return api_fail(err, E_INVALID_PARAMS, "redirect_uris[%zu] must be a string", i);
+		return api_fail(err, E_INVALID_PARAMS, "%s[%zu] must be a string", key, i);
 	if (len == 0)
-		return api_fail(err, E_INVALID_PARAMS, "redirect_uris[%zu] must not be empty", i);
+		return api_fail(err, E_INVALID_PARAMS, "%s[%zu] must not be empty", key, i);
 	if (strlen(s) != len || !utf8_valid(s, len))
-		return api_fail(err, E_INVALID_PARAMS,
-		                "redirect_uris[%zu] must be UTF-8 text without U+0000", i);
+		return api_fail(err, E_INVALID_PARAMS, "%s[%zu] must be UTF-8 text without U+0000",
+		                key, i);
 	if (utf8_chars(s) > URL_MAX_CHARS)
-		return api_fail(err, E_INVALID_PARAMS,
-		                "redirect_uris[%zu] must be at most %d characters", i, URL_MAX_CHARS);
+		return api_fail(err, E_INVALID_PARAMS, "%s[%zu] must be at most %d characters", key,
+		                i, URL_MAX_CHARS);
 	if (strchr(s, '#'))
-		return api_fail(err, E_INVALID_PARAMS,
-		                "redirect_uris[%zu] must not contain a fragment", i);
+		return api_fail(err, E_INVALID_PARAMS, "%s[%zu] must not contain a fragment", key, i);
 	if (!validate_http_url(s))
 		return api_fail(err, E_INVALID_PARAMS,
-		                "redirect_uris[%zu] must be an absolute http or https URL", i);
+		                "%s[%zu] must be an absolute http or https URL", key, i);
 	return 0;
 }
 
@@ -97,44 +100,91 @@ static bool string_in_array(const json_t *array, const char *s)
 }
 
 /*
- * body.redirect_uris: absent -> *present false; null or [] -> "[]"; an array
- * of valid URIs -> their JSON text, duplicates dropped, order kept. Anything
- * else is invalid_params.
+ * body[key], a list of registered URIs: absent -> out->present false; null
+ * or [] -> "[]"; an array of valid URIs -> their JSON text, duplicates
+ * dropped, order kept. Anything else is invalid_params.
  */
-static int read_redirect_uris(const json_t *body, bool *present, char **out,
-                              struct api_error *err)
+static int read_uri_list(const json_t *body, const char *key, struct uri_list *out,
+                         struct api_error *err)
 {
-	const json_t *v = json_object_get(body, "redirect_uris"), *item;
+	const json_t *v = json_object_get(body, key), *item;
 	json_t *uris;
 	size_t i;
 	int rc = -1;
 
-	*present = v != NULL;
-	*out = NULL;
+	out->present = v != NULL;
+	out->json = NULL;
 	if (!v)
 		return 0;
 	if (!json_is_null(v) && !json_is_array(v))
-		return api_fail(err, E_INVALID_PARAMS, "redirect_uris must be an array of URLs");
+		return api_fail(err, E_INVALID_PARAMS, "%s must be an array of URLs", key);
 	uris = json_array();
 	json_array_foreach(v, i, item) {
-		if (check_redirect_uri(item, i, err) < 0)
+		if (check_registered_uri(key, item, i, err) < 0)
 			goto out;
 		if (string_in_array(uris, json_string_value(item)))
 			continue;
 		if (json_array_size(uris) == CLIENT_REDIRECT_URIS_MAX) {
-			api_fail(err, E_INVALID_PARAMS, "redirect_uris must hold at most %d URLs",
+			api_fail(err, E_INVALID_PARAMS, "%s must hold at most %d URLs", key,
 			         CLIENT_REDIRECT_URIS_MAX);
 			goto out;
 		}
 		json_array_append_new(uris, json_string(json_string_value(item)));
 	}
 	/* jansson allocates with xmalloc (main.c): out of memory aborts there */
-	*out = json_dumps(uris, JSON_COMPACT);
+	out->json = json_dumps(uris, JSON_COMPACT);
 	rc = 0;
 out:
 	json_decref(uris);
 	return rc;
 }
+
+/* OIDC Back-Channel Logout 1.0 §2.2: an absolute http or https URL, which
+ * MUST NOT include a fragment; null or "" clears it. */
+static const struct str_rule backchannel_rule = {
+	.key = "backchannel_logout_uri", .max_chars = URL_MAX_CHARS, .check = CHECK_URL,
+};
+
+static int read_backchannel_uri(const json_t *body, struct str_field *out,
+                                struct api_error *err)
+{
+	if (json_read_string(body, &backchannel_rule, out, err) < 0)
+		return -1;
+	if (out->state == FIELD_SET && strchr(out->value, '#'))
+		return api_fail(err, E_INVALID_PARAMS,
+		                "backchannel_logout_uri must not contain a fragment");
+	return 0;
+}
+
+/* body[key], one of the n values of choices (CONTRACT.md §8): absent ->
+ * *out NULL; one of them -> *out that static string; anything else, null
+ * too, is invalid_params naming them. */
+static int read_choice(const json_t *body, const char *key, const char *const *choices,
+                       size_t n, const char **out, struct api_error *err)
+{
+	const json_t *v = json_object_get(body, key);
+	char names[96] = "";
+
+	*out = NULL;
+	if (!v)
+		return 0;
+	for (size_t i = 0; i < n; i++) {
+		if (json_is_string(v) && strcmp(json_string_value(v), choices[i]) == 0) {
+			*out = choices[i];
+			return 0;
+		}
+		snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", i ? ", " : "",
+		         choices[i]);
+	}
+	return api_fail(err, E_INVALID_PARAMS, "%s must be one of %s", key, names);
+}
+
+/* CONTRACT.md §8: how the client proves who it is at the token endpoint, and
+ * how its ID tokens are signed (§7); the first of each is the default. */
+static const char *const auth_methods[] = {
+	CLIENT_AUTH_METHOD_DEFAULT, "client_secret_basic", "client_secret_post",
+};
+static const char *const id_token_algs[] = { CLIENT_ID_TOKEN_ALG_DEFAULT, "ES256" };
 
 /* On update, name and is_active are required (CONTRACT.md §3). */
 int clients_read_body(const json_t *body, bool update, struct client_body *b,
@@ -147,7 +197,16 @@ int clients_read_body(const json_t *body, bool update, struct client_body *b,
 	if (json_read_string(body, &description_rule, &b->description, err) < 0 ||
 	    json_read_id_list(body, "permission_ids", CLIENT_PERMISSION_IDS_MAX,
 	                      &b->permission_ids, err) < 0 ||
-	    read_redirect_uris(body, &b->redirect_uris_present, &b->redirect_uris, err) < 0)
+	    read_uri_list(body, "redirect_uris", &b->redirect_uris, err) < 0 ||
+	    read_uri_list(body, "post_logout_redirect_uris", &b->post_logout_redirect_uris,
+	                  err) < 0 ||
+	    read_backchannel_uri(body, &b->backchannel_logout_uri, err) < 0 ||
+	    read_choice(body, "token_endpoint_auth_method", auth_methods,
+	                sizeof auth_methods / sizeof auth_methods[0],
+	                &b->token_endpoint_auth_method, err) < 0 ||
+	    read_choice(body, "id_token_signed_response_alg", id_token_algs,
+	                sizeof id_token_algs / sizeof id_token_algs[0],
+	                &b->id_token_signed_response_alg, err) < 0)
 		return -1;
 	return 0;
 }
@@ -163,8 +222,14 @@ static struct client_fields client_fields_of(const struct client_body *b, bool u
 		.description = b->description.value,
 		.set_permissions = !update || b->permission_ids.present,
 		.permission_ids = &b->permission_ids,
-		.set_redirect_uris = !update || b->redirect_uris_present,
-		.redirect_uris = b->redirect_uris,
+		.set_redirect_uris = !update || b->redirect_uris.present,
+		.redirect_uris = b->redirect_uris.json,
+		.set_post_logout_redirect_uris = !update || b->post_logout_redirect_uris.present,
+		.post_logout_redirect_uris = b->post_logout_redirect_uris.json,
+		.set_backchannel_logout_uri = !update || b->backchannel_logout_uri.state != FIELD_ABSENT,
+		.backchannel_logout_uri = b->backchannel_logout_uri.value,
+		.token_endpoint_auth_method = b->token_endpoint_auth_method,
+		.id_token_signed_response_alg = b->id_token_signed_response_alg,
 	};
 }
 
@@ -307,6 +372,21 @@ static enum step_result rotate_reply(struct flow *f)
 }
 
 flow_step *const clients_rotate_secret_steps[] = { rotate_write, rotate_reply, NULL };
+
+/* ---- GET and DELETE .../clients/{client_id} (CONTRACT.md §8) ---- */
+
+static enum step_result get(struct flow *f)
+{
+	return record_get(f, store_client_get, "client_id");
+}
+
+static enum step_result delete(struct flow *f)
+{
+	return record_delete(f, store_client_delete, "client_id");
+}
+
+flow_step *const clients_get_steps[] = { get, record_answer, NULL };
+flow_step *const clients_delete_steps[] = { delete, record_deleted, NULL };
 
 /* ---- GET .../clients ---- */
 

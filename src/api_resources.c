@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api_records.h"
 #include "api_resources.h"
 #include "form.h"
 #include "json_util.h"
@@ -232,3 +233,25 @@ static enum step_result list(struct flow *f)
 }
 
 flow_step *const resources_list_steps[] = { list_read, list, list_answer, NULL };
+
+/* ---- one resource: GET and DELETE (CONTRACT.md §8) ---- */
+
+static enum step_result get(struct flow *f)
+{
+	return record_get(f, store_resource_get, "resource_id");
+}
+
+flow_step *const resources_get_steps[] = { get, record_answer, NULL };
+
+/* A resource holds no grants, so no escalation rule applies: the route's
+ * resources:update is all it takes. */
+static enum step_result delete(struct flow *f)
+{
+	struct request_ctx *ctx = request_of(f);
+
+	store_resource_delete(ctx->srv->store, request_param(ctx, "project_id"),
+	                      request_param(ctx, "resource_id"), flow_completion(f));
+	return STEP_WAIT;
+}
+
+flow_step *const resources_delete_steps[] = { delete, record_deleted, NULL };

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api_records.h"
 #include "api_roles.h"
 #include "json_util.h"
 #include "listing.h"
@@ -135,3 +136,18 @@ static enum step_result list(struct flow *f)
 }
 
 flow_step *const roles_list_steps[] = { list_read, list, list_answer, NULL };
+
+/* ---- one role: GET and DELETE (CONTRACT.md §8) ---- */
+
+static enum step_result get(struct flow *f)
+{
+	return record_get(f, store_role_get, "role_id");
+}
+
+static enum step_result delete(struct flow *f)
+{
+	return record_delete(f, store_role_delete, "role_id");
+}
+
+flow_step *const roles_get_steps[] = { get, record_answer, NULL };
+flow_step *const roles_delete_steps[] = { delete, record_deleted, NULL };

@@ -8,9 +8,12 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <openssl/crypto.h>
 
+#include "api_records.h"
 #include "api_users.h"
+#include "auth.h"
 #include "crypto.h"
 #include "form.h"
 #include "json_util.h"
@@ -86,6 +89,42 @@ static int current_body_check(struct user_fields *f, struct api_error *err)
 	return 0;
 }
 
+/* /api/v1/users/current speaks of the token's user; a client_credentials
+ * token has none. */
+static int current_user_check(const struct principal *p, struct api_error *err)
+{
+	if (!p->user_id)
+		return api_fail(err, E_USER_NOT_FOUND, "The token does not belong to a user.");
+	return 0;
+}
+
+int users_current_recent_check(long long auth_time, long long now,
+                               const struct str_field *password, struct user_fields *f,
+                               struct api_error *err)
+{
+	/* every app of the project now holds user tokens: none may take the
+	 * account over without the user's fresh password */
+	bool recent = auth_time > 0 && now - auth_time <= USERS_RECENT_SIGNIN_S;
+
+	f->email_locked = !recent;
+	if (!recent && password->state == FIELD_SET)
+		return api_fail(err, E_INSUFFICIENT_PERMISSION,
+		                "Setting a password needs a recent sign-in.");
+	return 0;
+}
+
+/* PUT /api/v1/users/current, after its body: the token's user, who sets
+ * their own email (not verified, CONTRACT.md §7) and changes it or the
+ * password only after a recent sign-in. */
+static int current_write_check(const struct principal *p, const struct str_field *password,
+                               struct user_fields *f, struct api_error *err)
+{
+	f->email_by_user = true;
+	if (current_user_check(p, err) < 0)
+		return -1;
+	return users_current_recent_check(p->auth_time, (long long)time(NULL), password, f, err);
+}
+
 /* SPEC.md rule 1 is read on the body, on update too (CONTRACT.md §3):
  * without an email the body must carry an external_user_id. Create rule 2:
  * an email needs a password. */
@@ -149,8 +188,8 @@ static enum step_result write_read(struct flow *f, enum user_write kind)
 		w->scope = ctx->principal.scope;
 	}
 	rc = users_read_body(ctx->body, kind, &w->f, &password, &err);
-	if (rc == 0 && kind == USER_CURRENT && !w->user_id)
-		rc = api_fail(&err, E_USER_NOT_FOUND, "The token does not belong to a user.");
+	if (rc == 0 && kind == USER_CURRENT)
+		rc = current_write_check(&ctx->principal, &password, &w->f, &err);
 	if (rc == 0 && password.state == FIELD_SET)
 		w->password = xstrdup(password.value);
 	body_wipe_password(ctx->body);
@@ -298,23 +337,14 @@ static enum step_result list_reply(struct flow *f)
 
 flow_step *const users_list_steps[] = { list_read, list_reply, NULL };
 
-/* ---- by external ID ---- */
-
-struct user_read_state {
-	char *record;
-};
-
-static void user_read_release(void *p)
-{
-	free(((struct user_read_state *)p)->record);
-}
+/* ---- one user: by external ID, by ID, the token's own; delete ---- */
 
 /* GET .../users/external/{external_user_id}[?include_permissions=true]
  * (CONTRACT.md §4): "permissions" only when asked for. */
 static enum step_result external_get(struct flow *f)
 {
 	struct request_ctx *ctx = request_of(f);
-	struct user_read_state *r = request_state(ctx, sizeof *r, user_read_release);
+	struct record_read *r = record_read_state(ctx);
 	struct api_error err;
 	int with_permissions;
 
@@ -326,16 +356,36 @@ static enum step_result external_get(struct flow *f)
 	return STEP_WAIT;
 }
 
-static enum step_result external_reply(struct flow *f)
-{
-	struct request_ctx *ctx = request_of(f);
-	const char *record = ((struct user_read_state *)ctx->state)->record;
+flow_step *const users_get_external_steps[] = { external_get, record_answer, NULL };
 
-	http_reply_raw(ctx, 200, "application/json", record, strlen(record));
-	return STEP_DONE;
+static enum step_result get(struct flow *f)
+{
+	return record_get(f, store_user_get, "user_id");
 }
 
-flow_step *const users_get_external_steps[] = { external_get, external_reply, NULL };
+static enum step_result delete(struct flow *f)
+{
+	return record_delete(f, store_user_delete, "user_id");
+}
+
+flow_step *const users_get_steps[] = { get, record_answer, NULL };
+flow_step *const users_delete_steps[] = { delete, record_deleted, NULL };
+
+/* GET /api/v1/users/current (CONTRACT.md §8): the token's user, answered
+ * as PUT answers a token that has none. */
+static enum step_result current_get(struct flow *f)
+{
+	struct request_ctx *ctx = request_of(f);
+	struct api_error err;
+
+	if (current_user_check(&ctx->principal, &err) < 0)
+		return flow_error(f, &err);
+	store_user_get(ctx->srv->store, ctx->principal.project_id, ctx->principal.user_id,
+	               &record_read_state(ctx)->record, flow_completion(f));
+	return STEP_WAIT;
+}
+
+flow_step *const users_get_current_steps[] = { current_get, record_answer, NULL };
 
 /* ---- BYOU codes ---- */
 

@@ -47,6 +47,7 @@ static void principal_copy(struct principal *dst, const struct principal *src)
 	dst->scope = dup_or_null(src->scope);
 	dst->kid = dup_or_null(src->kid);
 	dst->iat = src->iat;
+	dst->auth_time = src->auth_time;
 	dst->exp = src->exp;
 }
 
@@ -138,6 +139,7 @@ static int claims_read(struct server *srv, const char *token, struct principal *
 		out->jti = xstrdup(jti);
 		out->scope = xstrdup(scope);
 		out->iat = (long long)json_integer_value(iat);
+		out->auth_time = (long long)json_integer_value(json_object_get(claims, "auth_time"));
 		out->exp = (long long)json_integer_value(exp);
 		out->kid = xstrdup(v.kid);
 		rc = 0;

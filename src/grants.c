@@ -267,6 +267,7 @@ static int prepare_tokens(struct grant *g, struct api_error *err)
 		.client_id = r->client_id, .user_id = r->user_id, .access_jti = g->access.jti,
 		.access_exp_s = g->access.exp,
 		.expires_at = now_ms() + g->srv->cfg->refresh_ttl_s * 1000LL,
+		.scope = r->scope, .auth_time = r->auth_time, .session_id = r->session_id,
 	};
 	return 0;
 }

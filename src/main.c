@@ -33,6 +33,7 @@ static const char usage_text[] =
 	"       edgeauth [-c FILE] project list                 print the projects as JSON\n"
 	"       edgeauth [-c FILE] project activate ID\n"
 	"       edgeauth [-c FILE] project deactivate ID\n"
+	"       edgeauth [-c FILE] project admin-client ID      a new admin client for it, printed\n"
 	"       edgeauth [-c FILE] key list                     print the signing keys as JSON\n"
 	"       edgeauth [-c FILE] key rotate [--alg ES256|RS256]\n"
 	"                                                       add a key of each (or of one) algorithm\n"
@@ -103,6 +104,17 @@ static int cmd_project(const struct config *cfg, int argc, char **argv)
 		if (changed == 0)
 			fprintf(stderr, "edgeauth: no project %s\n", argv[1]);
 		rc = changed == 1 ? 0 : 1;
+	} else if (!strcmp(argv[0], "admin-client") && argc == 2) {
+		/* CONTRACT.md §8: recovers a project whose admin client was deleted */
+		struct new_project np;
+		int made = store_project_admin_client(st, argv[1], &np, &err);
+		if (made == 0)
+			fprintf(stderr, "edgeauth: no project %s\n", argv[1]);
+		if (made == 1) {
+			print_new_project(&np);
+			store_new_project_release(&np);
+		}
+		rc = made == 1 ? 0 : 1;
 	} else {
 		rc = usage();
 	}

@@ -15,6 +15,8 @@
 void signin_code_mint(struct code_mint *m, struct server *srv, const struct code_request *req,
                       char **out, struct completion done)
 {
+	int64_t now = now_ms();
+
 	*out = crypto_new_secret();
 	m->family_id = crypto_new_id();
 	crypto_hash_secret(*out, strlen(*out), m->hash);
@@ -22,7 +24,9 @@ void signin_code_mint(struct code_mint *m, struct server *srv, const struct code
 		.hash = m->hash, .family_id = m->family_id, .project_id = req->project_id,
 		.client_id = req->client_id, .user_id = req->user_id,
 		.redirect_uri = req->redirect_uri, .code_challenge = req->code_challenge,
-		.expires_at = now_ms() + srv->cfg->code_ttl_s * 1000LL,
+		.expires_at = now + srv->cfg->code_ttl_s * 1000LL,
+		.scope = req->scope, .nonce = req->nonce,
+		.auth_time = req->auth_time ? req->auth_time : now, .session_id = req->session_id,
 	};
 	store_code_insert(srv->store, &m->row, done);
 }

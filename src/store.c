@@ -155,19 +155,59 @@ int store_exists(struct store *st, sqlite3_stmt *s, const char *a, const char *b
 	return rc;
 }
 
-int store_read_back(struct store *st, sqlite3_stmt *s, const char *id, char **out,
-                    struct api_error *err)
+int store_read_record(struct store *st, sqlite3_stmt *s, const char *id, const char *project_id,
+                      const struct record_missing *missing, char **out, struct api_error *err)
 {
 	int rc;
 
+	*out = NULL;
 	store_bind_text(s, 1, id);
+	store_bind_text(s, 2, project_id);
 	rc = store_step(st, s, err);
 	if (rc == 1)
 		*out = xstrdup(store_column_text(s, 0));
 	else if (rc == 0)
-		rc = store_fail(st, err, "read back");
+		rc = api_fail(err, missing->code, "%s", missing->sentence);
 	store_stmt_finish(s);
 	return rc < 0 ? -1 : 0;
+}
+
+void store_get_record(struct store *st, sqlite3_stmt *s, const char *id, const char *project_id,
+                      const struct record_missing *missing, char **out, struct completion done)
+{
+	struct api_error err;
+
+	complete(done, store_read_record(st, s, id, project_id, missing, out, &err), &err);
+}
+
+/* A delete in progress, for store_write_tx. */
+struct delete_run {
+	const struct record_delete *d;
+	const char *id;
+	const char *project_id;
+};
+
+static int delete_write(struct store *st, void *arg, struct api_error *err)
+{
+	const struct delete_run *r = arg;
+	const struct record_delete *d = r->d;
+	int found = store_exists(st, d->find, r->id, r->project_id, NULL, err);
+
+	if (found <= 0)
+		return found < 0 ? -1 : api_fail(err, d->missing.code, "%s", d->missing.sentence);
+	if (d->check && d->check(st, r->id, d->check_arg, err) < 0)
+		return -1;
+	store_bind_text(d->remove, 1, r->id);
+	return store_step_write(st, d->remove, NULL, 0, NULL, err);
+}
+
+void store_delete_record(struct store *st, const struct record_delete *d, const char *id,
+                         const char *project_id, struct completion done)
+{
+	struct delete_run r = { d, id, project_id };
+	struct api_error err;
+
+	complete(done, store_write_tx(st, delete_write, NULL, &r, &err), &err);
 }
 
 int store_read_page(struct store *st, sqlite3_stmt *s, struct page *out, struct api_error *err)

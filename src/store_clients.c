@@ -18,11 +18,13 @@ enum client_stmt {
 	CS_INSERT,
 	CS_EXISTS,
 	CS_UPDATE,
+	CS_ROUTING,
 	CS_SET_SECRET,
 	CS_PERMS_DELETE,
 	CS_PERM_INSERT,
-	CS_GRANT_ALL,
+	CS_GRANT_ADMIN,
 	CS_GET,
+	CS_DELETE,
 	CS_AUTH,
 	CS_SCOPE,
 	CS_REDIRECT_REGISTERED,   /* what sign-in reads, at the end of the file */
@@ -47,6 +49,10 @@ enum client_stmt {
 	" 'is_active', json(CASE WHEN " c ".is_active THEN 'true' ELSE 'false' END)," \
 	" 'permission_ids', " PERMISSION_IDS_OF(c ".id") "," \
 	" 'redirect_uris', " JSON_ARRAY_OR_EMPTY(c ".redirect_uris") "," \
+	" 'post_logout_redirect_uris', " JSON_ARRAY_OR_EMPTY(c ".post_logout_redirect_uris") "," \
+	" 'backchannel_logout_uri', " c ".backchannel_logout_uri," \
+	" 'token_endpoint_auth_method', " c ".token_endpoint_auth_method," \
+	" 'id_token_signed_response_alg', " c ".id_token_signed_response_alg," \
 	" 'created_at', iso_time(" c ".created_at), 'updated_at', iso_time(" c ".updated_at))"
 
 /* ?1 the project; ?2 a search term or NULL (CONTRACT.md §3: a
@@ -70,26 +76,40 @@ enum client_stmt {
 static const char *const sql[CS__COUNT] = {
 	[CS_INSERT] =
 		"INSERT INTO clients (id, project_id, name, description, secret_hash, is_active,"
-		" redirect_uris, created_at, updated_at) VALUES (?1, ?2, ?3, ?4, ?5, 1, ?6, ?7, ?7)",
+		" redirect_uris, created_at, updated_at, post_logout_redirect_uris,"
+		" backchannel_logout_uri, token_endpoint_auth_method, id_token_signed_response_alg)"
+		" VALUES (?1, ?2, ?3, ?4, ?5, 1, ?6, ?7, ?7, ?8, ?9, ?10, ?11)",
 	[CS_EXISTS] = "SELECT 1 FROM clients WHERE id = ?1 AND project_id = ?2",
-	/* ?5 and ?7 say whether description and redirect_uris change (PUT keeps
-	 * an omitted optional field). */
+	/* ?5, ?7, ?10 and ?12 say whether description and the URIs change (PUT
+	 * keeps an omitted optional field); a NULL method keeps it too. */
 	[CS_UPDATE] =
 		"UPDATE clients SET name = ?3, is_active = ?4,"
 		" description = CASE WHEN ?5 THEN ?6 ELSE description END,"
 		" redirect_uris = CASE WHEN ?7 THEN ?8 ELSE redirect_uris END,"
+		" post_logout_redirect_uris = CASE WHEN ?10 THEN ?11 ELSE post_logout_redirect_uris END,"
+		" backchannel_logout_uri = CASE WHEN ?12 THEN ?13 ELSE backchannel_logout_uri END,"
+		" token_endpoint_auth_method = coalesce(?14, token_endpoint_auth_method),"
+		" id_token_signed_response_alg = coalesce(?15, id_token_signed_response_alg),"
 		" updated_at = ?9 WHERE id = ?1 AND project_id = ?2",
+	/* Where the client's tokens go now, in enum routing_field's order. */
+	[CS_ROUTING] =
+		"SELECT redirect_uris, post_logout_redirect_uris, backchannel_logout_uri,"
+		" token_endpoint_auth_method FROM clients WHERE id = ?1 AND project_id = ?2",
 	[CS_SET_SECRET] =
 		"UPDATE clients SET secret_hash = ?3, updated_at = ?4"
 		" WHERE id = ?1 AND project_id = ?2",
 	[CS_PERMS_DELETE] = "DELETE FROM client_permissions WHERE client_id = ?1",
 	[CS_PERM_INSERT] =
 		"INSERT OR IGNORE INTO client_permissions (client_id, permission_id) VALUES (?1, ?2)",
-	[CS_GRANT_ALL] =
+	/* CONTRACT.md §2: the twelve permissions of the default resources. */
+	[CS_GRANT_ADMIN] =
 		"INSERT OR IGNORE INTO client_permissions (client_id, permission_id)"
 		" SELECT c.id, pm.id FROM clients c JOIN permissions pm ON pm.project_id = c.project_id"
-		" WHERE c.id = ?1",
+		" JOIN resources r ON r.id = pm.resource_id WHERE c.id = ?1 AND r.is_default",
 	[CS_GET] = "SELECT " CLIENT_JSON("c") " FROM clients c WHERE c.id = ?1 AND c.project_id = ?2",
+	/* Its codes and refresh tokens cascade; its access tokens, and its
+	 * users' tokens, fail the bearer check, which finds no client. */
+	[CS_DELETE] = "DELETE FROM clients WHERE id = ?1",
 	[CS_AUTH] =
 		"SELECT c.project_id, c.secret_hash, c.is_active, p.is_active"
 		" FROM clients c JOIN projects p ON p.id = c.project_id WHERE c.id = ?1",
@@ -125,22 +145,17 @@ struct client_write {
 	char **record;           /* read back into; NULL: no read back */
 };
 
+static const struct record_missing client_missing = {
+	E_CLIENT_NOT_FOUND, "The client does not exist.",
+};
+
 /* The record of w's client, read back inside the write's transaction. */
 static int client_read_back(struct store *st, void *arg, struct api_error *err)
 {
 	struct client_write *w = arg;
-	sqlite3_stmt *s = stmt(st, CS_GET);
-	int rc;
 
-	store_bind_text(s, 1, w->client_id);
-	store_bind_text(s, 2, w->project_id);
-	rc = store_step(st, s, err);
-	if (rc == 1)
-		*w->record = xstrdup(store_column_text(s, 0));
-	else if (rc == 0)
-		api_fail(err, E_CLIENT_NOT_FOUND, "The client does not exist.");
-	store_stmt_finish(s);
-	return rc == 1 ? 0 : -1;
+	return store_read_record(st, stmt(st, CS_GET), w->client_id, w->project_id,
+	                         &client_missing, w->record, err);
 }
 
 /* Runs write in one transaction, reading the record back when w->record is
@@ -169,7 +184,7 @@ static int client_check_exists(struct store *st, const struct client_write *w,
 	int found = store_exists(st, stmt(st, CS_EXISTS), w->client_id, w->project_id, NULL, err);
 
 	if (found == 0)
-		return api_fail(err, E_CLIENT_NOT_FOUND, "The client does not exist.");
+		return api_fail(err, client_missing.code, "%s", client_missing.sentence);
 	return found < 0 ? -1 : 0;
 }
 
@@ -199,6 +214,95 @@ static int permissions_replace(struct store *st, const char *client_id, const st
 	return permissions_add(st, client_id, ids, err);
 }
 
+/* A list of URIs as stored: NULL is none. */
+static const char *uris_or_none(const char *uris)
+{
+	return uris ? uris : "[]";
+}
+
+/* ---- who may change where tokens go (CONTRACT.md §7) ---- */
+
+enum routing_field {
+	ROUTE_REDIRECT_URIS,
+	ROUTE_POST_LOGOUT_URIS,
+	ROUTE_BACKCHANNEL_URI,
+	ROUTE_AUTH_METHOD,
+	ROUTE__COUNT
+};
+
+/* What a new client has when its create does not say. */
+static const char *const routing_defaults[ROUTE__COUNT] = {
+	[ROUTE_REDIRECT_URIS] = "[]",
+	[ROUTE_POST_LOGOUT_URIS] = "[]",
+	[ROUTE_BACKCHANNEL_URI] = NULL,
+	[ROUTE_AUTH_METHOD] = CLIENT_AUTH_METHOD_DEFAULT,
+};
+
+static bool text_differs(const char *a, const char *b)
+{
+	return a && b ? strcmp(a, b) != 0 : a != b;
+}
+
+/* Whether f writes a routing field other than it is now (now[i]: the
+ * stored text, NULL for none). */
+static bool routing_changes(const struct client_fields *f, const char *const now[ROUTE__COUNT])
+{
+	const struct {
+		bool set;
+		const char *value;
+	} to[ROUTE__COUNT] = {
+		[ROUTE_REDIRECT_URIS] = { f->set_redirect_uris, uris_or_none(f->redirect_uris) },
+		[ROUTE_POST_LOGOUT_URIS] = { f->set_post_logout_redirect_uris,
+		                             uris_or_none(f->post_logout_redirect_uris) },
+		[ROUTE_BACKCHANNEL_URI] = { f->set_backchannel_logout_uri, f->backchannel_logout_uri },
+		[ROUTE_AUTH_METHOD] = { f->token_endpoint_auth_method != NULL,
+		                        f->token_endpoint_auth_method },
+	};
+
+	for (size_t i = 0; i < ROUTE__COUNT; i++)
+		if (to[i].set && text_differs(to[i].value, now[i]))
+			return true;
+	return false;
+}
+
+/* Whether the update w changes where its client's tokens go: 1, 0, or -1
+ * with err. */
+static int routing_changed_by_update(struct store *st, const struct client_write *w,
+                                     struct api_error *err)
+{
+	sqlite3_stmt *s = stmt(st, CS_ROUTING);
+	const char *now[ROUTE__COUNT];
+	int rc;
+
+	store_bind_text(s, 1, w->client_id);
+	store_bind_text(s, 2, w->project_id);
+	rc = store_step(st, s, err);
+	if (rc == 1) {
+		for (int i = 0; i < ROUTE__COUNT; i++)
+			now[i] = store_column_text(s, i);
+		rc = routing_changes(w->f, now);
+	}
+	store_stmt_finish(s);
+	return rc;
+}
+
+/* CONTRACT.md §7: a client with redirect URIs can receive the tokens of any
+ * user of its project, so only a caller carrying all twelve default-resource
+ * permissions may set or change where they go. */
+static int routing_check(struct store *st, const struct client_write *w, bool update,
+                         struct api_error *err)
+{
+	int changed;
+
+	if (!w->scope)
+		return 0;
+	changed = update ? routing_changed_by_update(st, w, err)
+	                 : routing_changes(w->f, routing_defaults);
+	if (changed <= 0)
+		return changed;
+	return store_grant_check_admin(st, w->project_id, w->scope, err);
+}
+
 int store_client_insert(struct store *st, const char *project_id, const char *client_id,
                         const struct client_fields *f, const char *secret_hash, int64_t now,
                         struct api_error *err)
@@ -210,16 +314,22 @@ int store_client_insert(struct store *st, const char *project_id, const char *cl
 	store_bind_text(s, 3, f->name);
 	store_bind_text(s, 4, f->description);
 	store_bind_text(s, 5, secret_hash);
-	store_bind_text(s, 6, f->redirect_uris ? f->redirect_uris : "[]");
+	store_bind_text(s, 6, uris_or_none(f->redirect_uris));
 	sqlite3_bind_int64(s, 7, now);
+	store_bind_text(s, 8, uris_or_none(f->post_logout_redirect_uris));
+	store_bind_text(s, 9, f->backchannel_logout_uri);
+	store_bind_text(s, 10, f->token_endpoint_auth_method ? f->token_endpoint_auth_method
+	                                                     : CLIENT_AUTH_METHOD_DEFAULT);
+	store_bind_text(s, 11, f->id_token_signed_response_alg ? f->id_token_signed_response_alg
+	                                                       : CLIENT_ID_TOKEN_ALG_DEFAULT);
 	if (store_step_write(st, s, NULL, 0, NULL, err) < 0)
 		return -1;
 	return permissions_add(st, client_id, f->permission_ids, err);
 }
 
-int store_client_grant_all(struct store *st, const char *client_id, struct api_error *err)
+int store_client_grant_admin(struct store *st, const char *client_id, struct api_error *err)
 {
-	sqlite3_stmt *s = stmt(st, CS_GRANT_ALL);
+	sqlite3_stmt *s = stmt(st, CS_GRANT_ADMIN);
 
 	store_bind_text(s, 1, client_id);
 	return store_step_write(st, s, NULL, 0, NULL, err);
@@ -229,7 +339,8 @@ static int create_write(struct store *st, void *arg, struct api_error *err)
 {
 	struct client_write *w = arg;
 
-	if (store_grant_check_ids(st, w->project_id, w->scope, w->f->permission_ids, err) < 0)
+	if (store_grant_check_ids(st, w->project_id, w->scope, w->f->permission_ids, err) < 0 ||
+	    routing_check(st, w, false, err) < 0)
 		return -1;
 	return store_client_insert(st, w->project_id, w->client_id, w->f, w->secret_hash, now_ms(),
 	                           err);
@@ -258,13 +369,20 @@ static int update_row(struct store *st, const struct client_write *w, struct api
 	sqlite3_bind_int(s, 5, f->set_description);
 	store_bind_text(s, 6, f->description);
 	sqlite3_bind_int(s, 7, f->set_redirect_uris);
-	store_bind_text(s, 8, f->redirect_uris ? f->redirect_uris : "[]");
+	store_bind_text(s, 8, uris_or_none(f->redirect_uris));
 	sqlite3_bind_int64(s, 9, now_ms());
+	sqlite3_bind_int(s, 10, f->set_post_logout_redirect_uris);
+	store_bind_text(s, 11, uris_or_none(f->post_logout_redirect_uris));
+	sqlite3_bind_int(s, 12, f->set_backchannel_logout_uri);
+	store_bind_text(s, 13, f->backchannel_logout_uri);
+	store_bind_text(s, 14, f->token_endpoint_auth_method);
+	store_bind_text(s, 15, f->id_token_signed_response_alg);
 	return store_step_write(st, s, NULL, 0, NULL, err);
 }
 
 /* CONTRACT.md §3: client_not_found, some_permissions_not_found, then
- * insufficient_permission (for the new set, or what the client holds). */
+ * insufficient_permission (for the new set, or what the client holds; then
+ * for where its tokens go, §7). */
 static int update_write(struct store *st, void *arg, struct api_error *err)
 {
 	struct client_write *w = arg;
@@ -274,7 +392,7 @@ static int update_write(struct store *st, void *arg, struct api_error *err)
 	    (set_permissions &&
 	     store_grant_check_ids(st, w->project_id, w->scope, w->f->permission_ids, err) < 0) ||
 	    store_grant_check_holder(st, w->scope, GRANT_HOLDER_CLIENT, w->client_id, err) < 0 ||
-	    update_row(st, w, err) < 0)
+	    routing_check(st, w, true, err) < 0 || update_row(st, w, err) < 0)
 		return -1;
 	return set_permissions ? permissions_replace(st, w->client_id, w->f->permission_ids, err) : 0;
 }
@@ -310,6 +428,22 @@ void store_client_set_secret(struct store *st, const char *project_id, const cha
 	struct client_write w = { project_id, client_id, NULL, secret_hash, scope, NULL };
 
 	client_write_run(st, secret_write, &w, done);
+}
+
+/* ---- one client ---- */
+
+void store_client_get(struct store *st, const char *project_id, const char *client_id,
+                      char **record, struct completion done)
+{
+	store_get_record(st, stmt(st, CS_GET), client_id, project_id, &client_missing, record,
+	                 done);
+}
+
+void store_client_delete(struct store *st, const char *project_id, const char *client_id,
+                         const char *scope, struct completion done)
+{
+	store_grant_delete_holder(st, GRANT_HOLDER_CLIENT, stmt(st, CS_EXISTS), stmt(st, CS_DELETE),
+	                          &client_missing, client_id, project_id, scope, done);
 }
 
 /* ---- the list ---- */

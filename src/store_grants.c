@@ -9,8 +9,8 @@
 #include "store_grants.h"
 
 /* The holders' statements are indexed by enum grant_holder; then one for a
- * single permission ID. */
-enum { GS_PERMISSION = GRANT_HOLDER__COUNT, GS_IN_PROJECT, GS__COUNT };
+ * single permission ID, and one for all those of a project (?1). */
+enum { GS_PERMISSION = GRANT_HOLDER__COUNT, GS_IN_PROJECT, GS_ADMIN, GS__COUNT };
 
 /* Of the rows of pm and r that from selects (?1 its key), the first named
  * permission of a default resource that the scope ?2 does not carry. A
@@ -28,6 +28,8 @@ static const char *const sql[GS__COUNT] = {
 	[GS_IN_PROJECT] = "SELECT 1 FROM permissions WHERE id = ?1 AND project_id = ?2",
 	[GS_PERMISSION] = LACKED_OF(
 		"permissions pm JOIN resources r ON r.id = pm.resource_id WHERE pm.id = ?1"),
+	[GS_ADMIN] = LACKED_OF(
+		"permissions pm JOIN resources r ON r.id = pm.resource_id WHERE pm.project_id = ?1"),
 };
 
 const struct stmt_set store_grants_sql = { GS__COUNT, sql, NULL };
@@ -38,6 +40,8 @@ static const char *const why[GS__COUNT] = {
 	[GRANT_HOLDER_CLIENT] = "which the client holds",
 	[GRANT_HOLDER_USER] = "which the user's role holds",
 	[GS_PERMISSION] = "so it cannot grant it",
+	[GS_ADMIN] = "and only a token with all twelve default permissions may change where"
+	             " a client's tokens go",
 };
 
 /* Runs statement which for id: 0 when scope lacks nothing, else -1 with
@@ -82,6 +86,42 @@ int store_grant_check_holder(struct store *st, const char *scope, enum grant_hol
 	if (!scope)
 		return 0;
 	return check_one(st, (int)holder, scope, id, err);
+}
+
+int store_grant_check_admin(struct store *st, const char *project_id, const char *scope,
+                            struct api_error *err)
+{
+	if (!scope)
+		return 0;
+	return check_one(st, GS_ADMIN, scope, project_id, err);
+}
+
+/* The delete's check: check_arg is the struct holder_delete. */
+struct holder_delete {
+	const char *scope;
+	enum grant_holder holder;
+};
+
+static int check_deletable(struct store *st, const char *id, const void *check_arg,
+                           struct api_error *err)
+{
+	const struct holder_delete *h = check_arg;
+
+	return store_grant_check_holder(st, h->scope, h->holder, id, err);
+}
+
+void store_grant_delete_holder(struct store *st, enum grant_holder holder, sqlite3_stmt *find,
+                               sqlite3_stmt *remove, const struct record_missing *missing,
+                               const char *id, const char *project_id, const char *scope,
+                               struct completion done)
+{
+	const struct holder_delete h = { scope, holder };
+	const struct record_delete d = {
+		.find = find, .remove = remove, .missing = *missing, .check = check_deletable,
+		.check_arg = &h,
+	};
+
+	store_delete_record(st, &d, id, project_id, done);
 }
 
 int store_permissions_check(struct store *st, const char *project_id,

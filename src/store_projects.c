@@ -40,36 +40,43 @@ static sqlite3_stmt *stmt(struct store *st, int which)
 	return st->projects.stmt[which];
 }
 
-int store_project_create(struct store *st, const char *name, struct new_project *out,
-                         struct api_error *err)
+/* Makes an admin client of out->project_id (CONTRACT.md §2: active, the
+ * twelve permissions of the default resources, which must be there), its
+ * credentials into out, inside the caller's transaction. 0, or -1 with
+ * system_error. */
+static int admin_client_insert(struct store *st, struct new_project *out, int64_t now,
+                               struct api_error *err)
 {
 	static const struct client_fields admin = {
 		.name = "admin", .description = "The project's admin client", .redirect_uris = "[]",
 	};
-	int64_t now = now_ms();
 	char hash[SECRET_HASH_LEN + 1];
+
+	out->client_id = crypto_new_id();
+	out->client_secret = crypto_new_secret();
+	crypto_hash_secret(out->client_secret, strlen(out->client_secret), hash);
+	if (store_client_insert(st, out->project_id, out->client_id, &admin, hash, now, err) < 0)
+		return -1;
+	return store_client_grant_admin(st, out->client_id, err);
+}
+
+int store_project_create(struct store *st, const char *name, struct new_project *out,
+                         struct api_error *err)
+{
+	int64_t now = now_ms();
 	sqlite3_stmt *s;
 
 	memset(out, 0, sizeof *out);
 	out->project_id = crypto_new_id();
-	out->client_id = crypto_new_id();
-	out->client_secret = crypto_new_secret();
-	crypto_hash_secret(out->client_secret, strlen(out->client_secret), hash);
-
 	if (store_begin(st, err) < 0)
 		goto fail;
 	s = stmt(st, SP_INSERT);
 	store_bind_text(s, 1, out->project_id);
 	store_bind_text(s, 2, name);
 	sqlite3_bind_int64(s, 3, now);
-	if (store_step_write(st, s, NULL, 0, NULL, err) < 0)
-		goto fail_tx;
-
-	if (store_client_insert(st, out->project_id, out->client_id, &admin, hash, now, err) < 0)
-		goto fail_tx;
-	if (store_resource_insert_defaults(st, out->project_id, now, err) < 0 ||
-	    /* the admin client holds every permission of the new project */
-	    store_client_grant_all(st, out->client_id, err) < 0)
+	if (store_step_write(st, s, NULL, 0, NULL, err) < 0 ||
+	    store_resource_insert_defaults(st, out->project_id, now, err) < 0 ||
+	    admin_client_insert(st, out, now, err) < 0)
 		goto fail_tx;
 	if (store_commit(st, err) < 0)
 		goto fail;
@@ -114,6 +121,33 @@ void store_project_get(struct store *st, const char *id, struct project_state *o
 
 	out->found = rc == 1;
 	complete(done, rc, &err);
+}
+
+int store_project_admin_client(struct store *st, const char *project_id,
+                               struct new_project *out, struct api_error *err)
+{
+	bool is_active;
+	int found;
+
+	memset(out, 0, sizeof *out);
+	if (store_begin(st, err) < 0)
+		return -1;
+	found = project_read(st, project_id, &is_active, err);
+	if (found == 1) {
+		out->project_id = xstrdup(project_id);
+		if (admin_client_insert(st, out, now_ms(), err) < 0)
+			found = -1;
+	}
+	if (found != 1) {
+		store_rollback(st);
+		store_new_project_release(out);
+		return found;
+	}
+	if (store_commit(st, err) < 0) {
+		store_new_project_release(out);
+		return -1;
+	}
+	return 1;
 }
 
 json_t *store_project_list(struct store *st, struct api_error *err)

@@ -23,6 +23,8 @@ enum resources_stmt {
 	RS_PERM_UPDATE,
 	RS_PERM_DELETE_PARKED,
 	RS_GET,
+	RS_DEFAULT,
+	RS_DELETE,
 	RS_LIST,
 	RS__COUNT
 };
@@ -83,7 +85,11 @@ static const char *const sql[RS__COUNT] = {
 	/* Phase three: what no item took back was left out of the body. */
 	[RS_PERM_DELETE_PARKED] =
 		"DELETE FROM permissions WHERE resource_id = ?1 AND code = char(1) || id",
-	[RS_GET] = "SELECT " RESOURCE_JSON " FROM resources r WHERE r.id = ?1",
+	[RS_GET] = "SELECT " RESOURCE_JSON " FROM resources r WHERE r.id = ?1 AND r.project_id = ?2",
+	[RS_DEFAULT] = "SELECT 1 FROM resources WHERE id = ?1 AND is_default",
+	/* The schema's ON DELETE CASCADE takes its permissions, and with them
+	 * their grants to roles and clients. */
+	[RS_DELETE] = "DELETE FROM resources WHERE id = ?1",
 	/* The count and the page in one read; the page is chosen first, so
 	 * only its rows are made records. */
 	[RS_LIST] =
@@ -104,6 +110,10 @@ static const char *field_value(const struct str_field *f)
 {
 	return f->state == FIELD_SET ? f->value : NULL;
 }
+
+static const struct record_missing resource_missing = {
+	E_RESOURCE_NOT_FOUND, "The resource does not exist.",
+};
 
 /* A write in progress, for its steps, the probes of a UNIQUE failure and
  * the read back. */
@@ -266,8 +276,8 @@ static int update_check(struct store *st, const struct resource_write *w, struct
 	is_default = found == 1 && sqlite3_column_int(s, 0) != 0;
 	store_stmt_finish(s);
 	if (found <= 0)
-		return found < 0 ? -1 : api_fail(err, E_RESOURCE_NOT_FOUND,
-		                                 "The resource does not exist.");
+		return found < 0 ? -1 : api_fail(err, resource_missing.code, "%s",
+		                                 resource_missing.sentence);
 	/* CONTRACT.md §2: default resources cannot be updated. */
 	if (is_default)
 		return api_fail(err, E_INVALID_PARAMS, "A default resource cannot be updated.");
@@ -307,7 +317,8 @@ static int read_back(struct store *st, void *arg, struct api_error *err)
 {
 	const struct resource_write *w = arg;
 
-	return store_read_back(st, stmt(st, RS_GET), w->id, w->out, err);
+	return store_read_record(st, stmt(st, RS_GET), w->id, w->project_id, &resource_missing,
+	                         w->out, err);
 }
 
 void store_resource_create(struct store *st, const char *project_id,
@@ -333,6 +344,38 @@ void store_resource_update(struct store *st, const char *project_id, const char 
 	struct api_error err;
 
 	complete(done, store_write_tx(st, resource_update, read_back, &w, &err), &err);
+}
+
+/* ---- one record ---- */
+
+void store_resource_get(struct store *st, const char *project_id, const char *resource_id,
+                        char **out, struct completion done)
+{
+	store_get_record(st, stmt(st, RS_GET), resource_id, project_id, &resource_missing, out,
+	                 done);
+}
+
+/* CONTRACT.md §2 and §8: default resources cannot be deleted. */
+static int refuse_default(struct store *st, const char *id, const void *arg,
+                          struct api_error *err)
+{
+	int is_default = store_exists(st, stmt(st, RS_DEFAULT), id, NULL, NULL, err);
+
+	(void)arg;
+	if (is_default > 0)
+		return api_fail(err, E_INVALID_PARAMS, "A default resource cannot be deleted.");
+	return is_default;
+}
+
+void store_resource_delete(struct store *st, const char *project_id, const char *resource_id,
+                           struct completion done)
+{
+	const struct record_delete d = {
+		.find = stmt(st, RS_HEAD), .remove = stmt(st, RS_DELETE), .missing = resource_missing,
+		.check = refuse_default,
+	};
+
+	store_delete_record(st, &d, resource_id, project_id, done);
 }
 
 /* ---- listing ---- */

@@ -20,6 +20,7 @@ enum role_stmt {
 	RS_PERMS_CLEAR,
 	RS_PERM_ADD,
 	RS_GET,
+	RS_DELETE,
 	RS_LIST,   /* RS_LIST + 2 * sort + desc: one statement per sort order */
 	RS__COUNT = RS_LIST + 2 * ROLE_SORT__COUNT
 };
@@ -68,7 +69,10 @@ static const char *const sql[RS__COUNT] = {
 	[RS_PERMS_CLEAR] = "DELETE FROM role_permissions WHERE role_id = ?1",
 	[RS_PERM_ADD] =
 		"INSERT OR IGNORE INTO role_permissions (role_id, permission_id) VALUES (?1, ?2)",
-	[RS_GET] = "SELECT " ROLE_JSON " FROM roles r WHERE r.id = ?1",
+	[RS_GET] = "SELECT " ROLE_JSON " FROM roles r WHERE r.id = ?1 AND r.project_id = ?2",
+	/* The schema leaves its users with role_id NULL (ON DELETE SET NULL)
+	 * and drops its grants (ON DELETE CASCADE). */
+	[RS_DELETE] = "DELETE FROM roles WHERE id = ?1",
 	LIST_AT(ROLE_SORT_CREATED_AT, 0) = ROLE_LIST(ORDER("r.created_at", "ASC")),
 	LIST_AT(ROLE_SORT_CREATED_AT, 1) = ROLE_LIST(ORDER("r.created_at", "DESC")),
 	LIST_AT(ROLE_SORT_UPDATED_AT, 0) = ROLE_LIST(ORDER("r.updated_at", "ASC")),
@@ -85,6 +89,10 @@ static sqlite3_stmt *stmt(struct store *st, enum role_stmt which)
 {
 	return st->roles.stmt[which];
 }
+
+static const struct record_missing role_missing = {
+	E_ROLE_NOT_FOUND, "The role does not exist.",
+};
 
 /* A write in progress, for its steps, the probe of a UNIQUE failure and the
  * read back. */
@@ -172,7 +180,7 @@ static int role_update(struct store *st, void *arg, struct api_error *err)
 	int found = store_exists(st, stmt(st, RS_FIND), w->id, w->project_id, NULL, err);
 
 	if (found <= 0)
-		return found < 0 ? -1 : api_fail(err, E_ROLE_NOT_FOUND, "The role does not exist.");
+		return found < 0 ? -1 : api_fail(err, role_missing.code, "%s", role_missing.sentence);
 	if (role_check(st, w, true, err) < 0)
 		return -1;
 	store_bind_text(s, 1, w->id);
@@ -195,7 +203,8 @@ static int read_back(struct store *st, void *arg, struct api_error *err)
 {
 	const struct role_write *w = arg;
 
-	return store_read_back(st, stmt(st, RS_GET), w->id, w->out, err);
+	return store_read_record(st, stmt(st, RS_GET), w->id, w->project_id, &role_missing, w->out,
+	                         err);
 }
 
 void store_role_create(struct store *st, const char *project_id, const struct role_fields *f,
@@ -218,6 +227,19 @@ void store_role_update(struct store *st, const char *project_id, const char *rol
 	struct api_error err;
 
 	complete(done, store_write_tx(st, role_update, read_back, &w, &err), &err);
+}
+
+void store_role_get(struct store *st, const char *project_id, const char *role_id, char **out,
+                    struct completion done)
+{
+	store_get_record(st, stmt(st, RS_GET), role_id, project_id, &role_missing, out, done);
+}
+
+void store_role_delete(struct store *st, const char *project_id, const char *role_id,
+                       const char *scope, struct completion done)
+{
+	store_grant_delete_holder(st, GRANT_HOLDER_ROLE, stmt(st, RS_FIND), stmt(st, RS_DELETE),
+	                          &role_missing, role_id, project_id, scope, done);
 }
 
 void store_role_list(struct store *st, const char *project_id, const struct list_query *q,

@@ -39,22 +39,22 @@ enum {
 static const char *const sql[T__COUNT] = {
 	[T_CODE_INSERT] =
 		"INSERT INTO auth_codes (hash, family_id, project_id, client_id, user_id,"
-		" redirect_uri, code_challenge, created_at, expires_at)"
-		" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+		" redirect_uri, code_challenge, created_at, expires_at, scope, nonce, auth_time,"
+		" session_id) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
 	[T_CODE_GET] =
 		"SELECT family_id, project_id, client_id, user_id, redirect_uri, code_challenge,"
-		" expires_at, used_at IS NOT NULL, 0," SQL_PREDATES_DEACTIVATION("t")
-		" FROM auth_codes t WHERE hash = ?1",
+		" expires_at, used_at IS NOT NULL, 0," SQL_PREDATES_DEACTIVATION("t") ","
+		" scope, nonce, auth_time, session_id FROM auth_codes t WHERE hash = ?1",
 	[T_CODE_USE] =
 		"UPDATE auth_codes SET used_at = ?2 WHERE hash = ?1 AND used_at IS NULL",
 	[T_REFRESH_INSERT] =
 		"INSERT INTO refresh_tokens (hash, family_id, project_id, client_id, user_id,"
-		" access_jti, access_exp, created_at, expires_at)"
-		" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+		" access_jti, access_exp, created_at, expires_at, scope, auth_time, session_id)"
+		" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
 	[T_REFRESH_GET] =
 		"SELECT family_id, project_id, client_id, user_id, NULL, NULL, expires_at,"
-		" used_at IS NOT NULL, revoked_at IS NOT NULL," SQL_PREDATES_DEACTIVATION("t")
-		" FROM refresh_tokens t WHERE hash = ?1",
+		" used_at IS NOT NULL, revoked_at IS NOT NULL," SQL_PREDATES_DEACTIVATION("t") ","
+		" scope, NULL, auth_time, session_id FROM refresh_tokens t WHERE hash = ?1",
 	[T_REFRESH_USE] =
 		"UPDATE refresh_tokens SET used_at = ?2 WHERE hash = ?1 AND used_at IS NULL"
 		" AND revoked_at IS NULL",
@@ -99,6 +99,9 @@ void grant_record_release(struct grant_record *g)
 	free(g->user_id);
 	free(g->redirect_uri);
 	free(g->code_challenge);
+	free(g->scope);
+	free(g->nonce);
+	free(g->session_id);
 	memset(g, 0, sizeof *g);
 }
 
@@ -108,7 +111,7 @@ static char *dup_column(sqlite3_stmt *s, int col)
 	return v ? xstrdup(v) : NULL;
 }
 
-/* Both lookups select the same ten columns. */
+/* Both lookups select the same fourteen columns. */
 static int grant_get(struct store *st, sqlite3_stmt *s, const char *hash,
                      struct grant_record *out, struct api_error *err)
 {
@@ -129,6 +132,10 @@ static int grant_get(struct store *st, sqlite3_stmt *s, const char *hash,
 		out->used = sqlite3_column_int(s, 7) != 0;
 		out->revoked = sqlite3_column_int(s, 8) != 0;
 		out->predates_deactivation = sqlite3_column_int(s, 9) != 0;
+		out->scope = dup_column(s, 10);
+		out->nonce = dup_column(s, 11);
+		out->auth_time = sqlite3_column_int64(s, 12);
+		out->session_id = dup_column(s, 13);
 	}
 	store_stmt_finish(s);
 	return rc < 0 ? -1 : 0;
@@ -159,6 +166,10 @@ static int code_insert(struct store *st, void *arg, struct api_error *err)
 	store_bind_text(s, 7, c->code_challenge);
 	sqlite3_bind_int64(s, 8, now_ms());
 	sqlite3_bind_int64(s, 9, c->expires_at);
+	store_bind_text(s, 10, c->scope);
+	store_bind_text(s, 11, c->nonce);
+	sqlite3_bind_int64(s, 12, c->auth_time);
+	store_bind_text(s, 13, c->session_id);
 	return store_step_write(st, s, NULL, 0, NULL, err);
 }
 
@@ -191,6 +202,9 @@ static int refresh_insert(struct store *st, const struct new_refresh *r, struct 
 	sqlite3_bind_int64(s, 7, r->access_exp_s);
 	sqlite3_bind_int64(s, 8, now_ms());
 	sqlite3_bind_int64(s, 9, r->expires_at);
+	store_bind_text(s, 10, r->scope);
+	sqlite3_bind_int64(s, 11, r->auth_time);
+	store_bind_text(s, 12, r->session_id);
 	return store_step_write(st, s, NULL, 0, NULL, err);
 }
 

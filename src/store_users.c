@@ -20,11 +20,13 @@ enum store_users_stmt {
 	SU_USER_IN_PROJECT,
 	SU_ROLE_IN_PROJECT,
 	SU_EXTERNAL_ID_TAKEN,
+	SU_EMAIL_CHANGES,
 	SU_EMAIL_TAKEN,
 	SU_INSERT,
 	SU_UPDATE,
 	SU_GET,
 	SU_GET_EXTERNAL,
+	SU_DELETE,
 	SU_ROLE_PERMISSIONS,
 	SU_ACTIVE,
 	SU_SCOPE,
@@ -40,6 +42,9 @@ static const char *const sql[SU__COUNT] = {
 	[SU_EXTERNAL_ID_TAKEN] =
 		"SELECT 1 FROM users WHERE project_id = ?1 AND external_user_id = ?2"
 		" AND (?3 IS NULL OR id <> ?3)",
+	/* ?3: the email a write sets; a row when it is not the stored one. */
+	[SU_EMAIL_CHANGES] =
+		"SELECT 1 FROM users WHERE id = ?1 AND project_id = ?2 AND email IS NOT ?3",
 	[SU_EMAIL_TAKEN] =
 		"SELECT 1 FROM users WHERE project_id = ?1 AND email = ?2 COLLATE NOCASE"
 		" AND (?3 IS NULL OR id <> ?3)",
@@ -53,6 +58,10 @@ static const char *const sql[SU__COUNT] = {
 		" avatar_url = CASE WHEN ?5 THEN ?6 ELSE avatar_url END,"
 		" external_user_id = CASE WHEN ?7 THEN ?8 ELSE external_user_id END,"
 		" email = CASE WHEN ?9 THEN ?10 ELSE email END,"
+		/* CONTRACT.md §7: set by an administrator, verified; changed by the
+		 * user (?15), not; the same email sent back keeps what it was. */
+		" email_verified = CASE WHEN NOT ?9 THEN email_verified WHEN NOT ?15 THEN 1"
+		" WHEN email IS ?10 THEN email_verified ELSE 0 END,"
 		" role_id = CASE WHEN ?11 THEN ?12 ELSE role_id END,"
 		" password_hash = coalesce(?13, password_hash), updated_at = ?14"
 		" WHERE id = ?1 AND project_id = ?2",
@@ -62,6 +71,11 @@ static const char *const sql[SU__COUNT] = {
 		" WHERE u.project_id = ?1 AND u.external_user_id = ?2",
 	/* As a JSON array. SQLite never flattens a subquery with ORDER BY into
 	 * an aggregate, so the aggregate reads the rows sorted. */
+	/* Before the row goes, schema 008's trigger ends the user's sessions
+	 * (which revokes their sign-ins); then its sessions, codes and refresh
+	 * tokens cascade, and its access tokens fail the bearer check, which
+	 * finds no user. */
+	[SU_DELETE] = "DELETE FROM users WHERE id = ?1",
 	[SU_ROLE_PERMISSIONS] =
 		"SELECT json_group_array(named) FROM (" SQL_TOKEN_PERMISSIONS(SQL_ROLE_PERMISSIONS) ")",
 	[SU_ACTIVE] = "SELECT 1 FROM users WHERE id = ?1 AND project_id = ?2 AND is_active",
@@ -94,6 +108,10 @@ static int lookup(struct store *st, enum store_users_stmt which, const char *a,
 	return store_exists(st, stmt(st, which), a, b, c, err);
 }
 
+static const struct record_missing user_missing = {
+	E_USER_NOT_FOUND, "The user does not exist in this project.",
+};
+
 /* A create or update as its checks and statements read it. */
 struct user_write {
 	const char *project_id;
@@ -115,8 +133,8 @@ static int check_references(struct store *st, const struct user_write *w, struct
 	if (w->user_id) {
 		found = lookup(st, SU_USER_IN_PROJECT, w->user_id, w->project_id, NULL, err);
 		if (found <= 0)
-			return found < 0 ? -1 : api_fail(err, E_USER_NOT_FOUND,
-			                                  "The user does not exist in this project.");
+			return found < 0 ? -1 : api_fail(err, user_missing.code, "%s",
+			                                  user_missing.sentence);
 	}
 	/* The foreign key would accept a role of another project: check the project. */
 	if (f->role_id.state == FIELD_SET) {
@@ -129,14 +147,23 @@ static int check_references(struct store *st, const struct user_write *w, struct
 }
 
 /* No escalation (store_grants.h): the caller may change the user (through
- * the role it has now) and give it the new role. */
+ * the role it has now) and give it the new role. And CONTRACT.md §7: a
+ * locked email stays as it is. */
 static int check_authority(struct store *st, const struct user_write *w, struct api_error *err)
 {
 	const struct user_fields *f = w->f;
+	int changes;
 
 	if (w->user_id &&
 	    store_grant_check_holder(st, w->scope, GRANT_HOLDER_USER, w->user_id, err) < 0)
 		return -1;
+	if (w->user_id && f->email_locked && f->email.state != FIELD_ABSENT) {
+		changes = lookup(st, SU_EMAIL_CHANGES, w->user_id, w->project_id,
+		                 field_value(&f->email), err);
+		if (changes != 0)
+			return changes < 0 ? -1 : api_fail(err, E_INSUFFICIENT_PERMISSION,
+			                                    "Changing the email needs a recent sign-in.");
+	}
 	if (f->role_id.state == FIELD_SET)
 		return store_grant_check_holder(st, w->scope, GRANT_HOLDER_ROLE, f->role_id.value, err);
 	return 0;
@@ -202,29 +229,12 @@ void store_user_check(struct store *st, const char *project_id, const char *user
 
 /* ---- the writes ---- */
 
-/* The record of a user of the project into *out, or -1 with err. */
-static int user_read(struct store *st, const char *project_id, const char *user_id, char **out,
-                     struct api_error *err)
-{
-	sqlite3_stmt *s = stmt(st, SU_GET);
-	int rc;
-
-	store_bind_text(s, 1, user_id);
-	store_bind_text(s, 2, project_id);
-	rc = store_step(st, s, err);
-	if (rc == 1)
-		*out = xstrdup(store_column_text(s, 0));
-	else if (rc == 0)
-		rc = api_fail(err, E_USER_NOT_FOUND, "The user does not exist in this project.");
-	store_stmt_finish(s);
-	return rc < 0 ? -1 : 0;
-}
-
 static int read_back(struct store *st, void *arg, struct api_error *err)
 {
 	struct user_write *w = arg;
 
-	return user_read(st, w->project_id, w->user_id ? w->user_id : w->new_id, w->out, err);
+	return store_read_record(st, stmt(st, SU_GET), w->user_id ? w->user_id : w->new_id,
+	                         w->project_id, &user_missing, w->out, err);
 }
 
 static int insert(struct store *st, void *arg, struct api_error *err)
@@ -276,6 +286,7 @@ static int update(struct store *st, void *arg, struct api_error *err)
 	bind_optional(s, 11, &f->role_id);
 	store_bind_text(s, 13, f->password_hash);
 	sqlite3_bind_int64(s, 14, now_ms());
+	sqlite3_bind_int(s, 15, f->email_by_user);
 	return store_step_write(st, s, conflicts, N_CONFLICTS, arg, err);
 }
 
@@ -313,6 +324,22 @@ void store_user_update(struct store *st, const char *project_id, const char *use
 	struct api_error err;
 
 	complete(done, write_run(st, update, &w, &err), &err);
+}
+
+/* ---- one user: by ID, and its delete ---- */
+
+void store_user_get(struct store *st, const char *project_id, const char *user_id, char **out,
+                    struct completion done)
+{
+	store_get_record(st, stmt(st, SU_GET), user_id, project_id, &user_missing, out, done);
+}
+
+void store_user_delete(struct store *st, const char *project_id, const char *user_id,
+                       const char *scope, struct completion done)
+{
+	store_grant_delete_holder(st, GRANT_HOLDER_USER, stmt(st, SU_USER_IN_PROJECT),
+	                          stmt(st, SU_DELETE), &user_missing, user_id, project_id, scope,
+	                          done);
 }
 
 /* ---- the record by external ID ---- */

@@ -11,6 +11,9 @@
 #   check_err NAME STATUS CODE       # STATUS and .error
 #   check_header NAME REGEX          # a response header line matches (grep -Ei)
 #   admin_token                      # prints a fresh client_credentials token
+#   load_resources; pid NAMED; ids NAMED...   # permission IDs by name
+#   new_client NAME NAMED...         # a client holding them; CID, CSECRET
+#   expect AUTH WANT NAME METHOD PATH [BODY]  # a request and its answer
 #
 # EDGEAUTH_WRAPPER="valgrind --leak-check=full" runs the server under a tool;
 # the server's own exit status is then checked by stop_server.
@@ -120,6 +123,38 @@ req() {
 	STATUS=$(curl "${args[@]}" "$@" "$BASE$path")
 	BODY=$(cat "$TMP/body")
 	HDRS=$(cat "$TMP/hdrs")
+}
+
+# Permission IDs by name, for tests that grant them. RESOURCES holds the
+# project's resources list (load_resources reads it again after a change).
+load_resources() { req GET "$P/resources?page_size=100"; RESOURCES=$BODY; }
+# pid NAMED: the ID of a named permission ("users:read")
+pid() {
+	jq -r --arg r "${1%%:*}" --arg p "${1#*:}" \
+		'.data[]|select(.code==$r)|.permissions[]|select(.code==$p)|.id' <<<"$RESOURCES"
+}
+# ids NAMED...: a JSON array of their IDs
+ids() {
+	local n
+	for n in "$@"; do pid "$n"; done | jq -R . | jq -sc .
+}
+
+# new_client NAME NAMED...: as the admin (TOKEN), a client holding those
+# permissions, redirect URI http://127.0.0.1:9/cb; sets CID and CSECRET
+new_client() {
+	local name=$1; shift
+	AUTH="Bearer $TOKEN" req POST "$P/clients" "{\"name\":\"$name\",\"permission_ids\":$(ids "$@"),\"redirect_uris\":[\"http://127.0.0.1:9/cb\"]}"
+	check_status "admin creates client $name" 201
+	CID=$(jq -r .id <<<"$BODY"); CSECRET=$(jq -r .client_secret <<<"$BODY")
+}
+
+# expect AUTH WANT NAME METHOD PATH [BODY]: the request with that
+# Authorization header answers WANT, a status or "status error"
+expect() {
+	local auth=$1 want=$2 name=$3; shift 3
+	AUTH=$auth req "$@"
+	if [ "${want#* }" != "$want" ]; then check_err "$name" "${want%% *}" "${want#* }"
+	else check_status "$name" "$want"; fi
 }
 
 # need_node_project DIR MODULE: Node.js >= 20 and npm, and DIR's pinned

@@ -80,3 +80,45 @@ reader_user() {
 	check_status "create user" 201
 	USER=$(printf '%s' "$BODY" | jq -r .id)
 }
+
+# recent_token TOKEN: a token of a recent sign-in for TOKEN's user: TOKEN
+# itself when it carries auth_time (a sign-in's token, once tokens carry
+# it), else TOKEN re-signed with auth_time now (with_auth_time).
+recent_token() {
+	if [ "$(jwt_claim "$1" auth_time)" != null ]; then printf '%s\n' "$1"
+	else with_auth_time "$1" 0; fi
+}
+
+# with_auth_time TOKEN SECONDS_AGO: TOKEN with the claim auth_time set to
+# that many seconds ago, signed again with the server's own key file
+# ($TMP/signing-key.pem), header and every other claim kept. Until user
+# sign-ins' access tokens carry auth_time (CONTRACT.md §7, RFC 9068 §2.2.1;
+# the token side's change), this is how a test holds a token of a recent
+# sign-in; after, a fresh sign-in's token does (and this stays for the
+# stale one).
+with_auth_time() {
+	python3 - "$1" "$2" "$TMP/signing-key.pem" <<'PY'
+import base64, json, subprocess, sys, time
+token, ago, key = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+b64 = lambda b: base64.urlsafe_b64encode(b).rstrip(b"=").decode()
+unb64 = lambda s: base64.urlsafe_b64decode(s + "=" * (-len(s) % 4))
+header, payload, _ = token.split(".")
+claims = json.loads(unb64(payload))
+claims["auth_time"] = int(time.time()) - ago
+signing_input = header + "." + b64(json.dumps(claims, separators=(",", ":")).encode())
+der = subprocess.run(["openssl", "dgst", "-sha256", "-sign", key], input=signing_input.encode(),
+                     capture_output=True, check=True).stdout
+# DER SEQUENCE { INTEGER r, INTEGER s } -> r || s, 32 bytes each (RFC 7518 §3.4)
+def integer(buf, i):
+    assert buf[i] == 2
+    n = buf[i + 1]
+    return int.from_bytes(buf[i + 2:i + 2 + n], "big"), i + 2 + n
+i = 2 if der[1] < 0x80 else 3
+r, i = integer(der, i)
+s, _ = integer(der, i)
+# edgeauth takes only the low-S form (jwt.c): s and n - s both verify
+n = 0xFFFFFFFF00000000FFFFFFFFFFFFFFFFBCE6FAADA7179E84F3B9CAC2FC632551
+s = min(s, n - s)
+print(signing_input + "." + b64(r.to_bytes(32, "big") + s.to_bytes(32, "big")))
+PY
+}

@@ -28,7 +28,9 @@ tok_cc() {
 secret_hash() { printf '%s' "$1" | openssl dgst -sha256 -binary | base64 -w0 | tr '+/' '-_' | tr -d '='; }
 rep() { printf "%${2}s" '' | sed "s/ /$1/g"; }   # rep STRING N
 TS_RE='^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\\.[0-9]{3}Z$'
-RECORD_KEYS='created_at,description,id,is_active,name,permission_ids,redirect_uris,updated_at'
+RECORD_KEYS='backchannel_logout_uri,created_at,description,id,id_token_signed_response_alg,is_active,name,permission_ids,post_logout_redirect_uris,redirect_uris,token_endpoint_auth_method,updated_at'
+# CONTRACT.md §4's key order, the secret last in a create's answer
+KEY_ORDER='id,name,description,is_active,permission_ids,redirect_uris,post_logout_redirect_uris,backchannel_logout_uri,token_endpoint_auth_method,id_token_signed_response_alg,created_at,updated_at'
 
 ########## create ##########
 CR="${PERM[clients:read]}"; UR="${PERM[users:read]}"; RC="${PERM[roles:create]}"
@@ -36,7 +38,8 @@ req POST "$P/clients" "{\"name\":\"Billing\",\"description\":\"Bills things\",
 	\"permission_ids\":[\"$UR\",\"$CR\",\"$UR\"],
 	\"redirect_uris\":[\"https://app.example/cb\",\"http://127.0.0.1:8000/cb?x=1\",\"https://app.example/cb\"]}"
 check_status "create" 201
-check_json "create keys" 'keys|join(",")' "client_secret,$RECORD_KEYS"
+check_json "create keys" 'del(.client_secret)|keys|join(",")' "$RECORD_KEYS"
+check_json "create key order" 'keys_unsorted|join(",")' "$KEY_ORDER,client_secret"
 check_json "create name" .name Billing
 check_json "create description" .description "Bills things"
 check_json "create is active" .is_active true
@@ -210,6 +213,7 @@ req PUT "$P/clients/$C1" "{\"name\":\"Billing 2\",\"is_active\":true,\"descripti
 	\"permission_ids\":[\"$RC\"],\"redirect_uris\":[\"https://new.example/cb\"]}"
 check_status "update" 200
 check_json "update keys: no secret" 'keys|join(",")' "$RECORD_KEYS"
+check_json "update key order" 'keys_unsorted|join(",")' "$KEY_ORDER"
 check_json "update name" .name "Billing 2"
 check_json "update description" .description New
 check_json "update permission_ids" '.permission_ids|join(",")' "$RC"
@@ -368,6 +372,7 @@ check_status "list ignores unknown parameters" 200
 check_json "list keys" 'keys|join(",")' "data,page_num,page_size,total"
 check_json "list records have no secret" '[.data[]|has("client_secret") or has("secret_hash")]|any' false
 check_json "list record keys" '[.data[]|keys|join(",")]|unique|join(" ")' "$RECORD_KEYS"
+check_json "list record key order" '[.data[]|keys_unsorted|join(",")]|unique|join(" ")' "$KEY_ORDER"
 req GET "$P/clients?search=%27%20OR%201%3D1%20--"
 check_json "SQL-looking search matches nothing" .total 0
 AUTH=none req GET "$P/clients"

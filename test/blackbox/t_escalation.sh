@@ -15,19 +15,7 @@ AS_ADMIN="Bearer $TOKEN"
 
 req POST "$P/resources" '{"name":"Orders","code":"orders","permissions":[{"name":"Read","code":"read"},{"name":"Ship","code":"ship"}]}'
 check_status "orders resource" 201
-req GET "$P/resources?page_size=100"
-RESOURCES=$BODY
-
-# pid NAMED: the ID of a named permission ("users:read")
-pid() {
-	jq -r --arg r "${1%%:*}" --arg p "${1#*:}" \
-		'.data[]|select(.code==$r)|.permissions[]|select(.code==$p)|.id' <<<"$RESOURCES"
-}
-# ids NAMED...: a JSON array of their IDs
-ids() {
-	local n
-	for n in "$@"; do pid "$n"; done | jq -R . | jq -sc .
-}
+load_resources
 ALL_NAMES=(resources:create resources:update resources:read users:create users:update users:read
 	roles:create roles:update roles:read clients:create clients:update clients:read)
 ALL12=$(ids "${ALL_NAMES[@]}")
@@ -43,27 +31,12 @@ snap() {
 	esac
 	sqlite3 "$DB" "select * from $1 where id = '$2'; $link"
 }
-# new_client NAME NAMED... (as the admin): sets CID and CSECRET
-new_client() {
-	local name=$1; shift
-	AUTH="$AS_ADMIN" req POST "$P/clients" "{\"name\":\"$name\",\"permission_ids\":$(ids "$@"),\"redirect_uris\":[\"http://127.0.0.1:9/cb\"]}"
-	check_status "admin creates client $name" 201
-	CID=$(jq -r .id <<<"$BODY"); CSECRET=$(jq -r .client_secret <<<"$BODY")
-}
 # new_role CODE NAMED... (as the admin): sets RID
 new_role() {
 	local code=$1; shift
 	AUTH="$AS_ADMIN" req POST "$P/roles" "{\"code\":\"$code\",\"name\":\"$code\",\"permission_ids\":$(ids "$@")}"
 	check_status "admin creates role $code" 201
 	RID=$(jq -r .id <<<"$BODY")
-}
-# expect AUTH WANT NAME METHOD PATH [BODY]: the request with that
-# Authorization header answers WANT, a status or "status error"
-expect() {
-	local auth=$1 want=$2 name=$3; shift 3
-	AUTH=$auth req "$@"
-	if [ "${want#* }" != "$want" ]; then check_err "$name" "${want%% *}" "${want#* }"
-	else check_status "$name" "$want"; fi
 }
 DENIED="403 insufficient_permission"
 

@@ -51,7 +51,7 @@ sql "INSERT INTO resources (id, project_id, name, code, is_default, created_at, 
      VALUES ('perm_orders_read', 'res_orders', '$PROJECT_ID', 'Read', 'read', 0);
      INSERT INTO role_permissions VALUES ('role_editor', 'perm_orders_read');"
 
-RECORD_KEYS='["avatar_url","created_at","display_name","email","external_user_id","id","is_active","role_id","role_name","updated_at"]'
+RECORD_KEYS='["avatar_url","created_at","display_name","email","email_verified","external_user_id","id","is_active","role_id","role_name","updated_at"]'
 
 # ---- create: happy paths ----
 req POST "$P/users" '{"display_name":"Bea Byou","external_user_id":"byou-1","is_active":false,"unknown":[1,{"x":2}]}'

@@ -218,8 +218,9 @@ static void fuzz_users(const json_t *body, enum user_write kind)
 	}
 }
 
-/* redirect_uris as clients_read_body stores it: a JSON array of at most 20
- * distinct absolute http(s) URLs without a fragment. */
+/* A URI list (redirect_uris, post_logout_redirect_uris) as
+ * clients_read_body stores it: a JSON array of at most 20 distinct absolute
+ * http(s) URLs without a fragment. */
 static void check_redirect_uris(const char *text)
 {
 	json_t *uris = json_loads(text, JSON_REJECT_DUPLICATES, NULL), *v;
@@ -236,6 +237,19 @@ static void check_redirect_uris(const char *text)
 	json_decref(uris);
 }
 
+static void check_uri_list(const struct uri_list *l)
+{
+	FUZZ_CHECK(l->present == (l->json != NULL));
+	if (l->json)
+		check_redirect_uris(l->json);
+}
+
+/* One of the values a choice field allows, or absent. */
+static bool one_of(const char *v, const char *a, const char *b, const char *c)
+{
+	return !v || !strcmp(v, a) || !strcmp(v, b) || (c && !strcmp(v, c));
+}
+
 static void fuzz_clients(const json_t *body, bool update)
 {
 	struct client_body b;
@@ -250,12 +264,19 @@ static void fuzz_clients(const json_t *body, bool update)
 		check_field(&b.description, DESCRIPTION_MAX_CHARS);
 		FUZZ_CHECK(update ? (b.is_active == 0 || b.is_active == 1) : b.is_active == -1);
 		check_ids(&b.permission_ids, 1000);
-		FUZZ_CHECK(b.redirect_uris_present == (b.redirect_uris != NULL));
-		if (b.redirect_uris)
-			check_redirect_uris(b.redirect_uris);
+		check_uri_list(&b.redirect_uris);
+		check_uri_list(&b.post_logout_redirect_uris);
+		check_field(&b.backchannel_logout_uri, 2048);
+		FUZZ_CHECK(b.backchannel_logout_uri.state != FIELD_SET ||
+		           (validate_http_url(b.backchannel_logout_uri.value) &&
+		            !strchr(b.backchannel_logout_uri.value, '#')));
+		FUZZ_CHECK(one_of(b.token_endpoint_auth_method, "none", "client_secret_basic",
+		                  "client_secret_post"));
+		FUZZ_CHECK(one_of(b.id_token_signed_response_alg, "RS256", "ES256", NULL));
 	}
 	clients_body_release(&b);
-	FUZZ_CHECK(b.redirect_uris == NULL && b.permission_ids.ids == NULL);
+	FUZZ_CHECK(b.redirect_uris.json == NULL && b.post_logout_redirect_uris.json == NULL &&
+	           b.permission_ids.ids == NULL);
 }
 
 /* The rules of the other JSON bodies: BYOU codes (api_authorize.c) and

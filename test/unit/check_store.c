@@ -637,6 +637,49 @@ START_TEST(test_project_list_order)
 }
 END_TEST
 
+/* CONTRACT.md §8: `project admin-client ID` makes a new admin client of an
+ * existing project (active, the twelve permissions of the default
+ * resources, none of a resource the project added), its secret stored only
+ * as a hash; an unknown project gets none and leaves no transaction. */
+START_TEST(test_project_admin_client)
+{
+	char hash[SECRET_HASH_LEN + 1];
+	struct new_project np;
+	struct client_auth ca;
+
+	open_store();
+	create_project("acme", &fx.p1);
+	create_project("other", &fx.p2);
+	check_sql(fx.st->db, "INSERT INTO resources (id, project_id, name, code, is_default,"
+	          " created_at, updated_at) VALUES ('ro', %Q, 'Orders', 'orders', 0, 1, 1);"
+	          " INSERT INTO permissions (id, resource_id, project_id, name, code, position)"
+	          " VALUES ('po', 'ro', %Q, 'Read', 'read', 0)", fx.p1.project_id,
+	          fx.p1.project_id);
+	ck_assert_int_eq(store_project_admin_client(fx.st, fx.p1.project_id, &np, &fx.err), 1);
+	ck_assert_str_eq(np.project_id, fx.p1.project_id);
+	ck_assert_str_ne(np.client_id, fx.p1.client_id);
+	ck_assert_uint_eq(strlen(np.client_secret), 43);
+	fx.str = client_scope(np.client_id);
+	ck_assert_str_eq(fx.str, ALL_TWELVE);
+	ck_assert_int_eq(client_auth(np.client_id, &ca), 1);
+	crypto_hash_secret(np.client_secret, strlen(np.client_secret), hash);
+	ck_assert_str_eq(ca.secret_hash, hash);
+	ck_assert_str_eq(ca.project_id, fx.p1.project_id);
+	ck_assert(ca.is_active);
+	ck_assert_int_eq(sql_int(fx.st->db, "SELECT count(*) FROM clients WHERE project_id = %Q",
+	                         fx.p1.project_id), 2);
+	ck_assert_int_eq(sql_int(fx.st->db, "SELECT count(*) FROM clients WHERE project_id = %Q",
+	                         fx.p2.project_id), 1);
+	store_new_project_release(&np);
+
+	ck_assert_int_eq(store_project_admin_client(fx.st, "nope", &np, &fx.err), 0);
+	ck_assert_ptr_null(np.client_id);
+	ck_assert_ptr_null(np.client_secret);
+	ck_assert_int_eq(sql_int(fx.st->db, "SELECT count(*) FROM clients"), 3);
+	ck_assert_int_eq(sqlite3_get_autocommit(fx.st->db), 1);
+}
+END_TEST
+
 START_TEST(test_project_unknown)
 {
 	bool active = true;
@@ -1042,6 +1085,35 @@ START_TEST(test_grant_check_holder)
 }
 END_TEST
 
+/* CONTRACT.md §7: who may change where a client's tokens go carries all
+ * twelve default-resource permissions; the project's own ones (orders:read)
+ * are not needed, another project's scope is the same names. */
+static const struct {
+	const char *desc;
+	const char *scope;
+	enum api_code want;
+	const char *lacked;
+} grant_admin_cases[] = {
+	{ "all twelve", ALL_TWELVE, GRANTED, NULL },
+	{ "all twelve and more", "orders:read " ALL_TWELVE " x", GRANTED, NULL },
+	{ "one missing", ALL_BUT_ROLES_CREATE, E_INSUFFICIENT_PERMISSION,
+	  "roles:create, and only a token with all twelve" },
+	{ "every clients permission only", "clients:create clients:read clients:update",
+	  E_INSUFFICIENT_PERMISSION, "resources:create" },
+	{ "empty scope", "", E_INSUFFICIENT_PERMISSION, "clients:create" },
+	{ "no limit", NULL, GRANTED, NULL },
+};
+
+START_TEST(test_grant_check_admin)
+{
+	grants_fixture();
+	expect_grant(store_grant_check_admin(fx.st, fx.p1.project_id, grant_admin_cases[_i].scope,
+	                                     &fx.err),
+	             grant_admin_cases[_i].want, grant_admin_cases[_i].lacked,
+	             grant_admin_cases[_i].desc);
+}
+END_TEST
+
 /* --- schema constraints ------------------------------------------------------- */
 
 static int insert_user(const char *id, const char *project, const char *email,
@@ -1253,6 +1325,7 @@ static Suite *store_suite(void)
 	tcase_add_test(tc, test_project_list_and_set_active);
 	tcase_add_test(tc, test_project_list_order);
 	tcase_add_test(tc, test_project_unknown);
+	tcase_add_test(tc, test_project_admin_client);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("token_checks");
@@ -1271,6 +1344,7 @@ static Suite *store_suite(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_loop_test(tc, test_grant_check_ids, 0, N_ELEMS(grant_id_cases));
 	tcase_add_loop_test(tc, test_grant_check_holder, 0, N_ELEMS(grant_holder_cases));
+	tcase_add_loop_test(tc, test_grant_check_admin, 0, N_ELEMS(grant_admin_cases));
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("schema");

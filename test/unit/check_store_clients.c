@@ -276,8 +276,9 @@ END_TEST
 
 /* The keys of a record, in order. */
 static const char *const record_keys[] = {
-	"id", "name", "description", "is_active", "permission_ids", "redirect_uris", "created_at",
-	"updated_at",
+	"id", "name", "description", "is_active", "permission_ids", "redirect_uris",
+	"post_logout_redirect_uris", "backchannel_logout_uri", "token_endpoint_auth_method",
+	"id_token_signed_response_alg", "created_at", "updated_at",
 };
 
 /* The record's keys are the record's, in its one order, and no secret. */
@@ -323,8 +324,8 @@ START_TEST(test_record_one_definition)
 }
 END_TEST
 
-/* Rows another tool wrote read as well-formed records: a redirect_uris that
- * is not a JSON array is [], times before 1970 are formatted. */
+/* Rows another tool wrote read as well-formed records: URI lists that are
+ * not JSON arrays are [], times before 1970 are formatted. */
 START_TEST(test_record_odd_rows)
 {
 	char *id = strdup(create("odd", NULL, NULL));
@@ -333,14 +334,18 @@ START_TEST(test_record_odd_rows)
 	const char *const uris[] = { "not json", "{\"a\":1}", "\"https://a.example/\"" };
 
 	for (size_t i = 0; i < sizeof uris / sizeof uris[0]; i++) {
-		sql = sqlite3_mprintf("UPDATE clients SET redirect_uris = %Q, created_at = -1"
-		                      " WHERE id = %Q", uris[i], id);
+		sql = sqlite3_mprintf("UPDATE clients SET redirect_uris = %Q,"
+		                      " post_logout_redirect_uris = %Q, created_at = -1"
+		                      " WHERE id = %Q", uris[i], uris[i], id);
 		ck_assert_int_eq(sqlite3_exec(fx.st->db, sql, NULL, NULL, NULL), SQLITE_OK);
 		sqlite3_free(sql);
 		ck_assert_int_eq(client_update(fx.p1.project_id, id, &same, NULL), 0);
 		expect_record_shape(fx.rec);
 		ck_assert(json_is_array(json_object_get(fx.rec, "redirect_uris")));
 		ck_assert_int_eq(json_array_size(json_object_get(fx.rec, "redirect_uris")), 0);
+		ck_assert(json_is_array(json_object_get(fx.rec, "post_logout_redirect_uris")));
+		ck_assert_int_eq(json_array_size(json_object_get(fx.rec, "post_logout_redirect_uris")),
+		                 0);
 	}
 	format_timestamp(-1, when);
 	ck_assert_str_eq(json_string_value(json_object_get(fx.rec, "created_at")), when);
@@ -348,26 +353,253 @@ START_TEST(test_record_odd_rows)
 }
 END_TEST
 
-/* store_client_insert and store_client_grant_all, as project creation uses
- * them: the client gets every permission of its own project, none of
- * another's. */
-START_TEST(test_insert_grant_all)
+/* store_client_insert and store_client_grant_admin, as project creation
+ * and `project admin-client` use them: the client gets the twelve
+ * permissions of its own project's default resources, none of another
+ * project's and none of a resource the project added. */
+START_TEST(test_insert_grant_admin)
 {
 	struct client_fields f = { .name = "second admin", .redirect_uris = "[]" };
 
+	check_sql(fx.st->db, "INSERT INTO resources (id, project_id, name, code, is_default,"
+	          " created_at, updated_at) VALUES ('ro', %Q, 'Orders', 'orders', 0, 1, 1);"
+	          " INSERT INTO permissions (id, resource_id, project_id, name, code, position)"
+	          " VALUES ('po', 'ro', %Q, 'Read', 'read', 0)", fx.p2.project_id,
+	          fx.p2.project_id);
 	ck_assert_int_eq(store_begin(fx.st, &fx.err), 0);
 	ck_assert_int_eq(store_client_insert(fx.st, fx.p2.project_id, "c2", &f, "hash", 5, &fx.err),
 	                 0);
-	ck_assert_int_eq(store_client_grant_all(fx.st, "c2", &fx.err), 0);
+	ck_assert_int_eq(store_client_grant_admin(fx.st, "c2", &fx.err), 0);
 	ck_assert_int_eq(store_commit(fx.st, &fx.err), 0);
 	ck_assert_int_eq(count_rows("SELECT count(*) FROM client_permissions cp JOIN permissions pm"
-	                            " ON pm.id = cp.permission_id WHERE cp.client_id = 'c2'"
-	                            " AND pm.project_id = (SELECT project_id FROM clients"
-	                            " WHERE id = 'c2')"), 12);
+	                            " ON pm.id = cp.permission_id JOIN resources r"
+	                            " ON r.id = pm.resource_id WHERE cp.client_id = 'c2'"
+	                            " AND r.is_default AND pm.project_id = (SELECT project_id"
+	                            " FROM clients WHERE id = 'c2')"), 12);
 	ck_assert_int_eq(count_rows("SELECT count(*) FROM client_permissions"
 	                            " WHERE client_id = 'c2'"), 12);
 	ck_assert_int_eq(count_rows("SELECT count(*) FROM clients WHERE id = 'c2' AND is_active"
 	                            " AND created_at = 5 AND updated_at = 5"), 1);
+}
+END_TEST
+
+/* --- the OpenID Connect fields (CONTRACT.md §4, §7, §8) --- */
+
+/* The four fields of fx.rec as one JSON text, to compare. */
+static void assert_oidc_fields(const char *want)
+{
+	json_t *v = json_pack("[O,O,O,O]", json_object_get(fx.rec, "post_logout_redirect_uris"),
+	                      json_object_get(fx.rec, "backchannel_logout_uri"),
+	                      json_object_get(fx.rec, "token_endpoint_auth_method"),
+	                      json_object_get(fx.rec, "id_token_signed_response_alg"));
+	char *got = json_dumps(v, JSON_COMPACT);
+
+	ck_assert_str_eq(got, want);
+	free(got);
+	json_decref(v);
+}
+
+/* Written by create, kept by an update that does not set them, replaced
+ * or cleared by one that does; the defaults when a create does not say. */
+START_TEST(test_oidc_fields)
+{
+	struct client_fields f = {
+		.name = "rp", .set_post_logout_redirect_uris = true,
+		.post_logout_redirect_uris = "[\"https://rp.example/bye\"]",
+		.set_backchannel_logout_uri = true, .backchannel_logout_uri = "https://rp.example/bc",
+		.token_endpoint_auth_method = "client_secret_post",
+		.id_token_signed_response_alg = "ES256",
+	};
+	struct client_fields keep = { .name = "rp", .is_active = true };
+	struct client_fields clear = {
+		.name = "rp", .is_active = true, .set_post_logout_redirect_uris = true,
+		.set_backchannel_logout_uri = true, .token_endpoint_auth_method = "none",
+	};
+	char *id;
+
+	create("plain", NULL, NULL);
+	assert_oidc_fields("[[],null,\"none\",\"RS256\"]");
+	ck_assert_int_eq(client_create(fx.p1.project_id, &f, NULL), 0);
+	assert_oidc_fields("[[\"https://rp.example/bye\"],\"https://rp.example/bc\","
+	                   "\"client_secret_post\",\"ES256\"]");
+	id = strdup(json_string_value(json_object_get(fx.rec, "id")));
+	ck_assert_int_eq(client_update(fx.p1.project_id, id, &keep, NULL), 0);
+	assert_oidc_fields("[[\"https://rp.example/bye\"],\"https://rp.example/bc\","
+	                   "\"client_secret_post\",\"ES256\"]");
+	ck_assert_int_eq(client_update(fx.p1.project_id, id, &clear, NULL), 0);
+	assert_oidc_fields("[[],null,\"none\",\"ES256\"]");
+	free(id);
+}
+END_TEST
+
+/* CONTRACT.md §7: setting or changing where tokens go needs all twelve
+ * default-resource permissions; the same values, the defaults on create,
+ * and id_token_signed_response_alg do not. A refusal changes nothing. */
+static const struct {
+	const char *desc;
+	bool update;
+	struct client_fields f;   /* name and is_active added by the test */
+	bool refused;
+} routing_cases[] = {
+	{ "create: nothing set", false, { 0 }, false },
+	{ "create: the defaults", false, { .set_redirect_uris = true, .redirect_uris = "[]",
+	  .set_post_logout_redirect_uris = true, .set_backchannel_logout_uri = true,
+	  .token_endpoint_auth_method = "none" }, false },
+	{ "create: the alg", false, { .id_token_signed_response_alg = "ES256" }, false },
+	{ "create: redirect_uris", false, { .set_redirect_uris = true,
+	  .redirect_uris = "[\"https://x.example/\"]" }, true },
+	{ "create: post-logout URIs", false, { .set_post_logout_redirect_uris = true,
+	  .post_logout_redirect_uris = "[\"https://x.example/\"]" }, true },
+	{ "create: back-channel URI", false, { .set_backchannel_logout_uri = true,
+	  .backchannel_logout_uri = "https://x.example/" }, true },
+	{ "create: auth method", false, { .token_endpoint_auth_method = "client_secret_basic" },
+	  true },
+	{ "update: nothing set", true, { 0 }, false },
+	{ "update: the same values", true, { .set_redirect_uris = true,
+	  .redirect_uris = "[\"https://a.example/\"]", .set_post_logout_redirect_uris = true,
+	  .post_logout_redirect_uris = "[\"https://a.example/bye\"]",
+	  .set_backchannel_logout_uri = true, .backchannel_logout_uri = "https://a.example/bc",
+	  .token_endpoint_auth_method = "client_secret_post" }, false },
+	{ "update: the alg", true, { .id_token_signed_response_alg = "ES256" }, false },
+	{ "update: redirect_uris", true, { .set_redirect_uris = true,
+	  .redirect_uris = "[\"https://x.example/\"]" }, true },
+	{ "update: redirect_uris cleared", true, { .set_redirect_uris = true }, true },
+	{ "update: post-logout URIs", true, { .set_post_logout_redirect_uris = true,
+	  .post_logout_redirect_uris = "[]" }, true },
+	{ "update: back-channel URI cleared", true, { .set_backchannel_logout_uri = true }, true },
+	{ "update: auth method", true, { .token_endpoint_auth_method = "none" }, true },
+};
+
+static char *client_row(const char *id)
+{
+	sqlite3_stmt *s;
+	char *row;
+
+	ck_assert_int_eq(sqlite3_prepare_v2(fx.st->db, "SELECT json_array(name, redirect_uris,"
+	                 " post_logout_redirect_uris, backchannel_logout_uri,"
+	                 " token_endpoint_auth_method, id_token_signed_response_alg, updated_at)"
+	                 " FROM clients WHERE id = ?1", -1, &s, NULL), SQLITE_OK);
+	sqlite3_bind_text(s, 1, id, -1, SQLITE_STATIC);
+	ck_assert_int_eq(sqlite3_step(s), SQLITE_ROW);
+	row = strdup((const char *)sqlite3_column_text(s, 0));
+	sqlite3_finalize(s);
+	return row;
+}
+
+START_TEST(test_routing_needs_all_twelve)
+{
+	static const char lesser[] = "clients:create clients:read clients:update users:read";
+	struct client_fields f = routing_cases[_i].f, set = {
+		.name = "app", .is_active = true, .set_redirect_uris = true,
+		.redirect_uris = "[\"https://a.example/\"]", .set_post_logout_redirect_uris = true,
+		.post_logout_redirect_uris = "[\"https://a.example/bye\"]",
+		.set_backchannel_logout_uri = true, .backchannel_logout_uri = "https://a.example/bc",
+		.token_endpoint_auth_method = "client_secret_post",
+	};
+	char *id = strdup(create("app", NULL, NULL)), *before;
+	long long n;
+	int rc;
+
+	ck_assert_int_eq(client_update(fx.p1.project_id, id, &set, NULL), 0);
+	before = client_row(id);
+	n = count_rows("SELECT count(*) FROM clients");
+	f.name = "app";
+	f.is_active = true;
+	rc = routing_cases[_i].update ? client_update(fx.p1.project_id, id, &f, lesser)
+	                              : client_create(fx.p1.project_id, &f, lesser);
+	if (routing_cases[_i].refused) {
+		ck_assert_msg(rc == -1, "%s: written", routing_cases[_i].desc);
+		ck_assert_str_eq(fx.err.code, "insufficient_permission");
+		ck_assert_ptr_nonnull(strstr(fx.err.description, "all twelve"));
+		fx.text = client_row(id);
+		ck_assert_str_eq(fx.text, before);
+		ck_assert_int_eq(count_rows("SELECT count(*) FROM clients"), n);
+		/* the same with all twelve, or no limit, is written */
+		rc = routing_cases[_i].update
+		     ? client_update(fx.p1.project_id, id, &f, "users:create users:update "
+		                     "resources:create resources:read resources:update roles:create "
+		                     "roles:read roles:update clients:create clients:read "
+		                     "clients:update users:read")
+		     : client_create(fx.p1.project_id, &f, NULL);
+	}
+	ck_assert_msg(rc == 0, "%s: %s", routing_cases[_i].desc, fx.err.description);
+	ck_assert(sqlite3_get_autocommit(fx.st->db));
+	free(before);
+	free(id);
+}
+END_TEST
+
+/* --- one client: get and delete (CONTRACT.md §8) --- */
+
+static int client_get(const char *project_id, const char *client_id)
+{
+	struct sync_result r;
+	char *text = NULL;
+
+	store_client_get(fx.st, project_id, client_id, &text, sync_completion(&r));
+	return record_of(&r, text);
+}
+
+static int client_delete(const char *project_id, const char *client_id, const char *scope)
+{
+	struct sync_result r;
+
+	store_client_delete(fx.st, project_id, client_id, scope, sync_completion(&r));
+	return ended(&r);
+}
+
+START_TEST(test_get)
+{
+	char *written, *id;
+
+	id = strdup(create("Billing", NULL, "[\"https://a.example/cb\"]"));
+	written = strdup(fx.text);
+	ck_assert_int_eq(client_get(fx.p1.project_id, id), 0);
+	ck_assert_str_eq(fx.text, written);
+	ck_assert_int_eq(client_get(fx.p1.project_id, "nope"), -1);
+	ck_assert_str_eq(fx.err.code, "client_not_found");
+	ck_assert_int_eq(client_get(fx.p2.project_id, id), -1);
+	ck_assert_str_eq(fx.err.code, "client_not_found");
+	free(written);
+	free(id);
+}
+END_TEST
+
+/* A deleted client's codes and refresh tokens go with it; client_not_found
+ * comes before the no-escalation refusal, which changes nothing. */
+START_TEST(test_delete)
+{
+	char *sql, *id = strdup(create("App", NULL, "[]"));
+
+	sql = sqlite3_mprintf(
+		"INSERT INTO users (id, project_id, display_name, created_at, updated_at)"
+		" VALUES ('u1', %Q, 'U', 1, 1);"
+		"INSERT INTO auth_codes (hash, family_id, project_id, client_id, user_id, redirect_uri,"
+		" code_challenge, created_at, expires_at) VALUES ('c1', 'f1', %Q, %Q, 'u1', 'x', 'y', 1,"
+		" 9e15);"
+		"INSERT INTO refresh_tokens (hash, family_id, project_id, client_id, user_id,"
+		" access_jti, access_exp, created_at, expires_at) VALUES ('t1', 'f1', %Q, %Q, 'u1',"
+		" 'j', 9e12, 1, 9e15);", fx.p1.project_id, fx.p1.project_id, id, fx.p1.project_id, id);
+	check_sql(fx.st->db, "%s", sql);
+	sqlite3_free(sql);
+
+	ck_assert_int_eq(client_delete(fx.p1.project_id, "nope", ""), -1);
+	ck_assert_str_eq(fx.err.code, "client_not_found");
+	ck_assert_int_eq(client_delete(fx.p2.project_id, id, NULL), -1);
+	ck_assert_str_eq(fx.err.code, "client_not_found");
+	ck_assert_int_eq(client_delete(fx.p1.project_id, fx.p1.client_id, "clients:update"), -1);
+	ck_assert_str_eq(fx.err.code, "insufficient_permission");
+	ck_assert_int_eq(count_rows("SELECT count(*) FROM clients"), 3);
+	ck_assert(sqlite3_get_autocommit(fx.st->db));
+
+	ck_assert_int_eq(client_delete(fx.p1.project_id, id, "clients:update"), 0);
+	ck_assert_int_eq(client_get(fx.p1.project_id, id), -1);
+	ck_assert_int_eq(count_rows("SELECT count(*) FROM auth_codes"), 0);
+	ck_assert_int_eq(count_rows("SELECT count(*) FROM refresh_tokens"), 0);
+	ck_assert_int_eq(count_rows("SELECT count(*) FROM users"), 1);
+	ck_assert_int_eq(client_delete(fx.p1.project_id, id, NULL), -1);
+	ck_assert_str_eq(fx.err.code, "client_not_found");
+	free(id);
 }
 END_TEST
 
@@ -610,7 +842,11 @@ static Suite *store_clients_suite(void)
 	tcase_add_loop_test(tc, test_no_escalation, 0, sizeof grant_cases / sizeof grant_cases[0]);
 	tcase_add_test(tc, test_record_one_definition);
 	tcase_add_test(tc, test_record_odd_rows);
-	tcase_add_test(tc, test_insert_grant_all);
+	tcase_add_test(tc, test_insert_grant_admin);
+	tcase_add_test(tc, test_get);
+	tcase_add_test(tc, test_delete);
+	tcase_add_test(tc, test_oidc_fields);
+	tcase_add_loop_test(tc, test_routing_needs_all_twelve, 0, N_ELEMS(routing_cases));
 	tcase_add_test(tc, test_list);
 	tcase_add_loop_test(tc, test_list_search_literal, 0,
 	                    sizeof search_cases / sizeof search_cases[0]);

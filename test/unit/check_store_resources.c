@@ -350,6 +350,96 @@ START_TEST(test_update_cascades)
 }
 END_TEST
 
+static json_t *resource_get(const char *project_id, const char *id)
+{
+	struct sync_result r;
+	char *text = NULL;
+	char *target = strdup(id);
+
+	store_resource_get(fx.st, project_id, target, &text, sync_completion(&r));
+	free(target);
+	ended(&r, text);
+	return fx.rec;
+}
+
+/* 0, or -1 with fx.err. */
+static int resource_delete(const char *project_id, const char *id)
+{
+	struct sync_result r;
+	char *target = strdup(id);
+
+	store_resource_delete(fx.st, project_id, target, sync_completion(&r));
+	free(target);
+	ck_assert(r.done);
+	fx.err = r.err;
+	return r.failed ? -1 : 0;
+}
+
+/* CONTRACT.md §8: the one record definition, by ID, in its project only. */
+START_TEST(test_get)
+{
+	char *written, *id;
+	struct new_project other;
+
+	create_orders();
+	written = strdup(fx.text);
+	id = strdup(rec_str("id"));
+	ck_assert_ptr_nonnull(resource_get(fx.np.project_id, id));
+	ck_assert_str_eq(fx.text, written);
+	ck_assert_ptr_null(resource_get(fx.np.project_id, "nope"));
+	ck_assert_str_eq(fx.err.code, "resource_not_found");
+	ck_assert_int_eq(store_project_create(fx.st, "other", &other, &fx.err), 0);
+	ck_assert_ptr_null(resource_get(other.project_id, id));
+	ck_assert_str_eq(fx.err.code, "resource_not_found");
+	store_new_project_release(&other);
+	free(written);
+	free(id);
+}
+END_TEST
+
+/* CONTRACT.md §8: the permissions leave every role and client; a default
+ * resource, an unknown one and another project's are refused, in that
+ * project's order, and change nothing. */
+START_TEST(test_delete)
+{
+	char sql[512], *id, *users = default_id("users");
+	struct new_project other;
+
+	create_orders();
+	id = strdup(rec_str("id"));
+	snprintf(sql, sizeof sql,
+	         "INSERT INTO roles (id, project_id, code, name, created_at, updated_at)"
+	         " VALUES ('role', '%s', 'r', 'R', 0, 0);"
+	         "INSERT INTO role_permissions VALUES ('role', '%s'), ('role', '%s');"
+	         "INSERT INTO client_permissions VALUES ('%s', '%s');",
+	         fx.np.project_id, perm_str(0, "id"), perm_str(1, "id"), fx.np.client_id,
+	         perm_str(0, "id"));
+	exec(sql);
+	ck_assert_int_eq(store_project_create(fx.st, "other", &other, &fx.err), 0);
+
+	ck_assert_int_eq(resource_delete(fx.np.project_id, users), -1);
+	check_invalid_params(&fx.err, -1, "A default resource cannot be deleted.");
+	ck_assert_int_eq(resource_delete(fx.np.project_id, "nope"), -1);
+	ck_assert_str_eq(fx.err.code, "resource_not_found");
+	ck_assert_int_eq(resource_delete(other.project_id, id), -1);
+	ck_assert_str_eq(fx.err.code, "resource_not_found");
+	ck_assert_int_eq(count("SELECT count(*) FROM permissions"), 2 * 12 + 2);
+	ck_assert(sqlite3_get_autocommit(fx.st->db));
+
+	ck_assert_int_eq(resource_delete(fx.np.project_id, id), 0);
+	ck_assert_ptr_null(resource_get(fx.np.project_id, id));
+	ck_assert_int_eq(count("SELECT count(*) FROM permissions"), 2 * 12);
+	ck_assert_int_eq(count("SELECT count(*) FROM role_permissions"), 0);
+	ck_assert_int_eq(count("SELECT count(*) FROM client_permissions"), 2 * 12);   /* admins' */
+	ck_assert_int_eq(count("SELECT count(*) FROM roles"), 1);
+	ck_assert_int_eq(resource_delete(fx.np.project_id, id), -1);
+	ck_assert_str_eq(fx.err.code, "resource_not_found");
+	store_new_project_release(&other);
+	free(users);
+	free(id);
+}
+END_TEST
+
 /* Page page_num of the list, page_size records each, into fx.page and,
  * parsed, fx.list; returns the total. */
 static long long list(const char *search, int is_default, long page_size, long page_num)
@@ -477,6 +567,8 @@ static Suite *store_resources_suite(void)
 	tcase_add_test(tc, test_update_keeps_ids_through_swap);
 	tcase_add_test(tc, test_update_absent_permissions_kept);
 	tcase_add_test(tc, test_update_cascades);
+	tcase_add_test(tc, test_get);
+	tcase_add_test(tc, test_delete);
 	tcase_add_test(tc, test_list_filters);
 	tcase_add_test(tc, test_record_text);
 	tcase_add_test(tc, test_record_odd_times);

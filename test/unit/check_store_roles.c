@@ -499,6 +499,83 @@ START_TEST(test_no_escalation)
 }
 END_TEST
 
+/* --- one role: get and delete (CONTRACT.md §8) ---------------------------- */
+
+static json_t *role_get(const char *project_id, const char *id)
+{
+	struct sync_result r;
+	char *text = NULL;
+
+	store_role_get(fx.st, project_id, id, &text, sync_completion(&r));
+	return ended(&r, text);
+}
+
+/* 0, or -1 with fx.err. */
+static int role_delete(const char *project_id, const char *id, const char *scope)
+{
+	struct sync_result r;
+
+	store_role_delete(fx.st, project_id, id, scope, sync_completion(&r));
+	ck_assert(r.done);
+	fx.err = r.err;
+	return r.failed ? -1 : 0;
+}
+
+START_TEST(test_get)
+{
+	struct role_fields f = fields("clerk", "Clerk", FIELD_SET, "d", ids_of(1, fx.perm[3]));
+	json_t *created = role_create(fx.p.project_id, &f, NULL);
+	const char *id = str(created, "id");
+
+	fx.rec = role_get(fx.p.project_id, id);
+	ck_assert_ptr_nonnull(fx.rec);
+	ck_assert(json_equal(fx.rec, created));
+	ck_assert_ptr_null(role_get(fx.p.project_id, "nope"));
+	ck_assert_str_eq(fx.err.code, "role_not_found");
+	ck_assert_ptr_null(role_get(fx.other.project_id, id));
+	ck_assert_str_eq(fx.err.code, "role_not_found");
+	json_decref(created);
+}
+END_TEST
+
+/* A deleted role's users have no role, its grants go; role_not_found comes
+ * before the no-escalation refusal, and a refusal changes nothing. */
+START_TEST(test_delete)
+{
+	char *full = perm_named("users:update"), *id = create_ok("clerk", "Clerk", NULL);
+	struct role_fields f = fields("clerk", "Clerk", FIELD_ABSENT, NULL, ids_of(1, full));
+	char *sql;
+
+	json_decref(role_update(fx.p.project_id, id, &f, NULL));
+	sql = sqlite3_mprintf("INSERT INTO users (id, project_id, display_name, role_id,"
+	                      " created_at, updated_at) VALUES ('u1', %Q, 'U', %Q, 1, 1)",
+	                      fx.p.project_id, id);
+	ck_assert_int_eq(sqlite3_exec(fx.st->db, sql, NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_free(sql);
+
+	ck_assert_int_eq(role_delete(fx.p.project_id, "nope", ""), -1);
+	ck_assert_str_eq(fx.err.code, "role_not_found");
+	ck_assert_int_eq(role_delete(fx.other.project_id, id, NULL), -1);
+	ck_assert_str_eq(fx.err.code, "role_not_found");
+	ck_assert_int_eq(role_delete(fx.p.project_id, id, "roles:update"), -1);
+	ck_assert_str_eq(fx.err.code, "insufficient_permission");
+	ck_assert_int_eq(query_count("SELECT count(*) FROM role_permissions WHERE role_id = ?1", id),
+	                 1);
+	assert_no_transaction();
+
+	ck_assert_int_eq(role_delete(fx.p.project_id, id, "roles:update users:update"), 0);
+	ck_assert_ptr_null(role_get(fx.p.project_id, id));
+	ck_assert_int_eq(query_count("SELECT count(*) FROM role_permissions WHERE role_id = ?1", id),
+	                 0);
+	ck_assert_int_eq(query_count("SELECT count(*) FROM users WHERE id = 'u1'"
+	                             " AND role_id IS NULL", NULL), 1);
+	ck_assert_int_eq(role_delete(fx.p.project_id, id, NULL), -1);
+	ck_assert_str_eq(fx.err.code, "role_not_found");
+	free(full);
+	free(id);
+}
+END_TEST
+
 /* --- list --------------------------------------------------------------- */
 
 /* Codes and names chosen so that case and ties matter. */
@@ -731,6 +808,8 @@ static Suite *store_roles_suite(void)
 	tcase_add_test(tc, test_update_other_projects_role);
 	tcase_add_test(tc, test_update_own_code);
 	tcase_add_loop_test(tc, test_no_escalation, 0, N_ELEMS(grant_cases));
+	tcase_add_test(tc, test_get);
+	tcase_add_test(tc, test_delete);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_new("list");

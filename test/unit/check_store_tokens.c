@@ -210,6 +210,137 @@ START_TEST(test_purge_grace)
 }
 END_TEST
 
+/* A sign-in's OpenID Connect side goes with its code, then with every
+ * refresh token of the sign-in (the nonce with the code alone). */
+START_TEST(test_oidc_side_travels)
+{
+	struct new_code c = {
+		.hash = "c1", .family_id = "f", .project_id = fx.p.project_id,
+		.client_id = fx.p.client_id, .user_id = "u1", .redirect_uri = "https://a/cb",
+		.code_challenge = "c", .expires_at = now_ms() + 60000, .scope = "openid email",
+		.nonce = "n-0S6", .auth_time = 1234567, .session_id = "sid-1",
+	};
+	struct new_refresh r = refresh("r1", "f", "j1", now_ms() + 60000);
+	bool won;
+
+	store_code_insert(fx.st, &c, sync_completion(&fx.r));
+	ok();
+	store_code_get(fx.st, "c1", &fx.g, sync_completion(&fx.r));
+	ok();
+	ck_assert_str_eq(fx.g.scope, "openid email");
+	ck_assert_str_eq(fx.g.nonce, "n-0S6");
+	ck_assert_int_eq(fx.g.auth_time, 1234567);
+	ck_assert_str_eq(fx.g.session_id, "sid-1");
+	r.scope = fx.g.scope;
+	r.auth_time = fx.g.auth_time;
+	r.session_id = fx.g.session_id;
+	store_code_redeem(fx.st, "c1", &r, &won, sync_completion(&fx.r));
+	ok();
+	ck_assert(won);
+	grant_record_release(&fx.g);
+	store_refresh_get(fx.st, "r1", &fx.g, sync_completion(&fx.r));
+	ok();
+	ck_assert_str_eq(fx.g.scope, "openid email");
+	ck_assert_ptr_null(fx.g.nonce);
+	ck_assert_int_eq(fx.g.auth_time, 1234567);
+	ck_assert_str_eq(fx.g.session_id, "sid-1");
+}
+END_TEST
+
+static void exec(const char *fmt, ...)
+{
+	va_list ap;
+	char *sql;
+
+	va_start(ap, fmt);
+	sql = sqlite3_vmprintf(fmt, ap);
+	va_end(ap);
+	ck_assert_msg(sqlite3_exec(fx.st->db, sql, NULL, NULL, NULL) == SQLITE_OK, "%s: %s", sql,
+	              sqlite3_errmsg(fx.st->db));
+	sqlite3_free(sql);
+}
+
+/* A session of u1 with a sign-in made through it at the admin client, which
+ * has a back-channel URI; and a BYOU-style sign-in (no session) too. */
+static void session_with_sign_ins(void)
+{
+	struct new_refresh in_session = refresh("rs", "fs", "js", now_ms() + 60000);
+	struct new_refresh byou = refresh("rb", "fb", "jb", now_ms() + 60000);
+	bool won;
+
+	exec("UPDATE clients SET backchannel_logout_uri = 'https://rp/bc',"
+	     " id_token_signed_response_alg = 'ES256' WHERE id = %Q", fx.p.client_id);
+	exec("INSERT INTO sessions (id, secret_hash, project_id, user_id, auth_time, created_at,"
+	     " expires_at) VALUES ('sid1', 'h1', %Q, 'u1', 1, 1, %lld)", fx.p.project_id,
+	     (long long)now_ms() + 60000);
+	exec("INSERT INTO session_clients VALUES ('sid1', %Q)", fx.p.client_id);
+	code("cs", "fs", now_ms() + 60000);
+	in_session.session_id = "sid1";
+	store_code_redeem(fx.st, "cs", &in_session, &won, sync_completion(&fx.r));
+	ok();
+	code("cb", "fb", now_ms() + 60000);
+	store_code_redeem(fx.st, "cb", &byou, &won, sync_completion(&fx.r));
+	ok();
+}
+
+/* schema/008's triggers: a session that ends revokes its sign-ins and
+ * queues a logout token for each client of it with a back-channel URI. */
+START_TEST(test_session_end_revokes_and_queues)
+{
+	session_with_sign_ins();
+	exec("UPDATE sessions SET ended_at = 77 WHERE id = 'sid1'");
+	ck_assert_int_eq(count("SELECT count(*) FROM refresh_tokens WHERE hash = 'rs'"
+	                       " AND revoked_at = 77"), 1);
+	ck_assert_int_eq(count("SELECT count(*) FROM revoked_tokens WHERE jti = 'js'"), 1);
+	ck_assert_int_eq(count("SELECT count(*) FROM refresh_tokens WHERE hash = 'rb'"
+	                       " AND revoked_at IS NULL"), 1);   /* not of the session */
+	ck_assert_int_eq(count("SELECT count(*) FROM backchannel_outbox WHERE client_id = %Q"
+	                       " AND uri = 'https://rp/bc' AND alg = 'ES256' AND subject = 'u1'"
+	                       " AND session_id = 'sid1' AND length(id) = 32", fx.p.client_id), 1);
+	/* ending it again changes nothing */
+	exec("UPDATE sessions SET ended_at = 99 WHERE id = 'sid1'");
+	ck_assert_int_eq(count("SELECT count(*) FROM backchannel_outbox"), 1);
+}
+END_TEST
+
+/* Deactivation ends the user's sessions, and tells the clients of their
+ * sign-ins outside a session (BYOU) with no sid. */
+START_TEST(test_user_deactivated_ends)
+{
+	session_with_sign_ins();
+	exec("UPDATE users SET is_active = 0, updated_at = 55 WHERE id = 'u1'");
+	ck_assert_int_eq(count("SELECT ended_at FROM sessions WHERE id = 'sid1'"), 55);
+	ck_assert_int_eq(count("SELECT count(*) FROM backchannel_outbox WHERE session_id = 'sid1'"),
+	                 1);
+	ck_assert_int_eq(count("SELECT count(*) FROM backchannel_outbox WHERE session_id IS NULL"
+	                       " AND subject = 'u1'"), 1);
+}
+END_TEST
+
+START_TEST(test_password_change_ends)
+{
+	session_with_sign_ins();
+	exec("UPDATE users SET display_name = 'V', updated_at = 5 WHERE id = 'u1'");
+	ck_assert_int_eq(count("SELECT count(*) FROM sessions WHERE ended_at IS NULL"), 1);
+	exec("UPDATE users SET password_hash = 'new', updated_at = 6 WHERE id = 'u1'");
+	ck_assert_int_eq(count("SELECT ended_at FROM sessions WHERE id = 'sid1'"), 6);
+	ck_assert_int_eq(count("SELECT count(*) FROM backchannel_outbox"), 1);
+}
+END_TEST
+
+/* Deleting the user ends its sessions before they cascade away: the
+ * outbox keeps what back-channel logout needs. */
+START_TEST(test_user_deleted_ends)
+{
+	session_with_sign_ins();
+	exec("DELETE FROM users WHERE id = 'u1'");
+	ck_assert_int_eq(count("SELECT count(*) FROM sessions"), 0);
+	ck_assert_int_eq(count("SELECT count(*) FROM refresh_tokens"), 0);
+	ck_assert_int_eq(count("SELECT count(*) FROM revoked_tokens WHERE jti = 'js'"), 1);
+	ck_assert_int_eq(count("SELECT count(*) FROM backchannel_outbox WHERE subject = 'u1'"), 2);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("store_tokens");
@@ -218,6 +349,11 @@ int main(void)
 	tcase_add_test(tc, test_code_single_use);
 	tcase_add_test(tc, test_refresh_rotate);
 	tcase_add_test(tc, test_purge_grace);
+	tcase_add_test(tc, test_oidc_side_travels);
+	tcase_add_test(tc, test_session_end_revokes_and_queues);
+	tcase_add_test(tc, test_user_deactivated_ends);
+	tcase_add_test(tc, test_password_change_ends);
+	tcase_add_test(tc, test_user_deleted_ends);
 	suite_add_tcase(s, tc);
 	return check_run(srunner_create(s));
 }

@@ -171,8 +171,9 @@ START_TEST(test_create_record)
 	char *dump;
 
 	ck_assert_int_eq(user_create(proj.project_id, &f, NULL, &rec, &err), 0);
-	ck_assert_uint_eq(json_object_size(rec), 10);
+	ck_assert_uint_eq(json_object_size(rec), 11);
 	ck_assert_str_eq(json_string_value(json_object_get(rec, "role_name")), "Reader");
+	ck_assert(json_is_true(json_object_get(rec, "email_verified")));
 	ck_assert(json_is_true(json_object_get(rec, "is_active")));
 	ck_assert(json_is_null(json_object_get(rec, "avatar_url")));
 	dump = json_dumps(rec, 0);
@@ -223,6 +224,189 @@ START_TEST(test_list_record_as_get)
 		json_decref(recs[i]);
 	json_decref(page);
 	free(id);
+}
+END_TEST
+
+/* --- one user: by ID and its delete (CONTRACT.md §8) --------------------- */
+
+static json_t *user_get(const char *project_id, const char *id, struct api_error *err)
+{
+	struct sync_result r;
+	char *text;
+
+	store_user_get(st, project_id, id, &text, sync_completion(&r));
+	if (ended(&r, err) < 0) {
+		ck_assert_ptr_null(text);
+		return NULL;
+	}
+	return parsed(text);
+}
+
+static int user_delete(const char *project_id, const char *id, const char *scope,
+                       struct api_error *err)
+{
+	struct sync_result r;
+
+	store_user_delete(st, project_id, id, scope, sync_completion(&r));
+	return ended(&r, err);
+}
+
+static long long count_of(const char *fmt, const char *arg)
+{
+	char *sql = sqlite3_mprintf(fmt, arg);
+	sqlite3_stmt *s;
+	long long n;
+
+	ck_assert_int_eq(sqlite3_prepare_v2(st->db, sql, -1, &s, NULL), SQLITE_OK);
+	ck_assert_int_eq(sqlite3_step(s), SQLITE_ROW);
+	n = sqlite3_column_int64(s, 0);
+	sqlite3_finalize(s);
+	sqlite3_free(sql);
+	return n;
+}
+
+/* By ID: the record create answered, in its project only. */
+START_TEST(test_get)
+{
+	struct user_fields f = { .display_name = "Ann", .is_active = -1,
+		.external_user_id = { FIELD_SET, "ann" }, .role_id = { FIELD_SET, "r1" } };
+	struct api_error err;
+	json_t *created, *got;
+	char *a, *b;
+
+	ck_assert_int_eq(user_create(proj.project_id, &f, NULL, &created, &err), 0);
+	got = user_get(proj.project_id, json_string_value(json_object_get(created, "id")), &err);
+	ck_assert_ptr_nonnull(got);
+	a = json_dumps(got, 0);
+	b = json_dumps(created, 0);   /* keeps key order */
+	ck_assert_str_eq(a, b);
+	ck_assert_ptr_null(user_get(proj.project_id, "nope", &err));
+	ck_assert_str_eq(err.code, "user_not_found");
+	ck_assert_ptr_null(user_get(other.project_id, json_string_value(json_object_get(created,
+	                            "id")), &err));
+	ck_assert_str_eq(err.code, "user_not_found");
+	free(a);
+	free(b);
+	json_decref(got);
+	json_decref(created);
+}
+END_TEST
+
+/* A deleted user's session ends first (schema 008: the sign-in made in it
+ * is revoked, its access token too), then its sessions, codes and refresh
+ * tokens go with it. user_not_found comes before the no-escalation
+ * refusal, which changes nothing. */
+START_TEST(test_delete)
+{
+	char *id = create("Ann", "ann", NULL, "r1"), *q;
+	struct api_error err;
+
+	q = xasprintf(
+		"INSERT INTO sessions (id, secret_hash, project_id, user_id, auth_time, created_at,"
+		" expires_at) VALUES ('s1', 'h', '%s', '%s', 1, 1, 9e15);"
+		"INSERT INTO auth_codes (hash, family_id, project_id, client_id, user_id, redirect_uri,"
+		" code_challenge, created_at, expires_at) VALUES ('c1', 'f1', '%s', '%s', '%s', 'x',"
+		" 'y', 1, 9e15);"
+		"INSERT INTO refresh_tokens (hash, family_id, project_id, client_id, user_id,"
+		" access_jti, access_exp, created_at, expires_at, session_id) VALUES ('t1', 'f1', '%s',"
+		" '%s', '%s', 'jti-1', 9e12, 1, 9e15, 's1');",
+		proj.project_id, id, proj.project_id, proj.client_id, id, proj.project_id,
+		proj.client_id, id);
+	exec_sql(q);
+	free(q);
+
+	ck_assert_int_eq(user_delete(proj.project_id, "nope", "", &err), -1);
+	ck_assert_str_eq(err.code, "user_not_found");
+	ck_assert_int_eq(user_delete(other.project_id, id, NULL, &err), -1);
+	ck_assert_str_eq(err.code, "user_not_found");
+	ck_assert_int_eq(user_delete(proj.project_id, id, "users:update users:read", &err), -1);
+	ck_assert_str_eq(err.code, "insufficient_permission");   /* r1 holds clients:read */
+	ck_assert_int_eq(count_of("SELECT count(*) FROM refresh_tokens WHERE user_id = %Q", id), 1);
+
+	ck_assert_int_eq(user_delete(proj.project_id, id, "users:read clients:read", &err), 0);
+	ck_assert_ptr_null(user_get(proj.project_id, id, &err));
+	ck_assert_int_eq(count_of("SELECT count(*) FROM sessions WHERE user_id = %Q", id), 0);
+	ck_assert_int_eq(count_of("SELECT count(*) FROM auth_codes WHERE user_id = %Q", id), 0);
+	ck_assert_int_eq(count_of("SELECT count(*) FROM refresh_tokens WHERE user_id = %Q", id), 0);
+	ck_assert_int_eq(count_of("SELECT count(*) FROM revoked_tokens WHERE jti = %Q", "jti-1"), 1);
+	ck_assert_int_eq(user_delete(proj.project_id, id, NULL, &err), -1);
+	ck_assert_str_eq(err.code, "user_not_found");
+	free(id);
+}
+END_TEST
+
+/* CONTRACT.md §7: email_verified is true when the management API last set
+ * the email, false after the user changed it (email_by_user), kept when the
+ * same email is sent back or none is; null without an email. */
+START_TEST(test_email_verified)
+{
+	char *id = create("Ann", NULL, "ann@x.io", NULL);
+	struct user_fields by_user = { .display_name = "Ann", .is_active = -1,
+	                               .email = set("ann@x.io"), .email_by_user = true };
+	struct user_fields by_admin = { .display_name = "Ann", .is_active = -1,
+	                                .email = set("ann@x.io") };
+	struct user_fields no_email = { .display_name = "Ann", .is_active = -1,
+	                                .external_user_id = set("ann") };
+	struct api_error err;
+	json_t *rec;
+
+#define VERIFIED(f, want) \
+	do { \
+		ck_assert_int_eq(user_update(proj.project_id, id, (f), NULL, &rec, &err), 0); \
+		ck_assert_msg(json_equal(json_object_get(rec, "email_verified"), (want)), \
+		              "line %d", __LINE__); \
+		json_decref(rec); \
+	} while (0)
+
+	VERIFIED(&by_user, json_true());                /* the same email: kept */
+	by_user.email = set("ann2@x.io");
+	VERIFIED(&by_user, json_false());               /* changed by the user */
+	VERIFIED(&by_user, json_false());               /* sent back: kept */
+	VERIFIED(&no_email, json_false());              /* omitted: kept */
+	by_admin.email = set("ann2@x.io");
+	VERIFIED(&by_admin, json_true());               /* the administrator vouches */
+	by_user.email = set("ANN2@x.io");
+	VERIFIED(&by_user, json_false());               /* case is a change too */
+	no_email.email = clear;
+	VERIFIED(&no_email, json_null());               /* no email */
+#undef VERIFIED
+	free(id);
+}
+END_TEST
+
+/* email_locked: a write that would change the email is refused with
+ * insufficient_permission after user_not_found, before the conflicts, and
+ * changes nothing; one that keeps it passes. */
+START_TEST(test_email_locked)
+{
+	char *id = create("Ann", NULL, "ann@x.io", NULL), *other_id = create("Bo", NULL, "bo@x.io",
+	                                                                       NULL);
+	struct user_fields f = { .display_name = "Ann 2", .is_active = -1, .email = set("ann@x.io"),
+	                         .email_by_user = true, .email_locked = true };
+	struct api_error err;
+	json_t *rec;
+
+	ck_assert_int_eq(user_update(proj.project_id, id, &f, NULL, &rec, &err), 0);
+	json_decref(rec);
+	f.email = set("ann3@x.io");
+	ck_assert_int_eq(user_update(proj.project_id, "nope", &f, NULL, &rec, &err), -1);
+	ck_assert_str_eq(err.code, "user_not_found");
+	ck_assert_int_eq(user_update(proj.project_id, id, &f, NULL, &rec, &err), -1);
+	ck_assert_str_eq(err.code, "insufficient_permission");
+	ck_assert_int_eq(user_check(proj.project_id, id, &f, NULL, &err), -1);
+	ck_assert_str_eq(err.code, "insufficient_permission");
+	f.email = set("bo@x.io");
+	ck_assert_int_eq(user_update(proj.project_id, id, &f, NULL, &rec, &err), -1);
+	ck_assert_str_eq(err.code, "insufficient_permission");   /* before the conflict */
+	f.email = set("ANN@x.io");
+	ck_assert_int_eq(user_update(proj.project_id, id, &f, NULL, &rec, &err), -1);
+	f.email = clear;
+	f.external_user_id = set("ann");
+	ck_assert_int_eq(user_update(proj.project_id, id, &f, NULL, &rec, &err), -1);
+	ck_assert_int_eq(count_of("SELECT count(*) FROM users WHERE id = %Q AND email = 'ann@x.io'"
+	                          " AND display_name = 'Ann 2' AND external_user_id IS NULL", id), 1);
+	free(id);
+	free(other_id);
 }
 END_TEST
 
@@ -982,6 +1166,10 @@ static Suite *store_users_suite(void)
 	tcase_add_test(tc, test_create_record);
 	tcase_add_test(tc, test_list_record_as_get);
 	tcase_add_test(tc, test_create_errors);
+	tcase_add_test(tc, test_get);
+	tcase_add_test(tc, test_delete);
+	tcase_add_test(tc, test_email_verified);
+	tcase_add_test(tc, test_email_locked);
 	tcase_add_test(tc, test_update_keep_and_clear);
 	tcase_add_test(tc, test_update_errors);
 	tcase_add_loop_test(tc, test_no_escalation, 0, sizeof grant_cases / sizeof grant_cases[0]);
