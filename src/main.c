@@ -1,7 +1,7 @@
 /*
  * edgeauth: the command line (CONTRACT.md §1), start and clean stop.
- * `serve` runs one libevent loop; the `project` commands open the same store
- * beside a running server and exit.
+ * `serve` runs one libevent loop; the other commands (cli.c) open the same
+ * store beside a running server and exit.
  */
 #include <signal.h>
 #include <stdio.h>
@@ -10,233 +10,21 @@
 #include <event2/event.h>
 
 #include "auth.h"
+#include "cli.h"
 #include "config.h"
 #include "http.h"
 #include "keyring.h"
 #include "passwords.h"
 #include "server.h"
 #include "store.h"
-#include "store_keys.h"
 #include "store_projects.h"
 #include "store_tokens.h"
 #include "store_users.h"
 #include "throttle.h"
 #include "util.h"
+#include "version.h"
 
-#define EDGEAUTH_VERSION "0.1.0"
-#define EXIT_USAGE 2
 #define SHUTDOWN_GRACE_MS 5000
-
-static const char usage_text[] =
-	"usage: edgeauth [-c FILE] [serve]                      run the server (default)\n"
-	"       edgeauth [-c FILE] project create --name NAME   create a project, print its admin client\n"
-	"       edgeauth [-c FILE] project list                 print the projects as JSON\n"
-	"       edgeauth [-c FILE] project activate ID\n"
-	"       edgeauth [-c FILE] project deactivate ID\n"
-	"       edgeauth [-c FILE] project admin-client ID      a new admin client for it, printed\n"
-	"       edgeauth [-c FILE] key list                     print the signing keys as JSON\n"
-	"       edgeauth [-c FILE] key rotate [--alg ES256|RS256]\n"
-	"                                                       add a key of each (or of one) algorithm\n"
-	"       edgeauth [-c FILE] key retire KID               stop a key signing and verifying at once\n"
-	"       edgeauth --version | --help\n"
-	"FILE defaults to etc/edgeauth.conf.\n";
-
-static int usage(void)
-{
-	fputs(usage_text, stderr);
-	return EXIT_USAGE;
-}
-
-static struct store *open_store(const struct config *cfg)
-{
-	char errbuf[512];
-	struct store *st = store_open(cfg->store_path, cfg->synchronous_full, errbuf, sizeof errbuf);
-	if (!st)
-		fprintf(stderr, "edgeauth: %s\n", errbuf);
-	return st;
-}
-
-/* Prints one JSON value on stdout, compact, and frees it. */
-static void print_json(json_t *v)
-{
-	char *text = json_dumps(v, JSON_COMPACT);
-
-	printf("%s\n", text);
-	fflush(stdout);
-	free(text);
-	json_decref(v);
-}
-
-static void print_new_project(const struct new_project *np)
-{
-	print_json(json_pack("{s:s, s:s, s:s}", "project_id", np->project_id,
-	                     "client_id", np->client_id, "client_secret", np->client_secret));
-}
-
-static int cmd_project(const struct config *cfg, int argc, char **argv)
-{
-	struct store *st;
-	struct api_error err;
-	int rc = 1;
-
-	if (argc < 1)
-		return usage();
-	st = open_store(cfg);
-	if (!st)
-		return 1;
-	if (!strcmp(argv[0], "create")) {
-		struct new_project np;
-		if (argc != 3 || strcmp(argv[1], "--name") != 0 || !*argv[2]) {
-			rc = usage();
-		} else if (store_project_create(st, argv[2], &np, &err) == 0) {
-			print_new_project(&np);
-			store_new_project_release(&np);
-			rc = 0;
-		}
-	} else if (!strcmp(argv[0], "list") && argc == 1) {
-		json_t *list = store_project_list(st, &err);
-		if (list) {
-			print_json(list);
-			rc = 0;
-		}
-	} else if ((!strcmp(argv[0], "activate") || !strcmp(argv[0], "deactivate")) && argc == 2) {
-		int changed = store_project_set_active(st, argv[1], argv[0][0] == 'a', &err);
-		if (changed == 0)
-			fprintf(stderr, "edgeauth: no project %s\n", argv[1]);
-		rc = changed == 1 ? 0 : 1;
-	} else if (!strcmp(argv[0], "admin-client") && argc == 2) {
-		/* CONTRACT.md §8: recovers a project whose admin client was deleted */
-		struct new_project np;
-		int made = store_project_admin_client(st, argv[1], &np, &err);
-		if (made == 0)
-			fprintf(stderr, "edgeauth: no project %s\n", argv[1]);
-		if (made == 1) {
-			print_new_project(&np);
-			store_new_project_release(&np);
-		}
-		rc = made == 1 ? 0 : 1;
-	} else {
-		rc = usage();
-	}
-	store_close(st);
-	return rc;
-}
-
-/* ---- key ---- */
-
-/* A time of the key list: RFC 3339, or null for none. */
-static json_t *key_time(int64_t ms, bool none)
-{
-	char buf[TIMESTAMP_LEN];
-
-	if (none)
-		return json_null();
-	format_timestamp(ms, buf);
-	return json_string(buf);
-}
-
-/* The keys as JSON: kid, alg, state and times; never the private key. */
-static json_t *key_list_json(const struct key_row *rows, size_t n)
-{
-	json_t *list = json_array();
-	int64_t now = now_ms();
-
-	for (size_t i = 0; i < n; i++) {
-		const struct key_row *k = &rows[i];
-
-		json_array_append_new(list, json_pack("{s:s, s:s, s:s, s:o, s:o, s:o, s:o}",
-			"kid", k->kid, "alg", jwt_alg_name(k->alg),
-			"state", key_state_name(key_schedule_state(rows, n, i, now)),
-			"created", key_time(k->created_at, false),
-			"activates_at", key_time(k->activates_at, false),
-			"published_until", key_time(k->publish_until, k->publish_until == KEY_NO_BOUND),
-			"retired_at", key_time(k->retired_at, k->retired_at == 0)));
-	}
-	return list;
-}
-
-static int key_list(struct store *st)
-{
-	struct key_rows all;
-	struct api_error err;
-
-	if (store_keys_list(st, &all, &err) < 0)
-		return 1;
-	print_json(key_list_json(all.rows, all.count));
-	key_rows_release(&all);
-	return 0;
-}
-
-/* key rotate: a new key of each of algs[0..n). */
-static int key_rotate(const struct config *cfg, struct store *st, const enum jwt_alg *algs,
-                      size_t n)
-{
-	struct key_row added[JWT_ALG_COUNT];
-	struct keyring *ring;
-	struct api_error err;
-	char errbuf[512];
-	int rc = 1;
-
-	/* the start's checks: the KEK opens the stored keys, a new store is filled */
-	ring = keyring_open(cfg, st, errbuf, sizeof errbuf);
-	if (!ring) {
-		fprintf(stderr, "edgeauth: %s\n", errbuf);
-		return 1;
-	}
-	if (keyring_rotate(ring, st, algs, n, added, &err) == 0) {
-		print_json(key_list_json(added, n));
-		rc = 0;
-	} else {
-		fprintf(stderr, "edgeauth: %s\n", err.description);
-	}
-	keyring_free(ring);
-	return rc;
-}
-
-static int key_retire(const struct config *cfg, struct store *st, const char *kid)
-{
-	struct api_error err;
-	int r = store_key_retire(st, kid, now_ms(), keyring_lifetime_ms(cfg), &err);
-
-	if (r == 0)
-		fprintf(stderr, "edgeauth: no key %s\n", kid);
-	else if (r < 0)
-		fprintf(stderr, "edgeauth: %s\n", err.description);
-	return r == 1 ? 0 : 1;
-}
-
-/* The key commands (CONTRACT.md §8) work beside a running server, which
- * sees their changes at its next request. */
-static int cmd_key(const struct config *cfg, int argc, char **argv)
-{
-	struct store *st;
-	int rc;
-
-	enum jwt_alg algs[JWT_ALG_COUNT] = { JWT_ES256, JWT_RS256 };
-	size_t n_algs = JWT_ALG_COUNT;   /* rotate: both without --alg */
-	bool list = argc == 1 && !strcmp(argv[0], "list");
-	bool rotate = argc == 1 && !strcmp(argv[0], "rotate");
-	bool retire = argc == 2 && !strcmp(argv[0], "retire");
-
-	if (argc == 3 && !strcmp(argv[0], "rotate") && !strcmp(argv[1], "--alg") &&
-	    jwt_alg_parse(argv[2], &algs[0]) == 0) {
-		rotate = true;
-		n_algs = 1;
-	}
-	if (!list && !rotate && !retire)
-		return usage();
-	st = open_store(cfg);
-	if (!st)
-		return 1;
-	if (list)
-		rc = key_list(st);
-	else if (rotate)
-		rc = key_rotate(cfg, st, algs, n_algs);
-	else
-		rc = key_retire(cfg, st, argv[1]);
-	store_close(st);
-	return rc;
-}
 
 /* ---- serve ---- */
 
@@ -358,7 +146,7 @@ static int ensure_default_project(struct store *st)
 		return 0;
 	if (store_project_create(st, "default", &np, &err) < 0)
 		return -1;
-	print_new_project(&np);
+	cli_print_new_project(&np);
 	store_new_project_release(&np);
 	return 0;
 }
@@ -375,7 +163,7 @@ static int cmd_serve(const struct config *cfg)
 	int rc = 1;
 
 	signal(SIGPIPE, SIG_IGN);
-	srv.store = open_store(cfg);
+	srv.store = cli_open_store(cfg);
 	if (!srv.store)
 		goto out;
 	srv.keys = keyring_open(cfg, srv.store, errbuf, sizeof errbuf);
@@ -439,6 +227,7 @@ out:
 int main(int argc, char **argv)
 {
 	const char *conf = "etc/edgeauth.conf";
+	const struct cli_command *cmd;
 	struct config cfg;
 	char errbuf[512];
 	int i = 1, rc;
@@ -448,12 +237,12 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
-		fputs(usage_text, stdout);
+		fputs(cli_usage_text, stdout);
 		return 0;
 	}
 	if (i < argc && !strcmp(argv[i], "-c")) {
 		if (i + 1 >= argc)
-			return usage();
+			return cli_usage();
 		conf = argv[i + 1];
 		i += 2;
 	}
@@ -465,13 +254,11 @@ int main(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	if (i >= argc || !strcmp(argv[i], "serve"))
-		rc = (i + 1 < argc) ? usage() : cmd_serve(&cfg);
-	else if (!strcmp(argv[i], "project"))
-		rc = cmd_project(&cfg, argc - i - 1, argv + i + 1);
-	else if (!strcmp(argv[i], "key"))
-		rc = cmd_key(&cfg, argc - i - 1, argv + i + 1);
+		rc = (i + 1 < argc) ? cli_usage() : cmd_serve(&cfg);
+	else if ((cmd = cli_find(argv[i])) != NULL)
+		rc = cmd->run(&cfg, argc - i - 1, argv + i + 1);
 	else
-		rc = usage();
+		rc = cli_usage();
 	config_release(&cfg);
 	return rc;
 }
