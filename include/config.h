@@ -6,6 +6,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "log.h"
+
 struct config {
 	/* [server] */
 	char *listen_host;        /* "127.0.0.1", "::1" */
@@ -41,6 +43,8 @@ struct config {
 	int signin_max_failures_per_address; /* per client address */
 	int signin_window_s;
 	int signin_tracked_keys;             /* slots of each counter table */
+	/* [log] */
+	enum log_format log_format;          /* text (CONTRACT.md §1's line) or json */
 };
 
 /* How a key's value is read. */

@@ -10,6 +10,7 @@
 #include "cli.h"
 #include "keyring.h"
 #include "key_schedule.h"
+#include "log.h"
 #include "store.h"
 #include "store_keys.h"
 #include "store_projects.h"
@@ -40,7 +41,7 @@ struct store *cli_open_store(const struct config *cfg)
 	char errbuf[512];
 	struct store *st = store_open(cfg->store_path, cfg->synchronous_full, errbuf, sizeof errbuf);
 	if (!st)
-		fprintf(stderr, "edgeauth: %s\n", errbuf);
+		log_error("%s", errbuf);
 	return st;
 }
 

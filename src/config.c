@@ -115,6 +115,17 @@ static int parse_synchronous(struct config *cfg, const char *value,
 	return 0;
 }
 
+static int parse_log_format(struct config *cfg, const char *value,
+                            char reason[CONFIG_REASON_MAX])
+{
+	if (strcmp(value, "text") != 0 && strcmp(value, "json") != 0) {
+		snprintf(reason, CONFIG_REASON_MAX, "format must be text or json");
+		return -1;
+	}
+	cfg->log_format = !strcmp(value, "json") ? LOG_JSON : LOG_TEXT;
+	return 0;
+}
+
 /* A field's offset, once the compiler has checked that the field has the C
  * type its row's CONFIG_ type writes (a mismatch would write past it). */
 #define FIELD(name, ctype) (offsetof(struct config, name) + 0 * sizeof(struct { \
@@ -195,6 +206,9 @@ static const struct config_key keys[] = {
 	  .min = 1, .max = 86400, .default_value = "300" },
 	{ .section = "signin", .key = "tracked_keys", INT_FIELD(signin_tracked_keys),
 	  .min = 16, .max = 10000000, .default_value = "4096" },
+
+	{ .section = "log", .key = "format", .type = CONFIG_PARSED, .parse = parse_log_format,
+	  .default_value = "text" },
 };
 
 #define KEY_COUNT (sizeof keys / sizeof keys[0])

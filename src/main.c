@@ -14,6 +14,7 @@
 #include "config.h"
 #include "http.h"
 #include "keyring.h"
+#include "log.h"
 #include "passwords.h"
 #include "server.h"
 #include "store.h"
@@ -44,7 +45,7 @@ static void on_signal(evutil_socket_t sig, short what, void *arg)
 	(void)what;
 	if (sd->srv->stopping)
 		return;
-	fprintf(stderr, "edgeauth: signal %d, stopping\n", (int)sig);
+	log_info("signal %d, stopping", (int)sig);
 	sd->srv->stopping = 1;
 	http_stop_accepting(sd->srv);
 	sd->deadline_us = mono_us() + SHUTDOWN_GRACE_MS * 1000LL;
@@ -163,12 +164,13 @@ static int cmd_serve(const struct config *cfg)
 	int rc = 1;
 
 	signal(SIGPIPE, SIG_IGN);
+	log_set_format(cfg->log_format);
 	srv.store = cli_open_store(cfg);
 	if (!srv.store)
 		goto out;
 	srv.keys = keyring_open(cfg, srv.store, errbuf, sizeof errbuf);
 	if (!srv.keys) {
-		fprintf(stderr, "edgeauth: %s\n", errbuf);
+		log_error("%s", errbuf);
 		goto out;
 	}
 	if (ensure_default_project(srv.store) < 0)
@@ -194,7 +196,7 @@ static int cmd_serve(const struct config *cfg)
 	evtimer_add(pg.ev, &first_tick);
 	sm.ev = evtimer_new(srv.base, on_suffix_move_tick, &sm);
 	evtimer_add(sm.ev, &first_tick);
-	fprintf(stderr, "edgeauth: listening on %s:%d, issuer %s\n", cfg->listen_host,
+	log_info("listening on %s:%d, issuer %s", cfg->listen_host,
 	        cfg->listen_port, cfg->issuer);
 	event_base_dispatch(srv.base);
 	rc = 0;
@@ -220,7 +222,7 @@ out:
 	store_close(srv.store);
 	keyring_free(srv.keys);
 	if (rc == 0)
-		fprintf(stderr, "edgeauth: stopped\n");
+		log_info("stopped");
 	return rc;
 }
 

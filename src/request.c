@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "log.h"
 #include "request.h"
 #include "util.h"
 
@@ -14,12 +15,12 @@ static void request_finish(struct flow *f, enum step_result r)
 	struct request_ctx *ctx = request_of(f);
 
 	if (r == STEP_DONE && !ctx->reply_ready) {
-		fprintf(stderr, "edgeauth: bug: %s answered nothing\n", ctx->path);
+		log_error("bug: %s answered nothing", ctx->path);
 		flow_fail(f, E_SYSTEM_ERROR, "The request was not answered.");
 		r = STEP_FAIL;
 	}
 	if (r == STEP_FAIL && ctx->reply_ready)
-		fprintf(stderr, "edgeauth: bug: %s answered, then failed\n", ctx->path);
+		log_error("bug: %s answered, then failed", ctx->path);
 	else if (r == STEP_FAIL)
 		http_reply_error(ctx, &f->err);   /* recorded: f is still running */
 	http_reply_send(ctx);

@@ -13,6 +13,7 @@
 #include "crypto.h"
 #include "json_util.h"
 #include "listing.h"
+#include "log.h"
 #include "store.h"
 #include "store_clients.h"
 #include "store_resources.h"
@@ -56,7 +57,7 @@ static const struct {
 
 int store_fail(struct store *st, struct api_error *err, const char *what)
 {
-	fprintf(stderr, "edgeauth: store: %s: %s\n", what, sqlite3_errmsg(st->db));
+	log_error("store: %s: %s", what, sqlite3_errmsg(st->db));
 	return api_fail(err, E_SYSTEM_ERROR, "The store failed.");
 }
 
@@ -119,7 +120,7 @@ int store_step_write(struct store *st, sqlite3_stmt *s, const struct unique_rule
 		if (found)
 			return api_fail(err, rules[i].code, "%s", rules[i].description);
 	}
-	fprintf(stderr, "edgeauth: store: a UNIQUE failure no rule explains\n");
+	log_error("store: a UNIQUE failure no rule explains");
 	return api_fail(err, E_SYSTEM_ERROR, "The store failed.");
 }
 

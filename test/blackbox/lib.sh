@@ -34,7 +34,7 @@ free_port() {
 # write_config FILE PORT [section.key=value ...]
 write_config() {
 	local file=$1 port=$2; shift 2
-	local server="" store="" tokens="" passwords="" signin=""
+	local server="" store="" tokens="" passwords="" signin="" metrics="" log=""
 	for kv in "$@"; do
 		local sec=${kv%%.*} rest=${kv#*.}
 		case $sec in
@@ -43,9 +43,15 @@ write_config() {
 		tokens) tokens+="$rest"$'\n' ;;
 		passwords) passwords+="$rest"$'\n' ;;
 		signin) signin+="$rest"$'\n' ;;
+		metrics) metrics+="$rest"$'\n' ;;
+		log) log+="$rest"$'\n' ;;
 		*) echo "write_config: unknown section in $kv" >&2; return 1 ;;
 		esac
 	done
+	# sections older binaries do not know are written only when used
+	local optional=""
+	[ -n "$metrics" ] && optional+="[metrics]"$'\n'"$metrics"
+	[ -n "$log" ] && optional+="[log]"$'\n'"$log"
 	cat > "$file" <<CONF
 [server]
 listen = 127.0.0.1:$port
@@ -65,6 +71,7 @@ argon2_iterations = 1
 $passwords
 [signin]
 $signin
+$optional
 CONF
 }
 

@@ -123,6 +123,7 @@ static void expect_defaults(const struct config *c)
 	ck_assert_uint_eq(c->argon2_parallelism, 1);
 	ck_assert_int_eq(c->hash_threads, 2);
 	ck_assert_int_eq(c->max_pending_hashes, 256);
+	ck_assert_int_eq(c->log_format, LOG_TEXT);
 }
 
 START_TEST(test_defaults)
@@ -171,7 +172,10 @@ static const char full_conf[] =
 	"argon2_iterations = 3\n"
 	"argon2_parallelism = 4\n"
 	"hash_threads = 8\n"
-	"max_pending_hashes = 1000\n";
+	"max_pending_hashes = 1000\n"
+	"\n"
+	"[log]\n"
+	"format = json\n";
 
 START_TEST(test_full_file_overrides_every_key)
 {
@@ -199,6 +203,7 @@ START_TEST(test_full_file_overrides_every_key)
 	ck_assert_uint_eq(c->argon2_parallelism, 4);
 	ck_assert_int_eq(c->hash_threads, 8);
 	ck_assert_int_eq(c->max_pending_hashes, 1000);
+	ck_assert_int_eq(c->log_format, LOG_JSON);
 }
 END_TEST
 
@@ -246,6 +251,7 @@ END_TEST
 #define R_EMPTY "must not be empty"
 #define R_SYNC "synchronous must be full or normal"
 #define R_SYNTAX "syntax error"
+#define R_LOG_FORMAT "format must be text or json"
 
 static const struct {
 	const char *desc;
@@ -324,6 +330,8 @@ static const struct {
 	{ "synchronous off", "[store]\nsynchronous = off\n", 2, R_SYNC },
 	{ "synchronous extra", "[store]\nsynchronous = extra\n", 2, R_SYNC },
 	{ "empty synchronous", "[store]\nsynchronous =\n", 2, R_SYNC },
+	{ "log format xml", "[log]\nformat = xml\n", 2, R_LOG_FORMAT },
+	{ "log format in capitals", "[log]\nformat = JSON\n", 2, R_LOG_FORMAT },
 	{ "empty store path", "[store]\npath =\n", 2, R_EMPTY },
 	{ "empty signing_key", "[tokens]\nsigning_key =\n", 2, R_EMPTY },
 	/* syntax */
@@ -360,14 +368,14 @@ START_TEST(test_error_line_after_valid_lines)
 	config_release(&fx.cfg);
 	config_init(&fx.cfg);
 
-	/* full_conf plus one bad line: the error is on the line after it */
+	/* full_conf plus a section and one bad line: the error is on that line */
 	char text[2048];
 	int lines = 0;
 	for (const char *p = full_conf; *p; p++)
 		lines += *p == '\n';
-	snprintf(text, sizeof text, "%shash_threads = many\n", full_conf);
+	snprintf(text, sizeof text, "%s[passwords]\nhash_threads = many\n", full_conf);
 	ck_assert_int_eq(load(text), -1);
-	expect_error_at(lines + 1, R_NUMBER, "bad last line");
+	expect_error_at(lines + 2, R_NUMBER, "bad last line");
 }
 END_TEST
 
