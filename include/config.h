@@ -43,6 +43,9 @@ struct config {
 	int signin_max_failures_per_address; /* per client address */
 	int signin_window_s;
 	int signin_tracked_keys;             /* slots of each counter table */
+	/* [metrics] */
+	char *metrics_host;       /* NULL: no metrics listener */
+	int metrics_port;
 	/* [log] */
 	enum log_format log_format;          /* text (CONTRACT.md §1's line) or json */
 };
@@ -66,7 +69,8 @@ struct config_key {
 	enum config_type type;
 	size_t offset;               /* offsetof(struct config, field); not for CONFIG_PARSED */
 	long min, max;               /* the number types */
-	const char *default_value;   /* the text etc/edgeauth.conf and README.md show */
+	const char *default_value;   /* the text README.md shows, and etc/edgeauth.conf */
+	const char *conf_value;      /* what etc/edgeauth.conf sets instead, or NULL */
 	/* CONFIG_PARSED: 0, or -1 with the reason. */
 	int (*parse)(struct config *cfg, const char *value, char reason[CONFIG_REASON_MAX]);
 	void (*release)(struct config *cfg);   /* CONFIG_PARSED, NULL when nothing is owned */

@@ -25,6 +25,7 @@ struct server {
 	struct event_base *base;
 	struct evhttp *http;
 	struct evhttp_bound_socket *bound;
+	struct evhttp *metrics_http;    /* [metrics] listen, or NULL */
 	struct conn_guard *guard;       /* connection limits and deadlines */
 	/* Sign-in attempts not (yet) known to succeed: per account and client
 	 * address, per account, per address. */

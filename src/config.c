@@ -30,8 +30,9 @@ static void free_origins(char **origins)
 	free(origins);
 }
 
-/* "host:port", "[v6]:port". */
-static int parse_listen(struct config *cfg, const char *value, char reason[CONFIG_REASON_MAX])
+/* "host:port", "[v6]:port" into a new *host and *port. */
+static int parse_host_port(const char *value, char **host_out, int *port_out,
+                           char reason[CONFIG_REASON_MAX])
 {
 	const char *colon = strrchr(value, ':');
 	const char *host = value;
@@ -47,13 +48,34 @@ static int parse_listen(struct config *cfg, const char *value, char reason[CONFI
 	}
 	if (host_len == 0 || (host == value && memchr(host, ':', host_len)))
 		goto bad;   /* an IPv6 address needs brackets: [::1]:8080 */
-	free(cfg->listen_host);
-	cfg->listen_host = xstrndup(host, host_len);
-	cfg->listen_port = (int)port;
+	free(*host_out);
+	*host_out = xstrndup(host, host_len);
+	*port_out = (int)port;
 	return 0;
 bad:
 	snprintf(reason, CONFIG_REASON_MAX, "expected HOST:PORT, e.g. 127.0.0.1:8080");
 	return -1;
+}
+
+static int parse_listen(struct config *cfg, const char *value, char reason[CONFIG_REASON_MAX])
+{
+	return parse_host_port(value, &cfg->listen_host, &cfg->listen_port, reason);
+}
+
+/* Empty: no metrics listener. */
+static int parse_metrics_listen(struct config *cfg, const char *value,
+                                char reason[CONFIG_REASON_MAX])
+{
+	if (*value)
+		return parse_host_port(value, &cfg->metrics_host, &cfg->metrics_port, reason);
+	free(cfg->metrics_host);
+	cfg->metrics_host = NULL;
+	return 0;
+}
+
+static void release_metrics_listen(struct config *cfg)
+{
+	free(cfg->metrics_host);
 }
 
 static void release_listen(struct config *cfg)
@@ -206,6 +228,10 @@ static const struct config_key keys[] = {
 	  .min = 1, .max = 86400, .default_value = "300" },
 	{ .section = "signin", .key = "tracked_keys", INT_FIELD(signin_tracked_keys),
 	  .min = 16, .max = 10000000, .default_value = "4096" },
+
+	{ .section = "metrics", .key = "listen", .type = CONFIG_PARSED,
+	  .parse = parse_metrics_listen, .release = release_metrics_listen, .default_value = "",
+	  .conf_value = "127.0.0.1:9464" },
 
 	{ .section = "log", .key = "format", .type = CONFIG_PARSED, .parse = parse_log_format,
 	  .default_value = "text" },
@@ -407,6 +433,12 @@ int config_load(struct config *cfg, const char *path, char *errbuf, size_t errle
 	}
 	if (line > 0) {
 		snprintf(errbuf, errlen, "%s:%d: syntax error", path, line);
+		return -1;
+	}
+	/* CONTRACT.md §10: the metrics never share the API's listener. */
+	if (cfg->metrics_host && cfg->metrics_port == cfg->listen_port &&
+	    !strcmp(cfg->metrics_host, cfg->listen_host)) {
+		snprintf(errbuf, errlen, "%s: [metrics] listen must differ from [server] listen", path);
 		return -1;
 	}
 	/* argon2 refuses less than 8 KiB a lane; every hash would fail at run time. */

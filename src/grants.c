@@ -14,6 +14,7 @@
 #include "crypto.h"
 #include "grants.h"
 #include "keyring.h"
+#include "metrics.h"
 #include "store_users.h"
 #include "util.h"
 
@@ -157,6 +158,7 @@ static void hand_out(struct grant *g)
 	g->scope = NULL;
 	out->refresh_token = g->refresh;
 	g->refresh = NULL;
+	metrics_token_issued(g->in->grant_type);
 }
 
 static enum step_result cc_issue(struct flow *f)
@@ -208,6 +210,7 @@ static enum step_result replay_revoke(struct flow *f)
 {
 	struct grant *g = grant_of(f);
 
+	metrics_reuse_detected(g->in->grant_type);
 	store_family_revoke(g->srv->store, g->record.family_id, WAIT_ON(f));
 	return STEP_WAIT;
 }

@@ -23,6 +23,7 @@
 #include "conn_guard.h"
 #include "http.h"
 #include "log.h"
+#include "metrics.h"
 #include "router.h"
 #include "store.h"
 #include "util.h"
@@ -196,6 +197,7 @@ static void send_now(struct request_ctx *ctx, int status, struct evbuffer *buf)
 {
 	struct server *srv = ctx->srv;
 	struct evhttp_request *req = ctx->req;
+	int64_t us;
 
 	/* Stopping: the loop ends once the requests in flight are answered, so
 	 * no client may send another request on this connection. */
@@ -218,7 +220,9 @@ static void send_now(struct request_ctx *ctx, int status, struct evbuffer *buf)
 	conn_guard_own_write(srv->guard, false);
 	evbuffer_free(buf);
 	conn_guard_request_done(srv->guard, ctx->conn);
-	log_request(http_method_name(ctx->method), ctx->path, status, mono_us() - ctx->start_us);
+	us = mono_us() - ctx->start_us;
+	log_request(http_method_name(ctx->method), ctx->path, status, us);
+	metrics_request(ctx->route_index, ctx->method, status, us);
 	srv->in_flight--;
 	ctx_free(ctx);
 }
@@ -493,6 +497,7 @@ static bool on_libevent_answer(struct evbuffer *out, size_t from, void *arg)
 	evbuffer_add_buffer(out, body);
 	evbuffer_free(body);
 	log_request(NULL, NULL, err.status, -1);
+	metrics_request(-1, 0 /* not known: "other" */, err.status, -1);
 	return true;
 }
 
@@ -508,6 +513,7 @@ static void on_request(struct evhttp_request *req, void *arg)
 	ctx->req = req;
 	ctx->start_us = mono_us();
 	ctx->method = evhttp_request_get_command(req);
+	ctx->route_index = -1;
 	TAILQ_INIT(&ctx->query);
 	TAILQ_INIT(&ctx->form);
 	ctx->path = xstrdup(path && *path ? path : "/");

@@ -15,6 +15,7 @@
 #include "http.h"
 #include "keyring.h"
 #include "log.h"
+#include "metrics_http.h"
 #include "passwords.h"
 #include "server.h"
 #include "store.h"
@@ -186,7 +187,7 @@ static int cmd_serve(const struct config *cfg)
 	                                   cfg->signin_window_s);
 	srv.signin_addresses = throttle_new((size_t)cfg->signin_tracked_keys,
 	                                    cfg->signin_max_failures_per_address, cfg->signin_window_s);
-	if (http_start(&srv) < 0)
+	if (http_start(&srv) < 0 || metrics_http_start(&srv) < 0)
 		goto out;
 	sigint = evsignal_new(srv.base, SIGINT, on_signal, &sd);
 	sigterm = evsignal_new(srv.base, SIGTERM, on_signal, &sd);
@@ -213,6 +214,7 @@ out:
 		event_free(sigterm);
 	passwords_free(srv.passwords);   /* runs pending done()s while evhttp still lives */
 	http_free(&srv);
+	metrics_http_free(&srv);
 	auth_cache_free(srv.auth_cache);
 	throttle_free(srv.signin_account_addresses);
 	throttle_free(srv.signin_accounts);

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "config.h"
+#include "metrics.h"
 #include "passwords.h"
 #include "signin.h"
 #include "throttle.h"
@@ -126,6 +127,7 @@ static void count_success(struct signin *s)
 static enum step_result ended(struct signin *s, enum signin_outcome outcome)
 {
 	s->out->outcome = outcome;
+	metrics_signin(outcome);
 	return STEP_DONE;
 }
 

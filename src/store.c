@@ -14,6 +14,7 @@
 #include "json_util.h"
 #include "listing.h"
 #include "log.h"
+#include "metrics.h"
 #include "store.h"
 #include "store_clients.h"
 #include "store_resources.h"
@@ -498,18 +499,20 @@ bool store_batch_open(const struct store *st)
 int store_batch_commit(struct store *st, struct api_error *err)
 {
 	struct api_error ignored;
+	int64_t start_us;
+	int rc;
 
 	if (!st->batch_open)
 		return 0;
+	start_us = mono_us();
 	st->generation++;
 	st->batch_open = false;
 	st->in_savepoint = false;
-	if (run_simple(st, SQ_COMMIT, err) < 0) {
-		if (!sqlite3_get_autocommit(st->db))
-			run_simple(st, SQ_ROLLBACK, &ignored);
-		return -1;
-	}
-	return 0;
+	rc = run_simple(st, SQ_COMMIT, err);
+	metrics_store_commit(start_us, rc == 0);
+	if (rc < 0 && !sqlite3_get_autocommit(st->db))
+		run_simple(st, SQ_ROLLBACK, &ignored);
+	return rc;
 }
 
 /* ---- what several areas use ---- */

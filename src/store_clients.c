@@ -549,7 +549,7 @@ void store_client_scope(struct store *st, const char *client_id, struct store_st
 	const char *cached;
 
 	if (!st->scopes)
-		st->scopes = derived_cache_new(free_string);
+		st->scopes = derived_cache_new(METRICS_CACHE_CLIENT_SCOPE, free_string);
 	cached = derived_cache_get(st->scopes, client_id, at);
 	if (cached) {
 		*out = xstrdup(cached);

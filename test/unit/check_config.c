@@ -129,6 +129,7 @@ static void expect_defaults(const struct config *c)
 START_TEST(test_defaults)
 {
 	expect_defaults(&fx.cfg);
+	ck_assert_ptr_null(fx.cfg.metrics_host);   /* etc/edgeauth.conf turns it on */
 }
 END_TEST
 
@@ -174,6 +175,9 @@ static const char full_conf[] =
 	"hash_threads = 8\n"
 	"max_pending_hashes = 1000\n"
 	"\n"
+	"[metrics]\n"
+	"listen = [::1]:9100\n"
+	"\n"
 	"[log]\n"
 	"format = json\n";
 
@@ -204,6 +208,8 @@ START_TEST(test_full_file_overrides_every_key)
 	ck_assert_int_eq(c->hash_threads, 8);
 	ck_assert_int_eq(c->max_pending_hashes, 1000);
 	ck_assert_int_eq(c->log_format, LOG_JSON);
+	ck_assert_str_eq(c->metrics_host, "::1");
+	ck_assert_int_eq(c->metrics_port, 9100);
 }
 END_TEST
 
@@ -330,6 +336,7 @@ static const struct {
 	{ "synchronous off", "[store]\nsynchronous = off\n", 2, R_SYNC },
 	{ "synchronous extra", "[store]\nsynchronous = extra\n", 2, R_SYNC },
 	{ "empty synchronous", "[store]\nsynchronous =\n", 2, R_SYNC },
+	{ "metrics listen without a port", "[metrics]\nlisten = 127.0.0.1\n", 2, R_LISTEN },
 	{ "log format xml", "[log]\nformat = xml\n", 2, R_LOG_FORMAT },
 	{ "log format in capitals", "[log]\nformat = JSON\n", 2, R_LOG_FORMAT },
 	{ "empty store path", "[store]\npath =\n", 2, R_EMPTY },
@@ -376,6 +383,18 @@ START_TEST(test_error_line_after_valid_lines)
 	snprintf(text, sizeof text, "%s[passwords]\nhash_threads = many\n", full_conf);
 	ck_assert_int_eq(load(text), -1);
 	expect_error_at(lines + 2, R_NUMBER, "bad last line");
+}
+END_TEST
+
+/* CONTRACT.md §10: never the API's listener; an empty value turns it off. */
+START_TEST(test_metrics_listen_apart)
+{
+	ck_assert_int_eq(load("[server]\nlisten = 127.0.0.1:9000\n[metrics]\nlisten = 127.0.0.1:9000\n"),
+	                 -1);
+	ck_assert_msg(strstr(fx.err, "[metrics] listen must differ from [server] listen") != NULL,
+	              "%s", fx.err);
+	ck_assert_int_eq(load("[metrics]\nlisten = 127.0.0.1:9464\n[metrics]\nlisten =\n"), 0);
+	ck_assert_ptr_null(fx.cfg.metrics_host);
 }
 END_TEST
 
@@ -543,6 +562,7 @@ struct key_tally {
 	int seen[64];
 	char stray[256];   /* the first section and key that is not in the table */
 	char wrong[256];   /* the first key whose value is not the table's default */
+	bool conf_file;    /* etc/edgeauth.conf: a key's conf_value, when it has one */
 };
 
 static void tally_init(struct key_tally *t)
@@ -555,12 +575,14 @@ static void tally_init(struct key_tally *t)
 static void tally(struct key_tally *t, const char *section, const char *key, const char *value)
 {
 	for (size_t i = 0; i < t->count; i++) {
+		const char *want = t->conf_file && t->keys[i].conf_value ? t->keys[i].conf_value
+		                                                         : t->keys[i].default_value;
 		if (strcmp(t->keys[i].section, section) || strcmp(t->keys[i].key, key))
 			continue;
 		t->seen[i]++;
-		if (strcmp(t->keys[i].default_value, value) && !t->wrong[0])
+		if (strcmp(want, value) && !t->wrong[0])
 			snprintf(t->wrong, sizeof t->wrong, "[%s] %s is \"%s\", the table says \"%s\"",
-			         section, key, value, t->keys[i].default_value);
+			         section, key, value, want);
 		return;
 	}
 	if (!t->stray[0])
@@ -588,6 +610,7 @@ START_TEST(test_table_matches_conf_file)
 	struct key_tally t;
 
 	tally_init(&t);
+	t.conf_file = true;
 	ck_assert_int_eq(ini_parse(SOURCE_DIR "/etc/edgeauth.conf", on_conf_entry, &t), 0);
 	expect_tally_complete(&t, "etc/edgeauth.conf");
 	/* and it loads, to the defaults */
@@ -706,6 +729,7 @@ static Suite *config_suite(void)
 	tcase_add_test(tc, test_argon2_memory_per_lane);
 	tcase_add_test(tc, test_error_line_after_valid_lines);
 	tcase_add_test(tc, test_missing_file);
+	tcase_add_test(tc, test_metrics_listen_apart);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("cors");
