@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cidr.h"
 #include "log.h"
 
 struct config {
@@ -19,6 +20,8 @@ struct config {
 	int max_connections;
 	int max_connections_per_address;   /* open at once from one client address */
 	char **cors_origins;      /* NULL-terminated */
+	/* Only from these is X-Forwarded-For believed (CONTRACT.md §10). */
+	struct cidr_list trusted_proxies;
 	/* [store] */
 	char *store_path;
 	bool synchronous_full;

@@ -45,6 +45,7 @@ struct request_ctx {
 	struct project_state project;        /* the path's project, when looked up */
 	struct conn_entry *conn;             /* conn_guard's record of the connection */
 	int64_t start_us;
+	char client_address[48];             /* request_client_address, once asked ("" before) */
 	bool replied;
 	struct flow flow;                    /* its steps (request.h) */
 	bool reply_ready;                    /* a step recorded its answer */
@@ -66,6 +67,10 @@ void http_commit_batch(struct server *srv);
 
 /* A path parameter by name (":project_id" -> "project_id"), or NULL. */
 const char *request_param(const struct request_ctx *ctx, const char *name);
+/* The client's address as text ("" when unknown): the peer's, or, when the
+ * peer is one of [server] trusted_proxies, the last X-Forwarded-For entry
+ * if that is an address (CONTRACT.md §10). Made once per request. */
+const char *request_client_address(struct request_ctx *ctx);
 /* A request header, or NULL. */
 const char *request_header(const struct request_ctx *ctx, const char *name);
 /* Adds a response header. */

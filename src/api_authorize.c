@@ -177,7 +177,6 @@ struct authorize {
 	struct authz_params p;
 	struct client_auth client;
 	bool registered;              /* the redirect URI is the client's */
-	char address[64];             /* the client's, for the throttle */
 	struct signin_request in;
 	struct signin signin;
 	struct signin_result result;
@@ -314,19 +313,6 @@ static enum step_result credentials_read(struct flow *f)
 	return STEP_NEXT;
 }
 
-/* The client's address ("" when unknown) into buf. */
-static const char *peer_address(struct request_ctx *ctx, char *buf, size_t size)
-{
-	struct evhttp_connection *evcon = evhttp_request_get_connection(ctx->req);
-	char *peer = NULL;
-	ev_uint16_t port;
-
-	if (evcon)
-		evhttp_connection_get_peer(evcon, &peer, &port);
-	snprintf(buf, size, "%s", peer ? peer : "");
-	return buf;
-}
-
 static enum step_result sign_in(struct flow *f)
 {
 	struct request_ctx *ctx = request_of(f);
@@ -336,7 +322,7 @@ static enum step_result sign_in(struct flow *f)
 		.project_id = a->client.project_id, .client_id = a->p.client_id,
 		.redirect_uri = a->p.redirect_uri, .code_challenge = a->p.code_challenge,
 		.email = a->p.email, .password = a->p.password,
-		.address = peer_address(ctx, a->address, sizeof a->address),
+		.address = request_client_address(ctx),
 	};
 	signin_run(&a->signin, ctx->srv, &a->in, &a->result, flow_completion(f));
 	return STEP_WAIT;

@@ -126,6 +126,17 @@ static void release_origins(struct config *cfg)
 	free_origins(cfg->cors_origins);
 }
 
+static int parse_trusted_proxies(struct config *cfg, const char *value,
+                                 char reason[CONFIG_REASON_MAX])
+{
+	return cidr_list_parse(value, &cfg->trusted_proxies, reason);
+}
+
+static void release_trusted_proxies(struct config *cfg)
+{
+	cidr_list_release(&cfg->trusted_proxies);
+}
+
 static int parse_synchronous(struct config *cfg, const char *value,
                              char reason[CONFIG_REASON_MAX])
 {
@@ -182,6 +193,8 @@ static const struct config_key keys[] = {
 	  INT_FIELD(max_connections_per_address), .min = 1, .max = 1000000, .default_value = "64" },
 	{ .section = "server", .key = "cors_origins", .type = CONFIG_PARSED,
 	  .parse = parse_origins, .release = release_origins, .default_value = "" },
+	{ .section = "server", .key = "trusted_proxies", .type = CONFIG_PARSED,
+	  .parse = parse_trusted_proxies, .release = release_trusted_proxies, .default_value = "" },
 
 	{ .section = "store", .key = "path", STRING_FIELD(store_path),
 	  .default_value = "var/edgeauth.db" },

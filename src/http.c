@@ -19,6 +19,7 @@
 #include <openssl/crypto.h>
 
 #include "auth.h"
+#include "cidr.h"
 #include "config.h"
 #include "conn_guard.h"
 #include "http.h"
@@ -108,6 +109,49 @@ const char *request_param(const struct request_ctx *ctx, const char *name)
 const char *request_header(const struct request_ctx *ctx, const char *name)
 {
 	return evhttp_find_header(evhttp_request_get_input_headers(ctx->req), name);
+}
+
+/* The last entry of the last X-Forwarded-For header, as an address into
+ * out: 0, or -1 when there is none or it is not an address. */
+static int forwarded_for(const struct request_ctx *ctx, unsigned char out[16])
+{
+	const struct evkeyval *kv;
+	const char *last = NULL, *entry;
+	char text[64];
+	size_t n;
+
+	TAILQ_FOREACH(kv, evhttp_request_get_input_headers(ctx->req), next)
+		if (!strcasecmp(kv->key, "X-Forwarded-For"))
+			last = kv->value;
+	if (!last)
+		return -1;
+	entry = strrchr(last, ',');
+	entry = entry ? entry + 1 : last;
+	entry += strspn(entry, " \t");
+	n = strcspn(entry, " \t");
+	if (n == 0 || n >= sizeof text || entry[n + strspn(entry + n, " \t")] != '\0')
+		return -1;
+	memcpy(text, entry, n);
+	text[n] = '\0';
+	return cidr_addr_parse(text, out);
+}
+
+const char *request_client_address(struct request_ctx *ctx)
+{
+	struct evhttp_connection *evcon = evhttp_request_get_connection(ctx->req);
+	const struct cidr_list *trusted = &ctx->srv->cfg->trusted_proxies;
+	unsigned char peer_addr[16], client[16];
+	char *peer = NULL;
+	ev_uint16_t port;
+
+	if (ctx->client_address[0] || !evcon)
+		return ctx->client_address;
+	evhttp_connection_get_peer(evcon, &peer, &port);
+	snprintf(ctx->client_address, sizeof ctx->client_address, "%s", peer ? peer : "");
+	if (trusted->count && peer && cidr_addr_parse(peer, peer_addr) == 0 &&
+	    cidr_list_contains(trusted, peer_addr) && forwarded_for(ctx, client) == 0)
+		cidr_addr_format(client, ctx->client_address, sizeof ctx->client_address);
+	return ctx->client_address;
 }
 
 void http_add_header(struct request_ctx *ctx, const char *name, const char *value)

@@ -130,6 +130,7 @@ START_TEST(test_defaults)
 {
 	expect_defaults(&fx.cfg);
 	ck_assert_ptr_null(fx.cfg.metrics_host);   /* etc/edgeauth.conf turns it on */
+	ck_assert_uint_eq(fx.cfg.trusted_proxies.count, 0);
 }
 END_TEST
 
@@ -157,6 +158,7 @@ static const char full_conf[] =
 	"max_connections = 50\n"
 	"max_connections_per_address = 5\n"
 	"cors_origins = https://a.example   https://b.example:8443\n"
+	"trusted_proxies = 10.0.0.0/8 ::1\n"
 	"\n"
 	"[store]\n"
 	"path = /srv/edgeauth/data.db\n"
@@ -209,6 +211,7 @@ START_TEST(test_full_file_overrides_every_key)
 	ck_assert_int_eq(c->max_pending_hashes, 1000);
 	ck_assert_int_eq(c->log_format, LOG_JSON);
 	ck_assert_str_eq(c->metrics_host, "::1");
+	ck_assert_uint_eq(c->trusted_proxies.count, 2);
 	ck_assert_int_eq(c->metrics_port, 9100);
 }
 END_TEST
@@ -336,6 +339,10 @@ static const struct {
 	{ "synchronous off", "[store]\nsynchronous = off\n", 2, R_SYNC },
 	{ "synchronous extra", "[store]\nsynchronous = extra\n", 2, R_SYNC },
 	{ "empty synchronous", "[store]\nsynchronous =\n", 2, R_SYNC },
+	{ "a trusted proxy with host bits", "[server]\ntrusted_proxies = 10.0.0.1/8\n", 2,
+	  "is not an address or a CIDR range" },
+	{ "a trusted proxy by name", "[server]\ntrusted_proxies = ::1 proxy.lan\n", 2,
+	  "'proxy.lan' is not an address" },
 	{ "metrics listen without a port", "[metrics]\nlisten = 127.0.0.1\n", 2, R_LISTEN },
 	{ "log format xml", "[log]\nformat = xml\n", 2, R_LOG_FORMAT },
 	{ "log format in capitals", "[log]\nformat = JSON\n", 2, R_LOG_FORMAT },
