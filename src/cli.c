@@ -12,6 +12,7 @@
 #include "key_schedule.h"
 #include "log.h"
 #include "store.h"
+#include "store_backup.h"
 #include "store_keys.h"
 #include "store_projects.h"
 #include "util.h"
@@ -27,6 +28,9 @@ const char cli_usage_text[] =
 	"       edgeauth [-c FILE] key rotate [--alg ES256|RS256]\n"
 	"                                                       add a key of each (or of one) algorithm\n"
 	"       edgeauth [-c FILE] key retire KID               stop a key signing and verifying at once\n"
+	"       edgeauth [-c FILE] backup FILE                  copy the store, live, into a new FILE\n"
+	"       edgeauth [-c FILE] restore FILE                 put a backup back (no server running)\n"
+	"       edgeauth [-c FILE] invalidate-all               end every token, code and session\n"
 	"       edgeauth --version | --help\n"
 	"FILE defaults to etc/edgeauth.conf.\n";
 
@@ -227,9 +231,80 @@ static int cmd_key(const struct config *cfg, int argc, char **argv)
 	return rc;
 }
 
+/* ---- backup, restore, invalidate-all (CONTRACT.md §10) ---- */
+
+static int cmd_backup(const struct config *cfg, int argc, char **argv)
+{
+	char errbuf[512];
+
+	if (argc != 1)
+		return cli_usage();
+	if (store_backup(cfg->store_path, argv[0], errbuf, sizeof errbuf) < 0) {
+		fprintf(stderr, "edgeauth: backup failed: %s\n", errbuf);
+		return 1;
+	}
+	printf("edgeauth: %s written and checked (PRAGMA integrity_check ok); back up %s apart\n",
+	       argv[0], cfg->key_encryption_key_file);
+	return 0;
+}
+
+/* When everything up to at_ms stopped working, said once. */
+static void print_invalidated(long long at_ms)
+{
+	char when[TIMESTAMP_LEN];
+
+	format_timestamp(at_ms, when);
+	printf("edgeauth: every access token, refresh token, code and session issued up to %s "
+	       "is invalid\n", when);
+}
+
+static int cmd_restore(const struct config *cfg, int argc, char **argv)
+{
+	char errbuf[512];
+	long long at;
+
+	if (argc != 1)
+		return cli_usage();
+	if (store_restore(cfg->store_path, cfg->synchronous_full, argv[0], &at, errbuf,
+	                  sizeof errbuf) < 0) {
+		fprintf(stderr, "edgeauth: restore refused: %s\n", errbuf);
+		return 1;
+	}
+	printf("edgeauth: %s restored into %s\n", argv[0], cfg->store_path);
+	print_invalidated(at);
+	return 0;
+}
+
+/* Beside a running server too: it sees the change at its next request. */
+static int cmd_invalidate_all(const struct config *cfg, int argc, char **argv)
+{
+	struct api_error err;
+	struct store *st;
+	int64_t now = now_ms();
+	int rc;
+
+	(void)argv;
+	if (argc != 0)
+		return cli_usage();
+	st = cli_open_store(cfg);
+	if (!st)
+		return 1;
+	rc = store_invalidate_all(st, now, &err);
+	store_close(st);
+	if (rc < 0) {
+		fprintf(stderr, "edgeauth: %s\n", err.description);
+		return 1;
+	}
+	print_invalidated(now);
+	return 0;
+}
+
 static const struct cli_command commands[] = {
 	{ .name = "project", .run = cmd_project },
 	{ .name = "key", .run = cmd_key },
+	{ .name = "backup", .run = cmd_backup },
+	{ .name = "restore", .run = cmd_restore },
+	{ .name = "invalidate-all", .run = cmd_invalidate_all },
 };
 
 const struct cli_command *cli_find(const char *name)

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <event2/event.h>
 
 #include "auth.h"
@@ -19,6 +20,7 @@
 #include "passwords.h"
 #include "server.h"
 #include "store.h"
+#include "store_backup.h"
 #include "store_projects.h"
 #include "store_tokens.h"
 #include "store_users.h"
@@ -162,10 +164,16 @@ static int cmd_serve(const struct config *cfg)
 	struct timeval first_tick = { 1, 0 };
 	struct event *sigint = NULL, *sigterm = NULL;
 	char errbuf[512];
-	int rc = 1;
+	int rc = 1, lock = -1;
 
 	signal(SIGPIPE, SIG_IGN);
 	log_set_format(cfg->log_format);
+	/* held until exit: no restore while the server runs (store_backup.h) */
+	lock = store_lock(cfg->store_path, false, errbuf, sizeof errbuf);
+	if (lock < 0) {
+		log_error("%s", errbuf);
+		goto out;
+	}
 	srv.store = cli_open_store(cfg);
 	if (!srv.store)
 		goto out;
@@ -223,6 +231,8 @@ out:
 		event_base_free(srv.base);
 	store_close(srv.store);
 	keyring_free(srv.keys);
+	if (lock >= 0)
+		close(lock);
 	if (rc == 0)
 		log_info("stopped");
 	return rc;

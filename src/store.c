@@ -22,7 +22,6 @@
 #include "validate.h"
 
 extern const char *const schema_migrations[];
-extern const size_t schema_migration_count;
 
 #define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 #define BUSY_TIMEOUT_MS 5000
@@ -308,8 +307,7 @@ static void sql_iso_time(sqlite3_context *c, int argc, sqlite3_value **argv)
 	sqlite3_result_text(c, buf, -1, SQLITE_TRANSIENT);
 }
 
-/* Creates the parent directory of path (one level) when it is missing. */
-static void make_parent_dir(const char *path)
+void store_make_parent_dir(const char *path)
 {
 	char *dir = xstrdup(path);
 	char *slash = strrchr(dir, '/');
@@ -367,7 +365,7 @@ struct store *store_open(const char *path, bool synchronous_full, char *errbuf, 
 	int opened;
 
 	sqlite_single_thread();
-	make_parent_dir(path);
+	store_make_parent_dir(path);
 	if (store_files_private(path, errbuf, errlen) < 0)
 		goto fail;
 	/* A new file is made 0600; SQLite gives its -wal and -shm the main

@@ -64,6 +64,27 @@ static inline void check_sql(sqlite3 *db, const char *fmt, ...)
 	sqlite3_free(sql);
 }
 
+/* The first column of the first row of the query fmt (a sqlite3_vmprintf
+ * format) on db, as an integer; -1 when there is no row. */
+static inline long long check_query_int(sqlite3 *db, const char *fmt, ...)
+{
+	va_list ap;
+	char *sql;
+	sqlite3_stmt *s;
+	long long n = -1;
+
+	va_start(ap, fmt);
+	sql = sqlite3_vmprintf(fmt, ap);
+	va_end(ap);
+	ck_assert_msg(sqlite3_prepare_v2(db, sql, -1, &s, NULL) == SQLITE_OK, "%s: %s", sql,
+	              sqlite3_errmsg(db));
+	if (sqlite3_step(s) == SQLITE_ROW)
+		n = sqlite3_column_int64(s, 0);
+	sqlite3_finalize(s);
+	sqlite3_free(sql);
+	return n;
+}
+
 /* Points cfg's signing key file and key-encryption key file into dir
  * (DIR/key.pem, DIR/kek: the caller removes them) and opens the key ring of
  * st, which a new store gets its keys from. */
