@@ -31,5 +31,7 @@ struct store *cli_open_store(const struct config *cfg);
 /* Prints {"project_id","client_id","client_secret"} on stdout: the one
  * time a new admin client's secret is shown. */
 void cli_print_new_project(const struct new_project *np);
+/* The same JSON as text, without the newline; caller wipes and frees it. */
+char *cli_new_project_text(const struct new_project *np);
 
 #endif

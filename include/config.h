@@ -51,6 +51,10 @@ struct config {
 	int metrics_port;
 	/* [log] */
 	enum log_format log_format;          /* text (CONTRACT.md §1's line) or json */
+	/* what check-config shows: the file read, and each key's text as it took
+	 * effect (the table's order; the default when the file has none) */
+	char *source;
+	char **values;
 };
 
 /* How a key's value is read. */
@@ -77,6 +81,7 @@ struct config_key {
 	/* CONFIG_PARSED: 0, or -1 with the reason. */
 	int (*parse)(struct config *cfg, const char *value, char reason[CONFIG_REASON_MAX]);
 	void (*release)(struct config *cfg);   /* CONFIG_PARSED, NULL when nothing is owned */
+	bool secret;   /* a value that may hold a password: check-config masks it */
 };
 
 /* The table, in the order of etc/edgeauth.conf; *count keys. */
@@ -88,6 +93,13 @@ void config_init(struct config *cfg);
  * key, or a bad value returns -1 with "FILE:LINE: reason" in errbuf. */
 int config_load(struct config *cfg, const char *path, char *errbuf, size_t errlen);
 void config_release(struct config *cfg);
+/* The effective config as INI text, every key of the table with its value
+ * (secrets masked), for check-config. Caller frees. */
+char *config_dump(const struct config *cfg);
+/* value with any password masked: a URL's userinfo password
+ * (scheme://user:***@host) and a libpq keyword password=*** (CONTRACT.md
+ * §9). Caller frees. */
+char *config_mask_secret(const char *value);
 /* True when origin is one of [server] cors_origins. */
 bool config_cors_allowed(const struct config *cfg, const char *origin);
 

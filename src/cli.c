@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "crypto.h"
 #include "keyring.h"
 #include "key_schedule.h"
 #include "log.h"
@@ -31,6 +32,8 @@ const char cli_usage_text[] =
 	"       edgeauth [-c FILE] backup FILE                  copy the store, live, into a new FILE\n"
 	"       edgeauth [-c FILE] restore FILE                 put a backup back (no server running)\n"
 	"       edgeauth [-c FILE] invalidate-all               end every token, code and session\n"
+	"       edgeauth [-c FILE] check-config                 check the config, print the values in effect\n"
+	"       edgeauth check-config -c FILE\n"
 	"       edgeauth --version | --help\n"
 	"FILE defaults to etc/edgeauth.conf.\n";
 
@@ -60,10 +63,23 @@ static void print_json(json_t *v)
 	json_decref(v);
 }
 
+char *cli_new_project_text(const struct new_project *np)
+{
+	json_t *v = json_pack("{s:s, s:s, s:s}", "project_id", np->project_id,
+	                      "client_id", np->client_id, "client_secret", np->client_secret);
+	char *text = json_dumps(v, JSON_COMPACT);
+
+	json_decref(v);
+	return text;
+}
+
 void cli_print_new_project(const struct new_project *np)
 {
-	print_json(json_pack("{s:s, s:s, s:s}", "project_id", np->project_id,
-	                     "client_id", np->client_id, "client_secret", np->client_secret));
+	char *text = cli_new_project_text(np);
+
+	printf("%s\n", text);
+	fflush(stdout);
+	crypto_wipe_free(text);
 }
 
 static int cmd_project(const struct config *cfg, int argc, char **argv)
@@ -299,12 +315,28 @@ static int cmd_invalidate_all(const struct config *cfg, int argc, char **argv)
 	return 0;
 }
 
+/* CONTRACT.md §10: main has loaded and checked the file (any error there
+ * exits 2); this shows what took effect. */
+static int cmd_check_config(const struct config *cfg, int argc, char **argv)
+{
+	char *text;
+
+	(void)argv;
+	if (argc != 0)
+		return cli_usage();
+	text = config_dump(cfg);
+	fputs(text, stdout);
+	free(text);
+	return 0;
+}
+
 static const struct cli_command commands[] = {
 	{ .name = "project", .run = cmd_project },
 	{ .name = "key", .run = cmd_key },
 	{ .name = "backup", .run = cmd_backup },
 	{ .name = "restore", .run = cmd_restore },
 	{ .name = "invalidate-all", .run = cmd_invalidate_all },
+	{ .name = "check-config", .run = cmd_check_config },
 };
 
 const struct cli_command *cli_find(const char *name)

@@ -297,11 +297,19 @@ static int set_number(const struct config_key *k, void *field, const char *value
 static int apply(struct config *cfg, const struct config_key *k, const char *value,
                  char reason[CONFIG_REASON_MAX])
 {
+	int rc;
+
 	if (k->type == CONFIG_PARSED)
-		return k->parse(cfg, value, reason);
-	if (k->type == CONFIG_STRING)
-		return set_string(field_of(cfg, k), value, reason);
-	return set_number(k, field_of(cfg, k), value, reason);
+		rc = k->parse(cfg, value, reason);
+	else if (k->type == CONFIG_STRING)
+		rc = set_string(field_of(cfg, k), value, reason);
+	else
+		rc = set_number(k, field_of(cfg, k), value, reason);
+	if (rc == 0) {
+		free(cfg->values[k - keys]);
+		cfg->values[k - keys] = xstrdup(value);
+	}
+	return rc;
 }
 
 void config_init(struct config *cfg)
@@ -309,6 +317,7 @@ void config_init(struct config *cfg)
 	char reason[CONFIG_REASON_MAX];
 
 	memset(cfg, 0, sizeof *cfg);
+	cfg->values = xcalloc(KEY_COUNT, sizeof *cfg->values);
 	for (size_t i = 0; i < KEY_COUNT; i++) {
 		int rc = apply(cfg, &keys[i], keys[i].default_value, reason);
 		assert(rc == 0);   /* the table's own defaults */
@@ -324,7 +333,67 @@ void config_release(struct config *cfg)
 		else if (keys[i].type == CONFIG_PARSED && keys[i].release)
 			keys[i].release(cfg);
 	}
+	for (size_t i = 0; cfg->values && i < KEY_COUNT; i++)
+		free(cfg->values[i]);
+	free(cfg->values);
+	free(cfg->source);
 	memset(cfg, 0, sizeof *cfg);
+}
+
+/* Replaces s[from, to) by "***" in *s (a new string). */
+static void mask_span(char **s, size_t from, size_t to)
+{
+	char *masked = xasprintf("%.*s***%s", (int)from, *s, *s + to);
+
+	free(*s);
+	*s = masked;
+}
+
+char *config_mask_secret(const char *value)
+{
+	char *s = xstrdup(value), *p, *at, *colon;
+	size_t search = 0;
+
+	/* scheme://user:password@host */
+	if ((p = strstr(s, "://")) && (at = strchr(p + 3, '@')) &&
+	    (colon = memchr(p + 3, ':', (size_t)(at - p - 3))))
+		mask_span(&s, (size_t)(colon + 1 - s), (size_t)(at - s));
+	/* password=... in a keyword string or a URI's query */
+	while ((p = strstr(s + search, "password=")) != NULL) {
+		size_t from = (size_t)(p - s) + strlen("password="), to = from;
+
+		while (s[to] && s[to] != ' ' && s[to] != '&')
+			to++;
+		mask_span(&s, from, to);
+		search = from + 3;
+	}
+	return s;
+}
+
+/* Appends the printf of fmt to *out (a new string). */
+static void append(char **out, const char *fmt, const char *a, const char *b)
+{
+	char *next = xasprintf(fmt, *out, a, b);
+
+	free(*out);
+	*out = next;
+}
+
+char *config_dump(const struct config *cfg)
+{
+	char *out = xasprintf("; %s: valid. Every key with the value in effect (defaults"
+	                      " included); secrets masked.\n", cfg->source ? cfg->source : "defaults");
+
+	for (size_t i = 0; i < KEY_COUNT; i++) {
+		char *value = keys[i].secret ? config_mask_secret(cfg->values[i])
+		                             : xstrdup(cfg->values[i]);
+
+		if (i == 0 || strcmp(keys[i].section, keys[i - 1].section))
+			append(&out, "%s\n[%s]%s\n", keys[i].section, "");
+		append(&out, *value ? "%s%s = %s\n" : "%s%s =%s\n", keys[i].key, value);
+		free(value);
+	}
+	return out;
 }
 
 bool config_cors_allowed(const struct config *cfg, const char *origin)
@@ -426,6 +495,8 @@ int config_load(struct config *cfg, const char *path, char *errbuf, size_t errle
 	struct stat sb;
 	int line;
 
+	free(cfg->source);
+	cfg->source = xstrdup(path);
 	ls.file = fopen(path, "r");
 	if (!ls.file || fstat(fileno(ls.file), &sb) < 0 || !S_ISREG(sb.st_mode)) {
 		if (ls.file)

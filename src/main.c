@@ -12,14 +12,17 @@
 
 #include "auth.h"
 #include "cli.h"
+#include "crypto.h"
 #include "config.h"
 #include "http.h"
 #include "keyring.h"
 #include "log.h"
 #include "metrics_http.h"
+#include "notify.h"
 #include "passwords.h"
 #include "server.h"
 #include "store.h"
+#include "secret_file.h"
 #include "store_backup.h"
 #include "store_projects.h"
 #include "store_tokens.h"
@@ -49,6 +52,7 @@ static void on_signal(evutil_socket_t sig, short what, void *arg)
 	if (sd->srv->stopping)
 		return;
 	log_info("signal %d, stopping", (int)sig);
+	notify_stopping();
 	sd->srv->stopping = 1;
 	http_stop_accepting(sd->srv);
 	sd->deadline_us = mono_us() + SHUTDOWN_GRACE_MS * 1000LL;
@@ -137,8 +141,36 @@ static void on_suffix_move_tick(evutil_socket_t fd, short what, void *arg)
 	evtimer_add(sm->ev, &tv);
 }
 
+/* CONTRACT.md §1: under systemd stdout is the journal, which must not
+ * hold a secret: the admin client goes to a file of mode 0600 beside the
+ * store instead, and only its path to the log. */
+static int hand_over_admin(const struct config *cfg, const struct new_project *np)
+{
+	char *dir = xstrdup(cfg->store_path), *slash = strrchr(dir, '/'), *path, *text, errbuf[512];
+	int rc;
+
+	if (!getenv("JOURNAL_STREAM")) {
+		cli_print_new_project(np);
+		free(dir);
+		return 0;
+	}
+	if (slash)
+		*slash = '\0';
+	path = xasprintf("%s/default-admin.json", slash ? dir : ".");
+	text = cli_new_project_text(np);
+	rc = secret_file_create(path, "admin client file", text, strlen(text), errbuf, sizeof errbuf);
+	if (rc == 0)
+		log_info("the default project's admin client (with its secret) is in %s", path);
+	else
+		log_error("%s", rc > 0 ? "default-admin.json exists already; not overwritten" : errbuf);
+	crypto_wipe_free(text);
+	free(path);
+	free(dir);
+	return rc == 0 ? 0 : -1;
+}
+
 /* A store with no project gets one, so a newcomer can call the API at once. */
-static int ensure_default_project(struct store *st)
+static int ensure_default_project(const struct config *cfg, struct store *st)
 {
 	struct api_error err;
 	struct new_project np;
@@ -150,9 +182,9 @@ static int ensure_default_project(struct store *st)
 		return 0;
 	if (store_project_create(st, "default", &np, &err) < 0)
 		return -1;
-	cli_print_new_project(&np);
+	n = hand_over_admin(cfg, &np);
 	store_new_project_release(&np);
-	return 0;
+	return (int)n;
 }
 
 static int cmd_serve(const struct config *cfg)
@@ -164,6 +196,7 @@ static int cmd_serve(const struct config *cfg)
 	struct timeval first_tick = { 1, 0 };
 	struct event *sigint = NULL, *sigterm = NULL;
 	char errbuf[512];
+	struct notify *notify = NULL;
 	int rc = 1, lock = -1;
 
 	signal(SIGPIPE, SIG_IGN);
@@ -182,7 +215,7 @@ static int cmd_serve(const struct config *cfg)
 		log_error("%s", errbuf);
 		goto out;
 	}
-	if (ensure_default_project(srv.store) < 0)
+	if (ensure_default_project(cfg, srv.store) < 0)
 		goto out;
 	srv.base = event_base_new();
 	if (!srv.base)
@@ -207,9 +240,11 @@ static int cmd_serve(const struct config *cfg)
 	evtimer_add(sm.ev, &first_tick);
 	log_info("listening on %s:%d, issuer %s", cfg->listen_host,
 	        cfg->listen_port, cfg->issuer);
+	notify = notify_ready(srv.base);
 	event_base_dispatch(srv.base);
 	rc = 0;
 out:
+	notify_free(notify);
 	if (sd.tick)
 		event_free(sd.tick);
 	if (pg.ev)
@@ -259,6 +294,11 @@ int main(int argc, char **argv)
 			return cli_usage();
 		conf = argv[i + 1];
 		i += 2;
+	}
+	/* check-config also takes its file after its name */
+	if (argc == i + 3 && !strcmp(argv[i], "check-config") && !strcmp(argv[i + 1], "-c")) {
+		conf = argv[i + 2];
+		argc = i + 1;
 	}
 	json_set_alloc_funcs(xmalloc, free);
 	config_init(&cfg);

@@ -405,6 +405,53 @@ START_TEST(test_metrics_listen_apart)
 }
 END_TEST
 
+/* check-config's text: every key of the table once, under its section,
+ * with the value in effect. */
+START_TEST(test_dump)
+{
+	size_t n;
+	const struct config_key *k = config_keys(&n);
+	char *text, line[256];
+
+	ck_assert_int_eq(load("[signin]\nwindow_s = 60\n[server]\ncors_origins = https://a.example\n"), 0);
+	text = config_dump(&fx.cfg);
+	for (size_t i = 0; i < n; i++) {
+		snprintf(line, sizeof line, "\n%s =", k[i].key);
+		ck_assert_msg(strstr(text, line), "no %s in:\n%.500s", k[i].key, text);
+	}
+	ck_assert_ptr_nonnull(strstr(text, "\n[signin]\n"));
+	ck_assert_ptr_nonnull(strstr(text, "\nwindow_s = 60\n"));
+	ck_assert_ptr_nonnull(strstr(text, "\ncors_origins = https://a.example\n"));
+	ck_assert_ptr_nonnull(strstr(text, "\naccess_ttl_s = 900\n"));
+	ck_assert_ptr_nonnull(strstr(text, "\nlisten =\n"));   /* [metrics], off */
+	free(text);
+}
+END_TEST
+
+static const struct {
+	const char *value;
+	const char *shown;
+} masked[] = {
+	{ "host=/run/postgresql dbname=edgeauth user=edgeauth",
+	  "host=/run/postgresql dbname=edgeauth user=edgeauth" },
+	{ "host=db password=s3cret dbname=e", "host=db password=*** dbname=e" },
+	{ "password=a password=b", "password=*** password=***" },
+	{ "postgresql://edgeauth:s3cret@db1:5432/edgeauth", "postgresql://edgeauth:***@db1:5432/edgeauth" },
+	{ "postgresql://edgeauth@db1/edgeauth", "postgresql://edgeauth@db1/edgeauth" },
+	{ "postgresql://db1/edgeauth?user=e&password=x&sslmode=verify-full",
+	  "postgresql://db1/edgeauth?user=e&password=***&sslmode=verify-full" },
+	{ "", "" },
+};
+
+START_TEST(test_mask_secret)
+{
+	char *got = config_mask_secret(masked[_i].value);
+
+	ck_assert_str_eq(got, masked[_i].shown);
+	free(got);
+}
+END_TEST
+
 START_TEST(test_missing_file)
 {
 	char path[200];
@@ -737,6 +784,8 @@ static Suite *config_suite(void)
 	tcase_add_test(tc, test_error_line_after_valid_lines);
 	tcase_add_test(tc, test_missing_file);
 	tcase_add_test(tc, test_metrics_listen_apart);
+	tcase_add_test(tc, test_dump);
+	tcase_add_loop_test(tc, test_mask_secret, 0, N_ELEMS(masked));
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("cors");
