@@ -316,6 +316,8 @@ void router_dispatch(struct request_ctx *ctx)
 			match_ncaps = ncaps;
 		}
 	}
+	if (path_known)   /* metrics: the route, or the path's pattern (405, OPTIONS) */
+		ctx->route_index = (int)((match ? match : path_route) - routes);
 	if (path_known && ctx->method == EVHTTP_REQ_OPTIONS) {
 		snprintf(allow + strlen(allow), sizeof allow - strlen(allow), ", OPTIONS");
 		add_cors_headers(ctx, cors, allow);
@@ -328,7 +330,6 @@ void router_dispatch(struct request_ctx *ctx)
 	 * unknown path is treated as the management API's. */
 	if (ctx->method != EVHTTP_REQ_OPTIONS)
 		add_cors_headers(ctx, cors, allow);
-	ctx->route_index = (int)((match ? match : path_route) - routes);   /* metrics */
 	if (!path_known) {
 		reply_fail(ctx, E_NOT_FOUND, "No such endpoint.");
 		return;

@@ -47,6 +47,8 @@ AUTH=none req DELETE /healthz
 check_status "a known path, another method" 405
 AUTH=none req GET /metrics
 check_err "/metrics is not on the API port" 404 not_found
+AUTH=none req OPTIONS /api/v1/tokens -H "Origin: https://app.example" -H "Access-Control-Request-Method: POST"
+check_status "a CORS preflight" 204
 
 check "scrape after" "$(scrape "$TMP/after")" 200
 promtool check metrics < "$TMP/after" > "$TMP/promtool.out" 2>&1
@@ -66,10 +68,11 @@ check "requests: sign-ins answered 302" "$(delta "$(req_series POST /api/v1/auth
 check "requests: sign-ins answered 401 and 429" "$(delta "$(req_series POST /api/v1/authorize 4xx)")" $((M + 1))
 check "requests: creates" "$(delta "$(req_series POST '/api/v1/projects/:project_id/users' 2xx)")" 1
 check "requests: BREW is other" "$(delta "$(req_series other unmatched 5xx)")" 1
+check "requests: a preflight under the path's pattern" "$(delta "$(req_series OPTIONS /api/v1/tokens 2xx)")" 1
 check "requests: 405 under the path's pattern" "$(delta "$(req_series DELETE /healthz 4xx)")" 1
 check "requests: unknown paths and /metrics, unmatched" "$(delta "$(req_series GET unmatched 4xx)")" 3
 TOKENS_COUNT='edgeauth_http_request_duration_seconds_count{route="/api/v1/tokens"}'
-check "latency histogram counts every token request" "$(delta "$TOKENS_COUNT")" $((N + 3))
+check "latency histogram counts every token request (the preflight too)" "$(delta "$TOKENS_COUNT")" $((N + 4))
 check "+Inf is the count" "$(val "$TMP/after" 'edgeauth_http_request_duration_seconds_bucket{route="/api/v1/tokens",le="+Inf"}')" \
 	"$(val "$TMP/after" "$TOKENS_COUNT")"
 check "store commits moved" "$([ "$(delta edgeauth_store_commit_duration_seconds_count)" -ge 3 ] && echo yes)" yes
