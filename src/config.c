@@ -10,6 +10,7 @@
 #include <string.h>
 #include <ini.h>
 
+#include "cidr.h"
 #include "config.h"
 #include "util.h"
 #include "validate.h"
@@ -115,6 +116,26 @@ static int parse_synchronous(struct config *cfg, const char *value,
 	return 0;
 }
 
+/* Space- or tab-separated CIDRs; empty is none (the default rules). */
+static int parse_backchannel_allow(struct config *cfg, const char *value,
+                                   char reason[CONFIG_REASON_MAX])
+{
+	struct cidr *list;
+	size_t n;
+
+	if (cidr_parse_list(value, &list, &n, reason, CONFIG_REASON_MAX) < 0)
+		return -1;
+	free(cfg->backchannel_allow);
+	cfg->backchannel_allow = list;
+	cfg->backchannel_allow_count = n;
+	return 0;
+}
+
+static void release_backchannel_allow(struct config *cfg)
+{
+	free(cfg->backchannel_allow);
+}
+
 /* A field's offset, once the compiler has checked that the field has the C
  * type its row's CONFIG_ type writes (a mismatch would write past it). */
 #define FIELD(name, ctype) (offsetof(struct config, name) + 0 * sizeof(struct { \
@@ -195,6 +216,10 @@ static const struct config_key keys[] = {
 	  .min = 1, .max = 86400, .default_value = "300" },
 	{ .section = "signin", .key = "tracked_keys", INT_FIELD(signin_tracked_keys),
 	  .min = 16, .max = 10000000, .default_value = "4096" },
+
+	{ .section = "oidc", .key = "backchannel_allow", .type = CONFIG_PARSED,
+	  .parse = parse_backchannel_allow, .release = release_backchannel_allow,
+	  .default_value = "" },
 };
 
 #define KEY_COUNT (sizeof keys / sizeof keys[0])

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cidr.h"
 #include "config.h"
 #include "error.h"
 #include "keyring.h"
@@ -80,6 +81,14 @@ static inline struct keyring *check_keyring(struct config *cfg, struct store *st
 	ring = keyring_open(cfg, st, errbuf, sizeof errbuf);
 	ck_assert_msg(ring != NULL, "%s", errbuf);
 	return ring;
+}
+
+/* The address text (IPv4 or IPv6) with port as a sockaddr, in ss. */
+static inline const struct sockaddr *check_sockaddr(const char *text, unsigned port,
+                                                    struct sockaddr_storage *ss)
+{
+	ck_assert_msg(cidr_sockaddr_parse(text, port, ss) == 0, "%s", text);
+	return (const struct sockaddr *)ss;
 }
 
 #endif
