@@ -10,6 +10,7 @@
 #include <event2/event.h>
 
 #include "auth.h"
+#include "backchannel.h"
 #include "config.h"
 #include "http.h"
 #include "keyring.h"
@@ -398,6 +399,11 @@ static int cmd_serve(const struct config *cfg)
 	                                    cfg->signin_max_failures_per_address, cfg->signin_window_s);
 	if (http_start(&srv) < 0)
 		goto out;
+	srv.backchannel = backchannel_new(&srv, NULL, errbuf, sizeof errbuf);
+	if (!srv.backchannel) {
+		fprintf(stderr, "edgeauth: %s\n", errbuf);
+		goto out;
+	}
 	sigint = evsignal_new(srv.base, SIGINT, on_signal, &sd);
 	sigterm = evsignal_new(srv.base, SIGTERM, on_signal, &sd);
 	event_add(sigint, NULL);
@@ -422,6 +428,10 @@ out:
 	if (sigterm)
 		event_free(sigterm);
 	passwords_free(srv.passwords);   /* runs pending done()s while evhttp still lives */
+	/* deliveries under way are cut (their rows stay for the next start);
+	 * the deletes of finished ones join the batch http_free commits */
+	backchannel_free(srv.backchannel);
+	srv.backchannel = NULL;
 	http_free(&srv);
 	auth_cache_free(srv.auth_cache);
 	throttle_free(srv.signin_account_addresses);
