@@ -306,7 +306,7 @@ static const struct received *received_at(const char *path)
 static char *token_alg(const char *token)
 {
 	size_t n;
-	unsigned char *h = b64_decode_any(token, (size_t)(strchr(token, '.') - token), &n);
+	unsigned char *h = b64url_decode_any(token, (size_t)(strchr(token, '.') - token), &n);
 	json_t *header = json_loads((const char *)h, 0, NULL);
 	char *alg = xstrdup(json_string_value(json_object_get(header, "alg")));
 
