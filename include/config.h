@@ -41,6 +41,8 @@ struct config {
 	int signin_max_failures_per_address; /* per client address */
 	int signin_window_s;
 	int signin_tracked_keys;             /* slots of each counter table */
+	/* [sessions] */
+	long session_ttl_s;       /* a session lasts this long from its last password check */
 };
 
 /* How a key's value is read. */

@@ -195,6 +195,9 @@ static const struct config_key keys[] = {
 	  .min = 1, .max = 86400, .default_value = "300" },
 	{ .section = "signin", .key = "tracked_keys", INT_FIELD(signin_tracked_keys),
 	  .min = 16, .max = 10000000, .default_value = "4096" },
+
+	{ .section = "sessions", .key = "ttl_s", LONG_FIELD(session_ttl_s),
+	  .min = 1, .max = 365 * DAY_S, .default_value = "28800" },
 };
 
 #define KEY_COUNT (sizeof keys / sizeof keys[0])

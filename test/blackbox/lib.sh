@@ -34,7 +34,7 @@ free_port() {
 # write_config FILE PORT [section.key=value ...]
 write_config() {
 	local file=$1 port=$2; shift 2
-	local server="" store="" tokens="" passwords="" signin=""
+	local server="" store="" tokens="" passwords="" signin="" sessions=""
 	for kv in "$@"; do
 		local sec=${kv%%.*} rest=${kv#*.}
 		case $sec in
@@ -43,9 +43,12 @@ write_config() {
 		tokens) tokens+="$rest"$'\n' ;;
 		passwords) passwords+="$rest"$'\n' ;;
 		signin) signin+="$rest"$'\n' ;;
+		sessions) sessions+="$rest"$'\n' ;;
 		*) echo "write_config: unknown section in $kv" >&2; return 1 ;;
 		esac
 	done
+	# written only when used, so that a binary from before it can be tested
+	[ -n "$sessions" ] && sessions="[sessions]"$'\n'"$sessions"
 	cat > "$file" <<CONF
 [server]
 listen = 127.0.0.1:$port
@@ -65,6 +68,7 @@ argon2_iterations = 1
 $passwords
 [signin]
 $signin
+$sessions
 CONF
 }
 
