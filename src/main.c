@@ -18,6 +18,7 @@
 #include "store.h"
 #include "store_keys.h"
 #include "store_projects.h"
+#include "store_sessions.h"
 #include "store_tokens.h"
 #include "store_users.h"
 #include "throttle.h"
@@ -279,7 +280,9 @@ static void on_drain_tick(evutil_socket_t fd, short what, void *arg)
  * a grace period after expiry (so that until then they still answer
  * auth_code_expired or refresh_token_expired, and a replay is still seen),
  * so one tick never holds the loop for long; a full batch asks for another
- * tick soon. */
+ * tick soon. Sessions that expired or ended go at once: nothing answers
+ * about them (an ended session's sign-ins were revoked when it ended, and
+ * deleting an expired one revokes nothing). */
 #define PURGE_BATCH 500
 
 struct purge {
@@ -294,10 +297,11 @@ static void on_purge_tick(evutil_socket_t fd, short what, void *arg)
 	struct timeval tv = { pg->srv->cfg->purge_interval_s, 0 };
 	int n = store_purge_expired(pg->srv->store, PURGE_BATCH,
 	                            pg->srv->cfg->purge_grace_s * 1000LL, &err);
+	int sessions = store_session_purge(pg->srv->store, PURGE_BATCH, now_ms(), &err);
 
 	(void)fd;
 	(void)what;
-	if (n >= PURGE_BATCH)
+	if (n >= PURGE_BATCH || sessions >= PURGE_BATCH)
 		tv.tv_sec = 1;
 	evtimer_add(pg->ev, &tv);
 }
