@@ -136,6 +136,20 @@ with_auth_time() {
 		"$(jwt_json "$1" 2 | jq -c --argjson t "$(( $(date +%s) - $2 ))" '.auth_time = $t')"
 }
 
+# id_token_hint SUB AUD SID [CLAIMS_JQ]: an ID token as the logout endpoint
+# reads one (typ JWT, iss, sub, aud, sid), signed with the server's key file
+# under the kid of its access tokens; CLAIMS_JQ edits the claims (a jq
+# filter, e.g. 'del(.sid)'). Until ID tokens are issued (the token side),
+# this is how a test holds one; KEY=FILE signs with another key.
+id_token_hint() {
+	local header claims now
+	now=$(date +%s)
+	header=$(jwt_json "$TOKEN" 1 | jq -c '.typ = "JWT"')
+	claims=$(jq -cn --arg iss "$BASE" --arg sub "$1" --arg aud "$2" --arg sid "$3" --argjson now "$now" \
+		'{iss:$iss, sub:$sub, aud:$aud, sid:$sid, iat:$now, exp:($now + 3600)}' | jq -c "${4:-.}")
+	es256_sign "$header" "$claims"
+}
+
 # es256_sign HEADER_JSON CLAIMS_JSON: the JWS of them, signed ES256 with
 # KEY (default: the server's key file, $TMP/signing-key.pem).
 es256_sign() {
