@@ -202,7 +202,7 @@ static int sign_in(const char *email, const char *password)
 START_TEST(test_signed_in_with_a_code)
 {
 	char hash[SECRET_HASH_LEN + 1];
-	struct grant_record g;
+	struct store_token_row g;
 	struct sync_result r;
 
 	ck_assert(!start(0, "ann@EXAMPLE.com", PASSWORD, "127.0.0.1"));   /* waits on a hash */
@@ -217,7 +217,7 @@ START_TEST(test_signed_in_with_a_code)
 	ck_assert_str_eq(g.redirect_uri, REDIRECT);
 	ck_assert_str_eq(g.code_challenge, CHALLENGE);
 	ck_assert(!g.used);
-	grant_record_release(&g);
+	store_token_row_release(&g);
 }
 END_TEST
 
@@ -363,7 +363,7 @@ END_TEST
 /* ---- sessions ---- */
 
 /* The code's row (found or not). */
-static void code_row(const char *code, struct grant_record *g)
+static void code_row(const char *code, struct store_token_row *g)
 {
 	char hash[SECRET_HASH_LEN + 1];
 	struct sync_result r;
@@ -377,7 +377,7 @@ static void code_row(const char *code, struct grant_record *g)
  * the code carries its id, its auth_time, the OIDC scope and the nonce. */
 START_TEST(test_signed_in_with_a_session)
 {
-	struct grant_record g;
+	struct store_token_row g;
 	struct sync_result r;
 	struct session_lookup l = { 0 };
 	int64_t before = now_ms();
@@ -394,7 +394,7 @@ START_TEST(test_signed_in_with_a_session)
 	ck_assert_str_eq(g.scope, "openid email");
 	ck_assert_str_eq(g.nonce, "n-1");
 	ck_assert_str_eq(sql_text("SELECT client_id FROM session_clients"), fx.app);
-	grant_record_release(&g);
+	store_token_row_release(&g);
 	session_lookup_release(&l);
 }
 END_TEST
@@ -402,7 +402,7 @@ END_TEST
 /* Signing in again with the cookie: the same session, a new value. */
 START_TEST(test_signed_in_again_same_session)
 {
-	struct grant_record g1, g2;
+	struct store_token_row g1, g2;
 	char *first;
 
 	ck_assert_int_eq(sign_in(EMAIL, PASSWORD), SIGNIN_SIGNED_IN);
@@ -415,8 +415,8 @@ START_TEST(test_signed_in_again_same_session)
 	ck_assert_str_eq(g2.session_id, g1.session_id);
 	ck_assert_str_eq(sql_text("SELECT count(*) FROM sessions"), "1");
 	fx.a[0].in.session_cookie = NULL;
-	grant_record_release(&g1);
-	grant_record_release(&g2);
+	store_token_row_release(&g1);
+	store_token_row_release(&g2);
 	free(first);
 }
 END_TEST
@@ -458,7 +458,7 @@ static int silent(const char *cookie, const char *prompt, const char *max_age)
 
 START_TEST(test_silent)
 {
-	struct grant_record g, first;
+	struct store_token_row g, first;
 	const char *cookie;
 
 	ck_assert_int_eq(silent(NULL, NULL, NULL), SILENT_FORM);
@@ -478,7 +478,7 @@ START_TEST(test_silent)
 	ck_assert_str_eq(g.redirect_uri, REDIRECT);
 	ck_assert_str_eq(g.code_challenge, CHALLENGE);
 	ck_assert_str_eq(sql_text("SELECT client_id FROM session_clients"), fx.app);
-	grant_record_release(&g);
+	store_token_row_release(&g);
 	ck_assert_int_eq(silent(cookie, "none", "3600"), SILENT_SIGNED_IN);
 	ck_assert_int_eq(silent(cookie, "login", NULL), SILENT_FORM);
 	ck_assert_int_eq(silent(cookie, NULL, "0"), SILENT_FORM);
@@ -486,7 +486,7 @@ START_TEST(test_silent)
 	exec_sql("UPDATE sessions SET auth_time = auth_time - 10000");
 	ck_assert_int_eq(silent(cookie, NULL, "9"), SILENT_FORM);
 	ck_assert_int_eq(silent(cookie, NULL, "11"), SILENT_SIGNED_IN);
-	grant_record_release(&first);
+	store_token_row_release(&first);
 }
 END_TEST
 
@@ -538,7 +538,7 @@ END_TEST
 
 /* ---- the store's reads ---- */
 
-static int user_read(bool byou, const char *project_id, const char *key, struct signin_user *u)
+static int user_read(bool byou, const char *project_id, const char *key, struct store_user_signin *u)
 {
 	struct sync_result r;
 
@@ -552,33 +552,33 @@ static int user_read(bool byou, const char *project_id, const char *key, struct 
 
 START_TEST(test_store_signin_user)
 {
-	struct signin_user u;
+	struct store_user_signin u;
 
 	ck_assert_int_eq(user_read(false, fx.p.project_id, "ANN@example.com", &u), 1);
 	ck_assert_str_eq(u.user_id, fx.user);
 	ck_assert(u.is_active);
 	ck_assert(strncmp(u.password_hash, "$argon2id$", 10) == 0);
-	signin_user_release(&u);
+	store_user_signin_release(&u);
 	ck_assert_int_eq(user_read(false, "another project", EMAIL, &u), 0);
 	ck_assert_ptr_null(u.user_id);
 	ck_assert_int_eq(user_read(false, fx.p.project_id, "ann@example.co", &u), 0);
 	exec_sql("UPDATE users SET is_active = 0");
 	ck_assert_int_eq(user_read(false, fx.p.project_id, EMAIL, &u), 1);
 	ck_assert(!u.is_active);
-	signin_user_release(&u);
+	store_user_signin_release(&u);
 }
 END_TEST
 
 /* A BYOU user by external ID, case-sensitive; its hash is not read. */
 START_TEST(test_store_byou_user)
 {
-	struct signin_user u;
+	struct store_user_signin u;
 
 	ck_assert_int_eq(user_read(true, fx.p.project_id, "ext-1", &u), 1);
 	ck_assert_str_eq(u.user_id, fx.user);
 	ck_assert(u.is_active);
 	ck_assert_ptr_null(u.password_hash);
-	signin_user_release(&u);
+	store_user_signin_release(&u);
 	ck_assert_int_eq(user_read(true, fx.p.project_id, "EXT-1", &u), 0);
 	ck_assert_int_eq(user_read(true, "another project", "ext-1", &u), 0);
 	exec_sql("ALTER TABLE users RENAME TO users_away");
