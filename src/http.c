@@ -86,7 +86,7 @@ static void ctx_free(struct request_ctx *ctx)
 	wipe_values(&ctx->form);
 	evhttp_clear_headers(&ctx->form);
 	json_decref(ctx->body);
-	principal_release(&ctx->principal);
+	auth_principal_release(&ctx->principal);
 	if (ctx->state_release)
 		ctx->state_release(ctx->state);
 	free(ctx->state);
@@ -94,20 +94,6 @@ static void ctx_free(struct request_ctx *ctx)
 		evbuffer_free(ctx->reply_body);
 	free(ctx->path);
 	free(ctx);
-}
-
-const char *request_param(const struct request_ctx *ctx, const char *name)
-{
-	for (size_t i = 0; i < ctx->nparams; i++)
-		if (strlen(name) == ctx->param_name_lens[i] &&
-		    !strncmp(ctx->param_names[i], name, ctx->param_name_lens[i]))
-			return ctx->params[i];
-	return NULL;
-}
-
-const char *request_header(const struct request_ctx *ctx, const char *name)
-{
-	return evhttp_find_header(evhttp_request_get_input_headers(ctx->req), name);
 }
 
 void http_add_header(struct request_ctx *ctx, const char *name, const char *value)
