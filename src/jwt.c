@@ -3,14 +3,10 @@
  * P-256 key that signs them. jwt_verify reads hostile input: it checks every
  * length before use and never lets the token choose the algorithm or the key.
  */
-#include <errno.h>
-#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <openssl/bn.h>
 #include <openssl/bio.h>
@@ -24,6 +20,7 @@
 #include "b64url.h"
 #include "crypto.h"
 #include "jwt.h"
+#include "secret_file.h"
 #include "util.h"
 
 #define JWT_SCALAR_BYTES 32     /* P-256 coordinates and scalars */
@@ -31,6 +28,7 @@
 #define JWT_DER_SIG_MAX 128     /* a DER ECDSA-Sig-Value for P-256 is at most 72 */
 #define JWT_KEY_FILE_MAX 16384  /* a PEM P-256 key is about 250 bytes */
 #define JWT_CURVE_NAME "prime256v1"
+#define KEY_FILE "key file"
 
 /* The order n of P-256 (SEC 2 §2.4.2), and floor(n/2), big-endian. */
 static const unsigned char p256_order[JWT_SCALAR_BYTES] = {
@@ -111,54 +109,19 @@ static int key_is_p256(EVP_PKEY *pkey)
  */
 static int key_read(const char *path, EVP_PKEY **out, char *errbuf, size_t errlen)
 {
+	char reason[256];
 	unsigned char *buf = NULL;
 	size_t have = 0;
-	struct stat st;
 	BIO *bio = NULL;
 	EVP_PKEY *pkey = NULL;
-	char reason[256];
-	int fd, ret = -1;
+	int ret = secret_file_read(path, KEY_FILE, JWT_KEY_FILE_MAX, &buf, &have, reason,
+	                           sizeof reason);
 
-	/* O_NONBLOCK: a FIFO at path must not hang the start; no effect on files */
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	if (fd < 0) {
-		if (errno == ENOENT)
-			return 1;
-		set_error(errbuf, errlen, "cannot open key file %s: %s", path, strerror(errno));
-		return -1;
+	if (ret != 0) {
+		set_error(errbuf, errlen, "%s", reason);
+		return ret;
 	}
-	/* not a directory, FIFO or device */
-	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-		set_error(errbuf, errlen, "key file %s is not a regular file", path);
-		goto out;
-	}
-	/* A private key others can read is a key others may have. */
-	if (st.st_mode & (S_IRWXG | S_IRWXO)) {
-		set_error(errbuf, errlen, "key file %s is accessible to others (mode %03o);"
-		          " run chmod 600 on it", path, (unsigned)(st.st_mode & 0777));
-		goto out;
-	}
-
-	buf = xmalloc(JWT_KEY_FILE_MAX + 1);
-	while (have <= JWT_KEY_FILE_MAX) {
-		ssize_t n = read(fd, buf + have, JWT_KEY_FILE_MAX + 1 - have);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			set_error(errbuf, errlen, "cannot read key file %s: %s", path, strerror(errno));
-			goto out;
-		}
-		if (n == 0)
-			break;
-		have += (size_t)n;
-	}
-	if (have > JWT_KEY_FILE_MAX) {
-		set_error(errbuf, errlen, "key file %s is larger than %d bytes", path,
-		          JWT_KEY_FILE_MAX);
-		goto out;
-	}
-
+	ret = -1;
 	bio = BIO_new_mem_buf(buf, (int)have);
 	if (!bio) {
 		set_error(errbuf, errlen, "key file %s: %s", path, ossl_reason(reason, sizeof reason));
@@ -180,46 +143,8 @@ static int key_read(const char *path, EVP_PKEY **out, char *errbuf, size_t errle
 out:
 	EVP_PKEY_free(pkey);
 	BIO_free(bio);
-	if (buf) {
-		OPENSSL_cleanse(buf, JWT_KEY_FILE_MAX + 1);
-		free(buf);
-	}
-	close(fd);
+	secret_file_free(buf, JWT_KEY_FILE_MAX);
 	return ret;
-}
-
-/* Creates the directory that holds path, mode 0700, if it is missing. One
- * level only: a missing grandparent is an error. */
-static int key_make_parent(const char *path, char *errbuf, size_t errlen)
-{
-	const char *slash = strrchr(path, '/');
-	char *dir;
-	int ret = 0;
-
-	if (!slash || slash == path)
-		return 0;
-	dir = xstrndup(path, (size_t)(slash - path));
-	if (mkdir(dir, 0700) != 0 && errno != EEXIST) {
-		set_error(errbuf, errlen, "cannot create key directory %s: %s", dir, strerror(errno));
-		ret = -1;
-	}
-	free(dir);
-	return ret;
-}
-
-static int write_all(int fd, const char *p, size_t len)
-{
-	while (len > 0) {
-		ssize_t n = write(fd, p, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return -1;
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
 }
 
 /*
@@ -235,10 +160,7 @@ static int key_create(const char *path, EVP_PKEY **out, char *errbuf, size_t err
 	char *pem = NULL;
 	long pem_len;
 	char reason[256];
-	int fd = -1, ret = -1;
-
-	if (key_make_parent(path, errbuf, errlen) != 0)
-		return -1;
+	int ret = -1;
 
 	pkey = EVP_EC_gen("P-256");
 	/* secmem: the PEM copy of the private key is wiped when freed */
@@ -249,30 +171,13 @@ static int key_create(const char *path, EVP_PKEY **out, char *errbuf, size_t err
 		          ossl_reason(reason, sizeof reason));
 		goto out;
 	}
-
-	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
-	if (fd < 0) {
-		if (errno == EEXIST) {
-			ret = 1;
-			goto out;
-		}
-		set_error(errbuf, errlen, "cannot create key file %s: %s", path, strerror(errno));
-		goto out;
+	ret = secret_file_create(path, KEY_FILE, pem, (size_t)pem_len, reason, sizeof reason);
+	if (ret < 0)
+		set_error(errbuf, errlen, "%s", reason);
+	if (ret == 0) {
+		*out = pkey;
+		pkey = NULL;
 	}
-	if (write_all(fd, pem, (size_t)pem_len) != 0 || fsync(fd) != 0) {
-		set_error(errbuf, errlen, "cannot write key file %s: %s", path, strerror(errno));
-		close(fd);
-		unlink(path);
-		goto out;
-	}
-	if (close(fd) != 0) {
-		set_error(errbuf, errlen, "cannot write key file %s: %s", path, strerror(errno));
-		unlink(path);
-		goto out;
-	}
-	*out = pkey;
-	pkey = NULL;
-	ret = 0;
 out:
 	BIO_free(bio);
 	EVP_PKEY_free(pkey);
