@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include <openssl/crypto.h>
+#include <openssl/err.h>
 #include <openssl/evp.h>
 #include <openssl/rand.h>
 
@@ -32,6 +33,14 @@ void crypto_random(unsigned char *buf, size_t len)
 		buf += chunk;
 		len -= (size_t)chunk;
 	}
+}
+
+const char *crypto_openssl_reason(void)
+{
+	const char *why = ERR_reason_error_string(ERR_peek_last_error());
+
+	ERR_clear_error();
+	return why ? why : "unknown OpenSSL error";
 }
 
 char *crypto_new_id(void)
