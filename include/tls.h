@@ -41,6 +41,8 @@ int tls_reload(struct tls *t, char *errbuf, size_t errlen);
 /* "certificate FILE, SHA-256 AB:..., valid until 2027-01-01T00:00:00Z",
  * for the log of a (re)load. */
 void tls_describe(const struct tls *t, char *buf, size_t len);
+/* The context new connections get: for the unit tests. */
+struct ssl_ctx_st *tls_ctx(const struct tls *t);
 /* A new key encrypts tickets; the one before still decrypts them (and has
  * them renewed), any older one is forgotten. */
 void tls_rotate_ticket_keys(struct tls *t);

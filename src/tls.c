@@ -149,7 +149,9 @@ static int load_cert(SSL_CTX *ctx, const char *path, char *errbuf, size_t errlen
 	return 0;
 }
 
-static int load_key(SSL_CTX *ctx, const char *path, char *errbuf, size_t errlen)
+/* The key of the certificate ctx holds already (cert_path, for the reason). */
+static int load_key(SSL_CTX *ctx, const char *path, const char *cert_path, char *errbuf,
+                    size_t errlen)
 {
 	unsigned char *pem = NULL;
 	size_t len = 0;
@@ -168,10 +170,14 @@ static int load_key(SSL_CTX *ctx, const char *path, char *errbuf, size_t errlen)
 	if (!pkey)
 		snprintf(errbuf, errlen, "TLS key file %s is not an unencrypted PEM private key: %s",
 		         path, crypto_openssl_reason());
+	else if (X509_check_private_key(SSL_CTX_get0_certificate(ctx), pkey) != 1)
+		snprintf(errbuf, errlen, "TLS key file %s does not match the certificate in %s", path,
+		         cert_path);
 	else if (SSL_CTX_use_PrivateKey(ctx, pkey) != 1)
 		snprintf(errbuf, errlen, "TLS key file %s: %s", path, crypto_openssl_reason());
 	else
 		ret = 0;
+	ERR_clear_error();
 	EVP_PKEY_free(pkey);
 	BIO_free(bio);
 	secret_file_free(pem, TLS_KEY_FILE_MAX);
@@ -189,18 +195,11 @@ static SSL_CTX *ctx_new(struct tls *t, char *errbuf, size_t errlen)
 		return NULL;
 	}
 	if (load_cert(ctx, t->cert_path, errbuf, errlen) < 0 ||
-	    load_key(ctx, t->key_path, errbuf, errlen) < 0)
-		goto fail;
-	if (SSL_CTX_check_private_key(ctx) != 1) {
-		ERR_clear_error();
-		snprintf(errbuf, errlen, "TLS key file %s does not match the certificate in %s",
-		         t->key_path, t->cert_path);
-		goto fail;
+	    load_key(ctx, t->key_path, t->cert_path, errbuf, errlen) < 0) {
+		SSL_CTX_free(ctx);
+		return NULL;
 	}
 	return ctx;
-fail:
-	SSL_CTX_free(ctx);
-	return NULL;
 }
 
 struct tls *tls_new(const struct config *cfg, struct event_base *base, char *errbuf,
@@ -246,6 +245,11 @@ int tls_reload(struct tls *t, char *errbuf, size_t errlen)
 	SSL_CTX_free(t->ctx);   /* open connections hold their own reference */
 	t->ctx = ctx;
 	return 0;
+}
+
+SSL_CTX *tls_ctx(const struct tls *t)
+{
+	return t->ctx;
 }
 
 void tls_describe(const struct tls *t, char *buf, size_t len)
