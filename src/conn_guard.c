@@ -565,6 +565,11 @@ void conn_guard_request_done(struct conn_guard *g, struct conn_entry *e)
 		return;
 	e->busy--;
 	e->deadline_us = mono_us() + timeout_us(g);
+	/* OpenSSL's bufferevent writes each chain of its output as a record of
+	 * its own, one system call each: the status line and headers, then the
+	 * body. In one piece the answer goes as one (a copy, of one answer). */
+	if (e->tls)
+		evbuffer_pullup(bufferevent_get_output(e->bev), -1);
 }
 
 void conn_guard_own_write(struct conn_guard *g, bool on)

@@ -108,8 +108,8 @@ static int ctx_configure(SSL_CTX *ctx, struct tls *t)
 {
 	SSL_CTX_set_options(ctx, SSL_OP_CIPHER_SERVER_PREFERENCE | SSL_OP_NO_COMPRESSION |
 	                    SSL_OP_NO_RENEGOTIATION);
-	/* one record's buffers per idle connection, not two: a small box may
-	 * hold max_connections of them */
+	/* an idle connection holds no record buffers (about 34 KiB otherwise):
+	 * a small box may hold max_connections of them */
 	SSL_CTX_set_mode(ctx, SSL_MODE_RELEASE_BUFFERS);
 	/* resumption by tickets only: no per-session memory on the server */
 	SSL_CTX_set_session_cache_mode(ctx, SSL_SESS_CACHE_OFF);

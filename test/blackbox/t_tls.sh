@@ -126,6 +126,15 @@ printf '%s' "$SOUT" | grep -q "Reused, TLSv1.2" && pass || fail "no TLS 1.2 resu
 SOUT=$( (sleep 1; printf 'R\n'; sleep 1) | timeout 10 openssl s_client -connect "127.0.0.1:$PORT" -CAfile "$CA" -tls1_2 2>&1)
 printf '%s' "$SOUT" | grep -q "no renegotiation" && pass || fail "renegotiation not refused: $(printf '%s' "$SOUT" | tail -3)"
 
+# an answer goes as one TLS record (one write), not one for its header and
+# one for its body: count the records that arrive up to the body's end
+SOUT=$( (printf 'GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n'; sleep 1) |
+	timeout 10 openssl s_client -connect "127.0.0.1:$PORT" -CAfile "$CA" -tls1_3 -msg -ign_eof 2>&1)
+check "an answer is one TLS record" "$(printf '%s\n' "$SOUT" | awk '
+	/^>>> .*InnerContent/ { sent = 1; n = 0 }
+	sent && /^<<< .*RecordHeader/ { n++ }
+	sent && /\{"status":"ok"\}/ { print n; exit }')" 1
+
 # --- HSTS -----------------------------------------------------------------------
 req GET /healthz
 printf '%s' "$HDRS" | grep -qi '^strict-transport-security' && fail "HSTS sent although hsts_max_age_s is 0" || pass
