@@ -20,7 +20,7 @@ struct client_body {
 	struct str_field name;
 	struct str_field description;
 	int is_active;                 /* -1 absent (create), else 0 or 1 */
-	struct id_list permission_ids;
+	struct json_id_list permission_ids;
 	bool redirect_uris_present;    /* false: the key was absent */
 	char *redirect_uris;           /* owned JSON array text; NULL when absent */
 };

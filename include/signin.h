@@ -91,7 +91,7 @@ struct signin {
 	struct signin_result *out;
 	struct completion done;
 	char *keys[SIGNIN_COUNT__N];   /* each counter's key of this attempt */
-	struct signin_user user;
+	struct store_user_signin user;
 	int verified;                  /* passwords_verify's ok */
 	struct code_mint mint;
 	bool code_failed;

@@ -431,7 +431,7 @@ static json_t *part_json_object(const char *p, size_t len)
 	size_t raw_len;
 	json_t *obj;
 
-	raw = b64_decode_any(p, len, &raw_len);
+	raw = b64url_decode_any(p, len, &raw_len);
 	if (!raw)
 		return NULL;
 	obj = json_loadb((const char *)raw, raw_len, JSON_REJECT_DUPLICATES, NULL);
@@ -484,7 +484,7 @@ json_t *jwt_verify(const struct jwt_key *key, const char *token, size_t len)
 	if (!header || !header_ok(header, key))
 		goto fail;
 
-	sig = b64_decode_any(sig_part, (size_t)(end - sig_part), &sig_len);
+	sig = b64url_decode_any(sig_part, (size_t)(end - sig_part), &sig_len);
 	if (!sig || sig_len != JWT_SIG_BYTES)
 		goto fail;
 	if (!es256_verify(key->pkey, token, (size_t)(dot2 - token), sig))
