@@ -78,11 +78,12 @@ const expectedScope = env('EXPECTED_SCOPE', true)
 
 // The only relaxation: oauth4webapi refuses non-https endpoints unless
 // allowInsecureRequests is set (documented for local development and testing
-// against non-TLS environments). The black-box test server listens on plain
-// HTTP on 127.0.0.1, so every request to it needs this. Nothing else is
-// relaxed: issuer, iss (RFC 9207), state, PKCE, content types and response
-// shapes are all checked by the library's defaults.
-const http = { [oauth.allowInsecureRequests]: true }
+// against non-TLS environments) when the server listens on plain HTTP on
+// 127.0.0.1, since every request to it needs this; over https (edgeauth's
+// own TLS, t_tls_oauth_library.sh) it is not. Nothing else is relaxed:
+// issuer, iss (RFC 9207), state, PKCE, content types and response shapes are
+// all checked by the library's defaults.
+const http = base.startsWith('https:') ? {} : { [oauth.allowInsecureRequests]: true }
 
 const issuer = new URL(base)
 const publicClient = { client_id: publicClientId, token_endpoint_auth_method: 'none' }
