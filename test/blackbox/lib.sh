@@ -34,7 +34,7 @@ free_port() {
 # write_config FILE PORT [section.key=value ...]
 write_config() {
 	local file=$1 port=$2; shift 2
-	local server="" store="" tokens="" passwords="" signin=""
+	local server="" store="" tokens="" passwords="" signin="" oidc=""
 	for kv in "$@"; do
 		local sec=${kv%%.*} rest=${kv#*.}
 		case $sec in
@@ -43,6 +43,7 @@ write_config() {
 		tokens) tokens+="$rest"$'\n' ;;
 		passwords) passwords+="$rest"$'\n' ;;
 		signin) signin+="$rest"$'\n' ;;
+		oidc) oidc+="$rest"$'\n' ;;
 		*) echo "write_config: unknown section in $kv" >&2; return 1 ;;
 		esac
 	done
@@ -65,6 +66,8 @@ argon2_iterations = 1
 $passwords
 [signin]
 $signin
+[oidc]
+$oidc
 CONF
 }
 
