@@ -81,21 +81,11 @@ reader_user() {
 	USER=$(printf '%s' "$BODY" | jq -r .id)
 }
 
-# recent_token TOKEN: a token of a recent sign-in for TOKEN's user: TOKEN
-# itself when it carries auth_time (a sign-in's token, once tokens carry
-# it), else TOKEN re-signed with auth_time now (with_auth_time).
-recent_token() {
-	if [ "$(jwt_claim "$1" auth_time)" != null ]; then printf '%s\n' "$1"
-	else with_auth_time "$1" 0; fi
-}
-
 # with_auth_time TOKEN SECONDS_AGO: TOKEN with the claim auth_time set to
 # that many seconds ago, signed again with the server's own key file
-# ($TMP/signing-key.pem), header and every other claim kept. Until user
-# sign-ins' access tokens carry auth_time (CONTRACT.md §7, RFC 9068 §2.2.1;
-# the token side's change), this is how a test holds a token of a recent
-# sign-in; after, a fresh sign-in's token does (and this stays for the
-# stale one).
+# ($TMP/signing-key.pem), header and every other claim kept. A sign-in's own
+# token carries auth_time (RFC 9068 §2.2.1) and is the recent one; this
+# makes the token of a stale sign-in, which no test can wait for.
 with_auth_time() {
 	python3 - "$1" "$2" "$TMP/signing-key.pem" <<'PY'
 import base64, json, subprocess, sys, time
