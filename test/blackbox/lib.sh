@@ -47,6 +47,8 @@ write_config() {
 		*) echo "write_config: unknown section in $kv" >&2; return 1 ;;
 		esac
 	done
+	# a section only when set: a binary from before it starts too
+	[ -n "$oidc" ] && oidc="[oidc]"$'\n'"$oidc"
 	cat > "$file" <<CONF
 [server]
 listen = 127.0.0.1:$port
@@ -66,7 +68,6 @@ argon2_iterations = 1
 $passwords
 [signin]
 $signin
-[oidc]
 $oidc
 CONF
 }

@@ -112,3 +112,21 @@ s = min(s, n - s)
 print(signing_input + "." + b64(r.to_bytes(32, "big") + s.to_bytes(32, "big")))
 PY
 }
+
+# byou_code EXTERNAL_ID CLIENT REDIRECT [SCOPE [NONCE]]: as the admin
+# (TOKEN), a BYOU code for that user (CONTRACT.md §6; scope and nonce as an
+# OpenID Connect request's, §7); sets CODE (empty on an error: STATUS and
+# BODY say which), VERIFIER and CHALLENGE
+byou_code() {
+	new_pkce
+	AUTH="Bearer $TOKEN" req POST "$P/users/external/$1/authorization-codes" "$(jq -cn \
+		--arg c "$2" --arg r "$3" --arg ch "$CHALLENGE" --arg s "${4:-}" --arg n "${5:-}" \
+		'{client_id: $c, redirect_uri: $r, code_challenge: $ch, code_challenge_method: "S256"}
+		 + (if $s != "" then {scope: $s} else {} end) + (if $n != "" then {nonce: $n} else {} end)')"
+	CODE=$(jq -r '.code // empty' <<<"$BODY")
+}
+
+# at_hash TOKEN: OIDC Core §3.1.3.6 for RS256 and ES256 (SHA-256)
+at_hash() {
+	printf '%s' "$1" | openssl dgst -sha256 -binary | head -c 16 | base64 | tr '+/' '-_' | tr -d '='
+}
