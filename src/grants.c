@@ -143,14 +143,20 @@ static enum step_result keys_fresh(struct flow *f)
 }
 
 /* CONTRACT.md §7: the granted scope is the sign-in's OIDC scopes, in
- * their fixed order, then the holder's named permissions. */
+ * their fixed order, then the holder's named permissions (which, without
+ * OIDC scopes, it is: taken over as they are, a grant's hot path). */
 static void grant_scope(struct grant *g)
 {
 	char oidc[ID_TOKEN_SCOPES_MAX];
 	const char *perms = g->permissions ? g->permissions : "";
 
+	if (!g->oidc) {
+		g->scope = g->permissions ? g->permissions : xstrdup("");
+		g->permissions = NULL;
+		return;
+	}
 	id_token_scopes_text(g->oidc, oidc);
-	g->scope = xasprintf("%s%s%s", oidc, *oidc && *perms ? " " : "", perms);
+	g->scope = xasprintf("%s%s%s", oidc, *perms ? " " : "", perms);
 }
 
 /* Signs the access token for the grant's holder: the user of the code or
