@@ -32,15 +32,15 @@ struct grant_request {
 	const char *refresh_token;
 };
 
-/* RFC 6749 §5.1: what a grant issues. Strings owned; token_set_release. */
-struct token_set {
+/* RFC 6749 §5.1: what a grant issues. Strings owned; grant_tokens_release. */
+struct grant_tokens {
 	char *access_token;
 	long long expires_in;
 	char *scope;             /* the OIDC scopes granted, then named permissions */
 	char *refresh_token;     /* NULL for client_credentials */
 	char *id_token;          /* an OIDC sign-in's (CONTRACT.md §7); else NULL */
 };
-void token_set_release(struct token_set *t);
+void grant_tokens_release(struct grant_tokens *t);
 
 /* A revocation request: the token (access or refresh) and who asks. */
 struct revoke_request {
@@ -60,11 +60,11 @@ struct grant {
 	struct server *srv;
 	const struct grant_request *in;
 	const struct revoke_request *revoke;
-	struct token_set *out;
+	struct grant_tokens *out;
 	struct completion done;
 	const char *client_id;               /* the client that asks */
 	struct client_auth client;
-	struct grant_record record;
+	struct store_token_row record;
 	struct user_claims user;             /* the user of a code or refresh token */
 	char *permissions;                   /* the holder's named permissions */
 	char *scope;                         /* the granted scope */
@@ -93,7 +93,7 @@ struct grant {
  * Errors: CONTRACT.md §5's, first to last. g is released by done's caller
  * with grant_release. */
 void grants_exchange(struct grant *g, struct server *srv, const struct grant_request *in,
-                     struct token_set *out, struct completion done);
+                     struct grant_tokens *out, struct completion done);
 /* Revokes what req names if it belongs to the asking client: a refresh
  * token revokes its whole sign-in (RFC 7009 §2.1), an access token itself.
  * Unknown tokens are no error (RFC 7009 §2.2). Errors: the client's

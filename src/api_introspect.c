@@ -33,7 +33,7 @@ struct introspection {
 	struct bearer_check check;      /* an access token */
 	struct principal access;
 	bool valid;                     /* the bearer check passed */
-	struct grant_record refresh;    /* a refresh token */
+	struct store_token_row refresh;    /* a refresh token */
 	bool holders_ok;
 };
 
@@ -41,9 +41,9 @@ static void introspection_release(void *p)
 {
 	struct introspection *x = p;
 
-	basic_release(&x->basic);
-	principal_release(&x->access);
-	grant_record_release(&x->refresh);
+	basic_auth_release(&x->basic);
+	auth_principal_release(&x->access);
+	store_token_row_release(&x->refresh);
 }
 
 static struct introspection *state_of(struct flow *f)
@@ -117,7 +117,7 @@ static enum step_result refresh_holders(struct flow *f)
 {
 	struct request_ctx *ctx = request_of(f);
 	struct introspection *x = ctx->state;
-	const struct grant_record *r = &x->refresh;
+	const struct store_token_row *r = &x->refresh;
 
 	if (!r->found || strcmp(r->client_id, x->client_id) != 0 || r->used || r->revoked ||
 	    r->predates_deactivation || now_ms() >= r->expires_at)
@@ -130,7 +130,7 @@ static enum step_result refresh_holders(struct flow *f)
 static enum step_result refresh_answer(struct flow *f)
 {
 	const struct introspection *x = state_of(f);
-	const struct grant_record *r = &x->refresh;
+	const struct store_token_row *r = &x->refresh;
 
 	if (!x->holders_ok)
 		return inactive(f);

@@ -408,7 +408,7 @@ enum byou_field {
 struct byou_code {
 	struct str_field f[BYOU__N];
 	char *oidc_scope;          /* the OIDC scopes asked for, or NULL (id_token.h) */
-	struct signin_user user;
+	struct store_user_signin user;
 	struct client_auth client;
 	bool registered;
 	struct code_mint mint;
@@ -419,7 +419,7 @@ static void byou_code_release(void *state)
 {
 	struct byou_code *b = state;
 
-	signin_user_release(&b->user);
+	store_user_signin_release(&b->user);
 	free(b->oidc_scope);
 	code_mint_release(&b->mint);
 	crypto_wipe_free(b->code);

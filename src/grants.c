@@ -26,7 +26,7 @@ static struct grant *grant_of(struct flow *f)
 /* Starts a store operation that resumes the grant's flow. */
 #define WAIT_ON(f) flow_completion(f)
 
-void token_set_release(struct token_set *t)
+void grant_tokens_release(struct grant_tokens *t)
 {
 	crypto_wipe_free(t->access_token);
 	free(t->scope);
@@ -37,7 +37,7 @@ void token_set_release(struct token_set *t)
 
 void grant_release(struct grant *g)
 {
-	grant_record_release(&g->record);
+	store_token_row_release(&g->record);
 	user_claims_release(&g->user);
 	free(g->permissions);
 	free(g->scope);
@@ -163,7 +163,7 @@ static void grant_scope(struct grant *g)
  * refresh token (with the time of their sign-in), else the client itself. */
 static int sign_access(struct grant *g, struct api_error *err)
 {
-	const struct grant_record *r = &g->record;
+	const struct store_token_row *r = &g->record;
 	struct access_claims c;
 
 	grant_scope(g);
@@ -177,7 +177,7 @@ static int sign_access(struct grant *g, struct api_error *err)
 
 static void hand_out(struct grant *g)
 {
-	struct token_set *out = g->out;
+	struct grant_tokens *out = g->out;
 
 	out->access_token = g->access.token;
 	g->access.token = NULL;
@@ -289,7 +289,7 @@ static enum step_result user_scope(struct flow *f)
  * token just signed. */
 static int sign_id(struct grant *g, struct api_error *err)
 {
-	const struct grant_record *r = &g->record;
+	const struct store_token_row *r = &g->record;
 	enum jwt_alg alg = JWT_RS256;   /* OIDC's default */
 	struct id_token_request req;
 
@@ -312,7 +312,7 @@ static int sign_id(struct grant *g, struct api_error *err)
  * single-use write. */
 static int prepare_tokens(struct grant *g, struct api_error *err)
 {
-	const struct grant_record *r = &g->record;
+	const struct store_token_row *r = &g->record;
 
 	/* only an OIDC request's scopes count: without openid they are plain words */
 	g->oidc = id_token_scopes_parse(r->scope);
@@ -377,7 +377,7 @@ static enum step_result code_get(struct flow *f)
 static enum step_result code_check(struct flow *f)
 {
 	struct grant *g = grant_of(f);
-	const struct grant_record *r = &g->record;
+	const struct store_token_row *r = &g->record;
 
 	if (!r->found || strcmp(r->client_id, g->client_id) != 0 ||
 	    (r->predates_deactivation && !r->used))
@@ -428,7 +428,7 @@ static enum step_result refresh_get(struct flow *f)
  * decides (store_refresh_regrace). */
 static bool may_repeat(const struct grant *g)
 {
-	const struct grant_record *r = &g->record;
+	const struct store_token_row *r = &g->record;
 
 	return grace_ms(g) > 0 && !r->revoked && !r->predates_deactivation &&
 	       now_ms() - r->used_at <= grace_ms(g);
@@ -440,7 +440,7 @@ static bool may_repeat(const struct grant *g)
 static enum step_result refresh_check(struct flow *f)
 {
 	struct grant *g = grant_of(f);
-	const struct grant_record *r = &g->record;
+	const struct store_token_row *r = &g->record;
 
 	if (!r->found || strcmp(r->client_id, g->client_id) != 0 ||
 	    ((r->revoked || r->predates_deactivation) && !r->used))
@@ -507,7 +507,7 @@ static enum step_result choose_grant(struct flow *f)
 }
 
 void grants_exchange(struct grant *g, struct server *srv, const struct grant_request *in,
-                     struct token_set *out, struct completion done)
+                     struct grant_tokens *out, struct completion done)
 {
 	static flow_step *const steps[] = { choose_grant, NULL };
 

@@ -111,7 +111,7 @@ const struct stmt_set store_tokens_sql = { T__COUNT, sql, NULL };
 
 #define STMT(st, i) ((st)->tokens.stmt[i])
 
-void grant_record_release(struct grant_record *g)
+void store_token_row_release(struct store_token_row *g)
 {
 	free(g->family_id);
 	free(g->project_id);
@@ -133,7 +133,7 @@ static char *dup_column(sqlite3_stmt *s, int col)
 
 /* Both lookups select the same sixteen columns. */
 static int grant_get(struct store *st, sqlite3_stmt *s, const char *hash,
-                     struct grant_record *out, struct api_error *err)
+                     struct store_token_row *out, struct api_error *err)
 {
 	int rc;
 
@@ -206,7 +206,7 @@ void store_code_insert(struct store *st, const struct new_code *c, struct comple
 	complete(done, store_write_tx(st, code_insert, NULL, (void *)c, &err), &err);
 }
 
-void store_code_get(struct store *st, const char *hash, struct grant_record *out,
+void store_code_get(struct store *st, const char *hash, struct store_token_row *out,
                     struct completion done)
 {
 	struct api_error err;
@@ -320,7 +320,7 @@ void store_refresh_regrace(struct store *st, const char *hash, int64_t since,
 	complete(done, rc, &err);
 }
 
-void store_refresh_get(struct store *st, const char *hash, struct grant_record *out,
+void store_refresh_get(struct store *st, const char *hash, struct store_token_row *out,
                        struct completion done)
 {
 	struct api_error err;

@@ -59,7 +59,7 @@ static void setup(void)
 
 static void teardown(void)
 {
-	principal_release(&fx.who);
+	auth_principal_release(&fx.who);
 	access_token_release(&fx.at);
 	auth_cache_free(fx.srv.auth_cache);
 	sqlite3_close(fx.other);
@@ -89,7 +89,7 @@ static void issue(const char *user_id)
 /* Checks header; NULL when accepted, else the error's code. */
 static const char *check(const char *header)
 {
-	principal_release(&fx.who);
+	auth_principal_release(&fx.who);
 	auth_bearer(&fx.check, &fx.srv, header, &fx.who, sync_completion(&fx.r));
 	ck_assert(fx.r.done);
 	return fx.r.failed ? fx.r.err.code : NULL;
@@ -116,9 +116,9 @@ START_TEST(test_accepted)
 	ck_assert_str_eq(fx.who.project_id, fx.p.project_id);
 	ck_assert_ptr_null(fx.who.user_id);
 	ck_assert_str_eq(fx.who.jti, fx.at.jti);
-	ck_assert(principal_has(&fx.who, "roles:read"));
-	ck_assert(!principal_has(&fx.who, "roles:rea"));
-	ck_assert(!principal_has(&fx.who, "users:update"));
+	ck_assert(auth_principal_has(&fx.who, "roles:read"));
+	ck_assert(!auth_principal_has(&fx.who, "roles:rea"));
+	ck_assert(!auth_principal_has(&fx.who, "users:update"));
 }
 END_TEST
 
@@ -319,8 +319,8 @@ START_TEST(test_auth_time_and_oidc_scope)
 	snprintf(fx.header, sizeof fx.header, "Bearer %s", fx.at.token);
 	ck_assert_ptr_null(check(fx.header));
 	ck_assert_int_eq(fx.who.auth_time, 1700000000);
-	ck_assert(principal_has(&fx.who, "users:read"));
-	ck_assert(!principal_has(&fx.who, "users:update"));
+	ck_assert(auth_principal_has(&fx.who, "users:read"));
+	ck_assert(!auth_principal_has(&fx.who, "users:update"));
 }
 END_TEST
 

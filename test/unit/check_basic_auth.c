@@ -26,7 +26,7 @@ static void setup(void)
 
 static void teardown(void)
 {
-	basic_release(&fx.basic);
+	basic_auth_release(&fx.basic);
 }
 
 /* "Basic base64(id:secret)", each form-encoded first. */
@@ -62,7 +62,7 @@ START_TEST(test_refused)
 	int rc = client_credentials_read(BASIC_APP, "app", "s3cr!", &fx.basic, &fx.c, &fx.err);
 
 	check_invalid_params(&fx.err, rc, "Send the client secret once");
-	basic_release(&fx.basic);
+	basic_auth_release(&fx.basic);
 	rc = client_credentials_read(NULL, NULL, "s3cr!", &fx.basic, &fx.c, &fx.err);
 	check_invalid_params(&fx.err, rc, "client_secret needs client_id");
 	rc = client_credentials_read("Basic !!", NULL, NULL, &fx.basic, &fx.c, &fx.err);

@@ -39,7 +39,7 @@ static struct {
 	char *other;          /* another public client of the project */
 	char *user;           /* a user of the project, active */
 	struct grant g;
-	struct token_set out;
+	struct grant_tokens out;
 	struct sync_result r;
 } fx;
 
@@ -88,7 +88,7 @@ static void setup(void)
 static void teardown(void)
 {
 	grant_release(&fx.g);
-	token_set_release(&fx.out);
+	grant_tokens_release(&fx.out);
 	store_new_project_release(&fx.p);
 	store_close(fx.srv.store);
 	keyring_free(fx.srv.keys);
@@ -107,7 +107,7 @@ static void teardown(void)
 static const char *exchange(const struct grant_request *in)
 {
 	grant_release(&fx.g);
-	token_set_release(&fx.out);
+	grant_tokens_release(&fx.out);
 	grants_exchange(&fx.g, &fx.srv, in, &fx.out, sync_completion(&fx.r));
 	ck_assert(fx.r.done);
 	if (fx.r.failed && getenv("GRANTS_DEBUG"))
@@ -404,7 +404,7 @@ static const char *header_alg(const char *token)
 {
 	static char alg[16];
 	size_t len;
-	unsigned char *raw = b64_decode_any(token, strcspn(token, "."), &len);
+	unsigned char *raw = b64url_decode_any(token, strcspn(token, "."), &len);
 	json_t *h = json_loadb((const char *)raw, len, 0, NULL);
 
 	ck_assert_ptr_nonnull(h);

@@ -246,7 +246,7 @@ END_TEST
 static json_t *header_of(const char *token)
 {
 	size_t len;
-	unsigned char *raw = b64_decode_any(token, strcspn(token, "."), &len);
+	unsigned char *raw = b64url_decode_any(token, strcspn(token, "."), &len);
 	json_t *h = json_loadb((const char *)raw, len, 0, NULL);
 
 	free(raw);
