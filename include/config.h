@@ -33,6 +33,7 @@ struct config {
 	char *signing_key;
 	char *key_encryption_key_file;   /* seals the signing keys in the store */
 	long key_activation_delay_s;     /* a rotated key signs this long after it is published */
+	int refresh_reuse_grace_s;       /* a rotated refresh token may be used once more this long */
 	/* [passwords] */
 	uint32_t argon2_memory_kib;
 	uint32_t argon2_iterations;
@@ -45,6 +46,8 @@ struct config {
 	int signin_max_failures_per_address; /* per client address */
 	int signin_window_s;
 	int signin_tracked_keys;             /* slots of each counter table */
+	/* [oidc] */
+	long id_token_ttl_s;
 };
 
 /* How a key's value is read. */

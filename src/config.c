@@ -179,6 +179,8 @@ static const struct config_key keys[] = {
 	  STRING_FIELD(key_encryption_key_file), .default_value = "var/key-encryption.key" },
 	{ .section = "tokens", .key = "key_activation_delay_s", LONG_FIELD(key_activation_delay_s),
 	  .min = 0, .max = 30 * DAY_S, .default_value = "3600" },
+	{ .section = "tokens", .key = "refresh_reuse_grace_s", INT_FIELD(refresh_reuse_grace_s),
+	  .min = 0, .max = 60, .default_value = "0" },
 
 	{ .section = "passwords", .key = "argon2_memory_kib", U32_FIELD(argon2_memory_kib),
 	  .min = 8, .max = 4L * 1024 * 1024, .default_value = "19456" },
@@ -203,6 +205,9 @@ static const struct config_key keys[] = {
 	  .min = 1, .max = 86400, .default_value = "300" },
 	{ .section = "signin", .key = "tracked_keys", INT_FIELD(signin_tracked_keys),
 	  .min = 16, .max = 10000000, .default_value = "4096" },
+
+	{ .section = "oidc", .key = "id_token_ttl_s", LONG_FIELD(id_token_ttl_s),
+	  .min = 1, .max = 31 * DAY_S, .default_value = "3600" },
 };
 
 #define KEY_COUNT (sizeof keys / sizeof keys[0])

@@ -38,7 +38,7 @@ free_port() {
 # write_config FILE PORT [section.key=value ...]
 write_config() {
 	local file=$1 port=$2; shift 2
-	local server="" store="" tokens="" passwords="" signin=""
+	local server="" store="" tokens="" passwords="" signin="" oidc=""
 	for kv in "$@"; do
 		local sec=${kv%%.*} rest=${kv#*.}
 		case $sec in
@@ -47,9 +47,12 @@ write_config() {
 		tokens) tokens+="$rest"$'\n' ;;
 		passwords) passwords+="$rest"$'\n' ;;
 		signin) signin+="$rest"$'\n' ;;
+		oidc) oidc+="$rest"$'\n' ;;
 		*) echo "write_config: unknown section in $kv" >&2; return 1 ;;
 		esac
 	done
+	# a section only when set: a binary from before it starts too
+	[ -n "$oidc" ] && oidc="[oidc]"$'\n'"$oidc"
 	cat > "$file" <<CONF
 [server]
 listen = 127.0.0.1:$port
@@ -69,6 +72,7 @@ argon2_iterations = 1
 $passwords
 [signin]
 $signin
+$oidc
 CONF
 }
 

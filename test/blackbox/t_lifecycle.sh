@@ -28,9 +28,8 @@ signed_in "$APP" "$REDIRECT" bob@example.com "correct horse"
 check_status "a sign-in for the current user" 200
 USER_TOKEN=$ACCESS
 # CONTRACT.md §7: the email and the password change only with a token of a
-# recent sign-in (recent_token, signin_lib.sh); t_account.sh tests the rule
-RECENT_TOKEN=$(recent_token "$USER_TOKEN")
-AUTH="Bearer $RECENT_TOKEN" req PUT /api/v1/users/current '{"display_name":"Robert","email":"robert@example.com","avatar_url":"https://img.example/r.png"}'
+# recent sign-in: this one, which carries auth_time; t_account.sh tests the rule
+AUTH="Bearer $USER_TOKEN" req PUT /api/v1/users/current '{"display_name":"Robert","email":"robert@example.com","avatar_url":"https://img.example/r.png"}'
 check_status "update current user" 200
 check_json "current user name" .display_name Robert
 check_json "current user email" .email robert@example.com
@@ -40,11 +39,11 @@ AUTH="Bearer $USER_TOKEN" req PUT /api/v1/users/current '{"display_name":"Robert
 check_json "avatar removed" .avatar_url null
 sign_in "$APP" "$REDIRECT" robert@example.com "correct horse"
 check "empty password keeps the password" "$([ -n "$CODE" ] && echo yes)" yes
-AUTH="Bearer $RECENT_TOKEN" req PUT /api/v1/users/current '{"display_name":"Robert","email":"robert@example.com","password":"new secret 1"}'
+AUTH="Bearer $USER_TOKEN" req PUT /api/v1/users/current '{"display_name":"Robert","email":"robert@example.com","password":"new secret 1"}'
 check_status "change password" 200
 sign_in "$APP" "$REDIRECT" robert@example.com "new secret 1"
 check "new password works" "$([ -n "$CODE" ] && echo yes)" yes
-AUTH="Bearer $RECENT_TOKEN" req PUT /api/v1/users/current '{"display_name":"Robert","email":"CAROL@example.com"}'
+AUTH="Bearer $USER_TOKEN" req PUT /api/v1/users/current '{"display_name":"Robert","email":"CAROL@example.com"}'
 check_err "current user email taken" 409 user_email_already_used
 AUTH="Bearer $USER_TOKEN" req PUT /api/v1/users/current '{"display_name":"Robert","email":"robert@example.com","role_id":7,"external_user_id":["x"],"is_active":"no"}'
 check_status "current user: role_id, external_user_id, is_active are not fields here, ignored" 200
