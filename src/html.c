@@ -13,6 +13,7 @@
 #include "config.h"
 #include "crypto.h"
 #include "html.h"
+#include "request.h"
 #include "session.h"
 #include "util.h"
 #include "validate.h"
