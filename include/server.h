@@ -17,6 +17,7 @@ struct auth_cache;
 struct event;
 struct deferred_reply;
 struct backchannel;
+struct tls;
 
 struct server {
 	const struct config *cfg;
@@ -27,6 +28,7 @@ struct server {
 	struct evhttp *http;
 	struct evhttp_bound_socket *bound;
 	struct conn_guard *guard;       /* connection limits and deadlines */
+	struct tls *tls;                /* NULL: plain HTTP (config_tls_enabled) */
 	/* Sign-in attempts not (yet) known to succeed: per account and client
 	 * address, per account, per address. */
 	struct throttle *signin_account_addresses;

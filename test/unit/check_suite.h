@@ -8,6 +8,7 @@
 #include <check.h>
 #include <sqlite3.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -63,6 +64,29 @@ static inline void check_sql(sqlite3 *db, const char *fmt, ...)
 	ck_assert_msg(sqlite3_exec(db, sql, NULL, NULL, NULL) == SQLITE_OK, "%s: %s", sql,
 	              sqlite3_errmsg(db));
 	sqlite3_free(sql);
+}
+
+/* The first column of the first row of sql (a sqlite3_vmprintf format) on
+ * db, as text ("" for no row or NULL), for a test to look at what the store
+ * holds. Static: the next call overwrites it. */
+static inline const char *check_sql_text(sqlite3 *db, const char *fmt, ...)
+{
+	static char out[256];
+	sqlite3_stmt *s;
+	va_list ap;
+	char *sql;
+
+	va_start(ap, fmt);
+	sql = sqlite3_vmprintf(fmt, ap);
+	va_end(ap);
+	ck_assert_msg(sqlite3_prepare_v2(db, sql, -1, &s, NULL) == SQLITE_OK, "%s: %s", sql,
+	              sqlite3_errmsg(db));
+	out[0] = '\0';
+	if (sqlite3_step(s) == SQLITE_ROW && sqlite3_column_text(s, 0))
+		snprintf(out, sizeof out, "%s", (const char *)sqlite3_column_text(s, 0));
+	sqlite3_finalize(s);
+	sqlite3_free(sql);
+	return out;
 }
 
 /* Points cfg's signing key file and key-encryption key file into dir
