@@ -65,17 +65,9 @@ void http_free(struct server *srv);
  * (group commit; normally run by the loop). */
 void http_commit_batch(struct server *srv);
 
-/* A path parameter by name (":project_id" -> "project_id"), or NULL. */
-const char *request_param(const struct request_ctx *ctx, const char *name);
-/* The client's address as text ("" when unknown): the peer's, or, when the
- * peer is one of [server] trusted_proxies, the last X-Forwarded-For entry
- * if that is an address (CONTRACT.md §10). Made once per request. */
-const char *request_client_address(struct request_ctx *ctx);
-/* A request header, or NULL. */
-const char *request_header(const struct request_ctx *ctx, const char *name);
-/* Adds a response header. */
 /* "GET", "POST" ...; "?" for a method libevent has no name for. Static. */
 const char *http_method_name(enum evhttp_cmd_type m);
+/* Adds a response header. */
 void http_add_header(struct request_ctx *ctx, const char *name, const char *value);
 
 /* The answers. Inside the step runner they are recorded, and the runner

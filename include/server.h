@@ -16,6 +16,8 @@ struct throttle;
 struct auth_cache;
 struct event;
 struct deferred_reply;
+struct backchannel;
+struct tls;
 
 struct server {
 	const struct config *cfg;
@@ -27,12 +29,14 @@ struct server {
 	struct evhttp_bound_socket *bound;
 	struct evhttp *metrics_http;    /* [metrics] listen, or NULL */
 	struct conn_guard *guard;       /* connection limits and deadlines */
+	struct tls *tls;                /* NULL: plain HTTP (config_tls_enabled) */
 	/* Sign-in attempts not (yet) known to succeed: per account and client
 	 * address, per account, per address. */
 	struct throttle *signin_account_addresses;
 	struct throttle *signin_accounts;
 	struct throttle *signin_addresses;
 	struct auth_cache *auth_cache;      /* verified bearer tokens */
+	struct backchannel *backchannel;    /* back-channel logout delivery */
 	/* Group commit: answers wait here until the batch they saw is durable. */
 	struct event *commit_ev;
 	struct deferred_reply *deferred_head, *deferred_tail;

@@ -124,6 +124,10 @@ struct client_auth {
 	char secret_hash[64];
 	bool is_active;
 	bool project_active;
+	/* token_endpoint_auth_method is not none: the client must prove its
+	 * secret on every grant and revocation (CONTRACT.md §8) */
+	bool confidential;
+	char id_token_alg[8];       /* id_token_signed_response_alg: RS256, ES256 */
 	struct store_stamp stamp;   /* the store as this read saw it */
 };
 /* The client (out->found false: none such). */
@@ -154,12 +158,21 @@ int store_client_insert(struct store *st, const char *project_id, const char *cl
  * system_error. */
 int store_client_grant_admin(struct store *st, const char *client_id, struct api_error *err);
 
-/* ---- what sign-in reads ---- */
+/* ---- what sign-in and logout read ---- */
 
 /* Whether redirect_uri is one the client registered, exactly (*registered
  * false too when there is no such client). */
 void store_client_redirect_registered(struct store *st, const char *client_id,
                                       const char *redirect_uri, bool *registered,
                                       struct completion done);
+/* The same for the client's post_logout_redirect_uris (OIDC RP-Initiated
+ * Logout §3, CONTRACT.md §7). */
+void store_client_post_logout_registered(struct store *st, const char *client_id,
+                                         const char *uri, bool *registered,
+                                         struct completion done);
+/* The client's name, for the pages that name the app (*name NULL: no such
+ * client; caller frees). */
+void store_client_name(struct store *st, const char *client_id, char **name,
+                       struct completion done);
 
 #endif

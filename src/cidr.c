@@ -1,9 +1,7 @@
-/*
- * CIDR ranges (cidr.h). Parsing is strict: an address inet_pton takes, a
- * prefix of digits within the family's bits, and no host bits set past
- * the prefix (a typo such as 10.0.0.1/8 is refused rather than widened).
- */
+/* IP networks as CIDRs, and membership of an address. Pure functions over
+ * bytes: no name is ever resolved here. */
 #include <arpa/inet.h>
+#include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,104 +10,152 @@
 #include "util.h"
 #include "validate.h"
 
-/* 96 bits of ::ffff: before a mapped IPv4 address */
-#define V4_MAPPED_BITS 96
+#define ADDR_TEXT_MAX 64
 
-static const unsigned char v4_mapped[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff };
-
-int cidr_addr_parse(const char *text, unsigned char out[16])
+static size_t addr_len(int family)
 {
-	struct in_addr v4;
-
-	if (inet_pton(AF_INET, text, &v4) == 1) {
-		memcpy(out, v4_mapped, sizeof v4_mapped);
-		memcpy(out + 12, &v4, 4);
-		return 0;
-	}
-	return inet_pton(AF_INET6, text, out) == 1 ? 0 : -1;
+	return family == AF_INET ? 4 : 16;
 }
 
-void cidr_addr_format(const unsigned char addr[16], char *buf, size_t size)
+/* Whether the first bits bits of a and b are the same. */
+static bool prefix_equal(const unsigned char *a, const unsigned char *b, unsigned bits)
 {
-	if (!memcmp(addr, v4_mapped, sizeof v4_mapped))
-		inet_ntop(AF_INET, addr + 12, buf, (socklen_t)size);
-	else
-		inet_ntop(AF_INET6, addr, buf, (socklen_t)size);
-}
+	size_t whole = bits / 8;
+	unsigned rest = bits % 8;
+	unsigned char mask = (unsigned char)(0xff << (8 - rest));
 
-/* Whether a and b agree in their first bits bits. */
-static bool prefix_equal(const unsigned char *a, const unsigned char *b, int bits)
-{
-	int whole = bits / 8, rest = bits % 8;
-
-	if (memcmp(a, b, (size_t)whole) != 0)
+	if (memcmp(a, b, whole) != 0)
 		return false;
-	return rest == 0 || ((a[whole] ^ b[whole]) & (0xff << (8 - rest))) == 0;
+	return rest == 0 || ((a[whole] ^ b[whole]) & mask) == 0;
 }
 
-/* One "ADDR[/PREFIX]" into *c. */
-static int parse_one(const char *item, struct cidr *c)
+/* Whether every bit of a[0..len) after the first bits is zero. */
+static bool host_bits_zero(const unsigned char *a, size_t len, unsigned bits)
 {
-	char *text = xstrdup(item), *slash = strchr(text, '/');
-	unsigned char masked[16];
-	long prefix = -1;
-	int rc = -1;
-	bool v4;
-
-	if (slash)
-		*slash = '\0';
-	if (cidr_addr_parse(text, c->addr) < 0)
-		goto out;
-	/* "::ffff:10.0.0.1" is IPv6 notation: its prefix counts 128 bits */
-	v4 = !strchr(text, ':');
-	if (!slash)
-		prefix = v4 ? 32 : 128;
-	else if (parse_long_range(slash + 1, 0, v4 ? 32 : 128, &prefix) < 0)
-		goto out;
-	c->prefix = (int)prefix + (v4 ? V4_MAPPED_BITS : 0);
-	/* no bit set past the prefix */
-	memcpy(masked, c->addr, 16);
-	for (int bit = c->prefix; bit < 128; bit++)
-		masked[bit / 8] &= (unsigned char)~(0x80 >> (bit % 8));
-	rc = memcmp(masked, c->addr, 16) == 0 ? 0 : -1;
-out:
-	free(text);
-	return rc;
+	for (size_t i = bits / 8; i < len; i++) {
+		/* the byte the prefix ends in keeps its first bits % 8 bits */
+		unsigned char keep = i == bits / 8 ? (unsigned char)(0xff << (8 - bits % 8)) : 0;
+		if (a[i] & (unsigned char)~keep)
+			return false;
+	}
+	return true;
 }
 
-int cidr_list_parse(const char *text, struct cidr_list *out, char reason[CIDR_REASON_MAX])
+int cidr_parse(const char *text, struct cidr *out)
+{
+	const char *slash = strchr(text, '/');
+	size_t n = slash ? (size_t)(slash - text) : strlen(text);
+	char addr[ADDR_TEXT_MAX];
+	long bits;
+
+	memset(out, 0, sizeof *out);
+	if (n == 0 || n >= sizeof addr)
+		return -1;
+	memcpy(addr, text, n);
+	addr[n] = '\0';
+	if (inet_pton(AF_INET, addr, out->addr) == 1)
+		out->family = AF_INET;
+	else if (inet_pton(AF_INET6, addr, out->addr) == 1)
+		out->family = AF_INET6;
+	else
+		return -1;
+	bits = (long)addr_len(out->family) * 8;
+	if (slash && parse_long_range(slash + 1, 0, bits, &bits) < 0)
+		return -1;
+	out->bits = (unsigned)bits;
+	return host_bits_zero(out->addr, addr_len(out->family), out->bits) ? 0 : -1;
+}
+
+int cidr_parse_list(const char *text, struct cidr **list, size_t *n, char *reason,
+                    size_t reason_len)
 {
 	char *copy = xstrdup(text), *save = NULL, *tok;
 	int rc = 0;
 
-	cidr_list_release(out);
+	*list = NULL;
+	*n = 0;
 	for (tok = strtok_r(copy, " \t", &save); tok; tok = strtok_r(NULL, " \t", &save)) {
-		out->items = xrealloc(out->items, (out->count + 1) * sizeof *out->items);
-		if (parse_one(tok, &out->items[out->count]) < 0) {
-			snprintf(reason, CIDR_REASON_MAX, "'%.60s' is not an address or a CIDR range "
-			         "(ADDRESS/PREFIX, no bits set past the prefix)", tok);
+		*list = xrealloc(*list, (*n + 1) * sizeof **list);
+		if (cidr_parse(tok, &(*list)[*n]) < 0) {
+			snprintf(reason, reason_len, "'%.60s' is not an address or CIDR "
+			         "(e.g. 10.0.0.0/8, fd00::/8)", tok);
+			free(*list);
+			*list = NULL;
+			*n = 0;
 			rc = -1;
 			break;
 		}
-		out->count++;
+		(*n)++;
 	}
 	free(copy);
-	if (rc < 0)
-		cidr_list_release(out);
 	return rc;
 }
 
-void cidr_list_release(struct cidr_list *l)
+int cidr_of_sockaddr(const struct sockaddr *sa, struct cidr *out, unsigned *port)
 {
-	free(l->items);
-	l->items = NULL;
-	l->count = 0;
+	static const unsigned char v4_mapped[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff };
+
+	memset(out, 0, sizeof *out);
+	if (sa->sa_family == AF_INET) {
+		const struct sockaddr_in *in = (const struct sockaddr_in *)sa;
+		out->family = AF_INET;
+		memcpy(out->addr, &in->sin_addr, 4);
+		out->bits = 32;
+		if (port)
+			*port = ntohs(in->sin_port);
+		return 0;
+	}
+	if (sa->sa_family == AF_INET6) {
+		const struct sockaddr_in6 *in6 = (const struct sockaddr_in6 *)sa;
+		const unsigned char *b = in6->sin6_addr.s6_addr;
+		if (memcmp(b, v4_mapped, sizeof v4_mapped) == 0) {
+			out->family = AF_INET;
+			memcpy(out->addr, b + 12, 4);
+			out->bits = 32;
+		} else {
+			out->family = AF_INET6;
+			memcpy(out->addr, b, 16);
+			out->bits = 128;
+		}
+		if (port)
+			*port = ntohs(in6->sin6_port);
+		return 0;
+	}
+	return -1;
 }
 
-bool cidr_list_contains(const struct cidr_list *l, const unsigned char addr[16])
+int cidr_sockaddr_parse(const char *text, unsigned port, struct sockaddr_storage *ss)
 {
-	for (size_t i = 0; i < l->count; i++)
-		if (prefix_equal(addr, l->items[i].addr, l->items[i].prefix))
+	struct sockaddr_in *in = (struct sockaddr_in *)ss;
+	struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)ss;
+
+	memset(ss, 0, sizeof *ss);
+	if (inet_pton(AF_INET, text, &in->sin_addr) == 1) {
+		in->sin_family = AF_INET;
+		in->sin_port = htons((uint16_t)port);
+		return 0;
+	}
+	if (inet_pton(AF_INET6, text, &in6->sin6_addr) == 1) {
+		in6->sin6_family = AF_INET6;
+		in6->sin6_port = htons((uint16_t)port);
+		return 0;
+	}
+	return -1;
+}
+
+bool cidr_contains(const struct cidr *c, const struct sockaddr *sa)
+{
+	struct cidr a;
+
+	if (cidr_of_sockaddr(sa, &a, NULL) < 0 || a.family != c->family)
+		return false;
+	return prefix_equal(a.addr, c->addr, c->bits);
+}
+
+bool cidr_list_contains(const struct cidr *list, size_t n, const struct sockaddr *sa)
+{
+	for (size_t i = 0; i < n; i++)
+		if (cidr_contains(&list[i], sa))
 			return true;
 	return false;
 }

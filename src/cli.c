@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cert.h"
 #include "cli.h"
 #include "crypto.h"
 #include "keyring.h"
@@ -29,6 +30,8 @@ const char cli_usage_text[] =
 	"       edgeauth [-c FILE] key rotate [--alg ES256|RS256]\n"
 	"                                                       add a key of each (or of one) algorithm\n"
 	"       edgeauth [-c FILE] key retire KID               stop a key signing and verifying at once\n"
+	"       edgeauth [-c FILE] cert self-signed --host NAME [--cert FILE] [--key FILE]\n"
+	"                                                       write a self-signed TLS pair\n"
 	"       edgeauth [-c FILE] backup FILE                  copy the store, live, into a new FILE\n"
 	"       edgeauth [-c FILE] restore FILE                 put a backup back (no server running)\n"
 	"       edgeauth [-c FILE] invalidate-all               end every token, code and session\n"
@@ -247,6 +250,37 @@ static int cmd_key(const struct config *cfg, int argc, char **argv)
 	return rc;
 }
 
+/* ---- cert ---- */
+
+/* cert self-signed --host NAME [--cert FILE] [--key FILE]: the files
+ * default to the config's tls_cert and tls_key, else var/ (CONTRACT.md §11). */
+static int cmd_cert(const struct config *cfg, int argc, char **argv)
+{
+	const char *host = NULL;
+	const char *cert = cfg->tls_cert ? cfg->tls_cert : "var/tls-cert.pem";
+	const char *key = cfg->tls_key ? cfg->tls_key : "var/tls-key.pem";
+	char fingerprint[CERT_FINGERPRINT_LEN], errbuf[512];
+
+	if (argc < 1 || strcmp(argv[0], "self-signed") != 0)
+		return cli_usage();
+	for (int i = 1; i < argc; i += 2) {
+		const char **opt = !strcmp(argv[i], "--host") ? &host :
+		                   !strcmp(argv[i], "--cert") ? &cert :
+		                   !strcmp(argv[i], "--key") ? &key : NULL;
+		if (!opt || i + 1 >= argc || !*argv[i + 1])
+			return cli_usage();
+		*opt = argv[i + 1];
+	}
+	if (!host)
+		return cli_usage();
+	if (cert_self_signed_write(host, cert, key, fingerprint, errbuf, sizeof errbuf) < 0) {
+		fprintf(stderr, "edgeauth: %s\n", errbuf);
+		return 1;
+	}
+	printf("certificate %s\nkey %s\nSHA-256 fingerprint %s\n", cert, key, fingerprint);
+	return 0;
+}
+
 /* ---- backup, restore, invalidate-all (CONTRACT.md §10) ---- */
 
 static int cmd_backup(const struct config *cfg, int argc, char **argv)
@@ -333,6 +367,7 @@ static int cmd_check_config(const struct config *cfg, int argc, char **argv)
 static const struct cli_command commands[] = {
 	{ .name = "project", .run = cmd_project },
 	{ .name = "key", .run = cmd_key },
+	{ .name = "cert", .run = cmd_cert },
 	{ .name = "backup", .run = cmd_backup },
 	{ .name = "restore", .run = cmd_restore },
 	{ .name = "invalidate-all", .run = cmd_invalidate_all },

@@ -8,8 +8,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <ini.h>
 
+#include "cidr.h"
 #include "config.h"
 #include "util.h"
 #include "validate.h"
@@ -126,15 +128,30 @@ static void release_origins(struct config *cfg)
 	free_origins(cfg->cors_origins);
 }
 
+/* Space- or tab-separated CIDRs into *list, *n; empty is none. */
+static int parse_cidrs(const char *value, struct cidr **list, size_t *n,
+                       char reason[CONFIG_REASON_MAX])
+{
+	struct cidr *parsed;
+	size_t count;
+
+	if (cidr_parse_list(value, &parsed, &count, reason, CONFIG_REASON_MAX) < 0)
+		return -1;
+	free(*list);
+	*list = parsed;
+	*n = count;
+	return 0;
+}
+
 static int parse_trusted_proxies(struct config *cfg, const char *value,
                                  char reason[CONFIG_REASON_MAX])
 {
-	return cidr_list_parse(value, &cfg->trusted_proxies, reason);
+	return parse_cidrs(value, &cfg->trusted_proxies, &cfg->trusted_proxies_count, reason);
 }
 
 static void release_trusted_proxies(struct config *cfg)
 {
-	cidr_list_release(&cfg->trusted_proxies);
+	free(cfg->trusted_proxies);
 }
 
 static int parse_synchronous(struct config *cfg, const char *value,
@@ -159,6 +176,18 @@ static int parse_log_format(struct config *cfg, const char *value,
 	return 0;
 }
 
+/* Empty is none (the default rules of backchannel.h). */
+static int parse_backchannel_allow(struct config *cfg, const char *value,
+                                   char reason[CONFIG_REASON_MAX])
+{
+	return parse_cidrs(value, &cfg->backchannel_allow, &cfg->backchannel_allow_count, reason);
+}
+
+static void release_backchannel_allow(struct config *cfg)
+{
+	free(cfg->backchannel_allow);
+}
+
 /* A field's offset, once the compiler has checked that the field has the C
  * type its row's CONFIG_ type writes (a mismatch would write past it). */
 #define FIELD(name, ctype) (offsetof(struct config, name) + 0 * sizeof(struct { \
@@ -168,6 +197,7 @@ static int parse_log_format(struct config *cfg, const char *value,
 #define LONG_FIELD(name) .type = CONFIG_LONG, .offset = FIELD(name, long)
 #define U32_FIELD(name) .type = CONFIG_U32, .offset = FIELD(name, uint32_t)
 #define STRING_FIELD(name) .type = CONFIG_STRING, .offset = FIELD(name, char *)
+#define OPTIONAL_STRING_FIELD(name) .type = CONFIG_OPTIONAL_STRING, .offset = FIELD(name, char *)
 #define DAY_S (24L * 3600)
 
 /*
@@ -195,6 +225,12 @@ static const struct config_key keys[] = {
 	  .parse = parse_origins, .release = release_origins, .default_value = "" },
 	{ .section = "server", .key = "trusted_proxies", .type = CONFIG_PARSED,
 	  .parse = parse_trusted_proxies, .release = release_trusted_proxies, .default_value = "" },
+	{ .section = "server", .key = "tls_cert", OPTIONAL_STRING_FIELD(tls_cert),
+	  .default_value = "" },
+	{ .section = "server", .key = "tls_key", OPTIONAL_STRING_FIELD(tls_key),
+	  .default_value = "" },
+	{ .section = "server", .key = "hsts_max_age_s", LONG_FIELD(hsts_max_age_s),
+	  .min = 0, .max = 2 * 365 * DAY_S, .default_value = "0" },
 
 	{ .section = "store", .key = "path", STRING_FIELD(store_path),
 	  .default_value = "var/edgeauth.db" },
@@ -217,6 +253,8 @@ static const struct config_key keys[] = {
 	  STRING_FIELD(key_encryption_key_file), .default_value = "var/key-encryption.key" },
 	{ .section = "tokens", .key = "key_activation_delay_s", LONG_FIELD(key_activation_delay_s),
 	  .min = 0, .max = 30 * DAY_S, .default_value = "3600" },
+	{ .section = "tokens", .key = "refresh_reuse_grace_s", INT_FIELD(refresh_reuse_grace_s),
+	  .min = 0, .max = 60, .default_value = "0" },
 
 	{ .section = "passwords", .key = "argon2_memory_kib", U32_FIELD(argon2_memory_kib),
 	  .min = 8, .max = 4L * 1024 * 1024, .default_value = "19456" },
@@ -242,6 +280,15 @@ static const struct config_key keys[] = {
 	{ .section = "signin", .key = "tracked_keys", INT_FIELD(signin_tracked_keys),
 	  .min = 16, .max = 10000000, .default_value = "4096" },
 
+	{ .section = "sessions", .key = "ttl_s", LONG_FIELD(session_ttl_s),
+	  .min = 1, .max = 365 * DAY_S, .default_value = "28800" },
+
+	{ .section = "oidc", .key = "id_token_ttl_s", LONG_FIELD(id_token_ttl_s),
+	  .min = 1, .max = 31 * DAY_S, .default_value = "3600" },
+	{ .section = "oidc", .key = "backchannel_allow", .type = CONFIG_PARSED,
+	  .parse = parse_backchannel_allow, .release = release_backchannel_allow,
+	  .default_value = "" },
+
 	{ .section = "metrics", .key = "listen", .type = CONFIG_PARSED,
 	  .parse = parse_metrics_listen, .release = release_metrics_listen, .default_value = "",
 	  .conf_value = "127.0.0.1:9464" },
@@ -263,14 +310,16 @@ static void *field_of(struct config *cfg, const struct config_key *k)
 	return (char *)cfg + k->offset;
 }
 
-static int set_string(char **field, const char *value, char reason[CONFIG_REASON_MAX])
+/* An empty value is refused unless optional, and then clears the field. */
+static int set_string(char **field, const char *value, bool optional,
+                      char reason[CONFIG_REASON_MAX])
 {
-	if (!*value) {
+	if (!*value && !optional) {
 		snprintf(reason, CONFIG_REASON_MAX, "must not be empty");
 		return -1;
 	}
 	free(*field);
-	*field = xstrdup(value);
+	*field = *value ? xstrdup(value) : NULL;
 	return 0;
 }
 
@@ -301,8 +350,8 @@ static int apply(struct config *cfg, const struct config_key *k, const char *val
 
 	if (k->type == CONFIG_PARSED)
 		rc = k->parse(cfg, value, reason);
-	else if (k->type == CONFIG_STRING)
-		rc = set_string(field_of(cfg, k), value, reason);
+	else if (k->type == CONFIG_STRING || k->type == CONFIG_OPTIONAL_STRING)
+		rc = set_string(field_of(cfg, k), value, k->type == CONFIG_OPTIONAL_STRING, reason);
 	else
 		rc = set_number(k, field_of(cfg, k), value, reason);
 	if (rc == 0) {
@@ -328,7 +377,7 @@ void config_init(struct config *cfg)
 void config_release(struct config *cfg)
 {
 	for (size_t i = 0; i < KEY_COUNT; i++) {
-		if (keys[i].type == CONFIG_STRING)
+		if (keys[i].type == CONFIG_STRING || keys[i].type == CONFIG_OPTIONAL_STRING)
 			free(*(char **)field_of(cfg, &keys[i]));
 		else if (keys[i].type == CONFIG_PARSED && keys[i].release)
 			keys[i].release(cfg);
@@ -394,6 +443,16 @@ char *config_dump(const struct config *cfg)
 		free(value);
 	}
 	return out;
+}
+
+bool config_tls_enabled(const struct config *cfg)
+{
+	return cfg->tls_cert != NULL;
+}
+
+bool config_issuer_https(const struct config *cfg)
+{
+	return cfg->issuer && !strncasecmp(cfg->issuer, "https://", 8);
 }
 
 bool config_cors_allowed(const struct config *cfg, const char *origin)
@@ -523,6 +582,17 @@ int config_load(struct config *cfg, const char *path, char *errbuf, size_t errle
 	if (cfg->metrics_host && cfg->metrics_port == cfg->listen_port &&
 	    !strcmp(cfg->metrics_host, cfg->listen_host)) {
 		snprintf(errbuf, errlen, "%s: [metrics] listen must differ from [server] listen", path);
+		return -1;
+	}
+	/* CONTRACT.md §11: TLS takes both files, and URLs of an https issuer */
+	if (!cfg->tls_cert != !cfg->tls_key) {
+		snprintf(errbuf, errlen, "%s: tls_cert and tls_key go together: set both, or neither",
+		         path);
+		return -1;
+	}
+	if (config_tls_enabled(cfg) && !config_issuer_https(cfg)) {
+		snprintf(errbuf, errlen, "%s: with tls_cert and tls_key the issuer must be an https "
+		         "URL, not %s", path, cfg->issuer);
 		return -1;
 	}
 	/* argon2 refuses less than 8 KiB a lane; every hash would fail at run time. */

@@ -19,7 +19,7 @@
 #include <openssl/crypto.h>
 
 #include "auth.h"
-#include "cidr.h"
+#include "backchannel.h"
 #include "config.h"
 #include "conn_guard.h"
 #include "http.h"
@@ -97,63 +97,6 @@ static void ctx_free(struct request_ctx *ctx)
 	free(ctx);
 }
 
-const char *request_param(const struct request_ctx *ctx, const char *name)
-{
-	for (size_t i = 0; i < ctx->nparams; i++)
-		if (strlen(name) == ctx->param_name_lens[i] &&
-		    !strncmp(ctx->param_names[i], name, ctx->param_name_lens[i]))
-			return ctx->params[i];
-	return NULL;
-}
-
-const char *request_header(const struct request_ctx *ctx, const char *name)
-{
-	return evhttp_find_header(evhttp_request_get_input_headers(ctx->req), name);
-}
-
-/* The last entry of the last X-Forwarded-For header, as an address into
- * out: 0, or -1 when there is none or it is not an address. */
-static int forwarded_for(const struct request_ctx *ctx, unsigned char out[16])
-{
-	const struct evkeyval *kv;
-	const char *last = NULL, *entry;
-	char text[64];
-	size_t n;
-
-	TAILQ_FOREACH(kv, evhttp_request_get_input_headers(ctx->req), next)
-		if (!strcasecmp(kv->key, "X-Forwarded-For"))
-			last = kv->value;
-	if (!last)
-		return -1;
-	entry = strrchr(last, ',');
-	entry = entry ? entry + 1 : last;
-	entry += strspn(entry, " \t");
-	n = strcspn(entry, " \t");
-	if (n == 0 || n >= sizeof text || entry[n + strspn(entry + n, " \t")] != '\0')
-		return -1;
-	memcpy(text, entry, n);
-	text[n] = '\0';
-	return cidr_addr_parse(text, out);
-}
-
-const char *request_client_address(struct request_ctx *ctx)
-{
-	struct evhttp_connection *evcon = evhttp_request_get_connection(ctx->req);
-	const struct cidr_list *trusted = &ctx->srv->cfg->trusted_proxies;
-	unsigned char peer_addr[16], client[16];
-	char *peer = NULL;
-	ev_uint16_t port;
-
-	if (ctx->client_address[0] || !evcon)
-		return ctx->client_address;
-	evhttp_connection_get_peer(evcon, &peer, &port);
-	snprintf(ctx->client_address, sizeof ctx->client_address, "%s", peer ? peer : "");
-	if (trusted->count && peer && cidr_addr_parse(peer, peer_addr) == 0 &&
-	    cidr_list_contains(trusted, peer_addr) && forwarded_for(ctx, client) == 0)
-		cidr_addr_format(client, ctx->client_address, sizeof ctx->client_address);
-	return ctx->client_address;
-}
-
 void http_add_header(struct request_ctx *ctx, const char *name, const char *value)
 {
 	evhttp_add_header(evhttp_request_get_output_headers(ctx->req), name, value);
@@ -173,6 +116,18 @@ struct deferred_reply {
 
 static void send_now(struct request_ctx *ctx, int status, struct evbuffer *buf);
 
+/* CONTRACT.md §11: over TLS every answer carries Strict-Transport-Security
+ * when hsts_max_age_s > 0, never with includeSubDomains (the domain's other
+ * hosts may not speak TLS). Its value goes to buf; false when none is sent. */
+#define HSTS_VALUE_MAX 32
+static bool hsts_value(const struct server *srv, char buf[HSTS_VALUE_MAX])
+{
+	if (!srv->tls || srv->cfg->hsts_max_age_s <= 0)
+		return false;
+	snprintf(buf, HSTS_VALUE_MAX, "max-age=%ld", srv->cfg->hsts_max_age_s);
+	return true;
+}
+
 static void on_batch_opened(void *arg)
 {
 	struct server *srv = arg;
@@ -191,9 +146,14 @@ static struct evbuffer *error_body(const struct api_error *err)
 void http_commit_batch(struct server *srv)
 {
 	struct api_error err;
+	bool was_open = store_batch_open(srv->store);
 	bool ok = store_batch_commit(srv->store, &err) == 0;
 	struct deferred_reply *d = srv->deferred_head, *next;
 
+	/* the batch may have ended sessions: their back-channel logouts are
+	 * read once the answers below are on their way */
+	if (ok && was_open && srv->backchannel)
+		backchannel_poke(srv->backchannel);
 	srv->deferred_head = srv->deferred_tail = NULL;
 	for (; d; d = next) {
 		next = d->next;
@@ -242,7 +202,11 @@ static void send_now(struct request_ctx *ctx, int status, struct evbuffer *buf)
 	struct server *srv = ctx->srv;
 	struct evhttp_request *req = ctx->req;
 	int64_t us;
+	char hsts[HSTS_VALUE_MAX];
 
+	if (hsts_value(srv, hsts))
+		evhttp_add_header(evhttp_request_get_output_headers(req), "Strict-Transport-Security",
+		                  hsts);
 	/* Stopping: the loop ends once the requests in flight are answered, so
 	 * no client may send another request on this connection. */
 	if (srv->stopping && !evhttp_find_header(evhttp_request_get_output_headers(req),
@@ -522,10 +486,9 @@ static bool on_libevent_answer(struct evbuffer *out, size_t from, void *arg)
 {
 	struct api_error err;
 	struct evbuffer *body, *keep;
-	char date[64];
+	char date[64], hsts[HSTS_VALUE_MAX];
 	int status = answer_status(out, &from);
 
-	(void)arg;
 	if (status < 0 || !libevent_error(status, &err))
 		return false;
 	keep = evbuffer_new();   /* what precedes the page (a 100 Continue) */
@@ -536,8 +499,11 @@ static bool on_libevent_answer(struct evbuffer *out, size_t from, void *arg)
 	body = error_body(&err);
 	evutil_date_rfc1123(date, sizeof date, NULL);
 	evbuffer_add_printf(out, "HTTP/1.1 %d %s\r\nContent-Type: application/json\r\n"
-	                    "Content-Length: %zu\r\nConnection: close\r\nDate: %s\r\n\r\n",
+	                    "Content-Length: %zu\r\nConnection: close\r\nDate: %s\r\n",
 	                    err.status, status_reason(err.status), evbuffer_get_length(body), date);
+	if (hsts_value(arg, hsts))
+		evbuffer_add_printf(out, "Strict-Transport-Security: %s\r\n", hsts);
+	evbuffer_add(out, "\r\n", 2);
 	evbuffer_add_buffer(out, body);
 	evbuffer_free(body);
 	log_request(NULL, NULL, err.status, -1);
@@ -600,7 +566,7 @@ int http_start(struct server *srv)
 	 * delayed ACK (Nagle) on a kept-alive connection. */
 	int one = 1;
 	setsockopt(evhttp_bound_socket_get_fd(srv->bound), IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-	srv->guard = conn_guard_new(srv, on_libevent_answer, NULL);
+	srv->guard = conn_guard_new(srv, on_libevent_answer, srv);
 	srv->commit_ev = event_new(srv->base, -1, 0, on_commit, srv);
 	store_batch_enable(srv->store, on_batch_opened, srv);
 	return 0;

@@ -11,6 +11,7 @@
 #include <event2/event.h>
 
 #include "auth.h"
+#include "backchannel.h"
 #include "cli.h"
 #include "crypto.h"
 #include "config.h"
@@ -25,13 +26,53 @@
 #include "secret_file.h"
 #include "store_backup.h"
 #include "store_projects.h"
+#include "store_sessions.h"
 #include "store_tokens.h"
 #include "store_users.h"
 #include "throttle.h"
+#include "tls.h"
 #include "util.h"
 #include "version.h"
 
 #define SHUTDOWN_GRACE_MS 5000
+
+/* ---- TLS: the pair at start and on SIGHUP (CONTRACT.md §11) ---- */
+
+/* Loads the pair when the config has one; 0, or -1 (reason logged). */
+static int start_tls(struct server *srv)
+{
+	char msg[512];
+
+	if (!config_tls_enabled(srv->cfg))
+		return 0;
+	srv->tls = tls_new(srv->cfg, srv->base, msg, sizeof msg);
+	if (!srv->tls) {
+		log_error("%s", msg);
+		return -1;
+	}
+	tls_describe(srv->tls, msg, sizeof msg);
+	log_info("TLS %s", msg);
+	return 0;
+}
+
+/* New connections get the pair as the files now hold it (a renewal); open
+ * ones keep theirs. A pair that fails to load leaves the old one in use. */
+static void on_sighup(evutil_socket_t sig, short what, void *arg)
+{
+	struct server *srv = arg;
+	char msg[512];
+
+	(void)sig;
+	(void)what;
+	if (!srv->tls) {
+		log_info("SIGHUP: no TLS pair to reload");
+	} else if (tls_reload(srv->tls, msg, sizeof msg) < 0) {
+		log_error("SIGHUP: %s; the previous certificate stays in use", msg);
+	} else {
+		tls_describe(srv->tls, msg, sizeof msg);
+		log_info("SIGHUP: TLS %s", msg);
+	}
+}
 
 /* ---- serve ---- */
 
@@ -75,7 +116,9 @@ static void on_drain_tick(evutil_socket_t fd, short what, void *arg)
  * a grace period after expiry (so that until then they still answer
  * auth_code_expired or refresh_token_expired, and a replay is still seen),
  * so one tick never holds the loop for long; a full batch asks for another
- * tick soon. */
+ * tick soon. Sessions that expired or ended go at once: nothing answers
+ * about them (an ended session's sign-ins were revoked when it ended, and
+ * deleting an expired one revokes nothing). */
 #define PURGE_BATCH 500
 
 struct purge {
@@ -90,10 +133,11 @@ static void on_purge_tick(evutil_socket_t fd, short what, void *arg)
 	struct timeval tv = { pg->srv->cfg->purge_interval_s, 0 };
 	int n = store_purge_expired(pg->srv->store, PURGE_BATCH,
 	                            pg->srv->cfg->purge_grace_s * 1000LL, &err);
+	int sessions = store_session_purge(pg->srv->store, PURGE_BATCH, now_ms(), &err);
 
 	(void)fd;
 	(void)what;
-	if (n >= PURGE_BATCH)
+	if (n >= PURGE_BATCH || sessions >= PURGE_BATCH)
 		tv.tv_sec = 1;
 	evtimer_add(pg->ev, &tv);
 }
@@ -194,7 +238,7 @@ static int cmd_serve(const struct config *cfg)
 	struct purge pg = { .srv = &srv };
 	struct suffix_mover sm = { .srv = &srv };
 	struct timeval first_tick = { 1, 0 };
-	struct event *sigint = NULL, *sigterm = NULL;
+	struct event *sigint = NULL, *sigterm = NULL, *sighup = NULL;
 	char errbuf[512];
 	struct notify *notify = NULL;
 	int rc = 1, lock = -1;
@@ -228,12 +272,19 @@ static int cmd_serve(const struct config *cfg)
 	                                   cfg->signin_window_s);
 	srv.signin_addresses = throttle_new((size_t)cfg->signin_tracked_keys,
 	                                    cfg->signin_max_failures_per_address, cfg->signin_window_s);
-	if (http_start(&srv) < 0 || metrics_http_start(&srv) < 0)
+	if (start_tls(&srv) < 0 || http_start(&srv) < 0 || metrics_http_start(&srv) < 0)
 		goto out;
+	srv.backchannel = backchannel_new(&srv, NULL, errbuf, sizeof errbuf);
+	if (!srv.backchannel) {
+		log_error("%s", errbuf);
+		goto out;
+	}
 	sigint = evsignal_new(srv.base, SIGINT, on_signal, &sd);
 	sigterm = evsignal_new(srv.base, SIGTERM, on_signal, &sd);
 	event_add(sigint, NULL);
 	event_add(sigterm, NULL);
+	sighup = evsignal_new(srv.base, SIGHUP, on_sighup, &srv);
+	event_add(sighup, NULL);
 	pg.ev = evtimer_new(srv.base, on_purge_tick, &pg);
 	evtimer_add(pg.ev, &first_tick);
 	sm.ev = evtimer_new(srv.base, on_suffix_move_tick, &sm);
@@ -255,9 +306,16 @@ out:
 		event_free(sigint);
 	if (sigterm)
 		event_free(sigterm);
+	if (sighup)
+		event_free(sighup);
 	passwords_free(srv.passwords);   /* runs pending done()s while evhttp still lives */
+	/* deliveries under way are cut (their rows stay for the next start);
+	 * the deletes of finished ones join the batch http_free commits */
+	backchannel_free(srv.backchannel);
+	srv.backchannel = NULL;
 	http_free(&srv);
 	metrics_http_free(&srv);
+	tls_free(srv.tls);   /* after every connection is gone */
 	auth_cache_free(srv.auth_cache);
 	throttle_free(srv.signin_account_addresses);
 	throttle_free(srv.signin_accounts);

@@ -9,10 +9,12 @@ new_pkce() {
 
 # authorize_post CLIENT REDIRECT EMAIL PASSWORD [STATE] [extra form fields...]:
 # posts the sign-in form, sets STATUS, LOCATION, BODY. FROM=127.0.0.N sends
-# it from another loopback address.
+# it from another loopback address; JAR=FILE is the browser's cookie jar
+# (read and written); ORIGIN=VALUE sends that Origin header.
 authorize_post() {
 	local client=$1 redirect=$2 email=$3 password=$4 state=${5:-}; shift 5 2>/dev/null || shift $#
 	local args=(-s -o "$TMP/body" -D "$TMP/hdrs" -w '%{http_code}' ${FROM:+--interface "$FROM"}
+		${JAR:+-b "$JAR" -c "$JAR"} ${ORIGIN:+-H "Origin: $ORIGIN"}
 		--data-urlencode response_type=code --data-urlencode "client_id=$client"
 		--data-urlencode "redirect_uri=$redirect" --data-urlencode "code_challenge=$CHALLENGE"
 		--data-urlencode code_challenge_method=S256
@@ -22,6 +24,31 @@ authorize_post() {
 	STATUS=$(curl "${args[@]}" "$BASE/api/v1/authorize")
 	BODY=$(cat "$TMP/body"); HDRS=$(cat "$TMP/hdrs")
 	LOCATION=$(printf '%s' "$HDRS" | tr -d '\r' | sed -n 's/^[Ll]ocation: //p')
+}
+
+# authorize_get CLIENT REDIRECT [extra query fields NAME=VALUE...]: GET the
+# authorization endpoint with a new PKCE pair and state st-g (JAR as for
+# authorize_post); sets STATUS, LOCATION, BODY, HDRS, and CODE when it
+# redirected with one.
+authorize_get() {
+	local client=$1 redirect=$2; shift 2
+	local args=(-s -G -o "$TMP/body" -D "$TMP/hdrs" -w '%{http_code}' ${JAR:+-b "$JAR" -c "$JAR"}
+		--data-urlencode response_type=code --data-urlencode "client_id=$client"
+		--data-urlencode "redirect_uri=$redirect" --data-urlencode code_challenge_method=S256
+		--data-urlencode state=st-g)
+	new_pkce
+	args+=(--data-urlencode "code_challenge=$CHALLENGE")
+	for extra in "$@"; do args+=(--data-urlencode "$extra"); done
+	STATUS=$(curl "${args[@]}" "$BASE/api/v1/authorize")
+	BODY=$(cat "$TMP/body"); HDRS=$(cat "$TMP/hdrs")
+	LOCATION=$(printf '%s' "$HDRS" | tr -d '\r' | sed -n 's/^[Ll]ocation: //p')
+	CODE=$(query_value "$LOCATION" code)
+}
+
+# secret_hash VALUE: how the store keys a code, refresh token or session
+# cookie (base64url of its SHA-256, no padding)
+secret_hash() {
+	printf '%s' "$1" | openssl dgst -sha256 -binary | base64 | tr '+/' '-_' | tr -d '=\n'
 }
 
 # query_value URL NAME: the decoded value of a query parameter
@@ -50,6 +77,20 @@ exchange() {
 	token_req grant_type=authorization_code "client_id=$1" "redirect_uri=$2" "code=$3" "code_verifier=$4"
 	ACCESS=$(printf '%s' "$BODY" | jq -r '.access_token // empty')
 	REFRESH=$(printf '%s' "$BODY" | jq -r '.refresh_token // empty')
+}
+
+# signed_in CLIENT REDIRECT EMAIL PASSWORD: sign_in then exchange, for a
+# test whose subject is not the code's expiry but whose server runs with a
+# code_ttl_s of a second or two: a code that expired on a loaded machine is
+# tried again (twice at most), any other failure is left for the caller's
+# check_status.
+signed_in() {
+	local i
+	for i in 1 2 3; do
+		sign_in "$@"
+		exchange "$1" "$2" "$CODE" "$VERIFIER"
+		[ "$(printf '%s' "$BODY" | jq -r '.error // empty')" = auth_code_expired ] || break
+	done
 }
 
 # refresh CLIENT TOKEN: sets ACCESS and REFRESH on success
@@ -89,23 +130,46 @@ recent_token() {
 	else with_auth_time "$1" 0; fi
 }
 
+# jwt_json TOKEN PART: a JWT's header (1) or claims (2) as compact JSON
+jwt_json() {
+	local p
+	p=$(printf '%s' "$1" | cut -d. -f"$2" | tr '_-' '/+')
+	while [ $(( ${#p} % 4 )) -ne 0 ]; do p="$p="; done
+	printf '%s' "$p" | base64 -d 2>/dev/null | jq -c .
+}
+
 # with_auth_time TOKEN SECONDS_AGO: TOKEN with the claim auth_time set to
 # that many seconds ago, signed again with the server's own key file
-# ($TMP/signing-key.pem), header and every other claim kept. Until user
-# sign-ins' access tokens carry auth_time (CONTRACT.md §7, RFC 9068 §2.2.1;
-# the token side's change), this is how a test holds a token of a recent
-# sign-in; after, a fresh sign-in's token does (and this stays for the
-# stale one).
+# ($TMP/signing-key.pem), header and every other claim kept. A sign-in's own
+# token carries auth_time (RFC 9068 §2.2.1) and is the recent one; this
+# makes the token of a stale sign-in, which no test can wait for.
 with_auth_time() {
-	python3 - "$1" "$2" "$TMP/signing-key.pem" <<'PY'
-import base64, json, subprocess, sys, time
-token, ago, key = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+	es256_sign "$(jwt_json "$1" 1)" \
+		"$(jwt_json "$1" 2 | jq -c --argjson t "$(( $(date +%s) - $2 ))" '.auth_time = $t')"
+}
+
+# id_token_hint SUB AUD SID [CLAIMS_JQ]: an ID token as the logout endpoint
+# reads one (typ JWT, iss, sub, aud, sid), signed with the server's key file
+# under the kid of its access tokens; CLAIMS_JQ edits the claims (a jq
+# filter, e.g. 'del(.sid)'). Until ID tokens are issued (the token side),
+# this is how a test holds one; KEY=FILE signs with another key.
+id_token_hint() {
+	local header claims now
+	now=$(date +%s)
+	header=$(jwt_json "$TOKEN" 1 | jq -c '.typ = "JWT"')
+	claims=$(jq -cn --arg iss "$BASE" --arg sub "$1" --arg aud "$2" --arg sid "$3" --argjson now "$now" \
+		'{iss:$iss, sub:$sub, aud:$aud, sid:$sid, iat:$now, exp:($now + 3600)}' | jq -c "${4:-.}")
+	es256_sign "$header" "$claims"
+}
+
+# es256_sign HEADER_JSON CLAIMS_JSON: the JWS of them, signed ES256 with
+# KEY (default: the server's key file, $TMP/signing-key.pem).
+es256_sign() {
+	python3 - "$1" "$2" "${KEY:-$TMP/signing-key.pem}" <<'PY'
+import base64, subprocess, sys
+header, claims, key = sys.argv[1], sys.argv[2], sys.argv[3]
 b64 = lambda b: base64.urlsafe_b64encode(b).rstrip(b"=").decode()
-unb64 = lambda s: base64.urlsafe_b64decode(s + "=" * (-len(s) % 4))
-header, payload, _ = token.split(".")
-claims = json.loads(unb64(payload))
-claims["auth_time"] = int(time.time()) - ago
-signing_input = header + "." + b64(json.dumps(claims, separators=(",", ":")).encode())
+signing_input = b64(header.encode()) + "." + b64(claims.encode())
 der = subprocess.run(["openssl", "dgst", "-sha256", "-sign", key], input=signing_input.encode(),
                      capture_output=True, check=True).stdout
 # DER SEQUENCE { INTEGER r, INTEGER s } -> r || s, 32 bytes each (RFC 7518 §3.4)
@@ -121,4 +185,22 @@ n = 0xFFFFFFFF00000000FFFFFFFFFFFFFFFFBCE6FAADA7179E84F3B9CAC2FC632551
 s = min(s, n - s)
 print(signing_input + "." + b64(r.to_bytes(32, "big") + s.to_bytes(32, "big")))
 PY
+}
+
+# byou_code EXTERNAL_ID CLIENT REDIRECT [SCOPE [NONCE]]: as the admin
+# (TOKEN), a BYOU code for that user (CONTRACT.md §6; scope and nonce as an
+# OpenID Connect request's, §7); sets CODE (empty on an error: STATUS and
+# BODY say which), VERIFIER and CHALLENGE
+byou_code() {
+	new_pkce
+	AUTH="Bearer $TOKEN" req POST "$P/users/external/$1/authorization-codes" "$(jq -cn \
+		--arg c "$2" --arg r "$3" --arg ch "$CHALLENGE" --arg s "${4:-}" --arg n "${5:-}" \
+		'{client_id: $c, redirect_uri: $r, code_challenge: $ch, code_challenge_method: "S256"}
+		 + (if $s != "" then {scope: $s} else {} end) + (if $n != "" then {nonce: $n} else {} end)')"
+	CODE=$(jq -r '.code // empty' <<<"$BODY")
+}
+
+# at_hash TOKEN: OIDC Core §3.1.3.6 for RS256 and ES256 (SHA-256)
+at_hash() {
+	printf '%s' "$1" | openssl dgst -sha256 -binary | head -c 16 | base64 | tr '+/' '-_' | tr -d '='
 }

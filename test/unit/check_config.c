@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "check_suite.h"
+#include "cidr.h"
 #include "config.h"
 
 
@@ -112,6 +113,10 @@ static void expect_defaults(const struct config *c)
 	ck_assert_int_eq(c->max_connections, 1024);
 	ck_assert_int_eq(c->max_connections_per_address, 64);
 	ck_assert_uint_eq(count_origins(c), 0);
+	ck_assert_ptr_null(c->tls_cert);
+	ck_assert_ptr_null(c->tls_key);
+	ck_assert_int_eq(c->hsts_max_age_s, 0);
+	ck_assert(!config_tls_enabled(c));
 	ck_assert_str_eq(c->store_path, "var/edgeauth.db");
 	ck_assert(c->synchronous_full);
 	ck_assert_int_eq(c->access_ttl_s, 900);
@@ -124,13 +129,14 @@ static void expect_defaults(const struct config *c)
 	ck_assert_int_eq(c->hash_threads, 2);
 	ck_assert_int_eq(c->max_pending_hashes, 256);
 	ck_assert_int_eq(c->log_format, LOG_TEXT);
+	ck_assert_uint_eq(c->backchannel_allow_count, 0);
+	ck_assert_uint_eq(c->trusted_proxies_count, 0);
 }
 
 START_TEST(test_defaults)
 {
 	expect_defaults(&fx.cfg);
 	ck_assert_ptr_null(fx.cfg.metrics_host);   /* etc/edgeauth.conf turns it on */
-	ck_assert_uint_eq(fx.cfg.trusted_proxies.count, 0);
 }
 END_TEST
 
@@ -159,6 +165,9 @@ static const char full_conf[] =
 	"max_connections_per_address = 5\n"
 	"cors_origins = https://a.example   https://b.example:8443\n"
 	"trusted_proxies = 10.0.0.0/8 ::1\n"
+	"tls_cert = /etc/edgeauth/cert.pem\n"
+	"tls_key = /etc/edgeauth/key.pem\n"
+	"hsts_max_age_s = 31536000\n"
 	"\n"
 	"[store]\n"
 	"path = /srv/edgeauth/data.db\n"
@@ -169,6 +178,9 @@ static const char full_conf[] =
 	"refresh_ttl_s = 86400\n"
 	"code_ttl_s = 30\n"
 	"signing_key = keys/signing.pem\n"
+	"\n"
+	"[oidc]\n"
+	"backchannel_allow = 127.0.0.1/32\tfd00::/8  10.0.0.0/8\n"
 	"\n"
 	"[passwords]\n"
 	"argon2_memory_kib = 65536\n"
@@ -198,6 +210,11 @@ START_TEST(test_full_file_overrides_every_key)
 	ck_assert_uint_eq(count_origins(c), 2);
 	ck_assert_str_eq(c->cors_origins[0], "https://a.example");
 	ck_assert_str_eq(c->cors_origins[1], "https://b.example:8443");
+	ck_assert_str_eq(c->tls_cert, "/etc/edgeauth/cert.pem");
+	ck_assert_str_eq(c->tls_key, "/etc/edgeauth/key.pem");
+	ck_assert_int_eq(c->hsts_max_age_s, 31536000);
+	ck_assert(config_tls_enabled(c));
+	ck_assert(config_issuer_https(c));
 	ck_assert_str_eq(c->store_path, "/srv/edgeauth/data.db");
 	ck_assert(!c->synchronous_full);
 	ck_assert_int_eq(c->access_ttl_s, 300);
@@ -211,8 +228,13 @@ START_TEST(test_full_file_overrides_every_key)
 	ck_assert_int_eq(c->max_pending_hashes, 1000);
 	ck_assert_int_eq(c->log_format, LOG_JSON);
 	ck_assert_str_eq(c->metrics_host, "::1");
-	ck_assert_uint_eq(c->trusted_proxies.count, 2);
+	ck_assert_uint_eq(c->trusted_proxies_count, 2);
+	ck_assert_int_eq(c->trusted_proxies[1].family, AF_INET6);
 	ck_assert_int_eq(c->metrics_port, 9100);
+	ck_assert_uint_eq(c->backchannel_allow_count, 3);
+	ck_assert_int_eq(c->backchannel_allow[1].family, AF_INET6);
+	ck_assert_uint_eq(c->backchannel_allow[1].bits, 8);
+	ck_assert_uint_eq(c->backchannel_allow[2].bits, 8);
 }
 END_TEST
 
@@ -340,7 +362,7 @@ static const struct {
 	{ "synchronous extra", "[store]\nsynchronous = extra\n", 2, R_SYNC },
 	{ "empty synchronous", "[store]\nsynchronous =\n", 2, R_SYNC },
 	{ "a trusted proxy with host bits", "[server]\ntrusted_proxies = 10.0.0.1/8\n", 2,
-	  "is not an address or a CIDR range" },
+	  "is not an address or CIDR" },
 	{ "a trusted proxy by name", "[server]\ntrusted_proxies = ::1 proxy.lan\n", 2,
 	  "'proxy.lan' is not an address" },
 	{ "metrics listen without a port", "[metrics]\nlisten = 127.0.0.1\n", 2, R_LISTEN },
@@ -348,6 +370,13 @@ static const struct {
 	{ "log format in capitals", "[log]\nformat = JSON\n", 2, R_LOG_FORMAT },
 	{ "empty store path", "[store]\npath =\n", 2, R_EMPTY },
 	{ "empty signing_key", "[tokens]\nsigning_key =\n", 2, R_EMPTY },
+	/* oidc */
+	{ "backchannel_allow with a name", "[oidc]\nbackchannel_allow = 10.0.0.0/8 localhost\n",
+	  2, "'localhost' is not an address or CIDR" },
+	{ "backchannel_allow with host bits", "[oidc]\nbackchannel_allow = 10.0.0.1/8\n", 2,
+	  "'10.0.0.1/8' is not an address or CIDR" },
+	{ "backchannel_allow prefix too long", "[oidc]\n\nbackchannel_allow = ::/129\n", 3,
+	  "'::/129' is not an address or CIDR" },
 	/* syntax */
 	{ "line with no '='", "[server]\nlisten = 127.0.0.1:8080\njust some words\n", 3,
 	  R_SYNTAX },
@@ -759,6 +788,38 @@ START_TEST(test_max_connections_per_address)
 }
 END_TEST
 
+/* CONTRACT.md §11: both files or neither; with them an https issuer; an
+ * empty value is no file; hsts_max_age_s is a number of seconds. */
+START_TEST(test_tls_keys)
+{
+	ck_assert_int_eq(load("[server]\ntls_cert = c.pem\n"), -1);
+	ck_assert_ptr_nonnull(strstr(fx.err, "tls_cert and tls_key go together"));
+	config_release(&fx.cfg);   /* a load goes over what the last one set */
+	config_init(&fx.cfg);
+	ck_assert_int_eq(load("[server]\nissuer = https://x.example\ntls_key = k.pem\n"), -1);
+	ck_assert_ptr_nonnull(strstr(fx.err, "tls_cert and tls_key go together"));
+	config_release(&fx.cfg);
+	config_init(&fx.cfg);
+	ck_assert_int_eq(load("[server]\ntls_cert = c.pem\ntls_key = k.pem\n"), -1);
+	ck_assert_msg(strstr(fx.err, "the issuer must be an https URL, not http://127.0.0.1:8080")
+	              != NULL, "%s", fx.err);
+	ck_assert_msg(load("[server]\nissuer = https://edge.lan:8443\ntls_cert = c.pem\n"
+	                   "tls_key = k.pem\nhsts_max_age_s = 63072000\n") == 0, "%s", fx.err);
+	ck_assert(config_tls_enabled(&fx.cfg));
+	ck_assert_str_eq(fx.cfg.tls_key, "k.pem");
+	ck_assert_int_eq(fx.cfg.hsts_max_age_s, 63072000);
+	/* an https issuer without TLS of our own: a reverse proxy in front */
+	ck_assert_msg(load("[server]\ntls_cert =\ntls_key =\n") == 0, "%s", fx.err);
+	ck_assert(!config_tls_enabled(&fx.cfg));
+	ck_assert(config_issuer_https(&fx.cfg));
+	ck_assert_ptr_null(fx.cfg.tls_cert);
+	ck_assert_int_eq(load("[server]\nhsts_max_age_s = 63072001\n"), -1);
+	expect_error_at(2, "expected a whole number from 0 to 63072000", "hsts above two years");
+	ck_assert_int_eq(load("[server]\nhsts_max_age_s = -1\n"), -1);
+	expect_error_at(2, "expected a whole number from 0 to 63072000", "negative hsts");
+}
+END_TEST
+
 static Suite *config_suite(void)
 {
 	Suite *s = suite_create("config");
@@ -783,6 +844,7 @@ static Suite *config_suite(void)
 	tcase_add_test(tc, test_argon2_memory_per_lane);
 	tcase_add_test(tc, test_error_line_after_valid_lines);
 	tcase_add_test(tc, test_missing_file);
+	tcase_add_test(tc, test_tls_keys);
 	tcase_add_test(tc, test_metrics_listen_apart);
 	tcase_add_test(tc, test_dump);
 	tcase_add_loop_test(tc, test_mask_secret, 0, N_ELEMS(masked));
