@@ -21,6 +21,10 @@ check_status "a sign-in before the backup" 200
 OLD_ACCESS=$ACCESS OLD_REFRESH=$REFRESH
 sign_in "$APP" "$REDIRECT" ann@example.com "ann password"
 OLD_CODE=$CODE OLD_VERIFIER=$VERIFIER
+BROWSER=$TMP/browser   # a browser's session (single sign-on), to be ended
+JAR=$BROWSER authorize_post "$APP" "$REDIRECT" ann@example.com "ann password" st-1 scope=openid
+JAR=$BROWSER authorize_get "$APP" "$REDIRECT" prompt=none
+check "a session before the backup: prompt=none gets a code" "$STATUS $([ -n "$CODE" ] && echo code)" "302 code"
 OLD_ADMIN=$TOKEN
 for i in $(seq 1 300); do   # a store of some pages
 	AUTH="Bearer $TOKEN" req POST "$P/users" "{\"display_name\":\"seed $i\",\"external_user_id\":\"seed-$i\"}" > /dev/null
@@ -111,6 +115,8 @@ refresh "$APP" "$OLD_REFRESH"
 check_err "a refresh token from before: refused" 400 invalid_refresh_token
 exchange "$APP" "$REDIRECT" "$OLD_CODE" "$OLD_VERIFIER"
 check_err "a code from before: refused" 400 invalid_authorization_code
+JAR=$BROWSER authorize_get "$APP" "$REDIRECT" prompt=none
+check "a session from before: ended (login_required)" "$STATUS $(query_value "$LOCATION" error)" "302 login_required"
 sign_in "$APP" "$REDIRECT" ann@example.com "ann password"
 exchange "$APP" "$REDIRECT" "$CODE" "$VERIFIER"
 check_status "a new sign-in works" 200
@@ -119,12 +125,18 @@ check_status "and its refresh" 200
 
 # invalidate-all beside the running server
 LIVE=$REFRESH
+rm -f "$BROWSER"
+JAR=$BROWSER authorize_post "$APP" "$REDIRECT" ann@example.com "ann password" st-1 scope=openid
+JAR=$BROWSER authorize_get "$APP" "$REDIRECT" prompt=none
+check "a new session: prompt=none gets a code" "$STATUS $([ -n "$CODE" ] && echo code)" "302 code"
 "$EDGEAUTH" -c "$CONF" invalidate-all > "$TMP/inv.out" 2>&1
 check "invalidate-all" "$?" 0
 req GET "$P/users?page_size=1"
 check_err "the admin token stops at once" 401 invalid_authorization_token
 refresh "$APP" "$LIVE"
 check_err "the refresh token too" 400 invalid_refresh_token
+JAR=$BROWSER authorize_get "$APP" "$REDIRECT" prompt=none
+check "and the session (login_required)" "$STATUS $(query_value "$LOCATION" error)" "302 login_required"
 sleep 1.1
 TOKEN=$(admin_token)
 req GET "$P/users?page_size=1"
