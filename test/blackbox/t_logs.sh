@@ -23,6 +23,19 @@ check "libevent answers a body too large" "$(raw 'POST /api/v1/tokens HTTP/1.1\r
 AUTH=none req POST /api/v1/tokens -u "$CLIENT_ID:$CLIENT_SECRET" -d grant_type=client_credentials
 check_status "a grant" 200
 SECRET_TOKEN=$(jq -r .access_token <<<"$BODY")
+# a back-channel logout's lines: a session of a client whose receiver is not
+# there (port 9, refused), ended by deactivating its user
+req POST "$P/clients" '{"name":"bc","backchannel_logout_uri":"http://127.0.0.1:9/bc","redirect_uris":["http://127.0.0.1:9/cb"]}'
+BC=$(jq -r .id <<<"$BODY")
+req POST "$P/users" '{"display_name":"ann","email":"ann@example.com","password":"correct horse"}'
+ANN=$(jq -r .id <<<"$BODY")
+NOW=$(($(date +%s%N) / 1000000))
+sqlite3 -cmd ".timeout 5000" "$TMP/edgeauth.db" "INSERT INTO sessions (id, secret_hash, project_id,
+	user_id, auth_time, created_at, expires_at) VALUES ('s1', 'h1', '$PROJECT_ID', '$ANN', $NOW, $NOW,
+	$NOW + 3600000); INSERT INTO session_clients VALUES ('s1', '$BC')"
+req PUT "$P/users/$ANN" '{"display_name":"ann","email":"ann@example.com","is_active":false}'
+check_status "a deactivation that ends a session" 200
+for i in $(seq 1 100); do grep -q 'back-channel logout' "$LOG" && break; sleep 0.05; done
 stop_server
 
 # every line is one JSON object
@@ -55,6 +68,10 @@ check "start-up line: level" "$(jq -r .level <<<"$L")" info
 check "start-up line: the fields" "$(jq -r 'keys | join(",")' <<<"$L")" "level,msg,time"
 check "the stop is logged" "$(jq -r 'select(.msg == "stopped") | .level' "$LOG")" info
 check "the signal is logged" "$(jq -r 'select(.msg? // "" | startswith("signal 15")) | .level' "$LOG")" info
+check "a back-channel delivery's line" \
+	"$(jq -r 'select(.msg? // "" | test("^back-channel logout .* to client .* tried again")) | .level' "$LOG")" info
+check "the undelivered at the stop" \
+	"$(jq -r 'select(.msg? // "" | test("^back-channel: 1 logout.* not delivered at the stop")) | .level' "$LOG")" info
 
 # an error line: a store the server cannot open, in JSON too
 mkdir -p "$TMP/ro" && chmod 755 "$TMP/ro" && : > "$TMP/ro/edgeauth.db" && chmod 644 "$TMP/ro/edgeauth.db"
