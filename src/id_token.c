@@ -115,12 +115,11 @@ void id_token_user_claims(json_t *claims, const struct user_claims *u, unsigned 
 void id_token_at_hash(const char *access_token, char out[ID_TOKEN_AT_HASH_LEN + 1])
 {
 	unsigned char digest[32];
-	/* the encoder writes its padding before taking it off: 25 bytes for 16 */
-	char text[B64URL_ENCODED_MAX(sizeof digest / 2)];
+	char full[B64URL_ENCODED_MAX(sizeof digest / 2)];   /* the encoder's padding too */
 
 	crypto_sha256(access_token, strlen(access_token), digest);
-	b64url_encode_into(text, digest, sizeof digest / 2);
-	memcpy(out, text, ID_TOKEN_AT_HASH_LEN + 1);
+	b64url_encode_into(full, digest, sizeof digest / 2);
+	memcpy(out, full, ID_TOKEN_AT_HASH_LEN + 1);
 }
 
 char *id_token_issue(const struct keyring *r, const struct id_token_request *req)
