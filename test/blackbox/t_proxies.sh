@@ -39,6 +39,8 @@ check "a chain: throttled by its last entry" "$(attempt 127.0.0.1 203.0.113.7 "a
 check "a chain's first entry does not count" "$(attempt 127.0.0.1 198.51.100.1 "ann password")" 302
 check "IPv6 entry" "$(attempt 127.0.0.1 2001:db8::1 wrong)$(attempt 127.0.0.1 2001:DB8:0::1 wrong)" 401401
 check "IPv6 entry throttled as one address" "$(attempt 127.0.0.1 2001:db8::1 "ann password")" 429
+check "an IPv4-mapped entry" "$(attempt 127.0.0.1 ::ffff:203.0.113.20 wrong)$(attempt 127.0.0.1 ::FFFF:203.0.113.20 wrong)" 401401
+check "is its IPv4 address to the throttle" "$(attempt 127.0.0.1 203.0.113.20 "ann password")" 429
 
 # untrusted: 127.0.0.2 sends the header, which is ignored
 check "untrusted, 1" "$(attempt 127.0.0.2 192.0.2.1 wrong)" 401
