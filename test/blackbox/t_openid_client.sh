@@ -13,12 +13,12 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/signin_lib.sh"
 CLIENT_DIR=$ROOT/test/oauth-client
-NAMES="public basic post"
+NAMES="public basic post es256"
 STEPS="sso_one_session userinfo_wrong_sub_refused logout logout_revoked_tokens logout_ended_session"
 for n in $NAMES; do
 	STEPS+=" discovery_$n authorization_code_$n id_token_$n userinfo_$n refresh_$n backchannel_$n"
 done
-STEPS+=" introspection_basic introspection_post"
+STEPS+=" introspection_basic introspection_post revocation_es256"
 
 need_node_project "$CLIENT_DIR" openid-client
 
@@ -34,11 +34,13 @@ APP="http://127.0.0.1:$APP_PORT"
 declare -A ID SECRET
 for n in $NAMES; do
 	method=client_secret_$n
-	[ "$n" = public ] && method=none
-	req POST "$P/clients" "$(jq -cn --arg n "$n" --arg app "$APP" --arg m "$method" \
+	alg=RS256
+	case $n in public) method=none ;; es256) method=none alg=ES256 ;; esac
+	req POST "$P/clients" "$(jq -cn --arg n "$n" --arg app "$APP" --arg m "$method" --arg alg "$alg" \
 		'{name: "app \($n)", redirect_uris: ["\($app)/cb/\($n)"],
 		  post_logout_redirect_uris: ["\($app)/out/\($n)"],
-		  backchannel_logout_uri: "\($app)/bc/\($n)", token_endpoint_auth_method: $m}')"
+		  backchannel_logout_uri: "\($app)/bc/\($n)", token_endpoint_auth_method: $m,
+		  id_token_signed_response_alg: $alg}')"
 	check_status "create client $n" 201
 	ID[$n]=$(jq -r .id <<<"$BODY")
 	SECRET[$n]=$(jq -r '.client_secret // empty' <<<"$BODY")
@@ -47,7 +49,7 @@ done
 # --- the library's flows ---
 OUT=$(cd "$CLIENT_DIR" && BASE=$BASE PORT=$APP_PORT USER_EMAIL=$EMAIL USER_PASSWORD=$PASSWORD \
 	USER_ID=$USER PUBLIC_ID=${ID[public]} BASIC_ID=${ID[basic]} BASIC_SECRET=${SECRET[basic]} \
-	POST_ID=${ID[post]} POST_SECRET=${SECRET[post]} timeout 60 node oidc_flow.mjs 2>&1)
+	POST_ID=${ID[post]} POST_SECRET=${SECRET[post]} ES256_ID=${ID[es256]} timeout 60 node oidc_flow.mjs 2>&1)
 RC=$?
 # SHOW_FLOW=1 prints the library run's own output
 [ -n "${SHOW_FLOW:-}" ] && printf '%s\n' "$OUT" >&2

@@ -36,3 +36,22 @@ export async function launchBrowser({ spki = '', chromium = '/usr/bin/chromium' 
   }
   return { context, close }
 }
+
+// watchProblems(page, expectedStatus, url): every console error or warning
+// (CSP violations are reported there), uncaught page error and failed
+// request, with the page it happened on, as a list that grows. Chromium logs
+// every 4xx document as "Failed to load resource"; the one a test expects
+// (status expectedStatus at url) is left out.
+export function watchProblems(page, expectedStatus, url) {
+  const problems = []
+  const expected = (m) => m.location().url === url &&
+    m.text().startsWith(`Failed to load resource: the server responded with a status of ${expectedStatus} `)
+  page.on('console', (m) => {
+    if ((m.type() === 'error' || m.type() === 'warning') && !expected(m)) {
+      problems.push(`console ${m.type()} on ${page.url()}: ${m.text()}`)
+    }
+  })
+  page.on('pageerror', (e) => problems.push(`page error on ${page.url()}: ${e.message}`))
+  page.on('requestfailed', (r) => problems.push(`request failed: ${r.method()} ${r.url()}: ${r.failure()?.errorText}`))
+  return problems
+}

@@ -16,7 +16,7 @@ import { createHash, randomBytes } from 'node:crypto'
 import { mkdirSync } from 'node:fs'
 import { createServer } from 'node:http'
 import { join } from 'node:path'
-import { launchBrowser } from './launch.mjs'
+import { launchBrowser, watchProblems } from './launch.mjs'
 
 const env = (name) => {
   const v = process.env[name]
@@ -75,20 +75,9 @@ ok('launch')
 const { context } = browser
 const page = context.pages()[0] ?? await context.newPage()
 
-// Every console error (CSP violations are reported there), uncaught page
-// error and failed request, with the page it happened on.
-const problems = []
-// The one expected entry: Chromium logs every 4xx document as "Failed to
-// load resource", and a wrong password is a 401 (CONTRACT.md §6).
-const expected401 = (m) => /^Failed to load resource: the server responded with a status of 401\b/.test(m.text()) &&
-  m.location().url === `${BASE}/api/v1/authorize`
-page.on('console', (m) => {
-  if ((m.type() === 'error' || m.type() === 'warning') && !expected401(m)) {
-    problems.push(`console ${m.type()} on ${page.url()}: ${m.text()}`)
-  }
-})
-page.on('pageerror', (e) => problems.push(`page error on ${page.url()}: ${e.message}`))
-page.on('requestfailed', (r) => problems.push(`request failed: ${r.method()} ${r.url()}: ${r.failure()?.errorText}`))
+// Every console error, page error and failed request but the one expected:
+// a wrong password is a 401 (CONTRACT.md §6).
+const problems = watchProblems(page, 401, `${BASE}/api/v1/authorize`)
 
 // The hidden authorize parameters the form carries, as the browser sees them.
 const hiddenParams = () => page.evaluate(() =>

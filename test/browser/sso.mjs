@@ -19,7 +19,7 @@ import { createHash, randomBytes } from 'node:crypto'
 import { appendFileSync, mkdirSync } from 'node:fs'
 import { createServer } from 'node:http'
 import { join } from 'node:path'
-import { launchBrowser } from './launch.mjs'
+import { launchBrowser, watchProblems } from './launch.mjs'
 
 const env = (name) => {
   const v = process.env[name]
@@ -116,6 +116,10 @@ let authorizeAnswers = []
 page.on('response', (r) => {
   if (r.url().startsWith(`${BASE}/api/v1/authorize`)) authorizeAnswers.push(r.status())
 })
+
+// Every console error, page error and failed request, on edgeauth's pages
+// and the apps', but the one expected: the cross-site POST's 403.
+const problems = watchProblems(page, 403, `${BASE}/api/v1/authorize`)
 
 const cookieName = `${HTTPS ? '__Host-' : ''}edgeauth_${PROJECT_ID}`
 // every cookie of the jar: over http the session's has Path=/api/v1/, and
@@ -226,7 +230,30 @@ try {
   mkdirSync(SHOTS, { recursive: true })
   await page.screenshot({ path: join(SHOTS, 'browser-sso-cross-site.png'), fullPage: true })
 
-  // 8. a deactivated user's session signs in no more: sign in to A, the
+  // 8. logout without a hint: edgeauth's confirmation page, whose form the
+  // browser posts (same origin) and follows to A's page with state
+  r = request('a')
+  v = await visit(r.url)
+  const signedIn = await signIn(r)
+  v = await visit(`${BASE}/api/v1/logout?${new URLSearchParams({
+    client_id: CLIENT.a, post_logout_redirect_uri: `${APP}/out/a`, state: 'confirmed' })}`)
+  const confirm = page.getByRole('button', { name: 'Sign out' })
+  const shown = (await confirm.count()) === 1
+  const before8 = callbacks.length
+  if (shown) {
+    await Promise.all([
+      page.waitForURL((u) => u.href.startsWith(`${APP}/out/a`), { waitUntil: 'load' }),
+      confirm.click(),
+    ]).catch(() => {})
+  }
+  const landed = callbacks.slice(before8)
+  check('logout_confirmation', signedIn.length === 1 && shown && landed.length === 1 &&
+    landed[0].pathname === '/out/a' && landed[0].searchParams.get('state') === 'confirmed' &&
+    (await sessionCookies()).length === 0,
+    `signed in ${signedIn.length}, confirmation shown ${shown}, reached ${landed.map(String)}, page ${page.url()}, ` +
+    `cookies ${(await sessionCookies()).length}`)
+
+  // 9. a deactivated user's session signs in no more: sign in to A, the
   // admin deactivates the user, B's authorize shows the form
   r = request('a')
   v = await visit(r.url)
@@ -238,8 +265,11 @@ try {
   check('deactivated_user_form', again.length === 1 && live && put.status === 200 &&
     v.answers[0] === 200 && v.reached.length === 0 && await formShown(),
     `signed in ${again.length}, cookie ${live}, PUT ${put.status}, authorize answered ${v.answers}, reached ${v.reached.map(String)}`)
+
+  check('no_console_errors', problems.length === 0, problems.join(' | '))
 } catch (e) {
   fail('flow', e.message.split('\n')[0])
+  if (problems.length) console.log(`console: ${problems.join(' | ')}`)
 } finally {
   await browser.close()
   apps.close()

@@ -91,13 +91,18 @@ const apps = {
   public: { id: env('PUBLIC_ID'), auth: () => client.None() },
   basic: { id: env('BASIC_ID'), auth: () => client.ClientSecretBasic(env('BASIC_SECRET')) },
   post: { id: env('POST_ID'), auth: () => client.ClientSecretPost(env('POST_SECRET')) },
+  // a public client registered with id_token_signed_response_alg ES256,
+  // which the library is told as client metadata; it asks with max_age,
+  // and the library checks auth_time against it
+  es256: { id: env('ES256_ID'), auth: () => client.None(), alg: 'ES256', maxAge: 600 },
 }
 const redirectUri = (name) => `${app}/cb/${name}`
 
 // 1. discovery (/.well-known/openid-configuration) for each client
 for (const [name, a] of Object.entries(apps)) {
   a.config = await step(`discovery_${name}`, async () => {
-    const config = await client.discovery(issuer, a.id, undefined, a.auth(), { execute })
+    const metadata = a.alg ? { id_token_signed_response_alg: a.alg } : undefined
+    const config = await client.discovery(issuer, a.id, metadata, a.auth(), { execute })
     const m = config.serverMetadata()
     assert(m.issuer === base, `issuer ${m.issuer}`)
     for (const e of ['authorization_endpoint', 'token_endpoint', 'userinfo_endpoint', 'jwks_uri',
@@ -158,13 +163,14 @@ for (const [name, a] of Object.entries(apps)) {
     const url = client.buildAuthorizationUrl(a.config, {
       redirect_uri: redirectUri(name), scope, nonce, state,
       code_challenge: await client.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256',
+      ...(a.maxAge ? { max_age: String(a.maxAge) } : {}),
     })
     const first = name === 'public'
     const { form, callback } = await authorize(url, { signIn: first })
     assert(form === first, first ? 'no sign-in form without a session' : 'the form was shown despite the session')
     assert(callback.href.startsWith(redirectUri(name) + '?'), `sent to ${callback.href}`)
     a.tokens = await client.authorizationCodeGrant(a.config, callback,
-      { pkceCodeVerifier: verifier, expectedState: state, expectedNonce: nonce, idTokenExpected: true })
+      { pkceCodeVerifier: verifier, expectedState: state, expectedNonce: nonce, idTokenExpected: true, maxAge: a.maxAge })
     a.claims = a.tokens.claims()
     assert(a.claims.sub === userId, `sub ${a.claims.sub}, want ${userId}`)
     assert(a.claims.aud === a.id || (Array.isArray(a.claims.aud) && a.claims.aud.includes(a.id)), `aud ${a.claims.aud}`)
@@ -175,7 +181,7 @@ for (const [name, a] of Object.entries(apps)) {
   await step(`id_token_${name}`, async () => {
     const c = a.claims
     const header = decodeProtectedHeader(a.tokens.id_token)
-    assert(header.alg === 'RS256' && header.typ === 'JWT' && header.kid, `header ${JSON.stringify(header)}`)
+    assert(header.alg === (a.alg ?? 'RS256') && header.typ === 'JWT' && header.kid, `header ${JSON.stringify(header)}`)
     // openid-client leaves at_hash to the RP in the code flow (OIDC Core
     // §3.1.3.8 makes it optional there), so it is checked here
     assert(c.at_hash === atHash(a.tokens.access_token), `at_hash ${c.at_hash}`)
@@ -235,6 +241,21 @@ for (const name of ['basic', 'post']) {
   })
 }
 
+// revocation (RFC 7009) of a refresh token by its public client: the
+// refresh fails, its access token is inactive
+await step('revocation_es256', async () => {
+  const a = apps.es256
+  await client.tokenRevocation(a.config, a.tokens.refresh_token)
+  let err
+  try {
+    await client.refreshTokenGrant(a.config, a.tokens.refresh_token)
+  } catch (e) { err = e }
+  assert(err instanceof client.ResponseBodyError && err.status === 400 && err.error === 'invalid_refresh_token',
+    `refresh after revocation: ${err ? describe(err) : 'new tokens'}`)
+  const r = await introspect(apps.basic, a.tokens.access_token)
+  assert(r.active === false, 'the access token of a revoked sign-in is active')
+})
+
 // 6. RP-initiated logout through the basic client, followed by the browser:
 // back at the registered URI with state
 const logoutState = client.randomState()
@@ -260,7 +281,7 @@ for (const [name, a] of Object.entries(apps)) {
     const got = logoutTokens[name] ?? []
     assert(got.length === 1, `received ${got.length} logout tokens`)
     const { payload: p, protectedHeader: h } = await jwtVerify(got[0], jwks, {
-      issuer: base, audience: a.id, typ: 'logout+jwt', algorithms: ['RS256'], requiredClaims: ['iat', 'exp', 'jti'],
+      issuer: base, audience: a.id, typ: 'logout+jwt', algorithms: [a.alg ?? 'RS256'], requiredClaims: ['iat', 'exp', 'jti'],
     })
     assert(h.typ === 'logout+jwt', `typ ${h.typ}`)
     assert(p.sub === a.claims.sub && p.sid === a.claims.sid, `sub ${p.sub} sid ${p.sid}`)
