@@ -17,7 +17,7 @@ BROWSER_DIR=$ROOT/test/browser
 CHROMIUM=${CHROMIUM:-/usr/bin/chromium}
 STEPS="launch prompt_none_without_session a_shows_form a_signs_in cookie_flags b_single_sign_on
 prompt_login_form max_age_0_form logout_redirects logout_clears_cookie after_logout_form
-b_backchannel_received cross_site_post_refused logout_confirmation deactivated_user_form
+b_backchannel_received cross_site_post_refused logout_confirmation logout_posted_by_app deactivated_user_form
 no_console_errors"
 
 if [ ! -x "$CHROMIUM" ]; then

@@ -62,17 +62,27 @@ const apps = createServer((req, res) => {
       res.writeHead(token ? 200 : 400).end()
       return
     }
+    if (req.url === '/logout-form') {
+      // app A's own page: RP-Initiated Logout by POST (§2 allows it), from
+      // the app's origin
+      page200(res, postForm(`${BASE}/api/v1/logout`, appLogoutFields, 'Log out of App A'))
+      return
+    }
     callbacks.push(new URL(req.url, APP))
     page200(res, '<p>The app.</p>')
   })
 })
+// postForm(action, fields, button): a form that posts the fields there
+const escape = (v) => String(v).replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;')
+const postForm = (action, fields, button) => `<form method="post" action="${escape(action)}">` +
+  Object.entries(fields).map(([k, v]) => `<input type="hidden" name="${escape(k)}" value="${escape(v)}">`).join('') +
+  `<button>${button}</button></form>`
+let appLogoutFields = {}
 // Another site's page: a form that posts a sign-in with the user's own
 // credentials to edgeauth (login CSRF), submitted by its button.
 let csrfFields = {}
 const other = createServer((req, res) => {
-  const inputs = Object.entries(csrfFields).map(([k, v]) =>
-    `<input type="hidden" name="${k}" value="${String(v).replace(/&/g, '&amp;').replace(/"/g, '&quot;')}">`).join('')
-  page200(res, `<form method="post" action="${BASE}/api/v1/authorize">${inputs}<button>Win a prize</button></form>`)
+  page200(res, postForm(`${BASE}/api/v1/authorize`, csrfFields, 'Win a prize'))
 })
 const listen = (server, port, host) => new Promise((resolve, reject) => {
   server.once('error', reject)
@@ -253,7 +263,26 @@ try {
     `signed in ${signedIn.length}, confirmation shown ${shown}, reached ${landed.map(String)}, page ${page.url()}, ` +
     `cookies ${(await sessionCookies()).length}`)
 
-  // 9. a deactivated user's session signs in no more: sign in to A, the
+  // 9. logout posted by app A's own page (another origin, so no cookie
+  // goes along: the hint's sid names the session)
+  r = request('a')
+  v = await visit(r.url)
+  const signedInA = await signIn(r)
+  const tokensA2 = await exchange(r, signedInA[0])
+  appLogoutFields = { id_token_hint: tokensA2.id_token, post_logout_redirect_uri: `${APP}/out/a`, state: 'posted' }
+  await page.goto(`${APP}/logout-form`)
+  const before9 = callbacks.length
+  await Promise.all([
+    page.waitForURL((u) => u.href.startsWith(`${APP}/out/a`), { waitUntil: 'load' }),
+    page.getByRole('button', { name: 'Log out of App A' }).click(),
+  ]).catch(() => {})
+  const landed9 = callbacks.slice(before9)
+  v = await visit(request('b').url)
+  check('logout_posted_by_app', landed9.length === 1 && landed9[0].searchParams.get('state') === 'posted' &&
+    v.answers[0] === 200 && await formShown(),
+    `reached ${landed9.map(String)}, page ${page.url()}, then authorize answered ${v.answers}`)
+
+  // 10. a deactivated user's session signs in no more: sign in to A, the
   // admin deactivates the user, B's authorize shows the form
   r = request('a')
   v = await visit(r.url)
