@@ -15,7 +15,7 @@
 . "$(dirname "$0")/signin_lib.sh"
 BROWSER_DIR=$ROOT/test/browser
 CHROMIUM=${CHROMIUM:-/usr/bin/chromium}
-STEPS="launch prompt_none_without_session a_shows_form a_signs_in cookie_flags b_single_sign_on
+STEPS="launch prompt_none_without_session a_shows_form a_signs_in cookie_flags b_single_sign_on b_silent_renew_in_iframe
 prompt_login_form max_age_0_form logout_redirects logout_clears_cookie after_logout_form
 b_backchannel_received cross_site_post_refused logout_confirmation logout_posted_by_app deactivated_user_form
 no_console_errors"
@@ -55,6 +55,7 @@ LOGOUT_LOG=$TMP/logout-tokens
 OUT=$(cd "$BROWSER_DIR" && BASE=$BASE PROJECT_ID=$PROJECT_ID CLIENT_A=$CLIENT_A CLIENT_B=$CLIENT_B \
 	USER_EMAIL=$EMAIL USER_PASSWORD=$PASSWORD APP_PORT=$APP_PORT OTHER_PORT=$(free_port) \
 	ADMIN_TOKEN=$TOKEN USER_ID=$USER ROLE_ID=$ROLE USER_NAME=$NAME LOGOUT_LOG=$LOGOUT_LOG \
+	FRAME_PORT=$(free_port) TLS_CERT=$TMP/ca/server.pem TLS_KEY=$TMP/ca/server.key \
 	SPKI_HASH=$SPKI SCREENSHOT_DIR=$ROOT/build CHROMIUM=$CHROMIUM timeout 120 node sso.mjs 2>&1)
 RC=$?
 # SHOW_BROWSER=1 prints the browser run's own output

@@ -10,16 +10,22 @@
 //                  /cb/b receive codes, /out/a the browser after logout,
 //                  /bc/b app B's back-channel logouts
 //   OTHER_PORT     another site's page, served here on 127.0.0.2
+//   FRAME_PORT     over https: the apps' listener once more, speaking TLS
+//                  with TLS_CERT and TLS_KEY (the server's own pair), for the
+//                  page that renews in an iframe: the session cookie is
+//                  SameSite=Lax, and an http page is another site to an
+//                  https issuer
 //   ADMIN_TOKEN USER_ID ROLE_ID USER_NAME   to deactivate the user
 //   LOGOUT_LOG     the file the logout tokens B receives go to, one a line
 //   [SPKI_HASH] [CHROMIUM] [SCREENSHOT_DIR]  as for signin.mjs
 // It prints "sid <sid>" (the session's, from A's ID token) for the shell,
 // which verifies the logout tokens against JWKS.
 import { createHash, randomBytes } from 'node:crypto'
-import { appendFileSync, mkdirSync } from 'node:fs'
+import { appendFileSync, mkdirSync, readFileSync } from 'node:fs'
 import { createServer } from 'node:http'
+import { createServer as createHttpsServer } from 'node:https'
 import { join } from 'node:path'
-import { launchBrowser, watchProblems } from './launch.mjs'
+import { launchBrowser, STEP_TIMEOUT, watchProblems } from './launch.mjs'
 
 const env = (name) => {
   const v = process.env[name]
@@ -51,7 +57,7 @@ const page200 = (res, html) => {
   res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' })
   res.end(`<!doctype html><meta charset="utf-8"><link rel="icon" href="data:,"><title>App</title>${html}\n`)
 }
-const apps = createServer((req, res) => {
+const appHandler = (req, res) => {
   let body = ''
   req.setEncoding('utf8')
   req.on('data', (c) => { body += c })
@@ -60,6 +66,13 @@ const apps = createServer((req, res) => {
       const token = new URLSearchParams(body).get('logout_token')
       if (token) { appendFileSync(LOGOUT_LOG, `${token}\n`); logoutTokens++ }
       res.writeHead(token ? 200 : 400).end()
+      return
+    }
+    if (req.url.startsWith('/frame?')) {
+      // an app's page that renews its sign-in in a hidden iframe with
+      // prompt=none, as single-page apps' libraries do
+      const src = new URL(req.url, 'http://x').searchParams.get('src')
+      page200(res, `<p>The app.</p><iframe hidden src="${escape(src)}"></iframe>`)
       return
     }
     if (req.url === '/logout-form') {
@@ -71,7 +84,8 @@ const apps = createServer((req, res) => {
     callbacks.push(new URL(req.url, APP))
     page200(res, '<p>The app.</p>')
   })
-})
+}
+const apps = createServer(appHandler)
 // postForm(action, fields, button): a form that posts the fields there
 const escape = (v) => String(v).replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;')
 const postForm = (action, fields, button) => `<form method="post" action="${escape(action)}">` +
@@ -88,7 +102,11 @@ const listen = (server, port, host) => new Promise((resolve, reject) => {
   server.once('error', reject)
   server.listen(port, host, resolve)
 })
-await Promise.all([listen(apps, APP_PORT, '127.0.0.1'), listen(other, OTHER_PORT, '127.0.0.2')])
+const FRAME_APP = HTTPS ? `https://127.0.0.1:${env('FRAME_PORT')}` : APP
+const framer = HTTPS &&
+  createHttpsServer({ cert: readFileSync(env('TLS_CERT')), key: readFileSync(env('TLS_KEY')) }, appHandler)
+await Promise.all([listen(apps, APP_PORT, '127.0.0.1'), listen(other, OTHER_PORT, '127.0.0.2'),
+  framer && listen(framer, Number(env('FRAME_PORT')), '127.0.0.1')])
   .catch((e) => { console.log(`FAIL setup: listeners: ${e.message}`); process.exit(1) })
 
 // --- the apps' side of a request: PKCE, state, nonce ---
@@ -198,6 +216,17 @@ try {
     v.reached[0].searchParams.get('state') === r.params.state && tokensB.id_token && claims(tokensB.id_token).sid === sid,
     `authorize answered ${v.answers}, reached ${v.reached.map(String)}`)
 
+  // an app's silent renewal in an iframe, from a page on the issuer's site
+  // (same scheme and host): a code for the app's callback in the frame
+  r = request('b', { prompt: 'none' })
+  const beforeFrame = callbacks.length
+  await page.goto(`${FRAME_APP}/frame?${new URLSearchParams({ src: r.url })}`)
+  const frameDeadline = Date.now() + STEP_TIMEOUT
+  while (callbacks.length === beforeFrame && Date.now() < frameDeadline) await new Promise((res) => setTimeout(res, 50))
+  const framed = callbacks.slice(beforeFrame).filter((u) => u.pathname === '/cb/b')
+  check('b_silent_renew_in_iframe', framed.length === 1 && framed[0].searchParams.get('state') === r.params.state &&
+    !!framed[0].searchParams.get('code'), `the frame reached ${framed.map(String)}`)
+
   // 5. prompt=login and max_age=0 show the form despite the session
   for (const [name, extra] of [['prompt_login_form', { prompt: 'login' }], ['max_age_0_form', { max_age: '0' }]]) {
     v = await visit(request('b', extra).url)
@@ -303,5 +332,6 @@ try {
   await browser.close()
   apps.close()
   other.close()
+  if (framer) framer.close()
 }
 process.exit(failures ? 1 : 0)
