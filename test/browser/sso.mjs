@@ -247,7 +247,8 @@ try {
     `authorize answered ${v.answers}, reached ${v.reached.map(String)}`)
   const deadline = Date.now() + 15_000
   while (logoutTokens === 0 && Date.now() < deadline) await new Promise((res) => setTimeout(res, 100))
-  check('b_backchannel_received', logoutTokens === 1, `app B received ${logoutTokens} logout tokens`)
+  // (more than one only when a slow answer made edgeauth try again)
+  check('b_backchannel_received', logoutTokens >= 1, `app B received ${logoutTokens} logout tokens`)
 
   // 7. another site's page posts the form with the user's credentials: 403,
   // no session, no redirect
