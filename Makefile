@@ -18,8 +18,9 @@ BUILD    ?= build
 BIN      ?= edgeauth
 SRCS     := $(wildcard src/*.c)
 OBJS     := $(SRCS:src/%.c=$(BUILD)/%.o)
-LIB_OBJS := $(filter-out $(BUILD)/main.o,$(OBJS)) $(BUILD)/schema.o
+LIB_OBJS := $(filter-out $(BUILD)/main.o,$(OBJS)) $(BUILD)/schema.o $(BUILD)/pg_schema.o
 SCHEMA   := $(sort $(wildcard schema/*.sql))
+PG_SCHEMA := $(sort $(wildcard schema/postgres/*.sql))
 UNIT_SRCS := $(wildcard test/unit/check_*.c)
 UNIT_BINS := $(UNIT_SRCS:test/unit/%.c=$(BUILD)/test/%)
 CONF     ?= etc/edgeauth.conf
@@ -62,6 +63,13 @@ $(BUILD)/schema.c: $(SCHEMA) scripts/embed-schema | $(BUILD)
 	scripts/embed-schema $@ $(SCHEMA)
 
 $(BUILD)/schema.o: $(BUILD)/schema.c
+	$(CC) $(CFLAGS) -c -o $@ $<
+
+# ... and PostgreSQL's (CONTRACT.md §9), the same for the other backend.
+$(BUILD)/pg_schema.c: $(PG_SCHEMA) scripts/embed-schema | $(BUILD)
+	scripts/embed-schema --name pg_schema_migrations $@ $(PG_SCHEMA)
+
+$(BUILD)/pg_schema.o: $(BUILD)/pg_schema.c
 	$(CC) $(CFLAGS) -c -o $@ $<
 
 $(BUILD):

@@ -17,6 +17,7 @@
 #include "server.h"
 #include "store.h"
 #include "store_keys.h"
+#include "store_pg.h"
 #include "store_projects.h"
 #include "store_tokens.h"
 #include "store_users.h"
@@ -47,10 +48,13 @@ static int usage(void)
 	return EXIT_USAGE;
 }
 
+/* The store of [store] backend (CONTRACT.md §9). */
 static struct store *open_store(const struct config *cfg)
 {
 	char errbuf[512];
-	struct store *st = store_open(cfg->store_path, cfg->synchronous_full, errbuf, sizeof errbuf);
+	struct store *st = cfg->store_postgres
+	                 ? store_open_postgres(cfg, errbuf, sizeof errbuf)
+	                 : store_open(cfg->store_path, cfg->synchronous_full, errbuf, sizeof errbuf);
 	if (!st)
 		fprintf(stderr, "edgeauth: %s\n", errbuf);
 	return st;
@@ -388,6 +392,7 @@ static int cmd_serve(const struct config *cfg)
 	srv.base = event_base_new();
 	if (!srv.base)
 		goto out;
+	store_serve(srv.store, srv.base);
 	srv.passwords = passwords_new(srv.base, cfg);
 	srv.signin_account_addresses = throttle_new((size_t)cfg->signin_tracked_keys,
 	                                            cfg->signin_max_failures, cfg->signin_window_s);
