@@ -1,9 +1,14 @@
 #ifndef EDGEAUTH_PG_TOKENS_H
 #define EDGEAUTH_PG_TOKENS_H
 /* What store_tokens.h's revocation list and bearer checks do on PostgreSQL
- * (store_pg.h). Codes and refresh tokens are not ported yet. */
+ * (store_pg.h), and the reads of codes and refresh tokens (revocation reads
+ * them); their writes are not ported yet. */
 #include "store_tokens.h"
 
+void pg_code_get(struct store *st, const char *hash, struct grant_record *out,
+                 struct completion done);
+void pg_refresh_get(struct store *st, const char *hash, struct grant_record *out,
+                    struct completion done);
 void pg_family_revoke(struct store *st, const char *family_id, struct completion done);
 void pg_access_revoke(struct store *st, const char *jti, long long exp_s,
                       struct completion done);

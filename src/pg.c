@@ -654,15 +654,16 @@ static void conn_fail(struct pg_conn *c, const char *why)
 }
 
 /* libpq's parameters: TCP keepalives (a peer that vanished is noticed),
- * then the operator's url, then what edgeauth needs. */
-#define CONNECT_PARAMS(url) \
+ * then the operator's url, then what edgeauth needs; the listening
+ * connection names itself apart (pg_stat_activity). */
+#define CONNECT_PARAMS(url, name) \
 	const char *const keys[] = { "keepalives", "keepalives_idle", "keepalives_interval", \
 		"keepalives_count", "dbname", "client_encoding", "fallback_application_name", NULL }; \
-	const char *const values[] = { "1", "5", "2", "3", (url), "UTF8", "edgeauth", NULL }
+	const char *const values[] = { "1", "5", "2", "3", (url), "UTF8", (name), NULL }
 
 static void conn_connect(struct pg_conn *c)
 {
-	CONNECT_PARAMS(c->pool->conninfo);
+	CONNECT_PARAMS(c->pool->conninfo, c->listener ? "edgeauth listener" : "edgeauth");
 
 	c->pg = PQconnectStartParams(keys, values, 1);
 	c->since_us = mono_us();
@@ -707,7 +708,7 @@ static void on_tick(evutil_socket_t fd, short what, void *arg)
 struct pg_pool *pg_pool_open(const struct pg_pool_config *cfg, char *errbuf, size_t errlen)
 {
 	struct pg_pool *p = xcalloc(1, sizeof *p);
-	CONNECT_PARAMS(cfg->conninfo);
+	CONNECT_PARAMS(cfg->conninfo, "edgeauth");
 
 	p->cfg = *cfg;
 	p->conninfo = xstrdup(cfg->conninfo);

@@ -6,13 +6,43 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "pg_tokens.h"
 #include "store_pg.h"
+#include "util.h"
 
-enum { PT_FAMILY_REVOKE, PT_ACCESS_REVOKE, PT_PURGE, PT_HOLDERS, PT_REVOKED, PT__COUNT };
+/* Whether the code or refresh token row t predates the last deactivation
+ * of its user, client or project (schema/postgres/006): such a grant stays
+ * dead after a reactivation. A NULL tokens_valid_after compares as NULL,
+ * which is not true. */
+#define PREDATES_DEACTIVATION(t) \
+	" EXISTS (SELECT 1 FROM users u, clients c, projects p WHERE u.id = " t ".user_id" \
+	" AND c.id = " t ".client_id AND p.id = " t ".project_id" \
+	" AND (" t ".created_at <= u.tokens_valid_after OR " t ".created_at <= c.tokens_valid_after" \
+	" OR " t ".created_at <= p.tokens_valid_after))"
+
+enum {
+	PT_CODE_GET,
+	PT_REFRESH_GET,
+	PT_FAMILY_REVOKE,
+	PT_ACCESS_REVOKE,
+	PT_PURGE,
+	PT_HOLDERS,
+	PT_REVOKED,
+	PT__COUNT
+};
 
 static const struct pg_statement statements[PT__COUNT] = {
+	/* the fourteen columns of struct grant_record, as store_tokens.c reads them */
+	[PT_CODE_GET] = { "tokens_code_get",
+		"SELECT family_id, project_id, client_id, user_id, redirect_uri, code_challenge,"
+		" expires_at, used_at IS NOT NULL, false," PREDATES_DEACTIVATION("t") ","
+		" scope, nonce, auth_time, session_id FROM auth_codes t WHERE hash = $1", 1, false },
+	[PT_REFRESH_GET] = { "tokens_refresh_get",
+		"SELECT family_id, project_id, client_id, user_id, NULL, NULL, expires_at,"
+		" used_at IS NOT NULL, revoked_at IS NOT NULL," PREDATES_DEACTIVATION("t") ","
+		" scope, NULL, auth_time, session_id FROM refresh_tokens t WHERE hash = $1", 1, false },
 	/* every refresh token of the sign-in, and the access tokens issued with them */
 	[PT_FAMILY_REVOKE] = { "tokens_family_revoke",
 		"WITH a AS (INSERT INTO revoked_tokens (jti, expires_at)"
@@ -50,6 +80,56 @@ static const struct pg_statement statements[PT__COUNT] = {
 };
 
 const struct pg_statement_set pg_tokens_statements = { statements, PT__COUNT };
+
+static char *dup_text(const PGresult *res, int c)
+{
+	const char *v = pg_text(res, 0, c);
+
+	return v ? xstrdup(v) : NULL;
+}
+
+/* The row, if any, into the struct grant_record out. */
+static int grant_read(const PGresult *res, void *out, const void *how, struct api_error *err)
+{
+	struct grant_record *g = out;
+
+	(void)how;
+	(void)err;
+	if (PQntuples(res) == 0)
+		return 0;
+	g->found = true;
+	g->family_id = dup_text(res, 0);
+	g->project_id = dup_text(res, 1);
+	g->client_id = dup_text(res, 2);
+	g->user_id = dup_text(res, 3);
+	g->redirect_uri = dup_text(res, 4);
+	g->code_challenge = dup_text(res, 5);
+	g->expires_at = pg_int(res, 0, 6);
+	g->used = pg_bool(res, 0, 7);
+	g->revoked = pg_bool(res, 0, 8);
+	g->predates_deactivation = pg_bool(res, 0, 9);
+	g->scope = dup_text(res, 10);
+	g->nonce = dup_text(res, 11);
+	g->auth_time = pg_int(res, 0, 12);
+	g->session_id = dup_text(res, 13);
+	return 0;
+}
+
+void pg_code_get(struct store *st, const char *hash, struct grant_record *out,
+                 struct completion done)
+{
+	memset(out, 0, sizeof *out);
+	pg_run(st, &statements[PT_CODE_GET], (const char *const[]){ hash }, grant_read, out, NULL,
+	       done);
+}
+
+void pg_refresh_get(struct store *st, const char *hash, struct grant_record *out,
+                    struct completion done)
+{
+	memset(out, 0, sizeof *out);
+	pg_run(st, &statements[PT_REFRESH_GET], (const char *const[]){ hash }, grant_read, out,
+	       NULL, done);
+}
 
 /* A write whose result is only whether it happened. */
 static int done_map(const PGresult *res, void *out, const void *how, struct api_error *err)

@@ -186,7 +186,7 @@ void store_code_insert(struct store *st, const struct new_code *c, struct comple
 void store_code_get(struct store *st, const char *hash, struct grant_record *out,
                     struct completion done)
 {
-	PG_DISPATCH(st, pg_unsupported(done));
+	PG_DISPATCH(st, pg_code_get(st, hash, out, done));
 	struct api_error err;
 
 	complete(done, grant_get(st, STMT(st, T_CODE_GET), hash, out, &err), &err);
@@ -261,7 +261,7 @@ void store_refresh_rotate(struct store *st, const char *hash, const struct new_r
 void store_refresh_get(struct store *st, const char *hash, struct grant_record *out,
                        struct completion done)
 {
-	PG_DISPATCH(st, pg_unsupported(done));
+	PG_DISPATCH(st, pg_refresh_get(st, hash, out, done));
 	struct api_error err;
 
 	complete(done, grant_get(st, STMT(st, T_REFRESH_GET), hash, out, &err), &err);

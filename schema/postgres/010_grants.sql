@@ -37,16 +37,24 @@ AS $$ SELECT CASE WHEN p IS NULL THEN NULL
 
 -- What a token of a holder carries: its named permissions, sorted, joined
 -- with spaces ('' for none): the client, the role, or the role of the user.
-CREATE FUNCTION edgeauth_scope_of_client(p_id ctext) RETURNS ctext LANGUAGE sql STABLE
-AS $$ SELECT coalesce(string_agg(np.named, ' ' ORDER BY np.named), '') FROM client_permissions cp
-      JOIN named_permissions np ON np.id = cp.permission_id
-      WHERE cp.client_id = p_id AND np.scope_ok $$;
-CREATE FUNCTION edgeauth_scope_of_role(p_id ctext) RETURNS ctext LANGUAGE sql STABLE
-AS $$ SELECT coalesce(string_agg(np.named, ' ' ORDER BY np.named), '') FROM role_permissions rp
-      JOIN named_permissions np ON np.id = rp.permission_id
-      WHERE rp.role_id = p_id AND np.scope_ok $$;
-CREATE FUNCTION edgeauth_scope_of_user(p_id ctext) RETURNS ctext LANGUAGE sql STABLE
-AS $$ SELECT coalesce((SELECT edgeauth_scope_of_role(role_id) FROM users WHERE id = p_id), '') $$;
+-- (The functions with a FROM are plpgsql, whose plans are kept for the
+-- session; a SQL function's are made again on every call.)
+CREATE FUNCTION edgeauth_scope_of_client(p_id ctext) RETURNS ctext LANGUAGE plpgsql STABLE
+AS $$ BEGIN
+	RETURN (SELECT coalesce(string_agg(np.named, ' ' ORDER BY np.named), '')
+	        FROM client_permissions cp JOIN named_permissions np ON np.id = cp.permission_id
+	        WHERE cp.client_id = p_id AND np.scope_ok);
+END $$;
+CREATE FUNCTION edgeauth_scope_of_role(p_id ctext) RETURNS ctext LANGUAGE plpgsql STABLE
+AS $$ BEGIN
+	RETURN (SELECT coalesce(string_agg(np.named, ' ' ORDER BY np.named), '')
+	        FROM role_permissions rp JOIN named_permissions np ON np.id = rp.permission_id
+	        WHERE rp.role_id = p_id AND np.scope_ok);
+END $$;
+CREATE FUNCTION edgeauth_scope_of_user(p_id ctext) RETURNS ctext LANGUAGE plpgsql STABLE
+AS $$ BEGIN
+	RETURN coalesce((SELECT edgeauth_scope_of_role(role_id) FROM users WHERE id = p_id), '');
+END $$;
 
 -- Whether scope (names joined by single spaces, RFC 6749 §3.3) carries named.
 CREATE FUNCTION edgeauth_carries(p_scope ctext, p_named ctext) RETURNS boolean LANGUAGE sql
@@ -59,41 +67,47 @@ IMMUTABLE AS $$ SELECT strpos(' ' || p_scope || ' ', ' ' || p_named || ' ') > 0 
 -- scope must carry each that is of a default resource (the first lacking,
 -- in the list's order, is named).
 CREATE FUNCTION edgeauth_check_ids(p_project ctext, p_scope ctext, p_ids ctext[])
-RETURNS edgeauth_refusal LANGUAGE sql STABLE AS $$
-	SELECT CASE
-		WHEN p_ids IS NULL THEN NULL
-		WHEN EXISTS (SELECT 1 FROM unnest(p_ids) i WHERE NOT EXISTS (
-		             SELECT 1 FROM permissions WHERE id = i AND project_id = p_project))
-			THEN ('grant:unknown', NULL)::edgeauth_refusal
-		WHEN p_scope IS NULL THEN NULL
-		ELSE (SELECT ('grant:permission', np.named)::edgeauth_refusal FROM named_permissions np
-		      WHERE np.id = ANY (p_ids) AND np.is_default AND NOT edgeauth_carries(p_scope, np.named)
-		      ORDER BY array_position(p_ids, np.id) LIMIT 1)
-	END
-$$;
+RETURNS edgeauth_refusal LANGUAGE plpgsql STABLE AS $$
+BEGIN
+	RETURN (
+		SELECT CASE
+			WHEN p_ids IS NULL THEN NULL
+			WHEN EXISTS (SELECT 1 FROM unnest(p_ids) i WHERE NOT EXISTS (
+			             SELECT 1 FROM permissions WHERE id = i AND project_id = p_project))
+				THEN ('grant:unknown', NULL)::edgeauth_refusal
+			WHEN p_scope IS NULL THEN NULL
+			ELSE (SELECT ('grant:permission', np.named)::edgeauth_refusal FROM named_permissions np
+			      WHERE np.id = ANY (p_ids) AND np.is_default AND NOT edgeauth_carries(p_scope, np.named)
+			      ORDER BY array_position(p_ids, np.id) LIMIT 1)
+		END);
+END $$;
 
 -- A role, client or user (kind) must not hold a default-resource permission
 -- scope lacks (the first by name is named).
 CREATE FUNCTION edgeauth_check_holder(p_scope ctext, p_kind ctext, p_id ctext)
-RETURNS edgeauth_refusal LANGUAGE sql STABLE AS $$
-	SELECT ('grant:' || p_kind, np.named)::edgeauth_refusal FROM named_permissions np
-	WHERE p_scope IS NOT NULL AND np.is_default AND NOT edgeauth_carries(p_scope, np.named)
-	AND np.id IN (
-		SELECT permission_id FROM client_permissions WHERE p_kind = 'client' AND client_id = p_id
-		UNION ALL
-		SELECT permission_id FROM role_permissions WHERE p_kind = 'role' AND role_id = p_id
-		UNION ALL
-		SELECT rp.permission_id FROM users u JOIN role_permissions rp ON rp.role_id = u.role_id
-		WHERE p_kind = 'user' AND u.id = p_id)
-	ORDER BY np.named LIMIT 1
-$$;
+RETURNS edgeauth_refusal LANGUAGE plpgsql STABLE AS $$
+BEGIN
+	RETURN (
+		SELECT ('grant:' || p_kind, np.named)::edgeauth_refusal FROM named_permissions np
+		WHERE p_scope IS NOT NULL AND np.is_default AND NOT edgeauth_carries(p_scope, np.named)
+		AND np.id IN (
+			SELECT permission_id FROM client_permissions WHERE p_kind = 'client' AND client_id = p_id
+			UNION ALL
+			SELECT permission_id FROM role_permissions WHERE p_kind = 'role' AND role_id = p_id
+			UNION ALL
+			SELECT rp.permission_id FROM users u JOIN role_permissions rp ON rp.role_id = u.role_id
+			WHERE p_kind = 'user' AND u.id = p_id)
+		ORDER BY np.named LIMIT 1);
+END $$;
 
 -- CONTRACT.md §7: scope must carry all twelve permissions of the project's
 -- default resources.
 CREATE FUNCTION edgeauth_check_admin(p_project ctext, p_scope ctext)
-RETURNS edgeauth_refusal LANGUAGE sql STABLE AS $$
-	SELECT ('grant:admin', np.named)::edgeauth_refusal FROM named_permissions np
-	WHERE p_scope IS NOT NULL AND np.project_id = p_project AND np.is_default
-	AND NOT edgeauth_carries(p_scope, np.named)
-	ORDER BY np.named LIMIT 1
-$$;
+RETURNS edgeauth_refusal LANGUAGE plpgsql STABLE AS $$
+BEGIN
+	RETURN (
+		SELECT ('grant:admin', np.named)::edgeauth_refusal FROM named_permissions np
+		WHERE p_scope IS NOT NULL AND np.project_id = p_project AND np.is_default
+		AND NOT edgeauth_carries(p_scope, np.named)
+		ORDER BY np.named LIMIT 1);
+END $$;

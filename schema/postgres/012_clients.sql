@@ -3,13 +3,23 @@
 -- and the writes, each one statement that checks, writes and answers the
 -- record (edgeauth_outcome, version 10).
 
+-- The client's permission IDs, sorted. plpgsql, whose plans are kept for the
+-- session: a subquery in edgeauth_client_json would stop the planner from
+-- inlining it, and a list page would run it as a function 100 times.
+CREATE FUNCTION edgeauth_client_permission_ids(p_id ctext) RETURNS json LANGUAGE plpgsql STABLE
+AS $$
+BEGIN
+	RETURN (SELECT coalesce(json_agg(permission_id ORDER BY permission_id), '[]')
+	        FROM client_permissions WHERE client_id = p_id);
+END $$;
+
 -- The record (CONTRACT.md §4) of the clients row c: the keys, their order and
--- the timestamps of CLIENT_JSON in src/store_clients.c.
+-- the timestamps of CLIENT_JSON in src/store_clients.c. One expression, so
+-- that the planner inlines it.
 CREATE FUNCTION edgeauth_client_json(c clients) RETURNS json LANGUAGE sql STABLE AS $$
 	SELECT json_build_object('id', c.id, 'name', c.name, 'description', c.description,
 		'is_active', c.is_active,
-		'permission_ids', coalesce((SELECT json_agg(permission_id ORDER BY permission_id)
-		                            FROM client_permissions WHERE client_id = c.id), '[]'),
+		'permission_ids', edgeauth_client_permission_ids(c.id),
 		'redirect_uris', c.redirect_uris,
 		'post_logout_redirect_uris', c.post_logout_redirect_uris,
 		'backchannel_logout_uri', c.backchannel_logout_uri,
