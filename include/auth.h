@@ -53,11 +53,11 @@ const char *auth_bearer_token(const char *header);
 void auth_bearer(struct bearer_check *c, struct server *srv, const char *header,
                  struct principal *out, struct completion done);
 /* Frees the principal's strings; safe on a zeroed one. */
-void principal_release(struct principal *p);
+void auth_principal_release(struct principal *p);
 /* The verified-token cache hung on the server (created on first use). */
 struct auth_cache;
 void auth_cache_free(struct auth_cache *c);
 /* True when the token's scope holds the named permission. */
-bool principal_has(const struct principal *p, const char *permission);
+bool auth_principal_has(const struct principal *p, const char *permission);
 
 #endif

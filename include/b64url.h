@@ -17,6 +17,6 @@ size_t b64url_encode_into(char *out, const unsigned char *data, size_t len);
  * without '=' padding (not a mix of alphabets is required to fail; a character
  * outside both alphabets, whitespace, or a bad length fails). Returns a new
  * buffer (NUL-terminated for convenience, *out_len excludes it) or NULL. */
-unsigned char *b64_decode_any(const char *s, size_t len, size_t *out_len);
+unsigned char *b64url_decode_any(const char *s, size_t len, size_t *out_len);
 
 #endif

@@ -32,14 +32,14 @@ struct grant_request {
 	const char *refresh_token;
 };
 
-/* RFC 6749 §5.1: what a grant issues. Strings owned; token_set_release. */
-struct token_set {
+/* RFC 6749 §5.1: what a grant issues. Strings owned; grant_tokens_release. */
+struct grant_tokens {
 	char *access_token;
 	long long expires_in;
 	char *scope;             /* named permissions, space-separated */
 	char *refresh_token;     /* NULL for client_credentials */
 };
-void token_set_release(struct token_set *t);
+void grant_tokens_release(struct grant_tokens *t);
 
 /* A revocation request: the token (access or refresh) and who asks. */
 struct revoke_request {
@@ -58,11 +58,11 @@ struct grant {
 	struct server *srv;
 	const struct grant_request *in;
 	const struct revoke_request *revoke;
-	struct token_set *out;
+	struct grant_tokens *out;
 	struct completion done;
 	const char *client_id;               /* the client that asks */
 	struct client_auth client;
-	struct grant_record record;
+	struct store_token_row record;
 	char *scope;
 	struct access_token access;
 	char *refresh;                       /* a new refresh token, plain */
@@ -82,7 +82,7 @@ struct grant {
  * tokens. Errors: CONTRACT.md §5's, first to last. g is released by done's
  * caller with grant_release. */
 void grants_exchange(struct grant *g, struct server *srv, const struct grant_request *in,
-                     struct token_set *out, struct completion done);
+                     struct grant_tokens *out, struct completion done);
 /* Revokes what req names if it belongs to the asking client: a refresh
  * token revokes its whole sign-in (RFC 7009 §2.1), an access token itself.
  * Unknown tokens are no error (RFC 7009 §2.2). Errors: the client's

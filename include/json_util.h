@@ -55,10 +55,10 @@ int json_read_bool(const json_t *body, const char *key, bool required, int *out,
                    struct api_error *err);
 
 /* A set of IDs read from a JSON array of strings, duplicates dropped, order kept. */
-struct id_list {
+struct json_id_list {
 	bool present;       /* false when the key was absent */
 	size_t count;
-	const char **ids;   /* borrowed strings; the array is owned (id_list_release) */
+	const char **ids;   /* borrowed strings; the array is owned (json_id_list_release) */
 };
 #define ID_LIST_INIT { false, 0, NULL }
 
@@ -66,8 +66,8 @@ struct id_list {
  * array of non-empty strings of at most ID_MAX_CHARS -> present, deduplicated.
  * Anything else fails. At most max_count distinct entries. */
 int json_read_id_list(const json_t *body, const char *key, size_t max_count,
-                      struct id_list *out, struct api_error *err);
-void id_list_release(struct id_list *list);
+                      struct json_id_list *out, struct api_error *err);
+void json_id_list_release(struct json_id_list *list);
 
 /* True when s (NULL counts) can stand between JSON quotes as it is: no '"',
  * no '\\', no control character. */

@@ -5,9 +5,9 @@
  * them); their writes are not ported yet. */
 #include "store_tokens.h"
 
-void pg_code_get(struct store *st, const char *hash, struct grant_record *out,
+void pg_code_get(struct store *st, const char *hash, struct store_token_row *out,
                  struct completion done);
-void pg_refresh_get(struct store *st, const char *hash, struct grant_record *out,
+void pg_refresh_get(struct store *st, const char *hash, struct store_token_row *out,
                     struct completion done);
 void pg_family_revoke(struct store *st, const char *family_id, struct completion done);
 void pg_access_revoke(struct store *st, const char *jti, long long exp_s,

@@ -23,7 +23,7 @@ struct code_request {
 	const char *user_id;
 	const char *redirect_uri;
 	const char *code_challenge;   /* S256 (RFC 7636) */
-	/* The OpenID Connect side (store_tokens.h, struct grant_record): the
+	/* The OpenID Connect side (store_tokens.h, struct store_token_row): the
 	 * OIDC scopes asked for (NULL: plain OAuth), the nonce, when the user
 	 * last proved a password (ms; 0: now, as for a BYOU code), the session
 	 * (NULL for BYOU). */
@@ -99,7 +99,7 @@ struct signin {
 	struct signin_result *out;
 	struct completion done;
 	char *keys[SIGNIN_COUNT__N];   /* each counter's key of this attempt */
-	struct signin_user user;
+	struct store_user_signin user;
 	int verified;                  /* passwords_verify's ok */
 	struct code_mint mint;
 	bool code_failed;

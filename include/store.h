@@ -59,8 +59,8 @@ struct store {
 	 * rollbacks bump generation (a savepoint's release moves no data
 	 * version). */
 	uint64_t generation;
-	struct derived_cache *scopes;             /* client ID -> scope */
-	struct derived_cache *role_permissions;   /* role ID -> its token permissions, JSON text */
+	struct store_cache *scopes;             /* client ID -> scope */
+	struct store_cache *role_permissions;   /* role ID -> its token permissions, JSON text */
 	/* Group commit (store_batch_enable): one transaction holds the writes of
 	 * many requests; each store_begin .. store_commit is a savepoint in it. */
 	bool batch_mode;

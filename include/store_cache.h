@@ -24,17 +24,17 @@ struct store_stamp {
 bool store_stamp_equal(struct store_stamp a, struct store_stamp b);
 
 /* A fixed table of key -> value; values are owned by the cache and freed
- * with the value_free given to derived_cache_new. */
-struct derived_cache;
+ * with the value_free given to store_cache_new. */
+struct store_cache;
 
-struct derived_cache *derived_cache_new(void (*value_free)(void *));
-void derived_cache_free(struct derived_cache *c);
+struct store_cache *store_cache_new(void (*value_free)(void *));
+void store_cache_free(struct store_cache *c);
 /* The value stored for key at stamp now, or NULL. Borrowed: good until the
- * next derived_cache_put. */
-void *derived_cache_get(const struct derived_cache *c, const char *key, struct store_stamp now);
+ * next store_cache_put. */
+void *store_cache_get(const struct store_cache *c, const char *key, struct store_stamp now);
 /* Stores value (the cache takes it) for key at now, evicting another key's
  * entry when the key's set is full. */
-void derived_cache_put(struct derived_cache *c, const char *key, struct store_stamp now,
+void store_cache_put(struct store_cache *c, const char *key, struct store_stamp now,
                        void *value);
 
 #endif

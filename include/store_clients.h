@@ -39,7 +39,7 @@ struct client_fields {
 	bool set_description;
 	const char *description;              /* NULL: none */
 	bool set_permissions;
-	const struct id_list *permission_ids; /* replaces the whole set */
+	const struct json_id_list *permission_ids; /* replaces the whole set */
 	bool set_redirect_uris;
 	const char *redirect_uris;            /* a JSON array of strings, as text; NULL: [] */
 	bool set_post_logout_redirect_uris;

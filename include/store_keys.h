@@ -14,15 +14,15 @@
 #include "key_schedule.h"
 #include "store.h"
 
-/* Rows owned by the list (key_rows_release frees them and their sealed keys). */
+/* Rows owned by the list (store_keys_rows_release frees them and their sealed keys). */
 struct key_rows {
 	struct key_row *rows;
 	size_t count;
 	int64_t version;   /* signing_keys_version as read before the rows */
 };
-void key_rows_release(struct key_rows *r);
+void store_keys_rows_release(struct key_rows *r);
 /* Wipes and frees one row's sealed key (the row itself is the caller's). */
-void key_row_release(struct key_row *k);
+void store_keys_row_release(struct key_row *k);
 /* Appends a row as a backend read it to out: kid and alg as stored, the
  * sealed key (copied), the times (publish_until KEY_NO_BOUND for none). A
  * row this edgeauth cannot have written (an unknown alg, a kid of another

@@ -98,7 +98,7 @@ pg_map_fn pg_map_outcome;
 char *pg_json_compact(const char *json);
 /* ids as a JSON array of strings, the way statements take a list (NULL:
  * SQL NULL). Caller frees. */
-char *pg_json_ids(const struct id_list *ids);
+char *pg_json_ids(const struct json_id_list *ids);
 /* "true" / "false", for a boolean parameter. */
 const char *pg_bool_param(bool v);
 /* A number as a parameter, into buf. */
@@ -119,7 +119,7 @@ const char *pg_int_param(long long v, char buf[24]);
 /* A read whose text is cached at a stamp (a scope): from *cache (made on
  * first use) when it holds key at at, else s's column 0 (pg_map_text),
  * which is then kept at at. */
-void pg_run_cached(struct store *st, struct derived_cache **cache, const char *key,
+void pg_run_cached(struct store *st, struct store_cache **cache, const char *key,
                    struct store_stamp at, const struct pg_statement *s, char **out,
                    struct completion done);
 

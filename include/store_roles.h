@@ -25,7 +25,7 @@ struct role_fields {
 	const char *code;
 	const char *name;
 	struct str_field description;
-	const struct id_list *permission_ids;
+	const struct json_id_list *permission_ids;
 };
 
 /* In the writes below, scope is the caller's token scope, for the

@@ -8,8 +8,8 @@
 
 #include "store.h"
 
-/* A code or refresh token row. Strings owned; grant_record_release frees. */
-struct grant_record {
+/* A code or refresh token row. Strings owned; store_token_row_release frees. */
+struct store_token_row {
 	bool found;
 	char *family_id;
 	char *project_id;
@@ -32,7 +32,7 @@ struct grant_record {
 	int64_t auth_time;
 	char *session_id;
 };
-void grant_record_release(struct grant_record *g);
+void store_token_row_release(struct store_token_row *g);
 
 struct new_code {
 	const char *hash;
@@ -43,7 +43,7 @@ struct new_code {
 	const char *redirect_uri;
 	const char *code_challenge;
 	int64_t expires_at;
-	/* the sign-in's OpenID Connect side, as in struct grant_record */
+	/* the sign-in's OpenID Connect side, as in struct store_token_row */
 	const char *scope;
 	const char *nonce;
 	int64_t auth_time;
@@ -52,7 +52,7 @@ struct new_code {
 /* Stores a new code, in its own transaction. */
 void store_code_insert(struct store *st, const struct new_code *c, struct completion done);
 /* The code with that hash (out->found false: none). */
-void store_code_get(struct store *st, const char *hash, struct grant_record *out,
+void store_code_get(struct store *st, const char *hash, struct store_token_row *out,
                     struct completion done);
 
 struct new_refresh {
@@ -70,7 +70,7 @@ struct new_refresh {
 	const char *session_id;
 };
 /* The refresh token with that hash (out->found false: none). */
-void store_refresh_get(struct store *st, const char *hash, struct grant_record *out,
+void store_refresh_get(struct store *st, const char *hash, struct store_token_row *out,
                        struct completion done);
 /* Single use (CONTRACT.md §5): marks the code, or the refresh token, used
  * if nothing used or revoked it first, and stores its successor next, in

@@ -128,21 +128,21 @@ int store_user_suffixes_move(struct store *st, int max_keys, struct api_error *e
 
 /* A user as sign-in reads it, not the record: it holds the password hash,
  * which goes to the password check and nowhere else. Strings owned:
- * signin_user_release. */
-struct signin_user {
+ * store_user_signin_release. */
+struct store_user_signin {
 	bool found;
 	char *user_id;
 	bool is_active;
 	char *password_hash;   /* argon2 encoding; NULL: none (a BYOU user, or not read) */
 };
-void signin_user_release(struct signin_user *u);
+void store_user_signin_release(struct store_user_signin *u);
 /* The user of the project with this email, without regard to case (out->found
  * false: none). */
 void store_signin_user(struct store *st, const char *project_id, const char *email,
-                       struct signin_user *out, struct completion done);
+                       struct store_user_signin *out, struct completion done);
 /* The user of the project with this external ID (a BYOU code's); its
  * password hash is not read. */
 void store_byou_user(struct store *st, const char *project_id, const char *external_user_id,
-                     struct signin_user *out, struct completion done);
+                     struct store_user_signin *out, struct completion done);
 
 #endif

@@ -46,12 +46,12 @@ void clients_body_init(struct client_body *b)
 {
 	memset(b, 0, sizeof *b);
 	b->is_active = -1;
-	b->permission_ids = (struct id_list)ID_LIST_INIT;
+	b->permission_ids = (struct json_id_list)ID_LIST_INIT;
 }
 
 void clients_body_release(struct client_body *b)
 {
-	id_list_release(&b->permission_ids);
+	json_id_list_release(&b->permission_ids);
 	free(b->redirect_uris.json);
 	free(b->post_logout_redirect_uris.json);
 	b->redirect_uris.json = b->post_logout_redirect_uris.json = NULL;

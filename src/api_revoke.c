@@ -26,7 +26,7 @@ static void revocation_release(void *p)
 {
 	struct revocation *r = p;
 
-	basic_release(&r->basic);
+	basic_auth_release(&r->basic);
 	grant_release(&r->grant);
 }
 

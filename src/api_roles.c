@@ -35,7 +35,7 @@ static const struct str_rule description_rule = {
 	.key = "description", .max_chars = DESCRIPTION_MAX_CHARS,
 };
 
-int roles_read_body(const json_t *body, struct role_fields *f, struct id_list *ids,
+int roles_read_body(const json_t *body, struct role_fields *f, struct json_id_list *ids,
                     struct api_error *err)
 {
 	struct str_field code, name;
@@ -54,7 +54,7 @@ int roles_read_body(const json_t *body, struct role_fields *f, struct id_list *i
 /* A create or update: the body read, and the record written. */
 struct role_write {
 	struct role_fields f;
-	struct id_list ids;
+	struct json_id_list ids;
 	char *record;
 };
 
@@ -62,7 +62,7 @@ static void role_write_release(void *p)
 {
 	struct role_write *w = p;
 
-	id_list_release(&w->ids);
+	json_id_list_release(&w->ids);
 	free(w->record);
 }
 

@@ -19,16 +19,16 @@ struct token_exchange {
 	struct basic_credentials basic;
 	struct grant_request in;
 	struct grant grant;
-	struct token_set out;
+	struct grant_tokens out;
 };
 
 static void token_exchange_release(void *p)
 {
 	struct token_exchange *x = p;
 
-	basic_release(&x->basic);
+	basic_auth_release(&x->basic);
 	grant_release(&x->grant);
-	token_set_release(&x->out);
+	grant_tokens_release(&x->out);
 }
 
 /* Each parameter may be given once. RFC 6749 names the code "code",
@@ -84,7 +84,7 @@ static enum step_result exchange_grant(struct flow *f)
 static enum step_result exchange_reply(struct flow *f)
 {
 	struct request_ctx *ctx = request_of(f);
-	const struct token_set *t = &((struct token_exchange *)ctx->state)->out;
+	const struct grant_tokens *t = &((struct token_exchange *)ctx->state)->out;
 	bool scope = t->scope && *t->scope;
 	char *body;
 

@@ -401,7 +401,7 @@ enum byou_field { BYOU_CLIENT_ID, BYOU_REDIRECT_URI, BYOU_CHALLENGE, BYOU_METHOD
 
 struct byou_code {
 	struct str_field f[BYOU__N];
-	struct signin_user user;
+	struct store_user_signin user;
 	struct client_auth client;
 	bool registered;
 	struct code_mint mint;
@@ -412,7 +412,7 @@ static void byou_code_release(void *state)
 {
 	struct byou_code *b = state;
 
-	signin_user_release(&b->user);
+	store_user_signin_release(&b->user);
 	code_mint_release(&b->mint);
 	crypto_wipe_free(b->code);
 }

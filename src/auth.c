@@ -21,7 +21,7 @@ static const char *claim_string(const json_t *claims, const char *key)
 	return s && *s ? s : NULL;
 }
 
-void principal_release(struct principal *p)
+void auth_principal_release(struct principal *p)
 {
 	free(p->project_id);
 	free(p->client_id);
@@ -67,7 +67,7 @@ struct verified {
 
 struct auth_cache {
 	struct verified slots[VERIFY_CACHE_SLOTS];
-	struct derived_cache *holders_active;   /* jti -> &holders_were_active */
+	struct store_cache *holders_active;   /* jti -> &holders_were_active */
 };
 
 /* The one value of holders_active: only a passed check is kept. */
@@ -83,8 +83,8 @@ void auth_cache_free(struct auth_cache *c)
 	if (!c)
 		return;
 	for (size_t i = 0; i < VERIFY_CACHE_SLOTS; i++)
-		principal_release(&c->slots[i].p);
-	derived_cache_free(c->holders_active);
+		auth_principal_release(&c->slots[i].p);
+	store_cache_free(c->holders_active);
 	free(c);
 }
 
@@ -93,7 +93,7 @@ static struct auth_cache *auth_cache(struct server *srv)
 {
 	if (!srv->auth_cache) {
 		srv->auth_cache = xcalloc(1, sizeof *srv->auth_cache);
-		srv->auth_cache->holders_active = derived_cache_new(keep_static);
+		srv->auth_cache->holders_active = store_cache_new(keep_static);
 	}
 	return srv->auth_cache;
 }
@@ -163,7 +163,7 @@ static int claims_get(struct server *srv, const char *token, struct principal *o
 	}
 	if (claims_read(srv, token, out, kid_unknown) < 0)
 		return -1;
-	principal_release(&slot->p);
+	auth_principal_release(&slot->p);
 	memcpy(slot->digest, digest, sizeof digest);
 	principal_copy(&slot->p, out);
 	return 0;
@@ -261,7 +261,7 @@ static enum step_result bearer_holders(struct flow *f)
 
 	if (c->revoked || !keyring_find(c->srv->keys, c->out->kid))
 		return invalid(f, 1);
-	if (derived_cache_get(auth_cache(c->srv)->holders_active, c->out->jti, c->stamp)) {
+	if (store_cache_get(auth_cache(c->srv)->holders_active, c->out->jti, c->stamp)) {
 		c->holders_ok = true;
 		return STEP_NEXT;
 	}
@@ -276,7 +276,7 @@ static enum step_result bearer_accept(struct flow *f)
 
 	if (!c->holders_ok)
 		return invalid(f, 1);
-	derived_cache_put(auth_cache(c->srv)->holders_active, c->out->jti, c->stamp,
+	store_cache_put(auth_cache(c->srv)->holders_active, c->out->jti, c->stamp,
 	                  &holders_were_active);
 	return STEP_DONE;
 }
@@ -286,7 +286,7 @@ static void bearer_finish(struct flow *f, enum step_result r)
 	struct bearer_check *c = check_of(f);
 
 	if (r != STEP_DONE)
-		principal_release(c->out);
+		auth_principal_release(c->out);
 	keyring_refresh_release(&c->keys);
 	complete(c->done, r == STEP_DONE ? 0 : -1, &f->err);
 }
@@ -306,7 +306,7 @@ void auth_bearer(struct bearer_check *c, struct server *srv, const char *header,
 	flow_run(&c->flow, steps, bearer_finish);
 }
 
-bool principal_has(const struct principal *p, const char *permission)
+bool auth_principal_has(const struct principal *p, const char *permission)
 {
 	size_t n = strlen(permission);
 	const char *s = p->scope;

@@ -81,7 +81,7 @@ char *b64url_encode(const unsigned char *data, size_t len)
  * extra padding, and non-zero trailing bits (RFC 4648 §3.5), so that every
  * byte string has one accepted encoding per alphabet.
  */
-unsigned char *b64_decode_any(const char *s, size_t len, size_t *out_len)
+unsigned char *b64url_decode_any(const char *s, size_t len, size_t *out_len)
 {
 	size_t n = len, pad = 0, tlen, cap, in = 0, done = 0, want;
 	unsigned char *tmp, *out;

@@ -10,7 +10,7 @@
 #include "error.h"
 #include "form.h"
 
-void basic_release(struct basic_credentials *b)
+void basic_auth_release(struct basic_credentials *b)
 {
 	free(b->client_id);
 	crypto_wipe_free(b->secret);
@@ -20,7 +20,7 @@ void basic_release(struct basic_credentials *b)
 /* RFC 7617 with RFC 6749 §2.3.1: the ID and secret are form-urlencoded
  * before Base64, so both are URL-decoded after splitting at the first colon.
  * Returns 1 parsed, 0 no Basic header, -1 malformed. */
-int basic_parse(const char *header, struct basic_credentials *out)
+int basic_auth_parse(const char *header, struct basic_credentials *out)
 {
 	unsigned char *raw;
 	size_t len;
@@ -34,7 +34,7 @@ int basic_parse(const char *header, struct basic_credentials *out)
 	header += 6;
 	while (*header == ' ')
 		header++;
-	raw = b64_decode_any(header, strlen(header), &len);
+	raw = b64url_decode_any(header, strlen(header), &len);
 	if (!raw)
 		return -1;
 	colon = memchr(raw, ':', len);
@@ -44,7 +44,7 @@ int basic_parse(const char *header, struct basic_credentials *out)
 		if (out->client_id && out->secret && *out->client_id)
 			rc = 1;
 		else
-			basic_release(out);
+			basic_auth_release(out);
 	}
 	OPENSSL_cleanse(raw, len);
 	free(raw);
@@ -56,7 +56,7 @@ int client_credentials_read(const char *authorization, const char *form_client_i
                             struct basic_credentials *basic, struct client_credentials *out,
                             struct api_error *err)
 {
-	int parsed = basic_parse(authorization, basic);
+	int parsed = basic_auth_parse(authorization, basic);
 
 	if (parsed < 0)
 		return api_fail(err, E_INVALID_PARAMS, "The Authorization header is malformed.");

@@ -25,7 +25,7 @@ static struct grant *grant_of(struct flow *f)
 /* Starts a store operation that resumes the grant's flow. */
 #define WAIT_ON(f) flow_completion(f)
 
-void token_set_release(struct token_set *t)
+void grant_tokens_release(struct grant_tokens *t)
 {
 	crypto_wipe_free(t->access_token);
 	free(t->scope);
@@ -35,7 +35,7 @@ void token_set_release(struct token_set *t)
 
 void grant_release(struct grant *g)
 {
-	grant_record_release(&g->record);
+	store_token_row_release(&g->record);
 	free(g->scope);
 	access_token_release(&g->access);
 	crypto_wipe_free(g->refresh);
@@ -139,7 +139,7 @@ static enum step_result keys_fresh(struct flow *f)
  * refresh token, else the client itself. */
 static int sign_access(struct grant *g, struct api_error *err)
 {
-	const struct grant_record *r = &g->record;
+	const struct store_token_row *r = &g->record;
 
 	return access_token_issue(g->srv, r->found ? r->project_id : g->client.project_id,
 	                           g->client_id, r->found ? r->user_id : NULL, g->scope,
@@ -148,7 +148,7 @@ static int sign_access(struct grant *g, struct api_error *err)
 
 static void hand_out(struct grant *g)
 {
-	struct token_set *out = g->out;
+	struct grant_tokens *out = g->out;
 
 	out->access_token = g->access.token;
 	g->access.token = NULL;
@@ -256,7 +256,7 @@ static enum step_result user_scope(struct flow *f)
  * sign-in, ready for the single-use write. */
 static int prepare_tokens(struct grant *g, struct api_error *err)
 {
-	const struct grant_record *r = &g->record;
+	const struct store_token_row *r = &g->record;
 
 	if (sign_access(g, err) < 0)
 		return -1;
@@ -299,7 +299,7 @@ static enum step_result code_get(struct flow *f)
 static enum step_result code_check(struct flow *f)
 {
 	struct grant *g = grant_of(f);
-	const struct grant_record *r = &g->record;
+	const struct store_token_row *r = &g->record;
 
 	if (!r->found || strcmp(r->client_id, g->client_id) != 0 ||
 	    (r->predates_deactivation && !r->used))
@@ -348,7 +348,7 @@ static enum step_result refresh_get(struct flow *f)
 static enum step_result refresh_check(struct flow *f)
 {
 	struct grant *g = grant_of(f);
-	const struct grant_record *r = &g->record;
+	const struct store_token_row *r = &g->record;
 
 	if (!r->found || strcmp(r->client_id, g->client_id) != 0 ||
 	    ((r->revoked || r->predates_deactivation) && !r->used))
@@ -400,7 +400,7 @@ static enum step_result choose_grant(struct flow *f)
 }
 
 void grants_exchange(struct grant *g, struct server *srv, const struct grant_request *in,
-                     struct token_set *out, struct completion done)
+                     struct grant_tokens *out, struct completion done)
 {
 	static flow_step *const steps[] = { choose_grant, NULL };
 

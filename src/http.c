@@ -86,7 +86,7 @@ static void ctx_free(struct request_ctx *ctx)
 	wipe_values(&ctx->form);
 	evhttp_clear_headers(&ctx->form);
 	json_decref(ctx->body);
-	principal_release(&ctx->principal);
+	auth_principal_release(&ctx->principal);
 	if (ctx->state_release)
 		ctx->state_release(ctx->state);
 	free(ctx->state);

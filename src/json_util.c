@@ -176,7 +176,7 @@ static bool id_seen(const char *const *ids, size_t n, const char *id)
 }
 
 int json_read_id_list(const json_t *body, const char *key, size_t max_count,
-                      struct id_list *out, struct api_error *err)
+                      struct json_id_list *out, struct api_error *err)
 {
 	const json_t *v, *item;
 	size_t n, i, cap;
@@ -235,11 +235,11 @@ int json_read_id_list(const json_t *body, const char *key, size_t max_count,
 	return 0;
 
 fail:
-	id_list_release(out);
+	json_id_list_release(out);
 	return -1;
 }
 
-void id_list_release(struct id_list *list)
+void json_id_list_release(struct json_id_list *list)
 {
 	if (list == NULL)
 		return;

@@ -618,7 +618,7 @@ static json_t *part_json_object(const char *p, size_t len)
 	size_t raw_len;
 	json_t *obj;
 
-	raw = b64_decode_any(p, len, &raw_len);
+	raw = b64url_decode_any(p, len, &raw_len);
 	if (!raw)
 		return NULL;
 	obj = json_loadb((const char *)raw, raw_len, JSON_REJECT_DUPLICATES, NULL);
@@ -703,7 +703,7 @@ json_t *jwt_verify_with(jwt_key_lookup *find, void *arg, enum jwt_typ typ, const
 	if (!key)
 		goto fail;
 
-	sig = b64_decode_any(sig_part, (size_t)(end - sig_part), &sig_len);
+	sig = b64url_decode_any(sig_part, (size_t)(end - sig_part), &sig_len);
 	if (!sig || !signature_ok(key, token, (size_t)(dot2 - token), sig, sig_len))
 		goto fail;
 

@@ -254,7 +254,7 @@ static void row_for(const struct keyring *r, const struct jwt_key *key, int64_t 
 static void rows_free(struct key_row *rows, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
-		key_row_release(&rows[i]);
+		store_keys_row_release(&rows[i]);
 }
 
 /* Generates keys of algs[0..n) into rows (sealed). 0, or -1 with errbuf. */
@@ -375,7 +375,7 @@ static int store_fill(struct keyring *r, struct store *st, char *errbuf, size_t 
 		}
 		rows_free(rows, n);
 	}
-	key_rows_release(&all);
+	store_keys_rows_release(&all);
 	return rc;
 }
 
@@ -399,11 +399,11 @@ struct keyring *keyring_open(const struct config *cfg, struct store *st, char *e
 	}
 	if (ring_install(r, &rows, true, errbuf, errlen) < 0)
 		goto fail;
-	key_rows_release(&rows);
+	store_keys_rows_release(&rows);
 	r->at = store_stamp(st);
 	return r;
 fail:
-	key_rows_release(&rows);
+	store_keys_rows_release(&rows);
 	keyring_free(r);
 	return NULL;
 }
@@ -435,7 +435,7 @@ static enum step_result refresh_install(struct flow *f)
 
 	if (c->changed)
 		ring_install(c->ring, &c->rows, false, errbuf, sizeof errbuf);
-	key_rows_release(&c->rows);
+	store_keys_rows_release(&c->rows);
 	c->ring->at = c->at;
 	return STEP_DONE;
 }
@@ -463,5 +463,5 @@ void keyring_refresh(struct keyring_refresh *c, struct keyring *ring, struct sto
 
 void keyring_refresh_release(struct keyring_refresh *c)
 {
-	key_rows_release(&c->rows);
+	store_keys_rows_release(&c->rows);
 }

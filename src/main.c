@@ -167,7 +167,7 @@ static int key_list(struct store *st)
 	if (store_keys_list(st, &all, &err) < 0)
 		return 1;
 	print_json(key_list_json(all.rows, all.count));
-	key_rows_release(&all);
+	store_keys_rows_release(&all);
 	return 0;
 }
 

@@ -83,11 +83,11 @@ static void keys_read_done(void *arg, const struct api_error *err)
 	struct completion done = r->done;
 
 	if (!err && r->rows.version != r->known) {
-		key_rows_release(r->out);
+		store_keys_rows_release(r->out);
 		*r->out = r->rows;
 		*r->changed = true;
 	} else {
-		key_rows_release(&r->rows);
+		store_keys_rows_release(&r->rows);
 	}
 	free(r);
 	complete(done, err ? -1 : 0, err);
@@ -115,7 +115,7 @@ int pg_keys_list(struct store *st, struct key_rows *out, struct api_error *err)
 {
 	memset(out, 0, sizeof *out);
 	if (pg_run_sync(st, &statements[PK_ALL], NULL, rows_read, out, NULL, err) < 0) {
-		key_rows_release(out);
+		store_keys_rows_release(out);
 		return -1;
 	}
 	return 0;
@@ -156,7 +156,7 @@ static int bounds_write(struct store *st, enum jwt_alg alg, int64_t now, int64_t
 		                                            : pg_int_param(k->publish_until, bound) },
 		           err);
 	}
-	key_rows_release(&all);
+	store_keys_rows_release(&all);
 	return rc;
 }
 
@@ -203,7 +203,7 @@ static int has_published(struct store *st, enum jwt_alg alg, int64_t now, struct
 
 	if (rc == 0)
 		rc = key_schedule_count(all.rows, all.count, alg, now) > 0;
-	key_rows_release(&all);
+	store_keys_rows_release(&all);
 	return rc;
 }
 
@@ -245,7 +245,7 @@ static int retire(struct store *st, const char *kid, int64_t now, int64_t lifeti
 	if (k && (write(st, PK_RETIRE, (const char *const[]){ kid, pg_int_param(now, at) },
 	                err) < 0 || bounds_write(st, k->alg, now, lifetime_ms, err) < 0))
 		rc = -1;
-	key_rows_release(&all);
+	store_keys_rows_release(&all);
 	return rc;
 }
 

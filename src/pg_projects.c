@@ -42,7 +42,7 @@ const struct pg_statement_set pg_projects_statements = { statements, PP__COUNT }
 static char *default_ids(void)
 {
 	char *ids[DEFAULT_IDS];
-	struct id_list list = { true, DEFAULT_IDS, (const char **)ids };
+	struct json_id_list list = { true, DEFAULT_IDS, (const char **)ids };
 	char *json;
 
 	for (int i = 0; i < DEFAULT_IDS; i++)

@@ -34,7 +34,7 @@ enum {
 };
 
 static const struct pg_statement statements[PT__COUNT] = {
-	/* the fourteen columns of struct grant_record, as store_tokens.c reads them */
+	/* the fourteen columns of struct store_token_row, as store_tokens.c reads them */
 	[PT_CODE_GET] = { "tokens_code_get",
 		"SELECT family_id, project_id, client_id, user_id, redirect_uri, code_challenge,"
 		" expires_at, used_at IS NOT NULL, false," PREDATES_DEACTIVATION("t") ","
@@ -88,10 +88,10 @@ static char *dup_text(const PGresult *res, int c)
 	return v ? xstrdup(v) : NULL;
 }
 
-/* The row, if any, into the struct grant_record out. */
+/* The row, if any, into the struct store_token_row out. */
 static int grant_read(const PGresult *res, void *out, const void *how, struct api_error *err)
 {
-	struct grant_record *g = out;
+	struct store_token_row *g = out;
 
 	(void)how;
 	(void)err;
@@ -115,7 +115,7 @@ static int grant_read(const PGresult *res, void *out, const void *how, struct ap
 	return 0;
 }
 
-void pg_code_get(struct store *st, const char *hash, struct grant_record *out,
+void pg_code_get(struct store *st, const char *hash, struct store_token_row *out,
                  struct completion done)
 {
 	memset(out, 0, sizeof *out);
@@ -123,7 +123,7 @@ void pg_code_get(struct store *st, const char *hash, struct grant_record *out,
 	       done);
 }
 
-void pg_refresh_get(struct store *st, const char *hash, struct grant_record *out,
+void pg_refresh_get(struct store *st, const char *hash, struct store_token_row *out,
                     struct completion done)
 {
 	memset(out, 0, sizeof *out);

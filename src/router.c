@@ -261,7 +261,7 @@ static enum step_result step_permission(struct flow *f)
 	struct request_ctx *ctx = request_of(f);
 	const char *permission = ctx->route->permission;
 
-	if (permission && !principal_has(&ctx->principal, permission))
+	if (permission && !auth_principal_has(&ctx->principal, permission))
 		return flow_fail(f, E_INSUFFICIENT_PERMISSION,
 		                    "The token lacks the permission %s.", permission);
 	return STEP_NEXT;

@@ -47,7 +47,7 @@ void signin_release(struct signin *s)
 {
 	for (size_t i = 0; i < SIGNIN_COUNT__N; i++)
 		free(s->keys[i]);
-	signin_user_release(&s->user);
+	store_user_signin_release(&s->user);
 	code_mint_release(&s->mint);
 	memset(s, 0, sizeof *s);
 }

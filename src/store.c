@@ -421,8 +421,8 @@ void store_close(struct store *st)
 		pg_store_close(st);
 	for (size_t i = 0; i < ARRAY_LEN(store_sets); i++)
 		finalize_set((struct stmt_set *)((char *)st + store_sets[i].offset));
-	derived_cache_free(st->scopes);
-	derived_cache_free(st->role_permissions);
+	store_cache_free(st->scopes);
+	store_cache_free(st->role_permissions);
 	if (st->db)
 		sqlite3_close(st->db);
 	free(st);

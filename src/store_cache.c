@@ -17,7 +17,7 @@ struct slot {
 	struct store_stamp at;
 };
 
-struct derived_cache {
+struct store_cache {
 	void (*value_free)(void *);
 	unsigned next_victim;   /* round robin among a full set's ways */
 	struct slot slots[SETS][WAYS];
@@ -29,7 +29,7 @@ bool store_stamp_equal(struct store_stamp a, struct store_stamp b)
 	       a.data_version == b.data_version;
 }
 
-static struct slot *set_of(const struct derived_cache *c, const char *key)
+static struct slot *set_of(const struct store_cache *c, const char *key)
 {
 	size_t h = 5381;
 
@@ -38,7 +38,7 @@ static struct slot *set_of(const struct derived_cache *c, const char *key)
 	return (struct slot *)c->slots[h % SETS];
 }
 
-static void slot_clear(struct derived_cache *c, struct slot *s)
+static void slot_clear(struct store_cache *c, struct slot *s)
 {
 	if (s->key)
 		c->value_free(s->value);
@@ -47,15 +47,15 @@ static void slot_clear(struct derived_cache *c, struct slot *s)
 	s->value = NULL;
 }
 
-struct derived_cache *derived_cache_new(void (*value_free)(void *))
+struct store_cache *store_cache_new(void (*value_free)(void *))
 {
-	struct derived_cache *c = xcalloc(1, sizeof *c);
+	struct store_cache *c = xcalloc(1, sizeof *c);
 
 	c->value_free = value_free;
 	return c;
 }
 
-void derived_cache_free(struct derived_cache *c)
+void store_cache_free(struct store_cache *c)
 {
 	if (!c)
 		return;
@@ -65,7 +65,7 @@ void derived_cache_free(struct derived_cache *c)
 	free(c);
 }
 
-void *derived_cache_get(const struct derived_cache *c, const char *key, struct store_stamp now)
+void *store_cache_get(const struct store_cache *c, const char *key, struct store_stamp now)
 {
 	const struct slot *set = set_of(c, key);
 
@@ -75,7 +75,7 @@ void *derived_cache_get(const struct derived_cache *c, const char *key, struct s
 	return NULL;
 }
 
-void derived_cache_put(struct derived_cache *c, const char *key, struct store_stamp now,
+void store_cache_put(struct store_cache *c, const char *key, struct store_stamp now,
                        void *value)
 {
 	struct slot *set = set_of(c, key), *victim = NULL;

@@ -192,7 +192,7 @@ static int client_check_exists(struct store *st, const struct client_write *w,
 }
 
 /* Adds the permissions ids (checked by the caller; NULL: none). */
-static int permissions_add(struct store *st, const char *client_id, const struct id_list *ids,
+static int permissions_add(struct store *st, const char *client_id, const struct json_id_list *ids,
                            struct api_error *err)
 {
 	sqlite3_stmt *s = stmt(st, CS_PERM_INSERT);
@@ -206,7 +206,7 @@ static int permissions_add(struct store *st, const char *client_id, const struct
 	return 0;
 }
 
-static int permissions_replace(struct store *st, const char *client_id, const struct id_list *ids,
+static int permissions_replace(struct store *st, const char *client_id, const struct json_id_list *ids,
                                struct api_error *err)
 {
 	sqlite3_stmt *s = stmt(st, CS_PERMS_DELETE);
@@ -567,8 +567,8 @@ void store_client_scope(struct store *st, const char *client_id, struct store_st
 	const char *cached;
 
 	if (!st->scopes)
-		st->scopes = derived_cache_new(free_string);
-	cached = derived_cache_get(st->scopes, client_id, at);
+		st->scopes = store_cache_new(free_string);
+	cached = store_cache_get(st->scopes, client_id, at);
 	if (cached) {
 		*out = xstrdup(cached);
 		complete(done, 0, NULL);
@@ -576,7 +576,7 @@ void store_client_scope(struct store *st, const char *client_id, struct store_st
 	}
 	*out = store_join_column(st, stmt(st, CS_SCOPE), client_id, &err);
 	if (*out)
-		derived_cache_put(st->scopes, client_id, at, xstrdup(*out));
+		store_cache_put(st->scopes, client_id, at, xstrdup(*out));
 	complete(done, *out ? 0 : -1, &err);
 }
 

@@ -94,7 +94,7 @@ static int check_one(struct store *st, int which, const char *scope, const char 
 }
 
 int store_grant_check_ids(struct store *st, const char *project_id, const char *scope,
-                          const struct id_list *ids, struct api_error *err)
+                          const struct json_id_list *ids, struct api_error *err)
 {
 	if (st->pg)
 		return pg_unsupported_sync(err);
@@ -161,7 +161,7 @@ void store_grant_delete_holder(struct store *st, enum grant_holder holder, sqlit
 }
 
 int store_permissions_check(struct store *st, const char *project_id,
-                            const struct id_list *ids, struct api_error *err)
+                            const struct json_id_list *ids, struct api_error *err)
 {
 	if (st->pg)
 		return pg_unsupported_sync(err);

@@ -45,7 +45,7 @@ const struct stmt_set store_keys_sql = { K__COUNT, sql, NULL };
 
 #define STMT(st, i) ((st)->keys.stmt[i])
 
-void key_row_release(struct key_row *k)
+void store_keys_row_release(struct key_row *k)
 {
 	if (k->sealed)
 		OPENSSL_cleanse(k->sealed, k->sealed_len);
@@ -54,10 +54,10 @@ void key_row_release(struct key_row *k)
 	k->sealed_len = 0;
 }
 
-void key_rows_release(struct key_rows *r)
+void store_keys_rows_release(struct key_rows *r)
 {
 	for (size_t i = 0; i < r->count; i++)
-		key_row_release(&r->rows[i]);
+		store_keys_row_release(&r->rows[i]);
 	free(r->rows);
 	memset(r, 0, sizeof *r);
 }
@@ -133,11 +133,11 @@ static int keys_changed(struct store *st, int64_t known_version, int64_t now,
 		return -1;
 	if (version == known_version)
 		return 0;
-	key_rows_release(out);
+	store_keys_rows_release(out);
 	out->version = version;
 	sqlite3_bind_int64(STMT(st, K_PUBLISHED), 1, now);
 	if (rows_read(st, STMT(st, K_PUBLISHED), out, err) < 0) {
-		key_rows_release(out);
+		store_keys_rows_release(out);
 		return -1;
 	}
 	*changed = true;
@@ -159,7 +159,7 @@ int store_keys_list(struct store *st, struct key_rows *out, struct api_error *er
 		return pg_keys_list(st, out, err);
 	memset(out, 0, sizeof *out);
 	if (rows_read(st, STMT(st, K_ALL), out, err) < 0) {
-		key_rows_release(out);
+		store_keys_rows_release(out);
 		return -1;
 	}
 	return 0;
@@ -187,7 +187,7 @@ static int bounds_write(struct store *st, enum jwt_alg alg, int64_t now, int64_t
 		rc = store_step_done(st, s, err);
 		store_stmt_finish(s);
 	}
-	key_rows_release(&all);
+	store_keys_rows_release(&all);
 	return rc;
 }
 
@@ -217,7 +217,7 @@ static long published_count(struct store *st, enum jwt_alg alg, int64_t now,
 	if (rows_read(st, STMT(st, K_OF_ALG), &all, err) < 0)
 		return -1;
 	n = (long)key_schedule_count(all.rows, all.count, alg, now);
-	key_rows_release(&all);
+	store_keys_rows_release(&all);
 	return n;
 }
 
@@ -304,7 +304,7 @@ static int key_retire(struct store *st, const char *kid, int64_t now, int64_t li
 		if (rc == 0)
 			rc = bounds_write(st, k->alg, now, lifetime_ms, err) < 0 ? -1 : 1;
 	}
-	key_rows_release(&all);
+	store_keys_rows_release(&all);
 	return rc;
 }
 

@@ -291,7 +291,7 @@ int pg_map_outcome(const PGresult *res, void *out, const void *how, struct api_e
 /* ---- a cached read ---- */
 
 struct cached_read {
-	struct derived_cache *cache;
+	struct store_cache *cache;
 	char *key;
 	struct store_stamp at;
 	char **out;
@@ -309,13 +309,13 @@ static void cached_read_done(void *arg, const struct api_error *err)
 	struct completion done = r->done;
 
 	if (!err)
-		derived_cache_put(r->cache, r->key, r->at, xstrdup(*r->out));
+		store_cache_put(r->cache, r->key, r->at, xstrdup(*r->out));
 	free(r->key);
 	free(r);
 	complete(done, err ? -1 : 0, err);
 }
 
-void pg_run_cached(struct store *st, struct derived_cache **cache, const char *key,
+void pg_run_cached(struct store *st, struct store_cache **cache, const char *key,
                    struct store_stamp at, const struct pg_statement *s, char **out,
                    struct completion done)
 {
@@ -323,8 +323,8 @@ void pg_run_cached(struct store *st, struct derived_cache **cache, const char *k
 	const char *hit;
 
 	if (!*cache)
-		*cache = derived_cache_new(free_string);
-	hit = derived_cache_get(*cache, key, at);
+		*cache = store_cache_new(free_string);
+	hit = store_cache_get(*cache, key, at);
 	if (hit) {
 		*out = xstrdup(hit);
 		complete(done, 0, NULL);
@@ -359,7 +359,7 @@ char *pg_json_compact(const char *json)
 	return out;
 }
 
-char *pg_json_ids(const struct id_list *ids)
+char *pg_json_ids(const struct json_id_list *ids)
 {
 	json_t *a;
 	char *text;

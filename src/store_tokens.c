@@ -93,7 +93,7 @@ const struct stmt_set store_tokens_sql = { T__COUNT, sql, NULL };
 
 #define STMT(st, i) ((st)->tokens.stmt[i])
 
-void grant_record_release(struct grant_record *g)
+void store_token_row_release(struct store_token_row *g)
 {
 	free(g->family_id);
 	free(g->project_id);
@@ -115,7 +115,7 @@ static char *dup_column(sqlite3_stmt *s, int col)
 
 /* Both lookups select the same fourteen columns. */
 static int grant_get(struct store *st, sqlite3_stmt *s, const char *hash,
-                     struct grant_record *out, struct api_error *err)
+                     struct store_token_row *out, struct api_error *err)
 {
 	int rc;
 
@@ -183,7 +183,7 @@ void store_code_insert(struct store *st, const struct new_code *c, struct comple
 	complete(done, store_write_tx(st, code_insert, NULL, (void *)c, &err), &err);
 }
 
-void store_code_get(struct store *st, const char *hash, struct grant_record *out,
+void store_code_get(struct store *st, const char *hash, struct store_token_row *out,
                     struct completion done)
 {
 	PG_DISPATCH(st, pg_code_get(st, hash, out, done));
@@ -258,7 +258,7 @@ void store_refresh_rotate(struct store *st, const char *hash, const struct new_r
 	complete(done, rc, &err);
 }
 
-void store_refresh_get(struct store *st, const char *hash, struct grant_record *out,
+void store_refresh_get(struct store *st, const char *hash, struct store_token_row *out,
                        struct completion done)
 {
 	PG_DISPATCH(st, pg_refresh_get(st, hash, out, done));

@@ -81,7 +81,7 @@ static const char *const sql[SU__COUNT] = {
 		"SELECT json_group_array(named) FROM (" SQL_TOKEN_PERMISSIONS(SQL_ROLE_PERMISSIONS) ")",
 	[SU_ACTIVE] = "SELECT 1 FROM users WHERE id = ?1 AND project_id = ?2 AND is_active",
 	[SU_SCOPE] = SQL_TOKEN_PERMISSIONS(SQL_USER_PERMISSIONS),
-	/* Sign-in's look-ups; columns as signin_user_read reads them. */
+	/* Sign-in's look-ups; columns as store_user_signin_read reads them. */
 	[SU_SIGNIN_USER] =
 		"SELECT id, is_active, password_hash FROM users"
 		" WHERE project_id = ?1 AND email = ?2 COLLATE NOCASE",
@@ -407,9 +407,9 @@ static int external_record(struct store *st, sqlite3_stmt *s, bool permissions, 
 		return 0;
 	}
 	if (!st->role_permissions)
-		st->role_permissions = derived_cache_new(free);
+		st->role_permissions = store_cache_new(free);
 	at = store_stamp(st);
-	cached = derived_cache_get(st->role_permissions, role_id, at);
+	cached = store_cache_get(st->role_permissions, role_id, at);
 	if (cached) {
 		*out = with_permissions(record, len, cached);
 		return 0;
@@ -418,7 +418,7 @@ static int external_record(struct store *st, sqlite3_stmt *s, bool permissions, 
 	if (!names)
 		return -1;
 	*out = with_permissions(record, len, names);
-	derived_cache_put(st->role_permissions, role_id, at, names);
+	store_cache_put(st->role_permissions, role_id, at, names);
 	return 0;
 }
 
@@ -478,8 +478,8 @@ static char *column_dup(sqlite3_stmt *s, int col)
 }
 
 /* Looks up the user of project_id by a second key (?2) with statement which. */
-static void signin_user_read(struct store *st, enum store_users_stmt which,
-                             const char *project_id, const char *key, struct signin_user *out,
+static void store_user_signin_read(struct store *st, enum store_users_stmt which,
+                             const char *project_id, const char *key, struct store_user_signin *out,
                              struct completion done)
 {
 	sqlite3_stmt *s = stmt(st, which);
@@ -501,20 +501,20 @@ static void signin_user_read(struct store *st, enum store_users_stmt which,
 }
 
 void store_signin_user(struct store *st, const char *project_id, const char *email,
-                       struct signin_user *out, struct completion done)
+                       struct store_user_signin *out, struct completion done)
 {
 	PG_DISPATCH(st, pg_unsupported(done));
-	signin_user_read(st, SU_SIGNIN_USER, project_id, email, out, done);
+	store_user_signin_read(st, SU_SIGNIN_USER, project_id, email, out, done);
 }
 
 void store_byou_user(struct store *st, const char *project_id, const char *external_user_id,
-                     struct signin_user *out, struct completion done)
+                     struct store_user_signin *out, struct completion done)
 {
 	PG_DISPATCH(st, pg_unsupported(done));
-	signin_user_read(st, SU_BYOU_USER, project_id, external_user_id, out, done);
+	store_user_signin_read(st, SU_BYOU_USER, project_id, external_user_id, out, done);
 }
 
-void signin_user_release(struct signin_user *u)
+void store_user_signin_release(struct store_user_signin *u)
 {
 	free(u->user_id);
 	crypto_wipe_free(u->password_hash);

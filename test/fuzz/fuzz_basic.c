@@ -1,5 +1,5 @@
 /*
- * libFuzzer harness: basic_parse (basic_auth.c), on the input as an
+ * libFuzzer harness: basic_auth_parse (basic_auth.c), on the input as an
  * Authorization header value and on "Basic " + base64(input), the latter
  * checked against RFC 7617 / RFC 6749 §2.3.1 read independently: split at the
  * first colon, then form-urldecode each side (fuzz.h's decoder) into UTF-8
@@ -12,7 +12,7 @@
 #include "fuzz.h"
 #include "validate.h"
 
-/* Whatever basic_parse accepts holds a non-empty ID and a secret, both
+/* Whatever basic_auth_parse accepts holds a non-empty ID and a secret, both
  * UTF-8 without U+0000. */
 static void check_parsed(int rc, const struct basic_credentials *c)
 {
@@ -44,7 +44,7 @@ static char *basic_header(const uint8_t *raw, size_t len)
 }
 
 /* The credentials in raw, decoded as RFC 6749 §2.3.1 says, must be what
- * basic_parse found. */
+ * basic_auth_parse found. */
 static void check_round_trip(const uint8_t *raw, size_t len)
 {
 	struct basic_credentials c = { 0 };
@@ -59,13 +59,13 @@ static void check_round_trip(const uint8_t *raw, size_t len)
 		secret = fuzz_decode_text(colon + 1, len - (size_t)(colon + 1 - (const char *)raw));
 		expect_ok = id && secret && *id;
 	}
-	rc = basic_parse(header, &c);
+	rc = basic_auth_parse(header, &c);
 	check_parsed(rc, &c);
 	FUZZ_CHECK((rc == 1) == expect_ok);
 	if (rc == 1) {
 		FUZZ_CHECK(strcmp(c.client_id, id) == 0);
 		FUZZ_CHECK(strcmp(c.secret, secret) == 0);
-		basic_release(&c);
+		basic_auth_release(&c);
 		FUZZ_CHECK(c.client_id == NULL && c.secret == NULL);
 	}
 	free(id);
@@ -77,14 +77,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct basic_credentials c = { 0 };
 	char *header = fuzz_cstring(data, size);
-	int rc = basic_parse(header, &c);
+	int rc = basic_auth_parse(header, &c);
 
 	check_parsed(rc, &c);
 	if (rc == 1)
-		basic_release(&c);
+		basic_auth_release(&c);
 	free(header);
 
-	FUZZ_CHECK(basic_parse(NULL, &c) == 0);
+	FUZZ_CHECK(basic_auth_parse(NULL, &c) == 0);
 	check_round_trip(data, size);
 	return 0;
 }

@@ -113,7 +113,7 @@ static void check_field(const struct str_field *f, size_t max)
 }
 
 /* Distinct, non-empty IDs of at most ID_MAX_CHARS, at most max of them. */
-static void check_ids(const struct id_list *ids, size_t max)
+static void check_ids(const struct json_id_list *ids, size_t max)
 {
 	FUZZ_CHECK(ids->count <= max);
 	for (size_t i = 0; i < ids->count; i++) {
@@ -162,7 +162,7 @@ static void fuzz_resources(const json_t *body, bool is_update)
 static void fuzz_roles(const json_t *body)
 {
 	struct role_fields f;
-	struct id_list ids = ID_LIST_INIT;
+	struct json_id_list ids = ID_LIST_INIT;
 	struct api_error err = { 0 };
 
 	if (roles_read_body(body, &f, &ids, &err) < 0) {
@@ -174,7 +174,7 @@ static void fuzz_roles(const json_t *body)
 		FUZZ_CHECK(f.permission_ids == &ids);
 		check_ids(&ids, ROLE_PERMISSION_IDS_MAX);
 	}
-	id_list_release(&ids);
+	json_id_list_release(&ids);
 }
 
 static void fuzz_users(const json_t *body, enum user_write kind)
@@ -296,7 +296,7 @@ static const struct str_rule other_rules[] = {
 static void fuzz_generic(const json_t *body)
 {
 	struct api_error err = { 0 };
-	struct id_list ids = ID_LIST_INIT;
+	struct json_id_list ids = ID_LIST_INIT;
 	struct str_field f;
 	int b;
 
@@ -333,7 +333,7 @@ static void fuzz_generic(const json_t *body)
 		check_error(body, &err);
 	else
 		check_ids(&ids, 3);
-	id_list_release(&ids);
+	json_id_list_release(&ids);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -1,5 +1,5 @@
 /*
- * libFuzzer harness: jwt_verify and b64_decode_any (jwt.c, b64url.c), with
+ * libFuzzer harness: jwt_verify and b64url_decode_any (jwt.c, b64url.c), with
  * one P-256 key created in a temporary directory at start. Each input is
  * used five ways:
  *   1. as a token: jwt_verify must refuse it (it cannot carry a valid
@@ -12,7 +12,7 @@
  *   3b. as the protected header of such a token ("@kid@" in it standing for
  *      the key's kid): accepted exactly when it names ES256, at+jwt and this
  *      key, and has no crit;
- *   4. as base64: b64_decode_any accepts one encoding per byte string and
+ *   4. as base64: b64url_decode_any accepts one encoding per byte string and
  *      agrees with b64url_encode.
  */
 #include <stdbool.h>
@@ -262,13 +262,13 @@ static void check_header(const uint8_t *data, size_t size)
 	free(json);
 }
 
-/* 4. b64_decode_any: what it accepts re-encodes to the same text (in the
+/* 4. b64url_decode_any: what it accepts re-encodes to the same text (in the
  * URL-safe alphabet, without padding); b64url_encode's output decodes back. */
 static void check_b64(const uint8_t *data, size_t size)
 {
 	const char *s = (const char *)data;
 	size_t out_len = 0, n = size;
-	unsigned char *out = b64_decode_any(s, size, &out_len);
+	unsigned char *out = b64url_decode_any(s, size, &out_len);
 	char *enc;
 
 	if (out) {
@@ -288,7 +288,7 @@ static void check_b64(const uint8_t *data, size_t size)
 	}
 
 	enc = b64url_encode(data, size);
-	out = b64_decode_any(enc, strlen(enc), &out_len);
+	out = b64url_decode_any(enc, strlen(enc), &out_len);
 	FUZZ_CHECK(out && out_len == size && memcmp(out, data, size) == 0);
 	free(out);
 	free(enc);

@@ -59,7 +59,7 @@ static void setup(void)
 
 static void teardown(void)
 {
-	principal_release(&fx.who);
+	auth_principal_release(&fx.who);
 	access_token_release(&fx.at);
 	auth_cache_free(fx.srv.auth_cache);
 	sqlite3_close(fx.other);
@@ -87,7 +87,7 @@ static void issue(const char *user_id)
 /* Checks header; NULL when accepted, else the error's code. */
 static const char *check(const char *header)
 {
-	principal_release(&fx.who);
+	auth_principal_release(&fx.who);
 	auth_bearer(&fx.check, &fx.srv, header, &fx.who, sync_completion(&fx.r));
 	ck_assert(fx.r.done);
 	return fx.r.failed ? fx.r.err.code : NULL;
@@ -114,9 +114,9 @@ START_TEST(test_accepted)
 	ck_assert_str_eq(fx.who.project_id, fx.p.project_id);
 	ck_assert_ptr_null(fx.who.user_id);
 	ck_assert_str_eq(fx.who.jti, fx.at.jti);
-	ck_assert(principal_has(&fx.who, "roles:read"));
-	ck_assert(!principal_has(&fx.who, "roles:rea"));
-	ck_assert(!principal_has(&fx.who, "users:update"));
+	ck_assert(auth_principal_has(&fx.who, "roles:read"));
+	ck_assert(!auth_principal_has(&fx.who, "roles:rea"));
+	ck_assert(!auth_principal_has(&fx.who, "users:update"));
 }
 END_TEST
 

@@ -46,7 +46,7 @@ START_TEST(test_b64url_decode_rfc4648)
 
 	for (int k = 0; k < 2; k++) {
 		size_t n = 99;
-		unsigned char *dec = b64_decode_any(inputs[k], strlen(inputs[k]), &n);
+		unsigned char *dec = b64url_decode_any(inputs[k], strlen(inputs[k]), &n);
 
 		ck_assert_msg(dec != NULL, "decoding \"%s\" failed", inputs[k]);
 		ck_assert_uint_eq(n, strlen(rfc4648_vectors[_i].plain));
@@ -65,7 +65,7 @@ START_TEST(test_b64url_decode_both_alphabets)
 
 	for (size_t k = 0; k < sizeof inputs / sizeof inputs[0]; k++) {
 		size_t n = 0;
-		unsigned char *dec = b64_decode_any(inputs[k], strlen(inputs[k]), &n);
+		unsigned char *dec = b64url_decode_any(inputs[k], strlen(inputs[k]), &n);
 
 		ck_assert_msg(dec != NULL, "decoding \"%s\" failed", inputs[k]);
 		ck_assert_uint_eq(n, sizeof want);
@@ -116,7 +116,7 @@ static const struct {
 START_TEST(test_b64url_decode_rejects)
 {
 	size_t n = 12345;
-	unsigned char *dec = b64_decode_any(b64_bad[_i].s, b64_bad[_i].len, &n);
+	unsigned char *dec = b64url_decode_any(b64_bad[_i].s, b64_bad[_i].len, &n);
 
 	ck_assert_msg(dec == NULL, "accepted: %s", b64_bad[_i].why);
 	ck_assert_uint_eq(n, 12345);
@@ -127,7 +127,7 @@ START_TEST(test_b64url_decode_null)
 {
 	size_t n;
 
-	ck_assert_ptr_null(b64_decode_any(NULL, 0, &n));
+	ck_assert_ptr_null(b64url_decode_any(NULL, 0, &n));
 }
 END_TEST
 
@@ -136,7 +136,7 @@ START_TEST(test_b64url_decode_reads_only_len)
 {
 	static const char buf[] = "Zm9vYmFy!!junk";
 	size_t n = 0;
-	unsigned char *dec = b64_decode_any(buf, 8, &n);
+	unsigned char *dec = b64url_decode_any(buf, 8, &n);
 
 	ck_assert_ptr_nonnull(dec);
 	ck_assert_uint_eq(n, 6);
@@ -165,7 +165,7 @@ START_TEST(test_b64url_round_trip)
 		ck_assert_uint_eq(strlen(enc), len / 3 * 4 + (len % 3 ? len % 3 + 1 : 0));
 		for (const char *p = enc; *p; p++)
 			ck_assert_msg(is_b64url_char(*p), "bad output char '%c'", *p);
-		dec = b64_decode_any(enc, strlen(enc), &n);
+		dec = b64url_decode_any(enc, strlen(enc), &n);
 		ck_assert_ptr_nonnull(dec);
 		ck_assert_uint_eq(n, len);
 		ck_assert_mem_eq(dec, data, len);
@@ -185,7 +185,7 @@ START_TEST(test_b64url_round_trip_large)
 	crypto_random(data, len);
 	enc = b64url_encode(data, len);
 	ck_assert_uint_eq(strlen(enc), (len * 4 + 2) / 3);
-	dec = b64_decode_any(enc, strlen(enc), &n);
+	dec = b64url_decode_any(enc, strlen(enc), &n);
 	ck_assert_ptr_nonnull(dec);
 	ck_assert_uint_eq(n, len);
 	ck_assert(memcmp(dec, data, len) == 0);
@@ -331,7 +331,7 @@ START_TEST(test_crypto_new_secret)
 	for (const char *p = a; *p; p++)
 		ck_assert(is_b64url_char(*p));
 	ck_assert_str_ne(a, b);
-	raw = b64_decode_any(a, strlen(a), &n);
+	raw = b64url_decode_any(a, strlen(a), &n);
 	ck_assert_ptr_nonnull(raw);
 	ck_assert_uint_eq(n, SECRET_RANDOM_BYTES);
 	free(raw);

@@ -34,7 +34,7 @@ static struct {
 	char *app;            /* a client with REDIRECT, permission-less */
 	char *user;           /* a user of the project, active */
 	struct grant g;
-	struct token_set out;
+	struct grant_tokens out;
 	struct sync_result r;
 } fx;
 
@@ -80,7 +80,7 @@ static void setup(void)
 static void teardown(void)
 {
 	grant_release(&fx.g);
-	token_set_release(&fx.out);
+	grant_tokens_release(&fx.out);
 	store_new_project_release(&fx.p);
 	store_close(fx.srv.store);
 	keyring_free(fx.srv.keys);
@@ -98,7 +98,7 @@ static void teardown(void)
 static const char *exchange(const struct grant_request *in)
 {
 	grant_release(&fx.g);
-	token_set_release(&fx.out);
+	grant_tokens_release(&fx.out);
 	grants_exchange(&fx.g, &fx.srv, in, &fx.out, sync_completion(&fx.r));
 	ck_assert(fx.r.done);
 	if (fx.r.failed && getenv("GRANTS_DEBUG"))

@@ -23,7 +23,7 @@
 static struct {
 	json_t *body;          /* the parsed or built request body */
 	json_t *v;             /* a value built by a response helper */
-	struct id_list ids;
+	struct json_id_list ids;
 	struct api_error err;
 	char *buf;             /* scratch text */
 } fx;
@@ -31,14 +31,14 @@ static struct {
 static void setup(void)
 {
 	memset(&fx, 0, sizeof fx);
-	fx.ids = (struct id_list)ID_LIST_INIT;
+	fx.ids = (struct json_id_list)ID_LIST_INIT;
 }
 
 static void teardown(void)
 {
 	json_decref(fx.body);
 	json_decref(fx.v);
-	id_list_release(&fx.ids);
+	json_id_list_release(&fx.ids);
 	free(fx.buf);
 }
 
@@ -497,12 +497,12 @@ START_TEST(test_read_id_list_lengths)
 	/* borrowed from the body */
 	arr = json_object_get(fx.body, "permission_ids");
 	ck_assert_ptr_eq(fx.ids.ids[0], json_string_value(json_array_get(arr, 0)));
-	id_list_release(&fx.ids);
+	json_id_list_release(&fx.ids);
 
 	json_object_set_new(fx.body, "permission_ids",
 	                    json_pack("[s]", build("", EMOJI, ID_MAX_CHARS, "")));
 	ck_assert_int_eq(json_read_id_list(fx.body, "permission_ids", 10, &fx.ids, &fx.err), 0);
-	id_list_release(&fx.ids);
+	json_id_list_release(&fx.ids);
 
 	json_object_set_new(fx.body, "permission_ids",
 	                    json_pack("[ss]", "a", build("", "i", ID_MAX_CHARS + 1, "")));
@@ -531,11 +531,11 @@ END_TEST
 
 START_TEST(test_id_list_release_null)
 {
-	struct id_list empty = ID_LIST_INIT;
+	struct json_id_list empty = ID_LIST_INIT;
 
-	id_list_release(NULL);
-	id_list_release(&empty);
-	id_list_release(&empty);
+	json_id_list_release(NULL);
+	json_id_list_release(&empty);
+	json_id_list_release(&empty);
 	ck_assert_ptr_null(empty.ids);
 }
 END_TEST

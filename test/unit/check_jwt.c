@@ -311,7 +311,7 @@ static char *with_raw_sig(void (*edit)(unsigned char *raw, size_t *len))
 	size_t n = 0;
 
 	split3(tok, &h, &p, &s);
-	dec = b64_decode_any(s, strlen(s), &n);
+	dec = b64url_decode_any(s, strlen(s), &n);
 	ck_assert_ptr_nonnull(dec);
 	ck_assert_uint_eq(n, 64);
 	memset(raw, 0, sizeof raw);
@@ -873,11 +873,11 @@ START_TEST(test_jwt_round_trip)
 	split3(tok, &h, &p, &s);
 
 	/* RFC 9068 §2.1 header, exactly */
-	hjson = (char *)b64_decode_any(h, strlen(h), &n);
+	hjson = (char *)b64url_decode_any(h, strlen(h), &n);
 	ck_assert_ptr_nonnull(hjson);
 	want = header_ok();
 	ck_assert_str_eq(hjson, want);
-	dec = b64_decode_any(s, strlen(s), &n);
+	dec = b64url_decode_any(s, strlen(s), &n);
 	ck_assert_ptr_nonnull(dec);
 	ck_assert_uint_eq(n, 64);
 
@@ -937,7 +937,7 @@ START_TEST(test_jwt_sign_low_s)
 		char *tok = valid_token();
 		const char *sig = strrchr(tok, '.') + 1;
 		size_t len = 0;
-		unsigned char *raw = b64_decode_any(sig, strlen(sig), &len);
+		unsigned char *raw = b64url_decode_any(sig, strlen(sig), &len);
 
 		ck_assert_ptr_nonnull(raw);
 		ck_assert_uint_eq(len, 64);
@@ -956,7 +956,7 @@ START_TEST(test_jwt_signature_checks_independently)
 	char *tok = valid_token();
 	const char *dot2 = strrchr(tok, '.');
 	size_t raw_len = 0;
-	unsigned char *raw = b64_decode_any(dot2 + 1, strlen(dot2 + 1), &raw_len);
+	unsigned char *raw = b64url_decode_any(dot2 + 1, strlen(dot2 + 1), &raw_len);
 	unsigned char *der = NULL;
 	ECDSA_SIG *sig = ECDSA_SIG_new();
 	EVP_PKEY *pk = read_pem_key(key_path);
@@ -1313,7 +1313,7 @@ START_TEST(test_jwks_fields)
 
 		ck_assert_ptr_nonnull(v);
 		ck_assert_uint_eq(strlen(v), 43);
-		raw = b64_decode_any(v, strlen(v), &n);
+		raw = b64url_decode_any(v, strlen(v), &n);
 		ck_assert_ptr_nonnull(raw);
 		ck_assert_uint_eq(n, 32);
 		free(raw);

@@ -311,10 +311,10 @@ START_TEST(test_ring_new_store)
 	keyring_free(fx.ring);
 	fx.ring = reopen(errbuf, sizeof errbuf);
 	ck_assert_msg(fx.ring != NULL, "%s", errbuf);
-	key_rows_release(&all);
+	store_keys_rows_release(&all);
 	all = list();
 	ck_assert_uint_eq(all.count, 2);
-	key_rows_release(&all);
+	store_keys_rows_release(&all);
 	jwt_key_free(file_key);
 }
 END_TEST
@@ -401,7 +401,7 @@ START_TEST(test_ring_rotate_delayed)
 			                 KEY_PUBLISH_MARGIN_MS);
 		}
 	}
-	key_rows_release(&all);
+	store_keys_rows_release(&all);
 
 	/* the ring in memory sees it after a (forced) refresh: published, not signing */
 	{

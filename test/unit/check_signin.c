@@ -187,7 +187,7 @@ static int sign_in(const char *email, const char *password)
 START_TEST(test_signed_in_with_a_code)
 {
 	char hash[SECRET_HASH_LEN + 1];
-	struct grant_record g;
+	struct store_token_row g;
 	struct sync_result r;
 
 	ck_assert(!start(0, "ann@EXAMPLE.com", PASSWORD, "127.0.0.1"));   /* waits on a hash */
@@ -202,7 +202,7 @@ START_TEST(test_signed_in_with_a_code)
 	ck_assert_str_eq(g.redirect_uri, REDIRECT);
 	ck_assert_str_eq(g.code_challenge, CHALLENGE);
 	ck_assert(!g.used);
-	grant_record_release(&g);
+	store_token_row_release(&g);
 }
 END_TEST
 
@@ -347,7 +347,7 @@ END_TEST
 
 /* ---- the store's reads ---- */
 
-static int user_read(bool byou, const char *project_id, const char *key, struct signin_user *u)
+static int user_read(bool byou, const char *project_id, const char *key, struct store_user_signin *u)
 {
 	struct sync_result r;
 
@@ -361,33 +361,33 @@ static int user_read(bool byou, const char *project_id, const char *key, struct 
 
 START_TEST(test_store_signin_user)
 {
-	struct signin_user u;
+	struct store_user_signin u;
 
 	ck_assert_int_eq(user_read(false, fx.p.project_id, "ANN@example.com", &u), 1);
 	ck_assert_str_eq(u.user_id, fx.user);
 	ck_assert(u.is_active);
 	ck_assert(strncmp(u.password_hash, "$argon2id$", 10) == 0);
-	signin_user_release(&u);
+	store_user_signin_release(&u);
 	ck_assert_int_eq(user_read(false, "another project", EMAIL, &u), 0);
 	ck_assert_ptr_null(u.user_id);
 	ck_assert_int_eq(user_read(false, fx.p.project_id, "ann@example.co", &u), 0);
 	exec_sql("UPDATE users SET is_active = 0");
 	ck_assert_int_eq(user_read(false, fx.p.project_id, EMAIL, &u), 1);
 	ck_assert(!u.is_active);
-	signin_user_release(&u);
+	store_user_signin_release(&u);
 }
 END_TEST
 
 /* A BYOU user by external ID, case-sensitive; its hash is not read. */
 START_TEST(test_store_byou_user)
 {
-	struct signin_user u;
+	struct store_user_signin u;
 
 	ck_assert_int_eq(user_read(true, fx.p.project_id, "ext-1", &u), 1);
 	ck_assert_str_eq(u.user_id, fx.user);
 	ck_assert(u.is_active);
 	ck_assert_ptr_null(u.password_hash);
-	signin_user_release(&u);
+	store_user_signin_release(&u);
 	ck_assert_int_eq(user_read(true, fx.p.project_id, "EXT-1", &u), 0);
 	ck_assert_int_eq(user_read(true, "another project", "ext-1", &u), 0);
 	exec_sql("ALTER TABLE users RENAME TO users_away");

@@ -4,7 +4,7 @@
  * back only for its key at the stamp it was put at; a new stamp retires
  * every entry at once and an unknown stamp caches nothing; a full set
  * evicts, preferring free and retired slots; every value handed over is
- * freed exactly once, by eviction, replacement or derived_cache_free.
+ * freed exactly once, by eviction, replacement or store_cache_free.
  *
  * Values are counted (struct value) so that a value freed twice, or never,
  * fails the test and not only a sanitizer.
@@ -31,7 +31,7 @@ struct value {
 };
 
 static struct {
-	struct derived_cache *c;
+	struct store_cache *c;
 	int next_id;
 	int freed[2 * MANY + 16];
 } fx;
@@ -48,12 +48,12 @@ static void value_free(void *v)
 static void setup(void)
 {
 	memset(&fx, 0, sizeof fx);
-	fx.c = derived_cache_new(value_free);
+	fx.c = store_cache_new(value_free);
 }
 
 static void teardown(void)
 {
-	derived_cache_free(fx.c);
+	store_cache_free(fx.c);
 }
 
 /* Puts a new value for key at stamp; returns its id. */
@@ -64,14 +64,14 @@ static int put(const char *key, struct store_stamp at)
 
 	v->id = id;
 	snprintf(v->key, sizeof v->key, "%s", key);
-	derived_cache_put(fx.c, key, at, v);   /* the cache owns v now */
+	store_cache_put(fx.c, key, at, v);   /* the cache owns v now */
 	return id;
 }
 
 /* The id cached for key at stamp, or -1. */
 static int get(const char *key, struct store_stamp at)
 {
-	const struct value *v = derived_cache_get(fx.c, key, at);
+	const struct value *v = store_cache_get(fx.c, key, at);
 
 	if (!v)
 		return -1;
@@ -216,24 +216,24 @@ START_TEST(test_eviction_bounded)
 }
 END_TEST
 
-/* derived_cache_free frees every value still held, once; of NULL, nothing. */
+/* store_cache_free frees every value still held, once; of NULL, nothing. */
 START_TEST(test_free_frees_every_value)
 {
 	char key[24];
 
 	for (int i = 0; i < MANY; i++)
 		put(key_n(key, "k", i), i % 2 ? s1 : s2);
-	derived_cache_free(fx.c);
+	store_cache_free(fx.c);
 	fx.c = NULL;
 	ck_assert_int_eq(freed_count(), fx.next_id);
-	derived_cache_free(NULL);
+	store_cache_free(NULL);
 }
 END_TEST
 
 static Suite *store_cache_suite(void)
 {
 	Suite *s = suite_create("store_cache");
-	TCase *tc = check_tcase("derived_cache", setup, teardown);
+	TCase *tc = check_tcase("store_cache", setup, teardown);
 
 	tcase_add_test(tc, test_hit_and_miss);
 	tcase_add_test(tc, test_stamp_invalidation);

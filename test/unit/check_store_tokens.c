@@ -22,7 +22,7 @@ static struct {
 	struct store *st;
 	struct new_project p;
 	char *user;
-	struct grant_record g;
+	struct store_token_row g;
 	struct sync_result r;
 	struct api_error err;
 } fx;
@@ -63,7 +63,7 @@ static void setup(void)
 
 static void teardown(void)
 {
-	grant_record_release(&fx.g);
+	store_token_row_release(&fx.g);
 	store_new_project_release(&fx.p);
 	ck_assert(sqlite3_get_autocommit(fx.st->db));
 	store_close(fx.st);
@@ -119,11 +119,11 @@ START_TEST(test_code_single_use)
 	ok();
 	ck_assert(!won);
 	ck_assert_int_eq(count("SELECT count(*) FROM refresh_tokens"), 1);
-	grant_record_release(&fx.g);
+	store_token_row_release(&fx.g);
 	store_code_get(fx.st, "c1", &fx.g, sync_completion(&fx.r));
 	ok();
 	ck_assert(fx.g.used);
-	grant_record_release(&fx.g);
+	store_token_row_release(&fx.g);
 	store_code_get(fx.st, "nope", &fx.g, sync_completion(&fx.r));
 	ok();
 	ck_assert(!fx.g.found);
@@ -150,7 +150,7 @@ START_TEST(test_refresh_rotate)
 	store_refresh_get(fx.st, "r1", &fx.g, sync_completion(&fx.r));
 	ok();
 	ck_assert(fx.g.found && fx.g.used && !fx.g.revoked);
-	grant_record_release(&fx.g);
+	store_token_row_release(&fx.g);
 	/* the family is revoked whole: its refresh tokens, and the access
 	 * tokens issued with them */
 	store_family_revoke(fx.st, "f", sync_completion(&fx.r));
@@ -237,7 +237,7 @@ START_TEST(test_oidc_side_travels)
 	store_code_redeem(fx.st, "c1", &r, &won, sync_completion(&fx.r));
 	ok();
 	ck_assert(won);
-	grant_record_release(&fx.g);
+	store_token_row_release(&fx.g);
 	store_refresh_get(fx.st, "r1", &fx.g, sync_completion(&fx.r));
 	ok();
 	ck_assert_str_eq(fx.g.scope, "openid email");
