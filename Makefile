@@ -1,7 +1,7 @@
 # edgeauth — build, run and test. Read top to bottom.
 
 CC       ?= cc
-PKGS     := libevent sqlite3 libargon2 libcrypto jansson inih libpq
+PKGS     := libevent libevent_openssl sqlite3 libargon2 libssl libcrypto jansson inih libpq
 # No -DNDEBUG, in any build: asserts guard only our own invariants (never
 # data from the network, the store, the clock or the config), cost nothing
 # measurable, and a broken one had better stop the server than let it go on

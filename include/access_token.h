@@ -11,13 +11,21 @@ struct access_token {
 	long long exp;   /* seconds since the epoch */
 };
 
-/* Issues an access token for the holder, signed ES256 by the key ring's
- * signer (refreshed in this request: keyring_refresh): sub is user_id, or
- * client_id when user_id is NULL. scope is space-separated named permissions. -1 with err
- * (system_error) when signing fails; out is then still to be released. */
-int access_token_issue(struct server *srv, const char *project_id, const char *client_id,
-                       const char *user_id, const char *scope, struct access_token *out,
-                       struct api_error *err);
+/* Whom an access token speaks for (RFC 9068 §2.2). Strings borrowed. */
+struct access_claims {
+	const char *project_id;
+	const char *client_id;
+	const char *user_id;    /* NULL: the client itself (client_credentials) */
+	const char *scope;      /* the granted scope: OIDC scopes, then named permissions */
+	long long auth_time;    /* seconds: the user's sign-in (RFC 9068 §2.2.1); 0: none */
+};
+
+/* Issues an access token for c, signed ES256 by the key ring's signer
+ * (refreshed in this request: keyring_refresh): sub is the user, or the
+ * client when there is none. -1 with err (system_error) when signing
+ * fails; out is then still to be released. */
+int access_token_issue(struct server *srv, const struct access_claims *c,
+                       struct access_token *out, struct api_error *err);
 void access_token_release(struct access_token *t);
 
 #endif

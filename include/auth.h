@@ -52,6 +52,10 @@ const char *auth_bearer_token(const char *header);
  * given) or system_error; *out is then empty. */
 void auth_bearer(struct bearer_check *c, struct server *srv, const char *header,
                  struct principal *out, struct completion done);
+/* The same for a token itself (NULL: none), as introspection hands it in:
+ * only an access token (typ at+jwt) is valid, never an ID or logout token. */
+void auth_token(struct bearer_check *c, struct server *srv, const char *token,
+                struct principal *out, struct completion done);
 /* Frees the principal's strings; safe on a zeroed one. */
 void auth_principal_release(struct principal *p);
 /* The verified-token cache hung on the server (created on first use). */

@@ -17,6 +17,10 @@ struct config {
 	int max_connections;
 	int max_connections_per_address;   /* open at once from one client address */
 	char **cors_origins;      /* NULL-terminated */
+	/* TLS on the listener (CONTRACT.md §11): both set, or both NULL */
+	char *tls_cert;           /* PEM: the certificate, then its chain */
+	char *tls_key;            /* PEM private key, mode 0600 */
+	long hsts_max_age_s;      /* 0: no Strict-Transport-Security */
 	/* [store] */
 	char *store_path;
 	bool synchronous_full;
@@ -33,6 +37,7 @@ struct config {
 	char *signing_key;
 	char *key_encryption_key_file;   /* seals the signing keys in the store */
 	long key_activation_delay_s;     /* a rotated key signs this long after it is published */
+	int refresh_reuse_grace_s;       /* a rotated refresh token may be used once more this long */
 	/* [passwords] */
 	uint32_t argon2_memory_kib;
 	uint32_t argon2_iterations;
@@ -45,6 +50,8 @@ struct config {
 	int signin_max_failures_per_address; /* per client address */
 	int signin_window_s;
 	int signin_tracked_keys;             /* slots of each counter table */
+	/* [oidc] */
+	long id_token_ttl_s;
 };
 
 /* How a key's value is read. */
@@ -53,6 +60,7 @@ enum config_type {
 	CONFIG_LONG,     /* a long field, the same */
 	CONFIG_U32,      /* a uint32_t field, the same */
 	CONFIG_STRING,   /* a char * field, owned, never empty */
+	CONFIG_OPTIONAL_STRING,   /* a char * field, owned; NULL when the value is empty */
 	CONFIG_PARSED,   /* .parse reads it into the fields it knows, .release frees them */
 };
 
@@ -81,6 +89,13 @@ void config_init(struct config *cfg);
  * key, or a bad value returns -1 with "FILE:LINE: reason" in errbuf. */
 int config_load(struct config *cfg, const char *path, char *errbuf, size_t errlen);
 void config_release(struct config *cfg);
+/* True when the listener speaks TLS ([server] tls_cert and tls_key set).
+ * Its answers then carry Strict-Transport-Security (hsts_max_age_s > 0). */
+bool config_tls_enabled(const struct config *cfg);
+/* True when the issuer is an https URL: browsers reach edgeauth over TLS,
+ * its own (config_tls_enabled) or a reverse proxy's, so cookies can be
+ * Secure and __Host- prefixed. */
+bool config_issuer_https(const struct config *cfg);
 /* True when origin is one of [server] cors_origins. */
 bool config_cors_allowed(const struct config *cfg, const char *origin);
 

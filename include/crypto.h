@@ -9,6 +9,9 @@
 #define SECRET_HASH_LEN 43      /* base64url of a SHA-256, without padding */
 
 void crypto_random(unsigned char *buf, size_t len);
+/* Why the last OpenSSL call failed, from its error queue, which it empties.
+ * Static text. */
+const char *crypto_openssl_reason(void);
 /* A new opaque ID: 22 base64url characters. Caller frees. */
 char *crypto_new_id(void);
 /* A new secret of SECRET_RANDOM_BYTES, base64url (43 chars). Caller frees and

@@ -36,8 +36,9 @@ struct grant_request {
 struct grant_tokens {
 	char *access_token;
 	long long expires_in;
-	char *scope;             /* named permissions, space-separated */
+	char *scope;             /* the OIDC scopes granted, then named permissions */
 	char *refresh_token;     /* NULL for client_credentials */
+	char *id_token;          /* an OIDC sign-in's (CONTRACT.md §7); else NULL */
 };
 void grant_tokens_release(struct grant_tokens *t);
 
@@ -45,9 +46,10 @@ void grant_tokens_release(struct grant_tokens *t);
 struct revoke_request {
 	const char *token;
 	struct client_credentials client;
-	/* SPEC.md's current/revoke rather than RFC 7009: no client
-	 * authentication; token is a refresh token of the form's client, and
-	 * bearer_token (or NULL) an access token to revoke too, whoever's. */
+	/* SPEC.md's current/revoke rather than RFC 7009: token is a refresh
+	 * token of the body's client, and bearer_token (or NULL) an access
+	 * token to revoke too, whoever's. The client authenticates only when
+	 * confidential (or when it sends a secret); an unknown one is no error. */
 	bool current;
 	const char *bearer_token;
 };
@@ -63,30 +65,40 @@ struct grant {
 	const char *client_id;               /* the client that asks */
 	struct client_auth client;
 	struct store_token_row record;
-	char *scope;
+	struct user_claims user;             /* the user of a code or refresh token */
+	char *permissions;                   /* the holder's named permissions */
+	char *scope;                         /* the granted scope */
+	unsigned oidc;                       /* the sign-in's OIDC scopes (id_token.h) */
 	struct access_token access;
+	char *id_token;
 	char *refresh;                       /* a new refresh token, plain */
 	struct new_refresh next;
 	char hash[SECRET_HASH_LEN + 1];      /* of the code or refresh token */
 	char next_hash[SECRET_HASH_LEN + 1]; /* of its successor */
-	bool user_active;
 	char *family_id;                     /* of a new sign-in */
 	int found;                           /* the last look-up's */
 	bool won;                            /* the single use was ours */
+	bool grace;                          /* a repeat within the refresh grace */
 	enum api_code reuse_error;           /* the replay's answer */
 	struct keyring_refresh keys;         /* brings the signing keys up to the store */
 };
 
 /* Runs the grant of in->grant_type (client_credentials, authorization_code,
  * refresh_token; anything else is invalid_params). On success *out holds the
- * tokens. Errors: CONTRACT.md §5's, first to last. g is released by done's
- * caller with grant_release. */
+ * tokens, with an ID token for a sign-in whose code asked for openid
+ * (CONTRACT.md §7). A confidential client must send its secret
+ * (invalid_client_credentials, CONTRACT.md §8). Within [tokens]
+ * refresh_reuse_grace_s of a rotation, the rotated refresh token may be
+ * used once more while its successor is unused (store_refresh_regrace).
+ * Errors: CONTRACT.md §5's, first to last. g is released by done's caller
+ * with grant_release. */
 void grants_exchange(struct grant *g, struct server *srv, const struct grant_request *in,
                      struct grant_tokens *out, struct completion done);
 /* Revokes what req names if it belongs to the asking client: a refresh
  * token revokes its whole sign-in (RFC 7009 §2.1), an access token itself.
  * Unknown tokens are no error (RFC 7009 §2.2). Errors: the client's
- * (invalid_client, invalid_client_credentials), system_error. */
+ * (invalid_client, invalid_client_credentials: also a confidential client
+ * without its secret), system_error. */
 void grants_revoke(struct grant *g, struct server *srv, const struct revoke_request *req,
                    struct completion done);
 void grant_release(struct grant *g);

@@ -63,13 +63,9 @@ void http_free(struct server *srv);
  * (group commit; normally run by the loop). */
 void http_commit_batch(struct server *srv);
 
-/* A path parameter by name (":project_id" -> "project_id"), or NULL. */
-const char *request_param(const struct request_ctx *ctx, const char *name);
-/* A request header, or NULL. */
-const char *request_header(const struct request_ctx *ctx, const char *name);
-/* Adds a response header. */
 /* "GET", "POST" ...; "?" for a method libevent has no name for. Static. */
 const char *http_method_name(enum evhttp_cmd_type m);
+/* Adds a response header. */
 void http_add_header(struct request_ctx *ctx, const char *name, const char *value);
 
 /* The answers. Inside the step runner they are recorded, and the runner

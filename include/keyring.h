@@ -42,9 +42,14 @@ struct keyring *keyring_open(const struct config *cfg, struct store *st, char *e
                              size_t errlen);
 void keyring_free(struct keyring *r);
 
+/* A logout token's lifetime (CONTRACT.md §7: exp = iat + 120). */
+#define LOGOUT_TOKEN_TTL_S 120
+
 /* The longest lifetime, in ms, of what a key signs: a key stays published
- * that long after a newer one takes over. Access tokens today
- * (access_ttl_s); ID and logout tokens when OpenID Connect comes. */
+ * that long after a newer one takes over, so that every token it signed
+ * verifies until it expires. Of access tokens ([tokens] access_ttl_s), ID
+ * tokens ([oidc] id_token_ttl_s) and logout tokens (LOGOUT_TOKEN_TTL_S),
+ * whichever lives longest: both algorithms sign ID and logout tokens. */
 int64_t keyring_lifetime_ms(const struct config *cfg);
 
 /* Signs payload[0..len) (JSON text) as a typ token with the key that signs

@@ -19,6 +19,11 @@ static inline struct request_ctx *request_of(struct flow *f)
 	return container_of(f, struct request_ctx, flow);
 }
 
+/* A path parameter by name (":project_id" -> "project_id"), or NULL. */
+const char *request_param(const struct request_ctx *ctx, const char *name);
+/* A request header, or NULL. */
+const char *request_header(const struct request_ctx *ctx, const char *name);
+
 /* Runs the request's steps (a NULL-terminated list) from the first. */
 void request_run(struct request_ctx *ctx, flow_step *const *steps);
 

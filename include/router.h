@@ -9,9 +9,11 @@
 
 enum route_auth { AUTH_NONE, AUTH_BEARER };
 enum route_body { BODY_NONE, BODY_JSON, BODY_FORM };
-/* CORS_PUBLIC: token, revocation, discovery and JWKS endpoints, any origin
- * (CONTRACT.md §5). CORS_CONFIGURED: the origins of [server] cors_origins. */
-enum route_cors { CORS_CONFIGURED, CORS_PUBLIC };
+/* CORS_PUBLIC: token, revocation, discovery, JWKS and UserInfo endpoints,
+ * any origin (CONTRACT.md §5, §7). CORS_CONFIGURED: the origins of [server]
+ * cors_origins. CORS_NONE: no origin (introspection, a server's endpoint,
+ * CONTRACT.md §8). */
+enum route_cors { CORS_CONFIGURED, CORS_PUBLIC, CORS_NONE };
 
 struct route {
 	enum evhttp_cmd_type method;

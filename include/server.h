@@ -16,6 +16,7 @@ struct throttle;
 struct auth_cache;
 struct event;
 struct deferred_reply;
+struct tls;
 
 struct server {
 	const struct config *cfg;
@@ -26,6 +27,7 @@ struct server {
 	struct evhttp *http;
 	struct evhttp_bound_socket *bound;
 	struct conn_guard *guard;       /* connection limits and deadlines */
+	struct tls *tls;                /* NULL: plain HTTP (config_tls_enabled) */
 	/* Sign-in attempts not (yet) known to succeed: per account and client
 	 * address, per account, per address. */
 	struct throttle *signin_account_addresses;

@@ -124,6 +124,10 @@ struct client_auth {
 	char secret_hash[64];
 	bool is_active;
 	bool project_active;
+	/* token_endpoint_auth_method is not none: the client must prove its
+	 * secret on every grant and revocation (CONTRACT.md §8) */
+	bool confidential;
+	char id_token_alg[8];       /* id_token_signed_response_alg: RS256, ES256 */
 	struct store_stamp stamp;   /* the store as this read saw it */
 };
 /* With a secret (Basic) it must be c's, else invalid_client_credentials;

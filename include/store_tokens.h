@@ -1,8 +1,9 @@
 #ifndef EDGEAUTH_STORE_TOKENS_H
 #define EDGEAUTH_STORE_TOKENS_H
-/* Authorization codes, refresh tokens, revocation and a user's scope.
- * Codes and refresh tokens are looked up by their hash (crypto_hash_secret);
- * the plain value never reaches the store. Times: ms unless named _s. */
+/* Authorization codes, refresh tokens, revocation, and what token issue
+ * reads of a user. Codes and refresh tokens are looked up by their hash
+ * (crypto_hash_secret); the plain value never reaches the store. Times: ms
+ * unless named _s. */
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -17,8 +18,10 @@ struct store_token_row {
 	char *user_id;
 	char *redirect_uri;      /* codes only */
 	char *code_challenge;    /* codes only */
+	int64_t created_at;
 	int64_t expires_at;
 	bool used;
+	int64_t used_at;         /* when it was used; 0: not used */
 	bool revoked;            /* refresh tokens only */
 	/* created at or before the last deactivation of its user, client or
 	 * project: dead for good (CONTRACT.md §5) */
@@ -80,6 +83,15 @@ void store_code_redeem(struct store *st, const char *hash, const struct new_refr
                        bool *won, struct completion done);
 void store_refresh_rotate(struct store *st, const char *hash, const struct new_refresh *next,
                           bool *won, struct completion done);
+/* The refresh grace (CONTRACT.md §8): the refresh token hash was used at
+ * or after since (ms), and the token that use issued is still unused and
+ * not revoked. Then, in one transaction, that successor is revoked (the
+ * single use, on its row: a use of it and this repeat race for the same
+ * row), its access token too, and next is stored; *won says it happened.
+ * The successor of hash stays the revoked one, so a second repeat does not
+ * win. *won false: nothing changed. */
+void store_refresh_regrace(struct store *st, const char *hash, int64_t since,
+                           const struct new_refresh *next, bool *won, struct completion done);
 
 /* Revokes every refresh token of the family and every access token issued
  * with one of them, in one transaction. */
@@ -92,6 +104,27 @@ void store_access_revoke(struct store *st, const char *jti, long long exp_s,
  * many rows went, or -1. */
 int store_purge_expired(struct store *st, int batch, int64_t grace_ms, struct api_error *err);
 
+
+/* ---- what token issue reads of a user ---- */
+
+/* A user as an ID token and UserInfo describe them (CONTRACT.md §7).
+ * Strings owned; user_claims_release frees. */
+struct user_claims {
+	bool found;               /* the user exists in the project */
+	bool is_active;
+	char *display_name;
+	char *email;              /* NULL: none */
+	bool email_verified;
+	char *external_user_id;   /* NULL: none */
+	char *avatar_url;         /* NULL: none */
+	int64_t updated_at;
+	char *role_code;          /* NULL: no role */
+};
+void user_claims_release(struct user_claims *u);
+/* The project's user user_id, with the code of its role, in one statement
+ * (out->found false: none such). */
+void store_user_claims(struct store *st, const char *project_id, const char *user_id,
+                       struct user_claims *out, struct completion done);
 
 /* ---- what a bearer check reads ---- */
 

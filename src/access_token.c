@@ -1,4 +1,5 @@
 /* Issuing access tokens (RFC 9068 profile, CONTRACT.md §5). */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -14,24 +15,29 @@
  * (ours never do: IDs are base64url, scopes named permissions of valid codes,
  * the issuer a URL): json_pack and json_dumps were a seventh of a grant. A
  * value that does need one (a row another program wrote) goes through
- * jansson. Caller frees. */
-static char *claims_text(const char *iss, const char *sub, const char *project_id,
-                         const char *client_id, const char *scope, long long iat,
+ * jansson. auth_time comes last, only for a user's sign-in. Caller frees. */
+static char *claims_text(const char *iss, const struct access_claims *c, long long iat,
                          long long exp, const char *jti)
 {
+	const char *sub = c->user_id ? c->user_id : c->client_id;
+	char auth_time[40] = "";
 	json_t *claims;
 	char *text;
 
-	if (json_text_plain(iss) && json_text_plain(sub) && json_text_plain(project_id) &&
-	    json_text_plain(client_id) && json_text_plain(scope) && json_text_plain(jti))
+	if (c->auth_time > 0)
+		snprintf(auth_time, sizeof auth_time, ",\"auth_time\":%lld", c->auth_time);
+	if (json_text_plain(iss) && json_text_plain(sub) && json_text_plain(c->project_id) &&
+	    json_text_plain(c->client_id) && json_text_plain(c->scope) && json_text_plain(jti))
 		return xasprintf("{\"iss\":\"%s\",\"sub\":\"%s\",\"aud\":\"%s\",\"client_id\":\"%s\","
 		                 "\"project_id\":\"%s\",\"scope\":\"%s\",\"iat\":%lld,\"exp\":%lld,"
-		                 "\"jti\":\"%s\"}", iss, sub, project_id, client_id, project_id, scope,
-		                 iat, exp, jti);
+		                 "\"jti\":\"%s\"%s}", iss, sub, c->project_id, c->client_id, c->project_id,
+		                 c->scope, iat, exp, jti, auth_time);
 	claims = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:I, s:I, s:s}", "iss", iss, "sub", sub,
-	                   "aud", project_id, "client_id", client_id, "project_id", project_id,
-	                   "scope", scope, "iat", (json_int_t)iat, "exp", (json_int_t)exp,
-	                   "jti", jti);
+	                   "aud", c->project_id, "client_id", c->client_id,
+	                   "project_id", c->project_id, "scope", c->scope, "iat", (json_int_t)iat,
+	                   "exp", (json_int_t)exp, "jti", jti);
+	if (c->auth_time > 0)
+		json_object_set_new(claims, "auth_time", json_integer(c->auth_time));
 	text = json_dumps(claims, JSON_COMPACT);
 	json_decref(claims);
 	if (!text)
@@ -39,17 +45,15 @@ static char *claims_text(const char *iss, const char *sub, const char *project_i
 	return text;
 }
 
-int access_token_issue(struct server *srv, const char *project_id, const char *client_id,
-                       const char *user_id, const char *scope, struct access_token *out,
-                       struct api_error *err)
+int access_token_issue(struct server *srv, const struct access_claims *c,
+                       struct access_token *out, struct api_error *err)
 {
 	long long iat = (long long)time(NULL);
 	char *claims;
 
 	out->jti = crypto_new_id();
 	out->exp = iat + srv->cfg->access_ttl_s;
-	claims = claims_text(srv->cfg->issuer, user_id ? user_id : client_id, project_id, client_id,
-	                     scope, iat, out->exp, out->jti);
+	claims = claims_text(srv->cfg->issuer, c, iat, out->exp, out->jti);
 	out->token = keyring_sign(srv->keys, JWT_ES256, JWT_TYP_ACCESS, claims, strlen(claims));
 	free(claims);
 	if (!out->token)

@@ -1,5 +1,8 @@
-/* Health, JWKS and RFC 8414 discovery: public, cacheable, no store access
- * beyond what they show. Each is one step that answers. */
+/* Health, JWKS and discovery (RFC 8414, OpenID Connect Discovery): public,
+ * cacheable, no store access beyond what they show. Each is one step that
+ * answers. */
+#include <stdlib.h>
+
 #include "api_meta.h"
 #include "config.h"
 #include "keyring.h"
@@ -40,35 +43,77 @@ static enum step_result jwks(struct flow *f)
 
 flow_step *const jwks_steps[] = { jwks_keys, jwks, NULL };
 
-/* RFC 8414 §2; every endpoint URL is the issuer followed by its path. */
+/* An endpoint's URL: the issuer followed by its path. */
+static json_t *endpoint(const char *issuer, const char *path)
+{
+	char *url = xasprintf("%s%s", issuer, path);
+	json_t *v = json_string(url);
+
+	free(url);
+	return v;
+}
+
+/* The values of a member that is a list of strings, NULL-terminated. */
+static json_t *strings(const char *const *v)
+{
+	json_t *a = json_array();
+
+	for (; *v; v++)
+		json_array_append_new(a, json_string(*v));
+	return a;
+}
+
+static const char *const client_auth_methods[] = {
+	"client_secret_basic", "client_secret_post", "none", NULL,
+};
+static const char *const introspection_auth_methods[] = {
+	"client_secret_basic", "client_secret_post", NULL,
+};
+static const char *const scopes[] = { "openid", "profile", "email", "roles", NULL };
+/* Every claim of CONTRACT.md §7: the ID token's and UserInfo's. */
+static const char *const claims[] = {
+	"iss", "sub", "aud", "iat", "exp", "auth_time", "amr", "nonce", "at_hash", "sid", "name",
+	"preferred_username", "picture", "updated_at", "email", "email_verified", "role",
+	"permissions", NULL,
+};
+
+/* RFC 8414 §2 and OpenID Connect Discovery §3, one document at both
+ * addresses (CONTRACT.md §7); every endpoint URL is the issuer followed by
+ * its path. */
 static enum step_result metadata(struct flow *f)
 {
 	struct request_ctx *ctx = request_of(f);
 	const char *iss = ctx->srv->cfg->issuer;
-	char *authz = xasprintf("%s/api/v1/authorize", iss);
-	char *token = xasprintf("%s/api/v1/tokens", iss);
-	char *revoke = xasprintf("%s/api/v1/tokens/revoke", iss);
-	char *jwks_uri = xasprintf("%s/.well-known/jwks.json", iss);
 	json_t *doc = json_pack(
-		"{s:s, s:s, s:s, s:s, s:s, s:[s,s,s], s:[s], s:[s], s:[s], s:[s,s],"
-		" s:[s,s], s:b}",
+		"{s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:[s,s,s], s:[s], s:[s], s:[s], s:o, s:o,"
+		" s:o, s:b, s:o, s:[s], s:[s,s], s:[s,s], s:b, s:b, s:b, s:o, s:b, s:b}",
 		"issuer", iss,
-		"authorization_endpoint", authz,
-		"token_endpoint", token,
-		"revocation_endpoint", revoke,
-		"jwks_uri", jwks_uri,
+		"authorization_endpoint", endpoint(iss, "/api/v1/authorize"),
+		"token_endpoint", endpoint(iss, "/api/v1/tokens"),
+		"revocation_endpoint", endpoint(iss, "/api/v1/tokens/revoke"),
+		"introspection_endpoint", endpoint(iss, "/api/v1/tokens/introspect"),
+		"userinfo_endpoint", endpoint(iss, "/api/v1/userinfo"),
+		"end_session_endpoint", endpoint(iss, "/api/v1/logout"),
+		"jwks_uri", endpoint(iss, "/.well-known/jwks.json"),
 		"grant_types_supported", "authorization_code", "refresh_token", "client_credentials",
 		"response_types_supported", "code",
 		"response_modes_supported", "query",
 		"code_challenge_methods_supported", "S256",
-		"token_endpoint_auth_methods_supported", "client_secret_basic", "none",
-		"revocation_endpoint_auth_methods_supported", "client_secret_basic", "none",
-		"authorization_response_iss_parameter_supported", 1);
+		"token_endpoint_auth_methods_supported", strings(client_auth_methods),
+		"revocation_endpoint_auth_methods_supported", strings(client_auth_methods),
+		"introspection_endpoint_auth_methods_supported", strings(introspection_auth_methods),
+		"authorization_response_iss_parameter_supported", 1,
+		"scopes_supported", strings(scopes),
+		"subject_types_supported", "public",
+		"id_token_signing_alg_values_supported", "RS256", "ES256",
+		"prompt_values_supported", "none", "login",
+		"request_parameter_supported", 0,
+		"request_uri_parameter_supported", 0,
+		"claims_parameter_supported", 0,
+		"claims_supported", strings(claims),
+		"backchannel_logout_supported", 1,
+		"backchannel_logout_session_supported", 1);
 
-	free(authz);
-	free(token);
-	free(revoke);
-	free(jwks_uri);
 	http_add_header(ctx, "Cache-Control", "public, max-age=300");
 	http_reply_json(ctx, 200, doc);
 	return STEP_DONE;

@@ -31,43 +31,50 @@ static void revocation_release(void *p)
 }
 
 /* POST /api/v1/tokens/revoke, RFC 7009: form token and token_type_hint
- * (read, and not needed: a token is looked up as both kinds). */
+ * (read, and not needed: a token is looked up as both kinds), and the
+ * client's credentials. */
 static enum step_result rfc7009_read(struct flow *f)
 {
 	struct request_ctx *ctx = request_of(f);
 	struct revocation *r = request_state(ctx, sizeof *r, revocation_release);
-	const char *hint = NULL, *client_id = NULL;
+	const char *hint = NULL;
 	struct api_error err;
 
 	if (form_get(&ctx->form, "token", &r->in.token, &err) < 0 ||
 	    form_get(&ctx->form, "token_type_hint", &hint, &err) < 0 ||
-	    form_get(&ctx->form, "client_id", &client_id, &err) < 0 ||
-	    client_credentials_read(request_header(ctx, "Authorization"), client_id, &r->basic,
+	    client_credentials_form(request_header(ctx, "Authorization"), &ctx->form, &r->basic,
 	                            &r->in.client, &err) < 0)
 		return flow_error(f, &err);
 	return STEP_NEXT;
 }
 
 /* POST /api/v1/tokens/current/revoke (SPEC.md): JSON client_id and
- * refresh_token; the bearer access token, if sent, is revoked too. */
+ * refresh_token; the bearer access token, if sent, is revoked too. A
+ * confidential client adds its secret as client_secret, or sends Basic in
+ * place of the bearer token (CONTRACT.md §8). */
 static enum step_result current_read(struct flow *f)
 {
 	static const struct str_rule client_rule = { .key = "client_id", .required = true,
 	                                             .max_chars = ID_MAX_CHARS };
 	static const struct str_rule refresh_rule = { .key = "refresh_token", .required = true,
 	                                              .max_chars = 512 };
+	static const struct str_rule secret_rule = { .key = "client_secret", .max_chars = 512 };
 	struct request_ctx *ctx = request_of(f);
 	struct revocation *r = request_state(ctx, sizeof *r, revocation_release);
-	struct str_field client_id, refresh;
+	const char *authorization = request_header(ctx, "Authorization");
+	struct str_field client_id, refresh, secret;
 	struct api_error err;
 
 	if (json_read_string(ctx->body, &client_rule, &client_id, &err) < 0 ||
-	    json_read_string(ctx->body, &refresh_rule, &refresh, &err) < 0)
+	    json_read_string(ctx->body, &refresh_rule, &refresh, &err) < 0 ||
+	    json_read_string(ctx->body, &secret_rule, &secret, &err) < 0)
 		return flow_error(f, &err);
 	r->in.current = true;
 	r->in.token = refresh.value;
-	r->in.client.form_client_id = client_id.value;
-	r->in.bearer_token = auth_bearer_token(request_header(ctx, "Authorization"));
+	r->in.bearer_token = auth_bearer_token(authorization);
+	if (client_credentials_read(r->in.bearer_token ? NULL : authorization, client_id.value,
+	                            secret.value, &r->basic, &r->in.client, &err) < 0)
+		return flow_error(f, &err);
 	return STEP_NEXT;
 }
 

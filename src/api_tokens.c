@@ -34,12 +34,11 @@ static void token_exchange_release(void *p)
 /* Each parameter may be given once. RFC 6749 names the code "code",
  * SPEC.md "authorization_code": one of them. */
 static int read_form(const struct evkeyvalq *form, struct grant_request *in,
-                     const char **client_id, struct api_error *err)
+                     struct api_error *err)
 {
 	const char *alias = NULL;
 
 	if (form_get(form, "grant_type", &in->grant_type, err) < 0 ||
-	    form_get(form, "client_id", client_id, err) < 0 ||
 	    form_get(form, "authorization_code", &in->code, err) < 0 ||
 	    form_get(form, "code", &alias, err) < 0 ||
 	    form_get(form, "redirect_uri", &in->redirect_uri, err) < 0 ||
@@ -57,11 +56,10 @@ static enum step_result exchange_read(struct flow *f)
 {
 	struct request_ctx *ctx = request_of(f);
 	struct token_exchange *x = request_state(ctx, sizeof *x, token_exchange_release);
-	const char *client_id = NULL;
 	struct api_error err;
 
-	if (read_form(&ctx->form, &x->in, &client_id, &err) < 0 ||
-	    client_credentials_read(request_header(ctx, "Authorization"), client_id, &x->basic,
+	if (read_form(&ctx->form, &x->in, &err) < 0 ||
+	    client_credentials_form(request_header(ctx, "Authorization"), &ctx->form, &x->basic,
 	                            &x->in.client, &err) < 0)
 		return flow_error(f, &err);
 	return STEP_NEXT;
@@ -76,25 +74,30 @@ static enum step_result exchange_grant(struct flow *f)
 	return STEP_WAIT;
 }
 
-/* RFC 6749 §5.1; fields without a value are left out. Written directly, not
- * through jansson: no value needs a JSON escape (tokens are base64url and
- * dots; a scope holds only named permissions of valid codes, see
- * SQL_SCOPE_RESOURCE_OK), and escaping a long token byte by byte cost a sixth
- * of the request. */
+/* A member ,"name":"value" of the answer for the format "%s%s%s", or
+ * nothing when value is NULL. */
+#define OPTIONAL_MEMBER(name, value) \
+	(value) ? ",\"" name "\":\"" : "", (value) ? (value) : "", (value) ? "\"" : ""
+
+/* RFC 6749 §5.1 (and OIDC Core §3.1.3.3's id_token); fields without a value
+ * are left out. Written directly, not through jansson: no value needs a
+ * JSON escape (tokens are base64url and dots; a scope holds only OIDC scope
+ * names and named permissions of valid codes, see SQL_SCOPE_CODES_OK), and
+ * escaping a long token byte by byte cost a sixth of the request. */
 static enum step_result exchange_reply(struct flow *f)
 {
 	struct request_ctx *ctx = request_of(f);
 	const struct grant_tokens *t = &((struct token_exchange *)ctx->state)->out;
-	bool scope = t->scope && *t->scope;
+	const char *scope = t->scope && *t->scope ? t->scope : NULL;
 	char *body;
 
 	if (!json_text_plain(t->scope) || !json_text_plain(t->refresh_token))
 		return flow_fail(f, E_SYSTEM_ERROR, "A token held a character it cannot hold.");
 	body = xasprintf("{\"access_token\":\"%s\",\"token_type\":\"Bearer\","
-	                 "\"expires_in\":%lld%s%s%s%s%s%s}", t->access_token, t->expires_in,
-	                 scope ? ",\"scope\":\"" : "", scope ? t->scope : "", scope ? "\"" : "",
-	                 t->refresh_token ? ",\"refresh_token\":\"" : "",
-	                 t->refresh_token ? t->refresh_token : "", t->refresh_token ? "\"" : "");
+	                 "\"expires_in\":%lld%s%s%s%s%s%s%s%s%s}", t->access_token, t->expires_in,
+	                 OPTIONAL_MEMBER("scope", scope),
+	                 OPTIONAL_MEMBER("refresh_token", t->refresh_token),
+	                 OPTIONAL_MEMBER("id_token", t->id_token));
 	http_reply_raw(ctx, 200, "application/json", body, strlen(body));
 	crypto_wipe_free(body);
 	return STEP_DONE;

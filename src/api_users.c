@@ -24,6 +24,7 @@
 #include "config.h"
 #include "store_grants.h"
 #include "store_clients.h"
+#include "id_token.h"
 #include "signin.h"
 #include "util.h"
 #include "validate.h"
@@ -396,11 +397,17 @@ flow_step *const users_get_current_steps[] = { current_get, record_answer, NULL 
  * yields a token with the user's role's permissions, so the caller must
  * carry those of them that are default-resource ones (CONTRACT.md §3, no
  * escalation). Each step judges what the one before it read, then starts
- * the next read. */
-enum byou_field { BYOU_CLIENT_ID, BYOU_REDIRECT_URI, BYOU_CHALLENGE, BYOU_METHOD, BYOU__N };
+ * the next read. The body may carry scope and nonce, as an authorization
+ * request does (CONTRACT.md §7): with openid, the code's sign-in is an
+ * OIDC one, and its code grant answers an ID token with that nonce. */
+enum byou_field {
+	BYOU_CLIENT_ID, BYOU_REDIRECT_URI, BYOU_CHALLENGE, BYOU_METHOD, BYOU_SCOPE, BYOU_NONCE,
+	BYOU__N
+};
 
 struct byou_code {
 	struct str_field f[BYOU__N];
+	char *oidc_scope;          /* the OIDC scopes asked for, or NULL (id_token.h) */
 	struct store_user_signin user;
 	struct client_auth client;
 	bool registered;
@@ -413,6 +420,7 @@ static void byou_code_release(void *state)
 	struct byou_code *b = state;
 
 	store_user_signin_release(&b->user);
+	free(b->oidc_scope);
 	code_mint_release(&b->mint);
 	crypto_wipe_free(b->code);
 }
@@ -424,6 +432,9 @@ static enum step_result byou_read(struct flow *f)
 		[BYOU_REDIRECT_URI] = { .key = "redirect_uri", .required = true, .check = CHECK_URL },
 		[BYOU_CHALLENGE] = { .key = "code_challenge", .required = true, .max_chars = 128 },
 		[BYOU_METHOD] = { .key = "code_challenge_method", .required = true, .max_chars = 16 },
+		/* CONTRACT.md §7: as the authorization request's */
+		[BYOU_SCOPE] = { .key = "scope", .max_chars = 1024 },
+		[BYOU_NONCE] = { .key = "nonce", .max_chars = 512 },
 	};
 	struct request_ctx *ctx = request_of(f);
 	struct byou_code *b = request_state(ctx, sizeof *b, byou_code_release);
@@ -437,6 +448,7 @@ static enum step_result byou_read(struct flow *f)
 		                 " [A-Za-z0-9-._~].");
 	if (strcmp(b->f[BYOU_METHOD].value, "S256") != 0)
 		return flow_fail(f, E_INVALID_PARAMS, "code_challenge_method must be S256.");
+	b->oidc_scope = id_token_scopes_granted(b->f[BYOU_SCOPE].value);
 	return STEP_NEXT;
 }
 
@@ -485,7 +497,8 @@ static enum step_result byou_mint(struct flow *f)
 	const struct code_request req = {
 		.project_id = request_param(ctx, "project_id"), .client_id = b->f[BYOU_CLIENT_ID].value,
 		.user_id = b->user.user_id, .redirect_uri = b->f[BYOU_REDIRECT_URI].value,
-		.code_challenge = b->f[BYOU_CHALLENGE].value,
+		.code_challenge = b->f[BYOU_CHALLENGE].value, .scope = b->oidc_scope,
+		.nonce = b->oidc_scope ? b->f[BYOU_NONCE].value : NULL,
 	};
 	struct api_error err;
 

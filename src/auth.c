@@ -291,8 +291,8 @@ static void bearer_finish(struct flow *f, enum step_result r)
 	complete(c->done, r == STEP_DONE ? 0 : -1, &f->err);
 }
 
-void auth_bearer(struct bearer_check *c, struct server *srv, const char *header,
-                 struct principal *out, struct completion done)
+void auth_token(struct bearer_check *c, struct server *srv, const char *token,
+                struct principal *out, struct completion done)
 {
 	static flow_step *const steps[] = {
 		bearer_verify, bearer_revoked, bearer_keys, bearer_holders, bearer_accept, NULL,
@@ -300,10 +300,16 @@ void auth_bearer(struct bearer_check *c, struct server *srv, const char *header,
 
 	memset(c, 0, sizeof *c);
 	c->srv = srv;
-	c->token = auth_bearer_token(header);
+	c->token = token;
 	c->out = out;
 	c->done = done;
 	flow_run(&c->flow, steps, bearer_finish);
+}
+
+void auth_bearer(struct bearer_check *c, struct server *srv, const char *header,
+                 struct principal *out, struct completion done)
+{
+	auth_token(c, srv, auth_bearer_token(header), out, done);
 }
 
 bool auth_principal_has(const struct principal *p, const char *permission)

@@ -53,15 +53,52 @@ int basic_auth_parse(const char *header, struct basic_credentials *out)
 
 
 int client_credentials_read(const char *authorization, const char *form_client_id,
-                            struct basic_credentials *basic, struct client_credentials *out,
-                            struct api_error *err)
+                            const char *form_secret, struct basic_credentials *basic,
+                            struct client_credentials *out, struct api_error *err)
 {
 	int parsed = basic_auth_parse(authorization, basic);
 
+	memset(out, 0, sizeof *out);
 	if (parsed < 0)
 		return api_fail(err, E_INVALID_PARAMS, "The Authorization header is malformed.");
+	if (form_secret && !*form_secret)
+		form_secret = NULL;   /* some public clients send it empty */
+	/* CONTRACT.md §8: one secret, one way */
+	if (parsed && form_secret)
+		return api_fail(err, E_INVALID_PARAMS,
+		                "Send the client secret once: in the Basic header or as client_secret.");
+	if (form_secret && (!form_client_id || !*form_client_id))
+		return api_fail(err, E_INVALID_PARAMS, "client_secret needs client_id.");
 	out->form_client_id = form_client_id;
 	out->basic_client_id = parsed ? basic->client_id : NULL;
-	out->basic_secret = parsed ? basic->secret : NULL;
+	out->secret = parsed ? basic->secret : form_secret;
 	return 0;
+}
+
+int client_credentials_id(const struct client_credentials *c, const char **id,
+                          struct api_error *err)
+{
+	if (c->basic_client_id) {
+		if (c->form_client_id && strcmp(c->form_client_id, c->basic_client_id) != 0)
+			return api_fail(err, E_INVALID_PARAMS,
+			                "client_id differs from the Basic credentials.");
+		*id = c->basic_client_id;
+		return 0;
+	}
+	if (!c->form_client_id || !*c->form_client_id)
+		return api_fail(err, E_INVALID_PARAMS, "client_id is required.");
+	*id = c->form_client_id;
+	return 0;
+}
+
+int client_credentials_form(const char *authorization, const struct evkeyvalq *form,
+                            struct basic_credentials *basic, struct client_credentials *out,
+                            struct api_error *err)
+{
+	const char *client_id = NULL, *secret = NULL;
+
+	if (form_get(form, "client_id", &client_id, err) < 0 ||
+	    form_get(form, "client_secret", &secret, err) < 0)
+		return -1;
+	return client_credentials_read(authorization, client_id, secret, basic, out, err);
 }

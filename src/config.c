@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <ini.h>
 
 #include "config.h"
@@ -162,6 +163,7 @@ static int parse_insecure_transport(struct config *cfg, const char *value,
 #define LONG_FIELD(name) .type = CONFIG_LONG, .offset = FIELD(name, long)
 #define U32_FIELD(name) .type = CONFIG_U32, .offset = FIELD(name, uint32_t)
 #define STRING_FIELD(name) .type = CONFIG_STRING, .offset = FIELD(name, char *)
+#define OPTIONAL_STRING_FIELD(name) .type = CONFIG_OPTIONAL_STRING, .offset = FIELD(name, char *)
 #define DAY_S (24L * 3600)
 
 /*
@@ -187,6 +189,12 @@ static const struct config_key keys[] = {
 	  INT_FIELD(max_connections_per_address), .min = 1, .max = 1000000, .default_value = "64" },
 	{ .section = "server", .key = "cors_origins", .type = CONFIG_PARSED,
 	  .parse = parse_origins, .release = release_origins, .default_value = "" },
+	{ .section = "server", .key = "tls_cert", OPTIONAL_STRING_FIELD(tls_cert),
+	  .default_value = "" },
+	{ .section = "server", .key = "tls_key", OPTIONAL_STRING_FIELD(tls_key),
+	  .default_value = "" },
+	{ .section = "server", .key = "hsts_max_age_s", LONG_FIELD(hsts_max_age_s),
+	  .min = 0, .max = 2 * 365 * DAY_S, .default_value = "0" },
 
 	{ .section = "store", .key = "path", STRING_FIELD(store_path),
 	  .default_value = "var/edgeauth.db" },
@@ -217,6 +225,8 @@ static const struct config_key keys[] = {
 	  STRING_FIELD(key_encryption_key_file), .default_value = "var/key-encryption.key" },
 	{ .section = "tokens", .key = "key_activation_delay_s", LONG_FIELD(key_activation_delay_s),
 	  .min = 0, .max = 30 * DAY_S, .default_value = "3600" },
+	{ .section = "tokens", .key = "refresh_reuse_grace_s", INT_FIELD(refresh_reuse_grace_s),
+	  .min = 0, .max = 60, .default_value = "0" },
 
 	{ .section = "passwords", .key = "argon2_memory_kib", U32_FIELD(argon2_memory_kib),
 	  .min = 8, .max = 4L * 1024 * 1024, .default_value = "19456" },
@@ -241,6 +251,9 @@ static const struct config_key keys[] = {
 	  .min = 1, .max = 86400, .default_value = "300" },
 	{ .section = "signin", .key = "tracked_keys", INT_FIELD(signin_tracked_keys),
 	  .min = 16, .max = 10000000, .default_value = "4096" },
+
+	{ .section = "oidc", .key = "id_token_ttl_s", LONG_FIELD(id_token_ttl_s),
+	  .min = 1, .max = 31 * DAY_S, .default_value = "3600" },
 };
 
 #define KEY_COUNT (sizeof keys / sizeof keys[0])
@@ -256,14 +269,16 @@ static void *field_of(struct config *cfg, const struct config_key *k)
 	return (char *)cfg + k->offset;
 }
 
-static int set_string(char **field, const char *value, char reason[CONFIG_REASON_MAX])
+/* An empty value is refused unless optional, and then clears the field. */
+static int set_string(char **field, const char *value, bool optional,
+                      char reason[CONFIG_REASON_MAX])
 {
-	if (!*value) {
+	if (!*value && !optional) {
 		snprintf(reason, CONFIG_REASON_MAX, "must not be empty");
 		return -1;
 	}
 	free(*field);
-	*field = xstrdup(value);
+	*field = *value ? xstrdup(value) : NULL;
 	return 0;
 }
 
@@ -292,8 +307,8 @@ static int apply(struct config *cfg, const struct config_key *k, const char *val
 {
 	if (k->type == CONFIG_PARSED)
 		return k->parse(cfg, value, reason);
-	if (k->type == CONFIG_STRING)
-		return set_string(field_of(cfg, k), value, reason);
+	if (k->type == CONFIG_STRING || k->type == CONFIG_OPTIONAL_STRING)
+		return set_string(field_of(cfg, k), value, k->type == CONFIG_OPTIONAL_STRING, reason);
 	return set_number(k, field_of(cfg, k), value, reason);
 }
 
@@ -312,12 +327,22 @@ void config_init(struct config *cfg)
 void config_release(struct config *cfg)
 {
 	for (size_t i = 0; i < KEY_COUNT; i++) {
-		if (keys[i].type == CONFIG_STRING)
+		if (keys[i].type == CONFIG_STRING || keys[i].type == CONFIG_OPTIONAL_STRING)
 			free(*(char **)field_of(cfg, &keys[i]));
 		else if (keys[i].type == CONFIG_PARSED && keys[i].release)
 			keys[i].release(cfg);
 	}
 	memset(cfg, 0, sizeof *cfg);
+}
+
+bool config_tls_enabled(const struct config *cfg)
+{
+	return cfg->tls_cert != NULL;
+}
+
+bool config_issuer_https(const struct config *cfg)
+{
+	return cfg->issuer && !strncasecmp(cfg->issuer, "https://", 8);
 }
 
 bool config_cors_allowed(const struct config *cfg, const char *origin)
@@ -475,6 +500,17 @@ int config_load(struct config *cfg, const char *path, char *errbuf, size_t errle
 	}
 	if (line > 0) {
 		snprintf(errbuf, errlen, "%s:%d: syntax error", path, line);
+		return -1;
+	}
+	/* CONTRACT.md §11: TLS takes both files, and URLs of an https issuer */
+	if (!cfg->tls_cert != !cfg->tls_key) {
+		snprintf(errbuf, errlen, "%s: tls_cert and tls_key go together: set both, or neither",
+		         path);
+		return -1;
+	}
+	if (config_tls_enabled(cfg) && !config_issuer_https(cfg)) {
+		snprintf(errbuf, errlen, "%s: with tls_cert and tls_key the issuer must be an https "
+		         "URL, not %s", path, cfg->issuer);
 		return -1;
 	}
 	/* argon2 refuses less than 8 KiB a lane; every hash would fail at run time. */

@@ -22,6 +22,7 @@
 #include "config.h"
 #include "conn_guard.h"
 #include "header_scan.h"
+#include "tls.h"
 #include "util.h"
 
 #define SWEEP_INTERVAL_US 250000
@@ -41,6 +42,7 @@ struct conn_entry {
 	int64_t deadline_us;       /* when the next request must be in, if idle */
 	int busy;                  /* requests being handled */
 	bool read_capped;          /* its read watermark is set */
+	bool tls;                  /* an OpenSSL bufferevent: its evbuffers hold plaintext */
 	bool admitted;             /* on_admit has seen it */
 	int fd;                    /* its slot in by_fd, or -1 */
 	struct addr_count *addr;   /* its client address, NULL if not counted */
@@ -173,11 +175,17 @@ static void on_input(struct evbuffer *in, const struct evbuffer_cb_info *info, v
 		bufferevent_setwatermark(e->bev, EV_READ, 0, high ? e->g->input_max : 0);
 		e->read_capped = high;
 	}
+	/* evhttp took bytes: reading may go on, also of what OpenSSL holds */
+	if (e->tls && info->n_deleted)
+		tls_bufferevent_read_resumed(e->bev);
 }
 
 /* evhttp asks for each accepted connection's bufferevent. It gives it the
  * socket only after this returns, so the rest waits for on_admit, which
- * runs in the same loop iteration, before anything is read. */
+ * runs in the same loop iteration, before anything is read. With TLS the
+ * bufferevent is OpenSSL's: its input and output are the plaintext evhttp
+ * reads and writes, so every callback below sees what it sees on a plain
+ * connection, and the deadline runs from the accept, handshake included. */
 static struct bufferevent *on_accept(struct event_base *base, void *arg)
 {
 	struct conn_guard *g = arg;
@@ -186,7 +194,9 @@ static struct bufferevent *on_accept(struct event_base *base, void *arg)
 
 	e->g = g;
 	e->fd = -1;
-	e->bev = bufferevent_socket_new(base, -1, BEV_OPT_CLOSE_ON_FREE);
+	e->tls = g->srv->tls != NULL;
+	e->bev = e->tls ? tls_bufferevent_new(g->srv->tls, base)
+	                : bufferevent_socket_new(base, -1, BEV_OPT_CLOSE_ON_FREE);
 	bufferevent_incref(e->bev);
 	bufferevent_set_max_single_read(e->bev, READ_MAX);
 	if (g->input_high == 0) {   /* limits under one read: capped from the start */
@@ -330,6 +340,8 @@ static void entry_remove(struct conn_guard *g, struct conn_entry *e)
 		unqueue_answer(g, e);
 	evbuffer_remove_cb(bufferevent_get_input(e->bev), on_input, e);
 	evbuffer_remove_cb(bufferevent_get_output(e->bev), on_output, e);
+	if (e->tls)
+		tls_bufferevent_close_notify(e->bev);
 	bufferevent_decref(e->bev);   /* the last reference: closes the socket */
 	free(e);
 	g->count--;
@@ -433,13 +445,16 @@ static void on_answers(evutil_socket_t fd, short what, void *arg)
 		if (e->answer_stale || released(e->bev))
 			continue;
 		/* a socket bufferevent keeps its output's start frozen between
-		 * its writes, which keeps the hook from reading it too */
+		 * its writes, which keeps the hook from reading it too; an
+		 * OpenSSL one never freezes it, and could not write if we did */
 		out = bufferevent_get_output(e->bev);
-		evbuffer_unfreeze(out, 1);
+		if (!e->tls)
+			evbuffer_unfreeze(out, 1);
 		g->own_write = true;
 		e->closing = g->on_answer(out, e->answer_from, g->on_answer_arg);
 		g->own_write = false;
-		evbuffer_freeze(out, 1);
+		if (!e->tls)
+			evbuffer_freeze(out, 1);
 		if (e->closing) {
 			in = bufferevent_get_input(e->bev);
 			evbuffer_drain(in, evbuffer_get_length(in));
@@ -550,6 +565,11 @@ void conn_guard_request_done(struct conn_guard *g, struct conn_entry *e)
 		return;
 	e->busy--;
 	e->deadline_us = mono_us() + timeout_us(g);
+	/* OpenSSL's bufferevent writes each chain of its output as a record of
+	 * its own, one system call each: the status line and headers, then the
+	 * body. In one piece the answer goes as one (a copy, of one answer). */
+	if (e->tls)
+		evbuffer_pullup(bufferevent_get_output(e->bev), -1);
 }
 
 void conn_guard_own_write(struct conn_guard *g, bool on)

@@ -37,6 +37,14 @@ void crypto_random(unsigned char *buf, size_t len)
 	}
 }
 
+const char *crypto_openssl_reason(void)
+{
+	const char *why = ERR_reason_error_string(ERR_peek_last_error());
+
+	ERR_clear_error();
+	return why ? why : "unknown OpenSSL error";
+}
+
 char *crypto_new_id(void)
 {
 	unsigned char raw[ID_RANDOM_BYTES];

@@ -13,6 +13,7 @@
 #include "config.h"
 #include "crypto.h"
 #include "grants.h"
+#include "id_token.h"
 #include "keyring.h"
 #include "store_users.h"
 #include "util.h"
@@ -30,14 +31,18 @@ void grant_tokens_release(struct grant_tokens *t)
 	crypto_wipe_free(t->access_token);
 	free(t->scope);
 	crypto_wipe_free(t->refresh_token);
+	crypto_wipe_free(t->id_token);
 	memset(t, 0, sizeof *t);
 }
 
 void grant_release(struct grant *g)
 {
 	store_token_row_release(&g->record);
+	user_claims_release(&g->user);
+	free(g->permissions);
 	free(g->scope);
 	access_token_release(&g->access);
+	crypto_wipe_free(g->id_token);
 	crypto_wipe_free(g->refresh);
 	free(g->family_id);
 	keyring_refresh_release(&g->keys);
@@ -58,6 +63,25 @@ static bool missing(const char *v)
 
 /* ---- the client ---- */
 
+/* The client's credentials as the request sent them. */
+static const struct client_credentials *credentials(const struct grant *g)
+{
+	return g->in ? &g->in->client : &g->revoke->client;
+}
+
+/* CONTRACT.md §8: a confidential client proves its secret (Basic or
+ * client_secret_post) on every grant and revocation; a secret sent by any
+ * client was checked by client_authenticate. */
+static enum step_result client_proven(struct flow *f)
+{
+	struct grant *g = grant_of(f);
+
+	if (g->client.found && g->client.confidential && !credentials(g)->secret)
+		return flow_fail(f, E_INVALID_CLIENT_CREDENTIALS,
+		                 "This client must authenticate with its secret.");
+	return STEP_NEXT;
+}
+
 /* After authentication, CONTRACT.md §5's order: client_not_active, then
  * project_not_active. */
 static enum step_result client_usable(struct flow *f)
@@ -71,48 +95,30 @@ static enum step_result client_usable(struct flow *f)
 	return STEP_NEXT;
 }
 
-/* A confidential client authenticates with Basic, and then its secret must
- * be right; a public client names itself (client_id), and must exist. */
+/* A client that sends a secret (Basic or client_secret) must send its
+ * own; a public client names itself (client_id), and must exist. */
 static enum step_result client_authenticate(struct flow *f)
 {
 	struct grant *g = grant_of(f);
-	const struct client_credentials *c = g->in ? &g->in->client : &g->revoke->client;
 
-	store_client_authenticate(g->srv->store, g->client_id,
-	                          c->basic_client_id ? c->basic_secret : NULL, &g->client,
+	store_client_authenticate(g->srv->store, g->client_id, credentials(g)->secret, &g->client,
 	                          WAIT_ON(f));
 	return STEP_WAIT;
 }
 
-/* The client of a user grant or a revocation: from Basic or the form; both
- * must agree (CONTRACT.md §5). */
-static int resolve_client_id(struct grant *g, const struct client_credentials *c,
-                             struct api_error *err)
-{
-	if (c->basic_client_id) {
-		if (c->form_client_id && strcmp(c->form_client_id, c->basic_client_id) != 0)
-			return api_fail(err, E_INVALID_PARAMS,
-			                "client_id differs from the Basic credentials.");
-		g->client_id = c->basic_client_id;
-		return 0;
-	}
-	if (missing(c->form_client_id))
-		return api_fail(err, E_INVALID_PARAMS, "client_id is required.");
-	g->client_id = c->form_client_id;
-	return 0;
-}
-
 /* ---- client_credentials (RFC 6749 §4.4) ---- */
 
-/* The client authenticates with Basic; a client_id in the form is ignored. */
+/* The client authenticates, with Basic (a client_id in the form is then
+ * ignored) or with client_id and client_secret in the form. */
 static enum step_result cc_form(struct flow *f)
 {
 	struct grant *g = grant_of(f);
+	const struct client_credentials *c = &g->in->client;
 
-	if (!g->in->client.basic_client_id)
-		return flow_fail(f, E_INVALID_PARAMS,
-		                 "client_credentials needs an Authorization: Basic header.");
-	g->client_id = g->in->client.basic_client_id;
+	if (!c->secret)
+		return flow_fail(f, E_INVALID_PARAMS, "client_credentials needs the client's"
+		                 " credentials: an Authorization: Basic header, or client_secret.");
+	g->client_id = c->basic_client_id ? c->basic_client_id : c->form_client_id;
 	return STEP_NEXT;
 }
 
@@ -120,7 +126,8 @@ static enum step_result client_scope(struct flow *f)
 {
 	struct grant *g = grant_of(f);
 
-	store_client_scope(g->srv->store, g->client_id, g->client.stamp, &g->scope, WAIT_ON(f));
+	store_client_scope(g->srv->store, g->client_id, g->client.stamp, &g->permissions,
+	                   WAIT_ON(f));
 	return STEP_WAIT;
 }
 
@@ -135,15 +142,37 @@ static enum step_result keys_fresh(struct flow *f)
 	return STEP_WAIT;
 }
 
+/* CONTRACT.md §7: the granted scope is the sign-in's OIDC scopes, in
+ * their fixed order, then the holder's named permissions (which, without
+ * OIDC scopes, it is: taken over as they are, a grant's hot path). */
+static void grant_scope(struct grant *g)
+{
+	char oidc[ID_TOKEN_SCOPES_MAX];
+	const char *perms = g->permissions ? g->permissions : "";
+
+	if (!g->oidc) {
+		g->scope = g->permissions ? g->permissions : xstrdup("");
+		g->permissions = NULL;
+		return;
+	}
+	id_token_scopes_text(g->oidc, oidc);
+	g->scope = xasprintf("%s%s%s", oidc, *perms ? " " : "", perms);
+}
+
 /* Signs the access token for the grant's holder: the user of the code or
- * refresh token, else the client itself. */
+ * refresh token (with the time of their sign-in), else the client itself. */
 static int sign_access(struct grant *g, struct api_error *err)
 {
 	const struct store_token_row *r = &g->record;
+	struct access_claims c;
 
-	return access_token_issue(g->srv, r->found ? r->project_id : g->client.project_id,
-	                           g->client_id, r->found ? r->user_id : NULL, g->scope,
-	                           &g->access, err);
+	grant_scope(g);
+	c = (struct access_claims){
+		.project_id = r->found ? r->project_id : g->client.project_id,
+		.client_id = g->client_id, .user_id = r->found ? r->user_id : NULL,
+		.scope = g->scope, .auth_time = r->found ? r->auth_time / 1000 : 0,
+	};
+	return access_token_issue(g->srv, &c, &g->access, err);
 }
 
 static void hand_out(struct grant *g)
@@ -157,6 +186,8 @@ static void hand_out(struct grant *g)
 	g->scope = NULL;
 	out->refresh_token = g->refresh;
 	g->refresh = NULL;
+	out->id_token = g->id_token;
+	g->id_token = NULL;
 }
 
 static enum step_result cc_issue(struct flow *f)
@@ -198,7 +229,7 @@ static enum step_result user_grant_client(struct flow *f)
 	struct grant *g = grant_of(f);
 	struct api_error err;
 
-	if (resolve_client_id(g, &g->in->client, &err) < 0)
+	if (client_credentials_id(&g->in->client, &g->client_id, &err) < 0)
 		return flow_error(f, &err);
 	return STEP_NEXT;
 }
@@ -223,12 +254,14 @@ static enum step_result replay_answer(struct flow *f)
 
 static flow_step *const replay_steps[] = { replay_revoke, replay_answer, NULL };
 
-static enum step_result user_active(struct flow *f)
+/* The user as the ID token describes them, and whether they are active:
+ * one statement, whether or not the sign-in is an OIDC one. */
+static enum step_result user_read(struct flow *f)
 {
 	struct grant *g = grant_of(f);
 
-	store_user_is_active(g->srv->store, g->record.project_id, g->record.user_id,
-	                     &g->user_active, WAIT_ON(f));
+	store_user_claims(g->srv->store, g->record.project_id, g->record.user_id, &g->user,
+	                  WAIT_ON(f));
 	return STEP_WAIT;
 }
 
@@ -237,7 +270,7 @@ static enum step_result user_active_check(struct flow *f)
 {
 	struct grant *g = grant_of(f);
 
-	if (g->user_active)
+	if (g->user.found && g->user.is_active)
 		return STEP_NEXT;
 	return flow_fail(f, g->reuse_error == E_AUTH_CODE_ALREADY_USED ?
 	                 E_INVALID_AUTHORIZATION_CODE : E_INVALID_REFRESH_TOKEN,
@@ -248,17 +281,44 @@ static enum step_result user_scope(struct flow *f)
 {
 	struct grant *g = grant_of(f);
 
-	store_user_scope(g->srv->store, g->record.user_id, &g->scope, WAIT_ON(f));
+	store_user_scope(g->srv->store, g->record.user_id, &g->permissions, WAIT_ON(f));
 	return STEP_WAIT;
 }
 
-/* Signs the access token and makes the successor refresh token of the same
- * sign-in, ready for the single-use write. */
+/* The ID token of an OIDC sign-in (CONTRACT.md §7), beside the access
+ * token just signed. */
+static int sign_id(struct grant *g, struct api_error *err)
+{
+	const struct store_token_row *r = &g->record;
+	enum jwt_alg alg = JWT_RS256;   /* OIDC's default */
+	struct id_token_request req;
+
+	jwt_alg_parse(g->client.id_token_alg, &alg);   /* ES256 when the client says so */
+	req = (struct id_token_request){
+		.issuer = g->srv->cfg->issuer, .user_id = r->user_id, .client_id = r->client_id,
+		.alg = alg, .ttl_s = g->srv->cfg->id_token_ttl_s, .auth_time = r->auth_time / 1000,
+		.nonce = r->nonce, .session_id = r->session_id, .access_token = g->access.token,
+		.scopes = g->oidc, .user = &g->user, .permissions = g->permissions,
+	};
+
+	g->id_token = id_token_issue(g->srv->keys, &req);
+	if (!g->id_token)
+		return api_fail(err, E_SYSTEM_ERROR, "The ID token could not be signed.");
+	return 0;
+}
+
+/* Signs the access token (and the ID token of an OIDC sign-in) and makes
+ * the successor refresh token of the same sign-in, ready for the
+ * single-use write. */
 static int prepare_tokens(struct grant *g, struct api_error *err)
 {
 	const struct store_token_row *r = &g->record;
 
-	if (sign_access(g, err) < 0)
+	/* only an OIDC request's scopes count: without openid they are plain words */
+	g->oidc = id_token_scopes_parse(r->scope);
+	if (!(g->oidc & ID_TOKEN_SCOPE_OPENID))
+		g->oidc = 0;
+	if (sign_access(g, err) < 0 || (g->oidc && sign_id(g, err) < 0))
 		return -1;
 	g->refresh = crypto_new_secret();
 	crypto_hash_secret(g->refresh, strlen(g->refresh), g->next_hash);
@@ -272,15 +332,33 @@ static int prepare_tokens(struct grant *g, struct api_error *err)
 	return 0;
 }
 
-/* Losing the race to a simultaneous use is a replay. */
+/* The refresh grace (CONTRACT.md §8): how far back a rotation may be for
+ * its token to be used once more; 0 when there is none. */
+static int64_t grace_ms(const struct grant *g)
+{
+	return g->srv->cfg->refresh_reuse_grace_s * 1000LL;
+}
+
+/* A rotation lost to a simultaneous use: the same tokens, as a repeat. */
+static flow_step refresh_write, used_once;
+static flow_step *const regrace_steps[] = { refresh_write, used_once, NULL };
+
+/* Losing the race to a simultaneous use is a replay; for a refresh token
+ * within the grace, that use may have been the rotation a repeat is
+ * allowed after, so the repeat is tried once before that. */
 static enum step_result used_once(struct flow *f)
 {
 	struct grant *g = grant_of(f);
 
-	if (!g->won)
-		return flow_branch(f, replay_steps);
-	hand_out(g);
-	return STEP_DONE;
+	if (g->won) {
+		hand_out(g);
+		return STEP_DONE;
+	}
+	if (!g->grace && g->reuse_error == E_REFRESH_TOKEN_ALREADY_USED && grace_ms(g) > 0) {
+		g->grace = true;
+		return flow_branch(f, regrace_steps);
+	}
+	return flow_branch(f, replay_steps);
 }
 
 /* ---- authorization_code (RFC 6749 §4.1.3, PKCE RFC 7636 §4.6) ---- */
@@ -328,8 +406,9 @@ static enum step_result code_redeem(struct flow *f)
 }
 
 static flow_step *const authorization_code_steps[] = {
-	code_form, user_grant_client, client_authenticate, client_usable, code_get, code_check,
-	user_active, user_active_check, user_scope, keys_fresh, code_redeem, used_once, NULL,
+	code_form, user_grant_client, client_authenticate, client_proven, client_usable, code_get,
+	code_check, user_read, user_active_check, user_scope, keys_fresh, code_redeem, used_once,
+	NULL,
 };
 
 /* ---- refresh_token (RFC 6749 §6): single use, rotated on every use ---- */
@@ -343,8 +422,21 @@ static enum step_result refresh_get(struct flow *f)
 	return STEP_WAIT;
 }
 
+/* A used token that may be used once more: rotated within the grace, and
+ * neither revoked nor dead by a deactivation. Whether its successor is
+ * still unused, and whether this is the only repeat, the single-use write
+ * decides (store_refresh_regrace). */
+static bool may_repeat(const struct grant *g)
+{
+	const struct store_token_row *r = &g->record;
+
+	return grace_ms(g) > 0 && !r->revoked && !r->predates_deactivation &&
+	       now_ms() - r->used_at <= grace_ms(g);
+}
+
 /* CONTRACT.md §5: unknown, revoked or another client's -> already used ->
- * expired. A used token answers already used every time, and revokes. */
+ * expired. A used token answers already used every time, and revokes,
+ * but for a repeat within the grace. */
 static enum step_result refresh_check(struct flow *f)
 {
 	struct grant *g = grant_of(f);
@@ -353,11 +445,25 @@ static enum step_result refresh_check(struct flow *f)
 	if (!r->found || strcmp(r->client_id, g->client_id) != 0 ||
 	    ((r->revoked || r->predates_deactivation) && !r->used))
 		return flow_fail(f, E_INVALID_REFRESH_TOKEN, "The refresh token is invalid.");
-	if (r->used)
+	if (r->used && !may_repeat(g))
 		return flow_branch(f, replay_steps);
-	if (now_ms() >= r->expires_at)
+	g->grace = r->used;
+	if (!r->used && now_ms() >= r->expires_at)
 		return flow_fail(f, E_REFRESH_TOKEN_EXPIRED, "The refresh token has expired.");
 	return STEP_NEXT;
+}
+
+/* The single use: a rotation, or a repeat within the grace. */
+static enum step_result refresh_write(struct flow *f)
+{
+	struct grant *g = grant_of(f);
+
+	if (g->grace)
+		store_refresh_regrace(g->srv->store, g->hash, now_ms() - grace_ms(g), &g->next,
+		                      &g->won, WAIT_ON(f));
+	else
+		store_refresh_rotate(g->srv->store, g->hash, &g->next, &g->won, WAIT_ON(f));
+	return STEP_WAIT;
 }
 
 static enum step_result refresh_rotate(struct flow *f)
@@ -367,14 +473,15 @@ static enum step_result refresh_rotate(struct flow *f)
 
 	if (prepare_tokens(g, &err) < 0)
 		return flow_error(f, &err);
-	store_refresh_rotate(g->srv->store, g->hash, &g->next, &g->won, WAIT_ON(f));
-	return STEP_WAIT;
+	return refresh_write(f);
 }
 
 static flow_step *const refresh_token_steps[] = {
-	refresh_form, user_grant_client, client_authenticate, client_usable, refresh_get, refresh_check,
-	user_active, user_active_check, user_scope, keys_fresh, refresh_rotate, used_once, NULL,
+	refresh_form, user_grant_client, client_authenticate, client_proven, client_usable,
+	refresh_get, refresh_check, user_read, user_active_check, user_scope, keys_fresh,
+	refresh_rotate, used_once, NULL,
 };
+
 
 /* ---- the exchange ---- */
 
@@ -424,9 +531,25 @@ static enum step_result revoke_client(struct flow *f)
 		return flow_fail(f, E_INVALID_PARAMS, "token is required.");
 	if (!req->client.basic_client_id && missing(req->client.form_client_id))
 		return flow_fail(f, E_INVALID_PARAMS, "client_id or client authentication is required.");
-	if (resolve_client_id(g, &req->client, &err) < 0)
+	if (client_credentials_id(&req->client, &g->client_id, &err) < 0)
 		return flow_error(f, &err);
 	return STEP_NEXT;
+}
+
+/* current/revoke names its client in the body. A secret sent (Basic or
+ * client_secret) must be its own; without one, an unknown client is no
+ * error: the answer is 200 whatever was revoked (CONTRACT.md §5). */
+static enum step_result current_client(struct flow *f)
+{
+	struct grant *g = grant_of(f);
+	struct api_error err;
+
+	if (client_credentials_id(&g->revoke->client, &g->client_id, &err) < 0)
+		return flow_error(f, &err);
+	if (credentials(g)->secret)
+		return client_authenticate(f);
+	store_client_lookup(g->srv->store, g->client_id, &g->client, WAIT_ON(f));
+	return STEP_WAIT;
 }
 
 static enum step_result revoke_find_refresh(struct flow *f)
@@ -496,16 +619,18 @@ static enum step_result revoked(struct flow *f)
 	return STEP_DONE;
 }
 
-/* RFC 7009: the client authenticates (Basic) or names itself. */
+/* RFC 7009: the client authenticates (Basic or client_secret) or, when
+ * public, names itself. */
 static flow_step *const rfc7009_steps[] = {
-	revoke_client, client_authenticate, revoke_find_refresh, revoke_refresh, keys_fresh,
-	revoke_access_token, revoked, NULL,
+	revoke_client, client_authenticate, client_proven, revoke_find_refresh, revoke_refresh,
+	keys_fresh, revoke_access_token, revoked, NULL,
 };
 
 /* SPEC.md's current/revoke: the refresh token of client_id, and the bearer
  * access token, whoever's it is. */
 static flow_step *const current_steps[] = {
-	revoke_find_refresh, revoke_refresh, keys_fresh, revoke_bearer, revoked, NULL,
+	current_client, client_proven, revoke_find_refresh, revoke_refresh, keys_fresh,
+	revoke_bearer, revoked, NULL,
 };
 
 void grants_revoke(struct grant *g, struct server *srv, const struct revoke_request *req,
@@ -515,6 +640,5 @@ void grants_revoke(struct grant *g, struct server *srv, const struct revoke_requ
 	g->srv = srv;
 	g->revoke = req;
 	g->done = done;
-	g->client_id = req->client.form_client_id;
 	flow_run(&g->flow, req->current ? current_steps : rfc7009_steps, grant_finish);
 }

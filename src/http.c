@@ -96,20 +96,6 @@ static void ctx_free(struct request_ctx *ctx)
 	free(ctx);
 }
 
-const char *request_param(const struct request_ctx *ctx, const char *name)
-{
-	for (size_t i = 0; i < ctx->nparams; i++)
-		if (strlen(name) == ctx->param_name_lens[i] &&
-		    !strncmp(ctx->param_names[i], name, ctx->param_name_lens[i]))
-			return ctx->params[i];
-	return NULL;
-}
-
-const char *request_header(const struct request_ctx *ctx, const char *name)
-{
-	return evhttp_find_header(evhttp_request_get_input_headers(ctx->req), name);
-}
-
 void http_add_header(struct request_ctx *ctx, const char *name, const char *value)
 {
 	evhttp_add_header(evhttp_request_get_output_headers(ctx->req), name, value);
@@ -144,6 +130,18 @@ struct deferred_reply {
 };
 
 static void send_now(struct request_ctx *ctx, int status, struct evbuffer *buf);
+
+/* CONTRACT.md §11: over TLS every answer carries Strict-Transport-Security
+ * when hsts_max_age_s > 0, never with includeSubDomains (the domain's other
+ * hosts may not speak TLS). Its value goes to buf; false when none is sent. */
+#define HSTS_VALUE_MAX 32
+static bool hsts_value(const struct server *srv, char buf[HSTS_VALUE_MAX])
+{
+	if (!srv->tls || srv->cfg->hsts_max_age_s <= 0)
+		return false;
+	snprintf(buf, HSTS_VALUE_MAX, "max-age=%ld", srv->cfg->hsts_max_age_s);
+	return true;
+}
 
 static void on_batch_opened(void *arg)
 {
@@ -213,7 +211,11 @@ static void send_now(struct request_ctx *ctx, int status, struct evbuffer *buf)
 {
 	struct server *srv = ctx->srv;
 	struct evhttp_request *req = ctx->req;
+	char hsts[HSTS_VALUE_MAX];
 
+	if (hsts_value(srv, hsts))
+		evhttp_add_header(evhttp_request_get_output_headers(req), "Strict-Transport-Security",
+		                  hsts);
 	/* Stopping: the loop ends once the requests in flight are answered, so
 	 * no client may send another request on this connection. */
 	if (srv->stopping && !evhttp_find_header(evhttp_request_get_output_headers(req),
@@ -491,10 +493,9 @@ static bool on_libevent_answer(struct evbuffer *out, size_t from, void *arg)
 {
 	struct api_error err;
 	struct evbuffer *body, *keep;
-	char date[64];
+	char date[64], hsts[HSTS_VALUE_MAX];
 	int status = answer_status(out, &from);
 
-	(void)arg;
 	if (status < 0 || !libevent_error(status, &err))
 		return false;
 	keep = evbuffer_new();   /* what precedes the page (a 100 Continue) */
@@ -505,8 +506,11 @@ static bool on_libevent_answer(struct evbuffer *out, size_t from, void *arg)
 	body = error_body(&err);
 	evutil_date_rfc1123(date, sizeof date, NULL);
 	evbuffer_add_printf(out, "HTTP/1.1 %d %s\r\nContent-Type: application/json\r\n"
-	                    "Content-Length: %zu\r\nConnection: close\r\nDate: %s\r\n\r\n",
+	                    "Content-Length: %zu\r\nConnection: close\r\nDate: %s\r\n",
 	                    err.status, status_reason(err.status), evbuffer_get_length(body), date);
+	if (hsts_value(arg, hsts))
+		evbuffer_add_printf(out, "Strict-Transport-Security: %s\r\n", hsts);
+	evbuffer_add(out, "\r\n", 2);
 	evbuffer_add_buffer(out, body);
 	evbuffer_free(body);
 	fprintf(stderr, "? ? %d -\n", err.status);
@@ -568,7 +572,7 @@ int http_start(struct server *srv)
 	 * delayed ACK (Nagle) on a kept-alive connection. */
 	int one = 1;
 	setsockopt(evhttp_bound_socket_get_fd(srv->bound), IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-	srv->guard = conn_guard_new(srv, on_libevent_answer, NULL);
+	srv->guard = conn_guard_new(srv, on_libevent_answer, srv);
 	srv->commit_ev = event_new(srv->base, -1, 0, on_commit, srv);
 	store_batch_enable(srv->store, on_batch_opened, srv);
 	return 0;

@@ -32,7 +32,13 @@ struct keyring {
 
 int64_t keyring_lifetime_ms(const struct config *cfg)
 {
-	return cfg->access_ttl_s * 1000LL;
+	long longest = cfg->access_ttl_s;
+
+	if (cfg->id_token_ttl_s > longest)
+		longest = cfg->id_token_ttl_s;
+	if (LOGOUT_TOKEN_TTL_S > longest)
+		longest = LOGOUT_TOKEN_TTL_S;
+	return longest * 1000LL;
 }
 
 /* ---- the key-encryption key ---- */

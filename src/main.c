@@ -10,6 +10,7 @@
 #include <event2/event.h>
 
 #include "auth.h"
+#include "cert.h"
 #include "config.h"
 #include "http.h"
 #include "keyring.h"
@@ -22,6 +23,7 @@
 #include "store_tokens.h"
 #include "store_users.h"
 #include "throttle.h"
+#include "tls.h"
 #include "util.h"
 
 #define EDGEAUTH_VERSION "0.1.0"
@@ -39,6 +41,8 @@ static const char usage_text[] =
 	"       edgeauth [-c FILE] key rotate [--alg ES256|RS256]\n"
 	"                                                       add a key of each (or of one) algorithm\n"
 	"       edgeauth [-c FILE] key retire KID               stop a key signing and verifying at once\n"
+	"       edgeauth [-c FILE] cert self-signed --host NAME [--cert FILE] [--key FILE]\n"
+	"                                                       write a self-signed TLS pair\n"
 	"       edgeauth --version | --help\n"
 	"FILE defaults to etc/edgeauth.conf.\n";
 
@@ -242,6 +246,75 @@ static int cmd_key(const struct config *cfg, int argc, char **argv)
 	return rc;
 }
 
+/* ---- cert ---- */
+
+/* cert self-signed --host NAME [--cert FILE] [--key FILE]: the files
+ * default to the config's tls_cert and tls_key, else var/ (CONTRACT.md §11). */
+static int cmd_cert(const struct config *cfg, int argc, char **argv)
+{
+	const char *host = NULL;
+	const char *cert = cfg->tls_cert ? cfg->tls_cert : "var/tls-cert.pem";
+	const char *key = cfg->tls_key ? cfg->tls_key : "var/tls-key.pem";
+	char fingerprint[CERT_FINGERPRINT_LEN], errbuf[512];
+
+	if (argc < 1 || strcmp(argv[0], "self-signed") != 0)
+		return usage();
+	for (int i = 1; i < argc; i += 2) {
+		const char **opt = !strcmp(argv[i], "--host") ? &host :
+		                   !strcmp(argv[i], "--cert") ? &cert :
+		                   !strcmp(argv[i], "--key") ? &key : NULL;
+		if (!opt || i + 1 >= argc || !*argv[i + 1])
+			return usage();
+		*opt = argv[i + 1];
+	}
+	if (!host)
+		return usage();
+	if (cert_self_signed_write(host, cert, key, fingerprint, errbuf, sizeof errbuf) < 0) {
+		fprintf(stderr, "edgeauth: %s\n", errbuf);
+		return 1;
+	}
+	printf("certificate %s\nkey %s\nSHA-256 fingerprint %s\n", cert, key, fingerprint);
+	return 0;
+}
+
+/* ---- TLS: the pair at start and on SIGHUP (CONTRACT.md §11) ---- */
+
+/* Loads the pair when the config has one; 0, or -1 (reason logged). */
+static int start_tls(struct server *srv)
+{
+	char msg[512];
+
+	if (!config_tls_enabled(srv->cfg))
+		return 0;
+	srv->tls = tls_new(srv->cfg, srv->base, msg, sizeof msg);
+	if (!srv->tls) {
+		fprintf(stderr, "edgeauth: %s\n", msg);
+		return -1;
+	}
+	tls_describe(srv->tls, msg, sizeof msg);
+	fprintf(stderr, "edgeauth: TLS %s\n", msg);
+	return 0;
+}
+
+/* New connections get the pair as the files now hold it (a renewal); open
+ * ones keep theirs. A pair that fails to load leaves the old one in use. */
+static void on_sighup(evutil_socket_t sig, short what, void *arg)
+{
+	struct server *srv = arg;
+	char msg[512];
+
+	(void)sig;
+	(void)what;
+	if (!srv->tls) {
+		fprintf(stderr, "edgeauth: SIGHUP: no TLS pair to reload\n");
+	} else if (tls_reload(srv->tls, msg, sizeof msg) < 0) {
+		fprintf(stderr, "edgeauth: SIGHUP: %s; the previous certificate stays in use\n", msg);
+	} else {
+		tls_describe(srv->tls, msg, sizeof msg);
+		fprintf(stderr, "edgeauth: SIGHUP: TLS %s\n", msg);
+	}
+}
+
 /* ---- serve ---- */
 
 static void on_drain_tick(evutil_socket_t fd, short what, void *arg);
@@ -374,7 +447,7 @@ static int cmd_serve(const struct config *cfg)
 	struct purge pg = { .srv = &srv };
 	struct suffix_mover sm = { .srv = &srv };
 	struct timeval first_tick = { 1, 0 };
-	struct event *sigint = NULL, *sigterm = NULL;
+	struct event *sigint = NULL, *sigterm = NULL, *sighup = NULL;
 	char errbuf[512];
 	int rc = 1;
 
@@ -401,12 +474,14 @@ static int cmd_serve(const struct config *cfg)
 	                                   cfg->signin_window_s);
 	srv.signin_addresses = throttle_new((size_t)cfg->signin_tracked_keys,
 	                                    cfg->signin_max_failures_per_address, cfg->signin_window_s);
-	if (http_start(&srv) < 0)
+	if (start_tls(&srv) < 0 || http_start(&srv) < 0)
 		goto out;
 	sigint = evsignal_new(srv.base, SIGINT, on_signal, &sd);
 	sigterm = evsignal_new(srv.base, SIGTERM, on_signal, &sd);
 	event_add(sigint, NULL);
 	event_add(sigterm, NULL);
+	sighup = evsignal_new(srv.base, SIGHUP, on_sighup, &srv);
+	event_add(sighup, NULL);
 	pg.ev = evtimer_new(srv.base, on_purge_tick, &pg);
 	evtimer_add(pg.ev, &first_tick);
 	sm.ev = evtimer_new(srv.base, on_suffix_move_tick, &sm);
@@ -426,8 +501,11 @@ out:
 		event_free(sigint);
 	if (sigterm)
 		event_free(sigterm);
+	if (sighup)
+		event_free(sighup);
 	passwords_free(srv.passwords);   /* runs pending done()s while evhttp still lives */
 	http_free(&srv);
+	tls_free(srv.tls);   /* after every connection is gone */
 	auth_cache_free(srv.auth_cache);
 	throttle_free(srv.signin_account_addresses);
 	throttle_free(srv.signin_accounts);
@@ -475,6 +553,8 @@ int main(int argc, char **argv)
 		rc = cmd_project(&cfg, argc - i - 1, argv + i + 1);
 	else if (!strcmp(argv[i], "key"))
 		rc = cmd_key(&cfg, argc - i - 1, argv + i + 1);
+	else if (!strcmp(argv[i], "cert"))
+		rc = cmd_cert(&cfg, argc - i - 1, argv + i + 1);
 	else
 		rc = usage();
 	config_release(&cfg);

@@ -1,10 +1,14 @@
 /*
  * A request's flow (request.h): its finish writes the error answer of a
  * failed step, checks that a finished request did answer, and hands the
- * answer to http.c.
+ * answer to http.c. And what steps read of the request: path parameters,
+ * headers.
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+
+#include <event2/http.h>
 
 #include "request.h"
 #include "util.h"
@@ -37,4 +41,18 @@ void *request_state(struct request_ctx *ctx, size_t size, void (*release)(void *
 		ctx->state_release = release;
 	}
 	return ctx->state;
+}
+
+const char *request_param(const struct request_ctx *ctx, const char *name)
+{
+	for (size_t i = 0; i < ctx->nparams; i++)
+		if (strlen(name) == ctx->param_name_lens[i] &&
+		    !strncmp(ctx->param_names[i], name, ctx->param_name_lens[i]))
+			return ctx->params[i];
+	return NULL;
+}
+
+const char *request_header(const struct request_ctx *ctx, const char *name)
+{
+	return evhttp_find_header(evhttp_request_get_input_headers(ctx->req), name);
 }

@@ -10,11 +10,13 @@
 
 #include "api_authorize.h"
 #include "api_clients.h"
+#include "api_introspect.h"
 #include "api_meta.h"
 #include "api_resources.h"
 #include "api_revoke.h"
 #include "api_roles.h"
 #include "api_tokens.h"
+#include "api_userinfo.h"
 #include "api_users.h"
 #include "auth.h"
 #include "config.h"
@@ -33,12 +35,20 @@ static const struct route routes[] = {
 	  .cors = CORS_PUBLIC, .steps = jwks_steps },
 	{ .method = EVHTTP_REQ_GET, .path = "/.well-known/oauth-authorization-server",
 	  .cors = CORS_PUBLIC, .steps = metadata_steps },
+	{ .method = EVHTTP_REQ_GET, .path = "/.well-known/openid-configuration",
+	  .cors = CORS_PUBLIC, .steps = metadata_steps },
 	{ .method = EVHTTP_REQ_POST, .path = "/api/v1/tokens", .body = BODY_FORM,
 	  .cors = CORS_PUBLIC, .no_store = true, .steps = tokens_exchange_steps },
 	{ .method = EVHTTP_REQ_POST, .path = "/api/v1/tokens/revoke", .body = BODY_FORM,
 	  .cors = CORS_PUBLIC, .no_store = true, .steps = revoke_rfc7009_steps },
 	{ .method = EVHTTP_REQ_POST, .path = "/api/v1/tokens/current/revoke", .body = BODY_JSON,
 	  .cors = CORS_PUBLIC, .no_store = true, .steps = revoke_current_steps },
+	{ .method = EVHTTP_REQ_POST, .path = "/api/v1/tokens/introspect", .body = BODY_FORM,
+	  .cors = CORS_NONE, .no_store = true, .steps = introspect_steps },
+	{ .method = EVHTTP_REQ_GET, .path = "/api/v1/userinfo", .auth = AUTH_BEARER,
+	  .cors = CORS_PUBLIC, .no_store = true, .steps = userinfo_steps },
+	{ .method = EVHTTP_REQ_POST, .path = "/api/v1/userinfo", .auth = AUTH_BEARER,
+	  .cors = CORS_PUBLIC, .no_store = true, .steps = userinfo_steps },
 	{ .method = EVHTTP_REQ_GET, .path = "/api/v1/authorize", .no_store = true,
 	  .steps = authorize_get_steps },
 	{ .method = EVHTTP_REQ_PUT, .path = "/api/v1/users/current", .auth = AUTH_BEARER,
@@ -169,7 +179,7 @@ static void add_cors_headers(struct request_ctx *ctx, enum route_cors cors, cons
 	const char *origin = request_header(ctx, "Origin");
 	bool preflight = ctx->method == EVHTTP_REQ_OPTIONS;
 
-	if (!origin)
+	if (!origin || cors == CORS_NONE)
 		return;
 	if (cors == CORS_PUBLIC) {
 		http_add_header(ctx, "Access-Control-Allow-Origin", "*");

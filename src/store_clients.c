@@ -113,7 +113,8 @@ static const char *const sql[CS__COUNT] = {
 	 * users' tokens, fail the bearer check, which finds no client. */
 	[CS_DELETE] = "DELETE FROM clients WHERE id = ?1",
 	[CS_AUTH] =
-		"SELECT c.project_id, c.secret_hash, c.is_active, p.is_active"
+		"SELECT c.project_id, c.secret_hash, c.is_active, p.is_active,"
+		" c.token_endpoint_auth_method <> 'none', c.id_token_signed_response_alg"
 		" FROM clients c JOIN projects p ON p.id = c.project_id WHERE c.id = ?1",
 	[CS_SCOPE] =
 		"SELECT " SQL_NAMED_PERMISSION " AS named FROM " SQL_CLIENT_PERMISSIONS
@@ -503,6 +504,9 @@ static int client_read(struct store *st, const char *client_id, struct client_au
 		snprintf(out->secret_hash, sizeof out->secret_hash, "%s", store_column_text(s, 1));
 		out->is_active = sqlite3_column_int(s, 2) != 0;
 		out->project_active = sqlite3_column_int(s, 3) != 0;
+		out->confidential = sqlite3_column_int(s, 4) != 0;
+		snprintf(out->id_token_alg, sizeof out->id_token_alg, "%s",
+		         store_column_text(s, 5) ? store_column_text(s, 5) : "");
 		out->found = true;
 	}
 	store_stmt_finish(s);

@@ -44,6 +44,7 @@ static sqlite3_stmt *stmt(struct store *st, int which)
 
 const struct client_fields store_admin_client = {
 	.name = "admin", .description = "The project's admin client", .redirect_uris = "[]",
+	.token_endpoint_auth_method = "client_secret_basic",
 };
 
 void store_admin_credentials(struct new_project *out, char hash[SECRET_HASH_LEN + 1])
@@ -55,8 +56,10 @@ void store_admin_credentials(struct new_project *out, char hash[SECRET_HASH_LEN 
 
 /* Makes an admin client of out->project_id (CONTRACT.md §2: active, the
  * twelve permissions of the default resources, which must be there), its
- * credentials into out, inside the caller's transaction. 0, or -1 with
- * system_error. */
+ * credentials into out, inside the caller's transaction. It is
+ * confidential (client_secret_basic): it is given a secret and used with
+ * it, so nothing may be done in its name without it (CONTRACT.md §8). 0,
+ * or -1 with system_error. */
 static int admin_client_insert(struct store *st, struct new_project *out, int64_t now,
                                struct api_error *err)
 {

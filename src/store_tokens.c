@@ -1,6 +1,7 @@
-/* Codes, refresh tokens, revocation and a user's scope. Single use is an
- * UPDATE ... WHERE used_at IS NULL whose change count says who won, so of
- * two uses exactly one succeeds even across processes. */
+/* Codes, refresh tokens, revocation, and what token issue reads of a
+ * user. Single use is an UPDATE ... WHERE used_at IS NULL whose change
+ * count says who won, so of two uses exactly one succeeds even across
+ * processes; the refresh grace takes back a successor the same way. */
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -27,6 +28,8 @@ enum {
 	T_REFRESH_INSERT,
 	T_REFRESH_GET,
 	T_REFRESH_USE,
+	T_REGRACE_SUCCESSOR,
+	T_REGRACE_ACCESS,
 	T_FAMILY_REVOKE_ACCESS,
 	T_FAMILY_REVOKE_REFRESH,
 	T_ACCESS_REVOKE,
@@ -35,6 +38,7 @@ enum {
 	T_PURGE_REVOKED,
 	T_REVOKED,
 	T_HOLDERS,
+	T_USER_CLAIMS,
 	T__COUNT
 };
 
@@ -46,7 +50,8 @@ static const char *const sql[T__COUNT] = {
 	[T_CODE_GET] =
 		"SELECT family_id, project_id, client_id, user_id, redirect_uri, code_challenge,"
 		" expires_at, used_at IS NOT NULL, 0," SQL_PREDATES_DEACTIVATION("t") ","
-		" scope, nonce, auth_time, session_id FROM auth_codes t WHERE hash = ?1",
+		" scope, nonce, auth_time, session_id, created_at, used_at"
+		" FROM auth_codes t WHERE hash = ?1",
 	[T_CODE_USE] =
 		"UPDATE auth_codes SET used_at = ?2 WHERE hash = ?1 AND used_at IS NULL",
 	[T_REFRESH_INSERT] =
@@ -56,10 +61,21 @@ static const char *const sql[T__COUNT] = {
 	[T_REFRESH_GET] =
 		"SELECT family_id, project_id, client_id, user_id, NULL, NULL, expires_at,"
 		" used_at IS NOT NULL, revoked_at IS NOT NULL," SQL_PREDATES_DEACTIVATION("t") ","
-		" scope, NULL, auth_time, session_id FROM refresh_tokens t WHERE hash = ?1",
+		" scope, NULL, auth_time, session_id, created_at, used_at"
+		" FROM refresh_tokens t WHERE hash = ?1",
 	[T_REFRESH_USE] =
-		"UPDATE refresh_tokens SET used_at = ?2 WHERE hash = ?1 AND used_at IS NULL"
-		" AND revoked_at IS NULL",
+		"UPDATE refresh_tokens SET used_at = ?2, successor_hash = ?3 WHERE hash = ?1"
+		" AND used_at IS NULL AND revoked_at IS NULL",
+	/* The refresh grace's single use, on the successor's row: ?1 the
+	 * repeated token, ?2 now, ?3 the window's start. */
+	[T_REGRACE_SUCCESSOR] =
+		"UPDATE refresh_tokens SET revoked_at = ?2 WHERE hash = (SELECT successor_hash"
+		" FROM refresh_tokens WHERE hash = ?1 AND used_at >= ?3 AND revoked_at IS NULL)"
+		" AND used_at IS NULL AND revoked_at IS NULL",
+	[T_REGRACE_ACCESS] =
+		"INSERT OR IGNORE INTO revoked_tokens (jti, expires_at)"
+		" SELECT s.access_jti, s.access_exp FROM refresh_tokens t"
+		" JOIN refresh_tokens s ON s.hash = t.successor_hash WHERE t.hash = ?1",
 	[T_FAMILY_REVOKE_ACCESS] =
 		"INSERT OR IGNORE INTO revoked_tokens (jti, expires_at)"
 		" SELECT access_jti, access_exp FROM refresh_tokens WHERE family_id = ?1",
@@ -84,6 +100,10 @@ static const char *const sql[T__COUNT] = {
 		" AND (?3 IS NULL OR EXISTS (SELECT 1 FROM users u WHERE u.id = ?3"
 		" AND u.project_id = ?2 AND u.is_active"
 		" AND (u.tokens_valid_after IS NULL OR ?4 > u.tokens_valid_after / 1000)))",
+	[T_USER_CLAIMS] =
+		"SELECT u.is_active, u.display_name, u.email, u.email_verified, u.external_user_id,"
+		" u.avatar_url, u.updated_at, r.code FROM users u LEFT JOIN roles r ON r.id = u.role_id"
+		" WHERE u.id = ?1 AND u.project_id = ?2",
 	[T_PURGE_REVOKED] =
 		"DELETE FROM revoked_tokens WHERE jti IN (SELECT jti FROM revoked_tokens"
 		" WHERE expires_at < ?1 / 1000 LIMIT ?2)",
@@ -113,7 +133,7 @@ static char *dup_column(sqlite3_stmt *s, int col)
 	return v ? xstrdup(v) : NULL;
 }
 
-/* Both lookups select the same fourteen columns. */
+/* Both lookups select the same sixteen columns. */
 static int grant_get(struct store *st, sqlite3_stmt *s, const char *hash,
                      struct store_token_row *out, struct api_error *err)
 {
@@ -138,18 +158,24 @@ static int grant_get(struct store *st, sqlite3_stmt *s, const char *hash,
 		out->nonce = dup_column(s, 11);
 		out->auth_time = sqlite3_column_int64(s, 12);
 		out->session_id = dup_column(s, 13);
+		out->created_at = sqlite3_column_int64(s, 14);
+		out->used_at = sqlite3_column_int64(s, 15);
 	}
 	store_stmt_finish(s);
 	return rc < 0 ? -1 : 0;
 }
 
-/* Runs an UPDATE that marks a row used; 1 when it changed a row. */
-static int mark_used(struct store *st, sqlite3_stmt *s, const char *hash, struct api_error *err)
+/* Runs an UPDATE that marks a row used (?1 its hash, ?2 now, and for a
+ * refresh token ?3 its successor's hash); 1 when it changed a row. */
+static int mark_used(struct store *st, sqlite3_stmt *s, const char *hash, const char *successor,
+                     struct api_error *err)
 {
 	int rc;
 
 	store_bind_text(s, 1, hash);
 	sqlite3_bind_int64(s, 2, now_ms());
+	if (successor)
+		store_bind_text(s, 3, successor);
 	rc = store_step_write(st, s, NULL, 0, NULL, err);
 	return rc < 0 ? -1 : sqlite3_changes(st->db) == 1;
 }
@@ -212,14 +238,13 @@ static int refresh_insert(struct store *st, const struct new_refresh *r, struct 
 	return store_step_write(st, s, NULL, 0, NULL, err);
 }
 
-/* Marks the code or refresh token used, if it was not, and inserts its
- * successor, in one transaction: of simultaneous uses exactly one wins
- * (*won); the others change nothing. */
-/* A single use in progress (use_once). */
+/* A single use in progress (use_once): the code or refresh token hash;
+ * for a refresh token, its successor is recorded in its row. */
 struct single_use {
 	sqlite3_stmt *use;
 	const char *hash;
 	const struct new_refresh *next;
+	bool records_successor;
 	bool *won;
 };
 
@@ -228,7 +253,7 @@ struct single_use {
 static int use_once(struct store *st, void *arg, struct api_error *err)
 {
 	struct single_use *u = arg;
-	int rc = mark_used(st, u->use, u->hash, err);
+	int rc = mark_used(st, u->use, u->hash, u->records_successor ? u->next->hash : NULL, err);
 
 	*u->won = rc == 1;
 	return rc == 1 ? refresh_insert(st, u->next, err) : rc;
@@ -238,7 +263,7 @@ void store_code_redeem(struct store *st, const char *hash, const struct new_refr
                        bool *won, struct completion done)
 {
 	PG_DISPATCH(st, pg_unsupported(done));
-	struct single_use u = { STMT(st, T_CODE_USE), hash, next, won };
+	struct single_use u = { STMT(st, T_CODE_USE), hash, next, false, won };
 	struct api_error err;
 	int rc = store_write_tx(st, use_once, NULL, &u, &err);
 
@@ -250,10 +275,54 @@ void store_refresh_rotate(struct store *st, const char *hash, const struct new_r
                           bool *won, struct completion done)
 {
 	PG_DISPATCH(st, pg_unsupported(done));
-	struct single_use u = { STMT(st, T_REFRESH_USE), hash, next, won };
+	struct single_use u = { STMT(st, T_REFRESH_USE), hash, next, true, won };
 	struct api_error err;
 	int rc = store_write_tx(st, use_once, NULL, &u, &err);
 
+	*won = *won && rc == 0;
+	complete(done, rc, &err);
+}
+
+/* A repeat within the grace (store_refresh_regrace). */
+struct regrace {
+	const char *hash;
+	int64_t since;
+	const struct new_refresh *next;
+	bool *won;
+};
+
+/* Takes back the unused successor, if the repeat may, then revokes its
+ * access token and stores the new one: the access revocation reads the
+ * successor through the repeated token's row, before anything else. */
+static int regrace(struct store *st, void *arg, struct api_error *err)
+{
+	struct regrace *g = arg;
+	sqlite3_stmt *take = STMT(st, T_REGRACE_SUCCESSOR), *access = STMT(st, T_REGRACE_ACCESS);
+
+	store_bind_text(take, 1, g->hash);
+	sqlite3_bind_int64(take, 2, now_ms());
+	sqlite3_bind_int64(take, 3, g->since);
+	if (store_step_write(st, take, NULL, 0, NULL, err) < 0)
+		return -1;
+	*g->won = sqlite3_changes(st->db) == 1;
+	if (!*g->won)
+		return 0;
+	store_bind_text(access, 1, g->hash);
+	if (store_step_write(st, access, NULL, 0, NULL, err) < 0)
+		return -1;
+	return refresh_insert(st, g->next, err);
+}
+
+void store_refresh_regrace(struct store *st, const char *hash, int64_t since,
+                           const struct new_refresh *next, bool *won, struct completion done)
+{
+	PG_DISPATCH(st, pg_unsupported(done));
+	struct regrace g = { hash, since, next, won };
+	struct api_error err;
+	int rc;
+
+	*won = false;
+	rc = store_write_tx(st, regrace, NULL, &g, &err);
 	*won = *won && rc == 0;
 	complete(done, rc, &err);
 }
@@ -334,6 +403,44 @@ int store_purge_expired(struct store *st, int batch, int64_t grace_ms, struct ap
 		total += sqlite3_changes(st->db);
 	}
 	return total;
+}
+
+/* ---- what token issue reads of a user ---- */
+
+void user_claims_release(struct user_claims *u)
+{
+	free(u->display_name);
+	free(u->email);
+	free(u->external_user_id);
+	free(u->avatar_url);
+	free(u->role_code);
+	memset(u, 0, sizeof *u);
+}
+
+void store_user_claims(struct store *st, const char *project_id, const char *user_id,
+                       struct user_claims *out, struct completion done)
+{
+	sqlite3_stmt *s = STMT(st, T_USER_CLAIMS);
+	struct api_error err;
+	int rc;
+
+	memset(out, 0, sizeof *out);
+	store_bind_text(s, 1, user_id);
+	store_bind_text(s, 2, project_id);
+	rc = store_step(st, s, &err);
+	if (rc == 1) {
+		out->found = true;
+		out->is_active = sqlite3_column_int(s, 0) != 0;
+		out->display_name = dup_column(s, 1);
+		out->email = dup_column(s, 2);
+		out->email_verified = sqlite3_column_int(s, 3) != 0;
+		out->external_user_id = dup_column(s, 4);
+		out->avatar_url = dup_column(s, 5);
+		out->updated_at = sqlite3_column_int64(s, 6);
+		out->role_code = dup_column(s, 7);
+	}
+	store_stmt_finish(s);
+	complete(done, rc < 0 ? -1 : 0, &err);
 }
 
 /* ---- what a bearer check reads ---- */

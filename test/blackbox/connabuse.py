@@ -32,18 +32,38 @@ prints one JSON object.
                                  then close
   rst PORT                       a whole request, then close with RST
                                  before reading the answer
+
+With CONNABUSE_CA set to a CA file, every connection speaks TLS (trusting
+that CA), its handshake done before the mode's first byte.
 """
 import json
 import os
 import select
 import socket
+import ssl
 import struct
 import sys
 import time
 
+CA = os.environ.get("CONNABUSE_CA")
+# Nothing to read yet: on a TLS socket also when only handshake records
+# (a TLS 1.3 session ticket) arrived.
+WOULD_BLOCK = (BlockingIOError, ssl.SSLWantReadError, ssl.SSLWantWriteError)
+
+
+def tls(s):
+    """s itself, or s over TLS (handshake done) when CONNABUSE_CA is set."""
+    if not CA:
+        return s
+    return ssl.create_default_context(cafile=CA).wrap_socket(s, server_hostname="127.0.0.1")
+
+
+def open_conn(port, timeout=5):
+    return tls(socket.create_connection(("127.0.0.1", port), timeout=timeout))
+
 
 def connect(port):
-    s = socket.create_connection(("127.0.0.1", port), timeout=5)
+    s = open_conn(port)
     s.setblocking(False)
     return s
 
@@ -84,6 +104,8 @@ def hold(port, n, seconds, interval=None, pid=None):
         for s in readable:
             try:
                 data = s.recv(65536)
+            except WOULD_BLOCK:
+                continue
             except OSError:
                 data = b""
             if data:
@@ -136,7 +158,7 @@ def parse_answers(data):
 def pipeline(port, path):
     with open(path, "rb") as f:
         request = f.read()
-    s = socket.create_connection(("127.0.0.1", port), timeout=5)
+    s = open_conn(port)
     start = time.monotonic()
     s.sendall(request)
     data, closed = b"", None
@@ -177,6 +199,7 @@ def healthz(port, source="127.0.0.1", timeout=2):
     try:
         s.bind((source, 0))
         s.connect(("127.0.0.1", port))
+        s = tls(s)
         s.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
         head = s.recv(64)
         if head.startswith(b"HTTP/1.1 "):
@@ -198,7 +221,7 @@ def peer_closed(s):
 
 def flood(port, mib, seconds, pid, kind):
     total = mib << 20
-    s = socket.create_connection(("127.0.0.1", port), timeout=5)
+    s = open_conn(port)
     if kind == "chunksize":    # one chunk-size line that never ends
         s.sendall(b"POST /api/v1/tokens HTTP/1.1\r\nHost: x\r\n"
                   b"Transfer-Encoding: chunked\r\n\r\n")
@@ -220,7 +243,7 @@ def flood(port, mib, seconds, pid, kind):
                     n = s.send(block[off:])
                     sent += n
                     off = (off + n) % len(block)
-            except BlockingIOError:
+            except WOULD_BLOCK:
                 pass
             except OSError:
                 dead = time.monotonic() - start   # the server ended it
@@ -248,15 +271,17 @@ def flood(port, mib, seconds, pid, kind):
 def peraddr(port, n):
     socks = []
     for _ in range(n):
-        s = socket.create_connection(("127.0.0.1", port), timeout=5)
-        s.setblocking(False)
+        try:
+            s = connect(port)
+        except OSError:        # closed at once, in the handshake
+            continue
         socks.append(s)
     time.sleep(0.5)
     kept = 0
     for s in socks:
         try:
             kept += s.recv(1) != b""
-        except BlockingIOError:
+        except WOULD_BLOCK:
             kept += 1          # nothing to read: still open
         except OSError:
             pass
@@ -284,13 +309,15 @@ def wait_close(s, seconds):
             try:
                 if not s.recv(65536):
                     return round(time.monotonic() - start, 2)
+            except WOULD_BLOCK:
+                pass
             except OSError:
                 return round(time.monotonic() - start, 2)
     return None
 
 
 def half(port):
-    s = socket.create_connection(("127.0.0.1", port), timeout=5)
+    s = open_conn(port)
     s.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n")
     s.shutdown(socket.SHUT_WR)
     t = wait_close(s, 5)
@@ -299,7 +326,7 @@ def half(port):
 
 
 def midbody(port):
-    s = socket.create_connection(("127.0.0.1", port), timeout=5)
+    s = open_conn(port)
     s.sendall(b"POST /api/v1/tokens HTTP/1.1\r\nHost: x\r\n"
               b"Content-Type: application/x-www-form-urlencoded\r\n"
               b"Content-Length: 1000\r\n\r\n" + b"a" * 100)
@@ -309,7 +336,7 @@ def midbody(port):
 
 
 def rst(port):
-    s = socket.create_connection(("127.0.0.1", port), timeout=5)
+    s = open_conn(port)
     s.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
     s.sendall(b"GET /.well-known/jwks.json HTTP/1.1\r\nHost: x\r\n\r\n")
     s.close()                  # RST: the answer is written to a dead socket

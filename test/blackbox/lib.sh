@@ -24,6 +24,10 @@
 # EDGEAUTH_PG_HOST is the socket directory of a cluster (test/blackbox/run.sh
 # starts a throw-away one, scripts/pg-cluster), and each test file has a
 # fresh database of its own there (EDGEAUTH_PG_PORT: its port, 5432).
+#
+# EDGEAUTH_TLS=1 (set before sourcing) serves TLS with a certificate of a
+# test CA made here (issue_cert); curl (CURL_CA_BUNDLE), Node
+# (NODE_EXTRA_CA_CERTS) and connabuse.py (CONNABUSE_CA) trust that CA.
 set -u
 BB_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(cd "$BB_DIR/../.." && pwd)
@@ -76,7 +80,7 @@ free_port() {
 # write_config FILE PORT [section.key=value ...]
 write_config() {
 	local file=$1 port=$2; shift 2
-	local server="" store="" tokens="" passwords="" signin=""
+	local server="" store="" tokens="" passwords="" signin="" oidc=""
 	for kv in "$@"; do
 		local sec=${kv%%.*} rest=${kv#*.}
 		case $sec in
@@ -85,6 +89,7 @@ write_config() {
 		tokens) tokens+="$rest"$'\n' ;;
 		passwords) passwords+="$rest"$'\n' ;;
 		signin) signin+="$rest"$'\n' ;;
+		oidc) oidc+="$rest"$'\n' ;;
 		*) echo "write_config: unknown section in $kv" >&2; return 1 ;;
 		esac
 	done
@@ -92,10 +97,12 @@ write_config() {
 		pg_db_create
 		store="backend = postgres"$'\n'"url = $(pg_url)"$'\n'"$store"
 	fi
+	# a section only when set: a binary from before it starts too
+	[ -n "$oidc" ] && oidc="[oidc]"$'\n'"$oidc"
 	cat > "$file" <<CONF
 [server]
 listen = 127.0.0.1:$port
-issuer = http://127.0.0.1:$port
+issuer = $SCHEME://127.0.0.1:$port
 $server
 [store]
 path = $TMP/edgeauth.db
@@ -111,13 +118,51 @@ argon2_iterations = 1
 $passwords
 [signin]
 $signin
+$oidc
 CONF
 }
 
+# The test CA: a root in $TMP/ca/ca.pem that clients trust, and an
+# intermediate that signs the servers' certificates.
+test_ca() {
+	local d=$TMP/ca
+	[ -f "$d/ca.pem" ] && return
+	mkdir -p "$d"
+	openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 \
+		-keyout "$d/ca.key" -out "$d/ca.pem" -subj "/CN=edgeauth test root CA" \
+		-addext basicConstraints=critical,CA:TRUE -addext keyUsage=critical,keyCertSign 2>/dev/null
+	openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout "$d/sub.key" \
+		-out "$d/sub.csr" -subj "/CN=edgeauth test intermediate CA" 2>/dev/null
+	openssl x509 -req -in "$d/sub.csr" -CA "$d/ca.pem" -CAkey "$d/ca.key" -set_serial 2 -days 2 \
+		-out "$d/sub.pem" -extfile <(printf 'basicConstraints=critical,CA:TRUE,pathlen:0\nkeyUsage=critical,keyCertSign\n') 2>/dev/null
+}
+
+# issue_cert NAME: $TMP/ca/NAME.pem (the certificate for 127.0.0.1 and
+# localhost, then the intermediate: the chain) and $TMP/ca/NAME.key (0600).
+issue_cert() {
+	local d=$TMP/ca n=$1
+	test_ca
+	openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout "$d/$n.key" \
+		-out "$d/$n.csr" -subj "/CN=127.0.0.1" 2>/dev/null
+	openssl x509 -req -in "$d/$n.csr" -CA "$d/sub.pem" -CAkey "$d/sub.key" \
+		-set_serial "0x$(openssl rand -hex 16)" -days 2 -out "$d/$n.leaf" \
+		-extfile <(printf 'subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth\nbasicConstraints=CA:FALSE\n') 2>/dev/null
+	cat "$d/$n.leaf" "$d/sub.pem" > "$d/$n.pem"
+	chmod 600 "$d/$n.key"
+}
+
+SCHEME=http
+if [ -n "${EDGEAUTH_TLS:-}" ]; then
+	SCHEME=https
+	issue_cert server
+	export CURL_CA_BUNDLE=$TMP/ca/ca.pem NODE_EXTRA_CA_CERTS=$TMP/ca/ca.pem CONNABUSE_CA=$TMP/ca/ca.pem
+fi
+
 start_server() {
 	PORT=$(free_port)
-	BASE="http://127.0.0.1:$PORT"
+	BASE="$SCHEME://127.0.0.1:$PORT"
 	CONF=$TMP/edgeauth.conf
+	[ "$SCHEME" = https ] && set -- "server.tls_cert=$TMP/ca/server.pem" "server.tls_key=$TMP/ca/server.key" "$@"
 	write_config "$CONF" "$PORT" "$@"
 	# EDGEAUTH_WRAPPER runs the server under a tool, e.g.
 	# EDGEAUTH_WRAPPER="valgrind --leak-check=full --error-exitcode=9"

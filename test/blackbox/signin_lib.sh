@@ -52,6 +52,20 @@ exchange() {
 	REFRESH=$(printf '%s' "$BODY" | jq -r '.refresh_token // empty')
 }
 
+# signed_in CLIENT REDIRECT EMAIL PASSWORD: sign_in then exchange, for a
+# test whose subject is not the code's expiry but whose server runs with a
+# code_ttl_s of a second or two: a code that expired on a loaded machine is
+# tried again (twice at most), any other failure is left for the caller's
+# check_status.
+signed_in() {
+	local i
+	for i in 1 2 3; do
+		sign_in "$@"
+		exchange "$1" "$2" "$CODE" "$VERIFIER"
+		[ "$(printf '%s' "$BODY" | jq -r '.error // empty')" = auth_code_expired ] || break
+	done
+}
+
 # refresh CLIENT TOKEN: sets ACCESS and REFRESH on success
 refresh() {
 	token_req grant_type=refresh_token "client_id=$1" "refresh_token=$2"
@@ -81,21 +95,11 @@ reader_user() {
 	USER=$(printf '%s' "$BODY" | jq -r .id)
 }
 
-# recent_token TOKEN: a token of a recent sign-in for TOKEN's user: TOKEN
-# itself when it carries auth_time (a sign-in's token, once tokens carry
-# it), else TOKEN re-signed with auth_time now (with_auth_time).
-recent_token() {
-	if [ "$(jwt_claim "$1" auth_time)" != null ]; then printf '%s\n' "$1"
-	else with_auth_time "$1" 0; fi
-}
-
 # with_auth_time TOKEN SECONDS_AGO: TOKEN with the claim auth_time set to
 # that many seconds ago, signed again with the server's own key file
-# ($TMP/signing-key.pem), header and every other claim kept. Until user
-# sign-ins' access tokens carry auth_time (CONTRACT.md §7, RFC 9068 §2.2.1;
-# the token side's change), this is how a test holds a token of a recent
-# sign-in; after, a fresh sign-in's token does (and this stays for the
-# stale one).
+# ($TMP/signing-key.pem), header and every other claim kept. A sign-in's own
+# token carries auth_time (RFC 9068 §2.2.1) and is the recent one; this
+# makes the token of a stale sign-in, which no test can wait for.
 with_auth_time() {
 	python3 - "$1" "$2" "$TMP/signing-key.pem" <<'PY'
 import base64, json, subprocess, sys, time
@@ -121,4 +125,22 @@ n = 0xFFFFFFFF00000000FFFFFFFFFFFFFFFFBCE6FAADA7179E84F3B9CAC2FC632551
 s = min(s, n - s)
 print(signing_input + "." + b64(r.to_bytes(32, "big") + s.to_bytes(32, "big")))
 PY
+}
+
+# byou_code EXTERNAL_ID CLIENT REDIRECT [SCOPE [NONCE]]: as the admin
+# (TOKEN), a BYOU code for that user (CONTRACT.md §6; scope and nonce as an
+# OpenID Connect request's, §7); sets CODE (empty on an error: STATUS and
+# BODY say which), VERIFIER and CHALLENGE
+byou_code() {
+	new_pkce
+	AUTH="Bearer $TOKEN" req POST "$P/users/external/$1/authorization-codes" "$(jq -cn \
+		--arg c "$2" --arg r "$3" --arg ch "$CHALLENGE" --arg s "${4:-}" --arg n "${5:-}" \
+		'{client_id: $c, redirect_uri: $r, code_challenge: $ch, code_challenge_method: "S256"}
+		 + (if $s != "" then {scope: $s} else {} end) + (if $n != "" then {nonce: $n} else {} end)')"
+	CODE=$(jq -r '.code // empty' <<<"$BODY")
+}
+
+# at_hash TOKEN: OIDC Core §3.1.3.6 for RS256 and ES256 (SHA-256)
+at_hash() {
+	printf '%s' "$1" | openssl dgst -sha256 -binary | head -c 16 | base64 | tr '+/' '-_' | tr -d '='
 }

@@ -16,7 +16,7 @@ check_json "metadata issuer" .issuer "$BASE"
 check_json "metadata token endpoint" .token_endpoint "$BASE/api/v1/tokens"
 check_json "metadata jwks" .jwks_uri "$BASE/.well-known/jwks.json"
 check_json "metadata pkce" '.code_challenge_methods_supported|join(",")' S256
-check_json "metadata auth methods" '.token_endpoint_auth_methods_supported|join(",")' "client_secret_basic,none"
+check_json "metadata auth methods" '.token_endpoint_auth_methods_supported|join(",")' "client_secret_basic,client_secret_post,none"
 
 AUTH=none req GET /.well-known/jwks.json
 check_status "jwks" 200

@@ -5,14 +5,17 @@
 # key's tokens failing at once, the key-encryption key file's checks at
 # start, and the signing_key file: imported with its kid into a store
 # without keys, ignored with a warning when it differs from every stored key.
-# Short TTLs: access tokens live 3 s, a rotated key signs at once.
+# Short TTLs: access and ID tokens live 3 s, a rotated key signs at once.
+# A superseded key stays published as long as the longest-lived token it may
+# have signed, and logout tokens live 120 s whatever the config says: so
+# the old key's departure is watched on a second server of its own, in the
+# background, while the rest of this file runs (watch_departure).
 . "$(dirname "$0")/lib.sh"
 CLIENT_DIR=$ROOT/test/oauth-client
 TTL=3
+SETTINGS=(tokens.access_ttl_s=$TTL tokens.key_activation_delay_s=0 oidc.id_token_ttl_s=$TTL)
 
 need_node_project "$CLIENT_DIR" jose
-
-start_server tokens.access_ttl_s=$TTL tokens.key_activation_delay_s=0
 
 # key CMD...: runs the CLI on the server's config; sets OUT, ERR, RC
 key() {
@@ -30,6 +33,42 @@ jwt_kid() {
 	printf '%s' "$h" | base64 -d | jq -r .kid
 }
 
+# watch_departure OUT: on a server with its own store and port, rotates the
+# ES256 key after a token of it, then waits for the old key to leave JWKS
+# (at most 140 s); writes "ROTATED TOKEN_EXP GONE STATE" (seconds since
+# 1970, GONE "never" when it did not go; the old key's state in `key list`
+# after) to OUT.
+watch_departure() (
+	TMP=$(mktemp -d /tmp/edgeauth-bb.XXXXXX)
+	PORT=$(free_port)
+	BASE="http://127.0.0.1:$PORT"
+	CONF=$TMP/edgeauth.conf
+	write_config "$CONF" "$PORT" "${SETTINGS[@]}"
+	"$EDGEAUTH" -c "$CONF" serve > "$TMP/stdout" 2> "$TMP/server.log" &
+	pid=$!
+	for _ in $(seq 1 600); do curl -s -o /dev/null "$BASE/healthz" && break; sleep 0.05; done
+	CLIENT_ID=$(jq -r .client_id "$TMP/stdout")
+	CLIENT_SECRET=$(jq -r .client_secret "$TMP/stdout")
+	t1=$(admin_token)
+	k1=$(jwt_kid "$t1")
+	rotated=$(date +%s)
+	"$EDGEAUTH" -c "$CONF" key rotate --alg ES256 > /dev/null
+	gone=never
+	for _ in $(seq 1 1400); do
+		if curl -s "$BASE/.well-known/jwks.json" |
+			jq -e --arg k "$k1" '[.keys[].kid] | index($k) == null' > /dev/null; then
+			gone=$(date +%s)
+			break
+		fi
+		sleep 0.1
+	done
+	state=$("$EDGEAUTH" -c "$CONF" key list | jq -r --arg k "$k1" '.[] | select(.kid == $k) | .state')
+	echo "$rotated $(jwt_claim "$t1" exp) $gone $state" > "$1"
+	kill -TERM "$pid"
+	wait "$pid"
+	rm -rf "$TMP"
+)
+
 # The state of kid in `key list`.
 key_state() {
 	key list
@@ -46,6 +85,16 @@ jose_verify() {
 	(cd "$CLIENT_DIR" && timeout 30 node jwks_verify.mjs "$BASE" "$@") |
 		jq -r 'map(if .ok then "ok" else .code end) | join(" ")'
 }
+
+# jwt_claim TOKEN CLAIM
+jwt_claim() {
+	local p
+	p=$(printf '%s' "$1" | cut -d. -f2 | tr '_-' '/+')
+	while [ $(( ${#p} % 4 )) -ne 0 ]; do p+="="; done
+	printf '%s' "$p" | base64 -d | jq -r ".$2"
+}
+
+start_server "${SETTINGS[@]}"
 
 # --- a new store: both algorithms, the signing_key file's key imported ---
 key list
@@ -112,22 +161,19 @@ check "new token carries the new kid" "$(jwt_kid "$T2")" "$K2"
 AUTH="Bearer $T2" req GET "$P/roles"
 check_status "new token on the API" 200
 check "jose after the rotation: old and new tokens" "$(jose_verify "$T1" "$T2")" "ok ok"
+# (after the checks that race the 3 s tokens: its start takes a core a while)
+watch_departure "$TMP/departure" &
+WATCHER=$!
 
-# --- the old key leaves JWKS once the last token it signed has expired ---
-# Its bound is the new key's activation + access_ttl_s + 1 s.
-T1_EXP=$(printf '%s' "$T1" | cut -d. -f2 | tr '_-' '/+' | { read -r p; while [ $(( ${#p} % 4 )) -ne 0 ]; do p+="="; done; printf '%s' "$p"; } | base64 -d | jq .exp)
-GONE=
-for _ in $(seq 1 100); do
-	jwks
-	if [ "$(printf '%s' "$BODY" | jq "[.keys[].kid] | index(\"$K1\") == null")" = true ]; then
-		GONE=$(date +%s)
-		break
-	fi
-	sleep 0.1
-done
-check "old key left JWKS" "$([ -n "$GONE" ] && echo gone)" gone
-check "not before its last token expired" "$([ -n "$GONE" ] && [ "$GONE" -ge "$T1_EXP" ] && echo after)" after
-check "old key expired in the list" "$(key_state "$K1")" expired
+# --- the old key stays published: a logout token it signed lives 120 s ---
+sleep $((TTL + 1))
+jwks
+check_json "jwks: the old key outlives its access tokens" "[.keys[].kid] | index(\"$K1\") != null" true
+# (its departure: watch_departure, below); here it is retired, superseded
+key retire "$K1"
+check "a superseded key may be retired" "$RC" 0
+check "old key retired in the list" "$(key_state "$K1")" retired
+jwks
 check_json "jwks: new and RSA keys remain" '[.keys[].kid] | length' 2
 T2=$(admin_token)
 check "the new key signs" "$(jwt_kid "$T2")" "$K2"
@@ -172,6 +218,18 @@ for args in "" "list extra" "retire" "rotate --alg HS256" "rotate --alg" "rotate
 	key $args
 	check "key $args: usage, exit 2" "$RC" 2
 done
+
+# --- the old key leaves JWKS once the last token it signed may have expired ---
+# Its bound is the new key's activation + the longest lifetime of what a key
+# signs (here a logout token's 120 s) + 1 s.
+wait "$WATCHER"
+read -r ROTATED T1_EXP GONE STATE < "$TMP/departure"
+check "old key left JWKS" "$([ "$GONE" != never ] && echo gone)" gone
+check "not before its last token expired" "$([ "$GONE" != never ] && [ "$GONE" -ge "$T1_EXP" ] && echo after)" after
+check "not before a logout token's 120 s" \
+	"$([ "$GONE" != never ] && [ "$GONE" -ge $((ROTATED + 120)) ] && echo after)" after
+check "but soon after" "$([ "$GONE" != never ] && [ "$GONE" -le $((ROTATED + 125)) ] && echo soon)" soon
+check "old key expired in the list" "$STATE" expired
 
 # --- the key-encryption key file at start ---
 stop_server

@@ -16,8 +16,7 @@ sign_in "$APP" "$REDIRECT" bob@example.com "correct horse"
 sleep 1.2
 exchange "$APP" "$REDIRECT" "$CODE" "$VERIFIER"
 check_err "expired code" 400 auth_code_expired
-sign_in "$APP" "$REDIRECT" bob@example.com "correct horse"
-exchange "$APP" "$REDIRECT" "$CODE" "$VERIFIER"
+signed_in "$APP" "$REDIRECT" bob@example.com "correct horse"
 check_status "fresh code" 200
 OLD_REFRESH=$REFRESH
 sleep 2.2
@@ -25,13 +24,12 @@ refresh "$APP" "$OLD_REFRESH"
 check_err "expired refresh token" 400 refresh_token_expired
 
 # --- the current user ---
-sign_in "$APP" "$REDIRECT" bob@example.com "correct horse"
-exchange "$APP" "$REDIRECT" "$CODE" "$VERIFIER"
+signed_in "$APP" "$REDIRECT" bob@example.com "correct horse"
+check_status "a sign-in for the current user" 200
 USER_TOKEN=$ACCESS
 # CONTRACT.md §7: the email and the password change only with a token of a
-# recent sign-in (recent_token, signin_lib.sh); t_account.sh tests the rule
-RECENT_TOKEN=$(recent_token "$USER_TOKEN")
-AUTH="Bearer $RECENT_TOKEN" req PUT /api/v1/users/current '{"display_name":"Robert","email":"robert@example.com","avatar_url":"https://img.example/r.png"}'
+# recent sign-in: this one, which carries auth_time; t_account.sh tests the rule
+AUTH="Bearer $USER_TOKEN" req PUT /api/v1/users/current '{"display_name":"Robert","email":"robert@example.com","avatar_url":"https://img.example/r.png"}'
 check_status "update current user" 200
 check_json "current user name" .display_name Robert
 check_json "current user email" .email robert@example.com
@@ -41,11 +39,11 @@ AUTH="Bearer $USER_TOKEN" req PUT /api/v1/users/current '{"display_name":"Robert
 check_json "avatar removed" .avatar_url null
 sign_in "$APP" "$REDIRECT" robert@example.com "correct horse"
 check "empty password keeps the password" "$([ -n "$CODE" ] && echo yes)" yes
-AUTH="Bearer $RECENT_TOKEN" req PUT /api/v1/users/current '{"display_name":"Robert","email":"robert@example.com","password":"new secret 1"}'
+AUTH="Bearer $USER_TOKEN" req PUT /api/v1/users/current '{"display_name":"Robert","email":"robert@example.com","password":"new secret 1"}'
 check_status "change password" 200
 sign_in "$APP" "$REDIRECT" robert@example.com "new secret 1"
 check "new password works" "$([ -n "$CODE" ] && echo yes)" yes
-AUTH="Bearer $RECENT_TOKEN" req PUT /api/v1/users/current '{"display_name":"Robert","email":"CAROL@example.com"}'
+AUTH="Bearer $USER_TOKEN" req PUT /api/v1/users/current '{"display_name":"Robert","email":"CAROL@example.com"}'
 check_err "current user email taken" 409 user_email_already_used
 AUTH="Bearer $USER_TOKEN" req PUT /api/v1/users/current '{"display_name":"Robert","email":"robert@example.com","role_id":7,"external_user_id":["x"],"is_active":"no"}'
 check_status "current user: role_id, external_user_id, is_active are not fields here, ignored" 200
@@ -122,8 +120,8 @@ sign_in "$APP" "$REDIRECT" carol@example.com "battery staple"
 printf 'grant_type=authorization_code&client_id=%s&redirect_uri=%s&code=%s&code_verifier=%s' \
 	"$APP" "$REDIRECT" "$CODE" "$VERIFIER" > "$TMP/code.form"
 check "one code, 16 at once" "$(race "$TMP/code.form" 16)" "200x1 400x15"
-sign_in "$APP" "$REDIRECT" carol@example.com "battery staple"
-exchange "$APP" "$REDIRECT" "$CODE" "$VERIFIER"
+signed_in "$APP" "$REDIRECT" carol@example.com "battery staple"
+check_status "a sign-in for the refresh race" 200
 printf 'grant_type=refresh_token&client_id=%s&refresh_token=%s' "$APP" "$REFRESH" > "$TMP/refresh.form"
 check "one refresh token, 16 at once" "$(race "$TMP/refresh.form" 16)" "200x1 400x15"
 

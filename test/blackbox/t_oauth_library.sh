@@ -1,13 +1,14 @@
 # A standard, strict OAuth 2.0 client library (oauth4webapi, pinned in
 # test/oauth-client/package-lock.json) works against edgeauth unchanged:
 # discovery, authorization code + PKCE with RFC 9207 iss, refresh with
-# rotation, client_credentials with client_secret_basic, RFC 7009 revocation
-# and RFC 9068 access-token validation. Needs node and npm (scripts/install-deps).
+# rotation, client_credentials with client_secret_basic, RFC 7662
+# introspection, RFC 7009 revocation and RFC 9068 access-token validation.
+# Needs node and npm (scripts/install-deps).
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/signin_lib.sh"
 CLIENT_DIR=$ROOT/test/oauth-client
 STEPS="discovery authorization_code jwt_access_token refresh refreshed_jwt_access_token
-client_credentials revocation revoked_refresh_rejected"
+client_credentials introspection revocation revoked_refresh_rejected introspection_inactive"
 
 need_node_project "$CLIENT_DIR" oauth4webapi
 

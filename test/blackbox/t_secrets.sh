@@ -73,9 +73,8 @@ R3=$REFRESH; USER_ACCESS=$ACCESS
 # --- password change through the current user ------------------------------
 NEW_PW="New-$(openssl rand -hex 12)"
 keep "new password" "$NEW_PW"
-# a token of a recent sign-in (CONTRACT.md §7; recent_token, signin_lib.sh)
-RECENT_ACCESS=$(recent_token "$USER_ACCESS"); TOKENS+=("$RECENT_ACCESS")
-AUTH="Bearer $RECENT_ACCESS" req PUT /api/v1/users/current "$(jq -cn --arg e "$EMAIL" --arg p "$NEW_PW" '{display_name:"Sam",email:$e,password:$p}')"
+# the sign-in's token is of a recent sign-in: it carries auth_time (CONTRACT.md §7)
+AUTH="Bearer $USER_ACCESS" req PUT /api/v1/users/current "$(jq -cn --arg e "$EMAIL" --arg p "$NEW_PW" '{display_name:"Sam",email:$e,password:$p}')"
 check_status "password change" 200
 sign_in "$APP" "$REDIRECT" "$EMAIL" "$NEW_PW"
 keep "authorization code 3" "$CODE"; keep "code verifier 3" "$VERIFIER"

@@ -149,7 +149,8 @@ exchange nope "$REDIRECT" "$CODE" "$VERIFIER"
 check_err "unknown client" 400 invalid_client
 exchange "$APP" "$REDIRECT" "not-a-code" "$VERIFIER"
 check_err "unknown code" 400 invalid_authorization_code
-exchange "$CLIENT_ID" "$REDIRECT" "$CODE" "$VERIFIER"
+# the admin client is confidential (README): it sends its secret
+BASIC="$CLIENT_ID:$CLIENT_SECRET" exchange "$CLIENT_ID" "$REDIRECT" "$CODE" "$VERIFIER"
 check_err "code of another client" 400 invalid_authorization_code
 exchange "$APP" "$REDIRECT_Q" "$CODE" "$VERIFIER"
 check_err "other redirect uri" 400 different_authorize_redirect_uri
@@ -165,7 +166,7 @@ check_status "basic client, code still good after failures" 200
 R3=$(printf '%s' "$BODY" | jq -r .refresh_token)
 refresh "$APP" "garbage"
 check_err "unknown refresh token" 400 invalid_refresh_token
-refresh "$CLIENT_ID" "$R3"
+BASIC="$CLIENT_ID:$CLIENT_SECRET" refresh "$CLIENT_ID" "$R3"
 check_err "refresh token of another client" 400 invalid_refresh_token
 token_req grant_type=refresh_token "client_id=$APP"
 check_err "no refresh_token" 400 invalid_params

@@ -8,6 +8,10 @@
 // any failure. Run by test/blackbox/t_browser.sh, which passes:
 //   BASE CLIENT_ID REDIRECT_URI CALLBACK_PORT USER_EMAIL USER_PASSWORD
 //   [SCREENSHOT_DIR] [CHROMIUM]
+// and over https (t_tls_browser.sh) SPKI_HASH, the base64 SHA-256 of the
+// server certificate's public key, which Chromium then trusts, and
+// EXPECT_HSTS, the Strict-Transport-Security the page must carry (none when
+// empty).
 import { createHash, randomBytes } from 'node:crypto'
 import { mkdtempSync, mkdirSync, rmSync } from 'node:fs'
 import { createServer } from 'node:http'
@@ -28,6 +32,8 @@ const EMAIL = env('USER_EMAIL')
 const PASSWORD = env('USER_PASSWORD')
 const SHOTS = process.env.SCREENSHOT_DIR || 'build'
 const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium'
+const SPKI_HASH = process.env.SPKI_HASH || ''
+const EXPECT_HSTS = process.env.EXPECT_HSTS || ''
 const STEP_TIMEOUT = 10_000
 const GENERIC_ERROR = 'The email or password is wrong.'
 
@@ -67,7 +73,8 @@ try {
     executablePath: CHROMIUM,
     headless: true,
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-      '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+      '--disable-background-networking', '--disable-component-update', '--disable-sync',
+      ...(SPKI_HASH ? [`--ignore-certificate-errors-spki-list=${SPKI_HASH}`] : [])],
     viewport: { width: 1024, height: 720 },
     timeout: 20_000,
   })
@@ -110,6 +117,8 @@ try {
   check('page_headers', /default-src 'none'/.test(csp) && /frame-ancestors 'none'/.test(csp) &&
     !/form-action/.test(csp) && h['x-frame-options'] === 'DENY' && /no-store/.test(h['cache-control'] || ''),
     `csp "${csp}", x-frame-options ${h['x-frame-options']}, cache-control ${h['cache-control']}`)
+  const hsts = h['strict-transport-security'] ?? ''
+  check('hsts', hsts === EXPECT_HSTS, `Strict-Transport-Security is "${hsts}", want "${EXPECT_HSTS}"`)
   const charset = await page.evaluate(() => document.characterSet)
   check('page_charset', charset === 'UTF-8', `document.characterSet is ${charset}`)
 

@@ -78,11 +78,12 @@ const expectedScope = env('EXPECTED_SCOPE', true)
 
 // The only relaxation: oauth4webapi refuses non-https endpoints unless
 // allowInsecureRequests is set (documented for local development and testing
-// against non-TLS environments). The black-box test server listens on plain
-// HTTP on 127.0.0.1, so every request to it needs this. Nothing else is
-// relaxed: issuer, iss (RFC 9207), state, PKCE, content types and response
-// shapes are all checked by the library's defaults.
-const http = { [oauth.allowInsecureRequests]: true }
+// against non-TLS environments) when the server listens on plain HTTP on
+// 127.0.0.1, since every request to it needs this; over https (edgeauth's
+// own TLS, t_tls_oauth_library.sh) it is not. Nothing else is relaxed:
+// issuer, iss (RFC 9207), state, PKCE, content types and response shapes are
+// all checked by the library's defaults.
+const http = base.startsWith('https:') ? {} : { [oauth.allowInsecureRequests]: true }
 
 const issuer = new URL(base)
 const publicClient = { client_id: publicClientId, token_endpoint_auth_method: 'none' }
@@ -206,6 +207,27 @@ await step('client_credentials', async () => {
   assert(claims.client_id === confClient.client_id, `client_id claim ${claims.client_id}`)
 })
 
+// g. introspection (RFC 7662) of the user's access token, as a resource
+// server would: the confidential client asks, with client_secret_basic
+async function introspect(token) {
+  const res = await oauth.introspectionRequest(as, confClient,
+    oauth.ClientSecretBasic(confClientSecret), token, http)
+  return oauth.processIntrospectionResponse(as, confClient, res)
+}
+await step('introspection', async () => {
+  assert(as.introspection_endpoint === `${base}/api/v1/tokens/introspect`,
+    `introspection_endpoint ${as.introspection_endpoint}`)
+  const result = await introspect(tokens.access_token)
+  assert(result.active === true, `active ${result.active}`)
+  assert(result.client_id === publicClient.client_id, `client_id ${result.client_id}`)
+  assert(result.sub === userClaims.sub, `sub ${result.sub}`)
+  assert(result.token_type === 'Bearer', `token_type ${result.token_type}`)
+  assert(result.aud === projectId && result.iss === base, `aud ${result.aud}, iss ${result.iss}`)
+  if (expectedScope) assert(result.scope === expectedScope, `scope '${result.scope}'`)
+  const refresh = await introspect(tokens.refresh_token)
+  assert(refresh.active === false, 'another client\'s refresh token is active to the caller')
+})
+
 // e. revocation (RFC 7009) of the refresh token, then the refresh must fail
 const currentRefresh = tokens.refresh_token
 await step('revocation', async () => {
@@ -225,4 +247,9 @@ await step('revoked_refresh_rejected', async () => {
   if (!(err instanceof oauth.ResponseBodyError)) throw err
   assert(err.status === 400 && err.error === 'invalid_refresh_token',
     `got ${err.status} ${err.error}, want 400 invalid_refresh_token`)
+})
+await step('introspection_inactive', async () => {
+  const result = await introspect(tokens.access_token)
+  assert(result.active === false, 'an access token of a revoked sign-in is active')
+  assert(Object.keys(result).length === 1, `more than active: ${JSON.stringify(result)}`)
 })

@@ -77,10 +77,12 @@ static void teardown(void)
 static void issue(const char *user_id)
 {
 	struct api_error err;
+	const struct access_claims c = {
+		fx.p.project_id, fx.p.client_id, user_id, "users:read roles:read", 0,
+	};
 
 	access_token_release(&fx.at);
-	ck_assert_int_eq(access_token_issue(&fx.srv, fx.p.project_id, fx.p.client_id, user_id,
-	                                    "users:read roles:read", &fx.at, &err), 0);
+	ck_assert_int_eq(access_token_issue(&fx.srv, &c, &fx.at, &err), 0);
 	snprintf(fx.header, sizeof fx.header, "Bearer %s", fx.at.token);
 }
 
@@ -187,8 +189,9 @@ START_TEST(test_unknown_kid_reads_keys)
 	keyring_free(other.keys);
 	other.keys = check_keyring(&fx.cfg, fx.srv.store, fx.dir);
 	access_token_release(&fx.at);
-	ck_assert_int_eq(access_token_issue(&other, fx.p.project_id, fx.p.client_id, NULL,
-	                                    "users:read", &fx.at, &err), 0);
+	ck_assert_int_eq(access_token_issue(&other, &(struct access_claims){
+	                                    fx.p.project_id, fx.p.client_id, NULL, "users:read", 0,
+	                                    }, &fx.at, &err), 0);
 	keyring_free(other.keys);
 	snprintf(fx.header, sizeof fx.header, "Bearer %s", fx.at.token);
 	ck_assert_ptr_null(keyring_find(fx.srv.keys, added.kid));
@@ -282,6 +285,72 @@ START_TEST(test_claims_text)
 }
 END_TEST
 
+/* RFC 9068 §2.2.1: a user sign-in's token carries auth_time, the bearer
+ * check reads it; an OIDC scope beside the named permissions changes no
+ * permission (CONTRACT.md §7), in both ways the claims are written. */
+START_TEST(test_auth_time_and_oidc_scope)
+{
+	static const char *const subs[] = { "u1", "quote\"d" };
+	struct api_error err;
+	json_t *claims;
+
+	other_exec("INSERT INTO users (id, project_id, display_name, created_at, updated_at)"
+	           " VALUES ('u1', %Q, 'U', 1, 1)", fx.p.project_id);
+	for (size_t i = 0; i < N_ELEMS(subs); i++) {
+		const struct access_claims c = {
+			fx.p.project_id, fx.p.client_id, subs[i], "openid profile users:read", 1700000000,
+		};
+
+		access_token_release(&fx.at);
+		ck_assert_int_eq(access_token_issue(&fx.srv, &c, &fx.at, &err), 0);
+		claims = keyring_verify(fx.srv.keys, JWT_TYP_ACCESS, fx.at.token, strlen(fx.at.token),
+		                        NULL);
+		ck_assert_int_eq(json_integer_value(json_object_get(claims, "auth_time")), 1700000000);
+		ck_assert_int_eq(json_object_size(claims), 10);
+		json_decref(claims);
+	}
+	issue("u1");   /* without auth_time: none */
+	ck_assert_ptr_null(check(fx.header));
+	ck_assert_int_eq(fx.who.auth_time, 0);
+	access_token_release(&fx.at);
+	ck_assert_int_eq(access_token_issue(&fx.srv, &(struct access_claims){
+	                 fx.p.project_id, fx.p.client_id, "u1", "openid profile users:read",
+	                 1700000000 }, &fx.at, &err), 0);
+	snprintf(fx.header, sizeof fx.header, "Bearer %s", fx.at.token);
+	ck_assert_ptr_null(check(fx.header));
+	ck_assert_int_eq(fx.who.auth_time, 1700000000);
+	ck_assert(auth_principal_has(&fx.who, "users:read"));
+	ck_assert(!auth_principal_has(&fx.who, "users:update"));
+}
+END_TEST
+
+/* CONTRACT.md §7: only access tokens are bearer tokens; an ID token or a
+ * logout token with the very claims of a good access token is refused. */
+START_TEST(test_other_token_types_refused)
+{
+	static const enum jwt_typ typs[] = { JWT_TYP_ID, JWT_TYP_LOGOUT };
+	json_t *claims;
+	char *payload, *tok;
+
+	issue(NULL);
+	ck_assert_ptr_null(check(fx.header));
+	claims = keyring_verify(fx.srv.keys, JWT_TYP_ACCESS, fx.at.token, strlen(fx.at.token), NULL);
+	payload = json_dumps(claims, JSON_COMPACT);
+	for (size_t i = 0; i < N_ELEMS(typs); i++) {
+		for (int alg = 0; alg < JWT_ALG_COUNT; alg++) {
+			tok = keyring_sign(fx.srv.keys, (enum jwt_alg)alg, typs[i], payload, strlen(payload));
+			ck_assert_ptr_nonnull(tok);
+			snprintf(fx.header, sizeof fx.header, "Bearer %s", tok);
+			ck_assert_str_eq(check(fx.header), "invalid_authorization_token");
+			ck_assert(fx.r.err.token_was_sent);
+			free(tok);
+		}
+	}
+	free(payload);
+	json_decref(claims);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("auth");
@@ -296,6 +365,8 @@ int main(void)
 	tcase_add_test(tc, test_revoked_after_cached);
 	tcase_add_test(tc, test_user_token);
 	tcase_add_test(tc, test_claims_text);
+	tcase_add_test(tc, test_auth_time_and_oidc_scope);
+	tcase_add_test(tc, test_other_token_types_refused);
 	suite_add_tcase(s, tc);
 	return check_run(srunner_create(s));
 }

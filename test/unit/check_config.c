@@ -112,6 +112,10 @@ static void expect_defaults(const struct config *c)
 	ck_assert_int_eq(c->max_connections, 1024);
 	ck_assert_int_eq(c->max_connections_per_address, 64);
 	ck_assert_uint_eq(count_origins(c), 0);
+	ck_assert_ptr_null(c->tls_cert);
+	ck_assert_ptr_null(c->tls_key);
+	ck_assert_int_eq(c->hsts_max_age_s, 0);
+	ck_assert(!config_tls_enabled(c));
 	ck_assert_str_eq(c->store_path, "var/edgeauth.db");
 	ck_assert(c->synchronous_full);
 	ck_assert(!c->store_postgres);
@@ -159,6 +163,9 @@ static const char full_conf[] =
 	"max_connections = 50\n"
 	"max_connections_per_address = 5\n"
 	"cors_origins = https://a.example   https://b.example:8443\n"
+	"tls_cert = /etc/edgeauth/cert.pem\n"
+	"tls_key = /etc/edgeauth/key.pem\n"
+	"hsts_max_age_s = 31536000\n"
 	"\n"
 	"[store]\n"
 	"path = /srv/edgeauth/data.db\n"
@@ -192,6 +199,11 @@ START_TEST(test_full_file_overrides_every_key)
 	ck_assert_uint_eq(count_origins(c), 2);
 	ck_assert_str_eq(c->cors_origins[0], "https://a.example");
 	ck_assert_str_eq(c->cors_origins[1], "https://b.example:8443");
+	ck_assert_str_eq(c->tls_cert, "/etc/edgeauth/cert.pem");
+	ck_assert_str_eq(c->tls_key, "/etc/edgeauth/key.pem");
+	ck_assert_int_eq(c->hsts_max_age_s, 31536000);
+	ck_assert(config_tls_enabled(c));
+	ck_assert(config_issuer_https(c));
 	ck_assert_str_eq(c->store_path, "/srv/edgeauth/data.db");
 	ck_assert(!c->synchronous_full);
 	ck_assert_int_eq(c->access_ttl_s, 300);
@@ -739,6 +751,38 @@ START_TEST(test_max_connections_per_address)
 }
 END_TEST
 
+/* CONTRACT.md §11: both files or neither; with them an https issuer; an
+ * empty value is no file; hsts_max_age_s is a number of seconds. */
+START_TEST(test_tls_keys)
+{
+	ck_assert_int_eq(load("[server]\ntls_cert = c.pem\n"), -1);
+	ck_assert_ptr_nonnull(strstr(fx.err, "tls_cert and tls_key go together"));
+	config_release(&fx.cfg);   /* a load goes over what the last one set */
+	config_init(&fx.cfg);
+	ck_assert_int_eq(load("[server]\nissuer = https://x.example\ntls_key = k.pem\n"), -1);
+	ck_assert_ptr_nonnull(strstr(fx.err, "tls_cert and tls_key go together"));
+	config_release(&fx.cfg);
+	config_init(&fx.cfg);
+	ck_assert_int_eq(load("[server]\ntls_cert = c.pem\ntls_key = k.pem\n"), -1);
+	ck_assert_msg(strstr(fx.err, "the issuer must be an https URL, not http://127.0.0.1:8080")
+	              != NULL, "%s", fx.err);
+	ck_assert_msg(load("[server]\nissuer = https://edge.lan:8443\ntls_cert = c.pem\n"
+	                   "tls_key = k.pem\nhsts_max_age_s = 63072000\n") == 0, "%s", fx.err);
+	ck_assert(config_tls_enabled(&fx.cfg));
+	ck_assert_str_eq(fx.cfg.tls_key, "k.pem");
+	ck_assert_int_eq(fx.cfg.hsts_max_age_s, 63072000);
+	/* an https issuer without TLS of our own: a reverse proxy in front */
+	ck_assert_msg(load("[server]\ntls_cert =\ntls_key =\n") == 0, "%s", fx.err);
+	ck_assert(!config_tls_enabled(&fx.cfg));
+	ck_assert(config_issuer_https(&fx.cfg));
+	ck_assert_ptr_null(fx.cfg.tls_cert);
+	ck_assert_int_eq(load("[server]\nhsts_max_age_s = 63072001\n"), -1);
+	expect_error_at(2, "expected a whole number from 0 to 63072000", "hsts above two years");
+	ck_assert_int_eq(load("[server]\nhsts_max_age_s = -1\n"), -1);
+	expect_error_at(2, "expected a whole number from 0 to 63072000", "negative hsts");
+}
+END_TEST
+
 static Suite *config_suite(void)
 {
 	Suite *s = suite_create("config");
@@ -764,6 +808,7 @@ static Suite *config_suite(void)
 	tcase_add_test(tc, test_argon2_memory_per_lane);
 	tcase_add_test(tc, test_error_line_after_valid_lines);
 	tcase_add_test(tc, test_missing_file);
+	tcase_add_test(tc, test_tls_keys);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("cors");

@@ -397,7 +397,7 @@ START_TEST(test_ring_rotate_delayed)
 		} else if (!strcmp(all.rows[i].kid, v.kid)) {
 			ck_assert_int_eq(s, KEY_ACTIVE);
 			ck_assert_int_eq(all.rows[i].publish_until,
-			                 added.activates_at + fx.cfg.access_ttl_s * 1000LL +
+			                 added.activates_at + keyring_lifetime_ms(&fx.cfg) +
 			                 KEY_PUBLISH_MARGIN_MS);
 		}
 	}
@@ -461,6 +461,26 @@ START_TEST(test_ring_retire_seen)
 }
 END_TEST
 
+/* A superseded key stays published as long as the longest-lived of what
+ * it signed: access, ID or logout tokens, whichever config makes longest. */
+START_TEST(test_lifetime_longest)
+{
+	struct config cfg;
+
+	config_init(&cfg);
+	ck_assert_int_eq(keyring_lifetime_ms(&cfg), 3600 * 1000LL);   /* id_token_ttl_s */
+	cfg.access_ttl_s = 7200;
+	ck_assert_int_eq(keyring_lifetime_ms(&cfg), 7200 * 1000LL);
+	cfg.access_ttl_s = 60;
+	cfg.id_token_ttl_s = 30;
+	ck_assert_int_eq(keyring_lifetime_ms(&cfg), LOGOUT_TOKEN_TTL_S * 1000LL);
+	ck_assert_int_eq(LOGOUT_TOKEN_TTL_S, 120);
+	cfg.id_token_ttl_s = 121;
+	ck_assert_int_eq(keyring_lifetime_ms(&cfg), 121 * 1000LL);
+	config_release(&cfg);
+}
+END_TEST
+
 static Suite *keys_suite(void)
 {
 	Suite *s = suite_create("keys");
@@ -469,6 +489,7 @@ static Suite *keys_suite(void)
 
 	tcase_add_test(tc, test_signer_by_clock);
 	tcase_add_test(tc, test_publication_bound);
+	tcase_add_test(tc, test_lifetime_longest);
 	tcase_add_test(tc, test_seal_round_trip);
 	tcase_add_test(tc, test_rs256_and_typ);
 	tcase_set_timeout(tc, 30);

@@ -1,7 +1,8 @@
 /*
  * Codes and refresh tokens in the store (store_tokens.c): single use with
- * the successor in the same transaction, a family revoked whole (its access
- * tokens too), and the purge that keeps expired rows for a grace period.
+ * the successor in the same transaction, the refresh grace's single use of
+ * a successor, a family revoked whole (its access tokens too), the purge
+ * that keeps expired rows for a grace period, and the user's claims.
  */
 #include <check.h>
 #include <stdio.h>
@@ -341,6 +342,124 @@ START_TEST(test_user_deleted_ends)
 }
 END_TEST
 
+/* The refresh grace's write (CONTRACT.md §8): a repeat of r1 within the
+ * window takes back its unused successor r2 once, and stores r3; a second
+ * repeat, one after the successor was used, or one outside the window
+ * changes nothing. */
+START_TEST(test_refresh_regrace)
+{
+	struct new_refresh r1 = refresh("r1", "f", "j1", now_ms() + 60000);
+	struct new_refresh r2 = refresh("r2", "f", "j2", now_ms() + 60000);
+	struct new_refresh r3 = refresh("r3", "f", "j3", now_ms() + 60000);
+	struct new_refresh r4 = refresh("r4", "f", "j4", now_ms() + 60000);
+	struct new_refresh r5 = refresh("r5", "f", "j5", now_ms() + 60000);
+	struct new_refresh r6 = refresh("r6", "f", "j6", now_ms() + 60000);
+	struct new_refresh r7 = refresh("r7", "f", "j7", now_ms() + 60000);
+	struct new_refresh r8 = refresh("r8", "f", "j8", now_ms() + 60000);
+	bool won = false;
+
+	code("c1", "f", now_ms() + 60000);
+	store_code_redeem(fx.st, "c1", &r1, &won, sync_completion(&fx.r));
+	ok();
+	/* not used yet: nothing to repeat */
+	store_refresh_regrace(fx.st, "r1", now_ms() - 5000, &r3, &won, sync_completion(&fx.r));
+	ok();
+	ck_assert(!won);
+	store_refresh_rotate(fx.st, "r1", &r2, &won, sync_completion(&fx.r));
+	ok();
+	ck_assert(won);
+	ck_assert_int_eq(count("SELECT count(*) FROM refresh_tokens WHERE hash = 'r1'"
+	                       " AND successor_hash = 'r2'"), 1);
+	/* outside the window */
+	store_refresh_regrace(fx.st, "r1", now_ms() + 1, &r3, &won, sync_completion(&fx.r));
+	ok();
+	ck_assert(!won);
+	store_refresh_regrace(fx.st, "r1", now_ms() - 5000, &r3, &won, sync_completion(&fx.r));
+	ok();
+	ck_assert(won);
+	ck_assert_int_eq(count("SELECT count(*) FROM refresh_tokens WHERE hash = 'r2'"
+	                       " AND revoked_at IS NOT NULL AND used_at IS NULL"), 1);
+	ck_assert_int_eq(count("SELECT count(*) FROM revoked_tokens WHERE jti = 'j2'"), 1);
+	ck_assert_int_eq(count("SELECT count(*) FROM refresh_tokens WHERE hash = 'r3'"
+	                       " AND revoked_at IS NULL AND used_at IS NULL"), 1);
+	/* a second repeat */
+	store_refresh_regrace(fx.st, "r1", now_ms() - 5000, &r4, &won, sync_completion(&fx.r));
+	ok();
+	ck_assert(!won);
+	/* r2, taken back, cannot be used */
+	store_refresh_rotate(fx.st, "r2", &r4, &won, sync_completion(&fx.r));
+	ok();
+	ck_assert(!won);
+	/* r3 rotated to r4, then repeated: it takes r4 back, and r4's use
+	 * then loses (one row, one winner) */
+	store_refresh_rotate(fx.st, "r3", &r4, &won, sync_completion(&fx.r));
+	ok();
+	ck_assert(won);
+	store_refresh_regrace(fx.st, "r3", now_ms() - 5000, &r5, &won, sync_completion(&fx.r));
+	ok();
+	ck_assert(won);
+	store_refresh_rotate(fx.st, "r4", &r2, &won, sync_completion(&fx.r));
+	ok();
+	ck_assert(!won);
+	/* r5 is the one unused, unrevoked token of the family */
+	ck_assert_int_eq(count("SELECT count(*) FROM refresh_tokens WHERE family_id = 'f'"
+	                       " AND used_at IS NULL AND revoked_at IS NULL"), 1);
+	ck_assert_int_eq(count("SELECT count(*) FROM refresh_tokens WHERE hash = 'r5'"
+	                       " AND used_at IS NULL AND revoked_at IS NULL"), 1);
+	/* a repeat after the successor was used: r5 to r6, r6 to r7, r5 again */
+	store_refresh_rotate(fx.st, "r5", &r6, &won, sync_completion(&fx.r));
+	ok();
+	ck_assert(won);
+	store_refresh_rotate(fx.st, "r6", &r7, &won, sync_completion(&fx.r));
+	ok();
+	ck_assert(won);
+	store_refresh_regrace(fx.st, "r5", now_ms() - 5000, &r8, &won, sync_completion(&fx.r));
+	ok();
+	ck_assert(!won);
+	/* a revoked family: no repeat */
+	store_family_revoke(fx.st, "f", sync_completion(&fx.r));
+	ok();
+	store_refresh_regrace(fx.st, "r6", now_ms() - 5000, &r8, &won, sync_completion(&fx.r));
+	ok();
+	ck_assert(!won);
+	ck_assert_int_eq(count("SELECT count(*) FROM refresh_tokens WHERE hash = 'r8'"), 0);
+}
+END_TEST
+
+/* What an ID token says of a user: one statement, the role's code too. */
+START_TEST(test_user_claims)
+{
+	struct user_claims u;
+
+	exec("INSERT INTO roles (id, project_id, code, name, created_at, updated_at)"
+	     " VALUES ('r1', %Q, 'clerk', 'Clerk', 1, 1)", fx.p.project_id);
+	exec("UPDATE users SET email = 'a@example.com', email_verified = 0, avatar_url = 'https://i/a',"
+	     " external_user_id = 'x-1', role_id = 'r1', updated_at = 4567 WHERE id = 'u1'");
+	store_user_claims(fx.st, fx.p.project_id, "u1", &u, sync_completion(&fx.r));
+	ok();
+	ck_assert(u.found && u.is_active && !u.email_verified);
+	ck_assert_str_eq(u.display_name, "U");
+	ck_assert_str_eq(u.email, "a@example.com");
+	ck_assert_str_eq(u.avatar_url, "https://i/a");
+	ck_assert_str_eq(u.external_user_id, "x-1");
+	ck_assert_str_eq(u.role_code, "clerk");
+	ck_assert_int_eq(u.updated_at, 4567);
+	user_claims_release(&u);
+	exec("UPDATE users SET role_id = NULL, is_active = 0, email = NULL WHERE id = 'u1'");
+	store_user_claims(fx.st, fx.p.project_id, "u1", &u, sync_completion(&fx.r));
+	ok();
+	ck_assert(u.found && !u.is_active);
+	ck_assert_ptr_null(u.role_code);
+	ck_assert_ptr_null(u.email);
+	user_claims_release(&u);
+	/* another project's, or none */
+	store_user_claims(fx.st, "other-project", "u1", &u, sync_completion(&fx.r));
+	ok();
+	ck_assert(!u.found);
+	user_claims_release(&u);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("store_tokens");
@@ -354,6 +473,8 @@ int main(void)
 	tcase_add_test(tc, test_user_deactivated_ends);
 	tcase_add_test(tc, test_password_change_ends);
 	tcase_add_test(tc, test_user_deleted_ends);
+	tcase_add_test(tc, test_refresh_regrace);
+	tcase_add_test(tc, test_user_claims);
 	suite_add_tcase(s, tc);
 	return check_run(srunner_create(s));
 }
