@@ -56,7 +56,8 @@ static const struct pg_statement statements[PC__COUNT] = {
 		" WHERE c.id = $1 AND c.project_id = $2", 2, false },
 	[PC_DELETE] = { "clients_delete", "SELECT * FROM edgeauth_client_delete($1, $2, $3)", 3,
 		true },
-	[PC_AUTH] = { "clients_auth", "SELECT c.project_id, c.secret_hash, c.is_active, p.is_active"
+	[PC_AUTH] = { "clients_auth", "SELECT c.project_id, c.secret_hash, c.is_active, p.is_active,"
+		" c.token_endpoint_auth_method <> 'none', c.id_token_signed_response_alg"
 		" FROM clients c JOIN projects p ON p.id = c.project_id WHERE c.id = $1", 1, false },
 	[PC_SCOPE] = { "clients_scope", "SELECT edgeauth_scope_of_client($1)", 1, false },
 	[PC_REDIRECT_REGISTERED] = { "clients_redirect_registered",
@@ -178,6 +179,9 @@ static int client_auth_read(const PGresult *res, void *out, const void *how,
 		snprintf(c->secret_hash, sizeof c->secret_hash, "%s", pg_text(res, 0, 1));
 		c->is_active = pg_bool(res, 0, 2);
 		c->project_active = pg_bool(res, 0, 3);
+		c->confidential = pg_bool(res, 0, 4);
+		snprintf(c->id_token_alg, sizeof c->id_token_alg, "%s",
+		         pg_text(res, 0, 5) ? pg_text(res, 0, 5) : "");
 		c->found = true;
 	}
 	return 0;

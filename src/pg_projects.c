@@ -20,9 +20,9 @@ enum { PP_GET, PP_CREATE, PP_ADMIN_CLIENT, PP_LIST, PP_COUNT, PP_SET_ACTIVE, PP_
 static const struct pg_statement statements[PP__COUNT] = {
 	[PP_GET] = { "projects_get", "SELECT is_active FROM projects WHERE id = $1", 1, false },
 	[PP_CREATE] = { "projects_create",
-		"SELECT edgeauth_project_create($1, $2, $3, $4, $5, $6, $7)", 7, true },
+		"SELECT edgeauth_project_create($1, $2, $3, $4, $5, $6, $7, $8)", 8, true },
 	[PP_ADMIN_CLIENT] = { "projects_admin_client",
-		"SELECT edgeauth_project_admin_client($1, $2, $3, $4, $5)", 5, true },
+		"SELECT edgeauth_project_admin_client($1, $2, $3, $4, $5, $6)", 6, true },
 	/* the keys of store_project_list's objects, in its order */
 	[PP_LIST] = { "projects_list",
 		"SELECT coalesce(json_agg(json_build_object('id', id, 'name', name,"
@@ -66,7 +66,7 @@ int pg_project_create(struct store *st, const char *name, struct new_project *ou
 	store_admin_credentials(out, hash);
 	rc = pg_run_sync(st, &statements[PP_CREATE], (const char *const[]){
 		out->project_id, name, ids, out->client_id, hash, store_admin_client.name,
-		store_admin_client.description }, pg_map_exists, &ignored, NULL, err);
+		store_admin_client.description, store_admin_client.token_endpoint_auth_method }, pg_map_exists, &ignored, NULL, err);
 	free(ids);
 	if (rc < 0)
 		store_new_project_release(out);
@@ -85,7 +85,7 @@ int pg_project_admin_client(struct store *st, const char *project_id, struct new
 	store_admin_credentials(out, hash);
 	rc = pg_run_sync(st, &statements[PP_ADMIN_CLIENT], (const char *const[]){
 		project_id, out->client_id, hash, store_admin_client.name,
-		store_admin_client.description }, pg_map_bool, &made, NULL, err);
+		store_admin_client.description, store_admin_client.token_endpoint_auth_method }, pg_map_bool, &made, NULL, err);
 	if (rc < 0 || !made) {
 		store_new_project_release(out);
 		return rc < 0 ? -1 : 0;

@@ -420,6 +420,7 @@ void user_claims_release(struct user_claims *u)
 void store_user_claims(struct store *st, const char *project_id, const char *user_id,
                        struct user_claims *out, struct completion done)
 {
+	PG_DISPATCH(st, pg_unsupported(done));
 	sqlite3_stmt *s = STMT(st, T_USER_CLAIMS);
 	struct api_error err;
 	int rc;

@@ -5,20 +5,22 @@
 -- edgeauth's own (crypto_new_id), passed in.
 
 -- An active admin client of the project, holding the twelve permissions of
--- its default resources (CONTRACT.md §2, §8).
+-- its default resources (CONTRACT.md §2, §8); p_name, p_description and
+-- p_method are store_admin_client's (src/store_projects.c).
 CREATE FUNCTION edgeauth_admin_client_insert(p_project ctext, p_client ctext,
-	p_secret_hash ctext, p_name ctext, p_description ctext, p_now bigint)
+	p_secret_hash ctext, p_name ctext, p_description ctext, p_method ctext, p_now bigint)
 RETURNS void LANGUAGE sql AS $$
-	INSERT INTO clients (id, project_id, name, description, secret_hash, is_active, created_at,
-	                     updated_at)
-	VALUES (p_client, p_project, p_name, p_description, p_secret_hash, true, p_now, p_now);
+	INSERT INTO clients (id, project_id, name, description, secret_hash, is_active,
+	                     token_endpoint_auth_method, created_at, updated_at)
+	VALUES (p_client, p_project, p_name, p_description, p_secret_hash, true, p_method, p_now,
+	        p_now);
 	INSERT INTO client_permissions (client_id, permission_id)
 	SELECT p_client, id FROM named_permissions WHERE project_id = p_project AND is_default;
 $$;
 
 -- p_ids: 16 new IDs, the four resources' then their permissions'.
 CREATE FUNCTION edgeauth_project_create(p_id ctext, p_name ctext, p_ids jsonb, p_client ctext,
-	p_secret_hash ctext, p_client_name ctext, p_client_description ctext)
+	p_secret_hash ctext, p_client_name ctext, p_client_description ctext, p_client_method ctext)
 RETURNS void LANGUAGE plpgsql AS $$
 DECLARE
 	ids ctext[] := edgeauth_ids(p_ids);
@@ -41,19 +43,19 @@ BEGIN
 	     (VALUES (1, 'Create', 'create'), (2, 'Update', 'update'), (3, 'Read', 'read'))
 	     AS p(n, name, code);
 	PERFORM edgeauth_admin_client_insert(p_id, p_client, p_secret_hash, p_client_name,
-	                                     p_client_description, now_ms);
+	                                     p_client_description, p_client_method, now_ms);
 END $$;
 
 -- A new admin client of an existing project (the CLI's recovery, §8): false
 -- when there is no such project.
 CREATE FUNCTION edgeauth_project_admin_client(p_project ctext, p_client ctext,
-	p_secret_hash ctext, p_client_name ctext, p_client_description ctext)
+	p_secret_hash ctext, p_client_name ctext, p_client_description ctext, p_client_method ctext)
 RETURNS boolean LANGUAGE plpgsql AS $$
 BEGIN
 	IF NOT EXISTS (SELECT 1 FROM projects WHERE id = p_project) THEN
 		RETURN false;
 	END IF;
 	PERFORM edgeauth_admin_client_insert(p_project, p_client, p_secret_hash, p_client_name,
-	                                     p_client_description, edgeauth_now_ms());
+	                                     p_client_description, p_client_method, edgeauth_now_ms());
 	RETURN true;
 END $$;
