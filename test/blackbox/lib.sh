@@ -60,9 +60,22 @@ pg_psql() {
 		-U edgeauth -d "$dbname" "$@"
 }
 
-# pg_url: the libpq connection string of the test's database
+# pg_url [DBNAME]: the libpq connection string of the test's database (or
+# of DBNAME)
 pg_url() {
-	echo "host=$EDGEAUTH_PG_HOST port=${EDGEAUTH_PG_PORT:-5432} dbname=$PG_DB user=edgeauth"
+	echo "host=$EDGEAUTH_PG_HOST port=${EDGEAUTH_PG_PORT:-5432} dbname=${1:-$PG_DB} user=edgeauth"
+}
+
+# pg_db_of PATH: a database of its own for a config that names another
+# store.path (a store apart, as SQLite's other file): made on first use
+pg_db_of() {
+	local name
+	name=${PG_DB}_$(printf '%s' "$1" | sha256sum | cut -c1-8)
+	if [ -z "$(pg_psql postgres -c "SELECT 1 FROM pg_database WHERE datname = '$name'")" ]; then
+		pg_psql postgres -c "CREATE DATABASE $name" > /dev/null ||
+			{ echo "FAIL [$TEST_NAME] cannot create database $name" >&2; exit 1; }
+	fi
+	echo "$name"
 }
 
 # db SQL: runs SQL on the server's store and prints its rows, columns
@@ -95,7 +108,10 @@ write_config() {
 	done
 	if [ "$BACKEND" = postgres ]; then
 		pg_db_create
-		store="backend = postgres"$'\n'"url = $(pg_url)"$'\n'"$store"
+		local path dbname=$PG_DB
+		path=$(printf '%s' "$store" | sed -n 's/^path=//p' | tail -1)
+		[ -n "$path" ] && dbname=$(pg_db_of "$path")
+		store="backend = postgres"$'\n'"url = $(pg_url "$dbname")"$'\n'"$store"
 	fi
 	# a section only when set: a binary from before it starts too
 	[ -n "$oidc" ] && oidc="[oidc]"$'\n'"$oidc"
