@@ -104,8 +104,10 @@ fuzz: deps
 	@scripts/fuzz $(FUZZ_SECONDS)
 
 # Throughput and latency of the hot paths on loopback (see docs/BENCHMARKS.md).
+# make bench BACKEND=postgres: the PostgreSQL rows against SQLite's
+BACKEND ?= sqlite
 bench: deps
-	@scripts/bench/run
+	@BACKEND=$(BACKEND) scripts/bench/run
 
 install: $(BIN)
 	install -D -m 0755 $(BIN) $(DESTDIR)/usr/local/bin/edgeauth
