@@ -6,6 +6,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct cidr;
+
 struct config {
 	/* [server] */
 	char *listen_host;        /* "127.0.0.1", "::1" */
@@ -50,8 +52,14 @@ struct config {
 	int signin_max_failures_per_address; /* per client address */
 	int signin_window_s;
 	int signin_tracked_keys;             /* slots of each counter table */
+	/* [sessions] */
+	long session_ttl_s;       /* a session lasts this long from its last password check */
 	/* [oidc] */
 	long id_token_ttl_s;
+	/* where back-channel logouts may go (CIDRs); none: the default rules
+	 * of backchannel.h */
+	struct cidr *backchannel_allow;
+	size_t backchannel_allow_count;
 };
 
 /* How a key's value is read. */

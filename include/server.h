@@ -16,6 +16,7 @@ struct throttle;
 struct auth_cache;
 struct event;
 struct deferred_reply;
+struct backchannel;
 struct tls;
 
 struct server {
@@ -34,6 +35,7 @@ struct server {
 	struct throttle *signin_accounts;
 	struct throttle *signin_addresses;
 	struct auth_cache *auth_cache;      /* verified bearer tokens */
+	struct backchannel *backchannel;    /* back-channel logout delivery */
 	/* Group commit: answers wait here until the batch they saw is durable. */
 	struct event *commit_ev;
 	struct deferred_reply *deferred_head, *deferred_tail;

@@ -1,20 +1,33 @@
 #ifndef EDGEAUTH_SIGNIN_H
 #define EDGEAUTH_SIGNIN_H
 /*
- * Signing users in (CONTRACT.md §6): the throttle on failed attempts
+ * Signing users in (CONTRACT.md §6, §7): the throttle on failed attempts
  * (CONTRACT.md §1 [signin]), the user look-up, the password check on the
- * worker pool, and the code a sign-in ends with. A sign-in is a flow
- * (flow.h) nested in the caller's step, whose outcome is a plain result for
- * the caller to render. Nothing here knows HTTP: the caller hands in the
- * client's address.
+ * worker pool, the session a password sign-in starts, the silent sign-in a
+ * live session gives (single sign-on), and the code either ends with. A
+ * sign-in is a flow (flow.h) nested in the caller's step, whose outcome is
+ * a plain result for the caller to render. Nothing here knows HTTP: the
+ * caller hands in the client's address and the session cookie's value.
  */
 #include <stdbool.h>
 
 #include "crypto.h"
 #include "flow.h"
 #include "server.h"
+#include "session.h"
 #include "store_tokens.h"
 #include "store_users.h"
+
+/* The OpenID Connect scopes edgeauth knows (CONTRACT.md §7), in the order
+ * a code stores them. */
+#define SIGNIN_OIDC_SCOPES { "openid", "profile", "email", "roles" }
+#define SIGNIN_NONCE_MAX_CHARS 512
+
+/* The OIDC scopes of an authorization request's scope (space-separated):
+ * those of SIGNIN_OIDC_SCOPES it asks for, each once, in that order, when
+ * it asks for openid (an OpenID Connect request); NULL when it does not (a
+ * plain OAuth request). Other values are ignored. Caller frees. */
+char *signin_oidc_scope(const char *scope);
 
 /* Whom a new code is for. Strings borrowed for the call's life. */
 struct code_request {
@@ -56,9 +69,12 @@ struct signin_request {
 	const char *client_id;
 	const char *redirect_uri;
 	const char *code_challenge;
+	const char *scope;            /* signin_oidc_scope's; NULL: plain OAuth */
+	const char *nonce;            /* NULL: none */
 	const char *email;
 	const char *password;
 	const char *address;          /* the client's address, for the throttle; "" unknown */
+	const char *session_cookie;   /* the project's cookie the browser sent; NULL: none */
 };
 
 enum signin_outcome {
@@ -71,10 +87,12 @@ enum signin_outcome {
 	SIGNIN_BUSY,         /* the hash queue is full: err (temporarily_unavailable) */
 };
 
-/* How a sign-in ended. signin_result_release wipes the code. */
+/* How a sign-in ended. signin_result_release wipes the code and secret. */
 struct signin_result {
 	enum signin_outcome outcome;
 	char *code;
+	/* SIGNIN_SIGNED_IN: the session's new cookie value, for the browser */
+	char *session_secret;
 	int retry_after_s;
 	struct api_error err;
 };
@@ -101,6 +119,7 @@ struct signin {
 	char *keys[SIGNIN_COUNT__N];   /* each counter's key of this attempt */
 	struct store_user_signin user;
 	int verified;                  /* passwords_verify's ok */
+	struct session_begin session;
 	struct code_mint mint;
 	bool code_failed;
 };
@@ -112,11 +131,61 @@ struct signin {
  * is checked (taken back when the queue is full: SIGNIN_BUSY); the password
  * is checked, against a dummy hash for an unknown account so that the time
  * tells nothing; a success wipes the account's counts and takes its own
- * count back from the address's, and mints a code. done's err is set only
+ * count back from the address's, starts a session (session_begin, with
+ * in->session_cookie as the old cookie) and mints a code of that session
+ * (SIGNIN_NO_CODE when either cannot be stored). done's err is set only
  * when the store failed to look the user up (system_error); else *out says
  * how it ended. s is the caller's until done has run; signin_release. */
 void signin_run(struct signin *s, struct server *srv, const struct signin_request *in,
                 struct signin_result *out, struct completion done);
 void signin_release(struct signin *s);
+
+/* ---- single sign-on ---- */
+
+/* An authorization request's silent sign-in, its client checked as for a
+ * sign-in. Strings borrowed until done has run. */
+struct signin_silent_request {
+	const char *project_id;
+	const char *client_id;
+	const char *redirect_uri;
+	const char *code_challenge;
+	const char *scope;
+	const char *nonce;
+	const char *session_cookie;   /* NULL: none */
+	struct session_ask ask;
+};
+
+enum signin_silent_outcome {
+	SILENT_SIGNED_IN,        /* code is the new authorization code */
+	SILENT_NO_CODE,          /* the session would do, but no code could be stored */
+	SILENT_FORM,             /* the sign-in form is to be shown */
+	SILENT_LOGIN_REQUIRED,   /* it would be, but the request said prompt=none */
+};
+
+/* A silent sign-in in progress; the fields are the flow's. */
+struct signin_silent {
+	struct flow flow;
+	struct server *srv;
+	const struct signin_silent_request *in;
+	enum signin_silent_outcome *outcome;
+	char **code;
+	struct completion done;
+	struct session_lookup session;
+	struct code_mint mint;
+	bool code_failed;
+};
+
+/* CONTRACT.md §7: the live session in->session_cookie names in the
+ * client's project signs the user in without the form, unless session_judge
+ * says the form (or login_required): the client is recorded in the session
+ * (back-channel logout) and a code is minted that carries the session's id
+ * and auth_time. *code (caller wipes and frees) is set for
+ * SILENT_SIGNED_IN. done's err is set only when the store failed to look
+ * the session up. s is the caller's until done has run;
+ * signin_silent_release. */
+void signin_silent_run(struct signin_silent *s, struct server *srv,
+                       const struct signin_silent_request *in,
+                       enum signin_silent_outcome *outcome, char **code, struct completion done);
+void signin_silent_release(struct signin_silent *s);
 
 #endif

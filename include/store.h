@@ -55,6 +55,8 @@ struct store {
 	struct stmt_set tokens;
 	struct stmt_set grants;
 	struct stmt_set keys;
+	struct stmt_set outbox;
+	struct stmt_set sessions;
 	/* Caches of derived data, good at one store_stamp: our own commits and
 	 * rollbacks bump generation (a savepoint's release moves no data
 	 * version). */
@@ -227,6 +229,8 @@ extern const struct stmt_set store_clients_sql;
 extern const struct stmt_set store_tokens_sql;
 extern const struct stmt_set store_grants_sql;
 extern const struct stmt_set store_keys_sql;
+extern const struct stmt_set store_outbox_sql;
+extern const struct stmt_set store_sessions_sql;
 
 /* The stamp of the store as this request reads it (store_cache.h): call it
  * only after the request has stepped a statement. */

@@ -166,12 +166,21 @@ int store_client_insert(struct store *st, const char *project_id, const char *cl
  * system_error. */
 int store_client_grant_admin(struct store *st, const char *client_id, struct api_error *err);
 
-/* ---- what sign-in reads ---- */
+/* ---- what sign-in and logout read ---- */
 
 /* Whether redirect_uri is one the client registered, exactly (*registered
  * false too when there is no such client). */
 void store_client_redirect_registered(struct store *st, const char *client_id,
                                       const char *redirect_uri, bool *registered,
                                       struct completion done);
+/* The same for the client's post_logout_redirect_uris (OIDC RP-Initiated
+ * Logout §3, CONTRACT.md §7). */
+void store_client_post_logout_registered(struct store *st, const char *client_id,
+                                         const char *uri, bool *registered,
+                                         struct completion done);
+/* The client's name, for the pages that name the app (*name NULL: no such
+ * client; caller frees). */
+void store_client_name(struct store *st, const char *client_id, char **name,
+                       struct completion done);
 
 #endif

@@ -1,10 +1,13 @@
 /*
- * GET /api/v1/authorize shows the sign-in form; POST signs the user in
- * (signin.c) and redirects with a code. Until the client and its redirect
- * URI are known to be good we answer with a page and never redirect (RFC
- * 6749 §4.1.2.1): an open redirector is worse than an error. The answers are
- * pages and redirects; only a failing store answers the JSON system_error.
+ * GET /api/v1/authorize signs the user in at once when their session allows
+ * (single sign-on, signin.c), else shows the sign-in form; POST signs the
+ * user in with a password (signin.c), starts a session and redirects with a
+ * code. Until the client and its redirect URI are known to be good we
+ * answer with a page and never redirect (RFC 6749 §4.1.2.1): an open
+ * redirector is worse than an error. The answers are pages and redirects;
+ * only a failing store answers the JSON system_error.
  */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <event2/buffer.h>
@@ -15,13 +18,10 @@
 #include "crypto.h"
 #include "form.h"
 #include "html.h"
-#include "json_util.h"
 #include "request.h"
+#include "session.h"
 #include "signin.h"
-#include "store.h"
 #include "store_clients.h"
-#include "store_grants.h"
-#include "store_users.h"
 #include "util.h"
 #include "validate.h"
 
@@ -36,134 +36,38 @@ struct authz_params {
 	const char *code_challenge;
 	const char *code_challenge_method;
 	const char *state;
+	/* OpenID Connect (CONTRACT.md §7) */
+	const char *scope;
+	const char *nonce;
+	const char *prompt;
+	const char *max_age;
+	const char *login_hint;
+	const char *request;          /* never supported: only checked for */
+	const char *request_uri;
+	/* the form's own fields (POST) */
 	const char *email;
 	const char *password;
 };
 
-/* ---- pages ---- */
+/* The parameters read from the query or the form, and which of them the
+ * form carries (hidden fields) so that the next attempt is the same
+ * request. */
+static const struct authz_param {
+	const char *name;
+	size_t offset;
+	bool carried;
+} authz_params[] = {
+#define PARAM(field, carried) { #field, offsetof(struct authz_params, field), carried }
+	PARAM(response_type, true), PARAM(client_id, true), PARAM(redirect_uri, true),
+	PARAM(code_challenge, true), PARAM(code_challenge_method, true), PARAM(state, true),
+	PARAM(scope, true), PARAM(nonce, true), PARAM(prompt, true), PARAM(max_age, true),
+	PARAM(login_hint, true), PARAM(request, false), PARAM(request_uri, false),
+#undef PARAM
+};
 
-static void add_hidden(struct evbuffer *buf, const char *name, const char *value)
+static const char **param_slot(struct authz_params *p, const struct authz_param *d)
 {
-	if (!value)
-		return;
-	evbuffer_add_printf(buf, "<input type=\"hidden\" name=\"%s\" value=\"", name);
-	html_escape_into(buf, value);
-	evbuffer_add(buf, "\">\n", 3);
-}
-
-static struct evbuffer *page_head(const char *title)
-{
-	struct evbuffer *buf = evbuffer_new();
-
-	evbuffer_add_printf(buf, "<!doctype html>\n<html lang=\"en\">\n<head>\n"
-	                    "<meta charset=\"utf-8\">\n"
-	                    "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
-	                    "<title>%s</title>\n<link rel=\"icon\" href=\"data:,\">\n"
-	                    "<style>%s</style>\n</head>\n<body>\n<main>\n", title, html_style());
-	return buf;
-}
-
-/* The sign-in form, posting to issuer; after a failure with message, and
- * the error code in a data attribute for programs (too_many_attempts). */
-static struct evbuffer *form_page(const char *issuer, const struct authz_params *p,
-                                  const char *message, const char *error_code)
-{
-	struct evbuffer *buf = page_head("Sign in");
-
-	evbuffer_add_printf(buf, "<h1>Sign in</h1>\n");
-	if (message)
-		evbuffer_add_printf(buf, "<p class=\"error\" role=\"alert\" data-error=\"%s\">%s</p>\n",
-		                    error_code ? error_code : "access_denied", message);
-	evbuffer_add_printf(buf, "<form method=\"post\" action=\"");
-	html_escape_into(buf, issuer);
-	evbuffer_add_printf(buf, "/api/v1/authorize\">\n");
-	add_hidden(buf, "response_type", p->response_type);
-	add_hidden(buf, "client_id", p->client_id);
-	add_hidden(buf, "redirect_uri", p->redirect_uri);
-	add_hidden(buf, "code_challenge", p->code_challenge);
-	add_hidden(buf, "code_challenge_method", p->code_challenge_method);
-	add_hidden(buf, "state", p->state);
-	/* type="text", not "email": browsers refuse or punycode-rewrite
-	 * non-ASCII addresses, which the API accepts. */
-	evbuffer_add_printf(buf, "<label for=\"email\">Email</label>\n"
-	                    "<input id=\"email\" name=\"email\" type=\"text\" inputmode=\"email\""
-	                    " autocomplete=\"username\" autocapitalize=\"none\" spellcheck=\"false\""
-	                    " required autofocus value=\"");
-	html_escape_into(buf, p->email);
-	evbuffer_add_printf(buf, "\">\n<label for=\"password\">Password</label>\n"
-	                    "<input id=\"password\" name=\"password\" type=\"password\""
-	                    " autocomplete=\"current-password\" required>\n"
-	                    "<button type=\"submit\">Sign in</button>\n</form>\n</main>\n</body>\n</html>\n");
-	return buf;
-}
-
-/* The form again after too many failures, with the seconds to wait. */
-static struct evbuffer *throttled_page(const char *issuer, const struct authz_params *p,
-                                       int retry_after_s)
-{
-	char msg[96];
-
-	snprintf(msg, sizeof msg, "Too many failed sign-ins. Try again in %d seconds.",
-	         retry_after_s);
-	return form_page(issuer, p, msg, "too_many_attempts");
-}
-
-/* The 400 page of a request that cannot be redirected. */
-static struct evbuffer *error_page(const char *reason)
-{
-	struct evbuffer *buf = page_head("Sign-in error");
-
-	evbuffer_add_printf(buf, "<h1>This sign-in link cannot be used</h1>\n"
-	                    "<p class=\"error\" role=\"alert\">%s</p>\n"
-	                    "<p>Go back to the application and try again.</p>\n"
-	                    "</main>\n</body>\n</html>\n", reason);
-	return buf;
-}
-
-/* ---- redirects ---- */
-
-static void add_query_param(struct evbuffer *buf, const char *name, const char *value, bool *first)
-{
-	char *enc = evhttp_uriencode(value, -1, 0);
-	evbuffer_add_printf(buf, "%s%s=%s", *first ? "" : "&", name, enc ? enc : "");
-	free(enc);
-	*first = false;
-}
-
-/* The redirect URI with code or error, then state and iss (RFC 9207). */
-static char *redirect_location(const char *issuer, const struct authz_params *p,
-                               const char *code, const char *error)
-{
-	struct evbuffer *buf = evbuffer_new();
-	bool first = true;
-	char *location;
-	size_t len;
-
-	evbuffer_add_printf(buf, "%s%c", p->redirect_uri,
-	                    strchr(p->redirect_uri, '?') ? '&' : '?');
-	if (code)
-		add_query_param(buf, "code", code, &first);
-	else
-		add_query_param(buf, "error", error, &first);
-	if (p->state)
-		add_query_param(buf, "state", p->state, &first);
-	add_query_param(buf, "iss", issuer, &first);
-	len = evbuffer_get_length(buf);
-	location = xmalloc(len + 1);
-	evbuffer_remove(buf, location, len);
-	location[len] = '\0';
-	evbuffer_free(buf);
-	return location;
-}
-
-/* ---- checks ---- */
-
-/* The checks that may redirect with error=invalid_request. */
-static bool request_is_valid(const struct authz_params *p)
-{
-	return p->response_type && !strcmp(p->response_type, "code") &&
-	       p->code_challenge && validate_code_challenge(p->code_challenge) &&
-	       p->code_challenge_method && !strcmp(p->code_challenge_method, "S256");
+	return (const char **)(void *)((char *)p + d->offset);
 }
 
 static bool missing(const char *v)
@@ -171,44 +75,132 @@ static bool missing(const char *v)
 	return !v || !*v;
 }
 
-/* ---- the steps GET and POST share ---- */
+/* ---- what GET and POST share ---- */
 
 struct authorize {
 	struct authz_params p;
 	struct client_auth client;
+	char *client_name;            /* NULL until read */
 	bool registered;              /* the redirect URI is the client's */
+	struct session_ask ask;
+	char *oidc_scope;             /* signin_oidc_scope's; NULL: plain OAuth */
+	char *cookie;                 /* the project's session cookie, as sent */
 	char address[64];             /* the client's, for the throttle */
 	struct signin_request in;
 	struct signin signin;
 	struct signin_result result;
+	struct signin_silent_request silent_in;
+	struct signin_silent silent;
+	enum signin_silent_outcome silent_outcome;
+	char *silent_code;
 };
 
 static void authorize_release(void *state)
 {
 	struct authorize *a = state;
 
+	free(a->client_name);
+	free(a->oidc_scope);
+	crypto_wipe_free(a->cookie);
 	signin_release(&a->signin);
 	signin_result_release(&a->result);
+	signin_silent_release(&a->silent);
+	crypto_wipe_free(a->silent_code);
 }
+
+/* ---- pages ---- */
+
+/* The sign-in form, posting to issuer; after a failure with message, and
+ * the error code in a data attribute for programs (too_many_attempts). */
+static struct evbuffer *form_page(const char *issuer, struct authorize *a, const char *message,
+                                  const char *error_code)
+{
+	char *title = a->client_name ? xasprintf("Sign in to %s", a->client_name)
+	                             : xstrdup("Sign in");
+	struct evbuffer *buf = html_page_begin(title);
+	struct authz_params *p = &a->p;
+
+	evbuffer_add_printf(buf, "<h1>");
+	html_escape_into(buf, title);
+	evbuffer_add_printf(buf, "</h1>\n");
+	free(title);
+	if (message)
+		evbuffer_add_printf(buf, "<p class=\"error\" role=\"alert\" data-error=\"%s\">%s</p>\n",
+		                    error_code ? error_code : "access_denied", message);
+	evbuffer_add_printf(buf, "<form method=\"post\" action=\"");
+	html_escape_into(buf, issuer);
+	evbuffer_add_printf(buf, "/api/v1/authorize\">\n");
+	for (size_t i = 0; i < sizeof authz_params / sizeof authz_params[0]; i++)
+		if (authz_params[i].carried)
+			html_add_hidden(buf, authz_params[i].name, *param_slot(p, &authz_params[i]));
+	/* type="text", not "email": browsers refuse or punycode-rewrite
+	 * non-ASCII addresses, which the API accepts. */
+	evbuffer_add_printf(buf, "<label for=\"email\">Email</label>\n"
+	                    "<input id=\"email\" name=\"email\" type=\"text\" inputmode=\"email\""
+	                    " autocomplete=\"username\" autocapitalize=\"none\" spellcheck=\"false\""
+	                    " required autofocus value=\"");
+	html_escape_into(buf, p->email ? p->email : p->login_hint);
+	evbuffer_add_printf(buf, "\">\n<label for=\"password\">Password</label>\n"
+	                    "<input id=\"password\" name=\"password\" type=\"password\""
+	                    " autocomplete=\"current-password\" required>\n"
+	                    "<button type=\"submit\">Sign in</button>\n</form>\n");
+	return buf;
+}
+
+/* The form again after too many failures, with the seconds to wait. */
+static struct evbuffer *throttled_page(const char *issuer, struct authorize *a,
+                                       int retry_after_s)
+{
+	char msg[96];
+
+	snprintf(msg, sizeof msg, "Too many failed sign-ins. Try again in %d seconds.",
+	         retry_after_s);
+	return form_page(issuer, a, msg, "too_many_attempts");
+}
+
+/* The 400 page of a request that cannot be redirected. */
+static enum step_result refuse(struct request_ctx *ctx, const char *reason)
+{
+	html_reply(ctx, 400, html_error_page("Sign-in error", "This sign-in link cannot be used",
+	                                     reason));
+	return STEP_DONE;
+}
+
+/* ---- redirects ---- */
+
+/* The redirect URI with code, or error and its description, then state
+ * (when sent) and iss (RFC 9207). */
+static char *redirect_location(const char *issuer, const struct authz_params *p,
+                               const char *code, const char *error, const char *description)
+{
+	const char *names[] = { code ? "code" : "error", "error_description", "state", "iss" };
+	const char *values[] = { code ? code : error, code ? NULL : description, p->state, issuer };
+
+	return html_redirect_url(p->redirect_uri, names, values, sizeof names / sizeof names[0]);
+}
+
+static enum step_result redirect_error(struct request_ctx *ctx, const char *error,
+                                       const char *description)
+{
+	struct authorize *a = ctx->state;
+
+	html_redirect(ctx, redirect_location(ctx->srv->cfg->issuer, &a->p, NULL, error,
+	                                     description));
+	return STEP_DONE;
+}
+
+/* ---- the steps GET and POST share ---- */
 
 /* Reads the parameters from q: the query of a GET, the form of a POST. */
 static enum step_result params_read(struct flow *f, const struct evkeyvalq *q)
 {
-	static const char *const names[] = {
-		"response_type", "client_id", "redirect_uri", "code_challenge",
-		"code_challenge_method", "state",
-	};
 	struct request_ctx *ctx = request_of(f);
 	struct authorize *a = request_state(ctx, sizeof *a, authorize_release);
-	const char **slots[] = { &a->p.response_type, &a->p.client_id, &a->p.redirect_uri,
-	                         &a->p.code_challenge, &a->p.code_challenge_method, &a->p.state };
 	struct api_error err;
 
-	for (size_t i = 0; i < sizeof slots / sizeof slots[0]; i++)
-		if (form_get(q, names[i], slots[i], &err) < 0) {
-			html_reply(ctx, 400, error_page("A parameter was sent more than once."));
-			return STEP_DONE;
-		}
+	for (size_t i = 0; i < sizeof authz_params / sizeof authz_params[0]; i++)
+		if (form_get(q, authz_params[i].name, param_slot(&a->p, &authz_params[i]), &err) < 0)
+			return refuse(ctx, "A parameter was sent more than once.");
 	return STEP_NEXT;
 }
 
@@ -242,8 +234,7 @@ static enum step_result client_check(struct flow *f)
 
 	if (c->found && c->is_active && c->project_active)
 		return STEP_NEXT;
-	html_reply(ctx, 400, error_page("The application is unknown or not active."));
-	return STEP_DONE;
+	return refuse(ctx, "The application is unknown or not active.");
 }
 
 static enum step_result redirect_get(struct flow *f)
@@ -264,51 +255,145 @@ static enum step_result redirect_check(struct flow *f)
 
 	if (((struct authorize *)ctx->state)->registered)
 		return STEP_NEXT;
-	html_reply(ctx, 400, error_page("The redirect URI is not registered for this application."));
-	return STEP_DONE;
+	return refuse(ctx, "The redirect URI is not registered for this application.");
+}
+
+/* The checks that redirect with an error, in this order (RFC 6749
+ * §4.1.2.1, OIDC Core §3.1.2.6, CONTRACT.md §6-§7); on success a->ask and
+ * a->oidc_scope are read. 0, or -1 with the error and its description. */
+static int request_read(struct authorize *a, const char **error, const char **why)
+{
+	const struct authz_params *p = &a->p;
+
+	*error = "invalid_request";
+	if (p->request) {
+		*error = "request_not_supported";
+		*why = "Request objects are not supported.";
+	} else if (p->request_uri) {
+		*error = "request_uri_not_supported";
+		*why = "request_uri is not supported.";
+	} else if (missing(p->response_type)) {
+		*why = "response_type is required.";
+	} else if (strcmp(p->response_type, "code") != 0) {
+		*error = "unsupported_response_type";
+		*why = "Only response_type=code is supported.";
+	} else if (!p->code_challenge || !validate_code_challenge(p->code_challenge) ||
+	           !p->code_challenge_method || strcmp(p->code_challenge_method, "S256") != 0) {
+		*why = "PKCE with S256 is required: send code_challenge and code_challenge_method=S256.";
+	} else if (session_ask_read(p->prompt, p->max_age, &a->ask, why) < 0) {
+		;   /* why is set */
+	} else if (p->nonce && utf8_chars(p->nonce) > SIGNIN_NONCE_MAX_CHARS) {
+		*why = "nonce is longer than 512 characters.";
+	} else {
+		a->oidc_scope = signin_oidc_scope(p->scope);
+		return 0;
+	}
+	return -1;
 }
 
 /* From here on the redirect URI is good: errors go back to it. */
 static enum step_result request_check(struct flow *f)
 {
 	struct request_ctx *ctx = request_of(f);
-	struct authorize *a = ctx->state;
+	const char *error, *why;
 
-	if (request_is_valid(&a->p))
+	if (request_read(ctx->state, &error, &why) == 0)
 		return STEP_NEXT;
-	html_redirect(ctx, redirect_location(ctx->srv->cfg->issuer, &a->p, NULL, "invalid_request"));
-	return STEP_DONE;
+	return redirect_error(ctx, error, why);
 }
 
-/* ---- GET: the form ---- */
+static enum step_result cookie_read(struct flow *f)
+{
+	struct request_ctx *ctx = request_of(f);
+	struct authorize *a = ctx->state;
+
+	a->cookie = html_session_cookie(ctx, a->client.project_id);
+	return STEP_NEXT;
+}
+
+/* The app's name, for the form's heading. */
+static enum step_result name_get(struct flow *f)
+{
+	struct request_ctx *ctx = request_of(f);
+	struct authorize *a = ctx->state;
+
+	store_client_name(ctx->srv->store, a->p.client_id, &a->client_name, flow_completion(f));
+	return STEP_WAIT;
+}
+
+/* ---- GET: single sign-on, else the form ---- */
+
+static enum step_result silent_sign_in(struct flow *f)
+{
+	struct request_ctx *ctx = request_of(f);
+	struct authorize *a = ctx->state;
+
+	a->silent_in = (struct signin_silent_request){
+		.project_id = a->client.project_id, .client_id = a->p.client_id,
+		.redirect_uri = a->p.redirect_uri, .code_challenge = a->p.code_challenge,
+		.scope = a->oidc_scope, .nonce = a->p.nonce, .session_cookie = a->cookie,
+		.ask = a->ask,
+	};
+	signin_silent_run(&a->silent, ctx->srv, &a->silent_in, &a->silent_outcome,
+	                  &a->silent_code, flow_completion(f));
+	return STEP_WAIT;
+}
+
+static enum step_result silent_answer(struct flow *f)
+{
+	struct request_ctx *ctx = request_of(f);
+	struct authorize *a = ctx->state;
+
+	switch (a->silent_outcome) {
+	case SILENT_SIGNED_IN:
+		html_redirect(ctx, redirect_location(ctx->srv->cfg->issuer, &a->p, a->silent_code,
+		                                     NULL, NULL));
+		return STEP_DONE;
+	case SILENT_NO_CODE:
+		return redirect_error(ctx, "server_error", "The sign-in could not be stored.");
+	case SILENT_LOGIN_REQUIRED:
+		return redirect_error(ctx, "login_required",
+		                      "prompt=none was sent, and the user must sign in.");
+	case SILENT_FORM:
+		break;
+	}
+	return STEP_NEXT;
+}
 
 static enum step_result form_show(struct flow *f)
 {
 	struct request_ctx *ctx = request_of(f);
 
-	html_reply(ctx, 200, form_page(ctx->srv->cfg->issuer, &((struct authorize *)ctx->state)->p,
-	                               NULL, NULL));
+	html_reply(ctx, 200, form_page(ctx->srv->cfg->issuer, ctx->state, NULL, NULL));
 	return STEP_DONE;
 }
 
 flow_step *const authorize_get_steps[] = {
 	query_read, client_get, client_check, redirect_get, redirect_check, request_check,
-	form_show, NULL,
+	cookie_read, silent_sign_in, silent_answer, name_get, form_show, NULL,
 };
 
 /* ---- POST: the sign-in ---- */
+
+/* CONTRACT.md §7: a post from another site's page starts nothing (login
+ * CSRF). */
+static enum step_result origin_check(struct flow *f)
+{
+	return html_post_origin_check(request_of(f)) ? STEP_NEXT : STEP_DONE;
+}
 
 /* Missing email or password: the form again, and nothing counted. */
 static enum step_result credentials_read(struct flow *f)
 {
 	struct request_ctx *ctx = request_of(f);
-	struct authz_params *p = &((struct authorize *)ctx->state)->p;
+	struct authorize *a = ctx->state;
+	struct authz_params *p = &a->p;
 	struct api_error err;
 
 	if (form_get(&ctx->form, "email", &p->email, &err) < 0 ||
 	    form_get(&ctx->form, "password", &p->password, &err) < 0 ||
 	    missing(p->email) || missing(p->password)) {
-		html_reply(ctx, 401, form_page(ctx->srv->cfg->issuer, p, SIGNIN_FAILED, NULL));
+		html_reply(ctx, 401, form_page(ctx->srv->cfg->issuer, a, SIGNIN_FAILED, NULL));
 		return STEP_DONE;
 	}
 	return STEP_NEXT;
@@ -335,8 +420,10 @@ static enum step_result sign_in(struct flow *f)
 	a->in = (struct signin_request){
 		.project_id = a->client.project_id, .client_id = a->p.client_id,
 		.redirect_uri = a->p.redirect_uri, .code_challenge = a->p.code_challenge,
+		.scope = a->oidc_scope, .nonce = a->p.nonce,
 		.email = a->p.email, .password = a->p.password,
 		.address = peer_address(ctx, a->address, sizeof a->address),
+		.session_cookie = a->cookie,
 	};
 	signin_run(&a->signin, ctx->srv, &a->in, &a->result, flow_completion(f));
 	return STEP_WAIT;
@@ -351,18 +438,18 @@ static enum step_result sign_in_answer(struct flow *f)
 
 	switch (a->result.outcome) {
 	case SIGNIN_SIGNED_IN:
-		html_redirect(ctx, redirect_location(issuer, &a->p, a->result.code, NULL));
+		html_set_session_cookie(ctx, a->client.project_id, a->result.session_secret);
+		html_redirect(ctx, redirect_location(issuer, &a->p, a->result.code, NULL, NULL));
 		return STEP_DONE;
 	case SIGNIN_NO_CODE:
-		html_redirect(ctx, redirect_location(issuer, &a->p, NULL, "server_error"));
-		return STEP_DONE;
+		return redirect_error(ctx, "server_error", "The sign-in could not be stored.");
 	case SIGNIN_REFUSED:
-		html_reply(ctx, 401, form_page(issuer, &a->p, SIGNIN_FAILED, NULL));
+		html_reply(ctx, 401, form_page(issuer, a, SIGNIN_FAILED, NULL));
 		return STEP_DONE;
 	case SIGNIN_THROTTLED:
 		snprintf(retry, sizeof retry, "%d", a->result.retry_after_s);
 		http_add_header(ctx, "Retry-After", retry);
-		html_reply(ctx, 429, throttled_page(issuer, &a->p, a->result.retry_after_s));
+		html_reply(ctx, 429, throttled_page(issuer, a, a->result.retry_after_s));
 		return STEP_DONE;
 	case SIGNIN_BUSY:
 		break;
@@ -371,6 +458,6 @@ static enum step_result sign_in_answer(struct flow *f)
 }
 
 flow_step *const authorize_post_steps[] = {
-	form_read, client_get, client_check, redirect_get, redirect_check, request_check,
-	credentials_read, sign_in, sign_in_answer, NULL,
+	origin_check, form_read, client_get, client_check, redirect_get, redirect_check,
+	request_check, cookie_read, name_get, credentials_read, sign_in, sign_in_answer, NULL,
 };

@@ -11,6 +11,7 @@
 #include <strings.h>
 #include <ini.h>
 
+#include "cidr.h"
 #include "config.h"
 #include "pg_url.h"
 #include "util.h"
@@ -154,6 +155,26 @@ static int parse_insecure_transport(struct config *cfg, const char *value,
 	return 0;
 }
 
+/* Space- or tab-separated CIDRs; empty is none (the default rules). */
+static int parse_backchannel_allow(struct config *cfg, const char *value,
+                                   char reason[CONFIG_REASON_MAX])
+{
+	struct cidr *list;
+	size_t n;
+
+	if (cidr_parse_list(value, &list, &n, reason, CONFIG_REASON_MAX) < 0)
+		return -1;
+	free(cfg->backchannel_allow);
+	cfg->backchannel_allow = list;
+	cfg->backchannel_allow_count = n;
+	return 0;
+}
+
+static void release_backchannel_allow(struct config *cfg)
+{
+	free(cfg->backchannel_allow);
+}
+
 /* A field's offset, once the compiler has checked that the field has the C
  * type its row's CONFIG_ type writes (a mismatch would write past it). */
 #define FIELD(name, ctype) (offsetof(struct config, name) + 0 * sizeof(struct { \
@@ -252,6 +273,11 @@ static const struct config_key keys[] = {
 	{ .section = "signin", .key = "tracked_keys", INT_FIELD(signin_tracked_keys),
 	  .min = 16, .max = 10000000, .default_value = "4096" },
 
+	{ .section = "oidc", .key = "backchannel_allow", .type = CONFIG_PARSED,
+	  .parse = parse_backchannel_allow, .release = release_backchannel_allow,
+	  .default_value = "" },
+	{ .section = "sessions", .key = "ttl_s", LONG_FIELD(session_ttl_s),
+	  .min = 1, .max = 365 * DAY_S, .default_value = "28800" },
 	{ .section = "oidc", .key = "id_token_ttl_s", LONG_FIELD(id_token_ttl_s),
 	  .min = 1, .max = 31 * DAY_S, .default_value = "3600" },
 };

@@ -1,12 +1,22 @@
-/* HTML helpers for the sign-in pages. Every value from a request goes
- * through html_escape_into; the pages run no script and load nothing. */
+/* What the browser's endpoints share (html.h). Every value from a request
+ * goes through html_escape_into; the pages run no script and load nothing. */
+#include <ctype.h>
+#include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <sys/queue.h>
 #include <openssl/evp.h>
 #include <event2/buffer.h>
+#include <event2/http.h>
+#include <event2/keyvalq_struct.h>
 
+#include "config.h"
 #include "crypto.h"
 #include "html.h"
+#include "request.h"
+#include "session.h"
 #include "util.h"
+#include "validate.h"
 
 static const char style[] =
 	"body{font-family:system-ui,sans-serif;background:#f4f5f7;margin:0;color:#1d2330}"
@@ -60,19 +70,84 @@ const char *html_csp(void)
 	return csp;
 }
 
+struct evbuffer *html_page_begin(const char *title)
+{
+	struct evbuffer *buf = evbuffer_new();
+
+	evbuffer_add_printf(buf, "<!doctype html>\n<html lang=\"en\">\n<head>\n"
+	                    "<meta charset=\"utf-8\">\n"
+	                    "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+	                    "<title>");
+	html_escape_into(buf, title);
+	evbuffer_add_printf(buf, "</title>\n<link rel=\"icon\" href=\"data:,\">\n"
+	                    "<style>%s</style>\n</head>\n<body>\n<main>\n", style);
+	return buf;
+}
+
+struct evbuffer *html_error_page(const char *title, const char *heading, const char *reason)
+{
+	struct evbuffer *buf = html_page_begin(title);
+
+	evbuffer_add_printf(buf, "<h1>%s</h1>\n<p class=\"error\" role=\"alert\">%s</p>\n"
+	                    "<p>Go back to the application and try again.</p>\n", heading, reason);
+	return buf;
+}
+
+void html_add_hidden(struct evbuffer *buf, const char *name, const char *value)
+{
+	if (!value)
+		return;
+	evbuffer_add_printf(buf, "<input type=\"hidden\" name=\"%s\" value=\"", name);
+	html_escape_into(buf, value);
+	evbuffer_add(buf, "\">\n", 3);
+}
+
+/* CONTRACT.md §7: same-origin, never no-referrer: with no-referrer a
+ * browser sends "Origin: null" on the page's own form post, which the
+ * Origin check must refuse. */
 void html_reply(struct request_ctx *ctx, int status, struct evbuffer *buf)
 {
-	size_t len = evbuffer_get_length(buf);
-	char *text = xmalloc(len + 1);
+	size_t len;
+	char *text;
 
+	evbuffer_add_printf(buf, "</main>\n</body>\n</html>\n");
+	len = evbuffer_get_length(buf);
+	text = xmalloc(len + 1);
 	evbuffer_remove(buf, text, len);
 	evbuffer_free(buf);
 	http_add_header(ctx, "Content-Security-Policy", html_csp());
 	http_add_header(ctx, "X-Frame-Options", "DENY");
 	http_add_header(ctx, "X-Content-Type-Options", "nosniff");
-	http_add_header(ctx, "Referrer-Policy", "no-referrer");
+	http_add_header(ctx, "Referrer-Policy", "same-origin");
 	http_reply_raw(ctx, status, "text/html; charset=utf-8", text, len);
 	free(text);
+}
+
+char *html_redirect_url(const char *base, const char *const *names, const char *const *values,
+                        size_t n)
+{
+	struct evbuffer *buf = evbuffer_new();
+	char sep = strchr(base, '?') ? '&' : '?';
+	char *url;
+	size_t len;
+
+	evbuffer_add(buf, base, strlen(base));
+	for (size_t i = 0; i < n; i++) {
+		char *enc;
+
+		if (!values[i])
+			continue;
+		enc = evhttp_uriencode(values[i], -1, 0);
+		evbuffer_add_printf(buf, "%c%s=%s", sep, names[i], enc ? enc : "");
+		free(enc);
+		sep = '&';
+	}
+	len = evbuffer_get_length(buf);
+	url = xmalloc(len + 1);
+	evbuffer_remove(buf, url, len);
+	url[len] = '\0';
+	evbuffer_free(buf);
+	return url;
 }
 
 void html_redirect(struct request_ctx *ctx, char *location)
@@ -81,4 +156,120 @@ void html_redirect(struct request_ctx *ctx, char *location)
 	http_add_header(ctx, "Referrer-Policy", "no-referrer");
 	http_reply_raw(ctx, 302, NULL, NULL, 0);
 	crypto_wipe_free(location);
+}
+
+/* ---- the Origin check ---- */
+
+/* An origin's parts: scheme and host lower-cased, the port with the
+ * scheme's default filled in. */
+struct origin {
+	char scheme[6];
+	char host[256];
+	long port;
+};
+
+/* Reads "scheme://host[:port]" from s, then a path when path_ok (the
+ * issuer may have one; an Origin never does). 0, or -1 when malformed. */
+static int origin_parse(const char *s, bool path_ok, struct origin *o)
+{
+	const char *host, *end, *port;
+	size_t len;
+
+	memset(o, 0, sizeof *o);
+	if (!strncasecmp(s, "https://", 8)) {
+		strcpy(o->scheme, "https");
+		o->port = 443;
+		host = s + 8;
+	} else if (!strncasecmp(s, "http://", 7)) {
+		strcpy(o->scheme, "http");
+		o->port = 80;
+		host = s + 7;
+	} else {
+		return -1;
+	}
+	/* an IPv6 literal keeps its colons inside brackets */
+	end = *host == '[' ? strchr(host, ']') : host + strcspn(host, ":/");
+	if (!end)
+		return -1;
+	if (*host == '[')
+		end++;
+	len = (size_t)(end - host);
+	if (len == 0 || len >= sizeof o->host || memchr(host, '@', len))
+		return -1;
+	for (size_t i = 0; i < len; i++)
+		o->host[i] = (char)tolower((unsigned char)host[i]);
+	if (*end == ':') {
+		port = end + 1;
+		end = port + strcspn(port, "/");
+		if (end > port) {
+			char digits[8];
+			if ((size_t)(end - port) >= sizeof digits)
+				return -1;
+			memcpy(digits, port, (size_t)(end - port));
+			digits[end - port] = '\0';
+			if (parse_long_range(digits, 1, 65535, &o->port) < 0)
+				return -1;
+		}
+	}
+	return *end == '\0' || (path_ok && *end == '/') ? 0 : -1;
+}
+
+bool html_same_origin(const char *origin, const char *issuer)
+{
+	struct origin a, b;
+
+	return origin && issuer && origin_parse(origin, false, &a) == 0 &&
+	       origin_parse(issuer, true, &b) == 0 && !strcmp(a.scheme, b.scheme) &&
+	       !strcmp(a.host, b.host) && a.port == b.port;
+}
+
+bool html_post_origin_check(struct request_ctx *ctx)
+{
+	const char *origin = request_header(ctx, "Origin");
+
+	if (!origin || html_same_origin(origin, ctx->srv->cfg->issuer))
+		return true;
+	html_reply(ctx, 403, html_error_page("Request refused", "This request came from another site",
+	                                     "A form of this server was posted from another site. "
+	                                     "Open the application and sign in from there."));
+	return false;
+}
+
+/* ---- the session cookie ---- */
+
+#define COOKIE_HEADERS_MAX 16
+
+char *html_session_cookie(struct request_ctx *ctx, const char *project_id)
+{
+	const struct evkeyvalq *in = evhttp_request_get_input_headers(ctx->req);
+	const char *values[COOKIE_HEADERS_MAX];
+	const struct evkeyval *h;
+	char *name, *value;
+	size_t n = 0;
+
+	/* HTTP/2 gateways send each cookie in a header of its own (RFC 9113
+	 * §8.2.3); past COOKIE_HEADERS_MAX of them the request has no session */
+	TAILQ_FOREACH(h, in, next) {
+		if (strcasecmp(h->key, "Cookie") != 0)
+			continue;
+		if (n == COOKIE_HEADERS_MAX)
+			return NULL;
+		values[n++] = h->value;
+	}
+	name = session_cookie_name(project_id, session_cookie_secure(ctx->srv->cfg->issuer));
+	value = session_cookie_value(values, n, name);
+	free(name);
+	return value;
+}
+
+void html_set_session_cookie(struct request_ctx *ctx, const char *project_id, const char *value)
+{
+	const struct config *cfg = ctx->srv->cfg;
+	bool secure = session_cookie_secure(cfg->issuer);
+	char *name = session_cookie_name(project_id, secure);
+	char *header = session_cookie_header(name, value, secure, cfg->session_ttl_s);
+
+	http_add_header(ctx, "Set-Cookie", header);
+	crypto_wipe_free(header);
+	free(name);
 }

@@ -21,6 +21,7 @@
 #include <openssl/crypto.h>
 
 #include "auth.h"
+#include "backchannel.h"
 #include "config.h"
 #include "conn_guard.h"
 #include "http.h"
@@ -161,9 +162,14 @@ static struct evbuffer *error_body(const struct api_error *err)
 void http_commit_batch(struct server *srv)
 {
 	struct api_error err;
+	bool was_open = store_batch_open(srv->store);
 	bool ok = store_batch_commit(srv->store, &err) == 0;
 	struct deferred_reply *d = srv->deferred_head, *next;
 
+	/* the batch may have ended sessions: their back-channel logouts are
+	 * read once the answers below are on their way */
+	if (ok && was_open && srv->backchannel)
+		backchannel_poke(srv->backchannel);
 	srv->deferred_head = srv->deferred_tail = NULL;
 	for (; d; d = next) {
 		next = d->next;

@@ -10,6 +10,7 @@
 #include <event2/event.h>
 
 #include "auth.h"
+#include "backchannel.h"
 #include "cert.h"
 #include "config.h"
 #include "http.h"
@@ -20,6 +21,7 @@
 #include "store_keys.h"
 #include "store_pg.h"
 #include "store_projects.h"
+#include "store_sessions.h"
 #include "store_tokens.h"
 #include "store_users.h"
 #include "throttle.h"
@@ -356,7 +358,9 @@ static void on_drain_tick(evutil_socket_t fd, short what, void *arg)
  * a grace period after expiry (so that until then they still answer
  * auth_code_expired or refresh_token_expired, and a replay is still seen),
  * so one tick never holds the loop for long; a full batch asks for another
- * tick soon. */
+ * tick soon. Sessions that expired or ended go at once: nothing answers
+ * about them (an ended session's sign-ins were revoked when it ended, and
+ * deleting an expired one revokes nothing). */
 #define PURGE_BATCH 500
 
 struct purge {
@@ -371,10 +375,11 @@ static void on_purge_tick(evutil_socket_t fd, short what, void *arg)
 	struct timeval tv = { pg->srv->cfg->purge_interval_s, 0 };
 	int n = store_purge_expired(pg->srv->store, PURGE_BATCH,
 	                            pg->srv->cfg->purge_grace_s * 1000LL, &err);
+	int sessions = store_session_purge(pg->srv->store, PURGE_BATCH, now_ms(), &err);
 
 	(void)fd;
 	(void)what;
-	if (n >= PURGE_BATCH)
+	if (n >= PURGE_BATCH || sessions >= PURGE_BATCH)
 		tv.tv_sec = 1;
 	evtimer_add(pg->ev, &tv);
 }
@@ -476,6 +481,11 @@ static int cmd_serve(const struct config *cfg)
 	                                    cfg->signin_max_failures_per_address, cfg->signin_window_s);
 	if (start_tls(&srv) < 0 || http_start(&srv) < 0)
 		goto out;
+	srv.backchannel = backchannel_new(&srv, NULL, errbuf, sizeof errbuf);
+	if (!srv.backchannel) {
+		fprintf(stderr, "edgeauth: %s\n", errbuf);
+		goto out;
+	}
 	sigint = evsignal_new(srv.base, SIGINT, on_signal, &sd);
 	sigterm = evsignal_new(srv.base, SIGTERM, on_signal, &sd);
 	event_add(sigint, NULL);
@@ -504,6 +514,10 @@ out:
 	if (sighup)
 		event_free(sighup);
 	passwords_free(srv.passwords);   /* runs pending done()s while evhttp still lives */
+	/* deliveries under way are cut (their rows stay for the next start);
+	 * the deletes of finished ones join the batch http_free commits */
+	backchannel_free(srv.backchannel);
+	srv.backchannel = NULL;
 	http_free(&srv);
 	tls_free(srv.tls);   /* after every connection is gone */
 	auth_cache_free(srv.auth_cache);

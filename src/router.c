@@ -10,6 +10,7 @@
 
 #include "api_authorize.h"
 #include "api_clients.h"
+#include "api_logout.h"
 #include "api_introspect.h"
 #include "api_meta.h"
 #include "api_resources.h"
@@ -57,6 +58,10 @@ static const struct route routes[] = {
 	  .steps = users_get_current_steps },
 	{ .method = EVHTTP_REQ_POST, .path = "/api/v1/authorize", .body = BODY_FORM,
 	  .no_store = true, .steps = authorize_post_steps },
+	{ .method = EVHTTP_REQ_GET, .path = "/api/v1/logout", .no_store = true,
+	  .steps = logout_get_steps },
+	{ .method = EVHTTP_REQ_POST, .path = "/api/v1/logout", .body = BODY_FORM,
+	  .no_store = true, .steps = logout_post_steps },
 
 	{ .method = EVHTTP_REQ_POST, .path = P "/resources", .auth = AUTH_BEARER,
 	  .permission = "resources:create", .body = BODY_JSON, .steps = resources_create_steps },

@@ -3,11 +3,13 @@
  * worker pool. The password reaches only the hash job, which wipes its copy.
  * Loop thread only.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "config.h"
 #include "passwords.h"
+#include "store_sessions.h"
 #include "signin.h"
 #include "throttle.h"
 #include "util.h"
@@ -31,6 +33,30 @@ void signin_code_mint(struct code_mint *m, struct server *srv, const struct code
 	store_code_insert(srv->store, &m->row, done);
 }
 
+char *signin_oidc_scope(const char *scope)
+{
+	static const char *const known[] = SIGNIN_OIDC_SCOPES;
+	bool asked[sizeof known / sizeof known[0]] = { false };
+	char *out;
+	size_t n = 0;
+
+	for (const char *p = scope; p && *p;) {
+		size_t len = strcspn(p, " ");
+
+		for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
+			if (strlen(known[i]) == len && !strncmp(p, known[i], len))
+				asked[i] = true;
+		p += len + (p[len] == ' ');
+	}
+	if (!asked[0])
+		return NULL;   /* without openid: a plain OAuth request */
+	out = xmalloc(sizeof "openid profile email roles");
+	for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
+		if (asked[i])
+			n += (size_t)sprintf(out + n, "%s%s", n ? " " : "", known[i]);
+	return out;
+}
+
 void code_mint_release(struct code_mint *m)
 {
 	free(m->family_id);
@@ -40,6 +66,7 @@ void code_mint_release(struct code_mint *m)
 void signin_result_release(struct signin_result *r)
 {
 	crypto_wipe_free(r->code);
+	crypto_wipe_free(r->session_secret);
 	memset(r, 0, sizeof *r);
 }
 
@@ -48,6 +75,7 @@ void signin_release(struct signin *s)
 	for (size_t i = 0; i < SIGNIN_COUNT__N; i++)
 		free(s->keys[i]);
 	store_user_signin_release(&s->user);
+	session_begin_release(&s->session);
 	code_mint_release(&s->mint);
 	memset(s, 0, sizeof *s);
 }
@@ -180,14 +208,24 @@ static enum step_result password_judge(struct flow *f)
 	return STEP_NEXT;
 }
 
-/* A code that cannot be stored ends the sign-in as SIGNIN_NO_CODE, not as a
- * failure: the user is sent back to the application with server_error. */
+/* A session or code that cannot be stored ends the sign-in as
+ * SIGNIN_NO_CODE, not as a failure: the user is sent back to the
+ * application with server_error. */
 static void code_stored(void *arg, const struct api_error *err)
 {
 	struct signin *s = arg;
 
-	s->code_failed = err != NULL;
+	s->code_failed = s->code_failed || err != NULL;
 	flow_resume(&s->flow, NULL);
+}
+
+static enum step_result session_start(struct flow *f)
+{
+	struct signin *s = signin_of(f);
+
+	session_begin(&s->session, s->srv, s->in->project_id, s->user.user_id, s->in->client_id,
+	              s->in->session_cookie, (struct completion){ code_stored, s });
+	return STEP_WAIT;
 }
 
 static enum step_result code_mint(struct flow *f)
@@ -196,9 +234,13 @@ static enum step_result code_mint(struct flow *f)
 	const struct code_request req = {
 		.project_id = s->in->project_id, .client_id = s->in->client_id,
 		.user_id = s->user.user_id, .redirect_uri = s->in->redirect_uri,
-		.code_challenge = s->in->code_challenge,
+		.code_challenge = s->in->code_challenge, .scope = s->in->scope,
+		.nonce = s->in->nonce, .auth_time = s->session.auth_time,
+		.session_id = s->session.sid,
 	};
 
+	if (s->code_failed)
+		return STEP_NEXT;
 	signin_code_mint(&s->mint, s->srv, &req, &s->out->code,
 	                 (struct completion){ code_stored, s });
 	return STEP_WAIT;
@@ -208,8 +250,11 @@ static enum step_result code_minted(struct flow *f)
 {
 	struct signin *s = signin_of(f);
 
-	if (!s->code_failed)
+	if (!s->code_failed) {
+		s->out->session_secret = s->session.secret;   /* handed over */
+		s->session.secret = NULL;
 		return ended(s, SIGNIN_SIGNED_IN);
+	}
 	crypto_wipe_free(s->out->code);
 	s->out->code = NULL;
 	return ended(s, SIGNIN_NO_CODE);
@@ -226,8 +271,8 @@ void signin_run(struct signin *s, struct server *srv, const struct signin_reques
                 struct signin_result *out, struct completion done)
 {
 	static flow_step *const steps[] = {
-		throttle_check, user_get, password_check, password_judge, code_mint, code_minted,
-		NULL,
+		throttle_check, user_get, password_check, password_judge, session_start, code_mint,
+		code_minted, NULL,
 	};
 
 	memset(s, 0, sizeof *s);
@@ -237,4 +282,120 @@ void signin_run(struct signin *s, struct server *srv, const struct signin_reques
 	s->out = out;
 	s->done = done;
 	flow_run(&s->flow, steps, signin_finish);
+}
+
+/* ---- single sign-on ---- */
+
+static struct signin_silent *silent_of(struct flow *f)
+{
+	return container_of(f, struct signin_silent, flow);
+}
+
+static enum step_result silent_find(struct flow *f)
+{
+	struct signin_silent *s = silent_of(f);
+
+	session_find(&s->session, s->srv, s->in->session_cookie, s->in->project_id,
+	             flow_completion(f));
+	return STEP_WAIT;
+}
+
+static enum step_result silent_judge(struct flow *f)
+{
+	struct signin_silent *s = silent_of(f);
+
+	switch (session_judge(&s->in->ask, &s->session.row, now_ms())) {
+	case SESSION_SILENT:
+		return STEP_NEXT;
+	case SESSION_FORM:
+		*s->outcome = SILENT_FORM;
+		return STEP_DONE;
+	case SESSION_LOGIN_REQUIRED:
+		break;
+	}
+	*s->outcome = SILENT_LOGIN_REQUIRED;
+	return STEP_DONE;
+}
+
+/* As for a password sign-in: a store that fails here sends the user back
+ * with server_error. */
+static void silent_stored(void *arg, const struct api_error *err)
+{
+	struct signin_silent *s = arg;
+
+	s->code_failed = s->code_failed || err != NULL;
+	flow_resume(&s->flow, NULL);
+}
+
+/* Recorded before the code is: no client holds a code of a session that
+ * does not know it. */
+static enum step_result silent_record_client(struct flow *f)
+{
+	struct signin_silent *s = silent_of(f);
+
+	store_session_add_client(s->srv->store, s->session.row.id, s->in->client_id,
+	                         (struct completion){ silent_stored, s });
+	return STEP_WAIT;
+}
+
+static enum step_result silent_code_mint(struct flow *f)
+{
+	struct signin_silent *s = silent_of(f);
+	const struct code_request req = {
+		.project_id = s->in->project_id, .client_id = s->in->client_id,
+		.user_id = s->session.row.user_id, .redirect_uri = s->in->redirect_uri,
+		.code_challenge = s->in->code_challenge, .scope = s->in->scope,
+		.nonce = s->in->nonce, .auth_time = s->session.row.auth_time,
+		.session_id = s->session.row.id,
+	};
+
+	if (s->code_failed)
+		return STEP_NEXT;
+	signin_code_mint(&s->mint, s->srv, &req, s->code, (struct completion){ silent_stored, s });
+	return STEP_WAIT;
+}
+
+static enum step_result silent_code_minted(struct flow *f)
+{
+	struct signin_silent *s = silent_of(f);
+
+	*s->outcome = s->code_failed ? SILENT_NO_CODE : SILENT_SIGNED_IN;
+	if (s->code_failed) {
+		crypto_wipe_free(*s->code);
+		*s->code = NULL;
+	}
+	return STEP_DONE;
+}
+
+static void silent_finish(struct flow *f, enum step_result r)
+{
+	struct signin_silent *s = silent_of(f);
+
+	complete(s->done, r == STEP_DONE ? 0 : -1, &f->err);
+}
+
+void signin_silent_run(struct signin_silent *s, struct server *srv,
+                       const struct signin_silent_request *in,
+                       enum signin_silent_outcome *outcome, char **code, struct completion done)
+{
+	static flow_step *const steps[] = {
+		silent_find, silent_judge, silent_record_client, silent_code_mint,
+		silent_code_minted, NULL,
+	};
+
+	memset(s, 0, sizeof *s);
+	s->srv = srv;
+	s->in = in;
+	s->outcome = outcome;
+	s->code = code;
+	*code = NULL;
+	s->done = done;
+	flow_run(&s->flow, steps, silent_finish);
+}
+
+void signin_silent_release(struct signin_silent *s)
+{
+	session_lookup_release(&s->session);
+	code_mint_release(&s->mint);
+	memset(s, 0, sizeof *s);
 }

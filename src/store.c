@@ -53,6 +53,8 @@ static const struct {
 	{ offsetof(struct store, tokens), &store_tokens_sql },
 	{ offsetof(struct store, grants), &store_grants_sql },
 	{ offsetof(struct store, keys), &store_keys_sql },
+	{ offsetof(struct store, outbox), &store_outbox_sql },
+	{ offsetof(struct store, sessions), &store_sessions_sql },
 };
 
 int store_fail(struct store *st, struct api_error *err, const char *what)

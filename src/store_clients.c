@@ -29,7 +29,9 @@ enum client_stmt {
 	CS_DELETE,
 	CS_AUTH,
 	CS_SCOPE,
-	CS_REDIRECT_REGISTERED,   /* what sign-in reads, at the end of the file */
+	CS_REDIRECT_REGISTERED,   /* what sign-in and logout read, at the end of the file */
+	CS_POST_LOGOUT_REGISTERED,
+	CS_NAME,
 	CS_LIST,   /* first of the list variants: CS_LIST + 2 * sort + desc */
 	CS__COUNT = CS_LIST + 2 * CLIENT_SORT__COUNT
 };
@@ -127,6 +129,10 @@ static const char *const sql[CS__COUNT] = {
 	[CS_REDIRECT_REGISTERED] =
 		"SELECT 1 FROM clients c, json_each(c.redirect_uris) j"
 		" WHERE c.id = ?1 AND j.value = ?2",
+	[CS_POST_LOGOUT_REGISTERED] =
+		"SELECT 1 FROM clients c, json_each(c.post_logout_redirect_uris) j"
+		" WHERE c.id = ?1 AND j.value = ?2",
+	[CS_NAME] = "SELECT name FROM clients WHERE id = ?1",
 };
 
 const struct stmt_set store_clients_sql = { CS__COUNT, sql, NULL };
@@ -584,17 +590,49 @@ void store_client_scope(struct store *st, const char *client_id, struct store_st
 	complete(done, *out ? 0 : -1, &err);
 }
 
-/* ---- what sign-in reads ---- */
+/* ---- what sign-in and logout read ---- */
+
+/* Whether uri is in the client's list that s reads. */
+static void uri_registered(struct store *st, sqlite3_stmt *s, const char *client_id,
+                           const char *uri, bool *registered, struct completion done)
+{
+	struct api_error err;
+	int rc = store_exists(st, s, client_id, uri, NULL, &err);
+
+	*registered = rc == 1;
+	complete(done, rc, &err);
+}
 
 void store_client_redirect_registered(struct store *st, const char *client_id,
                                       const char *redirect_uri, bool *registered,
                                       struct completion done)
 {
 	PG_DISPATCH(st, pg_client_redirect_registered(st, client_id, redirect_uri, registered, done));
-	struct api_error err;
-	int rc = store_exists(st, stmt(st, CS_REDIRECT_REGISTERED), client_id, redirect_uri, NULL,
-	                      &err);
+	uri_registered(st, stmt(st, CS_REDIRECT_REGISTERED), client_id, redirect_uri, registered,
+	               done);
+}
 
-	*registered = rc == 1;
-	complete(done, rc, &err);
+void store_client_post_logout_registered(struct store *st, const char *client_id,
+                                         const char *uri, bool *registered,
+                                         struct completion done)
+{
+	PG_DISPATCH(st, pg_unsupported(done));
+	uri_registered(st, stmt(st, CS_POST_LOGOUT_REGISTERED), client_id, uri, registered, done);
+}
+
+void store_client_name(struct store *st, const char *client_id, char **name,
+                       struct completion done)
+{
+	PG_DISPATCH(st, pg_unsupported(done));
+	sqlite3_stmt *s = stmt(st, CS_NAME);
+	struct api_error err;
+	int rc;
+
+	*name = NULL;
+	store_bind_text(s, 1, client_id);
+	rc = store_step(st, s, &err);
+	if (rc == 1 && store_column_text(s, 0))
+		*name = xstrdup(store_column_text(s, 0));
+	store_stmt_finish(s);
+	complete(done, rc < 0 ? -1 : 0, &err);
 }

@@ -93,7 +93,7 @@ free_port() {
 # write_config FILE PORT [section.key=value ...]
 write_config() {
 	local file=$1 port=$2; shift 2
-	local server="" store="" tokens="" passwords="" signin="" oidc=""
+	local server="" store="" tokens="" passwords="" signin="" sessions="" oidc=""
 	for kv in "$@"; do
 		local sec=${kv%%.*} rest=${kv#*.}
 		case $sec in
@@ -102,6 +102,7 @@ write_config() {
 		tokens) tokens+="$rest"$'\n' ;;
 		passwords) passwords+="$rest"$'\n' ;;
 		signin) signin+="$rest"$'\n' ;;
+		sessions) sessions+="$rest"$'\n' ;;
 		oidc) oidc+="$rest"$'\n' ;;
 		*) echo "write_config: unknown section in $kv" >&2; return 1 ;;
 		esac
@@ -114,6 +115,7 @@ write_config() {
 		store="backend = postgres"$'\n'"url = $(pg_url "$dbname")"$'\n'"$store"
 	fi
 	# a section only when set: a binary from before it starts too
+	[ -n "$sessions" ] && sessions="[sessions]"$'\n'"$sessions"
 	[ -n "$oidc" ] && oidc="[oidc]"$'\n'"$oidc"
 	cat > "$file" <<CONF
 [server]
@@ -134,6 +136,7 @@ argon2_iterations = 1
 $passwords
 [signin]
 $signin
+$sessions
 $oidc
 CONF
 }

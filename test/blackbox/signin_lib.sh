@@ -9,10 +9,12 @@ new_pkce() {
 
 # authorize_post CLIENT REDIRECT EMAIL PASSWORD [STATE] [extra form fields...]:
 # posts the sign-in form, sets STATUS, LOCATION, BODY. FROM=127.0.0.N sends
-# it from another loopback address.
+# it from another loopback address; JAR=FILE is the browser's cookie jar
+# (read and written); ORIGIN=VALUE sends that Origin header.
 authorize_post() {
 	local client=$1 redirect=$2 email=$3 password=$4 state=${5:-}; shift 5 2>/dev/null || shift $#
 	local args=(-s -o "$TMP/body" -D "$TMP/hdrs" -w '%{http_code}' ${FROM:+--interface "$FROM"}
+		${JAR:+-b "$JAR" -c "$JAR"} ${ORIGIN:+-H "Origin: $ORIGIN"}
 		--data-urlencode response_type=code --data-urlencode "client_id=$client"
 		--data-urlencode "redirect_uri=$redirect" --data-urlencode "code_challenge=$CHALLENGE"
 		--data-urlencode code_challenge_method=S256
@@ -22,6 +24,31 @@ authorize_post() {
 	STATUS=$(curl "${args[@]}" "$BASE/api/v1/authorize")
 	BODY=$(cat "$TMP/body"); HDRS=$(cat "$TMP/hdrs")
 	LOCATION=$(printf '%s' "$HDRS" | tr -d '\r' | sed -n 's/^[Ll]ocation: //p')
+}
+
+# authorize_get CLIENT REDIRECT [extra query fields NAME=VALUE...]: GET the
+# authorization endpoint with a new PKCE pair and state st-g (JAR as for
+# authorize_post); sets STATUS, LOCATION, BODY, HDRS, and CODE when it
+# redirected with one.
+authorize_get() {
+	local client=$1 redirect=$2; shift 2
+	local args=(-s -G -o "$TMP/body" -D "$TMP/hdrs" -w '%{http_code}' ${JAR:+-b "$JAR" -c "$JAR"}
+		--data-urlencode response_type=code --data-urlencode "client_id=$client"
+		--data-urlencode "redirect_uri=$redirect" --data-urlencode code_challenge_method=S256
+		--data-urlencode state=st-g)
+	new_pkce
+	args+=(--data-urlencode "code_challenge=$CHALLENGE")
+	for extra in "$@"; do args+=(--data-urlencode "$extra"); done
+	STATUS=$(curl "${args[@]}" "$BASE/api/v1/authorize")
+	BODY=$(cat "$TMP/body"); HDRS=$(cat "$TMP/hdrs")
+	LOCATION=$(printf '%s' "$HDRS" | tr -d '\r' | sed -n 's/^[Ll]ocation: //p')
+	CODE=$(query_value "$LOCATION" code)
+}
+
+# secret_hash VALUE: how the store keys a code, refresh token or session
+# cookie (base64url of its SHA-256, no padding)
+secret_hash() {
+	printf '%s' "$1" | openssl dgst -sha256 -binary | base64 | tr '+/' '-_' | tr -d '=\n'
 }
 
 # query_value URL NAME: the decoded value of a query parameter
@@ -95,21 +122,54 @@ reader_user() {
 	USER=$(printf '%s' "$BODY" | jq -r .id)
 }
 
+# recent_token TOKEN: a token of a recent sign-in for TOKEN's user: TOKEN
+# itself when it carries auth_time (a sign-in's token, once tokens carry
+# it), else TOKEN re-signed with auth_time now (with_auth_time).
+recent_token() {
+	if [ "$(jwt_claim "$1" auth_time)" != null ]; then printf '%s\n' "$1"
+	else with_auth_time "$1" 0; fi
+}
+
+# jwt_json TOKEN PART: a JWT's header (1) or claims (2) as compact JSON
+jwt_json() {
+	local p
+	p=$(printf '%s' "$1" | cut -d. -f"$2" | tr '_-' '/+')
+	while [ $(( ${#p} % 4 )) -ne 0 ]; do p="$p="; done
+	printf '%s' "$p" | base64 -d 2>/dev/null | jq -c .
+}
+
 # with_auth_time TOKEN SECONDS_AGO: TOKEN with the claim auth_time set to
 # that many seconds ago, signed again with the server's own key file
 # ($TMP/signing-key.pem), header and every other claim kept. A sign-in's own
 # token carries auth_time (RFC 9068 §2.2.1) and is the recent one; this
 # makes the token of a stale sign-in, which no test can wait for.
 with_auth_time() {
-	python3 - "$1" "$2" "$TMP/signing-key.pem" <<'PY'
-import base64, json, subprocess, sys, time
-token, ago, key = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+	es256_sign "$(jwt_json "$1" 1)" \
+		"$(jwt_json "$1" 2 | jq -c --argjson t "$(( $(date +%s) - $2 ))" '.auth_time = $t')"
+}
+
+# id_token_hint SUB AUD SID [CLAIMS_JQ]: an ID token as the logout endpoint
+# reads one (typ JWT, iss, sub, aud, sid), signed with the server's key file
+# under the kid of its access tokens; CLAIMS_JQ edits the claims (a jq
+# filter, e.g. 'del(.sid)'). Until ID tokens are issued (the token side),
+# this is how a test holds one; KEY=FILE signs with another key.
+id_token_hint() {
+	local header claims now
+	now=$(date +%s)
+	header=$(jwt_json "$TOKEN" 1 | jq -c '.typ = "JWT"')
+	claims=$(jq -cn --arg iss "$BASE" --arg sub "$1" --arg aud "$2" --arg sid "$3" --argjson now "$now" \
+		'{iss:$iss, sub:$sub, aud:$aud, sid:$sid, iat:$now, exp:($now + 3600)}' | jq -c "${4:-.}")
+	es256_sign "$header" "$claims"
+}
+
+# es256_sign HEADER_JSON CLAIMS_JSON: the JWS of them, signed ES256 with
+# KEY (default: the server's key file, $TMP/signing-key.pem).
+es256_sign() {
+	python3 - "$1" "$2" "${KEY:-$TMP/signing-key.pem}" <<'PY'
+import base64, subprocess, sys
+header, claims, key = sys.argv[1], sys.argv[2], sys.argv[3]
 b64 = lambda b: base64.urlsafe_b64encode(b).rstrip(b"=").decode()
-unb64 = lambda s: base64.urlsafe_b64decode(s + "=" * (-len(s) % 4))
-header, payload, _ = token.split(".")
-claims = json.loads(unb64(payload))
-claims["auth_time"] = int(time.time()) - ago
-signing_input = header + "." + b64(json.dumps(claims, separators=(",", ":")).encode())
+signing_input = b64(header.encode()) + "." + b64(claims.encode())
 der = subprocess.run(["openssl", "dgst", "-sha256", "-sign", key], input=signing_input.encode(),
                      capture_output=True, check=True).stdout
 # DER SEQUENCE { INTEGER r, INTEGER s } -> r || s, 32 bytes each (RFC 7518 §3.4)

@@ -103,6 +103,12 @@ expect "Bearer $RECENT" 200 "a recent sign-in sets a password" PUT /api/v1/users
 	'{"display_name":"Ann","email":"ann.b@example.com","password":"new password 1"}'
 sign_in "$APP" "$REDIRECT" ann.b@example.com "new password 1"
 check "the new password signs in" "$([ -n "$CODE" ] && echo yes)" yes
+# a new password ends the user's sessions (CONTRACT.md §7), and with them
+# the sign-ins made in them: the token that set it too
+expect "Bearer $RECENT" "401 invalid_authorization_token" "the new password revoked the session's token" \
+	GET /api/v1/users/current
+exchange "$APP" "$REDIRECT" "$CODE" "$VERIFIER"
+RECENT=$(with_auth_time "$ACCESS" 5)
 expect "Bearer $RECENT" "409 user_email_already_used" "a recent sign-in meets the conflict" PUT /api/v1/users/current \
 	'{"display_name":"Ann","email":"CY@example.com"}'
 

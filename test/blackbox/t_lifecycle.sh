@@ -43,7 +43,14 @@ AUTH="Bearer $USER_TOKEN" req PUT /api/v1/users/current '{"display_name":"Robert
 check_status "change password" 200
 sign_in "$APP" "$REDIRECT" robert@example.com "new secret 1"
 check "new password works" "$([ -n "$CODE" ] && echo yes)" yes
-AUTH="Bearer $USER_TOKEN" req PUT /api/v1/users/current '{"display_name":"Robert","email":"CAROL@example.com"}'
+# a new password ends the user's sessions (CONTRACT.md §7), and with them
+# the sign-ins made in them
+AUTH="Bearer $USER_TOKEN" req GET /api/v1/users/current
+check_err "the new password revoked the earlier sign-in" 401 invalid_authorization_token
+exchange "$APP" "$REDIRECT" "$CODE" "$VERIFIER"
+USER_TOKEN=$ACCESS
+RECENT_TOKEN=$(recent_token "$USER_TOKEN")
+AUTH="Bearer $RECENT_TOKEN" req PUT /api/v1/users/current '{"display_name":"Robert","email":"CAROL@example.com"}'
 check_err "current user email taken" 409 user_email_already_used
 AUTH="Bearer $USER_TOKEN" req PUT /api/v1/users/current '{"display_name":"Robert","email":"robert@example.com","role_id":7,"external_user_id":["x"],"is_active":"no"}'
 check_status "current user: role_id, external_user_id, is_active are not fields here, ignored" 200

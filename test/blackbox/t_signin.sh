@@ -25,6 +25,8 @@ check "page has no NUL byte" "$(tr -cd '\000' < "$TMP/body" | wc -c)" 0
 check_header "page is html utf-8" '^Content-Type: text/html; charset=utf-8'
 check_header "page csp" "^Content-Security-Policy: default-src 'none'; style-src 'sha256-"
 check_header "page frame options" '^X-Frame-Options: DENY'
+# CONTRACT.md §7: never no-referrer, with which a browser posts the form with Origin: null
+check_header "page referrer policy" '^Referrer-Policy: same-origin$'
 check_header "page no-store" '^Cache-Control: no-store'
 check_header "page no-cache for HTTP/1.0 caches" '^Pragma: no-cache'
 if printf '%s' "$HDRS" | grep -qi 'form-action'; then fail "csp has form-action"; else pass; fi
@@ -57,15 +59,25 @@ check_header "store failure not cached" '^Cache-Control: no-store'
 sqlite3 "$TMP/edgeauth.db" "UPDATE clients SET redirect_uris = '$GOOD_URIS' WHERE id = '$APP'"
 AUTH=none req GET "$AUTHZ"
 check_status "authorize page back" 200
-for bad in "response_type=token&code_challenge=$CHALLENGE&code_challenge_method=S256" \
-	"response_type=code&code_challenge_method=S256" \
+for bad in "response_type=code&code_challenge_method=S256" \
 	"response_type=code&code_challenge=$CHALLENGE&code_challenge_method=plain" \
-	"response_type=code&code_challenge=short&code_challenge_method=S256"; do
+	"response_type=code&code_challenge=short&code_challenge_method=S256" \
+	"response_type=code&code_challenge=$CHALLENGE"; do
 	AUTH=none req GET "/api/v1/authorize?client_id=$APP&redirect_uri=$REDIRECT&state=s1&$bad"
 	LOC=$(printf '%s' "$HDRS" | tr -d '\r' | sed -n 's/^[Ll]ocation: //p')
-	check "bad request redirects ($bad)" "$STATUS $(query_value "$LOC" error) $(query_value "$LOC" state)" "302 invalid_request s1"
+	check "bad request redirects ($bad)" "$STATUS $(query_value "$LOC" error) $(query_value "$LOC" state) $(query_value "$LOC" iss)" "302 invalid_request s1 $BASE"
+	check "error_description says PKCE S256 ($bad)" "$(query_value "$LOC" error_description | grep -c 'PKCE with S256 is required')" 1
 	check_header "error redirect no-store ($bad)" '^Cache-Control: no-store'
 done
+# CONTRACT.md §6 (amended): another response_type is unsupported_response_type
+for rt in token "code%20id_token" id_token; do
+	AUTH=none req GET "/api/v1/authorize?client_id=$APP&redirect_uri=$REDIRECT&state=s1&response_type=$rt&code_challenge=$CHALLENGE&code_challenge_method=S256"
+	LOC=$(printf '%s' "$HDRS" | tr -d '\r' | sed -n 's/^[Ll]ocation: //p')
+	check "response_type=$rt" "$STATUS $(query_value "$LOC" error) $(query_value "$LOC" state) $(query_value "$LOC" iss)" "302 unsupported_response_type s1 $BASE"
+done
+AUTH=none req GET "/api/v1/authorize?client_id=$APP&redirect_uri=$REDIRECT&code_challenge=$CHALLENGE&code_challenge_method=S256"
+LOC=$(printf '%s' "$HDRS" | tr -d '\r' | sed -n 's/^[Ll]ocation: //p')
+check "no response_type" "$STATUS $(query_value "$LOC" error) $(query_value "$LOC" iss)" "302 invalid_request $BASE"
 
 # --- sign-in failures: one generic answer ---
 authorize_post "$APP" "$REDIRECT" "$EMAIL" "wrong password" "s2"

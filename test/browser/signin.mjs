@@ -201,9 +201,10 @@ try {
   check('token_exchange', tr.status === 200 && typeof tokens.access_token === 'string' && tokens.access_token.length > 0,
     `status ${tr.status}: ${JSON.stringify(tokens).slice(0, 200)}`)
 
-  // 6. a phone-sized viewport: no horizontal scrolling
+  // 6. a phone-sized viewport: no horizontal scrolling (prompt=login: the
+  // browser's session would sign in at once, without the form)
   await page.setViewportSize({ width: 360, height: 740 })
-  await page.goto(`${BASE}/api/v1/authorize?${new URLSearchParams({ ...params, state: 'narrow' })}`)
+  await page.goto(`${BASE}/api/v1/authorize?${new URLSearchParams({ ...params, state: 'narrow', prompt: 'login' })}`)
   const widths = await page.evaluate(() => ({
     scroll: document.documentElement.scrollWidth, client: document.documentElement.clientWidth,
     form: Math.ceil(document.querySelector('main').getBoundingClientRect().right),

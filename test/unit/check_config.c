@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "check_suite.h"
+#include "cidr.h"
 #include "config.h"
 
 
@@ -131,6 +132,7 @@ static void expect_defaults(const struct config *c)
 	ck_assert_uint_eq(c->argon2_parallelism, 1);
 	ck_assert_int_eq(c->hash_threads, 2);
 	ck_assert_int_eq(c->max_pending_hashes, 256);
+	ck_assert_uint_eq(c->backchannel_allow_count, 0);
 }
 
 START_TEST(test_defaults)
@@ -177,6 +179,9 @@ static const char full_conf[] =
 	"code_ttl_s = 30\n"
 	"signing_key = keys/signing.pem\n"
 	"\n"
+	"[oidc]\n"
+	"backchannel_allow = 127.0.0.1/32\tfd00::/8  10.0.0.0/8\n"
+	"\n"
 	"[passwords]\n"
 	"argon2_memory_kib = 65536\n"
 	"argon2_iterations = 3\n"
@@ -215,6 +220,10 @@ START_TEST(test_full_file_overrides_every_key)
 	ck_assert_uint_eq(c->argon2_parallelism, 4);
 	ck_assert_int_eq(c->hash_threads, 8);
 	ck_assert_int_eq(c->max_pending_hashes, 1000);
+	ck_assert_uint_eq(c->backchannel_allow_count, 3);
+	ck_assert_int_eq(c->backchannel_allow[1].family, AF_INET6);
+	ck_assert_uint_eq(c->backchannel_allow[1].bits, 8);
+	ck_assert_uint_eq(c->backchannel_allow[2].bits, 8);
 }
 END_TEST
 
@@ -403,6 +412,13 @@ static const struct {
 	{ "insecure_transport not a boolean", "[store]\ninsecure_transport = yes\n", 2,
 	  "expected true or false" },
 	{ "pool_size 0", "[store]\npool_size = 0\n", 2, R_NUMBER },
+	/* oidc */
+	{ "backchannel_allow with a name", "[oidc]\nbackchannel_allow = 10.0.0.0/8 localhost\n",
+	  2, "'localhost' is not an address or CIDR" },
+	{ "backchannel_allow with host bits", "[oidc]\nbackchannel_allow = 10.0.0.1/8\n", 2,
+	  "'10.0.0.1/8' is not an address or CIDR" },
+	{ "backchannel_allow prefix too long", "[oidc]\n\nbackchannel_allow = ::/129\n", 3,
+	  "'::/129' is not an address or CIDR" },
 	/* syntax */
 	{ "line with no '='", "[server]\nlisten = 127.0.0.1:8080\njust some words\n", 3,
 	  R_SYNTAX },

@@ -2,9 +2,11 @@
  * The sign-in service (signin.c) without a socket: the outcomes, the
  * throttle's order (refused before any look-up or hash), attempts counted
  * when their check is queued, what a success and a full queue take back,
- * the dummy hash of an unknown account; and the store's reads sign-in and
- * BYOU codes make. A real SQLite store, worker pool and throttle tables,
- * fresh for each test.
+ * the dummy hash of an unknown account, the session a sign-in starts and
+ * the code it carries, the silent sign-in of a live session (single
+ * sign-on) and its verdicts, the OIDC scopes a code stores; and the store's
+ * reads sign-in and BYOU codes make. A real SQLite store, worker pool and
+ * throttle tables, fresh for each test.
  */
 #include <check.h>
 #include "check_suite.h"
@@ -18,6 +20,7 @@
 #include "crypto.h"
 #include "passwords.h"
 #include "server.h"
+#include "session.h"
 #include "signin.h"
 #include "store_projects.h"
 #include "store.h"
@@ -50,9 +53,14 @@ static struct {
 	char *app;            /* a client of the project with REDIRECT */
 	char *user;           /* EMAIL, PASSWORD, active */
 	struct attempt a[4];
+	struct signin_silent silent;
+	struct signin_silent_request silent_in;
+	enum signin_silent_outcome silent_outcome;
+	char *silent_code;
 } fx;
 
 #define exec_sql(...) check_sql(fx.srv.store->db, __VA_ARGS__)
+#define sql_text(...) check_sql_text(fx.srv.store->db, __VA_ARGS__)
 
 /* The counters with these limits (max_failures, per account, per address). */
 static void limits(int pair, int account, int address)
@@ -130,10 +138,13 @@ static void teardown(void)
 	statements_finished(&fx.srv.store->users);
 	statements_finished(&fx.srv.store->clients);
 	statements_finished(&fx.srv.store->tokens);
+	statements_finished(&fx.srv.store->sessions);
 	for (size_t i = 0; i < N_ELEMS(fx.a); i++) {
 		signin_release(&fx.a[i].s);
 		signin_result_release(&fx.a[i].out);
 	}
+	signin_silent_release(&fx.silent);
+	crypto_wipe_free(fx.silent_code);
 	throttle_free(fx.srv.signin_account_addresses);
 	throttle_free(fx.srv.signin_accounts);
 	throttle_free(fx.srv.signin_addresses);
@@ -148,17 +159,21 @@ static void teardown(void)
 }
 
 /* Starts sign-in i of email with password from address; returns whether it
- * has already ended (then no hash was queued: a hash ends on the loop). */
+ * has already ended (then no hash was queued: a hash ends on the loop). The
+ * sign-in sends the cookie fx.a[i].in.session_cookie held before (set it
+ * between start and start: it is kept). */
 static bool start(size_t i, const char *email, const char *password, const char *address)
 {
 	struct attempt *a = &fx.a[i];
+	const char *cookie = a->in.session_cookie;
 
 	signin_release(&a->s);
 	signin_result_release(&a->out);
 	a->in = (struct signin_request){
 		.project_id = fx.p.project_id, .client_id = fx.app, .redirect_uri = REDIRECT,
-		.code_challenge = CHALLENGE, .email = email, .password = password,
-		.address = address,
+		.code_challenge = CHALLENGE, .scope = "openid email", .nonce = "n-1",
+		.email = email, .password = password, .address = address,
+		.session_cookie = cookie,
 	};
 	signin_run(&a->s, &fx.srv, &a->in, &a->out, sync_completion(&a->r));
 	a->started = true;
@@ -345,6 +360,182 @@ START_TEST(test_no_code)
 }
 END_TEST
 
+/* ---- sessions ---- */
+
+/* The code's row (found or not). */
+static void code_row(const char *code, struct store_token_row *g)
+{
+	char hash[SECRET_HASH_LEN + 1];
+	struct sync_result r;
+
+	crypto_hash_secret(code, strlen(code), hash);
+	store_code_get(fx.srv.store, hash, g, sync_completion(&r));
+	ck_assert(r.done && !r.failed && g->found);
+}
+
+/* A password sign-in starts a session: its cookie value comes back, and
+ * the code carries its id, its auth_time, the OIDC scope and the nonce. */
+START_TEST(test_signed_in_with_a_session)
+{
+	struct store_token_row g;
+	struct sync_result r;
+	struct session_lookup l = { 0 };
+	int64_t before = now_ms();
+
+	ck_assert_int_eq(sign_in(EMAIL, PASSWORD), SIGNIN_SIGNED_IN);
+	ck_assert_ptr_nonnull(fx.a[0].out.session_secret);
+	session_find(&l, &fx.srv, fx.a[0].out.session_secret, fx.p.project_id, sync_completion(&r));
+	ck_assert(r.done && !r.failed && l.row.found);
+	ck_assert_str_eq(l.row.user_id, fx.user);
+	ck_assert_int_ge(l.row.auth_time, before);
+	code_row(fx.a[0].out.code, &g);
+	ck_assert_str_eq(g.session_id, l.row.id);
+	ck_assert_int_eq(g.auth_time, l.row.auth_time);
+	ck_assert_str_eq(g.scope, "openid email");
+	ck_assert_str_eq(g.nonce, "n-1");
+	ck_assert_str_eq(sql_text("SELECT client_id FROM session_clients"), fx.app);
+	store_token_row_release(&g);
+	session_lookup_release(&l);
+}
+END_TEST
+
+/* Signing in again with the cookie: the same session, a new value. */
+START_TEST(test_signed_in_again_same_session)
+{
+	struct store_token_row g1, g2;
+	char *first;
+
+	ck_assert_int_eq(sign_in(EMAIL, PASSWORD), SIGNIN_SIGNED_IN);
+	first = xstrdup(fx.a[0].out.session_secret);
+	code_row(fx.a[0].out.code, &g1);
+	fx.a[0].in.session_cookie = first;
+	ck_assert_int_eq(sign_in(EMAIL, PASSWORD), SIGNIN_SIGNED_IN);
+	ck_assert_str_ne(fx.a[0].out.session_secret, first);
+	code_row(fx.a[0].out.code, &g2);
+	ck_assert_str_eq(g2.session_id, g1.session_id);
+	ck_assert_str_eq(sql_text("SELECT count(*) FROM sessions"), "1");
+	fx.a[0].in.session_cookie = NULL;
+	store_token_row_release(&g1);
+	store_token_row_release(&g2);
+	free(first);
+}
+END_TEST
+
+/* A session that cannot be stored: no code, no cookie, SIGNIN_NO_CODE. */
+START_TEST(test_no_session)
+{
+	exec_sql("CREATE TRIGGER no_sessions BEFORE INSERT ON sessions"
+	         " BEGIN SELECT RAISE(FAIL, 'no'); END");
+	ck_assert_int_eq(sign_in(EMAIL, PASSWORD), SIGNIN_NO_CODE);
+	ck_assert_ptr_null(fx.a[0].out.code);
+	ck_assert_ptr_null(fx.a[0].out.session_secret);
+	ck_assert_str_eq(sql_text("SELECT count(*) FROM auth_codes"), "0");
+}
+END_TEST
+
+/* A silent sign-in with cookie (NULL: none) and prompt/max_age; returns
+ * its outcome, or -1 when it failed. */
+static int silent(const char *cookie, const char *prompt, const char *max_age)
+{
+	struct sync_result r;
+	const char *why;
+
+	signin_silent_release(&fx.silent);
+	crypto_wipe_free(fx.silent_code);
+	fx.silent_in = (struct signin_silent_request){
+		.project_id = fx.p.project_id, .client_id = fx.app, .redirect_uri = REDIRECT,
+		.code_challenge = CHALLENGE, .scope = "openid", .nonce = "n-2",
+		.session_cookie = cookie,
+	};
+	ck_assert_int_eq(session_ask_read(prompt, max_age, &fx.silent_in.ask, &why), 0);
+	signin_silent_run(&fx.silent, &fx.srv, &fx.silent_in, &fx.silent_outcome, &fx.silent_code,
+	                  sync_completion(&r));
+	ck_assert(r.done);   /* no hash: it ends at once on SQLite */
+	if (fx.silent_outcome != SILENT_SIGNED_IN)
+		ck_assert_ptr_null(fx.silent_code);
+	return r.failed ? -1 : (int)fx.silent_outcome;
+}
+
+START_TEST(test_silent)
+{
+	struct store_token_row g, first;
+	const char *cookie;
+
+	ck_assert_int_eq(silent(NULL, NULL, NULL), SILENT_FORM);
+	ck_assert_int_eq(silent(NULL, "none", NULL), SILENT_LOGIN_REQUIRED);
+	ck_assert_int_eq(silent("no such session", "none", NULL), SILENT_LOGIN_REQUIRED);
+	ck_assert_int_eq(sign_in(EMAIL, PASSWORD), SIGNIN_SIGNED_IN);
+	code_row(fx.a[0].out.code, &first);
+	cookie = fx.a[0].out.session_secret;
+	exec_sql("DELETE FROM session_clients");
+	ck_assert_int_eq(silent(cookie, NULL, NULL), SILENT_SIGNED_IN);
+	code_row(fx.silent_code, &g);
+	ck_assert_str_eq(g.session_id, first.session_id);
+	ck_assert_int_eq(g.auth_time, first.auth_time);   /* the password's, not now */
+	ck_assert_str_eq(g.user_id, fx.user);
+	ck_assert_str_eq(g.scope, "openid");
+	ck_assert_str_eq(g.nonce, "n-2");
+	ck_assert_str_eq(g.redirect_uri, REDIRECT);
+	ck_assert_str_eq(g.code_challenge, CHALLENGE);
+	ck_assert_str_eq(sql_text("SELECT client_id FROM session_clients"), fx.app);
+	store_token_row_release(&g);
+	ck_assert_int_eq(silent(cookie, "none", "3600"), SILENT_SIGNED_IN);
+	ck_assert_int_eq(silent(cookie, "login", NULL), SILENT_FORM);
+	ck_assert_int_eq(silent(cookie, NULL, "0"), SILENT_FORM);
+	ck_assert_int_eq(silent(cookie, "none", "0"), SILENT_LOGIN_REQUIRED);
+	exec_sql("UPDATE sessions SET auth_time = auth_time - 10000");
+	ck_assert_int_eq(silent(cookie, NULL, "9"), SILENT_FORM);
+	ck_assert_int_eq(silent(cookie, NULL, "11"), SILENT_SIGNED_IN);
+	store_token_row_release(&first);
+}
+END_TEST
+
+/* A code that cannot be stored: SILENT_NO_CODE, no code; a look-up that
+ * fails fails the silent sign-in. */
+START_TEST(test_silent_failures)
+{
+	ck_assert_int_eq(sign_in(EMAIL, PASSWORD), SIGNIN_SIGNED_IN);
+	exec_sql("CREATE TRIGGER no_codes BEFORE INSERT ON auth_codes"
+	         " BEGIN SELECT RAISE(FAIL, 'no'); END");
+	ck_assert_int_eq(silent(fx.a[0].out.session_secret, NULL, NULL), SILENT_NO_CODE);
+	exec_sql("DROP TRIGGER no_codes");
+	exec_sql("ALTER TABLE sessions RENAME TO sessions_away");
+	ck_assert_int_eq(silent(fx.a[0].out.session_secret, NULL, NULL), -1);
+	ck_assert_str_eq(fx.silent.flow.err.code, "system_error");
+	exec_sql("ALTER TABLE sessions_away RENAME TO sessions");
+	/* an ended session signs no one in */
+	exec_sql("UPDATE sessions SET ended_at = 1");
+	ck_assert_int_eq(silent(fx.a[0].out.session_secret, NULL, NULL), SILENT_FORM);
+}
+END_TEST
+
+static const struct scope_case {
+	const char *scope, *want;   /* want NULL: plain OAuth */
+} scope_cases[] = {
+	{ NULL, NULL },
+	{ "", NULL },
+	{ "profile email", NULL },                    /* no openid: plain OAuth */
+	{ "openid", "openid" },
+	{ "roles email openid profile", "openid profile email roles" },
+	{ "openid openid  email orders:read", "openid email" },
+	{ "OpenID email", NULL },                     /* values are case-sensitive */
+	{ "openidx profile", NULL },
+	{ " openid", "openid" },
+};
+
+START_TEST(test_oidc_scope)
+{
+	const struct scope_case *c = &scope_cases[_i];
+	char *got = signin_oidc_scope(c->scope);
+
+	if (c->want)
+		ck_assert_msg(got && !strcmp(got, c->want), "case %d: %s", _i, got ? got : "NULL");
+	else
+		ck_assert_msg(!got, "case %d: %s", _i, got);
+	free(got);
+}
+END_TEST
+
 /* ---- the store's reads ---- */
 
 static int user_read(bool byou, const char *project_id, const char *key, struct store_user_signin *u)
@@ -434,6 +625,12 @@ int main(void)
 	tcase_add_test(tc, test_busy_is_taken_back);
 	tcase_add_test(tc, test_store_failure);
 	tcase_add_test(tc, test_no_code);
+	tcase_add_test(tc, test_signed_in_with_a_session);
+	tcase_add_test(tc, test_signed_in_again_same_session);
+	tcase_add_test(tc, test_no_session);
+	tcase_add_test(tc, test_silent);
+	tcase_add_test(tc, test_silent_failures);
+	tcase_add_loop_test(tc, test_oidc_scope, 0, N_ELEMS(scope_cases));
 	suite_add_tcase(s, tc);
 	tcase_add_test(store, test_store_signin_user);
 	tcase_add_test(store, test_store_byou_user);

@@ -8,9 +8,11 @@
 #include <check.h>
 #include <sqlite3.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "cidr.h"
 #include "config.h"
 #include "error.h"
 #include "keyring.h"
@@ -64,6 +66,29 @@ static inline void check_sql(sqlite3 *db, const char *fmt, ...)
 	sqlite3_free(sql);
 }
 
+/* The first column of the first row of sql (a sqlite3_vmprintf format) on
+ * db, as text ("" for no row or NULL), for a test to look at what the store
+ * holds. Static: the next call overwrites it. */
+static inline const char *check_sql_text(sqlite3 *db, const char *fmt, ...)
+{
+	static char out[256];
+	sqlite3_stmt *s;
+	va_list ap;
+	char *sql;
+
+	va_start(ap, fmt);
+	sql = sqlite3_vmprintf(fmt, ap);
+	va_end(ap);
+	ck_assert_msg(sqlite3_prepare_v2(db, sql, -1, &s, NULL) == SQLITE_OK, "%s: %s", sql,
+	              sqlite3_errmsg(db));
+	out[0] = '\0';
+	if (sqlite3_step(s) == SQLITE_ROW && sqlite3_column_text(s, 0))
+		snprintf(out, sizeof out, "%s", (const char *)sqlite3_column_text(s, 0));
+	sqlite3_finalize(s);
+	sqlite3_free(sql);
+	return out;
+}
+
 /* Points cfg's signing key file and key-encryption key file into dir
  * (DIR/key.pem, DIR/kek: the caller removes them) and opens the key ring of
  * st, which a new store gets its keys from. */
@@ -80,6 +105,14 @@ static inline struct keyring *check_keyring(struct config *cfg, struct store *st
 	ring = keyring_open(cfg, st, errbuf, sizeof errbuf);
 	ck_assert_msg(ring != NULL, "%s", errbuf);
 	return ring;
+}
+
+/* The address text (IPv4 or IPv6) with port as a sockaddr, in ss. */
+static inline const struct sockaddr *check_sockaddr(const char *text, unsigned port,
+                                                    struct sockaddr_storage *ss)
+{
+	ck_assert_msg(cidr_sockaddr_parse(text, port, ss) == 0, "%s", text);
+	return (const struct sockaddr *)ss;
 }
 
 #endif

@@ -1,0 +1,110 @@
+/* The back-channel logout outbox (store_outbox.h). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "store.h"
+#include "store_pg.h"
+#include "store_outbox.h"
+#include "util.h"
+
+enum {
+	O_READ,
+	O_DELETE,
+	O__COUNT
+};
+
+static const char *const sql[O__COUNT] = {
+	[O_READ] =
+		"SELECT id, client_id, uri, alg, subject, session_id, created_at"
+		" FROM backchannel_outbox ORDER BY created_at, id LIMIT ?1",
+	[O_DELETE] = "DELETE FROM backchannel_outbox WHERE id = ?1",
+};
+
+const struct stmt_set store_outbox_sql = { O__COUNT, sql, NULL };
+
+#define STMT(st, i) ((st)->outbox.stmt[i])
+
+void outbox_row_release(struct outbox_row *o)
+{
+	free(o->id);
+	free(o->client_id);
+	free(o->uri);
+	free(o->alg);
+	free(o->subject);
+	free(o->session_id);
+	memset(o, 0, sizeof *o);
+}
+
+void outbox_rows_release(struct outbox_rows *r)
+{
+	for (size_t i = 0; i < r->count; i++)
+		outbox_row_release(&r->rows[i]);
+	free(r->rows);
+	memset(r, 0, sizeof *r);
+}
+
+/* Column col of s, copied; NULL for SQL NULL. */
+static char *column_dup(sqlite3_stmt *s, int col)
+{
+	const char *v = store_column_text(s, col);
+
+	return v ? xstrdup(v) : NULL;
+}
+
+int store_outbox_read(struct store *st, size_t limit, struct outbox_rows *out,
+                      struct api_error *err)
+{
+	if (st->pg)
+		return pg_unsupported_sync(err);
+	sqlite3_stmt *s = STMT(st, O_READ);
+	int rc;
+
+	memset(out, 0, sizeof *out);
+	out->rows = xcalloc(limit ? limit : 1, sizeof *out->rows);
+	sqlite3_bind_int64(s, 1, (sqlite3_int64)limit);
+	while ((rc = store_step(st, s, err)) == 1) {   /* LIMIT: at most limit rows */
+		struct outbox_row *o = &out->rows[out->count];
+		o->id = column_dup(s, 0);
+		o->client_id = column_dup(s, 1);
+		o->uri = column_dup(s, 2);
+		o->alg = column_dup(s, 3);
+		o->subject = column_dup(s, 4);
+		o->session_id = column_dup(s, 5);
+		o->created_at = sqlite3_column_int64(s, 6);
+		out->count++;
+	}
+	store_stmt_finish(s);
+	if (rc < 0) {
+		outbox_rows_release(out);
+		return -1;
+	}
+	return 0;
+}
+
+struct outbox_delete {
+	const char *const *ids;
+	size_t n;
+};
+
+static int delete_write(struct store *st, void *arg, struct api_error *err)
+{
+	const struct outbox_delete *d = arg;
+	sqlite3_stmt *s = STMT(st, O_DELETE);
+
+	for (size_t i = 0; i < d->n; i++) {
+		store_bind_text(s, 1, d->ids[i]);
+		if (store_step_write(st, s, NULL, 0, NULL, err) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+int store_outbox_delete(struct store *st, const char *const *ids, size_t n,
+                        struct api_error *err)
+{
+	if (st->pg)
+		return pg_unsupported_sync(err);
+	struct outbox_delete d = { ids, n };
+
+	return store_write_tx(st, delete_write, NULL, &d, err);
+}

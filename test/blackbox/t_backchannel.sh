@@ -1,0 +1,294 @@
+# Back-channel logout (CONTRACT.md §7, OIDC Back-Channel Logout 1.0): a
+# receiver started here (logout_receiver.py, 127.0.0.1) gets the logout
+# tokens of every client of a session that ends. Sessions are written with
+# sqlite3 beside the running server, as a sign-in does; they end through the
+# API (a user deactivated, deleted) or through sqlite3 (another process).
+# The token verifies with jose against JWKS and holds the right claims; a
+# 500 is retried after 1 s and 5 s with the same jti, a 4xx and a redirect
+# are final, a receiver that never answers times out; nothing is sent where
+# [oidc] backchannel_allow forbids (169.254.x, edgeauth itself, a listed
+# CIDR allows); https is verified against the trust store; the answer that
+# ends a session never waits for a delivery.
+. "$(dirname "$0")/lib.sh"
+. "$BB_DIR/signin_lib.sh"
+CLIENT_DIR=$ROOT/test/oauth-client
+need_node_project "$CLIENT_DIR" jose
+
+DB=$TMP/edgeauth.db
+RLOG=$TMP/received.jsonl
+RECEIVERS=()
+
+# start_receiver NAME [CERT KEY]: a receiver; sets NAME's port in RPORT
+start_receiver() {
+	local name=$1; shift
+	rm -f "$TMP/$name.port"
+	python3 "$BB_DIR/logout_receiver.py" "$TMP/$name.port" "$RLOG" "$@" 2>> "$TMP/receiver.log" &
+	RECEIVERS+=($!)
+	for _ in $(seq 1 100); do [ -s "$TMP/$name.port" ] && break; sleep 0.05; done
+	RPORT=$(cat "$TMP/$name.port")
+}
+stop_receivers() { [ ${#RECEIVERS[@]} -gt 0 ] && kill "${RECEIVERS[@]}" 2>/dev/null; RECEIVERS=(); }
+trap 'stop_receivers; stop_server' EXIT
+
+sql() { sqlite3 -cmd ".timeout 5000" "$DB" "$@"; }
+
+# client NAME URI [ALG]: a client whose backchannel_logout_uri is URI; sets CID
+client() {
+	local alg=${3:-RS256}
+	req POST "$P/clients" "{\"name\":\"$1\",\"backchannel_logout_uri\":\"$2\",\"id_token_signed_response_alg\":\"$alg\",\"redirect_uris\":[\"http://127.0.0.1:9/cb\"]}"
+	check_status "client $1" 201
+	CID=$(jq -r .id <<<"$BODY")
+}
+
+# user NAME: a Fully Managed user; sets UID_
+user() {
+	req POST "$P/users" "{\"display_name\":\"$1\",\"email\":\"$1@example.com\",\"password\":\"correct horse\"}"
+	check_status "user $1" 201
+	UID_=$(jq -r .id <<<"$BODY")
+}
+
+# session SID USER CLIENT...: a live session of USER in which CLIENTs got a code
+session() {
+	local sid=$1 user=$2 c; shift 2
+	local now=$(($(date +%s%N) / 1000000))
+	sql "INSERT INTO sessions (id, secret_hash, project_id, user_id, auth_time, created_at, expires_at)
+	     VALUES ('$sid', 'hash-$sid', '$PROJECT_ID', '$user', $now, $now, $now + 3600000)"
+	for c in "$@"; do sql "INSERT INTO session_clients VALUES ('$sid', '$c')"; done
+}
+
+# posts PATH: how many requests the receivers got at PATH
+posts() { jq -s --arg p "$1" '[.[] | select(.path == $p)] | length' "$RLOG" 2>/dev/null || echo 0; }
+# post_field PATH N FIELD: FIELD of the Nth (from 0) request at PATH
+post_field() { jq -rs --arg p "$1" --argjson n "$2" --arg f "$3" '[.[] | select(.path == $p)][$n][$f]' "$RLOG"; }
+# token_at PATH [N]: the logout_token of a request
+token_at() { post_field "$1" "${2:-0}" body | sed -n 's/^logout_token=//p'; }
+# claims TOKEN: the payload, as JSON (unverified: jose checks it below)
+claims() {
+	python3 -c 'import sys, base64; p = sys.argv[1].split(".")[1]; print(base64.urlsafe_b64decode(p + "=" * (-len(p) % 4)).decode())' "$1"
+}
+# token_for PATH SID: the logout token posted at PATH for the session SID
+token_for() {
+	python3 - "$RLOG" "$1" "$2" <<'PY'
+import base64, json, sys
+log, path, sid = sys.argv[1:]
+for line in open(log):
+    e = json.loads(line)
+    token = e["body"].partition("logout_token=")[2]
+    if e["path"] != path or token.count(".") != 2:
+        continue
+    p = token.split(".")[1]
+    if json.loads(base64.urlsafe_b64decode(p + "=" * (-len(p) % 4))).get("sid") == sid:
+        print(token)
+        break
+PY
+}
+# wait_posts PATH N SECONDS: waits until PATH has N requests
+wait_posts() {
+	local i
+	for i in $(seq 1 $(($3 * 20))); do [ "$(posts "$1")" -ge "$2" ] && return 0; sleep 0.05; done
+	return 1
+}
+# wait_log REGEX SECONDS: waits until the server log has a line matching REGEX
+wait_log() {
+	local i
+	for i in $(seq 1 $(($2 * 20))); do grep -Eq "$1" "$TMP/server.log" && return 0; sleep 0.05; done
+	return 1
+}
+# jose_verify AUD TOKEN: jose's verdict (createRemoteJWKSet + jwtVerify)
+jose_verify() { (cd "$CLIENT_DIR" && timeout 30 node logout_verify.mjs "$BASE" "$1" "$2"); }
+# gap PATH I J: seconds between the Ith and the Jth request at PATH
+gap() { python3 -c 'import sys; print("%.2f" % (float(sys.argv[2]) - float(sys.argv[1])))' "$(post_field "$1" "$2" t)" "$(post_field "$1" "$3" t)"; }
+within() { python3 -c 'import sys; v, lo, hi = map(float, sys.argv[1:]); sys.exit(0 if lo <= v <= hi else 1)' "$@"; }
+
+# restart_server CONFIG_LINES...: the same store on a new config
+restart_server() {
+	local project=$PROJECT_ID client=$CLIENT_ID secret=$CLIENT_SECRET
+	stop_server
+	start_server "$@"
+	PROJECT_ID=$project; CLIENT_ID=$client; CLIENT_SECRET=$secret
+	P="/api/v1/projects/$PROJECT_ID"
+	TOKEN=$(admin_token)
+}
+
+start_receiver plain
+R=http://127.0.0.1:$RPORT
+start_server
+
+# --- a session ends through the API: every client of it is told ---
+client ok "$R/ok/a";                 A=$CID
+client es "$R/ok/e" ES256;           E=$CID
+client byname "http://localhost:$RPORT/ok/l"; L=$CID
+client fails "$R/fail/f";            F=$CID
+client rejects "$R/reject/r";        RJ=$CID
+client redirects "$R/redirect/d";    RD=$CID
+client stalls "$R/stall/s";          S=$CID
+client bighead "$R/bighead/h";       H=$CID
+client metadata "http://169.254.169.254/latest/meta-data"; M=$CID
+client itself "$BASE/api/v1/logout"; SELF=$CID
+client outside "$R/ok/outside";      OUT=$CID    # not in the session
+user ann; ANN=$UID_
+session sess-ann "$ANN" "$A" "$E" "$L" "$F" "$RJ" "$RD" "$S" "$H" "$M" "$SELF"
+check "no outbox row before the session ends" "$(sql "select count(*) from backchannel_outbox")" 0
+
+T0=$(date +%s.%N)
+OUT=$(curl -s -o /dev/null -w '%{http_code} %{time_total}' -X PUT -H "Authorization: Bearer $TOKEN" \
+	-H 'Content-Type: application/json' "$BASE$P/users/$ANN" \
+	-d '{"display_name":"ann","email":"ann@example.com","is_active":false}')
+check "deactivation answers" "${OUT% *}" 200
+within "${OUT#* }" 0 0.5 && pass || fail "the deactivation answered in ${OUT#* } s"
+
+wait_posts /stall/s 1 5 || fail "the stalling receiver got nothing"
+# the receiver holds a connection open: the server answers at once anyway
+for i in 1 2 3; do
+	TIME=$(curl -s -o /dev/null -w '%{time_total}' "$BASE/healthz")
+	within "$TIME" 0 0.5 && pass || fail "healthz took $TIME s while a delivery stalls"
+done
+user bea; BEA=$UID_
+session sess-bea "$BEA" "$A"
+TIME=$(curl -s -o /dev/null -w '%{time_total}' -X DELETE -H "Authorization: Bearer $TOKEN" "$BASE$P/users/$BEA")
+within "$TIME" 0 0.5 && pass || fail "deleting a user answered in $TIME s while a delivery stalls"
+
+wait_posts /ok/a 2 5 || fail "client a got $(posts /ok/a) logouts, want 2 (ann's and bea's)"
+wait_posts /ok/e 1 5 || fail "client e got nothing"
+wait_posts /ok/l 1 5 || fail "client l (by name) got nothing"
+
+TOK=$(token_for /ok/a sess-ann)
+V=$(jose_verify "$A" "$TOK")
+check "jose verifies the logout token" "$(jq -r .ok <<<"$V")" true
+check "header typ" "$(jq -r .header.typ <<<"$V")" logout+jwt
+check "header alg: the client's (RS256 by default)" "$(jq -r .header.alg <<<"$V")" RS256
+check "header kid" "$(jq -r '.header.kid | length' <<<"$V")" 43
+check "iss" "$(jq -r .claims.iss <<<"$V")" "$BASE"
+check "aud" "$(jq -r .claims.aud <<<"$V")" "$A"
+check "sub" "$(jq -r .claims.sub <<<"$V")" "$ANN"
+check "sid" "$(jq -r .claims.sid <<<"$V")" sess-ann
+check "events" "$(jq -c .claims.events <<<"$V")" '{"http://schemas.openid.net/event/backchannel-logout":{}}'
+check "exp = iat + 120" "$(jq -r '.claims.exp - .claims.iat' <<<"$V")" 120
+check "iat is now" "$(jq -r --argjson t "${T0%.*}" '.claims.iat - $t | . >= -2 and . <= 10' <<<"$V")" true
+check "jti" "$(jq -r '.claims.jti | test("^[0-9a-f]{32}$")' <<<"$V")" true
+check "no nonce" "$(jq -r '.claims | has("nonce")' <<<"$V")" false
+check "only these claims" "$(jq -r '.claims | keys | join(",")' <<<"$V")" "aud,events,exp,iat,iss,jti,sid,sub"
+check "posted as a form" "$(post_field /ok/a 0 content_type)" application/x-www-form-urlencoded
+check "Host header" "$(post_field /ok/a 0 host)" "127.0.0.1:$RPORT"
+check "jose: not for another audience" "$(jose_verify "$E" "$TOK" | jq -r .code)" ERR_JWT_CLAIM_VALIDATION_FAILED
+V=$(jose_verify "$E" "$(token_at /ok/e)")
+check "ES256 client: verifies" "$(jq -r .ok <<<"$V")" true
+check "ES256 client: alg" "$(jq -r .header.alg <<<"$V")" ES256
+check "ES256 client: aud" "$(jq -r .claims.aud <<<"$V")" "$E"
+check "a name is resolved (localhost)" "$(post_field /ok/l 0 host)" "localhost:$RPORT"
+check "by name: verifies" "$(jose_verify "$L" "$(token_at /ok/l)" | jq -r .ok)" true
+V=$(jose_verify "$A" "$(token_for /ok/a sess-bea)")
+check "a deleted user's session: verifies" "$(jq -r .ok <<<"$V")" true
+check "a deleted user's session: sub" "$(jq -r .claims.sub <<<"$V")" "$BEA"
+check "a deleted user's session: sid" "$(jq -r .claims.sid <<<"$V")" sess-bea
+
+# a 5xx: three attempts, 1 s and 5 s apart, one jti
+wait_posts /fail/f 3 9 || fail "the failing receiver got $(posts /fail/f) attempts, want 3"
+within "$(gap /fail/f 0 1)" 0.9 2.0 && pass || fail "first retry after $(gap /fail/f 0 1) s, want 1"
+within "$(gap /fail/f 1 2)" 4.9 6.0 && pass || fail "second retry after $(gap /fail/f 1 2) s, want 5"
+J0=$(claims "$(token_at /fail/f 0)" | jq -r .jti)
+check "retries keep the jti" "$(claims "$(token_at /fail/f 1)" | jq -r .jti),$(claims "$(token_at /fail/f 2)" | jq -r .jti)" "$J0,$J0"
+wait_log "logout $J0 .*given up after 3 attempts" 3 && pass || fail "no give-up line for $J0"
+
+# a receiver that never answers: the attempt times out after 5 s, then 1 s
+wait_posts /stall/s 2 9 || fail "the stalling receiver got $(posts /stall/s) attempts, want 2"
+within "$(gap /stall/s 0 1)" 5.5 7.5 && pass || fail "retry after a stall came after $(gap /stall/s 0 1) s, want 6"
+grep -Eq "to client $S at 127\.0\.0\.1: no answer within 5 s; tried again in 1 s" "$TMP/server.log" && pass ||
+	fail "no timeout line for the stalling client"
+
+# final answers: one attempt each, no redirect followed
+check "a 4xx: one attempt" "$(posts /reject/r)" 1
+check "a redirect: one attempt" "$(posts /redirect/d)" 1
+check "a redirect is not followed" "$(posts /ok/redirected)" 0
+check "headers over 4 KiB: one attempt" "$(posts /bighead/h)" 1
+grep -q "to client $RJ at 127.0.0.1: answered 400, not retried" "$TMP/server.log" && pass || fail "no line for the 4xx"
+grep -q "to client $RD at 127.0.0.1: answered 302 (redirects are not followed), not retried" "$TMP/server.log" &&
+	pass || fail "no line for the redirect"
+grep -q "to client $H at 127.0.0.1: the answer is malformed or its header is over 4096 bytes, not retried" \
+	"$TMP/server.log" && pass || fail "no line for the big header"
+grep -q "to client $A at 127.0.0.1: delivered (200)" "$TMP/server.log" && pass || fail "no delivered line"
+
+# nothing sent where the defaults forbid: 169.254.x, edgeauth's own address
+grep -q "to client $M at 169.254.169.254: not sent: 169.254.169.254 is an address back-channel logouts may not go to" \
+	"$TMP/server.log" && pass || fail "169.254.169.254 was not refused"
+grep -q "to client $SELF at 127.0.0.1: not sent: 127.0.0.1 is an address" "$TMP/server.log" && pass ||
+	fail "edgeauth's own address was not refused"
+check "a client outside the session: nothing" "$(posts /ok/outside)" 0
+
+sleep 1.5
+check "no fourth attempt" "$(posts /fail/f)" 3
+check "a 4xx: still one attempt" "$(posts /reject/r)" 1
+check "finished rows are deleted" "$(sql "select count(*) from backchannel_outbox where client_id in ('$A','$E','$L','$F','$RJ','$RD','$H','$M','$SELF')")" 0
+check "the log holds no token" "$(grep -c 'eyJ' "$TMP/server.log")" 0
+
+# --- a BYOU user deleted: clients holding a refresh token, no sid ---
+client byou "$R/ok/byou"; B=$CID
+req POST "$P/users" '{"display_name":"Carl","external_user_id":"crm-7"}'
+check_status "byou user" 201
+CARL=$(jq -r .id <<<"$BODY")
+new_pkce
+req POST "$P/users/external/crm-7/authorization-codes" "{\"client_id\":\"$B\",\"redirect_uri\":\"http://127.0.0.1:9/cb\",\"code_challenge\":\"$CHALLENGE\",\"code_challenge_method\":\"S256\"}"
+check_status "byou code" 201
+exchange "$B" http://127.0.0.1:9/cb "$(jq -r .code <<<"$BODY")" "$VERIFIER"
+check_status "byou exchange" 200
+req DELETE "$P/users/$CARL"
+check_status "byou user deleted" 204
+wait_posts /ok/byou 1 5 || fail "the BYOU client got nothing"
+V=$(jose_verify "$B" "$(token_at /ok/byou)")
+check "BYOU: verifies" "$(jq -r .ok <<<"$V")" true
+check "BYOU: sub" "$(jq -r .claims.sub <<<"$V")" "$CARL"
+check "BYOU: no sid" "$(jq -r '.claims | has("sid")' <<<"$V")" false
+
+# --- another process ends a session: read by the server's poll ---
+client cli "$R/ok/cli"; CLI=$CID
+user dan; DAN=$UID_
+session sess-dan "$DAN" "$CLI"
+sql "UPDATE sessions SET ended_at = $(($(date +%s%N) / 1000000)) WHERE id = 'sess-dan'"
+wait_posts /ok/cli 1 5 || fail "a session ended by another process was not delivered"
+check "another process: sid" "$(claims "$(token_at /ok/cli)" | jq -r .sid)" sess-dan
+
+# --- a stop cuts the stalled delivery; its row waits for the next start ---
+check "the stalled delivery's row stays" "$(sql "select count(*) from backchannel_outbox where client_id = '$S'")" 1
+
+# --- [oidc] backchannel_allow: a listed CIDR allows, nothing else does ---
+openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 1 -subj /CN=localhost \
+	-addext subjectAltName=DNS:localhost -keyout "$TMP/tls.key" -out "$TMP/tls.crt" 2>/dev/null
+start_receiver tls "$TMP/tls.crt" "$TMP/tls.key"
+RT=$RPORT
+STALLED=$(posts /stall/s)
+export SSL_CERT_FILE=$TMP/tls.crt   # the server's trust store: this one certificate
+restart_server oidc.backchannel_allow="127.0.0.1/32 192.0.2.0/24"
+unset SSL_CERT_FILE
+grep -q "back-channel: 1 logout(s) not delivered at the stop; they are sent at the next start" \
+	"$TMP/server.log" && pass || fail "no line for the delivery the stop cut"
+wait_posts /stall/s $((STALLED + 1)) 5 || fail "the cut delivery was not made again after the restart"
+check "... with the same jti" "$(claims "$(token_at /stall/s "$STALLED")" | jq -r .jti)" \
+	"$(claims "$(token_at /stall/s 0)" | jq -r .jti)"
+client allowed "$R/ok/allowed";                   AL=$CID
+client tls "https://localhost:$RT/ok/tls";         TLS=$CID
+client tlsip "https://127.0.0.1:$RT/ok/tls-ip";    TIP=$CID   # the certificate names no IP
+client unlisted "http://169.254.1.1/x";            UL=$CID
+user eve; EVE=$UID_
+session sess-eve "$EVE" "$AL" "$TLS" "$TIP" "$UL"
+req PUT "$P/users/$EVE" '{"display_name":"eve","email":"eve@example.com","is_active":true,"password":"a new password"}'
+check_status "a new password ends the session" 200
+wait_posts /ok/allowed 1 5 || fail "a listed CIDR did not allow"
+wait_posts /ok/tls 1 5 || fail "https to a trusted certificate got nothing"
+check "https: verifies" "$(jose_verify "$TLS" "$(token_at /ok/tls)" | jq -r .ok)" true
+wait_log "to client $TIP at 127.0.0.1: .*certificate verify failed.*tried again" 5 && pass ||
+	fail "a certificate for another name was not refused"
+check "https: nothing sent to a certificate of another name" "$(posts /ok/tls-ip)" 0
+grep -q "to client $UL at 169.254.1.1: not sent" "$TMP/server.log" && pass || fail "an unlisted address was not refused"
+
+restart_server oidc.backchannel_allow=10.0.0.0/8
+client elsewhere "$R/ok/elsewhere"; EW=$CID
+user fay; FAY=$UID_
+session sess-fay "$FAY" "$EW"
+req PUT "$P/users/$FAY" '{"display_name":"fay","email":"fay@example.com","is_active":false}'
+check_status "fay deactivated" 200
+wait_log "to client $EW at 127.0.0.1: not sent: 127.0.0.1 is an address" 5 && pass ||
+	fail "an address outside the list was not refused"
+check "outside the list: nothing sent" "$(posts /ok/elsewhere)" 0
+
+stop_receivers
+finish

@@ -1,0 +1,139 @@
+/*
+ * The back-channel logout outbox in the store (store_outbox.c): rows come
+ * oldest first, as many as asked, with a NULL sid kept NULL; a delete takes
+ * several rows in one transaction, and a row already gone is no error.
+ * Also the schema's side: ending a session queues a row per client of it
+ * with a back-channel URI.
+ */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "check_suite.h"
+#include "store.h"
+#include "store_outbox.h"
+#include "store_projects.h"
+
+static struct {
+	char dir[64];
+	char db[96];
+	struct store *st;
+	struct new_project p;
+	struct outbox_rows rows;
+	struct api_error err;
+} fx;
+
+static void setup(void)
+{
+	char errbuf[256];
+
+	memset(&fx, 0, sizeof fx);
+	snprintf(fx.dir, sizeof fx.dir, "/tmp/check_store_outbox.XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(fx.dir));
+	snprintf(fx.db, sizeof fx.db, "%s/e.db", fx.dir);
+	fx.st = store_open(fx.db, false, errbuf, sizeof errbuf);
+	ck_assert_msg(fx.st != NULL, "%s", errbuf);
+	ck_assert_int_eq(store_project_create(fx.st, "p", &fx.p, &fx.err), 0);
+}
+
+static void teardown(void)
+{
+	char path[128];
+
+	outbox_rows_release(&fx.rows);
+	store_new_project_release(&fx.p);
+	store_close(fx.st);
+	for (const char *const *f = (const char *const[]){ "e.db", "e.db-wal", "e.db-shm", NULL };
+	     *f; f++) {
+		snprintf(path, sizeof path, "%s/%s", fx.dir, *f);
+		unlink(path);
+	}
+	rmdir(fx.dir);
+}
+
+static void add_row(const char *id, long long created_at, const char *sid)
+{
+	check_sql(fx.st->db, "INSERT INTO backchannel_outbox (id, client_id, uri, alg, subject,"
+	          " session_id, created_at) VALUES (%Q, 'c', 'http://a.example/bc', 'ES256', 'u',"
+	          " %Q, %lld)", id, sid, created_at);
+}
+
+START_TEST(test_read_oldest_first)
+{
+	add_row("b", 2, "s2");
+	add_row("c", 1, NULL);
+	add_row("a", 2, "s1");
+	ck_assert_int_eq(store_outbox_read(fx.st, 2, &fx.rows, &fx.err), 0);
+	ck_assert_uint_eq(fx.rows.count, 2);
+	ck_assert_str_eq(fx.rows.rows[0].id, "c");
+	ck_assert_ptr_null(fx.rows.rows[0].session_id);
+	ck_assert_str_eq(fx.rows.rows[1].id, "a");   /* the same time: by ID */
+	ck_assert_str_eq(fx.rows.rows[1].session_id, "s1");
+	ck_assert_str_eq(fx.rows.rows[1].uri, "http://a.example/bc");
+	ck_assert_str_eq(fx.rows.rows[1].alg, "ES256");
+	ck_assert_str_eq(fx.rows.rows[1].client_id, "c");
+	ck_assert_str_eq(fx.rows.rows[1].subject, "u");
+	ck_assert_int_eq(fx.rows.rows[1].created_at, 2);
+	outbox_rows_release(&fx.rows);
+	ck_assert_int_eq(store_outbox_read(fx.st, 10, &fx.rows, &fx.err), 0);
+	ck_assert_uint_eq(fx.rows.count, 3);
+}
+END_TEST
+
+START_TEST(test_delete)
+{
+	const char *ids[] = { "a", "gone", "c" };
+
+	add_row("a", 1, NULL);
+	add_row("b", 1, NULL);
+	add_row("c", 1, NULL);
+	ck_assert_int_eq(store_outbox_delete(fx.st, ids, N_ELEMS(ids), &fx.err), 0);
+	ck_assert_int_eq(store_outbox_read(fx.st, 10, &fx.rows, &fx.err), 0);
+	ck_assert_uint_eq(fx.rows.count, 1);
+	ck_assert_str_eq(fx.rows.rows[0].id, "b");
+}
+END_TEST
+
+/* schema/008: a session's end queues its clients with a back-channel URI,
+ * with the URI and algorithm of that moment and the session as sid. */
+START_TEST(test_session_end_fills_outbox)
+{
+	check_sql(fx.st->db, "INSERT INTO users (id, project_id, display_name, created_at,"
+	          " updated_at) VALUES ('u1', %Q, 'U', 1, 1)", fx.p.project_id);
+	check_sql(fx.st->db, "INSERT INTO clients (id, project_id, name, secret_hash, created_at,"
+	          " updated_at, backchannel_logout_uri) VALUES ('c1', %Q, 'a', 'x', 1, 1,"
+	          " 'https://a.example/bc'), ('c2', %Q, 'b', 'x', 1, 1, NULL)", fx.p.project_id,
+	          fx.p.project_id);
+	check_sql(fx.st->db, "INSERT INTO sessions (id, secret_hash, project_id, user_id, auth_time,"
+	          " created_at, expires_at) VALUES ('s1', 'h', %Q, 'u1', 1, 1, 9)", fx.p.project_id);
+	check_sql(fx.st->db, "INSERT INTO session_clients VALUES ('s1', 'c1'), ('s1', 'c2')");
+	check_sql(fx.st->db, "UPDATE sessions SET ended_at = 5 WHERE id = 's1'");
+	ck_assert_int_eq(store_outbox_read(fx.st, 10, &fx.rows, &fx.err), 0);
+	ck_assert_uint_eq(fx.rows.count, 1);
+	ck_assert_str_eq(fx.rows.rows[0].client_id, "c1");
+	ck_assert_str_eq(fx.rows.rows[0].uri, "https://a.example/bc");
+	ck_assert_str_eq(fx.rows.rows[0].alg, "RS256");
+	ck_assert_str_eq(fx.rows.rows[0].subject, "u1");
+	ck_assert_str_eq(fx.rows.rows[0].session_id, "s1");
+	ck_assert_uint_eq(strlen(fx.rows.rows[0].id), 32);
+}
+END_TEST
+
+static Suite *outbox_suite(void)
+{
+	Suite *s = suite_create("store_outbox");
+	TCase *tc = check_tcase("outbox", setup, teardown);
+
+	tcase_add_test(tc, test_read_oldest_first);
+	tcase_add_test(tc, test_delete);
+	tcase_add_test(tc, test_session_end_fills_outbox);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	return check_run(srunner_create(outbox_suite()));
+}
