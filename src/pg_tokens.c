@@ -34,15 +34,17 @@ enum {
 };
 
 static const struct pg_statement statements[PT__COUNT] = {
-	/* the fourteen columns of struct store_token_row, as store_tokens.c reads them */
+	/* the sixteen columns of struct store_token_row, as store_tokens.c reads them */
 	[PT_CODE_GET] = { "tokens_code_get",
 		"SELECT family_id, project_id, client_id, user_id, redirect_uri, code_challenge,"
 		" expires_at, used_at IS NOT NULL, false," PREDATES_DEACTIVATION("t") ","
-		" scope, nonce, auth_time, session_id FROM auth_codes t WHERE hash = $1", 1, false },
+		" scope, nonce, auth_time, session_id, created_at, used_at FROM auth_codes t"
+		" WHERE hash = $1", 1, false },
 	[PT_REFRESH_GET] = { "tokens_refresh_get",
 		"SELECT family_id, project_id, client_id, user_id, NULL, NULL, expires_at,"
 		" used_at IS NOT NULL, revoked_at IS NOT NULL," PREDATES_DEACTIVATION("t") ","
-		" scope, NULL, auth_time, session_id FROM refresh_tokens t WHERE hash = $1", 1, false },
+		" scope, NULL, auth_time, session_id, created_at, used_at FROM refresh_tokens t"
+		" WHERE hash = $1", 1, false },
 	/* every refresh token of the sign-in, and the access tokens issued with them */
 	[PT_FAMILY_REVOKE] = { "tokens_family_revoke",
 		"WITH a AS (INSERT INTO revoked_tokens (jti, expires_at)"
@@ -112,6 +114,8 @@ static int grant_read(const PGresult *res, void *out, const void *how, struct ap
 	g->nonce = dup_text(res, 11);
 	g->auth_time = pg_int(res, 0, 12);
 	g->session_id = dup_text(res, 13);
+	g->created_at = pg_int(res, 0, 14);
+	g->used_at = pg_int(res, 0, 15);
 	return 0;
 }
 

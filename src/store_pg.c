@@ -4,6 +4,7 @@
  * with the maps that turn a result into what the SQLite backend hands
  * back. Blocking calls only before store_serve.
  */
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -107,8 +108,10 @@ static const struct pg_statement *const *statements(size_t *n)
 
 	if (!count)
 		for (size_t i = 0; i < ARRAY_LEN(statement_sets); i++)
-			for (size_t j = 0; j < statement_sets[i]->count && count < STATEMENTS_MAX; j++)
+			for (size_t j = 0; j < statement_sets[i]->count; j++) {
+				assert(count < STATEMENTS_MAX);   /* a new area outgrew it: raise it */
 				all[count++] = &statement_sets[i]->statements[j];
+			}
 	*n = count;
 	return all;
 }
