@@ -55,10 +55,10 @@ static int rows_read(const PGresult *res, void *out, const void *how, struct api
 		if (!pg_text(res, i, 1))
 			continue;
 		sealed = PQunescapeBytea((const unsigned char *)PQgetvalue(res, i, 3), &len);
-		key_rows_append(rows, pg_text(res, i, 1), pg_text(res, i, 2), sealed, len,
-		                pg_int(res, i, 4), pg_int(res, i, 5),
-		                pg_text(res, i, 6) ? pg_int(res, i, 6) : KEY_NO_BOUND,
-		                pg_text(res, i, 7) != NULL, pg_int(res, i, 7));
+		store_keys_rows_append(rows, pg_text(res, i, 1), pg_text(res, i, 2), sealed, len,
+		                       pg_int(res, i, 4), pg_int(res, i, 5),
+		                       pg_text(res, i, 6) ? pg_int(res, i, 6) : KEY_NO_BOUND,
+		                       pg_text(res, i, 7) != NULL, pg_int(res, i, 7));
 		if (sealed) {
 			memset(sealed, 0, len);
 			PQfreemem(sealed);
@@ -241,7 +241,7 @@ static int retire(struct store *st, const char *kid, int64_t now, int64_t lifeti
 
 	if (pg_keys_list(st, &all, err) < 0)
 		return -1;
-	rc = key_retirement(&all, kid, now, &k, err);
+	rc = store_keys_retirement(&all, kid, now, &k, err);
 	if (k && (write(st, PK_RETIRE, (const char *const[]){ kid, pg_int_param(now, at) },
 	                err) < 0 || bounds_write(st, k->alg, now, lifetime_ms, err) < 0))
 		rc = -1;

@@ -62,10 +62,10 @@ void store_keys_rows_release(struct key_rows *r)
 	memset(r, 0, sizeof *r);
 }
 
-void key_rows_append(struct key_rows *out, const char *kid, const char *alg_name,
-                     const void *sealed, size_t sealed_len, int64_t created_at,
-                     int64_t activates_at, int64_t publish_until, bool retired,
-                     int64_t retired_at)
+void store_keys_rows_append(struct key_rows *out, const char *kid, const char *alg_name,
+                            const void *sealed, size_t sealed_len, int64_t created_at,
+                            int64_t activates_at, int64_t publish_until, bool retired,
+                            int64_t retired_at)
 {
 	struct key_row *k;
 	enum jwt_alg alg;
@@ -93,12 +93,12 @@ void key_rows_append(struct key_rows *out, const char *kid, const char *alg_name
 /* The row s is on (KEY_COLUMNS), appended to out. */
 static void row_read(sqlite3_stmt *s, struct key_rows *out)
 {
-	key_rows_append(out, store_column_text(s, 0), store_column_text(s, 1),
-	                sqlite3_column_blob(s, 2), (size_t)sqlite3_column_bytes(s, 2),
-	                sqlite3_column_int64(s, 3), sqlite3_column_int64(s, 4),
-	                sqlite3_column_type(s, 5) == SQLITE_NULL ? KEY_NO_BOUND
-	                                                         : sqlite3_column_int64(s, 5),
-	                sqlite3_column_type(s, 6) != SQLITE_NULL, sqlite3_column_int64(s, 6));
+	store_keys_rows_append(out, store_column_text(s, 0), store_column_text(s, 1),
+	                       sqlite3_column_blob(s, 2), (size_t)sqlite3_column_bytes(s, 2),
+	                       sqlite3_column_int64(s, 3), sqlite3_column_int64(s, 4),
+	                       sqlite3_column_type(s, 5) == SQLITE_NULL ? KEY_NO_BOUND
+	                                                                : sqlite3_column_int64(s, 5),
+	                       sqlite3_column_type(s, 6) != SQLITE_NULL, sqlite3_column_int64(s, 6));
 }
 
 /* Every row of s (bound already) into *out. 0, or -1 with err. */
@@ -266,8 +266,8 @@ static const struct key_row *row_of(const struct key_rows *all, const char *kid)
 	return NULL;
 }
 
-int key_retirement(const struct key_rows *all, const char *kid, int64_t now,
-                   const struct key_row **k, struct api_error *err)
+int store_keys_retirement(const struct key_rows *all, const char *kid, int64_t now,
+                          const struct key_row **k, struct api_error *err)
 {
 	const struct key_row *row = row_of(all, kid);
 
@@ -295,7 +295,7 @@ static int key_retire(struct store *st, const char *kid, int64_t now, int64_t li
 
 	if (store_keys_list(st, &all, err) < 0)
 		return -1;
-	rc = key_retirement(&all, kid, now, &k, err);
+	rc = store_keys_retirement(&all, kid, now, &k, err);
 	if (k) {
 		store_bind_text(s, 1, kid);
 		sqlite3_bind_int64(s, 2, now);
