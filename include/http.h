@@ -32,6 +32,7 @@ struct request_ctx {
 	enum evhttp_cmd_type method;
 	char *path;                          /* raw path, as sent */
 	const struct route *route;           /* the route it matched (router.c) */
+	int route_index;                     /* its table index, or the path's (405); -1 none */
 	const char *param_names[ROUTE_MAX_PARAMS];   /* into the route's pattern */
 	size_t param_name_lens[ROUTE_MAX_PARAMS];
 	char *params[ROUTE_MAX_PARAMS];      /* percent-decoded path parameters */
@@ -44,6 +45,7 @@ struct request_ctx {
 	struct project_state project;        /* the path's project, when looked up */
 	struct conn_entry *conn;             /* conn_guard's record of the connection */
 	int64_t start_us;
+	char client_address[48];             /* request_client_address, once asked ("" before) */
 	bool replied;
 	struct flow flow;                    /* its steps (request.h) */
 	bool reply_ready;                    /* a step recorded its answer */

@@ -21,6 +21,7 @@
 #include "flow.h"
 #include "json_util.h"
 #include "listing.h"
+#include "metrics.h"
 #include "pg.h"
 #include "store.h"
 
@@ -117,11 +118,11 @@ const char *pg_int_param(long long v, char buf[24]);
 	} while (0)
 
 /* A read whose text is cached at a stamp (a scope): from *cache (made on
- * first use) when it holds key at at, else s's column 0 (pg_map_text),
- * which is then kept at at. */
-void pg_run_cached(struct store *st, struct store_cache **cache, const char *key,
-                   struct store_stamp at, const struct pg_statement *s, char **out,
-                   struct completion done);
+ * first use, its lookups counted under metric) when it holds key at at,
+ * else s's column 0 (pg_map_text), which is then kept at at. */
+void pg_run_cached(struct store *st, struct store_cache **cache, enum metrics_cache metric,
+                   const char *key, struct store_stamp at, const struct pg_statement *s,
+                   char **out, struct completion done);
 
 /* An operation of an area not ported to PostgreSQL yet: a clear
  * system_error, never a crash. */

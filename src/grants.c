@@ -15,6 +15,7 @@
 #include "grants.h"
 #include "id_token.h"
 #include "keyring.h"
+#include "metrics.h"
 #include "store_users.h"
 #include "util.h"
 
@@ -188,6 +189,7 @@ static void hand_out(struct grant *g)
 	g->refresh = NULL;
 	out->id_token = g->id_token;
 	g->id_token = NULL;
+	metrics_token_issued(g->in->grant_type);
 }
 
 static enum step_result cc_issue(struct flow *f)
@@ -239,6 +241,7 @@ static enum step_result replay_revoke(struct flow *f)
 {
 	struct grant *g = grant_of(f);
 
+	metrics_reuse_detected(g->in->grant_type);
 	store_family_revoke(g->srv->store, g->record.family_id, WAIT_ON(f));
 	return STEP_WAIT;
 }

@@ -220,7 +220,8 @@ void pg_client_authenticate(struct store *st, const char *client_id, const char 
 void pg_client_scope(struct store *st, const char *client_id, struct store_stamp at,
                      char **out, struct completion done)
 {
-	pg_run_cached(st, &st->scopes, client_id, at, &statements[PC_SCOPE], out, done);
+	pg_run_cached(st, &st->scopes, METRICS_CACHE_CLIENT_SCOPE, client_id, at,
+	              &statements[PC_SCOPE], out, done);
 }
 
 void pg_client_redirect_registered(struct store *st, const char *client_id,

@@ -318,15 +318,15 @@ static void cached_read_done(void *arg, const struct api_error *err)
 	complete(done, err ? -1 : 0, err);
 }
 
-void pg_run_cached(struct store *st, struct store_cache **cache, const char *key,
-                   struct store_stamp at, const struct pg_statement *s, char **out,
-                   struct completion done)
+void pg_run_cached(struct store *st, struct store_cache **cache, enum metrics_cache metric,
+                   const char *key, struct store_stamp at, const struct pg_statement *s,
+                   char **out, struct completion done)
 {
 	struct cached_read *r;
 	const char *hit;
 
 	if (!*cache)
-		*cache = store_cache_new(free_string);
+		*cache = store_cache_new(metric, free_string);
 	hit = store_cache_get(*cache, key, at);
 	if (hit) {
 		*out = xstrdup(hit);

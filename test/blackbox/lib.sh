@@ -93,7 +93,8 @@ free_port() {
 # write_config FILE PORT [section.key=value ...]
 write_config() {
 	local file=$1 port=$2; shift 2
-	local server="" store="" tokens="" passwords="" signin="" sessions="" oidc=""
+	local server="" store="" tokens="" passwords="" signin=""
+	local sessions="" oidc="" metrics="" log=""
 	for kv in "$@"; do
 		local sec=${kv%%.*} rest=${kv#*.}
 		case $sec in
@@ -104,6 +105,8 @@ write_config() {
 		signin) signin+="$rest"$'\n' ;;
 		sessions) sessions+="$rest"$'\n' ;;
 		oidc) oidc+="$rest"$'\n' ;;
+		metrics) metrics+="$rest"$'\n' ;;
+		log) log+="$rest"$'\n' ;;
 		*) echo "write_config: unknown section in $kv" >&2; return 1 ;;
 		esac
 	done
@@ -114,9 +117,12 @@ write_config() {
 		[ -n "$path" ] && dbname=$(pg_db_of "$path")
 		store="backend = postgres"$'\n'"url = $(pg_url "$dbname")"$'\n'"$store"
 	fi
-	# a section only when set: a binary from before it starts too
-	[ -n "$sessions" ] && sessions="[sessions]"$'\n'"$sessions"
-	[ -n "$oidc" ] && oidc="[oidc]"$'\n'"$oidc"
+	# sections older binaries do not know are written only when used
+	local optional=""
+	[ -n "$sessions" ] && optional+="[sessions]"$'\n'"$sessions"
+	[ -n "$oidc" ] && optional+="[oidc]"$'\n'"$oidc"
+	[ -n "$metrics" ] && optional+="[metrics]"$'\n'"$metrics"
+	[ -n "$log" ] && optional+="[log]"$'\n'"$log"
 	cat > "$file" <<CONF
 [server]
 listen = 127.0.0.1:$port
@@ -136,8 +142,7 @@ argon2_iterations = 1
 $passwords
 [signin]
 $signin
-$sessions
-$oidc
+$optional
 CONF
 }
 

@@ -4,7 +4,8 @@
 # permissions, a key rotation and a retirement. And a notification lost
 # while B's listening connection is down never leaves a verdict cached on B
 # working: a deactivation written without its NOTIFY (as if lost) reaches B
-# once B's listening connection was killed (pg_terminate_backend).
+# once B's listening connection was killed (pg_terminate_backend). And the
+# commands that copy SQLite's file (backup, restore) refuse on PostgreSQL.
 . "$(dirname "$0")/../lib.sh"
 if [ "$BACKEND" != postgres ]; then
 	fail "t_fleet runs on PostgreSQL: EDGEAUTH_BACKEND=postgres test/blackbox/run.sh postgres/t_fleet.sh"
@@ -178,6 +179,17 @@ AUTH="Bearer $T" on "$B" req GET "$P/clients"
 AUTH="Bearer $TOKEN" on "$A" req PUT "$P/clients/$CID" '{"name":"after","is_active":false}'
 within "listening again, B hears the next deactivation" \
 	"$(settles "Bearer $T" 401 "$B" GET "$P/clients")"
+
+########## what copies SQLite's file ##########
+"$EDGEAUTH" -c "$CONF" backup "$TMP/copy.db" > /dev/null 2> "$TMP/cmd.err"
+check "backup refused on PostgreSQL" "$?" 1
+check "... naming the database's own tools" "$(grep -c 'pg_dump' "$TMP/cmd.err")" 1
+"$EDGEAUTH" -c "$CONF" restore "$TMP/copy.db" > /dev/null 2> "$TMP/cmd.err"
+check "restore refused on PostgreSQL" "$?" 1
+check "... naming the database's own tools" "$(grep -c 'pg_dump' "$TMP/cmd.err")" 1
+"$EDGEAUTH" -c "$CONF" invalidate-all > /dev/null 2> "$TMP/cmd.err"
+check "invalidate-all refused until its areas are ported" "$?" 1
+check "... saying so" "$(grep -c 'not supported on postgres yet' "$TMP/cmd.err")" 1
 
 kill -TERM "$B_PID"
 wait "$B_PID"
