@@ -1,7 +1,7 @@
 # edgeauth — build, run and test. Read top to bottom.
 
 CC       ?= cc
-PKGS     := libevent libevent_openssl sqlite3 libargon2 libssl libcrypto jansson inih libsystemd
+PKGS     := libevent libevent_openssl sqlite3 libargon2 libssl libcrypto jansson inih libsystemd libpq
 # No -DNDEBUG, in any build: asserts guard only our own invariants (never
 # data from the network, the store, the clock or the config), cost nothing
 # measurable, and a broken one had better stop the server than let it go on
@@ -18,8 +18,9 @@ BUILD    ?= build
 BIN      ?= edgeauth
 SRCS     := $(wildcard src/*.c)
 OBJS     := $(SRCS:src/%.c=$(BUILD)/%.o)
-LIB_OBJS := $(filter-out $(BUILD)/main.o,$(OBJS)) $(BUILD)/schema.o
+LIB_OBJS := $(filter-out $(BUILD)/main.o,$(OBJS)) $(BUILD)/schema.o $(BUILD)/pg_schema.o
 SCHEMA   := $(sort $(wildcard schema/*.sql))
+PG_SCHEMA := $(sort $(wildcard schema/postgres/*.sql))
 UNIT_SRCS := $(wildcard test/unit/check_*.c)
 UNIT_BINS := $(UNIT_SRCS:test/unit/%.c=$(BUILD)/test/%)
 CONF     ?= etc/edgeauth.conf
@@ -64,6 +65,13 @@ $(BUILD)/schema.c: $(SCHEMA) scripts/embed-schema | $(BUILD)
 $(BUILD)/schema.o: $(BUILD)/schema.c
 	$(CC) $(CFLAGS) -c -o $@ $<
 
+# ... and PostgreSQL's (CONTRACT.md §9), the same for the other backend.
+$(BUILD)/pg_schema.c: $(PG_SCHEMA) scripts/embed-schema | $(BUILD)
+	scripts/embed-schema --name pg_schema_migrations $@ $(PG_SCHEMA)
+
+$(BUILD)/pg_schema.o: $(BUILD)/pg_schema.c
+	$(CC) $(CFLAGS) -c -o $@ $<
+
 $(BUILD):
 	@mkdir -p $(BUILD)
 
@@ -96,8 +104,10 @@ fuzz: deps
 	@scripts/fuzz $(FUZZ_SECONDS)
 
 # Throughput and latency of the hot paths on loopback (see docs/BENCHMARKS.md).
+# make bench BACKEND=postgres: the PostgreSQL rows against SQLite's
+BACKEND ?= sqlite
 bench: deps
-	@scripts/bench/run
+	@BACKEND=$(BACKEND) scripts/bench/run
 
 # The binary, the systemd unit and its user, and the config (only when there
 # is none yet: an operator's edits are kept), its relative paths made the

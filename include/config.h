@@ -31,6 +31,10 @@ struct config {
 	/* [store] */
 	char *store_path;
 	bool synchronous_full;
+	bool store_postgres;      /* backend = postgres (CONTRACT.md §9) */
+	char *store_url;          /* a libpq connection string or URI; "" for none */
+	int pool_size;            /* connections to PostgreSQL */
+	bool insecure_transport;  /* a TCP url may go without sslmode=verify-full */
 	/* [tokens] */
 	long access_ttl_s;
 	long refresh_ttl_s;

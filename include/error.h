@@ -41,6 +41,7 @@ enum api_code {
 	E_EXPECTATION_FAILED,  /* 417: an Expect other than 100-continue */
 	E_NOT_IMPLEMENTED,     /* 501: a method HTTP does not define */
 	E_VERSION_NOT_SUPPORTED, /* 505: an HTTP version other than 1.0 and 1.1 */
+	E_STORE_UNAVAILABLE,   /* 503 system_error: no usable store connection (CONTRACT.md §9) */
 	E__COUNT
 };
 

@@ -95,6 +95,7 @@ struct keyring_refresh {
 	bool force;
 	bool changed;
 	struct key_rows rows;
+	struct store_stamp at;   /* the store's, taken before the read */
 	struct completion done;
 };
 void keyring_refresh(struct keyring_refresh *c, struct keyring *ring, struct store *st,

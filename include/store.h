@@ -38,8 +38,13 @@ enum store_core_stmt {
 	SQ__COUNT
 };
 
+struct pg_pool;
+
 struct store {
 	sqlite3 *db;
+	/* The PostgreSQL backend (store_pg.h) when [store] backend = postgres;
+	 * then db is NULL, and each operation's first line hands it over. */
+	struct pg_pool *pg;
 	struct stmt_set core;
 	struct stmt_set projects;
 	struct stmt_set resources;

@@ -130,6 +130,11 @@ struct client_auth {
 	char id_token_alg[8];       /* id_token_signed_response_alg: RS256, ES256 */
 	struct store_stamp stamp;   /* the store as this read saw it */
 };
+/* With a secret (Basic) it must be c's, else invalid_client_credentials;
+ * without one c must be found, else invalid_client (what
+ * store_client_authenticate decides once it read c). 0 or -1. */
+int store_client_check_secret(const struct client_auth *c, const char *secret,
+                              struct api_error *err);
 /* The client (out->found false: none such). */
 void store_client_lookup(struct store *st, const char *client_id, struct client_auth *out,
                          struct completion done);
@@ -144,6 +149,9 @@ void store_client_authenticate(struct store *st, const char *client_id, const ch
  * (a scope is cached for it). */
 void store_client_scope(struct store *st, const char *client_id, struct store_stamp at,
                         char **out, struct completion done);
+
+/* client_not_found, as both backends answer it. */
+extern const struct record_missing *const store_client_missing;
 
 /* ---- for the SQLite backend's own use (store.c) ----
  * Synchronous, inside a transaction the caller has open. */

@@ -60,6 +60,14 @@ void store_grant_delete_holder(struct store *st, enum grant_holder holder, sqlit
                                const char *id, const char *project_id, const char *scope,
                                struct completion done);
 
+/* A refusal as both backends word it: kind "unknown" is
+ * some_permissions_not_found; "role", "client" or "user" (what such a
+ * holder holds), "permission" (what a write would grant) or "admin" (who
+ * may change where a client's tokens go) is insufficient_permission naming
+ * named, the permission the scope lacks. (The checks of schema/postgres/
+ * answer these kinds.) Returns -1. */
+int store_grant_refuse(const char *kind, const char *named, struct api_error *err);
+
 /* Fails with some_permissions_not_found unless every ID names a permission
  * of the project. Returns 0 or -1. */
 int store_permissions_check(struct store *st, const char *project_id,

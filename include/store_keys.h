@@ -23,6 +23,14 @@ struct key_rows {
 void store_keys_rows_release(struct key_rows *r);
 /* Wipes and frees one row's sealed key (the row itself is the caller's). */
 void store_keys_row_release(struct key_row *k);
+/* Appends a row as a backend read it to out: kid and alg as stored, the
+ * sealed key (copied), the times (publish_until KEY_NO_BOUND for none). A
+ * row this edgeauth cannot have written (an unknown alg, a kid of another
+ * length) is left out: a key that cannot be read signs nothing. */
+void store_keys_rows_append(struct key_rows *out, const char *kid, const char *alg_name,
+                            const void *sealed, size_t sealed_len, int64_t created_at,
+                            int64_t activates_at, int64_t publish_until, bool retired,
+                            int64_t retired_at);
 
 /* For a request: when the store's key version is not known_version, reads
  * it and every key published at now (not retired, before publish_until)
@@ -46,5 +54,10 @@ int store_keys_add(struct store *st, const struct key_row *rows, size_t n, bool 
  * system_error. */
 int store_key_retire(struct store *st, const char *kid, int64_t now, int64_t lifetime_ms,
                      struct api_error *err);
+/* What retiring kid at now means for the keys all (both backends' rule):
+ * 0 no such key; 1 with *k the row to retire, or NULL when it already is;
+ * -1 with invalid_params when it is the last published key of its alg. */
+int store_keys_retirement(const struct key_rows *all, const char *kid, int64_t now,
+                          const struct key_row **k, struct api_error *err);
 
 #endif

@@ -5,9 +5,11 @@
 #include <stdbool.h>
 #include <jansson.h>
 
+#include "crypto.h"
 #include "error.h"
 #include "flow.h"
 #include "store.h"
+#include "store_clients.h"
 
 /* Credentials of a new project's admin client; strings owned, release with
  * store_new_project_release (which wipes the secret). */
@@ -21,6 +23,11 @@ struct new_project {
 int store_project_create(struct store *st, const char *name, struct new_project *out,
                          struct api_error *err);
 void store_new_project_release(struct new_project *np);
+/* What a project's admin client is (CONTRACT.md §2, §8), and new
+ * credentials for one into out (client_id, client_secret) with the
+ * secret's hash: what both backends make it with. */
+extern const struct client_fields store_admin_client;
+void store_admin_credentials(struct new_project *out, char hash[SECRET_HASH_LEN + 1]);
 /* Makes a new admin client for an existing project (CONTRACT.md §8: the
  * CLI's recovery when the project's admin client was deleted): active,
  * holding the twelve permissions of the default resources. Its

@@ -14,6 +14,7 @@
 #include "key_schedule.h"
 #include "log.h"
 #include "store.h"
+#include "store_pg.h"
 #include "store_backup.h"
 #include "store_keys.h"
 #include "store_projects.h"
@@ -46,10 +47,13 @@ int cli_usage(void)
 	return EXIT_USAGE;
 }
 
+/* The store of [store] backend (CONTRACT.md §9). */
 struct store *cli_open_store(const struct config *cfg)
 {
 	char errbuf[512];
-	struct store *st = store_open(cfg->store_path, cfg->synchronous_full, errbuf, sizeof errbuf);
+	struct store *st = cfg->store_postgres
+	                 ? store_open_postgres(cfg, errbuf, sizeof errbuf)
+	                 : store_open(cfg->store_path, cfg->synchronous_full, errbuf, sizeof errbuf);
 	if (!st)
 		log_error("%s", errbuf);
 	return st;
@@ -283,12 +287,23 @@ static int cmd_cert(const struct config *cfg, int argc, char **argv)
 
 /* ---- backup, restore, invalidate-all (CONTRACT.md §10) ---- */
 
+/* backup and restore copy SQLite's file: on PostgreSQL the database's own
+ * tools do (and keep its point-in-time recovery). 1, said once. */
+static int postgres_refused(const char *cmd)
+{
+	fprintf(stderr, "edgeauth: %s copies the SQLite store; on PostgreSQL use its own tools"
+	        " (pg_dump, pg_basebackup: README \"Running a fleet\")\n", cmd);
+	return 1;
+}
+
 static int cmd_backup(const struct config *cfg, int argc, char **argv)
 {
 	char errbuf[512];
 
 	if (argc != 1)
 		return cli_usage();
+	if (cfg->store_postgres)
+		return postgres_refused("backup");
 	if (store_backup(cfg->store_path, argv[0], errbuf, sizeof errbuf) < 0) {
 		fprintf(stderr, "edgeauth: backup failed: %s\n", errbuf);
 		return 1;
@@ -315,6 +330,8 @@ static int cmd_restore(const struct config *cfg, int argc, char **argv)
 
 	if (argc != 1)
 		return cli_usage();
+	if (cfg->store_postgres)
+		return postgres_refused("restore");
 	if (store_restore(cfg->store_path, cfg->synchronous_full, argv[0], &at, errbuf,
 	                  sizeof errbuf) < 0) {
 		fprintf(stderr, "edgeauth: restore refused: %s\n", errbuf);

@@ -13,6 +13,7 @@
 
 #include "cidr.h"
 #include "config.h"
+#include "pg_url.h"
 #include "util.h"
 #include "validate.h"
 
@@ -23,6 +24,7 @@ struct load_state {
 	int bad_line;        /* the first line we refused, 0 for none */
 	char reason[CONFIG_REASON_MAX];         /* why, for bad_line */
 	char entry_reason[CONFIG_REASON_MAX];
+	int *key_line;       /* per key of the table: the line that set it, 0 for none */
 };
 
 static void free_origins(char **origins)
@@ -165,6 +167,42 @@ static int parse_synchronous(struct config *cfg, const char *value,
 	return 0;
 }
 
+static int parse_backend(struct config *cfg, const char *value, char reason[CONFIG_REASON_MAX])
+{
+	if (strcmp(value, "sqlite") != 0 && strcmp(value, "postgres") != 0) {
+		snprintf(reason, CONFIG_REASON_MAX, "backend must be sqlite or postgres");
+		return -1;
+	}
+	cfg->store_postgres = !strcmp(value, "postgres");
+	return 0;
+}
+
+/* Any text: what it must be is checked once the whole file is read
+ * (check_store_url), since that depends on [store] backend and
+ * insecure_transport. */
+static int parse_url(struct config *cfg, const char *value, char reason[CONFIG_REASON_MAX])
+{
+	(void)reason;
+	free(cfg->store_url);
+	cfg->store_url = xstrdup(value);
+	return 0;
+}
+
+static void release_url(struct config *cfg)
+{
+	free(cfg->store_url);
+}
+
+static int parse_insecure_transport(struct config *cfg, const char *value,
+                                    char reason[CONFIG_REASON_MAX])
+{
+	if (parse_bool(value, &cfg->insecure_transport) < 0) {
+		snprintf(reason, CONFIG_REASON_MAX, "expected true or false");
+		return -1;
+	}
+	return 0;
+}
+
 static int parse_log_format(struct config *cfg, const char *value,
                             char reason[CONFIG_REASON_MAX])
 {
@@ -236,6 +274,14 @@ static const struct config_key keys[] = {
 	  .default_value = "var/edgeauth.db" },
 	{ .section = "store", .key = "synchronous", .type = CONFIG_PARSED,
 	  .parse = parse_synchronous, .default_value = "full" },
+	{ .section = "store", .key = "backend", .type = CONFIG_PARSED,
+	  .parse = parse_backend, .default_value = "sqlite" },
+	{ .section = "store", .key = "url", .type = CONFIG_PARSED, .parse = parse_url,
+	  .release = release_url, .default_value = "" },
+	{ .section = "store", .key = "pool_size", INT_FIELD(pool_size),
+	  .min = 1, .max = 64, .default_value = "4" },
+	{ .section = "store", .key = "insecure_transport", .type = CONFIG_PARSED,
+	  .parse = parse_insecure_transport, .default_value = "false" },
 
 	{ .section = "tokens", .key = "access_ttl_s", LONG_FIELD(access_ttl_s),
 	  .min = 1, .max = 31 * DAY_S, .default_value = "900" },
@@ -475,8 +521,10 @@ static int handle_entry(struct load_state *ls, const char *section, const char *
                         const char *value)
 {
 	for (size_t i = 0; i < KEY_COUNT; i++)
-		if (!strcmp(keys[i].section, section) && !strcmp(keys[i].key, name))
+		if (!strcmp(keys[i].section, section) && !strcmp(keys[i].key, name)) {
+			ls->key_line[i] = ls->lineno;
 			return apply(ls->cfg, &keys[i], value, ls->entry_reason) == 0;
+		}
 	if (known_section(section, strlen(section)))
 		snprintf(ls->entry_reason, sizeof ls->entry_reason, "unknown key '%s' in [%s]", name,
 		         section);
@@ -548,9 +596,43 @@ static char *read_line(char *str, int num, void *stream)
 	return line;
 }
 
+/* The line of ls's file that set [section] key, 0 when none did. */
+static int line_of(const struct load_state *ls, const char *section, const char *key)
+{
+	for (size_t i = 0; i < KEY_COUNT; i++)
+		if (!strcmp(keys[i].section, section) && !strcmp(keys[i].key, key))
+			return ls->key_line[i];
+	return 0;
+}
+
+/* CONTRACT.md §9: with backend = postgres, url is required and held to
+ * pg_url_check's rules. 0, or -1 with "FILE:LINE: reason" naming url's line
+ * (backend's when url is missing). */
+static int check_store_url(const struct config *cfg, const struct load_state *ls,
+                           const char *path, char *errbuf, size_t errlen)
+{
+	char reason[CONFIG_REASON_MAX];
+	struct pg_url_info info;
+
+	if (!cfg->store_postgres)
+		return 0;
+	if (!*cfg->store_url) {
+		snprintf(errbuf, errlen, "%s:%d: backend = postgres needs [store] url", path,
+		         line_of(ls, "store", "backend"));
+		return -1;
+	}
+	if (pg_url_check(cfg->store_url, cfg->insecure_transport, &info, reason,
+	                 sizeof reason) < 0) {
+		snprintf(errbuf, errlen, "%s:%d: %s", path, line_of(ls, "store", "url"), reason);
+		return -1;
+	}
+	return 0;
+}
+
 int config_load(struct config *cfg, const char *path, char *errbuf, size_t errlen)
 {
-	struct load_state ls = { .cfg = cfg };
+	int key_line[KEY_COUNT] = { 0 };
+	struct load_state ls = { .cfg = cfg, .key_line = key_line };
 	struct stat sb;
 	int line;
 
@@ -602,5 +684,5 @@ int config_load(struct config *cfg, const char *path, char *errbuf, size_t errle
 		         cfg->argon2_parallelism);
 		return -1;
 	}
-	return 0;
+	return check_store_url(cfg, &ls, path, errbuf, errlen);
 }

@@ -42,6 +42,7 @@ static const struct {
 	[E_EXPECTATION_FAILED] = { "expectation_failed", 417 },
 	[E_NOT_IMPLEMENTED] = { "not_implemented", 501 },
 	[E_VERSION_NOT_SUPPORTED] = { "http_version_not_supported", 505 },
+	[E_STORE_UNAVAILABLE] = { "system_error", 503 },
 };
 
 int api_fail(struct api_error *err, enum api_code code, const char *fmt, ...)

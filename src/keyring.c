@@ -426,7 +426,9 @@ static enum step_result refresh_read(struct flow *f)
 {
 	struct keyring_refresh *c = refresh_of(f);
 
-	if (!c->force && store_stamp_equal(store_stamp(c->store), c->ring->at))
+	/* the stamp before the read: a change that the read may miss moves it */
+	c->at = store_stamp(c->store);
+	if (!c->force && store_stamp_equal(c->at, c->ring->at))
 		return STEP_DONE;
 	store_keys_changed(c->store, c->ring->version, now_ms(), &c->rows, &c->changed,
 	                   flow_completion(f));
@@ -441,7 +443,7 @@ static enum step_result refresh_install(struct flow *f)
 	if (c->changed)
 		ring_install(c->ring, &c->rows, false, errbuf, sizeof errbuf);
 	store_keys_rows_release(&c->rows);
-	c->ring->at = store_stamp(c->store);
+	c->ring->at = c->at;
 	return STEP_DONE;
 }
 

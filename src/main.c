@@ -23,6 +23,7 @@
 #include "passwords.h"
 #include "server.h"
 #include "store.h"
+#include "store_pg.h"
 #include "secret_file.h"
 #include "store_backup.h"
 #include "store_projects.h"
@@ -264,6 +265,7 @@ static int cmd_serve(const struct config *cfg)
 	srv.base = event_base_new();
 	if (!srv.base)
 		goto out;
+	store_serve(srv.store, srv.base);
 	srv.passwords = passwords_new(srv.base, cfg);
 	srv.signin_account_addresses = throttle_new((size_t)cfg->signin_tracked_keys,
 	                                            cfg->signin_max_failures, cfg->signin_window_s);

@@ -17,6 +17,7 @@
 #include "metrics.h"
 #include "store.h"
 #include "store_clients.h"
+#include "store_pg.h"
 #include "store_resources.h"
 #include "util.h"
 #include "validate.h"
@@ -418,6 +419,8 @@ void store_close(struct store *st)
 {
 	if (!st)
 		return;
+	if (st->pg)
+		pg_store_close(st);
 	for (size_t i = 0; i < ARRAY_LEN(store_sets); i++)
 		finalize_set((struct stmt_set *)((char *)st + store_sets[i].offset));
 	store_cache_free(st->scopes);
@@ -551,6 +554,8 @@ struct store_stamp store_stamp(struct store *st)
 	struct store_stamp now = { st->generation, 0, true };
 	unsigned v = 0;
 
+	if (st->pg)
+		return pg_store_stamp(st);
 	/* Not expected to fail for "main"; if it did, nothing may be cached. */
 	if (sqlite3_file_control(st->db, "main", SQLITE_FCNTL_DATA_VERSION, &v) != SQLITE_OK)
 		now.known = false;

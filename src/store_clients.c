@@ -13,6 +13,8 @@
 #include "store_clients.h"
 #include "store_grants.h"
 #include "util.h"
+#include "pg_clients.h"
+#include "store_pg.h"
 
 enum client_stmt {
 	CS_INSERT,
@@ -155,6 +157,7 @@ struct client_write {
 static const struct record_missing client_missing = {
 	E_CLIENT_NOT_FOUND, "The client does not exist.",
 };
+const struct record_missing *const store_client_missing = &client_missing;
 
 /* The record of w's client, read back inside the write's transaction. */
 static int client_read_back(struct store *st, void *arg, struct api_error *err)
@@ -357,6 +360,7 @@ void store_client_create(struct store *st, const char *project_id,
                          const struct client_fields *f, const char *secret_hash,
                          const char *scope, char **record, struct completion done)
 {
+	PG_DISPATCH(st, pg_client_create(st, project_id, f, secret_hash, scope, record, done));
 	char *id = crypto_new_id();
 	struct client_write w = { project_id, id, f, secret_hash, scope, record };
 
@@ -408,6 +412,7 @@ void store_client_update(struct store *st, const char *project_id, const char *c
                          const struct client_fields *f, const char *scope, char **record,
                          struct completion done)
 {
+	PG_DISPATCH(st, pg_client_update(st, project_id, client_id, f, scope, record, done));
 	struct client_write w = { project_id, client_id, f, NULL, scope, record };
 
 	client_write_run(st, update_write, &w, done);
@@ -432,6 +437,7 @@ void store_client_set_secret(struct store *st, const char *project_id, const cha
                              const char *secret_hash, const char *scope,
                              struct completion done)
 {
+	PG_DISPATCH(st, pg_client_set_secret(st, project_id, client_id, secret_hash, scope, done));
 	struct client_write w = { project_id, client_id, NULL, secret_hash, scope, NULL };
 
 	client_write_run(st, secret_write, &w, done);
@@ -442,6 +448,7 @@ void store_client_set_secret(struct store *st, const char *project_id, const cha
 void store_client_get(struct store *st, const char *project_id, const char *client_id,
                       char **record, struct completion done)
 {
+	PG_DISPATCH(st, pg_client_get(st, project_id, client_id, record, done));
 	store_get_record(st, stmt(st, CS_GET), client_id, project_id, &client_missing, record,
 	                 done);
 }
@@ -449,6 +456,7 @@ void store_client_get(struct store *st, const char *project_id, const char *clie
 void store_client_delete(struct store *st, const char *project_id, const char *client_id,
                          const char *scope, struct completion done)
 {
+	PG_DISPATCH(st, pg_client_delete(st, project_id, client_id, scope, done));
 	store_grant_delete_holder(st, GRANT_HOLDER_CLIENT, stmt(st, CS_EXISTS), stmt(st, CS_DELETE),
 	                          &client_missing, client_id, project_id, scope, done);
 }
@@ -458,6 +466,7 @@ void store_client_delete(struct store *st, const char *project_id, const char *c
 void store_client_list(struct store *st, const char *project_id, const struct list_query *q,
                        struct page *out, struct completion done)
 {
+	PG_DISPATCH(st, pg_client_list(st, project_id, q, out, done));
 	sqlite3_stmt *s;
 	struct api_error err;
 	int rc;
@@ -513,33 +522,41 @@ static int client_read(struct store *st, const char *client_id, struct client_au
 void store_client_lookup(struct store *st, const char *client_id, struct client_auth *out,
                          struct completion done)
 {
+	PG_DISPATCH(st, pg_client_lookup(st, client_id, out, done));
 	struct api_error err;
 
 	complete(done, client_read(st, client_id, out, &err), &err);
 }
 
-static int client_authenticate(struct store *st, const char *client_id, const char *secret,
-                               struct client_auth *out, struct api_error *err)
+int store_client_check_secret(const struct client_auth *c, const char *secret,
+                              struct api_error *err)
 {
 	char hash[SECRET_HASH_LEN + 1];
 
-	if (client_read(st, client_id, out, err) < 0)
-		return -1;
 	if (secret) {
 		/* Hashed even for an unknown client, so timing does not tell which. */
 		crypto_hash_secret(secret, strlen(secret), hash);
-		if (!out->found || !crypto_equal(hash, out->secret_hash))
+		if (!c->found || !crypto_equal(hash, c->secret_hash))
 			return api_fail(err, E_INVALID_CLIENT_CREDENTIALS,
 			                "The client ID or secret is wrong.");
-	} else if (!out->found) {
+	} else if (!c->found) {
 		return api_fail(err, E_INVALID_CLIENT, "The client ID is invalid.");
 	}
 	return 0;
 }
 
+static int client_authenticate(struct store *st, const char *client_id, const char *secret,
+                               struct client_auth *out, struct api_error *err)
+{
+	if (client_read(st, client_id, out, err) < 0)
+		return -1;
+	return store_client_check_secret(out, secret, err);
+}
+
 void store_client_authenticate(struct store *st, const char *client_id, const char *secret,
                                struct client_auth *out, struct completion done)
 {
+	PG_DISPATCH(st, pg_client_authenticate(st, client_id, secret, out, done));
 	struct api_error err;
 
 	complete(done, client_authenticate(st, client_id, secret, out, &err), &err);
@@ -555,6 +572,7 @@ static void free_string(void *p)
 void store_client_scope(struct store *st, const char *client_id, struct store_stamp at,
                         char **out, struct completion done)
 {
+	PG_DISPATCH(st, pg_client_scope(st, client_id, at, out, done));
 	struct api_error err;
 	const char *cached;
 
@@ -589,6 +607,7 @@ void store_client_redirect_registered(struct store *st, const char *client_id,
                                       const char *redirect_uri, bool *registered,
                                       struct completion done)
 {
+	PG_DISPATCH(st, pg_client_redirect_registered(st, client_id, redirect_uri, registered, done));
 	uri_registered(st, stmt(st, CS_REDIRECT_REGISTERED), client_id, redirect_uri, registered,
 	               done);
 }
@@ -597,12 +616,14 @@ void store_client_post_logout_registered(struct store *st, const char *client_id
                                          const char *uri, bool *registered,
                                          struct completion done)
 {
+	PG_DISPATCH(st, pg_unsupported(done));
 	uri_registered(st, stmt(st, CS_POST_LOGOUT_REGISTERED), client_id, uri, registered, done);
 }
 
 void store_client_name(struct store *st, const char *client_id, char **name,
                        struct completion done)
 {
+	PG_DISPATCH(st, pg_unsupported(done));
 	sqlite3_stmt *s = stmt(st, CS_NAME);
 	struct api_error err;
 	int rc;

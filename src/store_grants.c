@@ -5,8 +5,10 @@
  * prepared at open (store.c); nothing here writes.
  */
 #include <assert.h>
+#include <string.h>
 
 #include "store_grants.h"
+#include "store_pg.h"
 
 /* The holders' statements are indexed by enum grant_holder; then one for a
  * single permission ID, and one for all those of a project (?1). */
@@ -44,6 +46,34 @@ static const char *const why[GS__COUNT] = {
 	             " a client's tokens go",
 };
 
+/* The kinds of store_grant_refuse, by statement. */
+static const char *const kinds[GS__COUNT] = {
+	[GRANT_HOLDER_ROLE] = "role", [GRANT_HOLDER_CLIENT] = "client",
+	[GRANT_HOLDER_USER] = "user", [GS_PERMISSION] = "permission", [GS_ADMIN] = "admin",
+};
+
+static int refuse(int which, const char *named, struct api_error *err)
+{
+	return api_fail(err, E_INSUFFICIENT_PERMISSION, "The token does not carry %s, %s.", named,
+	                why[which]);
+}
+
+static int unknown_permission(struct api_error *err)
+{
+	return api_fail(err, E_SOME_PERMISSIONS_NOT_FOUND,
+	                "One or more permission IDs do not exist in this project.");
+}
+
+int store_grant_refuse(const char *kind, const char *named, struct api_error *err)
+{
+	if (!strcmp(kind, "unknown"))
+		return unknown_permission(err);
+	for (int i = 0; i < GS__COUNT; i++)
+		if (kinds[i] && !strcmp(kinds[i], kind))
+			return refuse(i, named ? named : "a permission", err);
+	return api_fail(err, E_SYSTEM_ERROR, "The store failed.");
+}
+
 /* Runs statement which for id: 0 when scope lacks nothing, else -1 with
  * insufficient_permission or system_error. */
 static int check_one(struct store *st, int which, const char *scope, const char *id,
@@ -56,8 +86,7 @@ static int check_one(struct store *st, int which, const char *scope, const char 
 	store_bind_text(s, 2, scope);
 	rc = sqlite3_step(s);
 	if (rc == SQLITE_ROW)
-		api_fail(err, E_INSUFFICIENT_PERMISSION, "The token does not carry %s, %s.",
-		         store_column_text(s, 0), why[which]);
+		refuse(which, store_column_text(s, 0), err);
 	else if (rc != SQLITE_DONE)
 		store_fail(st, err, "grant check");
 	store_stmt_finish(s);
@@ -67,6 +96,8 @@ static int check_one(struct store *st, int which, const char *scope, const char 
 int store_grant_check_ids(struct store *st, const char *project_id, const char *scope,
                           const struct json_id_list *ids, struct api_error *err)
 {
+	if (st->pg)
+		return pg_unsupported_sync(err);
 	if (!ids)
 		return 0;
 	if (store_permissions_check(st, project_id, ids, err) < 0)
@@ -82,6 +113,8 @@ int store_grant_check_ids(struct store *st, const char *project_id, const char *
 int store_grant_check_holder(struct store *st, const char *scope, enum grant_holder holder,
                              const char *id, struct api_error *err)
 {
+	if (st->pg)
+		return pg_unsupported_sync(err);
 	assert(id);
 	if (!scope)
 		return 0;
@@ -91,6 +124,8 @@ int store_grant_check_holder(struct store *st, const char *scope, enum grant_hol
 int store_grant_check_admin(struct store *st, const char *project_id, const char *scope,
                             struct api_error *err)
 {
+	if (st->pg)
+		return pg_unsupported_sync(err);
 	if (!scope)
 		return 0;
 	return check_one(st, GS_ADMIN, scope, project_id, err);
@@ -115,6 +150,7 @@ void store_grant_delete_holder(struct store *st, enum grant_holder holder, sqlit
                                const char *id, const char *project_id, const char *scope,
                                struct completion done)
 {
+	PG_DISPATCH(st, pg_unsupported(done));
 	const struct holder_delete h = { scope, holder };
 	const struct record_delete d = {
 		.find = find, .remove = remove, .missing = *missing, .check = check_deletable,
@@ -127,6 +163,8 @@ void store_grant_delete_holder(struct store *st, enum grant_holder holder, sqlit
 int store_permissions_check(struct store *st, const char *project_id,
                             const struct json_id_list *ids, struct api_error *err)
 {
+	if (st->pg)
+		return pg_unsupported_sync(err);
 	sqlite3_stmt *s = st->grants.stmt[GS_IN_PROJECT];
 
 	for (size_t i = 0; i < ids->count; i++) {
@@ -135,8 +173,7 @@ int store_permissions_check(struct store *st, const char *project_id,
 		if (found < 0)
 			return -1;
 		if (!found)
-			return api_fail(err, E_SOME_PERMISSIONS_NOT_FOUND,
-			                "One or more permission IDs do not exist in this project.");
+			return unknown_permission(err);
 	}
 	return 0;
 }

@@ -8,6 +8,8 @@
 
 #include "store_keys.h"
 #include "util.h"
+#include "pg_keys.h"
+#include "store_pg.h"
 
 /* One column list for every read of a key. */
 #define KEY_COLUMNS "kid, alg, private_key, created_at, activates_at, publish_until, retired_at"
@@ -60,18 +62,15 @@ void store_keys_rows_release(struct key_rows *r)
 	memset(r, 0, sizeof *r);
 }
 
-/* The row s is on (KEY_COLUMNS), appended to out. A row this edgeauth
- * cannot have written (an unknown alg, a kid of another length) is left
- * out: a key that cannot be read signs nothing. */
-static void row_read(sqlite3_stmt *s, struct key_rows *out)
+void store_keys_rows_append(struct key_rows *out, const char *kid, const char *alg_name,
+                            const void *sealed, size_t sealed_len, int64_t created_at,
+                            int64_t activates_at, int64_t publish_until, bool retired,
+                            int64_t retired_at)
 {
-	const char *kid = store_column_text(s, 0);
-	const void *sealed = sqlite3_column_blob(s, 2);
-	int sealed_len = sqlite3_column_bytes(s, 2);
 	struct key_row *k;
 	enum jwt_alg alg;
 
-	if (!kid || strlen(kid) != SECRET_HASH_LEN || jwt_alg_parse(store_column_text(s, 1), &alg))
+	if (!kid || strlen(kid) != SECRET_HASH_LEN || jwt_alg_parse(alg_name, &alg))
 		return;
 	out->rows = xrealloc(out->rows, (out->count + 1) * sizeof *out->rows);
 	k = &out->rows[out->count++];
@@ -79,17 +78,27 @@ static void row_read(sqlite3_stmt *s, struct key_rows *out)
 	memcpy(k->kid, kid, SECRET_HASH_LEN + 1);
 	k->alg = alg;
 	if (sealed && sealed_len > 0) {
-		k->sealed = xmalloc((size_t)sealed_len);
-		memcpy(k->sealed, sealed, (size_t)sealed_len);
-		k->sealed_len = (size_t)sealed_len;
+		k->sealed = xmalloc(sealed_len);
+		memcpy(k->sealed, sealed, sealed_len);
+		k->sealed_len = sealed_len;
 	}
-	k->created_at = sqlite3_column_int64(s, 3);
-	k->activates_at = sqlite3_column_int64(s, 4);
-	k->publish_until = sqlite3_column_type(s, 5) == SQLITE_NULL ? KEY_NO_BOUND
-	                 : sqlite3_column_int64(s, 5);
+	k->created_at = created_at;
+	k->activates_at = activates_at;
+	k->publish_until = publish_until;
 	/* 0 means "not retired": a retirement stored as 0 (or before) is one all the same */
-	if (sqlite3_column_type(s, 6) != SQLITE_NULL)
-		k->retired_at = sqlite3_column_int64(s, 6) > 0 ? sqlite3_column_int64(s, 6) : 1;
+	if (retired)
+		k->retired_at = retired_at > 0 ? retired_at : 1;
+}
+
+/* The row s is on (KEY_COLUMNS), appended to out. */
+static void row_read(sqlite3_stmt *s, struct key_rows *out)
+{
+	store_keys_rows_append(out, store_column_text(s, 0), store_column_text(s, 1),
+	                       sqlite3_column_blob(s, 2), (size_t)sqlite3_column_bytes(s, 2),
+	                       sqlite3_column_int64(s, 3), sqlite3_column_int64(s, 4),
+	                       sqlite3_column_type(s, 5) == SQLITE_NULL ? KEY_NO_BOUND
+	                                                                : sqlite3_column_int64(s, 5),
+	                       sqlite3_column_type(s, 6) != SQLITE_NULL, sqlite3_column_int64(s, 6));
 }
 
 /* Every row of s (bound already) into *out. 0, or -1 with err. */
@@ -138,6 +147,7 @@ static int keys_changed(struct store *st, int64_t known_version, int64_t now,
 void store_keys_changed(struct store *st, int64_t known_version, int64_t now,
                         struct key_rows *out, bool *changed, struct completion done)
 {
+	PG_DISPATCH(st, pg_keys_changed(st, known_version, now, out, changed, done));
 	struct api_error err;
 
 	complete(done, keys_changed(st, known_version, now, out, changed, &err), &err);
@@ -145,6 +155,8 @@ void store_keys_changed(struct store *st, int64_t known_version, int64_t now,
 
 int store_keys_list(struct store *st, struct key_rows *out, struct api_error *err)
 {
+	if (st->pg)
+		return pg_keys_list(st, out, err);
 	memset(out, 0, sizeof *out);
 	if (rows_read(st, STMT(st, K_ALL), out, err) < 0) {
 		store_keys_rows_release(out);
@@ -212,6 +224,8 @@ static long published_count(struct store *st, enum jwt_alg alg, int64_t now,
 int store_keys_add(struct store *st, const struct key_row *rows, size_t n, bool if_alg_missing,
                    int64_t lifetime_ms, struct api_error *err)
 {
+	if (st->pg)
+		return pg_keys_add(st, rows, n, if_alg_missing, lifetime_ms, err);
 	int64_t now = now_ms();
 	bool touched[JWT_ALG_COUNT] = { false };
 	int added = 0;
@@ -252,34 +266,43 @@ static const struct key_row *row_of(const struct key_rows *all, const char *kid)
 	return NULL;
 }
 
+int store_keys_retirement(const struct key_rows *all, const char *kid, int64_t now,
+                          const struct key_row **k, struct api_error *err)
+{
+	const struct key_row *row = row_of(all, kid);
+
+	*k = NULL;
+	if (!row)
+		return 0;
+	if (row->retired_at != 0)
+		return 1;
+	if (key_schedule_published(row, now) &&
+	    key_schedule_count(all->rows, all->count, row->alg, now) < 2)
+		return api_fail(err, E_INVALID_PARAMS, "%s is the last %s key: nothing would"
+		                " sign; rotate first (edgeauth key rotate --alg %s)", kid,
+		                jwt_alg_name(row->alg), jwt_alg_name(row->alg));
+	*k = row;
+	return 1;
+}
+
 static int key_retire(struct store *st, const char *kid, int64_t now, int64_t lifetime_ms,
                       struct api_error *err)
 {
 	struct key_rows all;
 	const struct key_row *k;
-	enum jwt_alg alg;
 	sqlite3_stmt *s = STMT(st, K_RETIRE);
 	int rc;
 
 	if (store_keys_list(st, &all, err) < 0)
 		return -1;
-	k = row_of(&all, kid);
-	rc = k ? 1 : 0;
-	if (k && k->retired_at == 0) {
-		alg = k->alg;
-		if (key_schedule_published(k, now) &&
-		    key_schedule_count(all.rows, all.count, alg, now) < 2) {
-			store_keys_rows_release(&all);
-			return api_fail(err, E_INVALID_PARAMS, "%s is the last %s key: nothing would"
-			                " sign; rotate first (edgeauth key rotate --alg %s)", kid,
-			                jwt_alg_name(alg), jwt_alg_name(alg));
-		}
+	rc = store_keys_retirement(&all, kid, now, &k, err);
+	if (k) {
 		store_bind_text(s, 1, kid);
 		sqlite3_bind_int64(s, 2, now);
 		rc = store_step_done(st, s, err);
 		store_stmt_finish(s);
 		if (rc == 0)
-			rc = bounds_write(st, alg, now, lifetime_ms, err) < 0 ? -1 : 1;
+			rc = bounds_write(st, k->alg, now, lifetime_ms, err) < 0 ? -1 : 1;
 	}
 	store_keys_rows_release(&all);
 	return rc;
@@ -288,6 +311,8 @@ static int key_retire(struct store *st, const char *kid, int64_t now, int64_t li
 int store_key_retire(struct store *st, const char *kid, int64_t now, int64_t lifetime_ms,
                      struct api_error *err)
 {
+	if (st->pg)
+		return pg_key_retire(st, kid, now, lifetime_ms, err);
 	int rc;
 
 	if (store_begin(st, err) < 0)

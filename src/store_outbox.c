@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "store.h"
+#include "store_pg.h"
 #include "store_outbox.h"
 #include "util.h"
 
@@ -53,6 +54,8 @@ static char *column_dup(sqlite3_stmt *s, int col)
 int store_outbox_read(struct store *st, size_t limit, struct outbox_rows *out,
                       struct api_error *err)
 {
+	if (st->pg)
+		return pg_unsupported_sync(err);
 	sqlite3_stmt *s = STMT(st, O_READ);
 	int rc;
 
@@ -99,6 +102,8 @@ static int delete_write(struct store *st, void *arg, struct api_error *err)
 int store_outbox_delete(struct store *st, const char *const *ids, size_t n,
                         struct api_error *err)
 {
+	if (st->pg)
+		return pg_unsupported_sync(err);
 	struct outbox_delete d = { ids, n };
 
 	return store_write_tx(st, delete_write, NULL, &d, err);

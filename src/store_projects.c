@@ -11,6 +11,8 @@
 #include "store_clients.h"
 #include "store_resources.h"
 #include "util.h"
+#include "pg_projects.h"
+#include "store_pg.h"
 
 enum {
 	SP_INSERT,
@@ -47,6 +49,18 @@ static sqlite3_stmt *stmt(struct store *st, int which)
 	return st->projects.stmt[which];
 }
 
+const struct client_fields store_admin_client = {
+	.name = "admin", .description = "The project's admin client", .redirect_uris = "[]",
+	.token_endpoint_auth_method = "client_secret_basic",
+};
+
+void store_admin_credentials(struct new_project *out, char hash[SECRET_HASH_LEN + 1])
+{
+	out->client_id = crypto_new_id();
+	out->client_secret = crypto_new_secret();
+	crypto_hash_secret(out->client_secret, strlen(out->client_secret), hash);
+}
+
 /* Makes an admin client of out->project_id (CONTRACT.md §2: active, the
  * twelve permissions of the default resources, which must be there), its
  * credentials into out, inside the caller's transaction. It is
@@ -56,16 +70,11 @@ static sqlite3_stmt *stmt(struct store *st, int which)
 static int admin_client_insert(struct store *st, struct new_project *out, int64_t now,
                                struct api_error *err)
 {
-	static const struct client_fields admin = {
-		.name = "admin", .description = "The project's admin client", .redirect_uris = "[]",
-		.token_endpoint_auth_method = "client_secret_basic",
-	};
 	char hash[SECRET_HASH_LEN + 1];
 
-	out->client_id = crypto_new_id();
-	out->client_secret = crypto_new_secret();
-	crypto_hash_secret(out->client_secret, strlen(out->client_secret), hash);
-	if (store_client_insert(st, out->project_id, out->client_id, &admin, hash, now, err) < 0)
+	store_admin_credentials(out, hash);
+	if (store_client_insert(st, out->project_id, out->client_id, &store_admin_client, hash, now,
+	                        err) < 0)
 		return -1;
 	return store_client_grant_admin(st, out->client_id, err);
 }
@@ -73,6 +82,8 @@ static int admin_client_insert(struct store *st, struct new_project *out, int64_
 int store_project_create(struct store *st, const char *name, struct new_project *out,
                          struct api_error *err)
 {
+	if (st->pg)
+		return pg_project_create(st, name, out, err);
 	int64_t now = now_ms();
 	sqlite3_stmt *s;
 
@@ -123,6 +134,7 @@ static int project_read(struct store *st, const char *id, bool *is_active, struc
 void store_project_get(struct store *st, const char *id, struct project_state *out,
                        struct completion done)
 {
+	PG_DISPATCH(st, pg_project_get(st, id, out, done));
 	struct api_error err;
 	int rc;
 
@@ -136,6 +148,8 @@ void store_project_get(struct store *st, const char *id, struct project_state *o
 int store_project_admin_client(struct store *st, const char *project_id,
                                struct new_project *out, struct api_error *err)
 {
+	if (st->pg)
+		return pg_project_admin_client(st, project_id, out, err);
 	bool is_active;
 	int found;
 
@@ -162,6 +176,8 @@ int store_project_admin_client(struct store *st, const char *project_id,
 
 json_t *store_project_list(struct store *st, struct api_error *err)
 {
+	if (st->pg)
+		return pg_project_list(st, err);
 	sqlite3_stmt *s = stmt(st, SP_LIST);
 	json_t *list = json_array();
 	int rc;
@@ -186,6 +202,8 @@ json_t *store_project_list(struct store *st, struct api_error *err)
 
 long store_project_count(struct store *st, struct api_error *err)
 {
+	if (st->pg)
+		return pg_project_count(st, err);
 	sqlite3_stmt *s = stmt(st, SP_COUNT);
 	long n = -1;
 
@@ -197,6 +215,8 @@ long store_project_count(struct store *st, struct api_error *err)
 
 int store_project_set_active(struct store *st, const char *id, bool active, struct api_error *err)
 {
+	if (st->pg)
+		return pg_project_set_active(st, id, active, err);
 	sqlite3_stmt *s = stmt(st, SP_SET_ACTIVE);
 	int rc;
 
@@ -222,5 +242,7 @@ static int invalidate_write(struct store *st, void *arg, struct api_error *err)
 
 int store_invalidate_all(struct store *st, int64_t now, struct api_error *err)
 {
+	if (st->pg)
+		return pg_unsupported_sync(err);
 	return store_write_tx(st, invalidate_write, NULL, &now, err);
 }

@@ -10,6 +10,7 @@
 #include "crypto.h"
 #include "store_resources.h"
 #include "util.h"
+#include "store_pg.h"
 
 enum resources_stmt {
 	RS_CODE_TAKEN,
@@ -324,6 +325,7 @@ static int read_back(struct store *st, void *arg, struct api_error *err)
 void store_resource_create(struct store *st, const char *project_id,
                            const struct resource_input *in, char **out, struct completion done)
 {
+	PG_DISPATCH(st, pg_unsupported(done));
 	char *id = crypto_new_id();
 	struct resource_write w = {
 		.project_id = project_id, .id = id, .in = in, .now = now_ms(), .out = out,
@@ -338,6 +340,7 @@ void store_resource_create(struct store *st, const char *project_id,
 void store_resource_update(struct store *st, const char *project_id, const char *resource_id,
                            const struct resource_input *in, char **out, struct completion done)
 {
+	PG_DISPATCH(st, pg_unsupported(done));
 	struct resource_write w = {
 		.project_id = project_id, .id = resource_id, .in = in, .now = now_ms(), .out = out,
 	};
@@ -351,6 +354,7 @@ void store_resource_update(struct store *st, const char *project_id, const char 
 void store_resource_get(struct store *st, const char *project_id, const char *resource_id,
                         char **out, struct completion done)
 {
+	PG_DISPATCH(st, pg_unsupported(done));
 	store_get_record(st, stmt(st, RS_GET), resource_id, project_id, &resource_missing, out,
 	                 done);
 }
@@ -370,6 +374,7 @@ static int refuse_default(struct store *st, const char *id, const void *arg,
 void store_resource_delete(struct store *st, const char *project_id, const char *resource_id,
                            struct completion done)
 {
+	PG_DISPATCH(st, pg_unsupported(done));
 	const struct record_delete d = {
 		.find = stmt(st, RS_HEAD), .remove = stmt(st, RS_DELETE), .missing = resource_missing,
 		.check = refuse_default,
@@ -383,6 +388,7 @@ void store_resource_delete(struct store *st, const char *project_id, const char 
 void store_resource_list(struct store *st, const char *project_id, const struct list_query *q,
                          struct page *out, struct completion done)
 {
+	PG_DISPATCH(st, pg_unsupported(done));
 	sqlite3_stmt *s = stmt(st, RS_LIST);
 	struct api_error err;
 

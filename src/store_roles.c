@@ -11,6 +11,7 @@
 #include "store_grants.h"
 #include "store_roles.h"
 #include "util.h"
+#include "store_pg.h"
 
 enum role_stmt {
 	RS_FIND,
@@ -210,6 +211,7 @@ static int read_back(struct store *st, void *arg, struct api_error *err)
 void store_role_create(struct store *st, const char *project_id, const struct role_fields *f,
                        const char *scope, char **out, struct completion done)
 {
+	PG_DISPATCH(st, pg_unsupported(done));
 	char *id = crypto_new_id();
 	struct role_write w = { project_id, id, f, scope, out };
 	struct api_error err;
@@ -223,6 +225,7 @@ void store_role_update(struct store *st, const char *project_id, const char *rol
                        const struct role_fields *f, const char *scope, char **out,
                        struct completion done)
 {
+	PG_DISPATCH(st, pg_unsupported(done));
 	struct role_write w = { project_id, role_id, f, scope, out };
 	struct api_error err;
 
@@ -232,12 +235,14 @@ void store_role_update(struct store *st, const char *project_id, const char *rol
 void store_role_get(struct store *st, const char *project_id, const char *role_id, char **out,
                     struct completion done)
 {
+	PG_DISPATCH(st, pg_unsupported(done));
 	store_get_record(st, stmt(st, RS_GET), role_id, project_id, &role_missing, out, done);
 }
 
 void store_role_delete(struct store *st, const char *project_id, const char *role_id,
                        const char *scope, struct completion done)
 {
+	PG_DISPATCH(st, pg_unsupported(done));
 	store_grant_delete_holder(st, GRANT_HOLDER_ROLE, stmt(st, RS_FIND), stmt(st, RS_DELETE),
 	                          &role_missing, role_id, project_id, scope, done);
 }
@@ -245,6 +250,7 @@ void store_role_delete(struct store *st, const char *project_id, const char *rol
 void store_role_list(struct store *st, const char *project_id, const struct list_query *q,
                      struct page *out, struct completion done)
 {
+	PG_DISPATCH(st, pg_unsupported(done));
 	sqlite3_stmt *s;
 	struct api_error err;
 

@@ -8,6 +8,8 @@
 
 #include "store_tokens.h"
 #include "util.h"
+#include "pg_tokens.h"
+#include "store_pg.h"
 
 /* Whether the code or refresh token row t was created at or before the last
  * deactivation of its user, client or project (schema/006): such a grant
@@ -201,6 +203,7 @@ static int code_insert(struct store *st, void *arg, struct api_error *err)
 
 void store_code_insert(struct store *st, const struct new_code *c, struct completion done)
 {
+	PG_DISPATCH(st, pg_unsupported(done));
 	struct api_error err;
 
 	complete(done, store_write_tx(st, code_insert, NULL, (void *)c, &err), &err);
@@ -209,6 +212,7 @@ void store_code_insert(struct store *st, const struct new_code *c, struct comple
 void store_code_get(struct store *st, const char *hash, struct store_token_row *out,
                     struct completion done)
 {
+	PG_DISPATCH(st, pg_code_get(st, hash, out, done));
 	struct api_error err;
 
 	complete(done, grant_get(st, STMT(st, T_CODE_GET), hash, out, &err), &err);
@@ -258,6 +262,7 @@ static int use_once(struct store *st, void *arg, struct api_error *err)
 void store_code_redeem(struct store *st, const char *hash, const struct new_refresh *next,
                        bool *won, struct completion done)
 {
+	PG_DISPATCH(st, pg_unsupported(done));
 	struct single_use u = { STMT(st, T_CODE_USE), hash, next, false, won };
 	struct api_error err;
 	int rc = store_write_tx(st, use_once, NULL, &u, &err);
@@ -269,6 +274,7 @@ void store_code_redeem(struct store *st, const char *hash, const struct new_refr
 void store_refresh_rotate(struct store *st, const char *hash, const struct new_refresh *next,
                           bool *won, struct completion done)
 {
+	PG_DISPATCH(st, pg_unsupported(done));
 	struct single_use u = { STMT(st, T_REFRESH_USE), hash, next, true, won };
 	struct api_error err;
 	int rc = store_write_tx(st, use_once, NULL, &u, &err);
@@ -310,6 +316,7 @@ static int regrace(struct store *st, void *arg, struct api_error *err)
 void store_refresh_regrace(struct store *st, const char *hash, int64_t since,
                            const struct new_refresh *next, bool *won, struct completion done)
 {
+	PG_DISPATCH(st, pg_unsupported(done));
 	struct regrace g = { hash, since, next, won };
 	struct api_error err;
 	int rc;
@@ -323,6 +330,7 @@ void store_refresh_regrace(struct store *st, const char *hash, int64_t since,
 void store_refresh_get(struct store *st, const char *hash, struct store_token_row *out,
                        struct completion done)
 {
+	PG_DISPATCH(st, pg_refresh_get(st, hash, out, done));
 	struct api_error err;
 
 	complete(done, grant_get(st, STMT(st, T_REFRESH_GET), hash, out, &err), &err);
@@ -344,6 +352,7 @@ static int family_revoke(struct store *st, void *arg, struct api_error *err)
 
 void store_family_revoke(struct store *st, const char *family_id, struct completion done)
 {
+	PG_DISPATCH(st, pg_family_revoke(st, family_id, done));
 	struct api_error err;
 
 	complete(done, store_write_tx(st, family_revoke, NULL, (void *)family_id, &err), &err);
@@ -367,6 +376,7 @@ static int access_revoke(struct store *st, void *arg, struct api_error *err)
 void store_access_revoke(struct store *st, const char *jti, long long exp_s,
                          struct completion done)
 {
+	PG_DISPATCH(st, pg_access_revoke(st, jti, exp_s, done));
 	struct access_revocation r = { jti, exp_s };
 	struct api_error err;
 
@@ -375,6 +385,8 @@ void store_access_revoke(struct store *st, const char *jti, long long exp_s,
 
 int store_purge_expired(struct store *st, int batch, int64_t grace_ms, struct api_error *err)
 {
+	if (st->pg)
+		return pg_purge_expired(st, batch, grace_ms, err);
 	static const int which[] = { T_PURGE_CODES, T_PURGE_REFRESH, T_PURGE_REVOKED };
 	int64_t now = now_ms();
 	int total = 0;
@@ -408,6 +420,7 @@ void user_claims_release(struct user_claims *u)
 void store_user_claims(struct store *st, const char *project_id, const char *user_id,
                        struct user_claims *out, struct completion done)
 {
+	PG_DISPATCH(st, pg_unsupported(done));
 	sqlite3_stmt *s = STMT(st, T_USER_CLAIMS);
 	struct api_error err;
 	int rc;
@@ -437,6 +450,7 @@ void store_token_holders_ok(struct store *st, const char *project_id, const char
                             const char *user_id, long long iat_s, bool *ok,
                             struct completion done)
 {
+	PG_DISPATCH(st, pg_token_holders_ok(st, project_id, client_id, user_id, iat_s, ok, done));
 	sqlite3_stmt *s = STMT(st, T_HOLDERS);
 	struct api_error err;
 	int rc;
@@ -450,6 +464,7 @@ void store_token_holders_ok(struct store *st, const char *project_id, const char
 void store_token_is_revoked(struct store *st, const char *jti, bool *revoked,
                             struct store_stamp *stamp, struct completion done)
 {
+	PG_DISPATCH(st, pg_token_is_revoked(st, jti, revoked, stamp, done));
 	struct api_error err;
 	int rc = store_exists(st, STMT(st, T_REVOKED), jti, NULL, NULL, &err);
 

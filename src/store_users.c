@@ -15,6 +15,7 @@
 #include "store_users.h"
 #include "store_users_sql.h"
 #include "util.h"
+#include "store_pg.h"
 
 enum store_users_stmt {
 	SU_USER_IN_PROJECT,
@@ -214,6 +215,7 @@ static int check_write(struct store *st, const struct user_write *w, struct api_
 void store_user_check(struct store *st, const char *project_id, const char *user_id,
                       const struct user_fields *f, const char *scope, struct completion done)
 {
+	PG_DISPATCH(st, pg_unsupported(done));
 	struct user_write w = { .project_id = project_id, .user_id = user_id, .f = f,
 	                        .scope = scope };
 	struct api_error err;
@@ -306,6 +308,7 @@ static int write_run(struct store *st, int (*write)(struct store *st, void *arg,
 void store_user_create(struct store *st, const char *project_id, const struct user_fields *f,
                        const char *scope, char **out, struct completion done)
 {
+	PG_DISPATCH(st, pg_unsupported(done));
 	struct user_write w = { .project_id = project_id, .new_id = crypto_new_id(), .f = f,
 	                        .scope = scope, .out = out };
 	struct api_error err;
@@ -319,6 +322,7 @@ void store_user_update(struct store *st, const char *project_id, const char *use
                        const struct user_fields *f, const char *scope, char **out,
                        struct completion done)
 {
+	PG_DISPATCH(st, pg_unsupported(done));
 	struct user_write w = { .project_id = project_id, .user_id = user_id, .f = f,
 	                        .scope = scope, .out = out };
 	struct api_error err;
@@ -331,12 +335,14 @@ void store_user_update(struct store *st, const char *project_id, const char *use
 void store_user_get(struct store *st, const char *project_id, const char *user_id, char **out,
                     struct completion done)
 {
+	PG_DISPATCH(st, pg_unsupported(done));
 	store_get_record(st, stmt(st, SU_GET), user_id, project_id, &user_missing, out, done);
 }
 
 void store_user_delete(struct store *st, const char *project_id, const char *user_id,
                        const char *scope, struct completion done)
 {
+	PG_DISPATCH(st, pg_unsupported(done));
 	store_grant_delete_holder(st, GRANT_HOLDER_USER, stmt(st, SU_USER_IN_PROJECT),
 	                          stmt(st, SU_DELETE), &user_missing, user_id, project_id, scope,
 	                          done);
@@ -420,6 +426,7 @@ void store_user_get_external(struct store *st, const char *project_id,
                              const char *external_user_id, bool with_permissions, char **out,
                              struct completion done)
 {
+	PG_DISPATCH(st, pg_unsupported(done));
 	sqlite3_stmt *s = stmt(st, SU_GET_EXTERNAL);
 	struct api_error err;
 	int rc;
@@ -442,6 +449,7 @@ void store_user_get_external(struct store *st, const char *project_id,
 void store_user_is_active(struct store *st, const char *project_id, const char *user_id,
                           bool *active, struct completion done)
 {
+	PG_DISPATCH(st, pg_unsupported(done));
 	struct api_error err;
 	int rc = lookup(st, SU_ACTIVE, user_id, project_id, NULL, &err);
 
@@ -451,6 +459,7 @@ void store_user_is_active(struct store *st, const char *project_id, const char *
 
 void store_user_scope(struct store *st, const char *user_id, char **out, struct completion done)
 {
+	PG_DISPATCH(st, pg_unsupported(done));
 	struct api_error err;
 
 	*out = store_join_column(st, stmt(st, SU_SCOPE), user_id, &err);
@@ -494,12 +503,14 @@ static void store_user_signin_read(struct store *st, enum store_users_stmt which
 void store_signin_user(struct store *st, const char *project_id, const char *email,
                        struct store_user_signin *out, struct completion done)
 {
+	PG_DISPATCH(st, pg_unsupported(done));
 	store_user_signin_read(st, SU_SIGNIN_USER, project_id, email, out, done);
 }
 
 void store_byou_user(struct store *st, const char *project_id, const char *external_user_id,
                      struct store_user_signin *out, struct completion done)
 {
+	PG_DISPATCH(st, pg_unsupported(done));
 	store_user_signin_read(st, SU_BYOU_USER, project_id, external_user_id, out, done);
 }
 

@@ -11,6 +11,7 @@
 #include "store_users.h"
 #include "store_users_sql.h"
 #include "util.h"
+#include "store_pg.h"
 
 enum store_users_list_stmt {
 	SL_COUNT,
@@ -268,6 +269,7 @@ static int list_page(struct store *st, const char *project_id, const struct list
 void store_user_list(struct store *st, const char *project_id, const struct list_query *q,
                      struct page *out, struct completion done)
 {
+	PG_DISPATCH(st, pg_unsupported(done));
 	struct search search;
 	struct api_error err;
 	int rc;
@@ -308,6 +310,8 @@ static int move_keys(struct store *st, void *arg, struct api_error *err)
 
 int store_user_suffixes_move(struct store *st, int max_keys, struct api_error *err)
 {
+	if (st->pg)
+		return 0;   /* PostgreSQL's search index needs no moving (schema/postgres/005) */
 	sqlite3_stmt *bound = stmt(st, SL_SUFFIX_MOVE_BOUND);
 	sqlite3_stmt *copy = stmt(st, SL_SUFFIX_MOVE_COPY), *del = stmt(st, SL_SUFFIX_MOVE_DELETE);
 	int rc;

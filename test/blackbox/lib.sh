@@ -15,8 +15,15 @@
 #   new_client NAME NAMED...         # a client holding them; CID, CSECRET
 #   expect AUTH WANT NAME METHOD PATH [BODY]  # a request and its answer
 #
+#   db SQL                           # runs SQL on the server's store (either backend)
+#
 # EDGEAUTH_WRAPPER="valgrind --leak-check=full" runs the server under a tool;
 # the server's own exit status is then checked by stop_server.
+#
+# EDGEAUTH_BACKEND=postgres runs the server on PostgreSQL (CONTRACT.md §9):
+# EDGEAUTH_PG_HOST is the socket directory of a cluster (test/blackbox/run.sh
+# starts a throw-away one, scripts/pg-cluster), and each test file has a
+# fresh database of its own there (EDGEAUTH_PG_PORT: its port, 5432).
 #
 # EDGEAUTH_TLS=1 (set before sourcing) serves TLS with a certificate of a
 # test CA made here (issue_cert); curl (CURL_CA_BUNDLE), Node
@@ -30,6 +37,54 @@ FAILED=0
 TMP=$(mktemp -d /tmp/edgeauth-bb.XXXXXX)
 SERVER_PID=
 TEST_NAME=$(basename "$0" .sh)
+BACKEND=${EDGEAUTH_BACKEND:-sqlite}
+PG_DB=
+
+# pg_db_create: the test's own database, once per test file (a restart
+# keeps its store, as with SQLite's file)
+pg_db_create() {
+	[ -n "$PG_DB" ] && return 0
+	if [ -z "${EDGEAUTH_PG_HOST:-}" ]; then
+		echo "FAIL [$TEST_NAME] EDGEAUTH_BACKEND=postgres needs EDGEAUTH_PG_HOST: run it through test/blackbox/run.sh" >&2
+		exit 1
+	fi
+	PG_DB=$(echo "t_${TEST_NAME}_$$_$RANDOM" | tr 'A-Z-' 'a-z_')
+	pg_psql postgres -c "CREATE DATABASE $PG_DB" > /dev/null ||
+		{ echo "FAIL [$TEST_NAME] cannot create database $PG_DB" >&2; exit 1; }
+}
+
+# pg_psql DB ARGS...: psql on the test cluster as its superuser
+pg_psql() {
+	local dbname=$1; shift
+	psql -X -q -At -v ON_ERROR_STOP=1 -h "$EDGEAUTH_PG_HOST" -p "${EDGEAUTH_PG_PORT:-5432}" \
+		-U edgeauth -d "$dbname" "$@"
+}
+
+# pg_url [DBNAME]: the libpq connection string of the test's database (or
+# of DBNAME)
+pg_url() {
+	echo "host=$EDGEAUTH_PG_HOST port=${EDGEAUTH_PG_PORT:-5432} dbname=${1:-$PG_DB} user=edgeauth"
+}
+
+# pg_db_of PATH: a database of its own for a config that names another
+# store.path (a store apart, as SQLite's other file): made on first use
+pg_db_of() {
+	local name
+	name=${PG_DB}_$(printf '%s' "$1" | sha256sum | cut -c1-8)
+	if [ -z "$(pg_psql postgres -c "SELECT 1 FROM pg_database WHERE datname = '$name'")" ]; then
+		pg_psql postgres -c "CREATE DATABASE $name" > /dev/null ||
+			{ echo "FAIL [$TEST_NAME] cannot create database $name" >&2; exit 1; }
+	fi
+	echo "$name"
+}
+
+# db SQL: runs SQL on the server's store and prints its rows, columns
+# joined by |; SQL both backends read alike (CAST(flag AS INTEGER) for
+# 0/1, no group_concat)
+db() {
+	if [ "$BACKEND" = postgres ]; then pg_psql "$PG_DB" -c "$1"
+	else sqlite3 "$TMP/edgeauth.db" "$1"; fi
+}
 
 free_port() {
 	python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'
@@ -55,6 +110,13 @@ write_config() {
 		*) echo "write_config: unknown section in $kv" >&2; return 1 ;;
 		esac
 	done
+	if [ "$BACKEND" = postgres ]; then
+		pg_db_create
+		local path dbname=$PG_DB
+		path=$(printf '%s' "$store" | sed -n 's/^path=//p' | tail -1)
+		[ -n "$path" ] && dbname=$(pg_db_of "$path")
+		store="backend = postgres"$'\n'"url = $(pg_url "$dbname")"$'\n'"$store"
+	fi
 	# sections older binaries do not know are written only when used
 	local optional=""
 	[ -n "$sessions" ] && optional+="[sessions]"$'\n'"$sessions"
@@ -279,9 +341,10 @@ check_header() {
 finish() {
 	stop_server
 	if [ "$FAILED" -ne 0 ] || [ -n "${KEEP_TMP:-}" ]; then
-		echo "[$TEST_NAME] server log kept in $TMP/server.log" >&2
+		echo "[$TEST_NAME] server log kept in $TMP/server.log${PG_DB:+, database $PG_DB}" >&2
 	else
 		rm -rf "$TMP"
+		[ -n "$PG_DB" ] && pg_psql postgres -c "DROP DATABASE $PG_DB WITH (FORCE)" > /dev/null
 	fi
 	echo "$TEST_NAME: $PASSED passed, $FAILED failed"
 	[ "$FAILED" -eq 0 ]

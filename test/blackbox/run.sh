@@ -1,6 +1,19 @@
 #!/usr/bin/env bash
 # Runs every test/blackbox/t_*.sh (or those named) and sums their counts.
+# EDGEAUTH_BACKEND=postgres runs them on PostgreSQL: on the cluster whose
+# socket directory EDGEAUTH_PG_HOST names, or on a throw-away one started
+# here (scripts/pg-cluster) and stopped at the end. No cluster: the run fails.
 cd "$(dirname "$0")" || exit 1
+if [ "${EDGEAUTH_BACKEND:-sqlite}" = postgres ] && [ -z "${EDGEAUTH_PG_HOST:-}" ]; then
+	EDGEAUTH_PG_HOST=$(mktemp -u /tmp/edgeauth-pg.XXXXXX)
+	export EDGEAUTH_PG_HOST
+	trap '../../scripts/pg-cluster stop "$EDGEAUTH_PG_HOST"' EXIT
+	if ! ../../scripts/pg-cluster start "$EDGEAUTH_PG_HOST" >&2; then
+		echo "blackbox: PostgreSQL could not be started (make deps installs it)" >&2
+		echo "blackbox: 0 passed, 1 failed"
+		exit 1
+	fi
+fi
 total_pass=0; total_fail=0; status=0
 files=("$@"); [ ${#files[@]} -eq 0 ] && files=(t_*.sh)
 for t in "${files[@]}"; do

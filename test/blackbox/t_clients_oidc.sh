@@ -9,14 +9,13 @@
 # client_not_found, and a refusal changes nothing.
 . "$(dirname "$0")/lib.sh"
 start_server
-DB=$TMP/edgeauth.db
 AS_ADMIN="Bearer $TOKEN"
 DENIED="403 insufficient_permission"
 load_resources
 ALL12=$(ids resources:create resources:update resources:read users:create users:update users:read \
 	roles:create roles:update roles:read clients:create clients:update clients:read)
 # row ID: the stored client, to compare before and after a refusal
-row() { sqlite3 "$DB" "select * from clients where id = '$1'"; }
+row() { db "select * from clients where id = '$1'"; }
 OIDC_FIELDS='[.post_logout_redirect_uris, .backchannel_logout_uri, .token_endpoint_auth_method, .id_token_signed_response_alg]|tostring'
 
 ########## the fields ##########
@@ -56,7 +55,7 @@ check_json "null clears the URIs" "$OIDC_FIELDS" '[[],null,"none","RS256"]'
 req PUT "$P/clients/$RP" '{"name":"rp","is_active":true,"post_logout_redirect_uris":["https://rp.example/out"],"backchannel_logout_uri":"https://rp.example/bc"}'
 req PUT "$P/clients/$RP" '{"name":"rp","is_active":true,"post_logout_redirect_uris":[],"backchannel_logout_uri":""}'
 check_json "[] and empty string clear them" "$OIDC_FIELDS" '[[],null,"none","RS256"]'
-check "stored as the store keeps lists" "$(sqlite3 "$DB" "select post_logout_redirect_uris from clients where id='$RP'")" "[]"
+check "stored as the store keeps lists" "$(db "select post_logout_redirect_uris from clients where id='$RP'")" "[]"
 
 # invalid_params, on create and on update, naming the field
 bad() { # bad NAME JSON_FIELDS: create and update with those fields both refused
@@ -90,7 +89,7 @@ bad "id_token_signed_response_alg unknown" '"id_token_signed_response_alg":"HS25
 bad "id_token_signed_response_alg none" '"id_token_signed_response_alg":"none"'
 bad "id_token_signed_response_alg null" '"id_token_signed_response_alg":null'
 bad "id_token_signed_response_alg lower case" '"id_token_signed_response_alg":"rs256"'
-check "no refused create was written" "$(sqlite3 "$DB" "select count(*) from clients where name = 'x'")" 0
+check "no refused create was written" "$(db "select count(*) from clients where name = 'x'")" 0
 
 ########## who may change where tokens go (CONTRACT.md §7) ##########
 # a client holding every clients permission and users:read, but not all twelve
@@ -101,14 +100,14 @@ expect "$AS_CM" 201 "create with none of those fields" POST "$P/clients" '{"name
 M1=$(jq -r .id <<<"$BODY")
 expect "$AS_CM" 201 "create that sets them to their defaults" POST "$P/clients" \
 	'{"name":"m2","redirect_uris":[],"post_logout_redirect_uris":null,"backchannel_logout_uri":"","token_endpoint_auth_method":"none"}'
-N=$(sqlite3 "$DB" "select count(*) from clients")
+N=$(db "select count(*) from clients")
 expect "$AS_CM" "$DENIED" "create setting redirect_uris" POST "$P/clients" '{"name":"m3","redirect_uris":["https://evil.example/cb"]}'
 check_header "the 403 names the scope" '^WWW-Authenticate: Bearer error="insufficient_scope"'
 check_json "it says why" '.error_description|test("all twelve")' true
 expect "$AS_CM" "$DENIED" "create setting post_logout_redirect_uris" POST "$P/clients" '{"name":"m3","post_logout_redirect_uris":["https://evil.example/bye"]}'
 expect "$AS_CM" "$DENIED" "create setting backchannel_logout_uri" POST "$P/clients" '{"name":"m3","backchannel_logout_uri":"https://evil.example/bc"}'
 expect "$AS_CM" "$DENIED" "create setting token_endpoint_auth_method" POST "$P/clients" '{"name":"m3","token_endpoint_auth_method":"client_secret_basic"}'
-check "no refused create was written" "$(sqlite3 "$DB" "select count(*) from clients")" "$N"
+check "no refused create was written" "$(db "select count(*) from clients")" "$N"
 
 # updates: a lesser token may rename and keep, never change where tokens go
 AUTH="$AS_ADMIN" req PUT "$P/clients/$M1" '{"name":"m1","is_active":true,"redirect_uris":["https://rp.example/cb","https://rp.example/cb2"],

@@ -119,6 +119,10 @@ static void expect_defaults(const struct config *c)
 	ck_assert(!config_tls_enabled(c));
 	ck_assert_str_eq(c->store_path, "var/edgeauth.db");
 	ck_assert(c->synchronous_full);
+	ck_assert(!c->store_postgres);
+	ck_assert_str_eq(c->store_url, "");
+	ck_assert_int_eq(c->pool_size, 4);
+	ck_assert(!c->insecure_transport);
 	ck_assert_int_eq(c->access_ttl_s, 900);
 	ck_assert_int_eq(c->refresh_ttl_s, 2592000);
 	ck_assert_int_eq(c->code_ttl_s, 60);
@@ -273,6 +277,39 @@ START_TEST(test_bounds_accepted)
 }
 END_TEST
 
+/* [store] backend = postgres: the urls CONTRACT.md §9 allows. */
+START_TEST(test_postgres_urls_accepted)
+{
+	static const char *const ok[] = {
+		"host=/run/postgresql dbname=edgeauth user=edgeauth",
+		"dbname=edgeauth",   /* the default socket */
+		"postgresql:///edgeauth?host=/run/postgresql",
+		"host=10.0.0.5,10.0.0.6 port=5432,5432 dbname=e target_session_attrs=read-write"
+		" sslmode=verify-full sslrootcert=/etc/edgeauth/db-ca.pem",
+		"host=db1.example hostaddr=10.0.0.5 dbname=e sslmode=verify-full",
+		"host=::1 dbname=e sslmode=verify-full",
+	};
+	char text[512];
+
+	for (size_t i = 0; i < N_ELEMS(ok); i++) {
+		snprintf(text, sizeof text, "[store]\nbackend = postgres\nurl = %s\npool_size = 2\n",
+		         ok[i]);
+		ck_assert_msg(load(text) == 0, "%s: %s", ok[i], fx.err);
+		ck_assert(fx.cfg.store_postgres);
+		ck_assert_str_eq(fx.cfg.store_url, ok[i]);
+		ck_assert_int_eq(fx.cfg.pool_size, 2);
+	}
+	/* the operator's word for a network it trusts */
+	ck_assert_msg(load("[store]\nbackend = postgres\ninsecure_transport = true\n"
+	                   "url = host=127.0.0.1 dbname=e\n") == 0, "%s", fx.err);
+	ck_assert(fx.cfg.insecure_transport);
+	/* sqlite ignores url */
+	ck_assert_msg(load("[store]\nbackend = sqlite\nurl = password=x host=10.0.0.5\n") == 0,
+	              "%s", fx.err);
+	ck_assert(!fx.cfg.store_postgres);
+}
+END_TEST
+
 /* --- refused files ---------------------------------------------------------- */
 
 #define R_SECTION "unknown section"
@@ -370,6 +407,34 @@ static const struct {
 	{ "log format in capitals", "[log]\nformat = JSON\n", 2, R_LOG_FORMAT },
 	{ "empty store path", "[store]\npath =\n", 2, R_EMPTY },
 	{ "empty signing_key", "[tokens]\nsigning_key =\n", 2, R_EMPTY },
+	/* [store] backend = postgres (CONTRACT.md §9): the url's line is named */
+	{ "unknown backend", "[store]\nbackend = mysql\n", 2, "backend must be sqlite or postgres" },
+	{ "postgres without url", "[store]\n\nbackend = postgres\n", 3,
+	  "backend = postgres needs [store] url" },
+	{ "password in a connection string",
+	  "[store]\nbackend = postgres\nurl = host=/run/postgresql dbname=e password=hunter2\n", 3,
+	  "url may not hold a password" },
+	{ "password in a URI", "[store]\nurl = postgresql://edgeauth:hunter2@%2Frun%2Fpostgresql/e\n"
+	  "backend = postgres\n", 2, "url may not hold a password" },
+	{ "TCP host without TLS",
+	  "[store]\nbackend = postgres\nurl = host=10.0.0.5 dbname=e user=e\n", 3,
+	  "needs sslmode=verify-full" },
+	{ "TCP host with a TLS mode that checks no name",
+	  "[store]\nbackend = postgres\n; c\nurl = host=10.0.0.5 dbname=e sslmode=require\n", 4,
+	  "needs sslmode=verify-full" },
+	{ "one TCP host of two without TLS",
+	  "[store]\nbackend = postgres\nurl = host=/run/postgresql,10.0.0.5 dbname=e\n", 3,
+	  "needs sslmode=verify-full" },
+	{ "hostaddr is TCP", "[store]\nbackend = postgres\nurl = hostaddr=10.0.0.5 dbname=e\n", 3,
+	  "needs sslmode=verify-full" },
+	{ "a host name the loop would resolve",
+	  "[store]\nbackend = postgres\nurl = host=db1.example dbname=e sslmode=verify-full\n", 3,
+	  "host db1.example is a name" },
+	{ "url that libpq cannot parse", "[store]\nbackend = postgres\nurl = host='x\n", 3,
+	  "url is not a libpq connection string or URI" },
+	{ "insecure_transport not a boolean", "[store]\ninsecure_transport = yes\n", 2,
+	  "expected true or false" },
+	{ "pool_size 0", "[store]\npool_size = 0\n", 2, R_NUMBER },
 	/* oidc */
 	{ "backchannel_allow with a name", "[oidc]\nbackchannel_allow = 10.0.0.0/8 localhost\n",
 	  2, "'localhost' is not an address or CIDR" },
@@ -836,6 +901,7 @@ static Suite *config_suite(void)
 	tcase_add_test(tc, test_full_file_overrides_every_key);
 	tcase_add_test(tc, test_listen_forms);
 	tcase_add_test(tc, test_bounds_accepted);
+	tcase_add_test(tc, test_postgres_urls_accepted);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("refused");

@@ -1,0 +1,142 @@
+#ifndef EDGEAUTH_STORE_PG_H
+#define EDGEAUTH_STORE_PG_H
+/*
+ * The store on PostgreSQL (CONTRACT.md §9): the same public API
+ * (store_<area>.h), chosen by [store] backend. Each public store operation
+ * starts with one dispatch line, `if (st->pg) return pg_<area>_<op>(...);`,
+ * and the PostgreSQL side of an area lives in pg_<area>.c.
+ *
+ * The pattern (docs/ARCHITECTURE.md, "The store on PostgreSQL"): each
+ * operation is one prepared statement, one round trip, that does the
+ * operation's checks and writes and hands back a result code and the
+ * record (a plpgsql function of schema/postgres/ for the writes), and that
+ * never raises on an expected outcome; pg_run runs it and maps its result
+ * into the same out-parameters and struct api_error as the SQLite backend.
+ */
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "config.h"
+#include "error.h"
+#include "flow.h"
+#include "json_util.h"
+#include "listing.h"
+#include "metrics.h"
+#include "pg.h"
+#include "store.h"
+
+struct event_base;
+
+/* Opens the store on [store] url: connects (blocking: start-up or the
+ * CLI), takes the start-up advisory lock, which it holds until
+ * store_serve (nodes starting together migrate once, and only the first on
+ * an empty database creates the default project), applies the
+ * migrations of schema/postgres/, warns when url names several hosts and
+ * the primary replicates asynchronously. NULL with the reason in errbuf. */
+struct store *store_open_postgres(const struct config *cfg, char *errbuf, size_t errlen);
+/* The store starts serving from the loop: PostgreSQL's connections leave
+ * blocking mode (and the start-up lock is released). No-op on SQLite. */
+void store_serve(struct store *st, struct event_base *base);
+/* Closes the PostgreSQL side of st (store_close calls it). */
+void pg_store_close(struct store *st);
+/* store_stamp on PostgreSQL: our commits and every notification move it;
+ * unknown while the node does not listen. */
+struct store_stamp pg_store_stamp(const struct store *st);
+
+/* ---- what pg_<area>.c use ---- */
+
+/* Maps a statement's result into out (how: the map's own data). 0, or -1
+ * with err. */
+typedef int pg_map_fn(const PGresult *res, void *out, const void *how, struct api_error *err);
+
+/* Runs s with params and completes done with what map makes of the
+ * result (or with the store's error). out and how must live until done
+ * ran. */
+void pg_run(struct store *st, const struct pg_statement *s, const char *const *params,
+            pg_map_fn *map, void *out, const void *how, struct completion done);
+/* pg_run for a caller that blocks (the CLI, start-up): 0 or -1 with err. */
+int pg_run_sync(struct store *st, const struct pg_statement *s, const char *const *params,
+                pg_map_fn *map, void *out, const void *how, struct api_error *err);
+
+/* Maps: out is a char ** that gets a copy of column 0 of the one row (the
+ * record, as compact JSON text); no row: how (a struct record_missing)
+ * is the error. */
+pg_map_fn pg_map_record;
+/* out is a bool *: whether there is a row. */
+pg_map_fn pg_map_exists;
+/* out is a char ** that gets column 0 of the first row, "" for none or
+ * NULL (a scope). */
+pg_map_fn pg_map_text;
+/* out is a struct page *: the row (total, records as a JSON array). */
+pg_map_fn pg_map_page;
+/* out is a bool * (a long long *): column 0 of the first row, false (0)
+ * for none or NULL. */
+pg_map_fn pg_map_bool;
+pg_map_fn pg_map_int;
+
+/* What a write function of schema/postgres/ answers: one row (status,
+ * detail, record). status NULL: done, and record is the record (or NULL);
+ * 'not_found': the area's missing; 'grant:<kind>': refused by no
+ * escalation (store_grant_refuse; detail: the named permission); else one
+ * of the area's conflicts. */
+struct pg_conflict {
+	const char *status;
+	enum api_code code;
+	const char *sentence;
+};
+struct pg_outcomes {
+	const struct record_missing *missing;
+	const struct pg_conflict *conflicts;
+	size_t n_conflicts;
+};
+/* out is a char ** for the record (may be NULL: none wanted); how is a
+ * struct pg_outcomes. */
+pg_map_fn pg_map_outcome;
+
+/* A copy of JSON text without the whitespace between its tokens, so that
+ * records read alike from both backends (PostgreSQL's json writes
+ * "a" : 1, SQLite's json_object "a":1). */
+char *pg_json_compact(const char *json);
+/* ids as a JSON array of strings, the way statements take a list (NULL:
+ * SQL NULL). Caller frees. */
+char *pg_json_ids(const struct json_id_list *ids);
+/* "true" / "false", for a boolean parameter. */
+const char *pg_bool_param(bool v);
+/* A number as a parameter, into buf. */
+const char *pg_int_param(long long v, char buf[24]);
+
+/* The first line of each public store operation that completes a
+ * struct completion: on PostgreSQL, call (pg_<area>_<op>(...)) does the
+ * operation instead. (A synchronous one, of the CLI or the start, says
+ * `if (st->pg) return pg_<area>_<op>(...);`.) */
+#define PG_DISPATCH(st, call) \
+	do { \
+		if ((st)->pg) { \
+			call; \
+			return; \
+		} \
+	} while (0)
+
+/* A read whose text is cached at a stamp (a scope): from *cache (made on
+ * first use, its lookups counted under metric) when it holds key at at,
+ * else s's column 0 (pg_map_text), which is then kept at at. */
+void pg_run_cached(struct store *st, struct store_cache **cache, enum metrics_cache metric,
+                   const char *key, struct store_stamp at, const struct pg_statement *s,
+                   char **out, struct completion done);
+
+/* An operation of an area not ported to PostgreSQL yet: a clear
+ * system_error, never a crash. */
+void pg_unsupported(struct completion done);
+int pg_unsupported_sync(struct api_error *err);
+
+/* The statements of each ported area, prepared on every connection. */
+struct pg_statement_set {
+	const struct pg_statement *statements;
+	size_t count;
+};
+extern const struct pg_statement_set pg_projects_statements;
+extern const struct pg_statement_set pg_clients_statements;
+extern const struct pg_statement_set pg_tokens_statements;
+extern const struct pg_statement_set pg_keys_statements;
+
+#endif

@@ -1,0 +1,172 @@
+-- edgeauth's PostgreSQL schema, version 12 (PostgreSQL only): the clients
+-- area (src/store_clients.c, src/pg_clients.c): the record's one definition
+-- and the writes, each one statement that checks, writes and answers the
+-- record (edgeauth_outcome, version 10).
+
+-- The client's permission IDs, sorted. plpgsql, whose plans are kept for the
+-- session: a subquery in edgeauth_client_json would stop the planner from
+-- inlining it, and a list page would run it as a function 100 times.
+CREATE FUNCTION edgeauth_client_permission_ids(p_id ctext) RETURNS json LANGUAGE plpgsql STABLE
+AS $$
+BEGIN
+	RETURN (SELECT coalesce(json_agg(permission_id ORDER BY permission_id), '[]')
+	        FROM client_permissions WHERE client_id = p_id);
+END $$;
+
+-- The record (CONTRACT.md §4) of the clients row c: the keys, their order and
+-- the timestamps of CLIENT_JSON in src/store_clients.c. One expression, so
+-- that the planner inlines it.
+CREATE FUNCTION edgeauth_client_json(c clients) RETURNS json LANGUAGE sql STABLE AS $$
+	SELECT json_build_object('id', c.id, 'name', c.name, 'description', c.description,
+		'is_active', c.is_active,
+		'permission_ids', edgeauth_client_permission_ids(c.id),
+		'redirect_uris', c.redirect_uris,
+		'post_logout_redirect_uris', c.post_logout_redirect_uris,
+		'backchannel_logout_uri', c.backchannel_logout_uri,
+		'token_endpoint_auth_method', c.token_endpoint_auth_method,
+		'id_token_signed_response_alg', c.id_token_signed_response_alg,
+		'created_at', edgeauth_iso_time(c.created_at),
+		'updated_at', edgeauth_iso_time(c.updated_at))
+$$;
+
+CREATE FUNCTION edgeauth_client_record(p_id ctext) RETURNS text LANGUAGE sql STABLE
+AS $$ SELECT edgeauth_client_json(c)::text FROM clients c WHERE c.id = p_id $$;
+
+-- CONTRACT.md §7: whether a write sets (create: given a value other than the
+-- default) or changes (update: other than the stored one) where the client's
+-- tokens go; each p_set_* says whether the write gives that field, a NULL
+-- p_method keeps it.
+CREATE FUNCTION edgeauth_client_routing_changes(
+	c_redirect jsonb, c_post_logout jsonb, c_backchannel ctext, c_method ctext,
+	p_set_redirect boolean, p_redirect jsonb, p_set_post_logout boolean, p_post_logout jsonb,
+	p_set_backchannel boolean, p_backchannel ctext, p_method ctext)
+RETURNS boolean LANGUAGE sql IMMUTABLE AS $$
+	SELECT (p_set_redirect AND p_redirect IS DISTINCT FROM c_redirect)
+	    OR (p_set_post_logout AND p_post_logout IS DISTINCT FROM c_post_logout)
+	    OR (p_set_backchannel AND p_backchannel IS DISTINCT FROM c_backchannel)
+	    OR (p_method IS NOT NULL AND p_method IS DISTINCT FROM c_method)
+$$;
+
+-- Creates an active client with its permissions: CONTRACT.md §3's order,
+-- some_permissions_not_found, then insufficient_permission (what it would
+-- grant, then where its tokens go).
+CREATE FUNCTION edgeauth_client_create(p_project ctext, p_id ctext, p_name ctext,
+	p_description ctext, p_secret_hash ctext, p_permission_ids jsonb, p_redirect jsonb,
+	p_post_logout jsonb, p_backchannel ctext, p_method ctext, p_alg ctext, p_scope ctext)
+RETURNS edgeauth_outcome LANGUAGE plpgsql AS $$
+DECLARE
+	ids ctext[] := edgeauth_ids(p_permission_ids);
+	r edgeauth_refusal := edgeauth_check_ids(p_project, p_scope, ids);
+	now_ms bigint := edgeauth_now_ms();
+BEGIN
+	IF r.status IS NULL AND edgeauth_client_routing_changes('[]', '[]', NULL, 'none',
+	   true, p_redirect, true, p_post_logout, true, p_backchannel, p_method) THEN
+		r := edgeauth_check_admin(p_project, p_scope);
+	END IF;
+	IF r.status IS NOT NULL THEN
+		RETURN edgeauth_refused(r);
+	END IF;
+	INSERT INTO clients (id, project_id, name, description, secret_hash, is_active,
+	                     redirect_uris, created_at, updated_at, post_logout_redirect_uris,
+	                     backchannel_logout_uri, token_endpoint_auth_method,
+	                     id_token_signed_response_alg)
+	VALUES (p_id, p_project, p_name, p_description, p_secret_hash, true, p_redirect, now_ms,
+	        now_ms, p_post_logout, p_backchannel, p_method, p_alg);
+	INSERT INTO client_permissions (client_id, permission_id)
+	SELECT p_id, unnest(ids) ON CONFLICT DO NOTHING;
+	RETURN edgeauth_done(edgeauth_client_record(p_id));
+END $$;
+
+-- Updates the client (PUT: a p_set_* false keeps that field, a NULL method
+-- keeps it): client_not_found, some_permissions_not_found, then
+-- insufficient_permission for the new set, what the client holds, and where
+-- its tokens go (CONTRACT.md §3, §7).
+CREATE FUNCTION edgeauth_client_update(p_project ctext, p_id ctext, p_name ctext,
+	p_is_active boolean, p_set_description boolean, p_description ctext,
+	p_set_permissions boolean, p_permission_ids jsonb, p_set_redirect boolean, p_redirect jsonb,
+	p_set_post_logout boolean, p_post_logout jsonb, p_set_backchannel boolean,
+	p_backchannel ctext, p_method ctext, p_alg ctext, p_scope ctext)
+RETURNS edgeauth_outcome LANGUAGE plpgsql AS $$
+DECLARE
+	c clients;
+	ids ctext[] := edgeauth_ids(p_permission_ids);
+	r edgeauth_refusal;
+BEGIN
+	SELECT * INTO c FROM clients WHERE id = p_id AND project_id = p_project FOR UPDATE;
+	IF NOT FOUND THEN
+		RETURN edgeauth_failed('not_found');
+	END IF;
+	IF p_set_permissions THEN
+		r := edgeauth_check_ids(p_project, p_scope, ids);
+	END IF;
+	IF r.status IS NULL THEN
+		r := edgeauth_check_holder(p_scope, 'client', p_id);
+	END IF;
+	IF r.status IS NULL AND edgeauth_client_routing_changes(c.redirect_uris,
+	   c.post_logout_redirect_uris, c.backchannel_logout_uri, c.token_endpoint_auth_method,
+	   p_set_redirect, p_redirect, p_set_post_logout, p_post_logout, p_set_backchannel,
+	   p_backchannel, p_method) THEN
+		r := edgeauth_check_admin(p_project, p_scope);
+	END IF;
+	IF r.status IS NOT NULL THEN
+		RETURN edgeauth_refused(r);
+	END IF;
+	UPDATE clients SET name = p_name, is_active = p_is_active,
+		description = CASE WHEN p_set_description THEN p_description ELSE description END,
+		redirect_uris = CASE WHEN p_set_redirect THEN p_redirect ELSE redirect_uris END,
+		post_logout_redirect_uris = CASE WHEN p_set_post_logout THEN p_post_logout
+		                                 ELSE post_logout_redirect_uris END,
+		backchannel_logout_uri = CASE WHEN p_set_backchannel THEN p_backchannel
+		                              ELSE backchannel_logout_uri END,
+		token_endpoint_auth_method = coalesce(p_method, token_endpoint_auth_method),
+		id_token_signed_response_alg = coalesce(p_alg, id_token_signed_response_alg),
+		updated_at = edgeauth_now_ms()
+	WHERE id = p_id;
+	IF p_set_permissions THEN
+		DELETE FROM client_permissions WHERE client_id = p_id;
+		INSERT INTO client_permissions (client_id, permission_id)
+		SELECT p_id, unnest(ids) ON CONFLICT DO NOTHING;
+	END IF;
+	RETURN edgeauth_done(edgeauth_client_record(p_id));
+END $$;
+
+-- Whether the client may be written by a caller with scope: client_not_found,
+-- then what it holds (insufficient_permission); locks its row.
+CREATE FUNCTION edgeauth_client_writable(p_project ctext, p_id ctext, p_scope ctext)
+RETURNS edgeauth_refusal LANGUAGE plpgsql AS $$
+BEGIN
+	PERFORM 1 FROM clients WHERE id = p_id AND project_id = p_project FOR UPDATE;
+	IF NOT FOUND THEN
+		RETURN ('not_found', NULL)::edgeauth_refusal;
+	END IF;
+	RETURN edgeauth_check_holder(p_scope, 'client', p_id);
+END $$;
+
+-- A new secret hash: client_not_found, insufficient_permission (as an update).
+CREATE FUNCTION edgeauth_client_set_secret(p_project ctext, p_id ctext, p_secret_hash ctext,
+	p_scope ctext)
+RETURNS edgeauth_outcome LANGUAGE plpgsql AS $$
+DECLARE
+	r edgeauth_refusal := edgeauth_client_writable(p_project, p_id, p_scope);
+BEGIN
+	IF r.status IS NOT NULL THEN
+		RETURN edgeauth_refused(r);
+	END IF;
+	UPDATE clients SET secret_hash = p_secret_hash, updated_at = edgeauth_now_ms() WHERE id = p_id;
+	RETURN edgeauth_done(NULL);
+END $$;
+
+-- Deletes the client (CONTRACT.md §8): client_not_found, then
+-- insufficient_permission; its codes and refresh tokens cascade, its access
+-- tokens fail the bearer check, which finds no client.
+CREATE FUNCTION edgeauth_client_delete(p_project ctext, p_id ctext, p_scope ctext)
+RETURNS edgeauth_outcome LANGUAGE plpgsql AS $$
+DECLARE
+	r edgeauth_refusal := edgeauth_client_writable(p_project, p_id, p_scope);
+BEGIN
+	IF r.status IS NOT NULL THEN
+		RETURN edgeauth_refused(r);
+	END IF;
+	DELETE FROM clients WHERE id = p_id;
+	RETURN edgeauth_done(NULL);
+END $$;

@@ -1,0 +1,235 @@
+/*
+ * Clients on PostgreSQL (pg_clients.h). Every write is one call of a
+ * function of schema/postgres/012_clients.sql that checks, writes and
+ * answers the record; every read is one statement. What token issue reads
+ * (lookup, authenticate, scope) is here too: a client_credentials grant is
+ * one round trip (the scope is cached).
+ */
+#include <assert.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "crypto.h"
+#include "pg_clients.h"
+#include "store_pg.h"
+#include "util.h"
+
+enum {
+	PC_CREATE,
+	PC_UPDATE,
+	PC_SET_SECRET,
+	PC_GET,
+	PC_DELETE,
+	PC_AUTH,
+	PC_SCOPE,
+	PC_REDIRECT_REGISTERED,
+	PC_LIST,   /* first of the list variants: PC_LIST + 2 * sort + desc */
+	PC__COUNT = PC_LIST + 2 * CLIENT_SORT__COUNT
+};
+
+/* $1 the project; $2 a search term or NULL (CONTRACT.md §3: a
+ * case-insensitive substring of the name, ASCII folding as SQLite's LIKE;
+ * strpos takes % and _ literally); $3 is_active or NULL. */
+#define LIST_FILTER \
+	" WHERE project_id = $1 AND ($2::ctext IS NULL OR strpos(lower(name), lower($2::ctext)) > 0)" \
+	" AND ($3::boolean IS NULL OR is_active = $3::boolean)"
+/* The number of all matches and the page's records (CLIENT_JSON's order:
+ * ties broken by id in the sort's direction). */
+#define LIST(name, order) \
+	{ "clients_list_" name, "SELECT (SELECT count(*) FROM clients" LIST_FILTER ")," \
+	  " (SELECT coalesce(json_agg(edgeauth_client_json(c) ORDER BY " order "), '[]')" \
+	  " FROM (SELECT * FROM clients" LIST_FILTER " ORDER BY " order \
+	  " LIMIT $4 OFFSET $5) c)", 5, false }
+#define LIST_PAIR(key, name, col) \
+	[PC_LIST + 2 * (key)] = LIST(name, col ", id"), \
+	[PC_LIST + 2 * (key) + 1] = LIST(name "_desc", col " DESC, id DESC")
+
+static const struct pg_statement statements[PC__COUNT] = {
+	[PC_CREATE] = { "clients_create", "SELECT * FROM edgeauth_client_create($1, $2, $3, $4,"
+		" $5, $6, $7, $8, $9, $10, $11, $12)", 12, true },
+	[PC_UPDATE] = { "clients_update", "SELECT * FROM edgeauth_client_update($1, $2, $3, $4,"
+		" $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)", 17, true },
+	[PC_SET_SECRET] = { "clients_set_secret",
+		"SELECT * FROM edgeauth_client_set_secret($1, $2, $3, $4)", 4, true },
+	[PC_GET] = { "clients_get", "SELECT edgeauth_client_json(c)::text FROM clients c"
+		" WHERE c.id = $1 AND c.project_id = $2", 2, false },
+	[PC_DELETE] = { "clients_delete", "SELECT * FROM edgeauth_client_delete($1, $2, $3)", 3,
+		true },
+	[PC_AUTH] = { "clients_auth", "SELECT c.project_id, c.secret_hash, c.is_active, p.is_active,"
+		" c.token_endpoint_auth_method <> 'none', c.id_token_signed_response_alg"
+		" FROM clients c JOIN projects p ON p.id = c.project_id WHERE c.id = $1", 1, false },
+	[PC_SCOPE] = { "clients_scope", "SELECT edgeauth_scope_of_client($1)", 1, false },
+	[PC_REDIRECT_REGISTERED] = { "clients_redirect_registered",
+		"SELECT 1 FROM clients WHERE id = $1 AND redirect_uris @> jsonb_build_array($2::text)",
+		2, false },
+	LIST_PAIR(CLIENT_SORT_CREATED_AT, "created_at", "created_at"),
+	LIST_PAIR(CLIENT_SORT_UPDATED_AT, "updated_at", "updated_at"),
+	LIST_PAIR(CLIENT_SORT_NAME, "name", "lower(name)"),
+	LIST_PAIR(CLIENT_SORT_IS_ACTIVE, "is_active", "is_active"),
+};
+
+const struct pg_statement_set pg_clients_statements = { statements, PC__COUNT };
+
+/* What the writes answer: client_not_found, or a refusal (store_pg.h). */
+static const struct pg_outcomes *client_outcomes(void)
+{
+	static struct pg_outcomes o;
+
+	o.missing = store_client_missing;
+	return &o;
+}
+
+/* A list of URIs as stored: NULL is none. */
+static const char *uris(const char *json)
+{
+	return json ? json : "[]";
+}
+
+/* ---- the writes ---- */
+
+void pg_client_create(struct store *st, const char *project_id, const struct client_fields *f,
+                      const char *secret_hash, const char *scope, char **record,
+                      struct completion done)
+{
+	char *id = crypto_new_id(), *ids = pg_json_ids(f->permission_ids);
+
+	*record = NULL;
+	pg_run(st, &statements[PC_CREATE], (const char *const[]){
+		project_id, id, f->name, f->description, secret_hash, ids, uris(f->redirect_uris),
+		uris(f->post_logout_redirect_uris), f->backchannel_logout_uri,
+		f->token_endpoint_auth_method ? f->token_endpoint_auth_method
+		                              : CLIENT_AUTH_METHOD_DEFAULT,
+		f->id_token_signed_response_alg ? f->id_token_signed_response_alg
+		                                : CLIENT_ID_TOKEN_ALG_DEFAULT,
+		scope }, pg_map_outcome, record, client_outcomes(), done);
+	free(id);
+	free(ids);
+}
+
+void pg_client_update(struct store *st, const char *project_id, const char *client_id,
+                      const struct client_fields *f, const char *scope, char **record,
+                      struct completion done)
+{
+	char *ids = f->set_permissions ? pg_json_ids(f->permission_ids) : NULL;
+
+	*record = NULL;
+	pg_run(st, &statements[PC_UPDATE], (const char *const[]){
+		project_id, client_id, f->name, pg_bool_param(f->is_active),
+		pg_bool_param(f->set_description), f->description,
+		pg_bool_param(f->set_permissions), ids,
+		pg_bool_param(f->set_redirect_uris), uris(f->redirect_uris),
+		pg_bool_param(f->set_post_logout_redirect_uris), uris(f->post_logout_redirect_uris),
+		pg_bool_param(f->set_backchannel_logout_uri), f->backchannel_logout_uri,
+		f->token_endpoint_auth_method, f->id_token_signed_response_alg, scope },
+		pg_map_outcome, record, client_outcomes(), done);
+	free(ids);
+}
+
+void pg_client_set_secret(struct store *st, const char *project_id, const char *client_id,
+                          const char *secret_hash, const char *scope, struct completion done)
+{
+	pg_run(st, &statements[PC_SET_SECRET],
+	       (const char *const[]){ project_id, client_id, secret_hash, scope }, pg_map_outcome,
+	       NULL, client_outcomes(), done);
+}
+
+/* ---- one client, the list ---- */
+
+void pg_client_get(struct store *st, const char *project_id, const char *client_id,
+                   char **record, struct completion done)
+{
+	pg_run(st, &statements[PC_GET], (const char *const[]){ client_id, project_id },
+	       pg_map_record, record, store_client_missing, done);
+}
+
+void pg_client_delete(struct store *st, const char *project_id, const char *client_id,
+                      const char *scope, struct completion done)
+{
+	pg_run(st, &statements[PC_DELETE], (const char *const[]){ project_id, client_id, scope },
+	       pg_map_outcome, NULL, client_outcomes(), done);
+}
+
+void pg_client_list(struct store *st, const char *project_id, const struct list_query *q,
+                    struct page *out, struct completion done)
+{
+	char size[24], offset[24];
+
+	assert(q->sort < CLIENT_SORT__COUNT);
+	pg_run(st, &statements[PC_LIST + 2 * (int)q->sort + (q->desc ? 1 : 0)],
+	       (const char *const[]){ project_id, q->search,
+	       q->is_active < 0 ? NULL : pg_bool_param(q->is_active),
+	       pg_int_param(q->page_size, size), pg_int_param(list_offset(q), offset) },
+	       pg_map_page, out, NULL, done);
+}
+
+/* ---- what token issue and checks read ---- */
+
+/* The client as PC_AUTH reads it into the struct client_auth out (its
+ * stamp is the one taken when the read was sent). */
+static int client_auth_read(const PGresult *res, void *out, const void *how,
+                            struct api_error *err)
+{
+	struct client_auth *c = out;
+
+	(void)how;
+	(void)err;
+	if (PQntuples(res) > 0) {
+		snprintf(c->project_id, sizeof c->project_id, "%s", pg_text(res, 0, 0));
+		snprintf(c->secret_hash, sizeof c->secret_hash, "%s", pg_text(res, 0, 1));
+		c->is_active = pg_bool(res, 0, 2);
+		c->project_active = pg_bool(res, 0, 3);
+		c->confidential = pg_bool(res, 0, 4);
+		snprintf(c->id_token_alg, sizeof c->id_token_alg, "%s",
+		         pg_text(res, 0, 5) ? pg_text(res, 0, 5) : "");
+		c->found = true;
+	}
+	return 0;
+}
+
+/* ... and authenticated: how is the secret (NULL: a public client naming
+ * itself). */
+static int client_auth_check(const PGresult *res, void *out, const void *how,
+                             struct api_error *err)
+{
+	client_auth_read(res, out, NULL, err);
+	return store_client_check_secret(out, how, err);
+}
+
+static void client_read(struct store *st, const char *client_id, pg_map_fn *map,
+                        const char *secret, struct client_auth *out, struct completion done)
+{
+	memset(out, 0, sizeof *out);
+	out->stamp = store_stamp(st);   /* before the read: a change after it moves the stamp */
+	pg_run(st, &statements[PC_AUTH], (const char *const[]){ client_id }, map, out, secret,
+	       done);
+}
+
+void pg_client_lookup(struct store *st, const char *client_id, struct client_auth *out,
+                      struct completion done)
+{
+	client_read(st, client_id, client_auth_read, NULL, out, done);
+}
+
+void pg_client_authenticate(struct store *st, const char *client_id, const char *secret,
+                            struct client_auth *out, struct completion done)
+{
+	client_read(st, client_id, client_auth_check, secret, out, done);
+}
+
+void pg_client_scope(struct store *st, const char *client_id, struct store_stamp at,
+                     char **out, struct completion done)
+{
+	pg_run_cached(st, &st->scopes, METRICS_CACHE_CLIENT_SCOPE, client_id, at,
+	              &statements[PC_SCOPE], out, done);
+}
+
+void pg_client_redirect_registered(struct store *st, const char *client_id,
+                                   const char *redirect_uri, bool *registered,
+                                   struct completion done)
+{
+	*registered = false;
+	pg_run(st, &statements[PC_REDIRECT_REGISTERED],
+	       (const char *const[]){ client_id, redirect_uri }, pg_map_exists, registered, NULL,
+	       done);
+}
