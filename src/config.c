@@ -277,7 +277,7 @@ static const struct config_key keys[] = {
 	{ .section = "store", .key = "backend", .type = CONFIG_PARSED,
 	  .parse = parse_backend, .default_value = "sqlite" },
 	{ .section = "store", .key = "url", .type = CONFIG_PARSED, .parse = parse_url,
-	  .release = release_url, .default_value = "" },
+	  .release = release_url, .default_value = "", .secret = true },
 	{ .section = "store", .key = "pool_size", INT_FIELD(pool_size),
 	  .min = 1, .max = 64, .default_value = "4" },
 	{ .section = "store", .key = "insecure_transport", .type = CONFIG_PARSED,

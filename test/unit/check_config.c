@@ -546,6 +546,20 @@ START_TEST(test_mask_secret)
 }
 END_TEST
 
+/* check-config shows [store] url with its password masked (CONTRACT.md §9) */
+START_TEST(test_dump_masks_store_url)
+{
+	char *text;
+
+	ck_assert_int_eq(load("[store]\nbackend = postgres\n"
+	                      "url = host=/run/postgresql dbname=e password=hunter2\n"), 0);
+	text = config_dump(&fx.cfg);
+	ck_assert_ptr_null(strstr(text, "hunter2"));
+	ck_assert_ptr_nonnull(strstr(text, "\nurl = host=/run/postgresql dbname=e password=***\n"));
+	free(text);
+}
+END_TEST
+
 START_TEST(test_missing_file)
 {
 	char path[200];
@@ -936,6 +950,7 @@ static Suite *config_suite(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, regression_reason_belongs_to_the_line);
 	tcase_add_test(tc, regression_long_line_refused);
+	tcase_add_test(tc, test_dump_masks_store_url);
 	tcase_add_test(tc, regression_long_line_not_truncated);
 	tcase_add_test(tc, regression_indented_line);
 	tcase_add_test(tc, regression_bom_unknown_empty_section);
