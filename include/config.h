@@ -56,6 +56,9 @@ struct config {
 	 * of backchannel.h */
 	struct cidr *backchannel_allow;
 	size_t backchannel_allow_count;
+	/* [audit] (CONTRACT.md §10) */
+	int audit_retention_days;   /* events older than this are purged */
+	char *audit_file;           /* each event also appended here; NULL: none */
 };
 
 /* How a key's value is read. */

@@ -23,6 +23,12 @@ static inline struct request_ctx *request_of(struct flow *f)
 const char *request_param(const struct request_ctx *ctx, const char *name);
 /* A request header, or NULL. */
 const char *request_header(const struct request_ctx *ctx, const char *name);
+/* The client's address as text ("" when unknown). Made once per request. */
+const char *request_client_address(struct request_ctx *ctx);
+/* Who the request's changes are by, for the audit trail (store_events.h):
+ * the bearer token's user, else its client (NULL without a token), and
+ * the client's address. Lives with the request. */
+const struct event_origin *request_origin(struct request_ctx *ctx);
 
 /* Runs the request's steps (a NULL-terminated list) from the first. */
 void request_run(struct request_ctx *ctx, flow_step *const *steps);

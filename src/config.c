@@ -234,6 +234,11 @@ static const struct config_key keys[] = {
 	  .min = 1, .max = 365 * DAY_S, .default_value = "28800" },
 	{ .section = "oidc", .key = "id_token_ttl_s", LONG_FIELD(id_token_ttl_s),
 	  .min = 1, .max = 31 * DAY_S, .default_value = "3600" },
+
+	{ .section = "audit", .key = "retention_days", INT_FIELD(audit_retention_days),
+	  .min = 1, .max = 36500, .default_value = "90" },
+	{ .section = "audit", .key = "file", OPTIONAL_STRING_FIELD(audit_file),
+	  .default_value = "" },
 };
 
 #define KEY_COUNT (sizeof keys / sizeof keys[0])

@@ -18,6 +18,7 @@
 #include "passwords.h"
 #include "server.h"
 #include "store.h"
+#include "store_events.h"
 #include "store_keys.h"
 #include "store_projects.h"
 #include "store_sessions.h"
@@ -42,6 +43,8 @@ static const char usage_text[] =
 	"       edgeauth [-c FILE] key rotate [--alg ES256|RS256]\n"
 	"                                                       add a key of each (or of one) algorithm\n"
 	"       edgeauth [-c FILE] key retire KID               stop a key signing and verifying at once\n"
+	"       edgeauth [-c FILE] events [--project ID] [--since RFC3339] [--action A]\n"
+	"                                                       print the audit trail as JSON lines\n"
 	"       edgeauth [-c FILE] cert self-signed --host NAME [--cert FILE] [--key FILE]\n"
 	"                                                       write a self-signed TLS pair\n"
 	"       edgeauth --version | --help\n"
@@ -313,6 +316,46 @@ static void on_sighup(evutil_socket_t sig, short what, void *arg)
 	}
 }
 
+/* ---- events ---- */
+
+static void print_line(void *arg, const char *record)
+{
+	(void)arg;
+	printf("%s\n", record);
+}
+
+/* edgeauth events [--project ID] [--since RFC3339] [--action A]: the audit
+ * trail, oldest first, one JSON object a line. */
+static int cmd_events(const struct config *cfg, int argc, char **argv)
+{
+	struct event_filter f = { .since = INT64_MIN };
+	struct api_error err;
+	struct store *st;
+	int rc;
+
+	for (int i = 0; i < argc; i += 2) {
+		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+		if (!v || !*v)
+			return usage();
+		if (!strcmp(argv[i], "--project") && !f.project_id)
+			f.project_id = v;
+		else if (!strcmp(argv[i], "--action") && !f.action)
+			f.action = v;
+		else if (!strcmp(argv[i], "--since") && f.since == INT64_MIN &&
+		         parse_timestamp(v, &f.since) == 0)
+			continue;
+		else
+			return usage();
+	}
+	st = open_store(cfg);
+	if (!st)
+		return 1;
+	rc = store_event_list(st, &f, print_line, NULL, &err) < 0 ? 1 : 0;
+	fflush(stdout);
+	store_close(st);
+	return rc;
+}
+
 /* ---- serve ---- */
 
 static void on_drain_tick(evutil_socket_t fd, short what, void *arg);
@@ -356,8 +399,10 @@ static void on_drain_tick(evutil_socket_t fd, short what, void *arg)
  * so one tick never holds the loop for long; a full batch asks for another
  * tick soon. Sessions that expired or ended go at once: nothing answers
  * about them (an ended session's sign-ins were revoked when it ended, and
- * deleting an expired one revokes nothing). */
+ * deleting an expired one revokes nothing). Events of the audit trail go
+ * once older than [audit] retention_days. */
 #define PURGE_BATCH 500
+#define DAY_MS (86400 * 1000LL)
 
 struct purge {
 	struct server *srv;
@@ -372,10 +417,12 @@ static void on_purge_tick(evutil_socket_t fd, short what, void *arg)
 	int n = store_purge_expired(pg->srv->store, PURGE_BATCH,
 	                            pg->srv->cfg->purge_grace_s * 1000LL, &err);
 	int sessions = store_session_purge(pg->srv->store, PURGE_BATCH, now_ms(), &err);
+	int events = store_event_purge(pg->srv->store, PURGE_BATCH,
+	                               now_ms() - pg->srv->cfg->audit_retention_days * DAY_MS, &err);
 
 	(void)fd;
 	(void)what;
-	if (n >= PURGE_BATCH || sessions >= PURGE_BATCH)
+	if (n >= PURGE_BATCH || sessions >= PURGE_BATCH || events >= PURGE_BATCH)
 		tv.tv_sec = 1;
 	evtimer_add(pg->ev, &tv);
 }
@@ -562,6 +609,8 @@ int main(int argc, char **argv)
 		rc = cmd_project(&cfg, argc - i - 1, argv + i + 1);
 	else if (!strcmp(argv[i], "key"))
 		rc = cmd_key(&cfg, argc - i - 1, argv + i + 1);
+	else if (!strcmp(argv[i], "events"))
+		rc = cmd_events(&cfg, argc - i - 1, argv + i + 1);
 	else if (!strcmp(argv[i], "cert"))
 		rc = cmd_cert(&cfg, argc - i - 1, argv + i + 1);
 	else

@@ -56,3 +56,27 @@ const char *request_header(const struct request_ctx *ctx, const char *name)
 {
 	return evhttp_find_header(evhttp_request_get_input_headers(ctx->req), name);
 }
+
+const char *request_client_address(struct request_ctx *ctx)
+{
+	struct evhttp_connection *evcon = evhttp_request_get_connection(ctx->req);
+	char *peer = NULL;
+	ev_uint16_t port;
+
+	if (ctx->client_address[0] || !evcon)
+		return ctx->client_address;
+	evhttp_connection_get_peer(evcon, &peer, &port);
+	snprintf(ctx->client_address, sizeof ctx->client_address, "%s", peer ? peer : "");
+	return ctx->client_address;
+}
+
+const struct event_origin *request_origin(struct request_ctx *ctx)
+{
+	const char *address = request_client_address(ctx);
+
+	ctx->origin = (struct event_origin){
+		.actor = ctx->principal.user_id ? ctx->principal.user_id : ctx->principal.client_id,
+		.address = *address ? address : NULL,
+	};
+	return &ctx->origin;
+}

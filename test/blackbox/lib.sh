@@ -38,7 +38,7 @@ free_port() {
 # write_config FILE PORT [section.key=value ...]
 write_config() {
 	local file=$1 port=$2; shift 2
-	local server="" store="" tokens="" passwords="" signin="" sessions="" oidc=""
+	local server="" store="" tokens="" passwords="" signin="" sessions="" oidc="" audit=""
 	for kv in "$@"; do
 		local sec=${kv%%.*} rest=${kv#*.}
 		case $sec in
@@ -49,12 +49,14 @@ write_config() {
 		signin) signin+="$rest"$'\n' ;;
 		sessions) sessions+="$rest"$'\n' ;;
 		oidc) oidc+="$rest"$'\n' ;;
+		audit) audit+="$rest"$'\n' ;;
 		*) echo "write_config: unknown section in $kv" >&2; return 1 ;;
 		esac
 	done
 	# a section only when set: a binary from before it starts too
 	[ -n "$sessions" ] && sessions="[sessions]"$'\n'"$sessions"
 	[ -n "$oidc" ] && oidc="[oidc]"$'\n'"$oidc"
+	[ -n "$audit" ] && audit="[audit]"$'\n'"$audit"
 	cat > "$file" <<CONF
 [server]
 listen = 127.0.0.1:$port
@@ -76,6 +78,7 @@ $passwords
 $signin
 $sessions
 $oidc
+$audit
 CONF
 }
 
