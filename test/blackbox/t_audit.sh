@@ -20,10 +20,10 @@ one() {
 			--arg ad "${ADDR:-127.0.0.1}" --arg o "${OUTCOME:-success}" \
 			'[(if $p == "null" then null else $p end), $a, (if $t == "null" then null else $t end), (if $ad == "null" then null else $ad end), $o]')"
 }
-# none NAME ACTION: no event of ACTION
-none() {
+# count NAME ACTION N: N events of ACTION (after failed writes: none more)
+count() {
 	events --action "$2"
-	check "$1: no $2" "$(jq length <<<"$EV")" 0
+	check "$1: $3 of $2" "$(jq length <<<"$EV")" "$3"
 }
 
 # ---------------------------------------------------------------- resources
@@ -44,15 +44,13 @@ req PUT "$RES/nope" '{"name":"n","code":"n"}'
 check_status "resource update missing" 404
 req PUT "$RES/$RID" '{"name":"Printers 3","code":"users"}'
 check_err "resource update dup" 409 resource_code_already_used
-events --action resource.create
-check "failed creates: still one" "$(jq length <<<"$EV")" 1
-events --action resource.update
-check "failed updates: still one" "$(jq length <<<"$EV")" 1
+count "failed creates: still one" resource.create 1
+count "failed updates: still one" resource.update 1
 load_resources
 DEF=$(jq -r '.data[]|select(.code=="users")|.id' <<<"$RESOURCES")
 req DELETE "$RES/$DEF"
 check_status "default resource delete refused" 400
-none "refused delete" resource.delete
+count "refused delete" resource.delete 0
 req DELETE "$RES/$RID"
 check_status "resource delete" 204
 one "resource delete" resource.delete "$RID" "$CLIENT_ID"
@@ -86,6 +84,77 @@ for bad in "--since" "--since yesterday" "--since 2026-11-22" "--project" "--act
 	"$EDGEAUTH" -c "$CONF" events "$@" > "$TMP/out" 2>&1
 	check "events $bad: usage error" "$?" 2
 done
+
+# ---------------------------------------------------------------- roles
+load_resources
+req POST "$P/roles" "{\"name\":\"Editors\",\"code\":\"editors\",\"permission_ids\":$(ids users:read)}"
+check_status "role create" 201
+ROLE=$(jq -r .id <<<"$BODY")
+one "role create" role.create "$ROLE" "$CLIENT_ID"
+req PUT "$P/roles/$ROLE" "{\"name\":\"Editors 2\",\"code\":\"editors\",\"permission_ids\":$(ids users:read)}"
+check_status "role update" 200
+one "role update" role.update "$ROLE" "$CLIENT_ID"
+req POST "$P/roles" '{"name":"Dup","code":"editors"}'
+check_err "role dup" 409 role_code_already_used
+# a 403: a client that may create roles, but not grant what it lacks
+new_client limited roles:create roles:update roles:read
+LIMITED=$(client_token "$CID" "$CSECRET")
+LIMITED_ID=$CID
+AUTH="Bearer $LIMITED" req POST "$P/roles" "{\"name\":\"Esc\",\"code\":\"esc\",\"permission_ids\":$(ids clients:create)}"
+check_err "role escalation" 403 insufficient_permission
+AUTH="Bearer $LIMITED" req PUT "$P/roles/$ROLE" "{\"name\":\"Esc\",\"code\":\"editors\",\"permission_ids\":$(ids clients:create)}"
+check_err "role update escalation" 403 insufficient_permission
+count "failed role creates: still one" role.create 1
+count "failed role updates: still one" role.update 1
+# the limited client's own write: its ID is the actor
+AUTH="Bearer $LIMITED" req POST "$P/roles" '{"name":"Mine","code":"mine"}'
+check_status "limited role create" 201
+MINE=$(jq -r .id <<<"$BODY")
+events --action role.create
+check "limited client is the actor" "$(jq -r '.[1]|[.actor, .target]|join(" ")' <<<"$EV")" "$LIMITED_ID $MINE"
+req DELETE "$P/roles/$MINE"
+check_status "role delete" 204
+one "role delete" role.delete "$MINE" "$CLIENT_ID"
+
+# ---------------------------------------------------------------- clients
+one "client create (new_client)" client.create "$LIMITED_ID" "$CLIENT_ID"
+req PUT "$P/clients/$LIMITED_ID" "{\"name\":\"limited 2\",\"is_active\":true,\"permission_ids\":$(ids roles:read),\"redirect_uris\":[\"http://127.0.0.1:9/cb\"]}"
+check_status "client update" 200
+one "client update" client.update "$LIMITED_ID" "$CLIENT_ID"
+req POST "$P/clients/$LIMITED_ID/secret"
+check_status "client secret rotation" 200
+ROTATED=$(jq -r .client_secret <<<"$BODY")
+one "client secret" client.rotate_secret "$LIMITED_ID" "$CLIENT_ID"
+req POST "$P/clients/nope/secret"
+check_status "secret of no client" 404
+req PUT "$P/clients/$LIMITED_ID" '{"name":""}'
+check_status "client update 400" 400
+count "failed rotation: still one" client.rotate_secret 1
+count "failed client update: still one" client.update 1
+req DELETE "$P/clients/$LIMITED_ID"
+check_status "client delete" 204
+one "client delete" client.delete "$LIMITED_ID" "$CLIENT_ID"
+
+# ---------------------------------------------------------------- users
+PW="correct horse battery $RANDOM"
+req POST "$P/users" "{\"display_name\":\"Ann\",\"email\":\"ann@example.com\",\"password\":\"$PW\"}"
+check_status "user create" 201
+ANN=$(jq -r .id <<<"$BODY")
+one "user create" user.create "$ANN" "$CLIENT_ID"
+req POST "$P/users" '{"display_name":"Dup","email":"ann@example.com","password":"other password"}'
+check_err "user dup" 409 user_email_already_used
+req PUT "$P/users/$ANN" '{"display_name":"Ann 2","email":"ann@example.com","is_active":true}'
+check_status "user update" 200
+one "user update" user.update "$ANN" "$CLIENT_ID"
+req PUT "$P/users/$ANN" '{"display_name":""}'
+check_status "user update 400" 400
+count "failed user update: still one" user.update 1
+count "failed user create: still one" user.create 1
+req POST "$P/users" '{"display_name":"Bo","external_user_id":"bo"}'
+BO=$(jq -r .id <<<"$BODY")
+req DELETE "$P/users/$BO"
+check_status "user delete" 204
+one "user delete" user.delete "$BO" "$CLIENT_ID"
 
 # ---------------------------------------------------------------- retention
 stop_server
