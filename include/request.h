@@ -25,6 +25,8 @@ const char *request_param(const struct request_ctx *ctx, const char *name);
 const char *request_header(const struct request_ctx *ctx, const char *name);
 /* The client's address as text ("" when unknown). Made once per request. */
 const char *request_client_address(struct request_ctx *ctx);
+/* The client's address as the audit trail records it: NULL when unknown. */
+const char *request_event_address(struct request_ctx *ctx);
 /* Who the request's changes are by, for the audit trail (store_events.h):
  * the bearer token's user, else its client (NULL without a token), and
  * the client's address. Lives with the request. */

@@ -85,7 +85,6 @@ struct authorize {
 	struct session_ask ask;
 	char *oidc_scope;             /* signin_oidc_scope's; NULL: plain OAuth */
 	char *cookie;                 /* the project's session cookie, as sent */
-	char address[64];             /* the client's, for the throttle */
 	struct signin_request in;
 	struct signin signin;
 	struct signin_result result;
@@ -399,19 +398,6 @@ static enum step_result credentials_read(struct flow *f)
 	return STEP_NEXT;
 }
 
-/* The client's address ("" when unknown) into buf. */
-static const char *peer_address(struct request_ctx *ctx, char *buf, size_t size)
-{
-	struct evhttp_connection *evcon = evhttp_request_get_connection(ctx->req);
-	char *peer = NULL;
-	ev_uint16_t port;
-
-	if (evcon)
-		evhttp_connection_get_peer(evcon, &peer, &port);
-	snprintf(buf, size, "%s", peer ? peer : "");
-	return buf;
-}
-
 static enum step_result sign_in(struct flow *f)
 {
 	struct request_ctx *ctx = request_of(f);
@@ -422,7 +408,7 @@ static enum step_result sign_in(struct flow *f)
 		.redirect_uri = a->p.redirect_uri, .code_challenge = a->p.code_challenge,
 		.scope = a->oidc_scope, .nonce = a->p.nonce,
 		.email = a->p.email, .password = a->p.password,
-		.address = peer_address(ctx, a->address, sizeof a->address),
+		.address = request_client_address(ctx),
 		.session_cookie = a->cookie,
 	};
 	signin_run(&a->signin, ctx->srv, &a->in, &a->result, flow_completion(f));

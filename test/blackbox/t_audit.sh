@@ -2,7 +2,8 @@
 # after its action, with its actor, target and address; a failed write
 # leaves none; `edgeauth events` and its filters; the retention purge.
 . "$(dirname "$0")/lib.sh"
-start_server tokens.purge_interval_s=1
+. "$(dirname "$0")/signin_lib.sh"
+start_server tokens.purge_interval_s=1 signin.max_failures=3
 DB=$TMP/edgeauth.db
 
 sql() { sqlite3 -cmd ".timeout 5000" "$DB" "$@"; }
@@ -155,6 +156,125 @@ BO=$(jq -r .id <<<"$BODY")
 req DELETE "$P/users/$BO"
 check_status "user delete" 204
 one "user delete" user.delete "$BO" "$CLIENT_ID"
+
+# ---------------------------------------------------------------- sign-in
+REDIRECT="http://127.0.0.1:9/cb"
+req POST "$P/clients" "{\"name\":\"app\",\"redirect_uris\":[\"$REDIRECT\"]}"
+APP=$(jq -r .id <<<"$BODY")
+JAR=$TMP/jar
+rm -f "$JAR"
+new_pkce
+JAR=$JAR authorize_post "$APP" "$REDIRECT" ann@example.com "$PW" st
+check "sign-in" "$STATUS" 302
+one "sign-in" signin.success "$ANN" "$APP"
+CODE=$(query_value "$LOCATION" code)
+SID=$(sql "SELECT session_id FROM auth_codes WHERE hash = '$(secret_hash "$CODE")'")
+exchange "$APP" "$REDIRECT" "$CODE" "$VERIFIER"
+check "signed in" "${ACCESS:0:3}" "eyJ"
+ANN_ACCESS=$ACCESS ANN_REFRESH=$REFRESH
+# the user's own write: the user is the actor
+AUTH="Bearer $ANN_ACCESS" req PUT /api/v1/users/current '{"display_name":"Ann 3","email":"ann@example.com"}'
+check_status "own account" 200
+count "own account" user.update 2
+check "own account: the user is the actor" "$(jq -r '.[1]|[.actor, .target]|join(" ")' <<<"$EV")" "$ANN $ANN"
+
+# a failure names the user the email names
+authorize_post "$APP" "$REDIRECT" ANN@example.com "wrong password" st
+check "wrong password" "$STATUS" 401
+OUTCOME=access_denied one "wrong password" signin.failure "$ANN" "$APP"
+# ... and none when it names no user: the typed text is never kept
+TYPED="typed-$RANDOM-hunter2@example.com"
+authorize_post "$APP" "$REDIRECT" "$TYPED" "some password" st
+check "unknown email" "$STATUS" 401
+count "unknown email" signin.failure 2
+check "unknown email: target null" "$(jq -c '.[1]|[.target, .actor, .outcome]' <<<"$EV")" "[null,\"$APP\",\"access_denied\"]"
+# throttling: the attempt that reaches [signin] max_failures starts it, once
+req POST "$P/users" '{"display_name":"Cy","email":"cy@example.com","password":"cy password 1"}'
+CY=$(jq -r .id <<<"$BODY")
+for i in 1 2 3; do
+	authorize_post "$APP" "$REDIRECT" cy@example.com "wrong $i" st
+	check "cy attempt $i" "$STATUS" 401
+done
+OUTCOME=throttled one "throttle starts" signin.throttled "$CY" "$APP"
+authorize_post "$APP" "$REDIRECT" cy@example.com "cy password 1" st
+check "throttled" "$STATUS" 429
+authorize_post "$APP" "$REDIRECT" cy@example.com "wrong 4" st
+check "still throttled" "$STATUS" 429
+count "throttled attempts" signin.throttled 1
+count "failures: the throttled are not checked" signin.failure 5
+
+# ---------------------------------------------------------------- reuse
+new_pkce
+JAR=$JAR authorize_post "$APP" "$REDIRECT" ann@example.com "$PW" st
+CODE=$(query_value "$LOCATION" code)
+exchange "$APP" "$REDIRECT" "$CODE" "$VERIFIER"
+R1=$REFRESH
+exchange "$APP" "$REDIRECT" "$CODE" "$VERIFIER"
+check_err "code replay" 400 auth_code_already_used
+OUTCOME=auth_code_already_used one "code replay" code.reuse_detected "$ANN" "$APP"
+new_pkce
+JAR=$JAR authorize_post "$APP" "$REDIRECT" ann@example.com "$PW" st
+CODE=$(query_value "$LOCATION" code)
+exchange "$APP" "$REDIRECT" "$CODE" "$VERIFIER"
+R1=$REFRESH
+refresh "$APP" "$R1"
+check "rotated" "${REFRESH:+yes}" yes
+R2=$REFRESH
+refresh "$APP" "$R1"
+check_err "refresh replay" 400 refresh_token_already_used
+OUTCOME=refresh_token_already_used one "refresh replay" refresh.reuse_detected "$ANN" "$APP"
+refresh "$APP" "$R2"
+check_err "the sign-in is revoked" 400 invalid_refresh_token
+count "a revoked token's use is no replay" refresh.reuse_detected 1
+
+# ---------------------------------------------------------------- revocation
+new_pkce
+JAR=$JAR authorize_post "$APP" "$REDIRECT" ann@example.com "$PW" st
+exchange "$APP" "$REDIRECT" "$(query_value "$LOCATION" code)" "$VERIFIER"
+R3=$REFRESH A3=$ACCESS
+STATUS=$(curl -s -o /dev/null -w '%{http_code}' --data-urlencode "client_id=$APP" \
+	--data-urlencode "token=$R3" "$BASE/api/v1/tokens/revoke")
+check "RFC 7009 revoke" "$STATUS" 200
+one "RFC 7009 revoke" token.revoke "$ANN" "$APP"
+STATUS=$(curl -s -o /dev/null -w '%{http_code}' --data-urlencode "client_id=$APP" \
+	--data-urlencode "token=not-a-token" "$BASE/api/v1/tokens/revoke")
+check "revoke of nothing" "$STATUS" 200
+count "revoke of nothing: no event" token.revoke 1
+JTI=$(jwt_claim "$ANN_ACCESS" jti)
+AUTH="Bearer $ANN_ACCESS" req POST /api/v1/tokens/current/revoke "{\"client_id\":\"$APP\",\"refresh_token\":\"$ANN_REFRESH\"}"
+check_status "current/revoke" 200
+count "current/revoke: the refresh token and the bearer" token.revoke 3
+check "current/revoke: targets" "$(jq -c '[.[1:][]|.target]' <<<"$EV")" "[\"$ANN\",\"$JTI\"]"
+
+# ---------------------------------------------------------------- logout
+new_pkce
+JAR=$JAR authorize_post "$APP" "$REDIRECT" ann@example.com "$PW" st
+CODE=$(query_value "$LOCATION" code)
+SID=$(sql "SELECT session_id FROM auth_codes WHERE hash = '$(secret_hash "$CODE")'")
+HINT=$(id_token_hint "$ANN" "$APP" "$SID")
+STATUS=$(curl -s -o /dev/null -w '%{http_code}' -G --data-urlencode "id_token_hint=$HINT" "$BASE/api/v1/logout")
+check "logout" "$STATUS" 200
+one "logout" session.end "$SID" "$APP"
+STATUS=$(curl -s -o /dev/null -w '%{http_code}' -G --data-urlencode "id_token_hint=$HINT" "$BASE/api/v1/logout")
+check "logout again" "$STATUS" 200
+count "logout of an ended session: no event" session.end 1
+
+# ---------------------------------------------------------------- no secret
+# every secret, password, token and code this test made or typed (and the
+# email that named no user): in no event, nowhere in the store's files
+SECRETS=("$PW" "$TYPED" "some password" "cy password 1" "wrong password" "$CLIENT_SECRET"
+	"$ROTATED" "$CSECRET" "$ANN_ACCESS" "$ANN_REFRESH" "$R1" "$R2" "$R3" "$A3" "$CODE" "$HINT")
+no_secret() {
+	local file=$1 s
+	for s in "${SECRETS[@]}"; do
+		[ -n "$s" ] || continue
+		if grep -aqF -- "$s" "$file"; then fail "$file holds a secret (${s:0:6}...)"; else pass; fi
+	done
+}
+"$EDGEAUTH" -c "$CONF" events > "$TMP/events.jsonl"
+no_secret "$TMP/events.jsonl"
+cat "$DB" "$DB-wal" > "$TMP/store-files" 2>/dev/null
+no_secret "$TMP/store-files"
 
 # ---------------------------------------------------------------- retention
 stop_server
