@@ -55,6 +55,7 @@ struct store {
 	struct stmt_set events;
 	/* The audit trail's sink and the records of events that wait for their
 	 * commit, each ending in '\n' (store_events.h). */
+	const struct event_origin *events_origin;   /* store_events_origin */
 	void (*events_sink)(void *arg, const char *record);
 	void *events_sink_arg;
 	char *events_pending;
@@ -130,6 +131,7 @@ int store_write_tx(struct store *st, int (*write)(struct store *st, void *arg, s
 /* The same for a change the audit trail records: ev (store_events.h; NULL:
  * none) is inserted after write, in its transaction. */
 struct event;
+struct event_origin;
 int store_write_tx_event(struct store *st,
                          int (*write)(struct store *st, void *arg, struct api_error *err),
                          int (*read_back)(struct store *st, void *arg, struct api_error *err),

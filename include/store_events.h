@@ -79,6 +79,14 @@ int store_event_insert(struct store *st, const struct event *ev, struct api_erro
 void store_event_record(struct store *st, const struct event *evs, size_t n,
                         struct completion done);
 
+/* Who the writes that take no origin are by: the project and key
+ * commands (store_projects.h, store_keys.h), which the CLI runs with
+ * event_origin_cli. NULL (the default, the server's): those writes record
+ * nothing (the default project and the first keys of a first start). */
+void store_events_origin(struct store *st, const struct event_origin *by);
+/* The event of such a write, by that origin: ev's by is set from it. */
+int store_event_insert_own(struct store *st, struct event ev, struct api_error *err);
+
 /* Where the records of committed events go (the audit file): sink(arg,
  * record) with one JSON object's text, called after each commit that held
  * events, in their order. NULL: none (and no record is built). */

@@ -17,7 +17,10 @@ struct new_project {
 	char *client_secret;
 };
 /* Creates an active project with the four default resources (CONTRACT.md §2)
- * and an active admin client holding all twelve named permissions. */
+ * and an active admin client holding all twelve named permissions. The
+ * writes here are the CLI's: each records its event (project.create,
+ * .admin_client, .activate, .deactivate) by the store's origin
+ * (store_events_origin; none for the server's default project). */
 int store_project_create(struct store *st, const char *name, struct new_project *out,
                          struct api_error *err);
 void store_new_project_release(struct new_project *np);

@@ -65,6 +65,16 @@ static struct store *open_store(const struct config *cfg)
 	return st;
 }
 
+/* The store of a CLI command: its writes are events of the CLI. */
+static struct store *open_store_cli(const struct config *cfg)
+{
+	struct store *st = open_store(cfg);
+
+	if (st)
+		store_events_origin(st, &event_origin_cli);
+	return st;
+}
+
 /* Prints one JSON value on stdout, compact, and frees it. */
 static void print_json(json_t *v)
 {
@@ -90,7 +100,7 @@ static int cmd_project(const struct config *cfg, int argc, char **argv)
 
 	if (argc < 1)
 		return usage();
-	st = open_store(cfg);
+	st = open_store_cli(cfg);
 	if (!st)
 		return 1;
 	if (!strcmp(argv[0], "create")) {
@@ -234,7 +244,7 @@ static int cmd_key(const struct config *cfg, int argc, char **argv)
 	}
 	if (!list && !rotate && !retire)
 		return usage();
-	st = open_store(cfg);
+	st = open_store_cli(cfg);
 	if (!st)
 		return 1;
 	if (list)

@@ -107,6 +107,17 @@ void store_event_record(struct store *st, const struct event *evs, size_t n,
 	complete(done, store_write_tx(st, record_write, NULL, &b, &err), &err);
 }
 
+void store_events_origin(struct store *st, const struct event_origin *by)
+{
+	st->events_origin = by;
+}
+
+int store_event_insert_own(struct store *st, struct event ev, struct api_error *err)
+{
+	ev.by = st->events_origin;
+	return store_event_insert(st, &ev, err);
+}
+
 void store_events_sink(struct store *st, void (*sink)(void *arg, const char *record), void *arg)
 {
 	st->events_sink = sink;

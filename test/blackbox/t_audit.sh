@@ -259,11 +259,38 @@ STATUS=$(curl -s -o /dev/null -w '%{http_code}' -G --data-urlencode "id_token_hi
 check "logout again" "$STATUS" 200
 count "logout of an ended session: no event" session.end 1
 
+# ---------------------------------------------------------------- the CLI's commands
+cli() { "$EDGEAUTH" -c "$CONF" "$@" 2> "$TMP/cli.err"; }
+NP=$(cli project create --name "Second")
+NPID=$(jq -r .project_id <<<"$NP")
+ADDR=null PROJECT=$NPID one "project create: its project" project.create "$NPID" cli
+cli project deactivate "$NPID" > /dev/null
+ADDR=null PROJECT=$NPID one "project deactivate" project.deactivate "$NPID" cli
+cli project activate "$NPID" > /dev/null
+ADDR=null PROJECT=$NPID one "project activate" project.activate "$NPID" cli
+cli project activate nope > /dev/null
+count "activate no project" project.activate 1
+NEW_ADMIN=$(cli project admin-client "$NPID" | jq -r .client_id)
+ADDR=null PROJECT=$NPID one "admin client" project.admin_client "$NEW_ADMIN" cli
+cli key rotate --alg ES256 > "$TMP/rotated.json"
+KID=$(jq -r 'if type == "array" then .[0].kid else .kid end' "$TMP/rotated.json")
+ADDR=null PROJECT=null one "key rotate" key.rotate "$KID" cli
+cli key retire "$KID" > /dev/null
+ADDR=null PROJECT=null one "key retire" key.retire "$KID" cli
+cli key retire "$KID" > /dev/null
+count "retire again: no change" key.retire 1
+cli key retire nope > /dev/null
+count "retire of no key" key.retire 1
+events --project "$NPID"
+check "the new project's events" "$(jq -c '[.[].action]' <<<"$EV")" \
+	'["project.create","project.deactivate","project.activate","project.admin_client"]'
+NP_SECRET=$(jq -r .client_secret <<<"$NP")
+
 # ---------------------------------------------------------------- no secret
 # every secret, password, token and code this test made or typed (and the
 # email that named no user): in no event, nowhere in the store's files
 SECRETS=("$PW" "$TYPED" "some password" "cy password 1" "wrong password" "$CLIENT_SECRET"
-	"$ROTATED" "$CSECRET" "$ANN_ACCESS" "$ANN_REFRESH" "$R1" "$R2" "$R3" "$A3" "$CODE" "$HINT")
+	"$ROTATED" "$CSECRET" "$NP_SECRET" "$ANN_ACCESS" "$ANN_REFRESH" "$R1" "$R2" "$R3" "$A3" "$CODE" "$HINT")
 no_secret() {
 	local file=$1 s
 	for s in "${SECRETS[@]}"; do
@@ -280,13 +307,13 @@ no_secret "$TMP/store-files"
 stop_server
 start_server tokens.purge_interval_s=1 audit.retention_days=1
 sql "INSERT INTO events (time, project_id, actor, action, target, address, outcome)
-     VALUES ($(( $(date +%s) * 1000 - 2 * 86400000 )), NULL, 'cli', 'key.rotate', NULL, NULL, 'success')"
-check "old event in" "$(sql "SELECT count(*) FROM events WHERE action = 'key.rotate'")" 1
+     VALUES ($(( $(date +%s) * 1000 - 2 * 86400000 )), NULL, 'cli', 'key.rotate', 'old-kid', NULL, 'success')"
+check "old event in" "$(sql "SELECT count(*) FROM events WHERE target = 'old-kid'")" 1
 for _ in $(seq 1 60); do
-	[ "$(sql "SELECT count(*) FROM events WHERE action = 'key.rotate'")" = 0 ] && break
+	[ "$(sql "SELECT count(*) FROM events WHERE target = 'old-kid'")" = 0 ] && break
 	sleep 0.1
 done
-check "old event purged" "$(sql "SELECT count(*) FROM events WHERE action = 'key.rotate'")" 0
+check "old event purged" "$(sql "SELECT count(*) FROM events WHERE target = 'old-kid'")" 0
 check "recent events kept" "$(sql "SELECT count(*) FROM events WHERE action LIKE 'resource.%'")" 3
 
 finish
