@@ -9,6 +9,7 @@
 #include <string.h>
 #include <event2/event.h>
 
+#include "audit_file.h"
 #include "auth.h"
 #include "backchannel.h"
 #include "cert.h"
@@ -65,13 +66,22 @@ static struct store *open_store(const struct config *cfg)
 	return st;
 }
 
-/* The store of a CLI command: its writes are events of the CLI. */
+/* The [audit] file of a CLI command's events (NULL: none). */
+static struct audit_file *cli_audit;
+
+/* The store of a CLI command: its writes are events of the CLI, which go
+ * to the [audit] file too. */
 static struct store *open_store_cli(const struct config *cfg)
 {
 	struct store *st = open_store(cfg);
 
-	if (st)
-		store_events_origin(st, &event_origin_cli);
+	if (!st)
+		return NULL;
+	store_events_origin(st, &event_origin_cli);
+	if (cfg->audit_file) {
+		cli_audit = audit_file_open(cfg->audit_file);
+		store_events_sink(st, audit_file_write, cli_audit);
+	}
 	return st;
 }
 
@@ -324,6 +334,8 @@ static void on_sighup(evutil_socket_t sig, short what, void *arg)
 		tls_describe(srv->tls, msg, sizeof msg);
 		fprintf(stderr, "edgeauth: SIGHUP: TLS %s\n", msg);
 	}
+	if (srv->audit)
+		audit_file_reopen(srv->audit);   /* logrotate moved it away */
 }
 
 /* ---- events ---- */
@@ -520,6 +532,10 @@ static int cmd_serve(const struct config *cfg)
 	}
 	if (ensure_default_project(srv.store) < 0)
 		goto out;
+	if (cfg->audit_file) {
+		srv.audit = audit_file_open(cfg->audit_file);
+		store_events_sink(srv.store, audit_file_write, srv.audit);
+	}
 	srv.base = event_base_new();
 	if (!srv.base)
 		goto out;
@@ -579,6 +595,7 @@ out:
 	if (srv.base)
 		event_base_free(srv.base);
 	store_close(srv.store);
+	audit_file_free(srv.audit);   /* after the store's last commit */
 	keyring_free(srv.keys);
 	if (rc == 0)
 		fprintf(stderr, "edgeauth: stopped\n");
@@ -625,6 +642,7 @@ int main(int argc, char **argv)
 		rc = cmd_cert(&cfg, argc - i - 1, argv + i + 1);
 	else
 		rc = usage();
+	audit_file_free(cli_audit);
 	config_release(&cfg);
 	return rc;
 }

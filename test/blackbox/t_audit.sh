@@ -3,7 +3,8 @@
 # leaves none; `edgeauth events` and its filters; the retention purge.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/signin_lib.sh"
-start_server tokens.purge_interval_s=1 signin.max_failures=3
+AUDIT=$TMP/audit.log
+start_server tokens.purge_interval_s=1 signin.max_failures=3 "audit.file=$AUDIT"
 DB=$TMP/edgeauth.db
 
 sql() { sqlite3 -cmd ".timeout 5000" "$DB" "$@"; }
@@ -303,7 +304,46 @@ no_secret "$TMP/events.jsonl"
 cat "$DB" "$DB-wal" > "$TMP/store-files" 2>/dev/null
 no_secret "$TMP/store-files"
 
+# ---------------------------------------------------------------- the file
+"$EDGEAUTH" -c "$CONF" events | jq -c . > "$TMP/store-events.jsonl"
+check "the file holds what the store holds (none of a failed write)" \
+	"$(jq -sc 'sort_by(.id)|map(del(.time))' "$AUDIT")" \
+	"$(jq -sc 'sort_by(.id)|map(del(.time))' "$TMP/store-events.jsonl")"
+# (the test moved some events' time back in the store, above)
+check "the file: one object a line" "$(jq -c . "$AUDIT" | wc -l)" "$(wc -l < "$AUDIT")"
+check "the file is 0600" "$(stat -c %a "$AUDIT")" 600
+no_secret "$AUDIT"
+# logrotate: moved away, HUP, the next event lands in a new file
+BEFORE=$(wc -l < "$AUDIT")
+mv "$AUDIT" "$AUDIT.1"
+kill -HUP "$SERVER_PID"
+for _ in $(seq 1 100); do [ -e "$AUDIT" ] && break; sleep 0.05; done
+req POST "$P/resources" '{"name":"After HUP","code":"after_hup"}'
+check_status "a write after SIGHUP" 201
+AFTER=$(jq -r .id <<<"$BODY")
+check "the new file has the next event" "$(jq -sc '[.[]|[.action, .target]]' "$AUDIT")" "[[\"resource.create\",\"$AFTER\"]]"
+check "the old file keeps the earlier ones" "$(wc -l < "$AUDIT.1")" "$BEFORE"
+check "... and only those" "$(grep -c "$AFTER" "$AUDIT.1")" 0
+# a file that cannot be opened: logged once, the server goes on, the store keeps the events
+mv "$AUDIT" "$AUDIT.2"
+mkdir "$AUDIT"
+kill -HUP "$SERVER_PID"
+for _ in $(seq 1 100); do grep -q "audit file" "$TMP/server.log" && break; sleep 0.05; done
+for n in 1 2 3; do
+	req POST "$P/resources" "{\"name\":\"Unfiled $n\",\"code\":\"unfiled_$n\"}"
+	check_status "write $n while the file fails" 201
+done
+check "the failure is logged once" "$(grep -c "audit file" "$TMP/server.log")" 1
+check "the store has the events" "$(sql "SELECT count(*) FROM events WHERE action = 'resource.create' AND target IN (SELECT id FROM resources WHERE code LIKE 'unfiled_%')")" 3
+rmdir "$AUDIT"
+kill -HUP "$SERVER_PID"
+for _ in $(seq 1 100); do [ -f "$AUDIT" ] && break; sleep 0.05; done
+req POST "$P/resources" '{"name":"Filed again","code":"filed_again"}'
+check_status "a write once the file opens again" 201
+check "the file works again" "$(jq -r .target "$AUDIT")" "$(jq -r .id <<<"$BODY")"
+
 # ---------------------------------------------------------------- retention
+KEPT=$(sql "SELECT count(*) FROM events")
 stop_server
 start_server tokens.purge_interval_s=1 audit.retention_days=1
 sql "INSERT INTO events (time, project_id, actor, action, target, address, outcome)
@@ -314,6 +354,6 @@ for _ in $(seq 1 60); do
 	sleep 0.1
 done
 check "old event purged" "$(sql "SELECT count(*) FROM events WHERE target = 'old-kid'")" 0
-check "recent events kept" "$(sql "SELECT count(*) FROM events WHERE action LIKE 'resource.%'")" 3
+check "recent events kept" "$(sql "SELECT count(*) FROM events")" "$KEPT"
 
 finish
