@@ -148,6 +148,26 @@ START_TEST(test_header_forms)
 }
 END_TEST
 
+/* A token whose signature checked out is not verified again: seen under
+ * another issuer it still passes from the cache, while one never seen,
+ * verified afresh, fails the issuer check. */
+START_TEST(test_signature_cache_hit)
+{
+	char seen[2048], another[] = "http://another.example";
+	char *issuer = fx.cfg.issuer;
+
+	issue(NULL);
+	snprintf(seen, sizeof seen, "%s", fx.header);
+	ck_assert_ptr_null(check(seen));
+	issue(NULL);
+	fx.cfg.issuer = another;
+	ck_assert_ptr_null(check(seen));
+	ck_assert_str_eq(check(fx.header), "invalid_authorization_token");
+	fx.cfg.issuer = issuer;
+	ck_assert_ptr_null(check(fx.header));
+}
+END_TEST
+
 /* The key that signed a token retired by another process (the CLI): the
  * token fails at the next check, though its signature checked out before
  * and is cached, and so does one never seen. */
@@ -358,6 +378,7 @@ int main(void)
 
 	tcase_add_test(tc, test_accepted);
 	tcase_add_test(tc, test_header_forms);
+	tcase_add_test(tc, test_signature_cache_hit);
 	tcase_add_test(tc, test_retired_key_cached);
 	tcase_add_test(tc, test_unknown_kid_reads_keys);
 	tcase_add_test(tc, test_expired);
