@@ -17,8 +17,12 @@
 
 /* The actor of the CLI's events. */
 #define EVENT_ACTOR_CLI "cli"
-/* The outcome of an event that records a change made. */
+/* The outcome of an event that records a change made, and those of a
+ * refused sign-in and of a throttle that starts (a replay's is the spec's
+ * code it answers). */
 #define EVENT_SUCCESS "success"
+#define EVENT_ACCESS_DENIED "access_denied"
+#define EVENT_THROTTLED "throttled"
 
 /* The actions: a fixed vocabulary (README, "Reading the audit trail"). */
 #define EVENT_RESOURCE_CREATE "resource.create"

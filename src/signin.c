@@ -223,12 +223,12 @@ static enum step_result refusal_record(struct flow *f)
 	size_t n = 0;
 
 	s->events[n++] = (struct event){ &s->by, s->in->project_id, EVENT_SIGNIN_FAILURE,
-	                                 target_user(s), "access_denied" };
+	                                 target_user(s), EVENT_ACCESS_DENIED };
 	for (size_t i = 0; i < SIGNIN_COUNT__N; i++)
 		if (s->throttle_started[i])
 			s->events[n++] = (struct event){
 				&s->by, s->in->project_id, EVENT_SIGNIN_THROTTLED,
-				i == SIGNIN_COUNT_ADDRESS ? NULL : target_user(s), "throttled",
+				i == SIGNIN_COUNT_ADDRESS ? NULL : target_user(s), EVENT_THROTTLED,
 			};
 	store_event_record(s->srv->store, s->events, n, (struct completion){ refusal_recorded, s });
 	return STEP_WAIT;
