@@ -13,6 +13,7 @@
 
 enum event_stmt {
 	EV_INSERT,
+	EV_INSERT_RECORD,
 	EV_LIST,
 	EV_PURGE,
 	EV__COUNT
@@ -24,10 +25,14 @@ enum event_stmt {
 	" 'actor', actor, 'action', action, 'target', target, 'address', address," \
 	" 'outcome', outcome)"
 
+#define SQL_EVENT_INSERT \
+	"INSERT INTO events (time, project_id, actor, action, target, address, outcome)" \
+	" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)"
+
 static const char *const sql[EV__COUNT] = {
-	[EV_INSERT] =
-		"INSERT INTO events (time, project_id, actor, action, target, address, outcome)"
-		" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7) RETURNING " SQL_EVENT_RECORD,
+	[EV_INSERT] = SQL_EVENT_INSERT,
+	/* with a sink: the record it will get after the commit */
+	[EV_INSERT_RECORD] = SQL_EVENT_INSERT " RETURNING " SQL_EVENT_RECORD,
 	[EV_LIST] =
 		"SELECT " SQL_EVENT_RECORD " FROM events WHERE time >= ?2"
 		" AND (?1 IS NULL OR project_id = ?1) AND (?3 IS NULL OR action = ?3)"
@@ -63,7 +68,7 @@ static void pending_add(struct store *st, const char *record)
 
 int store_event_insert(struct store *st, const struct event *ev, struct api_error *err)
 {
-	sqlite3_stmt *s = stmt(st, EV_INSERT);
+	sqlite3_stmt *s = stmt(st, st->events_sink ? EV_INSERT_RECORD : EV_INSERT);
 	int rc;
 
 	if (!ev->by)
