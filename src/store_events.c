@@ -5,6 +5,7 @@
  * whose transaction rolled back. Plain INSERT, SELECT and DELETE over ms
  * integers, so the statements port to PostgreSQL as they are.
  */
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -73,6 +74,8 @@ int store_event_insert(struct store *st, const struct event *ev, struct api_erro
 
 	if (!ev->by)
 		return 0;
+	/* every origin names its actor, every caller one of the actions */
+	assert(ev->by->actor && ev->action);
 	sqlite3_bind_int64(s, 1, now_ms());
 	store_bind_text(s, 2, ev->project_id);
 	store_bind_text(s, 3, ev->by->actor);
