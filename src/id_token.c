@@ -115,9 +115,11 @@ void id_token_user_claims(json_t *claims, const struct user_claims *u, unsigned 
 void id_token_at_hash(const char *access_token, char out[ID_TOKEN_AT_HASH_LEN + 1])
 {
 	unsigned char digest[32];
+	char full[B64URL_ENCODED_MAX(sizeof digest / 2)];   /* the encoder's padding too */
 
 	crypto_sha256(access_token, strlen(access_token), digest);
-	b64url_encode_into(out, digest, sizeof digest / 2);
+	b64url_encode_into(full, digest, sizeof digest / 2);
+	memcpy(out, full, ID_TOKEN_AT_HASH_LEN + 1);
 }
 
 char *id_token_issue(const struct keyring *r, const struct id_token_request *req)

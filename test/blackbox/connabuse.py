@@ -232,7 +232,7 @@ def flood(port, mib, seconds, pid, kind):
     s.setblocking(False)
     rss_start = rss_kib(pid)
     rss_max, probes = rss_start, []
-    sent, off, dead = 0, 0, False
+    sent, off, dead, last_sent = 0, 0, False, 0.0
     start = time.monotonic()
     next_probe = start + 0.3
     while time.monotonic() - start < seconds:
@@ -243,6 +243,7 @@ def flood(port, mib, seconds, pid, kind):
                     n = s.send(block[off:])
                     sent += n
                     off = (off + n) % len(block)
+                    last_sent = time.monotonic() - start
             except WOULD_BLOCK:
                 pass
             except OSError:
@@ -265,6 +266,8 @@ def flood(port, mib, seconds, pid, kind):
         "probes_ok": sum(1 for st, _ in probes if st == 200),
         "probe_max_s": max((t for _, t in probes), default=None),
         "closed_after_s": round(dead, 1) if dead else None,
+        # from the last byte the server's socket took: its idle timeout
+        "idle_before_close_s": round(dead - last_sent, 1) if dead else None,
     }
 
 
