@@ -1,7 +1,7 @@
 # edgeauth — build, run and test. Read top to bottom.
 
 CC       ?= cc
-PKGS     := libevent libevent_openssl sqlite3 libargon2 libssl libcrypto jansson inih
+PKGS     := libevent libevent_openssl sqlite3 libargon2 libssl libcrypto jansson inih libsystemd
 # No -DNDEBUG, in any build: asserts guard only our own invariants (never
 # data from the network, the store, the clock or the config), cost nothing
 # measurable, and a broken one had better stop the server than let it go on
@@ -99,8 +99,31 @@ fuzz: deps
 bench: deps
 	@scripts/bench/run
 
+# The binary, the systemd unit and its user, and the config (only when there
+# is none yet: an operator's edits are kept), its relative paths made the
+# service's state directory. README "Operating edgeauth" has the steps after.
+PREFIX     ?= /usr/local
+SYSCONFDIR ?= /etc
+UNITDIR    ?= $(SYSCONFDIR)/systemd/system
+STATEDIR   ?= /var/lib/edgeauth
 install: $(BIN)
-	install -D -m 0755 $(BIN) $(DESTDIR)/usr/local/bin/edgeauth
+	install -D -m 0755 $(BIN) $(DESTDIR)$(PREFIX)/bin/edgeauth
+	@mkdir -p $(DESTDIR)$(UNITDIR)
+	sed -e 's|/usr/local/bin/edgeauth|$(PREFIX)/bin/edgeauth|' \
+	    -e 's|/etc/edgeauth/|$(SYSCONFDIR)/edgeauth/|' \
+	    -e 's|/usr/local/share/doc/|$(PREFIX)/share/doc/|' \
+	    -e 's|/var/lib/edgeauth|$(STATEDIR)|' etc/edgeauth.service > $(DESTDIR)$(UNITDIR)/edgeauth.service
+	chmod 0644 $(DESTDIR)$(UNITDIR)/edgeauth.service
+	install -D -m 0644 etc/edgeauth.sysusers $(DESTDIR)$(SYSCONFDIR)/sysusers.d/edgeauth.conf
+	install -D -m 0644 README.md $(DESTDIR)$(PREFIX)/share/doc/edgeauth/README.md
+	@if [ -e $(DESTDIR)$(SYSCONFDIR)/edgeauth/edgeauth.conf ]; then \
+		echo "kept $(DESTDIR)$(SYSCONFDIR)/edgeauth/edgeauth.conf"; \
+	else \
+		mkdir -p $(DESTDIR)$(SYSCONFDIR)/edgeauth && \
+		sed 's|= var/|= $(STATEDIR)/|' $(CONF) > $(DESTDIR)$(SYSCONFDIR)/edgeauth/edgeauth.conf && \
+		chmod 0644 $(DESTDIR)$(SYSCONFDIR)/edgeauth/edgeauth.conf && \
+		echo "wrote $(DESTDIR)$(SYSCONFDIR)/edgeauth/edgeauth.conf"; \
+	fi
 
 clean:
 	rm -rf $(BUILD) $(BIN)

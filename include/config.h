@@ -6,6 +6,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "log.h"
+
 struct cidr;
 
 struct config {
@@ -19,6 +21,9 @@ struct config {
 	int max_connections;
 	int max_connections_per_address;   /* open at once from one client address */
 	char **cors_origins;      /* NULL-terminated */
+	/* Only from these is X-Forwarded-For believed (CONTRACT.md §10). */
+	struct cidr *trusted_proxies;
+	size_t trusted_proxies_count;
 	/* TLS on the listener (CONTRACT.md §11): both set, or both NULL */
 	char *tls_cert;           /* PEM: the certificate, then its chain */
 	char *tls_key;            /* PEM private key, mode 0600 */
@@ -56,6 +61,15 @@ struct config {
 	 * of backchannel.h */
 	struct cidr *backchannel_allow;
 	size_t backchannel_allow_count;
+	/* [metrics] */
+	char *metrics_host;       /* NULL: no metrics listener */
+	int metrics_port;
+	/* [log] */
+	enum log_format log_format;          /* text (CONTRACT.md §1's line) or json */
+	/* what check-config shows: the file read, and each key's text as it took
+	 * effect (the table's order; the default when the file has none) */
+	char *source;
+	char **values;
 	/* [audit] (CONTRACT.md §10) */
 	int audit_retention_days;   /* events older than this are purged */
 	char *audit_file;           /* each event also appended here; NULL: none */
@@ -81,10 +95,12 @@ struct config_key {
 	enum config_type type;
 	size_t offset;               /* offsetof(struct config, field); not for CONFIG_PARSED */
 	long min, max;               /* the number types */
-	const char *default_value;   /* the text etc/edgeauth.conf and README.md show */
+	const char *default_value;   /* the text README.md shows, and etc/edgeauth.conf */
+	const char *conf_value;      /* what etc/edgeauth.conf sets instead, or NULL */
 	/* CONFIG_PARSED: 0, or -1 with the reason. */
 	int (*parse)(struct config *cfg, const char *value, char reason[CONFIG_REASON_MAX]);
 	void (*release)(struct config *cfg);   /* CONFIG_PARSED, NULL when nothing is owned */
+	bool secret;   /* a value that may hold a password: check-config masks it */
 };
 
 /* The table, in the order of etc/edgeauth.conf; *count keys. */
@@ -96,6 +112,13 @@ void config_init(struct config *cfg);
  * key, or a bad value returns -1 with "FILE:LINE: reason" in errbuf. */
 int config_load(struct config *cfg, const char *path, char *errbuf, size_t errlen);
 void config_release(struct config *cfg);
+/* The effective config as INI text, every key of the table with its value
+ * (secrets masked), for check-config. Caller frees. */
+char *config_dump(const struct config *cfg);
+/* value with any password masked: a URL's userinfo password
+ * (scheme://user:***@host) and a libpq keyword password=*** (CONTRACT.md
+ * §9). Caller frees. */
+char *config_mask_secret(const char *value);
 /* True when the listener speaks TLS ([server] tls_cert and tls_key set).
  * Its answers then carry Strict-Transport-Security (hsts_max_age_s > 0). */
 bool config_tls_enabled(const struct config *cfg);

@@ -33,6 +33,7 @@ struct request_ctx {
 	enum evhttp_cmd_type method;
 	char *path;                          /* raw path, as sent */
 	const struct route *route;           /* the route it matched (router.c) */
+	int route_index;                     /* its table index, or the path's (405); -1 none */
 	const char *param_names[ROUTE_MAX_PARAMS];   /* into the route's pattern */
 	size_t param_name_lens[ROUTE_MAX_PARAMS];
 	char *params[ROUTE_MAX_PARAMS];      /* percent-decoded path parameters */

@@ -10,6 +10,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "metrics.h"
+
 /* The store's state as a request's reads saw it: our own commit and
  * rollback count, and SQLite's data version of the file. Take it with
  * store_stamp after the request has stepped a statement: a read transaction
@@ -24,10 +26,11 @@ struct store_stamp {
 bool store_stamp_equal(struct store_stamp a, struct store_stamp b);
 
 /* A fixed table of key -> value; values are owned by the cache and freed
- * with the value_free given to store_cache_new. */
+ * with the value_free given to store_cache_new. Its hits and misses are
+ * counted under metric. */
 struct store_cache;
 
-struct store_cache *store_cache_new(void (*value_free)(void *));
+struct store_cache *store_cache_new(enum metrics_cache metric, void (*value_free)(void *));
 void store_cache_free(struct store_cache *c);
 /* The value stored for key at stamp now, or NULL. Borrowed: good until the
  * next store_cache_put. */

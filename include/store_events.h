@@ -51,6 +51,7 @@
 #define EVENT_PROJECT_ACTIVATE "project.activate"
 #define EVENT_PROJECT_DEACTIVATE "project.deactivate"
 #define EVENT_PROJECT_ADMIN_CLIENT "project.admin_client"
+#define EVENT_STORE_INVALIDATE_ALL "store.invalidate_all"
 
 /* Who asked for a change. Strings borrowed. */
 struct event_origin {

@@ -43,5 +43,13 @@ json_t *store_project_list(struct store *st, struct api_error *err);
 long store_project_count(struct store *st, struct api_error *err);
 /* 1 changed, 0 no such project, -1 error. */
 int store_project_set_active(struct store *st, const char *id, bool active, struct api_error *err);
+/* CONTRACT.md §10 (restore, invalidate-all): everything issued up to now
+ * (ms) stops working, in one transaction: every project's
+ * tokens_valid_after moves to now, so access tokens of that second or
+ * before, and refresh tokens and codes created up to now, are refused
+ * (schema/006); every open session ends, which revokes its sign-ins and
+ * queues its back-channel logouts (schema/008); a store.invalidate_all
+ * event of the store's origin records it. 0, or -1 with err. */
+int store_invalidate_all(struct store *st, int64_t now, struct api_error *err);
 
 #endif

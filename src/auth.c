@@ -93,7 +93,7 @@ static struct auth_cache *auth_cache(struct server *srv)
 {
 	if (!srv->auth_cache) {
 		srv->auth_cache = xcalloc(1, sizeof *srv->auth_cache);
-		srv->auth_cache->holders_active = store_cache_new(keep_static);
+		srv->auth_cache->holders_active = store_cache_new(METRICS_CACHE_TOKEN_HOLDERS, keep_static);
 	}
 	return srv->auth_cache;
 }

@@ -39,6 +39,7 @@
 #include "flow.h"
 #include "jwt.h"
 #include "keyring.h"
+#include "log.h"
 #include "server.h"
 #include "store.h"
 #include "store_outbox.h"
@@ -161,8 +162,8 @@ static void log_delivery(const struct delivery *d, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(what, sizeof what, fmt, ap);
 	va_end(ap);
-	fprintf(stderr, "edgeauth: back-channel logout %s to client %s at %s: %s\n", d->row.id,
-	        d->row.client_id, d->target.host ? d->target.host : "-", what);
+	log_info("back-channel logout %s to client %s at %s: %s", d->row.id, d->row.client_id,
+	         d->target.host ? d->target.host : "-", what);
 }
 
 /* ---- the target ---- */
@@ -368,8 +369,7 @@ static SSL_CTX *tls_context(struct backchannel *bc)
 	SSL_CTX_set_min_proto_version(bc->tls, TLS1_2_VERSION);
 	SSL_CTX_set_verify(bc->tls, SSL_VERIFY_PEER, NULL);
 	if (SSL_CTX_set_default_verify_paths(bc->tls) != 1)
-		fprintf(stderr, "edgeauth: back-channel: the system's trusted certificates could "
-		        "not be read\n");
+		log_warn("back-channel: the system's trusted certificates could not be read");
 	return bc->tls;
 }
 
@@ -797,8 +797,8 @@ void backchannel_free(struct backchannel *bc)
 	if (lookups)
 		event_base_loop(bc->srv->base, EVLOOP_NONBLOCK);
 	if (pending)
-		fprintf(stderr, "edgeauth: back-channel: %zu logout(s) not delivered at the stop; "
-		        "they are sent at the next start\n", pending);
+		log_info("back-channel: %zu logout(s) not delivered at the stop; "
+		         "they are sent at the next start", pending);
 	if (bc->own_dns && bc->dns)
 		evdns_base_free(bc->dns, 0);
 	SSL_CTX_free(bc->tls);

@@ -32,8 +32,9 @@ static void free_origins(char **origins)
 	free(origins);
 }
 
-/* "host:port", "[v6]:port". */
-static int parse_listen(struct config *cfg, const char *value, char reason[CONFIG_REASON_MAX])
+/* "host:port", "[v6]:port" into a new *host and *port. */
+static int parse_host_port(const char *value, char **host_out, int *port_out,
+                           char reason[CONFIG_REASON_MAX])
 {
 	const char *colon = strrchr(value, ':');
 	const char *host = value;
@@ -49,13 +50,34 @@ static int parse_listen(struct config *cfg, const char *value, char reason[CONFI
 	}
 	if (host_len == 0 || (host == value && memchr(host, ':', host_len)))
 		goto bad;   /* an IPv6 address needs brackets: [::1]:8080 */
-	free(cfg->listen_host);
-	cfg->listen_host = xstrndup(host, host_len);
-	cfg->listen_port = (int)port;
+	free(*host_out);
+	*host_out = xstrndup(host, host_len);
+	*port_out = (int)port;
 	return 0;
 bad:
 	snprintf(reason, CONFIG_REASON_MAX, "expected HOST:PORT, e.g. 127.0.0.1:8080");
 	return -1;
+}
+
+static int parse_listen(struct config *cfg, const char *value, char reason[CONFIG_REASON_MAX])
+{
+	return parse_host_port(value, &cfg->listen_host, &cfg->listen_port, reason);
+}
+
+/* Empty: no metrics listener. */
+static int parse_metrics_listen(struct config *cfg, const char *value,
+                                char reason[CONFIG_REASON_MAX])
+{
+	if (*value)
+		return parse_host_port(value, &cfg->metrics_host, &cfg->metrics_port, reason);
+	free(cfg->metrics_host);
+	cfg->metrics_host = NULL;
+	return 0;
+}
+
+static void release_metrics_listen(struct config *cfg)
+{
+	free(cfg->metrics_host);
 }
 
 static void release_listen(struct config *cfg)
@@ -106,6 +128,32 @@ static void release_origins(struct config *cfg)
 	free_origins(cfg->cors_origins);
 }
 
+/* Space- or tab-separated CIDRs into *list, *n; empty is none. */
+static int parse_cidrs(const char *value, struct cidr **list, size_t *n,
+                       char reason[CONFIG_REASON_MAX])
+{
+	struct cidr *parsed;
+	size_t count;
+
+	if (cidr_parse_list(value, &parsed, &count, reason, CONFIG_REASON_MAX) < 0)
+		return -1;
+	free(*list);
+	*list = parsed;
+	*n = count;
+	return 0;
+}
+
+static int parse_trusted_proxies(struct config *cfg, const char *value,
+                                 char reason[CONFIG_REASON_MAX])
+{
+	return parse_cidrs(value, &cfg->trusted_proxies, &cfg->trusted_proxies_count, reason);
+}
+
+static void release_trusted_proxies(struct config *cfg)
+{
+	free(cfg->trusted_proxies);
+}
+
 static int parse_synchronous(struct config *cfg, const char *value,
                              char reason[CONFIG_REASON_MAX])
 {
@@ -117,19 +165,22 @@ static int parse_synchronous(struct config *cfg, const char *value,
 	return 0;
 }
 
-/* Space- or tab-separated CIDRs; empty is none (the default rules). */
+static int parse_log_format(struct config *cfg, const char *value,
+                            char reason[CONFIG_REASON_MAX])
+{
+	if (strcmp(value, "text") != 0 && strcmp(value, "json") != 0) {
+		snprintf(reason, CONFIG_REASON_MAX, "format must be text or json");
+		return -1;
+	}
+	cfg->log_format = !strcmp(value, "json") ? LOG_JSON : LOG_TEXT;
+	return 0;
+}
+
+/* Empty is none (the default rules of backchannel.h). */
 static int parse_backchannel_allow(struct config *cfg, const char *value,
                                    char reason[CONFIG_REASON_MAX])
 {
-	struct cidr *list;
-	size_t n;
-
-	if (cidr_parse_list(value, &list, &n, reason, CONFIG_REASON_MAX) < 0)
-		return -1;
-	free(cfg->backchannel_allow);
-	cfg->backchannel_allow = list;
-	cfg->backchannel_allow_count = n;
-	return 0;
+	return parse_cidrs(value, &cfg->backchannel_allow, &cfg->backchannel_allow_count, reason);
 }
 
 static void release_backchannel_allow(struct config *cfg)
@@ -172,6 +223,8 @@ static const struct config_key keys[] = {
 	  INT_FIELD(max_connections_per_address), .min = 1, .max = 1000000, .default_value = "64" },
 	{ .section = "server", .key = "cors_origins", .type = CONFIG_PARSED,
 	  .parse = parse_origins, .release = release_origins, .default_value = "" },
+	{ .section = "server", .key = "trusted_proxies", .type = CONFIG_PARSED,
+	  .parse = parse_trusted_proxies, .release = release_trusted_proxies, .default_value = "" },
 	{ .section = "server", .key = "tls_cert", OPTIONAL_STRING_FIELD(tls_cert),
 	  .default_value = "" },
 	{ .section = "server", .key = "tls_key", OPTIONAL_STRING_FIELD(tls_key),
@@ -227,13 +280,21 @@ static const struct config_key keys[] = {
 	{ .section = "signin", .key = "tracked_keys", INT_FIELD(signin_tracked_keys),
 	  .min = 16, .max = 10000000, .default_value = "4096" },
 
+	{ .section = "sessions", .key = "ttl_s", LONG_FIELD(session_ttl_s),
+	  .min = 1, .max = 365 * DAY_S, .default_value = "28800" },
+
+	{ .section = "oidc", .key = "id_token_ttl_s", LONG_FIELD(id_token_ttl_s),
+	  .min = 1, .max = 31 * DAY_S, .default_value = "3600" },
 	{ .section = "oidc", .key = "backchannel_allow", .type = CONFIG_PARSED,
 	  .parse = parse_backchannel_allow, .release = release_backchannel_allow,
 	  .default_value = "" },
-	{ .section = "sessions", .key = "ttl_s", LONG_FIELD(session_ttl_s),
-	  .min = 1, .max = 365 * DAY_S, .default_value = "28800" },
-	{ .section = "oidc", .key = "id_token_ttl_s", LONG_FIELD(id_token_ttl_s),
-	  .min = 1, .max = 31 * DAY_S, .default_value = "3600" },
+
+	{ .section = "metrics", .key = "listen", .type = CONFIG_PARSED,
+	  .parse = parse_metrics_listen, .release = release_metrics_listen, .default_value = "",
+	  .conf_value = "127.0.0.1:9464" },
+
+	{ .section = "log", .key = "format", .type = CONFIG_PARSED, .parse = parse_log_format,
+	  .default_value = "text" },
 
 	{ .section = "audit", .key = "retention_days", INT_FIELD(audit_retention_days),
 	  .min = 1, .max = 36500, .default_value = "90" },
@@ -290,11 +351,19 @@ static int set_number(const struct config_key *k, void *field, const char *value
 static int apply(struct config *cfg, const struct config_key *k, const char *value,
                  char reason[CONFIG_REASON_MAX])
 {
+	int rc;
+
 	if (k->type == CONFIG_PARSED)
-		return k->parse(cfg, value, reason);
-	if (k->type == CONFIG_STRING || k->type == CONFIG_OPTIONAL_STRING)
-		return set_string(field_of(cfg, k), value, k->type == CONFIG_OPTIONAL_STRING, reason);
-	return set_number(k, field_of(cfg, k), value, reason);
+		rc = k->parse(cfg, value, reason);
+	else if (k->type == CONFIG_STRING || k->type == CONFIG_OPTIONAL_STRING)
+		rc = set_string(field_of(cfg, k), value, k->type == CONFIG_OPTIONAL_STRING, reason);
+	else
+		rc = set_number(k, field_of(cfg, k), value, reason);
+	if (rc == 0) {
+		free(cfg->values[k - keys]);
+		cfg->values[k - keys] = xstrdup(value);
+	}
+	return rc;
 }
 
 void config_init(struct config *cfg)
@@ -302,6 +371,7 @@ void config_init(struct config *cfg)
 	char reason[CONFIG_REASON_MAX];
 
 	memset(cfg, 0, sizeof *cfg);
+	cfg->values = xcalloc(KEY_COUNT, sizeof *cfg->values);
 	for (size_t i = 0; i < KEY_COUNT; i++) {
 		int rc = apply(cfg, &keys[i], keys[i].default_value, reason);
 		assert(rc == 0);   /* the table's own defaults */
@@ -317,7 +387,67 @@ void config_release(struct config *cfg)
 		else if (keys[i].type == CONFIG_PARSED && keys[i].release)
 			keys[i].release(cfg);
 	}
+	for (size_t i = 0; cfg->values && i < KEY_COUNT; i++)
+		free(cfg->values[i]);
+	free(cfg->values);
+	free(cfg->source);
 	memset(cfg, 0, sizeof *cfg);
+}
+
+/* Replaces s[from, to) by "***" in *s (a new string). */
+static void mask_span(char **s, size_t from, size_t to)
+{
+	char *masked = xasprintf("%.*s***%s", (int)from, *s, *s + to);
+
+	free(*s);
+	*s = masked;
+}
+
+char *config_mask_secret(const char *value)
+{
+	char *s = xstrdup(value), *p, *at, *colon;
+	size_t search = 0;
+
+	/* scheme://user:password@host */
+	if ((p = strstr(s, "://")) && (at = strchr(p + 3, '@')) &&
+	    (colon = memchr(p + 3, ':', (size_t)(at - p - 3))))
+		mask_span(&s, (size_t)(colon + 1 - s), (size_t)(at - s));
+	/* password=... in a keyword string or a URI's query */
+	while ((p = strstr(s + search, "password=")) != NULL) {
+		size_t from = (size_t)(p - s) + strlen("password="), to = from;
+
+		while (s[to] && s[to] != ' ' && s[to] != '&')
+			to++;
+		mask_span(&s, from, to);
+		search = from + 3;
+	}
+	return s;
+}
+
+/* Appends the printf of fmt to *out (a new string). */
+static void append(char **out, const char *fmt, const char *a, const char *b)
+{
+	char *next = xasprintf(fmt, *out, a, b);
+
+	free(*out);
+	*out = next;
+}
+
+char *config_dump(const struct config *cfg)
+{
+	char *out = xasprintf("; %s: valid. Every key with the value in effect (defaults"
+	                      " included); secrets masked.\n", cfg->source ? cfg->source : "defaults");
+
+	for (size_t i = 0; i < KEY_COUNT; i++) {
+		char *value = keys[i].secret ? config_mask_secret(cfg->values[i])
+		                             : xstrdup(cfg->values[i]);
+
+		if (i == 0 || strcmp(keys[i].section, keys[i - 1].section))
+			append(&out, "%s\n[%s]%s\n", keys[i].section, "");
+		append(&out, *value ? "%s%s = %s\n" : "%s%s =%s\n", keys[i].key, value);
+		free(value);
+	}
+	return out;
 }
 
 bool config_tls_enabled(const struct config *cfg)
@@ -429,6 +559,8 @@ int config_load(struct config *cfg, const char *path, char *errbuf, size_t errle
 	struct stat sb;
 	int line;
 
+	free(cfg->source);
+	cfg->source = xstrdup(path);
 	ls.file = fopen(path, "r");
 	if (!ls.file || fstat(fileno(ls.file), &sb) < 0 || !S_ISREG(sb.st_mode)) {
 		if (ls.file)
@@ -449,6 +581,12 @@ int config_load(struct config *cfg, const char *path, char *errbuf, size_t errle
 	}
 	if (line > 0) {
 		snprintf(errbuf, errlen, "%s:%d: syntax error", path, line);
+		return -1;
+	}
+	/* CONTRACT.md §10: the metrics never share the API's listener. */
+	if (cfg->metrics_host && cfg->metrics_port == cfg->listen_port &&
+	    !strcmp(cfg->metrics_host, cfg->listen_host)) {
+		snprintf(errbuf, errlen, "%s: [metrics] listen must differ from [server] listen", path);
 		return -1;
 	}
 	/* CONTRACT.md §11: TLS takes both files, and URLs of an https issuer */

@@ -22,6 +22,7 @@
 #include "config.h"
 #include "conn_guard.h"
 #include "header_scan.h"
+#include "metrics.h"
 #include "tls.h"
 #include "util.h"
 
@@ -213,6 +214,7 @@ static struct bufferevent *on_accept(struct event_base *base, void *arg)
 	g->head = e;
 	if (++g->count >= cfg->max_connections)
 		pause_listener(g);
+	metrics_connections(g->count);
 	event_active(g->admit, EV_TIMEOUT, 0);
 	return e->bev;
 }
@@ -345,6 +347,7 @@ static void entry_remove(struct conn_guard *g, struct conn_entry *e)
 	bufferevent_decref(e->bev);   /* the last reference: closes the socket */
 	free(e);
 	g->count--;
+	metrics_connections(g->count);
 }
 
 static void index_by_fd(struct conn_guard *g, struct conn_entry *e, int fd)

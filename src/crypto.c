@@ -17,6 +17,7 @@
 
 #include "b64url.h"
 #include "crypto.h"
+#include "log.h"
 #include "util.h"
 
 /* RFC 7636 §4.1: code_verifier = 43*128unreserved */
@@ -29,7 +30,7 @@ void crypto_random(unsigned char *buf, size_t len)
 		int chunk = len > INT_MAX ? INT_MAX : (int)len;
 
 		if (RAND_bytes(buf, chunk) != 1) {
-			fputs("edgeauth: RAND_bytes failed\n", stderr);
+			log_error("RAND_bytes failed");
 			abort();
 		}
 		buf += chunk;
@@ -80,7 +81,7 @@ void crypto_sha256(const void *data, size_t len, unsigned char out[32])
 
 	pthread_once(&sha256_once, sha256_fetch);
 	if (!sha256_md || EVP_Digest(data, len, out, &mdlen, sha256_md, NULL) != 1 || mdlen != 32) {
-		fputs("edgeauth: SHA-256 failed\n", stderr);
+		log_error("SHA-256 failed");
 		abort();
 	}
 }
@@ -173,7 +174,7 @@ unsigned char *crypto_seal(const unsigned char key[CRYPTO_AEAD_KEY_BYTES], const
 	crypto_random(out, AEAD_NONCE_BYTES);
 	if (aead_run(true, key, out, aad, pt, len, out + AEAD_NONCE_BYTES,
 	             out + AEAD_NONCE_BYTES + len) != 0) {
-		fputs("edgeauth: AES-256-GCM failed\n", stderr);
+		log_error("AES-256-GCM failed");
 		abort();
 	}
 	*out_len = len + CRYPTO_AEAD_OVERHEAD;

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "flow.h"
+#include "log.h"
 
 void complete(struct completion c, int rc, const struct api_error *err)
 {
@@ -53,7 +54,7 @@ static void run(struct flow *f)
 		enum step_result r;
 
 		if (!step) {   /* a list that ends without a result: our bug */
-			fprintf(stderr, "edgeauth: bug: a flow ran out of steps\n");
+			log_error("bug: a flow ran out of steps");
 			r = flow_fail(f, E_SYSTEM_ERROR, "The request was not answered.");
 		} else {
 			r = step(f);

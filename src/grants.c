@@ -15,6 +15,7 @@
 #include "grants.h"
 #include "id_token.h"
 #include "keyring.h"
+#include "metrics.h"
 #include "store_users.h"
 #include "util.h"
 
@@ -189,6 +190,7 @@ static void hand_out(struct grant *g)
 	g->refresh = NULL;
 	out->id_token = g->id_token;
 	g->id_token = NULL;
+	metrics_token_issued(g->in->grant_type);
 }
 
 static enum step_result cc_issue(struct flow *f)
@@ -253,6 +255,7 @@ static enum step_result replay_revoke(struct flow *f)
 	struct grant *g = grant_of(f);
 	bool code = g->reuse_error == E_AUTH_CODE_ALREADY_USED;
 
+	metrics_reuse_detected(g->in->grant_type);
 	store_family_revoke(g->srv->store, g->record.family_id,
 	                    grant_event(g, g->record.project_id,
 	                                code ? EVENT_CODE_REUSE_DETECTED : EVENT_REFRESH_REUSE_DETECTED,

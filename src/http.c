@@ -1,8 +1,6 @@
 /*
- * evhttp set-up, the request context, replies and the access log. A request
- * is answered exactly once; the context dies with the reply. The log line
- * holds method, path, status and time, never a query string, header or body:
- * those carry codes, tokens and passwords.
+ * evhttp set-up, the request context and replies. A request is answered
+ * exactly once; the context dies with the reply, after its log line (log.c).
  */
 #include <limits.h>
 #include <stdio.h>
@@ -25,6 +23,8 @@
 #include "config.h"
 #include "conn_guard.h"
 #include "http.h"
+#include "log.h"
+#include "metrics.h"
 #include "router.h"
 #include "store.h"
 #include "util.h"
@@ -100,22 +100,6 @@ static void ctx_free(struct request_ctx *ctx)
 void http_add_header(struct request_ctx *ctx, const char *name, const char *value)
 {
 	evhttp_add_header(evhttp_request_get_output_headers(ctx->req), name, value);
-}
-
-/* One line per request: method, path, status, time. Bytes a terminal would
- * act on are written as '?', so a path cannot forge log lines. */
-static void log_request(const struct request_ctx *ctx, int status)
-{
-	char path[256];
-	size_t i;
-
-	for (i = 0; ctx->path[i] && i < sizeof path - 1; i++) {
-		unsigned char c = (unsigned char)ctx->path[i];
-		path[i] = c < 0x20 || c == 0x7f ? '?' : (char)c;
-	}
-	path[i] = '\0';
-	fprintf(stderr, "%s %s%s %d %lldus\n", http_method_name(ctx->method), path,
-	        ctx->path[i] ? "..." : "", status, (long long)(mono_us() - ctx->start_us));
 }
 
 /* Group commit (store_batch_enable): while a batch transaction is open, no
@@ -217,6 +201,7 @@ static void send_now(struct request_ctx *ctx, int status, struct evbuffer *buf)
 {
 	struct server *srv = ctx->srv;
 	struct evhttp_request *req = ctx->req;
+	int64_t us;
 	char hsts[HSTS_VALUE_MAX];
 
 	if (hsts_value(srv, hsts))
@@ -243,7 +228,9 @@ static void send_now(struct request_ctx *ctx, int status, struct evbuffer *buf)
 	conn_guard_own_write(srv->guard, false);
 	evbuffer_free(buf);
 	conn_guard_request_done(srv->guard, ctx->conn);
-	log_request(ctx, status);
+	us = mono_us() - ctx->start_us;
+	log_request(http_method_name(ctx->method), ctx->path, status, us);
+	metrics_request(ctx->route_index, ctx->method, status, us);
 	srv->in_flight--;
 	ctx_free(ctx);
 }
@@ -253,7 +240,7 @@ static void send_now(struct request_ctx *ctx, int status, struct evbuffer *buf)
 static void reply(struct request_ctx *ctx, int status, struct evbuffer *buf)
 {
 	if (ctx->replied || ctx->reply_ready) {   /* a bug: two answers; keep the first */
-		fprintf(stderr, "edgeauth: second reply to %s ignored\n", ctx->path);
+		log_error("second reply to %s ignored", ctx->path);
 		evbuffer_free(buf);
 		return;
 	}
@@ -519,7 +506,8 @@ static bool on_libevent_answer(struct evbuffer *out, size_t from, void *arg)
 	evbuffer_add(out, "\r\n", 2);
 	evbuffer_add_buffer(out, body);
 	evbuffer_free(body);
-	fprintf(stderr, "? ? %d -\n", err.status);
+	log_request(NULL, NULL, err.status, -1);
+	metrics_request(-1, 0 /* not known: "other" */, err.status, -1);
 	return true;
 }
 
@@ -535,6 +523,7 @@ static void on_request(struct evhttp_request *req, void *arg)
 	ctx->req = req;
 	ctx->start_us = mono_us();
 	ctx->method = evhttp_request_get_command(req);
+	ctx->route_index = -1;
 	TAILQ_INIT(&ctx->query);
 	TAILQ_INIT(&ctx->form);
 	ctx->path = xstrdup(path && *path ? path : "/");
@@ -569,8 +558,7 @@ int http_start(struct server *srv)
 	srv->bound = evhttp_bind_socket_with_handle(srv->http, cfg->listen_host,
 	                                            (ev_uint16_t)cfg->listen_port);
 	if (!srv->bound) {
-		fprintf(stderr, "edgeauth: cannot listen on %s:%d\n", cfg->listen_host,
-		        cfg->listen_port);
+		log_error("cannot listen on %s:%d", cfg->listen_host, cfg->listen_port);
 		return -1;
 	}
 	/* Accepted sockets inherit TCP_NODELAY from the listener on Linux.

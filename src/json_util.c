@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "json_util.h"
+#include "log.h"
 #include "util.h"
 #include "validate.h"
 
@@ -254,7 +255,7 @@ void json_id_list_release(struct json_id_list *list)
 static json_t *json_or_abort(json_t *v)
 {
 	if (v == NULL) {
-		fputs("edgeauth: out of memory\n", stderr);
+		log_error("out of memory");
 		abort();
 	}
 	return v;

@@ -13,6 +13,7 @@
 #include "config.h"
 #include "crypto.h"
 #include "keyring.h"
+#include "log.h"
 #include "secret_file.h"
 #include "store.h"
 #include "util.h"
@@ -157,7 +158,7 @@ static int ring_install(struct keyring *r, const struct key_rows *rows, bool str
 			return -1;
 		}
 		if (!key) {
-			fprintf(stderr, "edgeauth: %s; it is left out\n", errbuf);
+			log_error("%s; it is left out", errbuf);
 			continue;
 		}
 		new_rows[n] = rows->rows[i];
@@ -249,7 +250,7 @@ static void row_for(const struct keyring *r, const struct jwt_key *key, int64_t 
 	out->activates_at = activates_at;
 	out->publish_until = KEY_NO_BOUND;
 	if (jwt_key_to_der(key, &der, &der_len) != 0) {
-		fputs("edgeauth: cannot encode a private key\n", stderr);
+		log_error("cannot encode a private key");
 		abort();   /* only out of memory: the key was made or read by us */
 	}
 	out->sealed = crypto_seal(r->kek, out->kid, der, der_len, &out->sealed_len);
@@ -318,11 +319,11 @@ static void file_key_check(const struct config *cfg, const struct key_rows *all)
 	int r = jwt_key_load(cfg->signing_key, &key, reason, sizeof reason);
 
 	if (r < 0)
-		fprintf(stderr, "edgeauth: warning: signing_key %s is ignored (the store holds the"
-		        " signing keys): %s\n", cfg->signing_key, reason);
+		log_warn("signing_key %s is ignored (the store holds the"
+		         " signing keys): %s", cfg->signing_key, reason);
 	else if (r == 0 && !stored(all, jwt_key_kid(key)))
-		fprintf(stderr, "edgeauth: warning: signing_key %s (kid %s) differs from every key"
-		        " in the store; it is ignored\n", cfg->signing_key, jwt_key_kid(key));
+		log_warn("signing_key %s (kid %s) differs from every key"
+		         " in the store; it is ignored", cfg->signing_key, jwt_key_kid(key));
 	jwt_key_free(key);
 }
 

@@ -1,26 +1,32 @@
 /*
  * edgeauth: the command line (CONTRACT.md §1), start and clean stop.
- * `serve` runs one libevent loop; the `project` commands open the same store
- * beside a running server and exit.
+ * `serve` runs one libevent loop; the other commands (cli.c) open the same
+ * store beside a running server and exit.
  */
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <event2/event.h>
 
 #include "audit_file.h"
 #include "auth.h"
 #include "backchannel.h"
-#include "cert.h"
+#include "cli.h"
+#include "crypto.h"
 #include "config.h"
 #include "http.h"
 #include "keyring.h"
+#include "log.h"
+#include "metrics_http.h"
+#include "notify.h"
 #include "passwords.h"
 #include "server.h"
 #include "store.h"
+#include "secret_file.h"
+#include "store_backup.h"
 #include "store_events.h"
-#include "store_keys.h"
 #include "store_projects.h"
 #include "store_sessions.h"
 #include "store_tokens.h"
@@ -28,275 +34,9 @@
 #include "throttle.h"
 #include "tls.h"
 #include "util.h"
+#include "version.h"
 
-#define EDGEAUTH_VERSION "0.1.0"
-#define EXIT_USAGE 2
 #define SHUTDOWN_GRACE_MS 5000
-
-static const char usage_text[] =
-	"usage: edgeauth [-c FILE] [serve]                      run the server (default)\n"
-	"       edgeauth [-c FILE] project create --name NAME   create a project, print its admin client\n"
-	"       edgeauth [-c FILE] project list                 print the projects as JSON\n"
-	"       edgeauth [-c FILE] project activate ID\n"
-	"       edgeauth [-c FILE] project deactivate ID\n"
-	"       edgeauth [-c FILE] project admin-client ID      a new admin client for it, printed\n"
-	"       edgeauth [-c FILE] key list                     print the signing keys as JSON\n"
-	"       edgeauth [-c FILE] key rotate [--alg ES256|RS256]\n"
-	"                                                       add a key of each (or of one) algorithm\n"
-	"       edgeauth [-c FILE] key retire KID               stop a key signing and verifying at once\n"
-	"       edgeauth [-c FILE] events [--project ID] [--since RFC3339] [--action A]\n"
-	"                                                       print the audit trail as JSON lines\n"
-	"       edgeauth [-c FILE] cert self-signed --host NAME [--cert FILE] [--key FILE]\n"
-	"                                                       write a self-signed TLS pair\n"
-	"       edgeauth --version | --help\n"
-	"FILE defaults to etc/edgeauth.conf.\n";
-
-static int usage(void)
-{
-	fputs(usage_text, stderr);
-	return EXIT_USAGE;
-}
-
-static struct store *open_store(const struct config *cfg)
-{
-	char errbuf[512];
-	struct store *st = store_open(cfg->store_path, cfg->synchronous_full, errbuf, sizeof errbuf);
-	if (!st)
-		fprintf(stderr, "edgeauth: %s\n", errbuf);
-	return st;
-}
-
-/* The [audit] file of a CLI command's events (NULL: none). */
-static struct audit_file *cli_audit;
-
-/* The store of a CLI command: its writes are events of the CLI, which go
- * to the [audit] file too. */
-static struct store *open_store_cli(const struct config *cfg)
-{
-	struct store *st = open_store(cfg);
-
-	if (!st)
-		return NULL;
-	store_events_origin(st, &event_origin_cli);
-	if (cfg->audit_file) {
-		cli_audit = audit_file_open(cfg->audit_file);
-		store_events_sink(st, audit_file_write, cli_audit);
-	}
-	return st;
-}
-
-/* Prints one JSON value on stdout, compact, and frees it. */
-static void print_json(json_t *v)
-{
-	char *text = json_dumps(v, JSON_COMPACT);
-
-	printf("%s\n", text);
-	fflush(stdout);
-	free(text);
-	json_decref(v);
-}
-
-static void print_new_project(const struct new_project *np)
-{
-	print_json(json_pack("{s:s, s:s, s:s}", "project_id", np->project_id,
-	                     "client_id", np->client_id, "client_secret", np->client_secret));
-}
-
-static int cmd_project(const struct config *cfg, int argc, char **argv)
-{
-	struct store *st;
-	struct api_error err;
-	int rc = 1;
-
-	if (argc < 1)
-		return usage();
-	st = open_store_cli(cfg);
-	if (!st)
-		return 1;
-	if (!strcmp(argv[0], "create")) {
-		struct new_project np;
-		if (argc != 3 || strcmp(argv[1], "--name") != 0 || !*argv[2]) {
-			rc = usage();
-		} else if (store_project_create(st, argv[2], &np, &err) == 0) {
-			print_new_project(&np);
-			store_new_project_release(&np);
-			rc = 0;
-		}
-	} else if (!strcmp(argv[0], "list") && argc == 1) {
-		json_t *list = store_project_list(st, &err);
-		if (list) {
-			print_json(list);
-			rc = 0;
-		}
-	} else if ((!strcmp(argv[0], "activate") || !strcmp(argv[0], "deactivate")) && argc == 2) {
-		int changed = store_project_set_active(st, argv[1], argv[0][0] == 'a', &err);
-		if (changed == 0)
-			fprintf(stderr, "edgeauth: no project %s\n", argv[1]);
-		rc = changed == 1 ? 0 : 1;
-	} else if (!strcmp(argv[0], "admin-client") && argc == 2) {
-		/* CONTRACT.md §8: recovers a project whose admin client was deleted */
-		struct new_project np;
-		int made = store_project_admin_client(st, argv[1], &np, &err);
-		if (made == 0)
-			fprintf(stderr, "edgeauth: no project %s\n", argv[1]);
-		if (made == 1) {
-			print_new_project(&np);
-			store_new_project_release(&np);
-		}
-		rc = made == 1 ? 0 : 1;
-	} else {
-		rc = usage();
-	}
-	store_close(st);
-	return rc;
-}
-
-/* ---- key ---- */
-
-/* A time of the key list: RFC 3339, or null for none. */
-static json_t *key_time(int64_t ms, bool none)
-{
-	char buf[TIMESTAMP_LEN];
-
-	if (none)
-		return json_null();
-	format_timestamp(ms, buf);
-	return json_string(buf);
-}
-
-/* The keys as JSON: kid, alg, state and times; never the private key. */
-static json_t *key_list_json(const struct key_row *rows, size_t n)
-{
-	json_t *list = json_array();
-	int64_t now = now_ms();
-
-	for (size_t i = 0; i < n; i++) {
-		const struct key_row *k = &rows[i];
-
-		json_array_append_new(list, json_pack("{s:s, s:s, s:s, s:o, s:o, s:o, s:o}",
-			"kid", k->kid, "alg", jwt_alg_name(k->alg),
-			"state", key_state_name(key_schedule_state(rows, n, i, now)),
-			"created", key_time(k->created_at, false),
-			"activates_at", key_time(k->activates_at, false),
-			"published_until", key_time(k->publish_until, k->publish_until == KEY_NO_BOUND),
-			"retired_at", key_time(k->retired_at, k->retired_at == 0)));
-	}
-	return list;
-}
-
-static int key_list(struct store *st)
-{
-	struct key_rows all;
-	struct api_error err;
-
-	if (store_keys_list(st, &all, &err) < 0)
-		return 1;
-	print_json(key_list_json(all.rows, all.count));
-	store_keys_rows_release(&all);
-	return 0;
-}
-
-/* key rotate: a new key of each of algs[0..n). */
-static int key_rotate(const struct config *cfg, struct store *st, const enum jwt_alg *algs,
-                      size_t n)
-{
-	struct key_row added[JWT_ALG_COUNT];
-	struct keyring *ring;
-	struct api_error err;
-	char errbuf[512];
-	int rc = 1;
-
-	/* the start's checks: the KEK opens the stored keys, a new store is filled */
-	ring = keyring_open(cfg, st, errbuf, sizeof errbuf);
-	if (!ring) {
-		fprintf(stderr, "edgeauth: %s\n", errbuf);
-		return 1;
-	}
-	if (keyring_rotate(ring, st, algs, n, added, &err) == 0) {
-		print_json(key_list_json(added, n));
-		rc = 0;
-	} else {
-		fprintf(stderr, "edgeauth: %s\n", err.description);
-	}
-	keyring_free(ring);
-	return rc;
-}
-
-static int key_retire(const struct config *cfg, struct store *st, const char *kid)
-{
-	struct api_error err;
-	int r = store_key_retire(st, kid, now_ms(), keyring_lifetime_ms(cfg), &err);
-
-	if (r == 0)
-		fprintf(stderr, "edgeauth: no key %s\n", kid);
-	else if (r < 0)
-		fprintf(stderr, "edgeauth: %s\n", err.description);
-	return r == 1 ? 0 : 1;
-}
-
-/* The key commands (CONTRACT.md §8) work beside a running server, which
- * sees their changes at its next request. */
-static int cmd_key(const struct config *cfg, int argc, char **argv)
-{
-	struct store *st;
-	int rc;
-
-	enum jwt_alg algs[JWT_ALG_COUNT] = { JWT_ES256, JWT_RS256 };
-	size_t n_algs = JWT_ALG_COUNT;   /* rotate: both without --alg */
-	bool list = argc == 1 && !strcmp(argv[0], "list");
-	bool rotate = argc == 1 && !strcmp(argv[0], "rotate");
-	bool retire = argc == 2 && !strcmp(argv[0], "retire");
-
-	if (argc == 3 && !strcmp(argv[0], "rotate") && !strcmp(argv[1], "--alg") &&
-	    jwt_alg_parse(argv[2], &algs[0]) == 0) {
-		rotate = true;
-		n_algs = 1;
-	}
-	if (!list && !rotate && !retire)
-		return usage();
-	st = open_store_cli(cfg);
-	if (!st)
-		return 1;
-	if (list)
-		rc = key_list(st);
-	else if (rotate)
-		rc = key_rotate(cfg, st, algs, n_algs);
-	else
-		rc = key_retire(cfg, st, argv[1]);
-	store_close(st);
-	return rc;
-}
-
-/* ---- cert ---- */
-
-/* cert self-signed --host NAME [--cert FILE] [--key FILE]: the files
- * default to the config's tls_cert and tls_key, else var/ (CONTRACT.md §11). */
-static int cmd_cert(const struct config *cfg, int argc, char **argv)
-{
-	const char *host = NULL;
-	const char *cert = cfg->tls_cert ? cfg->tls_cert : "var/tls-cert.pem";
-	const char *key = cfg->tls_key ? cfg->tls_key : "var/tls-key.pem";
-	char fingerprint[CERT_FINGERPRINT_LEN], errbuf[512];
-
-	if (argc < 1 || strcmp(argv[0], "self-signed") != 0)
-		return usage();
-	for (int i = 1; i < argc; i += 2) {
-		const char **opt = !strcmp(argv[i], "--host") ? &host :
-		                   !strcmp(argv[i], "--cert") ? &cert :
-		                   !strcmp(argv[i], "--key") ? &key : NULL;
-		if (!opt || i + 1 >= argc || !*argv[i + 1])
-			return usage();
-		*opt = argv[i + 1];
-	}
-	if (!host)
-		return usage();
-	if (cert_self_signed_write(host, cert, key, fingerprint, errbuf, sizeof errbuf) < 0) {
-		fprintf(stderr, "edgeauth: %s\n", errbuf);
-		return 1;
-	}
-	printf("certificate %s\nkey %s\nSHA-256 fingerprint %s\n", cert, key, fingerprint);
-	return 0;
-}
 
 /* ---- TLS: the pair at start and on SIGHUP (CONTRACT.md §11) ---- */
 
@@ -309,11 +49,11 @@ static int start_tls(struct server *srv)
 		return 0;
 	srv->tls = tls_new(srv->cfg, srv->base, msg, sizeof msg);
 	if (!srv->tls) {
-		fprintf(stderr, "edgeauth: %s\n", msg);
+		log_error("%s", msg);
 		return -1;
 	}
 	tls_describe(srv->tls, msg, sizeof msg);
-	fprintf(stderr, "edgeauth: TLS %s\n", msg);
+	log_info("TLS %s", msg);
 	return 0;
 }
 
@@ -327,55 +67,15 @@ static void on_sighup(evutil_socket_t sig, short what, void *arg)
 	(void)sig;
 	(void)what;
 	if (!srv->tls) {
-		fprintf(stderr, "edgeauth: SIGHUP: no TLS pair to reload\n");
+		log_info("SIGHUP: no TLS pair to reload");
 	} else if (tls_reload(srv->tls, msg, sizeof msg) < 0) {
-		fprintf(stderr, "edgeauth: SIGHUP: %s; the previous certificate stays in use\n", msg);
+		log_error("SIGHUP: %s; the previous certificate stays in use", msg);
 	} else {
 		tls_describe(srv->tls, msg, sizeof msg);
-		fprintf(stderr, "edgeauth: SIGHUP: TLS %s\n", msg);
+		log_info("SIGHUP: TLS %s", msg);
 	}
 	if (srv->audit)
 		audit_file_reopen(srv->audit);   /* logrotate moved it away */
-}
-
-/* ---- events ---- */
-
-static void print_line(void *arg, const char *record)
-{
-	(void)arg;
-	printf("%s\n", record);
-}
-
-/* edgeauth events [--project ID] [--since RFC3339] [--action A]: the audit
- * trail, oldest first, one JSON object a line. */
-static int cmd_events(const struct config *cfg, int argc, char **argv)
-{
-	struct event_filter f = { .since = INT64_MIN };
-	struct api_error err;
-	struct store *st;
-	int rc;
-
-	for (int i = 0; i < argc; i += 2) {
-		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-		if (!v || !*v)
-			return usage();
-		if (!strcmp(argv[i], "--project") && !f.project_id)
-			f.project_id = v;
-		else if (!strcmp(argv[i], "--action") && !f.action)
-			f.action = v;
-		else if (!strcmp(argv[i], "--since") && f.since == INT64_MIN &&
-		         parse_timestamp(v, &f.since) == 0)
-			continue;
-		else
-			return usage();
-	}
-	st = open_store(cfg);
-	if (!st)
-		return 1;
-	rc = store_event_list(st, &f, print_line, NULL, &err) < 0 ? 1 : 0;
-	fflush(stdout);
-	store_close(st);
-	return rc;
 }
 
 /* ---- serve ---- */
@@ -396,7 +96,8 @@ static void on_signal(evutil_socket_t sig, short what, void *arg)
 	(void)what;
 	if (sd->srv->stopping)
 		return;
-	fprintf(stderr, "edgeauth: signal %d, stopping\n", (int)sig);
+	log_info("signal %d, stopping", (int)sig);
+	notify_stopping();
 	sd->srv->stopping = 1;
 	http_stop_accepting(sd->srv);
 	sd->deadline_us = mono_us() + SHUTDOWN_GRACE_MS * 1000LL;
@@ -492,8 +193,36 @@ static void on_suffix_move_tick(evutil_socket_t fd, short what, void *arg)
 	evtimer_add(sm->ev, &tv);
 }
 
+/* CONTRACT.md §1: under systemd stdout is the journal, which must not
+ * hold a secret: the admin client goes to a file of mode 0600 beside the
+ * store instead, and only its path to the log. */
+static int hand_over_admin(const struct config *cfg, const struct new_project *np)
+{
+	char *dir = xstrdup(cfg->store_path), *slash = strrchr(dir, '/'), *path, *text, errbuf[512];
+	int rc;
+
+	if (!getenv("JOURNAL_STREAM")) {
+		cli_print_new_project(np);
+		free(dir);
+		return 0;
+	}
+	if (slash)
+		*slash = '\0';
+	path = xasprintf("%s/default-admin.json", slash ? dir : ".");
+	text = cli_new_project_text(np);
+	rc = secret_file_create(path, "admin client file", text, strlen(text), errbuf, sizeof errbuf);
+	if (rc == 0)
+		log_info("the default project's admin client (with its secret) is in %s", path);
+	else
+		log_error("%s", rc > 0 ? "default-admin.json exists already; not overwritten" : errbuf);
+	crypto_wipe_free(text);
+	free(path);
+	free(dir);
+	return rc == 0 ? 0 : -1;
+}
+
 /* A store with no project gets one, so a newcomer can call the API at once. */
-static int ensure_default_project(struct store *st)
+static int ensure_default_project(const struct config *cfg, struct store *st)
 {
 	struct api_error err;
 	struct new_project np;
@@ -505,9 +234,9 @@ static int ensure_default_project(struct store *st)
 		return 0;
 	if (store_project_create(st, "default", &np, &err) < 0)
 		return -1;
-	print_new_project(&np);
+	n = hand_over_admin(cfg, &np);
 	store_new_project_release(&np);
-	return 0;
+	return (int)n;
 }
 
 static int cmd_serve(const struct config *cfg)
@@ -519,18 +248,26 @@ static int cmd_serve(const struct config *cfg)
 	struct timeval first_tick = { 1, 0 };
 	struct event *sigint = NULL, *sigterm = NULL, *sighup = NULL;
 	char errbuf[512];
-	int rc = 1;
+	struct notify *notify = NULL;
+	int rc = 1, lock = -1;
 
 	signal(SIGPIPE, SIG_IGN);
-	srv.store = open_store(cfg);
+	log_set_format(cfg->log_format);
+	/* held until exit: no restore while the server runs (store_backup.h) */
+	lock = store_lock(cfg->store_path, false, errbuf, sizeof errbuf);
+	if (lock < 0) {
+		log_error("%s", errbuf);
+		goto out;
+	}
+	srv.store = cli_open_store(cfg);
 	if (!srv.store)
 		goto out;
 	srv.keys = keyring_open(cfg, srv.store, errbuf, sizeof errbuf);
 	if (!srv.keys) {
-		fprintf(stderr, "edgeauth: %s\n", errbuf);
+		log_error("%s", errbuf);
 		goto out;
 	}
-	if (ensure_default_project(srv.store) < 0)
+	if (ensure_default_project(cfg, srv.store) < 0)
 		goto out;
 	if (cfg->audit_file) {
 		srv.audit = audit_file_open(cfg->audit_file);
@@ -547,11 +284,11 @@ static int cmd_serve(const struct config *cfg)
 	                                   cfg->signin_window_s);
 	srv.signin_addresses = throttle_new((size_t)cfg->signin_tracked_keys,
 	                                    cfg->signin_max_failures_per_address, cfg->signin_window_s);
-	if (start_tls(&srv) < 0 || http_start(&srv) < 0)
+	if (start_tls(&srv) < 0 || http_start(&srv) < 0 || metrics_http_start(&srv) < 0)
 		goto out;
 	srv.backchannel = backchannel_new(&srv, NULL, errbuf, sizeof errbuf);
 	if (!srv.backchannel) {
-		fprintf(stderr, "edgeauth: %s\n", errbuf);
+		log_error("%s", errbuf);
 		goto out;
 	}
 	sigint = evsignal_new(srv.base, SIGINT, on_signal, &sd);
@@ -564,11 +301,13 @@ static int cmd_serve(const struct config *cfg)
 	evtimer_add(pg.ev, &first_tick);
 	sm.ev = evtimer_new(srv.base, on_suffix_move_tick, &sm);
 	evtimer_add(sm.ev, &first_tick);
-	fprintf(stderr, "edgeauth: listening on %s:%d, issuer %s\n", cfg->listen_host,
+	log_info("listening on %s:%d, issuer %s", cfg->listen_host,
 	        cfg->listen_port, cfg->issuer);
+	notify = notify_ready(srv.base);
 	event_base_dispatch(srv.base);
 	rc = 0;
 out:
+	notify_free(notify);
 	if (sd.tick)
 		event_free(sd.tick);
 	if (pg.ev)
@@ -587,6 +326,7 @@ out:
 	backchannel_free(srv.backchannel);
 	srv.backchannel = NULL;
 	http_free(&srv);
+	metrics_http_free(&srv);
 	tls_free(srv.tls);   /* after every connection is gone */
 	auth_cache_free(srv.auth_cache);
 	throttle_free(srv.signin_account_addresses);
@@ -597,14 +337,17 @@ out:
 	store_close(srv.store);
 	audit_file_free(srv.audit);   /* after the store's last commit */
 	keyring_free(srv.keys);
+	if (lock >= 0)
+		close(lock);
 	if (rc == 0)
-		fprintf(stderr, "edgeauth: stopped\n");
+		log_info("stopped");
 	return rc;
 }
 
 int main(int argc, char **argv)
 {
 	const char *conf = "etc/edgeauth.conf";
+	const struct cli_command *cmd;
 	struct config cfg;
 	char errbuf[512];
 	int i = 1, rc;
@@ -614,14 +357,19 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
-		fputs(usage_text, stdout);
+		fputs(cli_usage_text, stdout);
 		return 0;
 	}
 	if (i < argc && !strcmp(argv[i], "-c")) {
 		if (i + 1 >= argc)
-			return usage();
+			return cli_usage();
 		conf = argv[i + 1];
 		i += 2;
+	}
+	/* check-config also takes its file after its name */
+	if (argc == i + 3 && !strcmp(argv[i], "check-config") && !strcmp(argv[i + 1], "-c")) {
+		conf = argv[i + 2];
+		argc = i + 1;
 	}
 	json_set_alloc_funcs(xmalloc, free);
 	config_init(&cfg);
@@ -631,18 +379,12 @@ int main(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	if (i >= argc || !strcmp(argv[i], "serve"))
-		rc = (i + 1 < argc) ? usage() : cmd_serve(&cfg);
-	else if (!strcmp(argv[i], "project"))
-		rc = cmd_project(&cfg, argc - i - 1, argv + i + 1);
-	else if (!strcmp(argv[i], "key"))
-		rc = cmd_key(&cfg, argc - i - 1, argv + i + 1);
-	else if (!strcmp(argv[i], "events"))
-		rc = cmd_events(&cfg, argc - i - 1, argv + i + 1);
-	else if (!strcmp(argv[i], "cert"))
-		rc = cmd_cert(&cfg, argc - i - 1, argv + i + 1);
+		rc = (i + 1 < argc) ? cli_usage() : cmd_serve(&cfg);
+	else if ((cmd = cli_find(argv[i])) != NULL)
+		rc = cmd->run(&cfg, argc - i - 1, argv + i + 1);
 	else
-		rc = usage();
-	audit_file_free(cli_audit);
+		rc = cli_usage();
+	cli_release();
 	config_release(&cfg);
 	return rc;
 }

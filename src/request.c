@@ -2,14 +2,21 @@
  * A request's flow (request.h): its finish writes the error answer of a
  * failed step, checks that a finished request did answer, and hands the
  * answer to http.c. And what steps read of the request: path parameters,
- * headers.
+ * headers, the client's address.
  */
+#include <arpa/inet.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <sys/queue.h>
 
 #include <event2/http.h>
+#include <event2/keyvalq_struct.h>
 
+#include "cidr.h"
+#include "config.h"
+#include "log.h"
 #include "request.h"
 #include "util.h"
 
@@ -18,12 +25,12 @@ static void request_finish(struct flow *f, enum step_result r)
 	struct request_ctx *ctx = request_of(f);
 
 	if (r == STEP_DONE && !ctx->reply_ready) {
-		fprintf(stderr, "edgeauth: bug: %s answered nothing\n", ctx->path);
+		log_error("bug: %s answered nothing", ctx->path);
 		flow_fail(f, E_SYSTEM_ERROR, "The request was not answered.");
 		r = STEP_FAIL;
 	}
 	if (r == STEP_FAIL && ctx->reply_ready)
-		fprintf(stderr, "edgeauth: bug: %s answered, then failed\n", ctx->path);
+		log_error("bug: %s answered, then failed", ctx->path);
 	else if (r == STEP_FAIL)
 		http_reply_error(ctx, &f->err);   /* recorded: f is still running */
 	http_reply_send(ctx);
@@ -57,16 +64,59 @@ const char *request_header(const struct request_ctx *ctx, const char *name)
 	return evhttp_find_header(evhttp_request_get_input_headers(ctx->req), name);
 }
 
+/* The last entry of the last X-Forwarded-For header, as an address into
+ * out: 0, or -1 when there is none or it is not an address. */
+static int forwarded_for(const struct request_ctx *ctx, struct sockaddr_storage *out)
+{
+	const struct evkeyval *kv;
+	const char *last = NULL, *entry;
+	char text[64];
+	size_t n;
+
+	TAILQ_FOREACH(kv, evhttp_request_get_input_headers(ctx->req), next)
+		if (!strcasecmp(kv->key, "X-Forwarded-For"))
+			last = kv->value;
+	if (!last)
+		return -1;
+	entry = strrchr(last, ',');
+	entry = entry ? entry + 1 : last;
+	entry += strspn(entry, " \t");
+	n = strcspn(entry, " \t");
+	if (n == 0 || n >= sizeof text || entry[n + strspn(entry + n, " \t")] != '\0')
+		return -1;
+	memcpy(text, entry, n);
+	text[n] = '\0';
+	return cidr_sockaddr_parse(text, 0, out);
+}
+
+/* sa as text in its one spelling (an IPv4-mapped IPv6 address as IPv4,
+ * IPv6 in RFC 5952 form), so that a client is one key for the throttle. */
+static void address_text(const struct sockaddr *sa, char *buf, size_t size)
+{
+	struct cidr c;
+
+	if (cidr_of_sockaddr(sa, &c, NULL) < 0 || !inet_ntop(c.family, c.addr, buf, (socklen_t)size))
+		buf[0] = '\0';
+}
+
 const char *request_client_address(struct request_ctx *ctx)
 {
 	struct evhttp_connection *evcon = evhttp_request_get_connection(ctx->req);
-	char *peer = NULL;
+	const struct config *cfg = ctx->srv->cfg;
+	struct sockaddr_storage peer, client;
+	const struct sockaddr *who = (const struct sockaddr *)&peer;
+	char *text = NULL;
 	ev_uint16_t port;
 
 	if (ctx->client_address[0] || !evcon)
 		return ctx->client_address;
-	evhttp_connection_get_peer(evcon, &peer, &port);
-	snprintf(ctx->client_address, sizeof ctx->client_address, "%s", peer ? peer : "");
+	evhttp_connection_get_peer(evcon, &text, &port);
+	if (!text || cidr_sockaddr_parse(text, port, &peer) < 0)
+		return ctx->client_address;
+	if (cidr_list_contains(cfg->trusted_proxies, cfg->trusted_proxies_count, who) &&
+	    forwarded_for(ctx, &client) == 0)
+		who = (const struct sockaddr *)&client;
+	address_text(who, ctx->client_address, sizeof ctx->client_address);
 	return ctx->client_address;
 }
 

@@ -309,7 +309,7 @@ static flow_step *const shared_steps[] = {
 
 void router_dispatch(struct request_ctx *ctx)
 {
-	const struct route *match = NULL;
+	const struct route *match = NULL, *path_route = NULL;
 	struct capture caps[ROUTE_MAX_PARAMS], match_caps[ROUTE_MAX_PARAMS];
 	size_t ncaps, match_ncaps = 0;
 	char allow[64] = "";
@@ -319,6 +319,8 @@ void router_dispatch(struct request_ctx *ctx)
 	for (size_t i = 0; i < ROUTE_COUNT; i++) {
 		if (!path_match(routes[i].path, ctx->path, caps, &ncaps))
 			continue;
+		if (!path_known)
+			path_route = &routes[i];
 		path_known = true;
 		cors = routes[i].cors;
 		snprintf(allow + strlen(allow), sizeof allow - strlen(allow), "%s%s",
@@ -329,6 +331,8 @@ void router_dispatch(struct request_ctx *ctx)
 			match_ncaps = ncaps;
 		}
 	}
+	if (path_known)   /* metrics: the route, or the path's pattern (405, OPTIONS) */
+		ctx->route_index = (int)((match ? match : path_route) - routes);
 	if (path_known && ctx->method == EVHTTP_REQ_OPTIONS) {
 		snprintf(allow + strlen(allow), sizeof allow - strlen(allow), ", OPTIONS");
 		add_cors_headers(ctx, cors, allow);

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "config.h"
+#include "metrics.h"
 #include "passwords.h"
 #include "store_sessions.h"
 #include "signin.h"
@@ -154,6 +155,7 @@ static void count_success(struct signin *s)
 static enum step_result ended(struct signin *s, enum signin_outcome outcome)
 {
 	s->out->outcome = outcome;
+	metrics_signin(outcome);
 	return STEP_DONE;
 }
 

@@ -13,6 +13,8 @@
 #include "crypto.h"
 #include "json_util.h"
 #include "listing.h"
+#include "log.h"
+#include "metrics.h"
 #include "store.h"
 #include "store_clients.h"
 #include "store_events.h"
@@ -21,7 +23,6 @@
 #include "validate.h"
 
 extern const char *const schema_migrations[];
-extern const size_t schema_migration_count;
 
 #define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 #define BUSY_TIMEOUT_MS 5000
@@ -60,7 +61,7 @@ static const struct {
 
 int store_fail(struct store *st, struct api_error *err, const char *what)
 {
-	fprintf(stderr, "edgeauth: store: %s: %s\n", what, sqlite3_errmsg(st->db));
+	log_error("store: %s: %s", what, sqlite3_errmsg(st->db));
 	return api_fail(err, E_SYSTEM_ERROR, "The store failed.");
 }
 
@@ -123,7 +124,7 @@ int store_step_write(struct store *st, sqlite3_stmt *s, const struct unique_rule
 		if (found)
 			return api_fail(err, rules[i].code, "%s", rules[i].description);
 	}
-	fprintf(stderr, "edgeauth: store: a UNIQUE failure no rule explains\n");
+	log_error("store: a UNIQUE failure no rule explains");
 	return api_fail(err, E_SYSTEM_ERROR, "The store failed.");
 }
 
@@ -319,8 +320,7 @@ static void sql_iso_time(sqlite3_context *c, int argc, sqlite3_value **argv)
 	sqlite3_result_text(c, buf, -1, SQLITE_TRANSIENT);
 }
 
-/* Creates the parent directory of path (one level) when it is missing. */
-static void make_parent_dir(const char *path)
+void store_make_parent_dir(const char *path)
 {
 	char *dir = xstrdup(path);
 	char *slash = strrchr(dir, '/');
@@ -378,7 +378,7 @@ struct store *store_open(const char *path, bool synchronous_full, char *errbuf, 
 	int opened;
 
 	sqlite_single_thread();
-	make_parent_dir(path);
+	store_make_parent_dir(path);
 	if (store_files_private(path, errbuf, errlen) < 0)
 		goto fail;
 	/* A new file is made 0600; SQLite gives its -wal and -shm the main
@@ -514,13 +514,18 @@ bool store_batch_open(const struct store *st)
 int store_batch_commit(struct store *st, struct api_error *err)
 {
 	struct api_error ignored;
+	int64_t start_us;
+	int rc;
 
 	if (!st->batch_open)
 		return 0;
+	start_us = mono_us();
 	st->generation++;
 	st->batch_open = false;
 	st->in_savepoint = false;
-	if (run_simple(st, SQ_COMMIT, err) < 0) {
+	rc = run_simple(st, SQ_COMMIT, err);
+	metrics_store_commit(start_us, rc == 0);
+	if (rc < 0) {
 		if (!sqlite3_get_autocommit(st->db))
 			run_simple(st, SQ_ROLLBACK, &ignored);
 		store_events_drop(st);

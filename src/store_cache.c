@@ -18,6 +18,7 @@ struct slot {
 };
 
 struct store_cache {
+	enum metrics_cache metric;
 	void (*value_free)(void *);
 	unsigned next_victim;   /* round robin among a full set's ways */
 	struct slot slots[SETS][WAYS];
@@ -47,10 +48,11 @@ static void slot_clear(struct store_cache *c, struct slot *s)
 	s->value = NULL;
 }
 
-struct store_cache *store_cache_new(void (*value_free)(void *))
+struct store_cache *store_cache_new(enum metrics_cache metric, void (*value_free)(void *))
 {
 	struct store_cache *c = xcalloc(1, sizeof *c);
 
+	c->metric = metric;
 	c->value_free = value_free;
 	return c;
 }
@@ -70,8 +72,11 @@ void *store_cache_get(const struct store_cache *c, const char *key, struct store
 	const struct slot *set = set_of(c, key);
 
 	for (size_t w = 0; w < WAYS; w++)
-		if (set[w].key && store_stamp_equal(set[w].at, now) && !strcmp(set[w].key, key))
+		if (set[w].key && store_stamp_equal(set[w].at, now) && !strcmp(set[w].key, key)) {
+			metrics_cache_lookup(c->metric, true);
 			return set[w].value;
+		}
+	metrics_cache_lookup(c->metric, false);
 	return NULL;
 }
 

@@ -566,7 +566,7 @@ void store_client_scope(struct store *st, const char *client_id, struct store_st
 	const char *cached;
 
 	if (!st->scopes)
-		st->scopes = store_cache_new(free_string);
+		st->scopes = store_cache_new(METRICS_CACHE_CLIENT_SCOPE, free_string);
 	cached = store_cache_get(st->scopes, client_id, at);
 	if (cached) {
 		*out = xstrdup(cached);

@@ -19,6 +19,8 @@ enum {
 	SP_LIST,
 	SP_COUNT,
 	SP_SET_ACTIVE,
+	SP_INVALIDATE_TOKENS,
+	SP_END_SESSIONS,
 	SP__COUNT
 };
 
@@ -32,6 +34,11 @@ static const char *const sql[SP__COUNT] = {
 		" ORDER BY created_at, id",
 	[SP_COUNT] = "SELECT count(*) FROM projects",
 	[SP_SET_ACTIVE] = "UPDATE projects SET is_active = ?2, updated_at = ?3 WHERE id = ?1",
+	/* schema/006's rule, for every project at once; it never moves back */
+	[SP_INVALIDATE_TOKENS] =
+		"UPDATE projects SET tokens_valid_after = max(coalesce(tokens_valid_after, 0), ?1)",
+	/* schema/008's trigger revokes each session's sign-ins */
+	[SP_END_SESSIONS] = "UPDATE sessions SET ended_at = ?1 WHERE ended_at IS NULL",
 };
 
 const struct stmt_set store_projects_sql = { SP__COUNT, sql, NULL };
@@ -228,3 +235,21 @@ int store_project_set_active(struct store *st, const char *id, bool active, stru
 	return a.changed;
 }
 
+static int invalidate_write(struct store *st, void *arg, struct api_error *err)
+{
+	const int64_t *now = arg;
+
+	sqlite3_bind_int64(stmt(st, SP_INVALIDATE_TOKENS), 1, *now);
+	if (store_step_write(st, stmt(st, SP_INVALIDATE_TOKENS), NULL, 0, NULL, err) < 0)
+		return -1;
+	sqlite3_bind_int64(stmt(st, SP_END_SESSIONS), 1, *now);
+	if (store_step_write(st, stmt(st, SP_END_SESSIONS), NULL, 0, NULL, err) < 0)
+		return -1;
+	return store_event_insert_own(st, (struct event){ NULL, NULL, EVENT_STORE_INVALIDATE_ALL,
+	                                                  NULL, NULL }, err);
+}
+
+int store_invalidate_all(struct store *st, int64_t now, struct api_error *err)
+{
+	return store_write_tx(st, invalidate_write, NULL, &now, err);
+}

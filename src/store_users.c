@@ -407,7 +407,7 @@ static int external_record(struct store *st, sqlite3_stmt *s, bool permissions, 
 		return 0;
 	}
 	if (!st->role_permissions)
-		st->role_permissions = store_cache_new(free);
+		st->role_permissions = store_cache_new(METRICS_CACHE_ROLE_PERMISSIONS, free);
 	at = store_stamp(st);
 	cached = store_cache_get(st->role_permissions, role_id, at);
 	if (cached) {

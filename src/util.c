@@ -5,11 +5,12 @@
 #include <string.h>
 #include <time.h>
 
+#include "log.h"
 #include "util.h"
 
 static void die_oom(void)
 {
-	fputs("edgeauth: out of memory\n", stderr);
+	log_error("out of memory");
 	abort();
 }
 

@@ -14,6 +14,7 @@
 #include <sys/syscall.h>
 #include <event2/event.h>
 
+#include "metrics.h"
 #include "util.h"
 #include "workers.h"
 
@@ -114,6 +115,7 @@ static void drain_finished(struct workers *w)
 		next = j->next;
 		pthread_mutex_lock(&w->lock);
 		w->pending--;
+		metrics_hash_queue(w->pending);
 		pthread_mutex_unlock(&w->lock);
 		j->done(j->arg);
 		free(j);
@@ -185,6 +187,7 @@ int workers_submit(struct workers *w, worker_fn *work, worker_fn *done, void *ar
 	j->done = done;
 	j->arg = arg;
 	list_push(&w->queue, j);
+	metrics_hash_queue(w->pending);
 	pthread_cond_signal(&w->wake);
 	pthread_mutex_unlock(&w->lock);
 	return 0;

@@ -38,7 +38,8 @@ free_port() {
 # write_config FILE PORT [section.key=value ...]
 write_config() {
 	local file=$1 port=$2; shift 2
-	local server="" store="" tokens="" passwords="" signin="" sessions="" oidc="" audit=""
+	local server="" store="" tokens="" passwords="" signin=""
+	local sessions="" oidc="" metrics="" log="" audit=""
 	for kv in "$@"; do
 		local sec=${kv%%.*} rest=${kv#*.}
 		case $sec in
@@ -49,14 +50,19 @@ write_config() {
 		signin) signin+="$rest"$'\n' ;;
 		sessions) sessions+="$rest"$'\n' ;;
 		oidc) oidc+="$rest"$'\n' ;;
+		metrics) metrics+="$rest"$'\n' ;;
+		log) log+="$rest"$'\n' ;;
 		audit) audit+="$rest"$'\n' ;;
 		*) echo "write_config: unknown section in $kv" >&2; return 1 ;;
 		esac
 	done
-	# a section only when set: a binary from before it starts too
-	[ -n "$sessions" ] && sessions="[sessions]"$'\n'"$sessions"
-	[ -n "$oidc" ] && oidc="[oidc]"$'\n'"$oidc"
-	[ -n "$audit" ] && audit="[audit]"$'\n'"$audit"
+	# sections older binaries do not know are written only when used
+	local optional=""
+	[ -n "$sessions" ] && optional+="[sessions]"$'\n'"$sessions"
+	[ -n "$oidc" ] && optional+="[oidc]"$'\n'"$oidc"
+	[ -n "$metrics" ] && optional+="[metrics]"$'\n'"$metrics"
+	[ -n "$log" ] && optional+="[log]"$'\n'"$log"
+	[ -n "$audit" ] && optional+="[audit]"$'\n'"$audit"
 	cat > "$file" <<CONF
 [server]
 listen = 127.0.0.1:$port
@@ -76,9 +82,7 @@ argon2_iterations = 1
 $passwords
 [signin]
 $signin
-$sessions
-$oidc
-$audit
+$optional
 CONF
 }
 

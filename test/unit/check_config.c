@@ -128,12 +128,15 @@ static void expect_defaults(const struct config *c)
 	ck_assert_uint_eq(c->argon2_parallelism, 1);
 	ck_assert_int_eq(c->hash_threads, 2);
 	ck_assert_int_eq(c->max_pending_hashes, 256);
+	ck_assert_int_eq(c->log_format, LOG_TEXT);
 	ck_assert_uint_eq(c->backchannel_allow_count, 0);
+	ck_assert_uint_eq(c->trusted_proxies_count, 0);
 }
 
 START_TEST(test_defaults)
 {
 	expect_defaults(&fx.cfg);
+	ck_assert_ptr_null(fx.cfg.metrics_host);   /* etc/edgeauth.conf turns it on */
 }
 END_TEST
 
@@ -161,6 +164,7 @@ static const char full_conf[] =
 	"max_connections = 50\n"
 	"max_connections_per_address = 5\n"
 	"cors_origins = https://a.example   https://b.example:8443\n"
+	"trusted_proxies = 10.0.0.0/8 ::1\n"
 	"tls_cert = /etc/edgeauth/cert.pem\n"
 	"tls_key = /etc/edgeauth/key.pem\n"
 	"hsts_max_age_s = 31536000\n"
@@ -183,7 +187,13 @@ static const char full_conf[] =
 	"argon2_iterations = 3\n"
 	"argon2_parallelism = 4\n"
 	"hash_threads = 8\n"
-	"max_pending_hashes = 1000\n";
+	"max_pending_hashes = 1000\n"
+	"\n"
+	"[metrics]\n"
+	"listen = [::1]:9100\n"
+	"\n"
+	"[log]\n"
+	"format = json\n";
 
 START_TEST(test_full_file_overrides_every_key)
 {
@@ -216,6 +226,11 @@ START_TEST(test_full_file_overrides_every_key)
 	ck_assert_uint_eq(c->argon2_parallelism, 4);
 	ck_assert_int_eq(c->hash_threads, 8);
 	ck_assert_int_eq(c->max_pending_hashes, 1000);
+	ck_assert_int_eq(c->log_format, LOG_JSON);
+	ck_assert_str_eq(c->metrics_host, "::1");
+	ck_assert_uint_eq(c->trusted_proxies_count, 2);
+	ck_assert_int_eq(c->trusted_proxies[1].family, AF_INET6);
+	ck_assert_int_eq(c->metrics_port, 9100);
 	ck_assert_uint_eq(c->backchannel_allow_count, 3);
 	ck_assert_int_eq(c->backchannel_allow[1].family, AF_INET6);
 	ck_assert_uint_eq(c->backchannel_allow[1].bits, 8);
@@ -267,6 +282,7 @@ END_TEST
 #define R_EMPTY "must not be empty"
 #define R_SYNC "synchronous must be full or normal"
 #define R_SYNTAX "syntax error"
+#define R_LOG_FORMAT "format must be text or json"
 
 static const struct {
 	const char *desc;
@@ -345,6 +361,13 @@ static const struct {
 	{ "synchronous off", "[store]\nsynchronous = off\n", 2, R_SYNC },
 	{ "synchronous extra", "[store]\nsynchronous = extra\n", 2, R_SYNC },
 	{ "empty synchronous", "[store]\nsynchronous =\n", 2, R_SYNC },
+	{ "a trusted proxy with host bits", "[server]\ntrusted_proxies = 10.0.0.1/8\n", 2,
+	  "is not an address or CIDR" },
+	{ "a trusted proxy by name", "[server]\ntrusted_proxies = ::1 proxy.lan\n", 2,
+	  "'proxy.lan' is not an address" },
+	{ "metrics listen without a port", "[metrics]\nlisten = 127.0.0.1\n", 2, R_LISTEN },
+	{ "log format xml", "[log]\nformat = xml\n", 2, R_LOG_FORMAT },
+	{ "log format in capitals", "[log]\nformat = JSON\n", 2, R_LOG_FORMAT },
 	{ "empty store path", "[store]\npath =\n", 2, R_EMPTY },
 	{ "empty signing_key", "[tokens]\nsigning_key =\n", 2, R_EMPTY },
 	/* oidc */
@@ -388,14 +411,73 @@ START_TEST(test_error_line_after_valid_lines)
 	config_release(&fx.cfg);
 	config_init(&fx.cfg);
 
-	/* full_conf plus one bad line: the error is on the line after it */
+	/* full_conf plus a section and one bad line: the error is on that line */
 	char text[2048];
 	int lines = 0;
 	for (const char *p = full_conf; *p; p++)
 		lines += *p == '\n';
-	snprintf(text, sizeof text, "%shash_threads = many\n", full_conf);
+	snprintf(text, sizeof text, "%s[passwords]\nhash_threads = many\n", full_conf);
 	ck_assert_int_eq(load(text), -1);
-	expect_error_at(lines + 1, R_NUMBER, "bad last line");
+	expect_error_at(lines + 2, R_NUMBER, "bad last line");
+}
+END_TEST
+
+/* CONTRACT.md §10: never the API's listener; an empty value turns it off. */
+START_TEST(test_metrics_listen_apart)
+{
+	ck_assert_int_eq(load("[server]\nlisten = 127.0.0.1:9000\n[metrics]\nlisten = 127.0.0.1:9000\n"),
+	                 -1);
+	ck_assert_msg(strstr(fx.err, "[metrics] listen must differ from [server] listen") != NULL,
+	              "%s", fx.err);
+	ck_assert_int_eq(load("[metrics]\nlisten = 127.0.0.1:9464\n[metrics]\nlisten =\n"), 0);
+	ck_assert_ptr_null(fx.cfg.metrics_host);
+}
+END_TEST
+
+/* check-config's text: every key of the table once, under its section,
+ * with the value in effect. */
+START_TEST(test_dump)
+{
+	size_t n;
+	const struct config_key *k = config_keys(&n);
+	char *text, line[256];
+
+	ck_assert_int_eq(load("[signin]\nwindow_s = 60\n[server]\ncors_origins = https://a.example\n"), 0);
+	text = config_dump(&fx.cfg);
+	for (size_t i = 0; i < n; i++) {
+		snprintf(line, sizeof line, "\n%s =", k[i].key);
+		ck_assert_msg(strstr(text, line), "no %s in:\n%.500s", k[i].key, text);
+	}
+	ck_assert_ptr_nonnull(strstr(text, "\n[signin]\n"));
+	ck_assert_ptr_nonnull(strstr(text, "\nwindow_s = 60\n"));
+	ck_assert_ptr_nonnull(strstr(text, "\ncors_origins = https://a.example\n"));
+	ck_assert_ptr_nonnull(strstr(text, "\naccess_ttl_s = 900\n"));
+	ck_assert_ptr_nonnull(strstr(text, "\nlisten =\n"));   /* [metrics], off */
+	free(text);
+}
+END_TEST
+
+static const struct {
+	const char *value;
+	const char *shown;
+} masked[] = {
+	{ "host=/run/postgresql dbname=edgeauth user=edgeauth",
+	  "host=/run/postgresql dbname=edgeauth user=edgeauth" },
+	{ "host=db password=s3cret dbname=e", "host=db password=*** dbname=e" },
+	{ "password=a password=b", "password=*** password=***" },
+	{ "postgresql://edgeauth:s3cret@db1:5432/edgeauth", "postgresql://edgeauth:***@db1:5432/edgeauth" },
+	{ "postgresql://edgeauth@db1/edgeauth", "postgresql://edgeauth@db1/edgeauth" },
+	{ "postgresql://db1/edgeauth?user=e&password=x&sslmode=verify-full",
+	  "postgresql://db1/edgeauth?user=e&password=***&sslmode=verify-full" },
+	{ "", "" },
+};
+
+START_TEST(test_mask_secret)
+{
+	char *got = config_mask_secret(masked[_i].value);
+
+	ck_assert_str_eq(got, masked[_i].shown);
+	free(got);
 }
 END_TEST
 
@@ -563,6 +645,7 @@ struct key_tally {
 	int seen[64];
 	char stray[256];   /* the first section and key that is not in the table */
 	char wrong[256];   /* the first key whose value is not the table's default */
+	bool conf_file;    /* etc/edgeauth.conf: a key's conf_value, when it has one */
 };
 
 static void tally_init(struct key_tally *t)
@@ -575,12 +658,14 @@ static void tally_init(struct key_tally *t)
 static void tally(struct key_tally *t, const char *section, const char *key, const char *value)
 {
 	for (size_t i = 0; i < t->count; i++) {
+		const char *want = t->conf_file && t->keys[i].conf_value ? t->keys[i].conf_value
+		                                                         : t->keys[i].default_value;
 		if (strcmp(t->keys[i].section, section) || strcmp(t->keys[i].key, key))
 			continue;
 		t->seen[i]++;
-		if (strcmp(t->keys[i].default_value, value) && !t->wrong[0])
+		if (strcmp(want, value) && !t->wrong[0])
 			snprintf(t->wrong, sizeof t->wrong, "[%s] %s is \"%s\", the table says \"%s\"",
-			         section, key, value, t->keys[i].default_value);
+			         section, key, value, want);
 		return;
 	}
 	if (!t->stray[0])
@@ -608,6 +693,7 @@ START_TEST(test_table_matches_conf_file)
 	struct key_tally t;
 
 	tally_init(&t);
+	t.conf_file = true;
 	ck_assert_int_eq(ini_parse(SOURCE_DIR "/etc/edgeauth.conf", on_conf_entry, &t), 0);
 	expect_tally_complete(&t, "etc/edgeauth.conf");
 	/* and it loads, to the defaults */
@@ -759,6 +845,9 @@ static Suite *config_suite(void)
 	tcase_add_test(tc, test_error_line_after_valid_lines);
 	tcase_add_test(tc, test_missing_file);
 	tcase_add_test(tc, test_tls_keys);
+	tcase_add_test(tc, test_metrics_listen_apart);
+	tcase_add_test(tc, test_dump);
+	tcase_add_loop_test(tc, test_mask_secret, 0, N_ELEMS(masked));
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("cors");

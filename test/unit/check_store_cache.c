@@ -48,7 +48,7 @@ static void value_free(void *v)
 static void setup(void)
 {
 	memset(&fx, 0, sizeof fx);
-	fx.c = store_cache_new(value_free);
+	fx.c = store_cache_new(METRICS_CACHE_CLIENT_SCOPE, value_free);
 }
 
 static void teardown(void)

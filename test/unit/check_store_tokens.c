@@ -28,23 +28,7 @@ static struct {
 	struct api_error err;
 } fx;
 
-static long long count(const char *fmt, ...)
-{
-	va_list ap;
-	char *sql;
-	sqlite3_stmt *s;
-	long long n = -1;
-
-	va_start(ap, fmt);
-	sql = sqlite3_vmprintf(fmt, ap);
-	va_end(ap);
-	ck_assert_int_eq(sqlite3_prepare_v2(fx.st->db, sql, -1, &s, NULL), SQLITE_OK);
-	if (sqlite3_step(s) == SQLITE_ROW)
-		n = sqlite3_column_int64(s, 0);
-	sqlite3_finalize(s);
-	sqlite3_free(sql);
-	return n;
-}
+#define count(...) check_query_int(fx.st->db, __VA_ARGS__)
 
 static void setup(void)
 {

@@ -69,16 +69,12 @@ static inline void check_sql(sqlite3 *db, const char *fmt, ...)
 /* The first column of the first row of sql (a sqlite3_vmprintf format) on
  * db, as text ("" for no row or NULL), for a test to look at what the store
  * holds. Static: the next call overwrites it. */
-static inline const char *check_sql_text(sqlite3 *db, const char *fmt, ...)
+static inline const char *check_sql_vtext(sqlite3 *db, const char *fmt, va_list ap)
 {
 	static char out[256];
 	sqlite3_stmt *s;
-	va_list ap;
-	char *sql;
+	char *sql = sqlite3_vmprintf(fmt, ap);
 
-	va_start(ap, fmt);
-	sql = sqlite3_vmprintf(fmt, ap);
-	va_end(ap);
 	ck_assert_msg(sqlite3_prepare_v2(db, sql, -1, &s, NULL) == SQLITE_OK, "%s: %s", sql,
 	              sqlite3_errmsg(db));
 	out[0] = '\0';
@@ -87,6 +83,29 @@ static inline const char *check_sql_text(sqlite3 *db, const char *fmt, ...)
 	sqlite3_finalize(s);
 	sqlite3_free(sql);
 	return out;
+}
+
+static inline const char *check_sql_text(sqlite3 *db, const char *fmt, ...)
+{
+	const char *out;
+	va_list ap;
+
+	va_start(ap, fmt);
+	out = check_sql_vtext(db, fmt, ap);
+	va_end(ap);
+	return out;
+}
+
+/* The same as an integer; -1 when there is no row (or a NULL). */
+static inline long long check_query_int(sqlite3 *db, const char *fmt, ...)
+{
+	const char *out;
+	va_list ap;
+
+	va_start(ap, fmt);
+	out = check_sql_vtext(db, fmt, ap);
+	va_end(ap);
+	return *out ? strtoll(out, NULL, 10) : -1;
 }
 
 /* Points cfg's signing key file and key-encryption key file into dir

@@ -1,0 +1,272 @@
+/*
+ * Backup and restore (store_backup.h). A backup reads the store inside one
+ * read transaction, so in WAL mode it copies the snapshot of its start
+ * while the server's writes go on into the WAL; SQLite's online backup
+ * copies it in steps. A restore never touches the store until its copy
+ * has passed every check; then one rename puts it in place.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include <sqlite3.h>
+
+#include "store.h"
+#include "store_backup.h"
+#include "store_events.h"
+#include "store_projects.h"
+#include "util.h"
+
+#define BUSY_TIMEOUT_MS 5000
+#define COPY_CHUNK 65536
+
+int store_lock(const char *store_path, bool exclusive, char *errbuf, size_t errlen)
+{
+	char *path = xasprintf("%s.lock", store_path);
+	int fd;
+
+	store_make_parent_dir(store_path);
+	/* readable by all: a server and the operator's CLI may be different
+	 * users, and a lock file holds nothing */
+	fd = open(path, O_RDONLY | O_CREAT | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		snprintf(errbuf, errlen, "cannot open the lock file %s: %s", path, strerror(errno));
+	} else if (flock(fd, (exclusive ? LOCK_EX : LOCK_SH) | LOCK_NB) != 0) {
+		snprintf(errbuf, errlen, errno == EWOULDBLOCK ? (exclusive ?
+		         "an edgeauth server is running on %s (or a restore is): stop it first" :
+		         "a restore of %s is under way") : "cannot lock %s", store_path);
+		close(fd);
+		fd = -1;
+	}
+	free(path);
+	return fd;
+}
+
+static void pause_ms(int ms)
+{
+	struct timespec ts = { 0, ms * 1000000L };
+
+	nanosleep(&ts, NULL);
+}
+
+static int db_fail(sqlite3 *db, const char *what, char *errbuf, size_t errlen)
+{
+	snprintf(errbuf, errlen, "%s: %s", what, db ? sqlite3_errmsg(db) : "out of memory");
+	return -1;
+}
+
+static int exec(sqlite3 *db, const char *sql, char *errbuf, size_t errlen)
+{
+	return sqlite3_exec(db, sql, NULL, NULL, NULL) == SQLITE_OK ? 0
+	       : db_fail(db, sql, errbuf, errlen);
+}
+
+/* PRAGMA integrity_check of db says "ok", and its schema version is one
+ * this edgeauth can open (1 .. its own). 0, or -1 with the reason. */
+static int check_copy(sqlite3 *db, const char *name, char *errbuf, size_t errlen)
+{
+	sqlite3_stmt *s = NULL;
+	const char *first;
+	int rc = -1, version = -1;
+
+	if (sqlite3_prepare_v2(db, "PRAGMA integrity_check", -1, &s, NULL) != SQLITE_OK)
+		return db_fail(db, name, errbuf, errlen);
+	first = sqlite3_step(s) == SQLITE_ROW ? (const char *)sqlite3_column_text(s, 0) : NULL;
+	if (first && !strcmp(first, "ok"))
+		rc = 0;
+	else
+		snprintf(errbuf, errlen, "%s fails PRAGMA integrity_check: %s", name,
+		         first ? first : sqlite3_errmsg(db));
+	sqlite3_finalize(s);
+	if (rc < 0)
+		return -1;
+	if (sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &s, NULL) == SQLITE_OK &&
+	    sqlite3_step(s) == SQLITE_ROW)
+		version = sqlite3_column_int(s, 0);
+	sqlite3_finalize(s);
+	if (version < 1 || version > (int)schema_migration_count) {
+		snprintf(errbuf, errlen, "%s is not an edgeauth store this version can open "
+		         "(schema version %d)", name, version);
+		return -1;
+	}
+	return 0;
+}
+
+/* The online backup of src into dst, BACKUP_STEP_PAGES at a time. */
+static int copy_pages(sqlite3 *src, sqlite3 *dst, char *errbuf, size_t errlen)
+{
+	sqlite3_backup *b = sqlite3_backup_init(dst, "main", src, "main");
+	int rc;
+
+	if (!b)
+		return db_fail(dst, "backup", errbuf, errlen);
+	do {
+		rc = sqlite3_backup_step(b, BACKUP_STEP_PAGES);
+		if (rc == SQLITE_OK || rc == SQLITE_BUSY || rc == SQLITE_LOCKED)
+			pause_ms(BACKUP_STEP_PAUSE_MS);
+	} while (rc == SQLITE_OK || rc == SQLITE_BUSY || rc == SQLITE_LOCKED);
+	sqlite3_backup_finish(b);
+	return rc == SQLITE_DONE ? 0 : db_fail(dst, "backup", errbuf, errlen);
+}
+
+int store_backup(const char *store_path, const char *dest, char *errbuf, size_t errlen)
+{
+	sqlite3 *src = NULL, *dst = NULL;
+	int rc = -1, fd;
+
+	/* O_EXCL: an existing file, or one that appears meanwhile, is never ours */
+	fd = open(dest, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		snprintf(errbuf, errlen, errno == EEXIST ? "%s exists; a backup never overwrites a file"
+		         : "cannot create %s: %s", dest, strerror(errno));
+		return -1;
+	}
+	close(fd);
+	if (sqlite3_open_v2(store_path, &src, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK) {
+		db_fail(src, store_path, errbuf, errlen);
+		goto out;
+	}
+	sqlite3_busy_timeout(src, BUSY_TIMEOUT_MS);
+	/* the snapshot: a read transaction held until the copy is done */
+	if (exec(src, "BEGIN", errbuf, errlen) < 0 ||
+	    exec(src, "SELECT count(*) FROM sqlite_master", errbuf, errlen) < 0)
+		goto out;
+	if (sqlite3_open_v2(dest, &dst, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK) {
+		db_fail(dst, dest, errbuf, errlen);
+		goto out;
+	}
+	/* one self-contained file: the copy keeps no WAL of its own */
+	if (copy_pages(src, dst, errbuf, errlen) < 0 ||
+	    exec(dst, "PRAGMA journal_mode = DELETE", errbuf, errlen) < 0 ||
+	    check_copy(dst, dest, errbuf, errlen) < 0)
+		goto out;
+	rc = 0;
+out:
+	if (src)
+		sqlite3_exec(src, "COMMIT", NULL, NULL, NULL);
+	sqlite3_close(src);
+	sqlite3_close(dst);
+	if (rc < 0)
+		unlink(dest);
+	return rc;
+}
+
+/* Copies the file src to the new file dst (mode 0600). */
+static int copy_file(const char *src, const char *dst, char *errbuf, size_t errlen)
+{
+	char *buf = xmalloc(COPY_CHUNK);
+	int in = open(src, O_RDONLY | O_CLOEXEC), out = -1, rc = -1;
+	ssize_t n = 0;
+
+	if (in < 0) {
+		snprintf(errbuf, errlen, "cannot read %s: %s", src, strerror(errno));
+		goto done;
+	}
+	out = open(dst, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (out < 0) {
+		snprintf(errbuf, errlen, "cannot create %s: %s", dst, strerror(errno));
+		goto done;
+	}
+	while ((n = read(in, buf, COPY_CHUNK)) > 0)
+		if (write(out, buf, (size_t)n) != n) {
+			n = -1;
+			break;
+		}
+	if (n < 0 || fsync(out) != 0)
+		snprintf(errbuf, errlen, "cannot copy %s to %s: %s", src, dst, strerror(errno));
+	else
+		rc = 0;
+done:
+	if (in >= 0)
+		close(in);
+	if (out >= 0)
+		close(out);
+	free(buf);
+	return rc;
+}
+
+/* The copy at tmp: checked, migrated, invalidated at now. */
+static int prepare_copy(const char *tmp, const char *src, bool synchronous_full, int64_t now,
+                        char *errbuf, size_t errlen)
+{
+	sqlite3 *db = NULL;
+	struct store *st;
+	struct api_error err;
+	int rc;
+
+	if (sqlite3_open_v2(tmp, &db, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK)
+		rc = db_fail(db, src, errbuf, errlen);
+	else
+		rc = check_copy(db, src, errbuf, errlen);
+	sqlite3_close(db);
+	if (rc < 0)
+		return -1;
+	st = store_open(tmp, synchronous_full, errbuf, errlen);
+	if (!st)
+		return -1;
+	store_events_origin(st, &event_origin_cli);   /* a restore is a command's */
+	rc = store_invalidate_all(st, now, &err);
+	if (rc < 0)
+		snprintf(errbuf, errlen, "cannot invalidate what the backup holds: %s", err.description);
+	store_close(st);   /* the last connection: the WAL is checkpointed and removed */
+	return rc;
+}
+
+/* Makes the rename of a file in the directory of path durable. */
+static void sync_dir_of(const char *path)
+{
+	char *copy = xstrdup(path);
+	int fd = open(dirname(copy), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	if (fd >= 0) {
+		(void)fsync(fd);
+		close(fd);
+	}
+	free(copy);
+}
+
+int store_restore(const char *store_path, bool synchronous_full, const char *src,
+                  long long *restored_at, char *errbuf, size_t errlen)
+{
+	char *tmp = xasprintf("%s.restore-%ld", store_path, (long)getpid());
+	char *wal = xasprintf("%s-wal", store_path), *shm = xasprintf("%s-shm", store_path);
+	int64_t now = now_ms();
+	int lock = store_lock(store_path, true, errbuf, errlen), rc = -1;
+
+	if (lock < 0)
+		goto out;
+	unlink(tmp);   /* a restore that died before left it */
+	if (copy_file(src, tmp, errbuf, errlen) < 0 ||
+	    prepare_copy(tmp, src, synchronous_full, now, errbuf, errlen) < 0)
+		goto out;
+	/* the old store's WAL and index must not be read with the new file */
+	if ((unlink(wal) != 0 && errno != ENOENT) || (unlink(shm) != 0 && errno != ENOENT) ||
+	    rename(tmp, store_path) != 0) {
+		snprintf(errbuf, errlen, "cannot put the copy in place of %s: %s", store_path,
+		         strerror(errno));
+		goto out;
+	}
+	sync_dir_of(store_path);
+	/* Access tokens carry whole seconds, and those of the restore's own
+	 * second count as issued before it: a server may start once that
+	 * second is over, and never issue a token that is dead at once. */
+	while (now_ms() / 1000 == now / 1000)
+		pause_ms(10);
+	*restored_at = now;
+	rc = 0;
+out:
+	if (rc < 0)
+		unlink(tmp);
+	if (lock >= 0)
+		close(lock);
+	free(tmp);
+	free(wal);
+	free(shm);
+	return rc;
+}
