@@ -6,12 +6,14 @@
 -- client or user ID, or 'cli'; target an ID or NULL; address the client's
 -- (NULL for the CLI); outcome 'success' or an error code. Never a secret,
 -- nor text a user typed: no column holds more than IDs and fixed words.
--- No foreign keys: the trail outlives what it names. Old rows go by time
+-- IDs only rise (AUTOINCREMENT: a purge that empties the table never
+-- brings an ID back, so a reader of the file may key on it). No foreign
+-- keys: the trail outlives what it names. Old rows go by time
 -- ([audit] retention_days), hence the index on time; the CLI filters by
 -- project (and time) or by action over a time range.
 
 CREATE TABLE events (
-	id         INTEGER PRIMARY KEY,
+	id         INTEGER PRIMARY KEY AUTOINCREMENT,
 	time       INTEGER NOT NULL,
 	project_id TEXT,
 	actor      TEXT NOT NULL,

@@ -4,7 +4,8 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/signin_lib.sh"
 AUDIT=$TMP/audit.log
-start_server tokens.purge_interval_s=1 signin.max_failures=3 "audit.file=$AUDIT"
+start_server tokens.purge_interval_s=1 signin.max_failures=3 "audit.file=$AUDIT" \
+	server.trusted_proxies=127.0.0.1/32
 DB=$TMP/edgeauth.db
 
 sql() { sqlite3 -cmd ".timeout 5000" "$DB" "$@"; }
@@ -282,10 +283,39 @@ cli key retire "$KID" > /dev/null
 count "retire again: no change" key.retire 1
 cli key retire nope > /dev/null
 count "retire of no key" key.retire 1
+sleep 1   # invalidate-all takes what was issued up to its second
+cli invalidate-all > /dev/null
+ADDR=null PROJECT=null one "invalidate-all" store.invalidate_all null cli
+sleep 1
+TOKEN=$(admin_token)
 events --project "$NPID"
 check "the new project's events" "$(jq -c '[.[].action]' <<<"$EV")" \
 	'["project.create","project.deactivate","project.activate","project.admin_client"]'
 NP_SECRET=$(jq -r .client_secret <<<"$NP")
+
+# ---------------------------------------------------------------- behind a proxy
+# from the trusted proxy (127.0.0.1) the last X-Forwarded-For entry is the
+# client; from anyone else the header is theirs to make up, and ignored
+# address_of ACTION TARGET: the address of the event of ACTION on TARGET
+address_of() {
+	events --action "$1"
+	jq -r --arg t "$2" '[.[]|select(.target == $t)|.address]|join(" ")' <<<"$EV"
+}
+req POST "$P/resources" '{"name":"Proxied","code":"proxied"}' -H "X-Forwarded-For: 10.9.8.7, 198.51.100.7"
+check_status "a create through the proxy" 201
+check "through the proxy" "$(address_of resource.create "$(jq -r .id <<<"$BODY")")" 198.51.100.7
+req POST "$P/resources" '{"name":"Direct","code":"direct"}' -H "X-Forwarded-For: 198.51.100.7" \
+	--interface 127.0.0.2
+check_status "a create from 127.0.0.2" 201
+check "not the proxy" "$(address_of resource.create "$(jq -r .id <<<"$BODY")")" 127.0.0.2
+STATUS=$(curl -s -o /dev/null -w '%{http_code}' -H "X-Forwarded-For: 203.0.113.9" \
+	--data-urlencode response_type=code --data-urlencode "client_id=$APP" \
+	--data-urlencode "redirect_uri=$REDIRECT" --data-urlencode "code_challenge=$CHALLENGE" \
+	--data-urlencode code_challenge_method=S256 --data-urlencode email=ann@example.com \
+	--data-urlencode "password=wrong again" "$BASE/api/v1/authorize")
+check "a sign-in through the proxy" "$STATUS" 401
+events --action signin.failure
+check "its failure's address" "$(jq -r '.[-1]|[.address, .target]|join(" ")' <<<"$EV")" "203.0.113.9 $ANN"
 
 # ---------------------------------------------------------------- no secret
 # every secret, password, token and code this test made or typed (and the

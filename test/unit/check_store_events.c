@@ -240,6 +240,10 @@ START_TEST(test_purge)
 	ck_assert_int_eq(store_event_purge(fx.st, 2, 2000, &fx.err), 0);
 	ck_assert_str_eq(count_events(), "2");
 	ck_assert_str_eq(check_sql_text(fx.st->db, "SELECT min(id) FROM events"), "4");
+	/* a purge that empties the table brings no ID back */
+	ck_assert_int_eq(store_event_purge(fx.st, 10, INT64_MAX, &fx.err), 2);
+	ck_assert_int_eq(write_event("p1", EVENT_ROLE_CREATE, false), 0);
+	ck_assert_str_eq(check_sql_text(fx.st->db, "SELECT id FROM events"), "6");
 }
 END_TEST
 
