@@ -38,6 +38,7 @@ enum metrics_backchannel {
 	METRICS_BACKCHANNEL_DELIVERED,   /* a 2xx answer */
 	METRICS_BACKCHANNEL_REJECTED,    /* a 4xx answer: final */
 	METRICS_BACKCHANNEL_FAILED,      /* no 2xx or 4xx after the retries */
+	METRICS_BACKCHANNEL_REFUSED,     /* not sent: address not allowed, URI unusable */
 	METRICS_BACKCHANNEL_DROPPED,     /* the queue was full */
 	METRICS_BACKCHANNEL__N
 };

@@ -40,6 +40,7 @@
 #include "jwt.h"
 #include "keyring.h"
 #include "log.h"
+#include "metrics.h"
 #include "server.h"
 #include "store.h"
 #include "store_outbox.h"
@@ -568,16 +569,19 @@ static void attempt_done(struct delivery *d)
 	switch (d->outcome) {
 	case OUT_DELIVERED:
 		bc->stats.delivered++;
+		metrics_backchannel(METRICS_BACKCHANNEL_DELIVERED);
 		log_delivery(d, "%s", d->why);
 		finish(d);
 		break;
 	case OUT_REJECTED:
 		bc->stats.rejected++;
+		metrics_backchannel(METRICS_BACKCHANNEL_REJECTED);
 		log_delivery(d, "%s, not retried", d->why);
 		finish(d);
 		break;
 	case OUT_REFUSED:
 		bc->stats.refused++;
+		metrics_backchannel(METRICS_BACKCHANNEL_REFUSED);
 		log_delivery(d, "not sent: %s", d->why);
 		finish(d);
 		break;
@@ -591,6 +595,7 @@ static void attempt_done(struct delivery *d)
 			evtimer_add(d->timer, &wait);
 		} else {
 			bc->stats.given_up++;
+			metrics_backchannel(METRICS_BACKCHANNEL_FAILED);
 			log_delivery(d, "%s; given up after %d attempts", d->why, d->attempts);
 			finish(d);
 		}
@@ -666,6 +671,7 @@ static void admit(struct backchannel *bc, struct outbox_row *row)
 		bc->queued++;
 	} else {
 		bc->stats.dropped++;
+		metrics_backchannel(METRICS_BACKCHANNEL_DROPPED);
 		log_delivery(d, "dropped: %d logouts are queued already", BACKCHANNEL_MAX_QUEUED);
 		finish(d);
 	}

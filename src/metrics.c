@@ -49,7 +49,7 @@ static const char *const cache_names[METRICS_CACHE__N] = {
 	"client_scope", "role_permissions", "token_holders",
 };
 static const char *const backchannel_names[METRICS_BACKCHANNEL__N] = {
-	"delivered", "rejected", "failed", "dropped",
+	"delivered", "rejected", "failed", "refused", "dropped",
 };
 /* signin.h's outcomes as labels */
 static const enum metrics_signin signin_label[] = {

@@ -36,6 +36,7 @@ prints one JSON object.
 With CONNABUSE_CA set to a CA file, every connection speaks TLS (trusting
 that CA), its handshake done before the mode's first byte.
 """
+import fcntl
 import json
 import os
 import select
@@ -43,6 +44,7 @@ import socket
 import ssl
 import struct
 import sys
+import termios
 import time
 
 CA = os.environ.get("CONNABUSE_CA")
@@ -219,6 +221,14 @@ def peer_closed(s):
         return True
 
 
+def unread(s):
+    """Bytes the kernel holds for s that the test has not read (FIONREAD)."""
+    try:
+        return struct.unpack("i", fcntl.ioctl(s.fileno(), termios.FIONREAD, b"\0" * 4))[0]
+    except OSError:
+        return 0
+
+
 def flood(port, mib, seconds, pid, kind):
     total = mib << 20
     s = open_conn(port)
@@ -232,7 +242,7 @@ def flood(port, mib, seconds, pid, kind):
     s.setblocking(False)
     rss_start = rss_kib(pid)
     rss_max, probes = rss_start, []
-    sent, off, dead, last_sent = 0, 0, False, 0.0
+    sent, off, dead, last_io, inq = 0, 0, False, 0.0, 0
     start = time.monotonic()
     next_probe = start + 0.3
     while time.monotonic() - start < seconds:
@@ -243,13 +253,15 @@ def flood(port, mib, seconds, pid, kind):
                     n = s.send(block[off:])
                     sent += n
                     off = (off + n) % len(block)
-                    last_sent = time.monotonic() - start
+                    last_io = time.monotonic() - start
             except WOULD_BLOCK:
                 pass
             except OSError:
                 dead = time.monotonic() - start   # the server ended it
         else:
             time.sleep(0.02)
+        if not dead and unread(s) > inq:   # the server wrote: its timer restarts
+            inq, last_io = unread(s), time.monotonic() - start
         if not dead and peer_closed(s):
             dead = time.monotonic() - start
         rss_max = max(rss_max, rss_kib(pid))
@@ -266,8 +278,8 @@ def flood(port, mib, seconds, pid, kind):
         "probes_ok": sum(1 for st, _ in probes if st == 200),
         "probe_max_s": max((t for _, t in probes), default=None),
         "closed_after_s": round(dead, 1) if dead else None,
-        # from the last byte the server's socket took: its idle timeout
-        "idle_before_close_s": round(dead - last_sent, 1) if dead else None,
+        # from the last byte the server's socket took or wrote: its idle timeout
+        "idle_before_close_s": round(dead - last_io, 1) if dead else None,
     }
 
 

@@ -232,6 +232,20 @@ need_node_project() {
 	fi
 }
 
+# check_steps WHAT SCRIPT RC OUTPUT STEP...: a Node script's run (a library
+# flow, a browser) printed "ok STEP" for each STEP and exited (RC) 0; a
+# failure names the step's own "FAIL STEP: why" line.
+check_steps() {
+	local what=$1 script=$2 rc=$3 out=$4 s; shift 4
+	for s in "$@"; do
+		if printf '%s\n' "$out" | grep -qx "ok $s"; then pass
+		else fail "$what step $s: $(printf '%s\n' "$out" | grep -m1 "^FAIL $s:" || echo 'did not run')"; fi
+	done
+	if [ "$rc" -eq 0 ]; then pass; else
+		fail "$script exited $rc: $(printf '%s\n' "$out" | grep -v '^ok ' | head -20)"
+	fi
+}
+
 pass() { PASSED=$((PASSED + 1)); }
 fail() {
 	FAILED=$((FAILED + 1))

@@ -112,7 +112,13 @@ restart_server() {
 
 start_receiver plain
 R=http://127.0.0.1:$RPORT
-start_server
+MPORT=$(free_port)
+start_server metrics.listen=127.0.0.1:$MPORT
+# delivered N: the count of back-channel outcome N in /metrics
+delivered() {
+	curl -s "http://127.0.0.1:$MPORT/metrics" |
+		sed -n "s/^edgeauth_backchannel_deliveries_total{outcome=\"$1\"} //p"
+}
 
 # --- a session ends through the API: every client of it is told ---
 client ok "$R/ok/a";                 A=$CID
@@ -213,6 +219,12 @@ grep -q "to client $M at 169.254.169.254: not sent: 169.254.169.254 is an addres
 	"$TMP/server.log" && pass || fail "169.254.169.254 was not refused"
 grep -q "to client $SELF at 127.0.0.1: not sent: 127.0.0.1 is an address" "$TMP/server.log" && pass ||
 	fail "edgeauth's own address was not refused"
+
+# the metrics count each outcome (CONTRACT.md §10), as the log lines above
+# tell them: at least the ones seen so far
+check "metrics: deliveries" "$(( $(delivered delivered) >= 1 ))" 1
+check "metrics: rejected (a 4xx, a redirect, a big header)" "$(( $(delivered rejected) >= 3 ))" 1
+check "metrics: refused (169.254.x, edgeauth itself)" "$(( $(delivered refused) >= 2 ))" 1
 check "a client outside the session: nothing" "$(posts /ok/outside)" 0
 
 sleep 1.5

@@ -45,12 +45,6 @@ OUT=$(cd "$BROWSER_DIR" && BASE=$BASE CLIENT_ID=$APP REDIRECT_URI=$REDIRECT \
 RC=$?
 # SHOW_BROWSER=1 prints the browser run's own output
 [ -n "${SHOW_BROWSER:-}" ] && printf '%s\n' "$OUT" >&2
-for s in $STEPS; do
-	if printf '%s\n' "$OUT" | grep -qx "ok $s"; then pass
-	else fail "browser step $s: $(printf '%s\n' "$OUT" | grep -m1 "^FAIL $s:" || echo 'did not run')"; fi
-done
-if [ "$RC" -eq 0 ]; then pass; else
-	fail "signin.mjs exited $RC: $(printf '%s\n' "$OUT" | grep -v '^ok ' | head -20)"
-fi
+check_steps browser signin.mjs "$RC" "$OUT" $STEPS
 
 finish

@@ -83,7 +83,7 @@ check "hash queue idle" "$(val "$TMP/after" edgeauth_password_hash_queue_depth)"
 check "open connections" "$([ "$(val "$TMP/after" edgeauth_open_connections)" -ge 0 ] && echo yes)" yes
 check "build info" "$(val "$TMP/after" "edgeauth_build_info{version=\"$("$EDGEAUTH" --version | cut -d' ' -f2)\"}")" 1
 check "sessions exported at zero" "$(val "$TMP/after" edgeauth_sessions_started_total)" 0
-check "back-channel deliveries exported at zero" "$(grep -c '^edgeauth_backchannel_deliveries_total{outcome="[a-z]*"} 0$' "$TMP/after")" 4
+check "back-channel deliveries exported at zero" "$(grep -c '^edgeauth_backchannel_deliveries_total{outcome="[a-z]*"} 0$' "$TMP/after")" 5
 check "no ID, address or email in a label" \
 	"$(grep -cE -- "$PROJECT_ID|$CLIENT_ID|$APP|127\.0\.0\.1|example\.com" "$TMP/after")" 0
 

@@ -35,11 +35,6 @@ OUT=$(cd "$CLIENT_DIR" && BASE=$BASE PUBLIC_CLIENT_ID=$PUBLIC REDIRECT_URI=$REDI
 RC=$?
 # SHOW_FLOW=1 prints the library run's own output
 [ -n "${SHOW_FLOW:-}" ] && printf '%s\n' "$OUT" >&2
-for s in $STEPS; do
-	if printf '%s\n' "$OUT" | grep -qx "ok $s"; then pass; else fail "oauth4webapi step $s did not pass"; fi
-done
-if [ "$RC" -eq 0 ]; then pass; else
-	fail "flow.mjs exited $RC: $(printf '%s\n' "$OUT" | grep -v '^ok ' | head -20)"
-fi
+check_steps oauth4webapi flow.mjs "$RC" "$OUT" $STEPS
 
 finish

@@ -2,7 +2,7 @@
 # the server's certificate trusted by its SPKI hash
 # (--ignore-certificate-errors-spki-list). Twice: with hsts_max_age_s set,
 # the page must carry Strict-Transport-Security; by default it must not.
-# (The session cookie's Secure and __Host- flags come with the sessions work.)
+# (The session cookie's Secure and __Host- flags: t_tls_browser_sso.sh.)
 export EDGEAUTH_TLS=1
 passed=0 failed=0
 for hsts in 600 ""; do

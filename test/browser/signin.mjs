@@ -13,11 +13,10 @@
 // EXPECT_HSTS, the Strict-Transport-Security the page must carry (none when
 // empty).
 import { createHash, randomBytes } from 'node:crypto'
-import { mkdtempSync, mkdirSync, rmSync } from 'node:fs'
+import { mkdirSync } from 'node:fs'
 import { createServer } from 'node:http'
-import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { chromium } from 'playwright-core'
+import { launchBrowser, watchProblems } from './launch.mjs'
 
 const env = (name) => {
   const v = process.env[name]
@@ -34,7 +33,6 @@ const SHOTS = process.env.SCREENSHOT_DIR || 'build'
 const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium'
 const SPKI_HASH = process.env.SPKI_HASH || ''
 const EXPECT_HSTS = process.env.EXPECT_HSTS || ''
-const STEP_TIMEOUT = 10_000
 const GENERIC_ERROR = 'The email or password is wrong.'
 
 let failures = 0
@@ -66,41 +64,20 @@ await new Promise((resolve, reject) => {
 }).catch((e) => { console.log(`FAIL setup: callback listener on port ${CALLBACK_PORT}: ${e.message}`); process.exit(1) })
 
 // --- the browser ---
-const profile = mkdtempSync(join(tmpdir(), 'edgeauth-chromium-'))
-let context
+let browser
 try {
-  context = await chromium.launchPersistentContext(profile, {
-    executablePath: CHROMIUM,
-    headless: true,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-      '--disable-background-networking', '--disable-component-update', '--disable-sync',
-      ...(SPKI_HASH ? [`--ignore-certificate-errors-spki-list=${SPKI_HASH}`] : [])],
-    viewport: { width: 1024, height: 720 },
-    timeout: 20_000,
-  })
+  browser = await launchBrowser({ spki: SPKI_HASH, chromium: CHROMIUM })
 } catch (e) {
-  console.log(`FAIL launch: ${CHROMIUM} did not start: ${e.message.split('\n')[0]}`)
-  listener.close(); rmSync(profile, { recursive: true, force: true }); process.exit(1)
+  console.log(`FAIL launch: ${e.message}`)
+  listener.close(); process.exit(1)
 }
 ok('launch')
-context.setDefaultTimeout(STEP_TIMEOUT)
-context.setDefaultNavigationTimeout(STEP_TIMEOUT)
+const { context } = browser
 const page = context.pages()[0] ?? await context.newPage()
 
-// Every console error (CSP violations are reported there), uncaught page
-// error and failed request, with the page it happened on.
-const problems = []
-// The one expected entry: Chromium logs every 4xx document as "Failed to
-// load resource", and a wrong password is a 401 (CONTRACT.md §6).
-const expected401 = (m) => /^Failed to load resource: the server responded with a status of 401\b/.test(m.text()) &&
-  m.location().url === `${BASE}/api/v1/authorize`
-page.on('console', (m) => {
-  if ((m.type() === 'error' || m.type() === 'warning') && !expected401(m)) {
-    problems.push(`console ${m.type()} on ${page.url()}: ${m.text()}`)
-  }
-})
-page.on('pageerror', (e) => problems.push(`page error on ${page.url()}: ${e.message}`))
-page.on('requestfailed', (r) => problems.push(`request failed: ${r.method()} ${r.url()}: ${r.failure()?.errorText}`))
+// Every console error, page error and failed request but the one expected:
+// a wrong password is a 401 (CONTRACT.md §6).
+const problems = watchProblems(page, 401, `${BASE}/api/v1/authorize`)
 
 // The hidden authorize parameters the form carries, as the browser sees them.
 const hiddenParams = () => page.evaluate(() =>
@@ -219,8 +196,7 @@ try {
   fail('flow', e.message.split('\n')[0])
   if (problems.length) console.log(`console: ${problems.join(' | ')}`)
 } finally {
-  await context.close().catch(() => {})
+  await browser.close()
   listener.close()
-  rmSync(profile, { recursive: true, force: true })
 }
 process.exit(failures ? 1 : 0)

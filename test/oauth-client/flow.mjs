@@ -13,6 +13,7 @@
 //   PROJECT_ID           the expected access-token audience (RFC 9068 aud)
 //   EXPECTED_SCOPE       optional: the scope the user's token must carry
 import * as oauth from 'oauth4webapi'
+import { parseForm, steps } from './steps.mjs'
 
 const env = (name, optional = false) => {
   const v = process.env[name]
@@ -46,25 +47,7 @@ function describe(err) {
   return parts.join(' ')
 }
 
-function fail(step, err) {
-  console.log(`FAIL ${step}: ${describe(err)}`)
-  process.exit(1)
-}
-
-async function step(name, fn) {
-  let result
-  try {
-    result = await fn()
-  } catch (err) {
-    fail(name, err)
-  }
-  console.log(`ok ${name}`)
-  return result
-}
-
-function assert(cond, message) {
-  if (!cond) throw new Error(message)
-}
+const { fail, step, assert } = steps(describe)
 
 const base = env('BASE')
 const publicClientId = env('PUBLIC_CLIENT_ID')
@@ -100,25 +83,6 @@ const as = await step('discovery', async () => {
     'authorization_response_iss_parameter_supported is not true')
   return as
 })
-
-// HTML helpers for the sign-in page (the library does not do the user-agent part)
-const unescapeHtml = (s) => s
-  .replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"')
-  .replace(/&#39;/g, "'").replace(/&#x27;/g, "'").replace(/&amp;/g, '&')
-
-function parseForm(html, pageUrl) {
-  const form = html.match(/<form\b[^>]*\baction="([^"]*)"[^>]*>/i)
-  assert(form, 'no <form action> in the authorize page')
-  const fields = new URLSearchParams()
-  for (const m of html.matchAll(/<input\b[^>]*>/gi)) {
-    const tag = m[0]
-    if (!/\btype="hidden"/i.test(tag)) continue
-    const name = tag.match(/\bname="([^"]*)"/i)
-    const value = tag.match(/\bvalue="([^"]*)"/i)
-    if (name) fields.append(unescapeHtml(name[1]), value ? unescapeHtml(value[1]) : '')
-  }
-  return { action: new URL(unescapeHtml(form[1]), pageUrl), fields }
-}
 
 // b. authorization code + PKCE as a public client
 const codeVerifier = oauth.generateRandomCodeVerifier()
