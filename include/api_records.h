@@ -9,6 +9,7 @@
  */
 #include "flow.h"
 #include "store.h"
+#include "store_events.h"
 
 struct request_ctx;
 
@@ -24,9 +25,11 @@ struct record_read *record_read_state(struct request_ctx *ctx);
 typedef void record_get_op(struct store *st, const char *project_id, const char *id, char **out,
                            struct completion done);
 /* A store operation that deletes one record of a project, with the
- * caller's scope for the no-escalation rule (store_X_delete). */
-typedef void record_delete_op(struct store *st, const char *project_id, const char *id,
-                              const char *scope, struct completion done);
+ * caller's scope for the no-escalation rule, recording the event of who
+ * asked (store_X_delete). */
+typedef void record_delete_op(struct store *st, const struct event_origin *by,
+                              const char *project_id, const char *id, const char *scope,
+                              struct completion done);
 
 /* Steps: ask get (or del) for the record of the project in the path whose ID
  * is the path parameter param; STEP_WAIT. */

@@ -26,6 +26,8 @@ extern const char cli_usage_text[];
 /* Prints the usage on stderr; returns EXIT_USAGE. */
 int cli_usage(void);
 
+/* Frees what the commands kept for the process (the [audit] file). */
+void cli_release(void);
 /* Opens the configured store; NULL with the reason on stderr. */
 struct store *cli_open_store(const struct config *cfg);
 /* Prints {"project_id","client_id","client_secret"} on stdout: the one

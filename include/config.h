@@ -74,6 +74,9 @@ struct config {
 	 * effect (the table's order; the default when the file has none) */
 	char *source;
 	char **values;
+	/* [audit] (CONTRACT.md §10) */
+	int audit_retention_days;   /* events older than this are purged */
+	char *audit_file;           /* each event also appended here; NULL: none */
 };
 
 /* How a key's value is read. */

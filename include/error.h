@@ -61,5 +61,7 @@ struct api_error {
  * Always returns -1 so that callers can write `return api_fail(err, ...);`. */
 int api_fail(struct api_error *err, enum api_code code, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+/* The spec's string of code ("auth_code_already_used"), static. */
+const char *api_code_string(enum api_code code);
 
 #endif

@@ -30,6 +30,7 @@ struct grant_request {
 	const char *redirect_uri;
 	const char *code_verifier;
 	const char *refresh_token;
+	const char *address;     /* the client's, for the audit trail; NULL: unknown */
 };
 
 /* RFC 6749 §5.1: what a grant issues. Strings owned; grant_tokens_release. */
@@ -52,6 +53,7 @@ struct revoke_request {
 	 * confidential (or when it sends a secret); an unknown one is no error. */
 	bool current;
 	const char *bearer_token;
+	const char *address;     /* the client's, for the audit trail; NULL: unknown */
 };
 
 /* A grant or revocation in progress; fields below flow are the flow's. */
@@ -81,6 +83,9 @@ struct grant {
 	bool grace;                          /* a repeat within the refresh grace */
 	enum api_code reuse_error;           /* the replay's answer */
 	struct keyring_refresh keys;         /* brings the signing keys up to the store */
+	struct event_origin by;              /* the audit trail's: the client, from its address */
+	struct event event;
+	char *access_project;                /* the project of an access token revoked */
 };
 
 /* Runs the grant of in->grant_type (client_credentials, authorization_code,

@@ -18,6 +18,7 @@
 #include "flow.h"
 #include "server.h"
 #include "store.h"
+#include "store_events.h"
 #include "store_projects.h"
 
 #define ROUTE_MAX_PARAMS 4
@@ -46,6 +47,7 @@ struct request_ctx {
 	struct conn_entry *conn;             /* conn_guard's record of the connection */
 	int64_t start_us;
 	char client_address[48];             /* request_client_address, once asked ("" before) */
+	struct event_origin origin;          /* request_origin, once asked */
 	bool replied;
 	struct flow flow;                    /* its steps (request.h) */
 	bool reply_ready;                    /* a step recorded its answer */

@@ -27,6 +27,12 @@ const char *request_header(const struct request_ctx *ctx, const char *name);
  * peer is one of [server] trusted_proxies, the last X-Forwarded-For entry
  * if that is an address (CONTRACT.md §10). Made once per request. */
 const char *request_client_address(struct request_ctx *ctx);
+/* The client's address as the audit trail records it: NULL when unknown. */
+const char *request_event_address(struct request_ctx *ctx);
+/* Who the request's changes are by, for the audit trail (store_events.h):
+ * the bearer token's user, else its client (NULL without a token), and
+ * the client's address. Lives with the request. */
+const struct event_origin *request_origin(struct request_ctx *ctx);
 
 /* Runs the request's steps (a NULL-terminated list) from the first. */
 void request_run(struct request_ctx *ctx, flow_step *const *steps);

@@ -18,6 +18,7 @@ struct event;
 struct deferred_reply;
 struct backchannel;
 struct tls;
+struct audit_file;
 
 struct server {
 	const struct config *cfg;
@@ -37,6 +38,7 @@ struct server {
 	struct throttle *signin_addresses;
 	struct auth_cache *auth_cache;      /* verified bearer tokens */
 	struct backchannel *backchannel;    /* back-channel logout delivery */
+	struct audit_file *audit;           /* [audit] file; NULL: none */
 	/* Group commit: answers wait here until the batch they saw is durable. */
 	struct event *commit_ev;
 	struct deferred_reply *deferred_head, *deferred_tail;

@@ -84,11 +84,12 @@ struct session_begin {
  * new value with auth_time now when it is a live one of the same user (no
  * fixation: the old value stops); a live one of another user ends as by
  * logout. Lasts [sessions] ttl_s from now. Then b->secret is the cookie
- * value and b->sid the session's public id.
+ * value and b->sid the session's public id. ev (NULL: none), the sign-in's
+ * event, is recorded in the same transaction.
  */
 void session_begin(struct session_begin *b, struct server *srv, const char *project_id,
                    const char *user_id, const char *client_id, const char *old_cookie,
-                   struct completion done);
+                   const struct event *ev, struct completion done);
 /* Wipes the secret; safe on a zeroed one. */
 void session_begin_release(struct session_begin *b);
 

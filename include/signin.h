@@ -15,6 +15,7 @@
 #include "flow.h"
 #include "server.h"
 #include "session.h"
+#include "store_events.h"
 #include "store_tokens.h"
 #include "store_users.h"
 
@@ -122,6 +123,11 @@ struct signin {
 	struct session_begin session;
 	struct code_mint mint;
 	bool code_failed;
+	/* the audit trail (store_events.h): who the sign-in's events are by,
+	 * which counters this attempt brought to their limit, the events */
+	struct event_origin by;
+	bool throttle_started[SIGNIN_COUNT__N];
+	struct event events[1 + SIGNIN_COUNT__N];
 };
 
 /* Signs in->email in with in->password. In order: refused unchecked
@@ -133,7 +139,11 @@ struct signin {
  * tells nothing; a success wipes the account's counts and takes its own
  * count back from the address's, starts a session (session_begin, with
  * in->session_cookie as the old cookie) and mints a code of that session
- * (SIGNIN_NO_CODE when either cannot be stored). done's err is set only
+ * (SIGNIN_NO_CODE when either cannot be stored). The audit trail gets
+ * signin.success in the session's transaction, or signin.failure (target:
+ * the user's ID when the email names one, else NULL, never the email)
+ * with signin.throttled for each counter the attempt brought to its
+ * limit; all by the client, from in->address. done's err is set only
  * when the store failed to look the user up (system_error); else *out says
  * how it ended. s is the caller's until done has run; signin_release. */
 void signin_run(struct signin *s, struct server *srv, const struct signin_request *in,

@@ -57,6 +57,14 @@ struct store {
 	struct stmt_set keys;
 	struct stmt_set outbox;
 	struct stmt_set sessions;
+	struct stmt_set events;
+	/* The audit trail's sink and the records of events that wait for their
+	 * commit, each ending in '\n' (store_events.h). */
+	const struct event_origin *events_origin;   /* store_events_origin */
+	void (*events_sink)(void *arg, const char *record);
+	void *events_sink_arg;
+	char *events_pending;
+	size_t events_len, events_cap, events_mark;
 	/* Caches of derived data, good at one store_stamp: our own commits and
 	 * rollbacks bump generation (a savepoint's release moves no data
 	 * version). */
@@ -130,6 +138,14 @@ int store_step_write(struct store *st, sqlite3_stmt *s, const struct unique_rule
 int store_write_tx(struct store *st, int (*write)(struct store *st, void *arg, struct api_error *err),
                    int (*read_back)(struct store *st, void *arg, struct api_error *err),
                    void *arg, struct api_error *err);
+/* The same for a change the audit trail records: ev (store_events.h; NULL:
+ * none) is inserted after write, in its transaction. */
+struct event;
+struct event_origin;
+int store_write_tx_event(struct store *st,
+                         int (*write)(struct store *st, void *arg, struct api_error *err),
+                         int (*read_back)(struct store *st, void *arg, struct api_error *err),
+                         void *arg, const struct event *ev, struct api_error *err);
 
 /* Helpers for statement use: bind a string or NULL; step expecting DONE;
  * turn an unexpected SQLite result into system_error (and log it). */
@@ -172,6 +188,7 @@ struct record_delete {
 	struct record_missing missing;
 	int (*check)(struct store *st, const char *id, const void *arg, struct api_error *err);
 	const void *check_arg;
+	const struct event *event;   /* the audit trail's (NULL: none) */
 };
 void store_delete_record(struct store *st, const struct record_delete *d, const char *id,
                          const char *project_id, struct completion done);
@@ -236,6 +253,7 @@ extern const struct stmt_set store_grants_sql;
 extern const struct stmt_set store_keys_sql;
 extern const struct stmt_set store_outbox_sql;
 extern const struct stmt_set store_sessions_sql;
+extern const struct stmt_set store_events_sql;
 
 /* The stamp of the store as this request reads it (store_cache.h): call it
  * only after the request has stepped a statement. */

@@ -22,6 +22,7 @@
 #include "json_util.h"
 #include "listing.h"
 #include "store.h"
+#include "store_events.h"
 
 /* What a client is when its create does not say (CONTRACT.md §8): a public
  * client whose ID tokens are signed RS256 (OIDC's default). */
@@ -76,7 +77,7 @@ enum client_sort {
  * frees; its "id" is the new ID). Fails with some_permissions_not_found,
  * insufficient_permission (a permission scope lacks, or where tokens go)
  * or system_error. */
-void store_client_create(struct store *st, const char *project_id,
+void store_client_create(struct store *st, const struct event_origin *by, const char *project_id,
                          const struct client_fields *f, const char *secret_hash,
                          const char *scope, char **record, struct completion done);
 
@@ -85,13 +86,14 @@ void store_client_create(struct store *st, const char *project_id,
  * some_permissions_not_found, insufficient_permission (the new set, or what
  * the client holds, has a default-resource permission scope lacks; or
  * where tokens go), system_error. */
-void store_client_update(struct store *st, const char *project_id, const char *client_id,
-                         const struct client_fields *f, const char *scope, char **record,
-                         struct completion done);
+void store_client_update(struct store *st, const struct event_origin *by, const char *project_id,
+                         const char *client_id, const struct client_fields *f,
+                         const char *scope, char **record, struct completion done);
 
 /* Replaces the client's secret hash. Fails with client_not_found,
  * insufficient_permission (as for an update) or system_error. */
-void store_client_set_secret(struct store *st, const char *project_id, const char *client_id,
+void store_client_set_secret(struct store *st, const struct event_origin *by,
+                             const char *project_id, const char *client_id,
                              const char *secret_hash, const char *scope,
                              struct completion done);
 
@@ -105,8 +107,8 @@ void store_client_get(struct store *st, const char *project_id, const char *clie
  * check finds no client). Fails with, first to last, client_not_found,
  * insufficient_permission (it holds a default-resource permission scope
  * lacks), system_error. */
-void store_client_delete(struct store *st, const char *project_id, const char *client_id,
-                         const char *scope, struct completion done);
+void store_client_delete(struct store *st, const struct event_origin *by, const char *project_id,
+                         const char *client_id, const char *scope, struct completion done);
 
 /* One page of the project's clients into *out: q->sort is an enum
  * client_sort, q->search a case-insensitive substring of the name (raw:

@@ -54,11 +54,11 @@ int store_grant_check_admin(struct store *st, const char *project_id, const char
  * store_delete_record does (store.h: find, then remove, the statements of
  * its area; missing when find gives no row), refused as
  * store_grant_check_holder refuses, after missing and before the row
- * goes (CONTRACT.md §3). */
+ * goes (CONTRACT.md §3). ev (NULL: none) is recorded in its transaction. */
 void store_grant_delete_holder(struct store *st, enum grant_holder holder, sqlite3_stmt *find,
                                sqlite3_stmt *remove, const struct record_missing *missing,
                                const char *id, const char *project_id, const char *scope,
-                               struct completion done);
+                               const struct event *ev, struct completion done);
 
 /* A refusal as both backends word it: kind "unknown" is
  * some_permissions_not_found; "role", "client" or "user" (what such a

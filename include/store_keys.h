@@ -45,11 +45,14 @@ int store_keys_list(struct store *st, struct key_rows *out, struct api_error *er
  * the publication bounds of their algorithms (key_schedule_bounds with
  * lifetime_ms). With if_alg_missing, a row whose alg already has a
  * published key is skipped (a first start: two processes starting at once
- * add one set of keys). Returns how many were added, or -1 with err. */
+ * add one set of keys). Each added key is a key.rotate event of the
+ * store's origin (store_events_origin). Returns how many were added, or -1
+ * with err. */
 int store_keys_add(struct store *st, const struct key_row *rows, size_t n, bool if_alg_missing,
                    int64_t lifetime_ms, struct api_error *err);
 /* Retires the key kid at now and sets the bounds of its alg again. 1
- * retired (or already was), 0 no such key, -1 with err: invalid_params
+ * retired (or already was; a retirement is a key.retire event of the
+ * store's origin), 0 no such key, -1 with err: invalid_params
  * when it is the last published key of its alg (nothing would sign), or
  * system_error. */
 int store_key_retire(struct store *st, const char *kid, int64_t now, int64_t lifetime_ms,

@@ -19,7 +19,10 @@ struct new_project {
 	char *client_secret;
 };
 /* Creates an active project with the four default resources (CONTRACT.md §2)
- * and an active admin client holding all twelve named permissions. */
+ * and an active admin client holding all twelve named permissions. The
+ * writes here are the CLI's: each records its event (project.create,
+ * .admin_client, .activate, .deactivate) by the store's origin
+ * (store_events_origin; none for the server's default project). */
 int store_project_create(struct store *st, const char *name, struct new_project *out,
                          struct api_error *err);
 void store_new_project_release(struct new_project *np);
@@ -52,7 +55,8 @@ int store_project_set_active(struct store *st, const char *id, bool active, stru
  * tokens_valid_after moves to now, so access tokens of that second or
  * before, and refresh tokens and codes created up to now, are refused
  * (schema/006); every open session ends, which revokes its sign-ins and
- * queues its back-channel logouts (schema/008). 0, or -1 with err. */
+ * queues its back-channel logouts (schema/008); a store.invalidate_all
+ * event of the store's origin records it. 0, or -1 with err. */
 int store_invalidate_all(struct store *st, int64_t now, struct api_error *err);
 
 #endif

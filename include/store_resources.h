@@ -16,6 +16,7 @@
 #include "json_util.h"
 #include "listing.h"
 #include "store.h"
+#include "store_events.h"
 
 /* Most permission items one resource may be sent with in one request. */
 #define RESOURCE_PERMISSIONS_MAX 100
@@ -39,11 +40,12 @@ struct resource_input {
 };
 
 /* In the writes below, *out is the resource's record (the caller frees it,
- * whatever the result). */
+ * whatever the result), and by is who asks: the write records its event
+ * (resource.create, .update, .delete) in its transaction. */
 
 /* Creates a resource with its permissions in one transaction. Errors:
  * resource_code_already_used, system_error. */
-void store_resource_create(struct store *st, const char *project_id,
+void store_resource_create(struct store *st, const struct event_origin *by, const char *project_id,
                            const struct resource_input *in, char **out, struct completion done);
 
 /* Updates a resource of the project in one transaction. With
@@ -54,7 +56,8 @@ void store_resource_create(struct store *st, const char *project_id,
  * last: resource_not_found; invalid_params (a default resource, or an item
  * ID that is not one of this resource's permissions);
  * resource_code_already_used; system_error. */
-void store_resource_update(struct store *st, const char *project_id, const char *resource_id,
+void store_resource_update(struct store *st, const struct event_origin *by, const char *project_id,
+                           const char *resource_id,
                            const struct resource_input *in, char **out, struct completion done);
 
 /* The record of the project's resource (caller frees), one statement.
@@ -67,7 +70,8 @@ void store_resource_get(struct store *st, const char *project_id, const char *re
  * carry them no more, those already out keep their scope until they
  * expire. Errors, first to last: resource_not_found; invalid_params (a
  * default resource, CONTRACT.md §2); system_error. */
-void store_resource_delete(struct store *st, const char *project_id, const char *resource_id,
+void store_resource_delete(struct store *st, const struct event_origin *by, const char *project_id,
+                           const char *resource_id,
                            struct completion done);
 
 /* One page of the project's resources, oldest first (ties by ID): q->search

@@ -13,6 +13,7 @@
 #include "json_util.h"
 #include "listing.h"
 #include "store.h"
+#include "store_events.h"
 
 /* The most permission IDs one role may be sent with. */
 #define ROLE_PERMISSION_IDS_MAX 1000
@@ -34,8 +35,9 @@ struct role_fields {
 
 /* Creates a role in the project. Errors: some_permissions_not_found,
  * insufficient_permission, role_code_already_used, system_error. */
-void store_role_create(struct store *st, const char *project_id, const struct role_fields *f,
-                       const char *scope, char **out, struct completion done);
+void store_role_create(struct store *st, const struct event_origin *by, const char *project_id,
+                       const struct role_fields *f, const char *scope, char **out,
+                       struct completion done);
 
 /* Replaces the role's code and name, and its description and permission
  * set unless they are to be kept. Errors, in this order: role_not_found (no
@@ -43,9 +45,9 @@ void store_role_create(struct store *st, const char *project_id, const struct ro
  * insufficient_permission (the role holds, or would be given, a
  * default-resource permission that scope lacks), role_code_already_used,
  * system_error. */
-void store_role_update(struct store *st, const char *project_id, const char *role_id,
-                       const struct role_fields *f, const char *scope, char **out,
-                       struct completion done);
+void store_role_update(struct store *st, const struct event_origin *by, const char *project_id,
+                       const char *role_id, const struct role_fields *f, const char *scope,
+                       char **out, struct completion done);
 
 /* The role's record (caller frees), one statement. Errors: role_not_found
  * (no such role in this project), system_error. */
@@ -56,8 +58,8 @@ void store_role_get(struct store *st, const char *project_id, const char *role_i
  * their tokens already out keep their scope until they expire. Errors, in
  * this order: role_not_found, insufficient_permission (the role holds a
  * default-resource permission that scope lacks), system_error. */
-void store_role_delete(struct store *st, const char *project_id, const char *role_id,
-                       const char *scope, struct completion done);
+void store_role_delete(struct store *st, const struct event_origin *by, const char *project_id,
+                       const char *role_id, const char *scope, struct completion done);
 
 /* Sort keys of the list: q->sort of store_role_list. Name and code ignore
  * case; ties are broken by ID in the same direction. */

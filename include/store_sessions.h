@@ -13,6 +13,7 @@
 
 #include "flow.h"
 #include "store.h"
+#include "store_events.h"
 
 /* A live session. Strings owned; session_row_release frees. */
 struct session_row {
@@ -34,6 +35,7 @@ struct new_session {
 	const char *client_id;        /* the sign-in's: recorded in the session */
 	int64_t now;                  /* the password check: auth_time */
 	int64_t expires_at;
+	const struct event *event;    /* the sign-in's (store_events.h), in the start's transaction */
 };
 /* In one transaction: when old_secret_hash names a live session of the
  * project, that session goes on under secret_hash with auth_time now and
@@ -55,10 +57,11 @@ void store_session_add_client(struct store *st, const char *session_id, const ch
                               struct completion done);
 
 /* Ends the session id of project_id, and of user_id when it is not NULL,
- * if it has not ended: ended_at now, and the triggers do the rest. A
+ * if it has not ended: ended_at now, and the triggers do the rest; ev
+ * (NULL: none) is recorded in the same transaction when a session ended. A
  * session that is not there (ended, purged, another's) is no error. */
 void store_session_end(struct store *st, const char *id, const char *project_id,
-                       const char *user_id, struct completion done);
+                       const char *user_id, const struct event *ev, struct completion done);
 
 /* Deletes up to batch sessions that expired or ended before now. Returns
  * how many went, or -1. */

@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "store.h"
+#include "store_events.h"
 
 /* A code or refresh token row. Strings owned; store_token_row_release frees. */
 struct store_token_row {
@@ -94,11 +95,13 @@ void store_refresh_regrace(struct store *st, const char *hash, int64_t since,
                            const struct new_refresh *next, bool *won, struct completion done);
 
 /* Revokes every refresh token of the family and every access token issued
- * with one of them, in one transaction. */
-void store_family_revoke(struct store *st, const char *family_id, struct completion done);
-/* Revokes one access token by its jti until exp_s. */
-void store_access_revoke(struct store *st, const char *jti, long long exp_s,
+ * with one of them, in one transaction, which records ev (NULL: none). */
+void store_family_revoke(struct store *st, const char *family_id, const struct event *ev,
                          struct completion done);
+/* Revokes one access token by its jti until exp_s, recording ev (NULL:
+ * none) in the same transaction. */
+void store_access_revoke(struct store *st, const char *jti, long long exp_s,
+                         const struct event *ev, struct completion done);
 /* Deletes up to batch codes and refresh tokens that expired more than
  * grace_ms ago, and revocation entries of expired access tokens. Returns how
  * many rows went, or -1. */

@@ -16,6 +16,7 @@
 #include "json_util.h"
 #include "listing.h"
 #include "store.h"
+#include "store_events.h"
 
 /*
  * What create and update write, read from the body. On create an absent or
@@ -71,14 +72,15 @@ void store_user_check(struct store *st, const char *project_id, const char *user
 
 /* Inserts a new active user; *out is its record (caller frees). Errors:
  * those of store_user_check, system_error. */
-void store_user_create(struct store *st, const char *project_id, const struct user_fields *f,
-                       const char *scope, char **out, struct completion done);
+void store_user_create(struct store *st, const struct event_origin *by, const char *project_id,
+                       const struct user_fields *f, const char *scope, char **out,
+                       struct completion done);
 
 /* Updates the user of the project; *out is its record (caller frees).
  * Errors: those of store_user_check, system_error. */
-void store_user_update(struct store *st, const char *project_id, const char *user_id,
-                       const struct user_fields *f, const char *scope, char **out,
-                       struct completion done);
+void store_user_update(struct store *st, const struct event_origin *by, const char *project_id,
+                       const char *user_id, const struct user_fields *f, const char *scope,
+                       char **out, struct completion done);
 
 /* The record of the project's user (caller frees), one statement. Errors:
  * user_not_found, system_error. */
@@ -91,8 +93,8 @@ void store_user_get(struct store *st, const char *project_id, const char *user_i
  * (the bearer check finds no user). Errors, in this order: user_not_found,
  * insufficient_permission (its role holds a default-resource permission
  * that scope lacks), system_error. */
-void store_user_delete(struct store *st, const char *project_id, const char *user_id,
-                       const char *scope, struct completion done);
+void store_user_delete(struct store *st, const struct event_origin *by, const char *project_id,
+                       const char *user_id, const char *scope, struct completion done);
 
 /* The record of the project's user with that external ID (caller frees),
  * with "permissions" last when with_permissions: the named forms of its

@@ -6,6 +6,7 @@
  * The table has a fixed number of slots, so memory is bounded whatever an
  * attacker sends; keys are stored as SHA-256 digests. Loop thread only.
  */
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -15,8 +16,9 @@ struct throttle *throttle_new(size_t slots, int max_failures, int window_s);
 void throttle_free(struct throttle *t);
 /* Seconds until key may try again (> 0), or 0 when it may now. */
 int throttle_wait_s(struct throttle *t, const char *key, int64_t now_ms);
-/* Counts a failure of key. */
-void throttle_fail(struct throttle *t, const char *key, int64_t now_ms);
+/* Counts a failure of key. True when this failure starts the key's
+ * refusal (it reaches the limit): once per key and window. */
+bool throttle_fail(struct throttle *t, const char *key, int64_t now_ms);
 /* Takes one counted failure of key back (an attempt that never ran). */
 void throttle_undo(struct throttle *t, const char *key);
 /* Forgets key (a successful sign-in). */

@@ -26,5 +26,9 @@ int64_t mono_us(void);
  * or last one of those years. */
 #define TIMESTAMP_LEN 25
 void format_timestamp(int64_t ms, char buf[TIMESTAMP_LEN]);
+/* Reads an RFC 3339 date-time ("2026-11-22T12:00:00Z", with an optional
+ * fraction of a second, "t" and "z" in any case, or a "+01:00" offset) of
+ * the years 0001..9999 into *ms. 0, or -1 when text is anything else. */
+int parse_timestamp(const char *text, int64_t *ms);
 
 #endif

@@ -301,7 +301,7 @@ static enum step_result create_write(struct flow *f)
 	struct clients_write *w = ctx->state;
 
 	new_secret(w);
-	store_client_create(ctx->srv->store, request_param(ctx, "project_id"), &w->fields, w->hash,
+	store_client_create(ctx->srv->store, request_origin(ctx), request_param(ctx, "project_id"), &w->fields, w->hash,
 	                    ctx->principal.scope, &w->record, flow_completion(f));
 	return STEP_WAIT;
 }
@@ -336,7 +336,7 @@ static enum step_result update_write(struct flow *f)
 	struct request_ctx *ctx = request_of(f);
 	struct clients_write *w = ctx->state;
 
-	store_client_update(ctx->srv->store, request_param(ctx, "project_id"),
+	store_client_update(ctx->srv->store, request_origin(ctx), request_param(ctx, "project_id"),
 	                    request_param(ctx, "client_id"), &w->fields, ctx->principal.scope,
 	                    &w->record, flow_completion(f));
 	return STEP_WAIT;
@@ -354,7 +354,7 @@ static enum step_result rotate_write(struct flow *f)
 	struct clients_write *w = clients_write_of(ctx);
 
 	new_secret(w);
-	store_client_set_secret(ctx->srv->store, request_param(ctx, "project_id"),
+	store_client_set_secret(ctx->srv->store, request_origin(ctx), request_param(ctx, "project_id"),
 	                        request_param(ctx, "client_id"), w->hash, ctx->principal.scope,
 	                        flow_completion(f));
 	return STEP_WAIT;

@@ -57,6 +57,8 @@ struct logout {
 	char *cookie;                 /* the project's session cookie, as sent */
 	struct session_lookup session;   /* the live session it names */
 	bool ended;                   /* we ended the cookie's session */
+	struct event_origin by;       /* the audit trail's: the client, from the browser's address */
+	struct event event;
 };
 
 static void logout_release(void *state)
@@ -219,6 +221,17 @@ static enum step_result session_get(struct flow *f)
 
 /* ---- the end ---- */
 
+/* session.end of session_id, by the client (store_session_end records it
+ * when the session did end). */
+static const struct event *end_event(struct request_ctx *ctx, struct logout *l,
+                                     const char *session_id)
+{
+	l->by = (struct event_origin){ l->client_id, request_event_address(ctx) };
+	l->event = (struct event){ &l->by, l->client.project_id, EVENT_SESSION_END, session_id,
+	                           NULL };
+	return &l->event;
+}
+
 /* The session the hint names, of its user and the client's project, ends
  * if it is still there; a hint without sid (a BYOU sign-in) names none. */
 static enum step_result hint_end(struct flow *f)
@@ -231,7 +244,7 @@ static enum step_result hint_end(struct flow *f)
 	l->ended = l->session.row.found && strcmp(l->session.row.id, l->hint.sid) == 0 &&
 	           strcmp(l->session.row.user_id, l->hint.sub) == 0;
 	store_session_end(ctx->srv->store, l->hint.sid, l->client.project_id, l->hint.sub,
-	                  flow_completion(f));
+	                  end_event(ctx, l, l->hint.sid), flow_completion(f));
 	return STEP_WAIT;
 }
 
@@ -259,7 +272,7 @@ static enum step_result confirmed_end(struct flow *f)
 		return STEP_NEXT;
 	l->ended = true;
 	store_session_end(ctx->srv->store, l->session.row.id, l->client.project_id, NULL,
-	                  flow_completion(f));
+	                  end_event(ctx, l, l->session.row.id), flow_completion(f));
 	return STEP_WAIT;
 }
 

@@ -34,7 +34,7 @@ enum step_result record_delete(struct flow *f, record_delete_op *del, const char
 {
 	struct request_ctx *ctx = request_of(f);
 
-	del(ctx->srv->store, request_param(ctx, "project_id"), request_param(ctx, param),
+	del(ctx->srv->store, request_origin(ctx), request_param(ctx, "project_id"), request_param(ctx, param),
 	    ctx->principal.scope, flow_completion(f));
 	return STEP_WAIT;
 }

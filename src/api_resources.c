@@ -177,7 +177,7 @@ static enum step_result create(struct flow *f)
 	struct request_ctx *ctx = request_of(f);
 	struct resource_write *w = ctx->state;
 
-	store_resource_create(ctx->srv->store, request_param(ctx, "project_id"), &w->in,
+	store_resource_create(ctx->srv->store, request_origin(ctx), request_param(ctx, "project_id"), &w->in,
 	                      &w->record, flow_completion(f));
 	return STEP_WAIT;
 }
@@ -187,7 +187,7 @@ static enum step_result update(struct flow *f)
 	struct request_ctx *ctx = request_of(f);
 	struct resource_write *w = ctx->state;
 
-	store_resource_update(ctx->srv->store, request_param(ctx, "project_id"),
+	store_resource_update(ctx->srv->store, request_origin(ctx), request_param(ctx, "project_id"),
 	                      request_param(ctx, "resource_id"), &w->in, &w->record,
 	                      flow_completion(f));
 	return STEP_WAIT;
@@ -249,7 +249,7 @@ static enum step_result delete(struct flow *f)
 {
 	struct request_ctx *ctx = request_of(f);
 
-	store_resource_delete(ctx->srv->store, request_param(ctx, "project_id"),
+	store_resource_delete(ctx->srv->store, request_origin(ctx), request_param(ctx, "project_id"),
 	                      request_param(ctx, "resource_id"), flow_completion(f));
 	return STEP_WAIT;
 }

@@ -83,7 +83,7 @@ static enum step_result create(struct flow *f)
 	struct request_ctx *ctx = request_of(f);
 	struct role_write *w = ctx->state;
 
-	store_role_create(ctx->srv->store, request_param(ctx, "project_id"), &w->f,
+	store_role_create(ctx->srv->store, request_origin(ctx), request_param(ctx, "project_id"), &w->f,
 	                  ctx->principal.scope, &w->record, flow_completion(f));
 	return STEP_WAIT;
 }
@@ -93,7 +93,7 @@ static enum step_result update(struct flow *f)
 	struct request_ctx *ctx = request_of(f);
 	struct role_write *w = ctx->state;
 
-	store_role_update(ctx->srv->store, request_param(ctx, "project_id"),
+	store_role_update(ctx->srv->store, request_origin(ctx), request_param(ctx, "project_id"),
 	                  request_param(ctx, "role_id"), &w->f, ctx->principal.scope, &w->record,
 	                  flow_completion(f));
 	return STEP_WAIT;

@@ -70,6 +70,7 @@ static enum step_result exchange_grant(struct flow *f)
 	struct request_ctx *ctx = request_of(f);
 	struct token_exchange *x = ctx->state;
 
+	x->in.address = request_event_address(ctx);
 	grants_exchange(&x->grant, ctx->srv, &x->in, &x->out, flow_completion(f));
 	return STEP_WAIT;
 }

@@ -265,10 +265,10 @@ static enum step_result write_store(struct flow *f)
 	struct user_write_state *w = ctx->state;
 
 	if (w->kind == USER_CREATE)
-		store_user_create(ctx->srv->store, w->project_id, &w->f, w->scope, &w->record,
+		store_user_create(ctx->srv->store, request_origin(ctx), w->project_id, &w->f, w->scope, &w->record,
 		                  flow_completion(f));
 	else
-		store_user_update(ctx->srv->store, w->project_id, w->user_id, &w->f, w->scope,
+		store_user_update(ctx->srv->store, request_origin(ctx), w->project_id, w->user_id, &w->f, w->scope,
 		                  &w->record, flow_completion(f));
 	return STEP_WAIT;
 }

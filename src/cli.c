@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "audit_file.h"
 #include "cert.h"
 #include "cli.h"
 #include "crypto.h"
@@ -16,6 +17,7 @@
 #include "store.h"
 #include "store_pg.h"
 #include "store_backup.h"
+#include "store_events.h"
 #include "store_keys.h"
 #include "store_projects.h"
 #include "util.h"
@@ -31,6 +33,8 @@ const char cli_usage_text[] =
 	"       edgeauth [-c FILE] key rotate [--alg ES256|RS256]\n"
 	"                                                       add a key of each (or of one) algorithm\n"
 	"       edgeauth [-c FILE] key retire KID               stop a key signing and verifying at once\n"
+	"       edgeauth [-c FILE] events [--project ID] [--since RFC3339] [--action A]\n"
+	"                                                       print the audit trail as JSON lines\n"
 	"       edgeauth [-c FILE] cert self-signed --host NAME [--cert FILE] [--key FILE]\n"
 	"                                                       write a self-signed TLS pair\n"
 	"       edgeauth [-c FILE] backup FILE                  copy the store, live, into a new FILE\n"
@@ -57,6 +61,31 @@ struct store *cli_open_store(const struct config *cfg)
 	if (!st)
 		log_error("%s", errbuf);
 	return st;
+}
+
+/* The [audit] file of the commands' events (NULL: none). */
+static struct audit_file *cli_audit;
+
+/* The store of a command that may write: its writes are events of the CLI
+ * (actor "cli"), which go to the [audit] file too. */
+static struct store *command_store(const struct config *cfg)
+{
+	struct store *st = cli_open_store(cfg);
+
+	if (!st)
+		return NULL;
+	store_events_origin(st, &event_origin_cli);
+	if (cfg->audit_file && !cli_audit)
+		cli_audit = audit_file_open(cfg->audit_file);
+	if (cli_audit)
+		store_events_sink(st, audit_file_write, cli_audit);
+	return st;
+}
+
+void cli_release(void)
+{
+	audit_file_free(cli_audit);
+	cli_audit = NULL;
 }
 
 /* Prints one JSON value on stdout, compact, and frees it. */
@@ -97,7 +126,7 @@ static int cmd_project(const struct config *cfg, int argc, char **argv)
 
 	if (argc < 1)
 		return cli_usage();
-	st = cli_open_store(cfg);
+	st = command_store(cfg);
 	if (!st)
 		return 1;
 	if (!strcmp(argv[0], "create")) {
@@ -241,7 +270,7 @@ static int cmd_key(const struct config *cfg, int argc, char **argv)
 	}
 	if (!list && !rotate && !retire)
 		return cli_usage();
-	st = cli_open_store(cfg);
+	st = command_store(cfg);
 	if (!st)
 		return 1;
 	if (list)
@@ -353,7 +382,7 @@ static int cmd_invalidate_all(const struct config *cfg, int argc, char **argv)
 	(void)argv;
 	if (argc != 0)
 		return cli_usage();
-	st = cli_open_store(cfg);
+	st = command_store(cfg);
 	if (!st)
 		return 1;
 	rc = store_invalidate_all(st, now, &err);
@@ -364,6 +393,46 @@ static int cmd_invalidate_all(const struct config *cfg, int argc, char **argv)
 	}
 	print_invalidated(now);
 	return 0;
+}
+
+/* ---- events ---- */
+
+static void print_line(void *arg, const char *record)
+{
+	(void)arg;
+	printf("%s\n", record);
+}
+
+/* edgeauth events [--project ID] [--since RFC3339] [--action A]: the audit
+ * trail, oldest first, one JSON object a line. */
+static int cmd_events(const struct config *cfg, int argc, char **argv)
+{
+	struct event_filter f = { .since = INT64_MIN };
+	struct api_error err;
+	struct store *st;
+	int rc;
+
+	for (int i = 0; i < argc; i += 2) {
+		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+		if (!v || !*v)
+			return cli_usage();
+		if (!strcmp(argv[i], "--project") && !f.project_id)
+			f.project_id = v;
+		else if (!strcmp(argv[i], "--action") && !f.action)
+			f.action = v;
+		else if (!strcmp(argv[i], "--since") && f.since == INT64_MIN &&
+		         parse_timestamp(v, &f.since) == 0)
+			continue;
+		else
+			return cli_usage();
+	}
+	st = cli_open_store(cfg);
+	if (!st)
+		return 1;
+	rc = store_event_list(st, &f, print_line, NULL, &err) < 0 ? 1 : 0;
+	fflush(stdout);
+	store_close(st);
+	return rc;
 }
 
 /* CONTRACT.md §10: main has loaded and checked the file (any error there
@@ -389,6 +458,7 @@ static const struct cli_command commands[] = {
 	{ .name = "restore", .run = cmd_restore },
 	{ .name = "invalidate-all", .run = cmd_invalidate_all },
 	{ .name = "check-config", .run = cmd_check_config },
+	{ .name = "events", .run = cmd_events },
 };
 
 const struct cli_command *cli_find(const char *name)

@@ -341,6 +341,11 @@ static const struct config_key keys[] = {
 
 	{ .section = "log", .key = "format", .type = CONFIG_PARSED, .parse = parse_log_format,
 	  .default_value = "text" },
+
+	{ .section = "audit", .key = "retention_days", INT_FIELD(audit_retention_days),
+	  .min = 1, .max = 36500, .default_value = "90" },
+	{ .section = "audit", .key = "file", OPTIONAL_STRING_FIELD(audit_file),
+	  .default_value = "" },
 };
 
 #define KEY_COUNT (sizeof keys / sizeof keys[0])

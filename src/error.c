@@ -59,3 +59,8 @@ int api_fail(struct api_error *err, enum api_code code, const char *fmt, ...)
 	va_end(ap);
 	return -1;
 }
+
+const char *api_code_string(enum api_code code)
+{
+	return api_codes[code].code;
+}

@@ -46,6 +46,7 @@ void grant_release(struct grant *g)
 	crypto_wipe_free(g->id_token);
 	crypto_wipe_free(g->refresh);
 	free(g->family_id);
+	free(g->access_project);
 	keyring_refresh_release(&g->keys);
 	memset(g, 0, sizeof *g);
 }
@@ -236,13 +237,30 @@ static enum step_result user_grant_client(struct flow *f)
 	return STEP_NEXT;
 }
 
-/* A replay: revoke the whole sign-in, then answer the reuse error. */
+/* The audit trail's event of what g does, by the asking client; its
+ * strings must live as long as g. */
+static const struct event *grant_event(struct grant *g, const char *project_id,
+                                       const char *action, const char *target,
+                                       const char *outcome)
+{
+	g->by = (struct event_origin){ g->client_id, g->in ? g->in->address : g->revoke->address };
+	g->event = (struct event){ &g->by, project_id, action, target, outcome };
+	return &g->event;
+}
+
+/* A replay: revoke the whole sign-in, then answer the reuse error. The
+ * event names the user whose sign-in it was. */
 static enum step_result replay_revoke(struct flow *f)
 {
 	struct grant *g = grant_of(f);
+	bool code = g->reuse_error == E_AUTH_CODE_ALREADY_USED;
 
 	metrics_reuse_detected(g->in->grant_type);
-	store_family_revoke(g->srv->store, g->record.family_id, WAIT_ON(f));
+	store_family_revoke(g->srv->store, g->record.family_id,
+	                    grant_event(g, g->record.project_id,
+	                                code ? EVENT_CODE_REUSE_DETECTED : EVENT_REFRESH_REUSE_DETECTED,
+	                                g->record.user_id, api_code_string(g->reuse_error)),
+	                    WAIT_ON(f));
 	return STEP_WAIT;
 }
 
@@ -573,7 +591,10 @@ static enum step_result revoke_refresh(struct flow *f)
 	if (!g->record.found || strcmp(g->record.client_id, g->client_id) != 0)
 		return STEP_NEXT;
 	g->won = true;
-	store_family_revoke(g->srv->store, g->record.family_id, WAIT_ON(f));
+	store_family_revoke(g->srv->store, g->record.family_id,
+	                    grant_event(g, g->record.project_id, EVENT_TOKEN_REVOKE,
+	                                g->record.user_id, NULL),
+	                    WAIT_ON(f));
 	return STEP_WAIT;
 }
 
@@ -585,7 +606,7 @@ static enum step_result revoke_access(struct flow *f, const char *token, const c
 	json_t *claims = token ? keyring_verify(g->srv->keys, JWT_TYP_ACCESS, token, strlen(token),
 	                                        NULL)
 	                       : NULL;
-	const char *jti, *cid;
+	const char *jti, *cid, *project;
 	json_t *exp;
 
 	if (!claims)
@@ -598,7 +619,11 @@ static enum step_result revoke_access(struct flow *f, const char *token, const c
 		return STEP_DONE;
 	}
 	g->access.jti = xstrdup(jti);
+	project = json_string_value(json_object_get(claims, "project_id"));
+	g->access_project = project ? xstrdup(project) : NULL;
 	store_access_revoke(g->srv->store, g->access.jti, (long long)json_integer_value(exp),
+	                    grant_event(g, g->access_project, EVENT_TOKEN_REVOKE, g->access.jti,
+	                                NULL),
 	                    WAIT_ON(f));
 	json_decref(claims);
 	return STEP_WAIT;

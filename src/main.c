@@ -10,6 +10,7 @@
 #include <unistd.h>
 #include <event2/event.h>
 
+#include "audit_file.h"
 #include "auth.h"
 #include "backchannel.h"
 #include "cli.h"
@@ -26,6 +27,7 @@
 #include "store_pg.h"
 #include "secret_file.h"
 #include "store_backup.h"
+#include "store_events.h"
 #include "store_projects.h"
 #include "store_sessions.h"
 #include "store_tokens.h"
@@ -73,6 +75,8 @@ static void on_sighup(evutil_socket_t sig, short what, void *arg)
 		tls_describe(srv->tls, msg, sizeof msg);
 		log_info("SIGHUP: TLS %s", msg);
 	}
+	if (srv->audit)
+		audit_file_reopen(srv->audit);   /* logrotate moved it away */
 }
 
 /* ---- serve ---- */
@@ -119,8 +123,10 @@ static void on_drain_tick(evutil_socket_t fd, short what, void *arg)
  * so one tick never holds the loop for long; a full batch asks for another
  * tick soon. Sessions that expired or ended go at once: nothing answers
  * about them (an ended session's sign-ins were revoked when it ended, and
- * deleting an expired one revokes nothing). */
+ * deleting an expired one revokes nothing). Events of the audit trail go
+ * once older than [audit] retention_days. */
 #define PURGE_BATCH 500
+#define DAY_MS (86400 * 1000LL)
 
 struct purge {
 	struct server *srv;
@@ -135,10 +141,12 @@ static void on_purge_tick(evutil_socket_t fd, short what, void *arg)
 	int n = store_purge_expired(pg->srv->store, PURGE_BATCH,
 	                            pg->srv->cfg->purge_grace_s * 1000LL, &err);
 	int sessions = store_session_purge(pg->srv->store, PURGE_BATCH, now_ms(), &err);
+	int events = store_event_purge(pg->srv->store, PURGE_BATCH,
+	                               now_ms() - pg->srv->cfg->audit_retention_days * DAY_MS, &err);
 
 	(void)fd;
 	(void)what;
-	if (n >= PURGE_BATCH || sessions >= PURGE_BATCH)
+	if (n >= PURGE_BATCH || sessions >= PURGE_BATCH || events >= PURGE_BATCH)
 		tv.tv_sec = 1;
 	evtimer_add(pg->ev, &tv);
 }
@@ -262,6 +270,10 @@ static int cmd_serve(const struct config *cfg)
 	}
 	if (ensure_default_project(cfg, srv.store) < 0)
 		goto out;
+	if (cfg->audit_file) {
+		srv.audit = audit_file_open(cfg->audit_file);
+		store_events_sink(srv.store, audit_file_write, srv.audit);
+	}
 	srv.base = event_base_new();
 	if (!srv.base)
 		goto out;
@@ -325,6 +337,7 @@ out:
 	if (srv.base)
 		event_base_free(srv.base);
 	store_close(srv.store);
+	audit_file_free(srv.audit);   /* after the store's last commit */
 	keyring_free(srv.keys);
 	if (lock >= 0)
 		close(lock);
@@ -373,6 +386,7 @@ int main(int argc, char **argv)
 		rc = cmd->run(&cfg, argc - i - 1, argv + i + 1);
 	else
 		rc = cli_usage();
+	cli_release();
 	config_release(&cfg);
 	return rc;
 }

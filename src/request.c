@@ -119,3 +119,19 @@ const char *request_client_address(struct request_ctx *ctx)
 	address_text(who, ctx->client_address, sizeof ctx->client_address);
 	return ctx->client_address;
 }
+
+const char *request_event_address(struct request_ctx *ctx)
+{
+	const char *address = request_client_address(ctx);
+
+	return *address ? address : NULL;
+}
+
+const struct event_origin *request_origin(struct request_ctx *ctx)
+{
+	ctx->origin = (struct event_origin){
+		.actor = ctx->principal.user_id ? ctx->principal.user_id : ctx->principal.client_id,
+		.address = request_event_address(ctx),
+	};
+	return &ctx->origin;
+}

@@ -137,7 +137,7 @@ enum session_verdict session_judge(const struct session_ask *ask, const struct s
 
 void session_begin(struct session_begin *b, struct server *srv, const char *project_id,
                    const char *user_id, const char *client_id, const char *old_cookie,
-                   struct completion done)
+                   const struct event *ev, struct completion done)
 {
 	int64_t now = now_ms();
 
@@ -151,7 +151,7 @@ void session_begin(struct session_begin *b, struct server *srv, const char *proj
 		.id = b->id, .secret_hash = b->hash,
 		.old_secret_hash = old_cookie ? b->old_hash : NULL,
 		.project_id = project_id, .user_id = user_id, .client_id = client_id, .now = now,
-		.expires_at = now + srv->cfg->session_ttl_s * 1000LL,
+		.expires_at = now + srv->cfg->session_ttl_s * 1000LL, .event = ev,
 	};
 	store_session_start(srv->store, &b->row, &b->sid, done);
 }

@@ -133,7 +133,7 @@ static void count_attempt(struct signin *s)
 	int64_t now = now_ms();
 
 	for (size_t i = 0; i < SIGNIN_COUNT__N; i++)
-		throttle_fail(counter(s->srv, i), s->keys[i], now);
+		s->throttle_started[i] = throttle_fail(counter(s->srv, i), s->keys[i], now);
 }
 
 static void uncount_attempt(struct signin *s)
@@ -200,12 +200,54 @@ static enum step_result password_check(struct flow *f)
 	return STEP_WAIT;
 }
 
+/* ---- a refusal's events ---- */
+
+/* The user the email names, or NULL: never the email, which may hold a
+ * password typed in the wrong field (CONTRACT.md §10). */
+static const char *target_user(const struct signin *s)
+{
+	return s->user.found ? s->user.user_id : NULL;
+}
+
+static void refusal_recorded(void *arg, const struct api_error *err)
+{
+	struct signin *s = arg;
+
+	(void)err;   /* the store logged it; the attempt is refused all the same */
+	flow_resume(&s->flow, NULL);
+}
+
+/* signin.failure, and signin.throttled for each counter this attempt
+ * started: an account's names its user, the address's none. */
+static enum step_result refusal_record(struct flow *f)
+{
+	struct signin *s = signin_of(f);
+	size_t n = 0;
+
+	s->events[n++] = (struct event){ &s->by, s->in->project_id, EVENT_SIGNIN_FAILURE,
+	                                 target_user(s), EVENT_ACCESS_DENIED };
+	for (size_t i = 0; i < SIGNIN_COUNT__N; i++)
+		if (s->throttle_started[i])
+			s->events[n++] = (struct event){
+				&s->by, s->in->project_id, EVENT_SIGNIN_THROTTLED,
+				i == SIGNIN_COUNT_ADDRESS ? NULL : target_user(s), EVENT_THROTTLED,
+			};
+	store_event_record(s->srv->store, s->events, n, (struct completion){ refusal_recorded, s });
+	return STEP_WAIT;
+}
+
+static enum step_result refused(struct flow *f)
+{
+	return ended(signin_of(f), SIGNIN_REFUSED);
+}
+
 static enum step_result password_judge(struct flow *f)
 {
+	static flow_step *const refusal_steps[] = { refusal_record, refused, NULL };
 	struct signin *s = signin_of(f);
 
 	if (s->verified != 1 || !s->user.found || !s->user.is_active)
-		return ended(s, SIGNIN_REFUSED);
+		return flow_branch(f, refusal_steps);
 	count_success(s);
 	return STEP_NEXT;
 }
@@ -225,8 +267,10 @@ static enum step_result session_start(struct flow *f)
 {
 	struct signin *s = signin_of(f);
 
+	s->events[0] = (struct event){ &s->by, s->in->project_id, EVENT_SIGNIN_SUCCESS,
+	                               s->user.user_id, NULL };
 	session_begin(&s->session, s->srv, s->in->project_id, s->user.user_id, s->in->client_id,
-	              s->in->session_cookie, (struct completion){ code_stored, s });
+	              s->in->session_cookie, &s->events[0], (struct completion){ code_stored, s });
 	return STEP_WAIT;
 }
 
@@ -283,6 +327,7 @@ void signin_run(struct signin *s, struct server *srv, const struct signin_reques
 	s->in = in;
 	s->out = out;
 	s->done = done;
+	s->by = (struct event_origin){ in->client_id, *in->address ? in->address : NULL };
 	flow_run(&s->flow, steps, signin_finish);
 }
 

@@ -18,6 +18,7 @@
 #include "store.h"
 #include "store_clients.h"
 #include "store_pg.h"
+#include "store_events.h"
 #include "store_resources.h"
 #include "util.h"
 #include "validate.h"
@@ -56,6 +57,7 @@ static const struct {
 	{ offsetof(struct store, keys), &store_keys_sql },
 	{ offsetof(struct store, outbox), &store_outbox_sql },
 	{ offsetof(struct store, sessions), &store_sessions_sql },
+	{ offsetof(struct store, events), &store_events_sql },
 };
 
 int store_fail(struct store *st, struct api_error *err, const char *what)
@@ -131,9 +133,18 @@ int store_write_tx(struct store *st, int (*write)(struct store *st, void *arg, s
                    int (*read_back)(struct store *st, void *arg, struct api_error *err),
                    void *arg, struct api_error *err)
 {
+	return store_write_tx_event(st, write, read_back, arg, NULL, err);
+}
+
+int store_write_tx_event(struct store *st,
+                         int (*write)(struct store *st, void *arg, struct api_error *err),
+                         int (*read_back)(struct store *st, void *arg, struct api_error *err),
+                         void *arg, const struct event *ev, struct api_error *err)
+{
 	if (store_begin(st, err) < 0)
 		return -1;
-	if (write(st, arg, err) < 0 || (read_back && read_back(st, arg, err) < 0)) {
+	if (write(st, arg, err) < 0 || (ev && store_event_insert(st, ev, err) < 0) ||
+	    (read_back && read_back(st, arg, err) < 0)) {
 		store_rollback(st);
 		return -1;
 	}
@@ -211,7 +222,7 @@ void store_delete_record(struct store *st, const struct record_delete *d, const 
 	struct delete_run r = { d, id, project_id };
 	struct api_error err;
 
-	complete(done, store_write_tx(st, delete_write, NULL, &r, &err), &err);
+	complete(done, store_write_tx_event(st, delete_write, NULL, &r, d->event, &err), &err);
 }
 
 int store_read_page(struct store *st, sqlite3_stmt *s, struct page *out, struct api_error *err)
@@ -425,6 +436,7 @@ void store_close(struct store *st)
 		finalize_set((struct stmt_set *)((char *)st + store_sets[i].offset));
 	store_cache_free(st->scopes);
 	store_cache_free(st->role_permissions);
+	free(st->events_pending);
 	if (st->db)
 		sqlite3_close(st->db);
 	free(st);
@@ -437,6 +449,7 @@ static int run_simple(struct store *st, enum store_core_stmt which, struct api_e
 
 int store_begin(struct store *st, struct api_error *err)
 {
+	store_events_mark(st);
 	if (!st->batch_mode)
 		return run_simple(st, SQ_BEGIN, err);
 	if (!st->batch_open) {
@@ -459,6 +472,7 @@ int store_commit(struct store *st, struct api_error *err)
 			store_rollback(st);
 			return -1;
 		}
+		store_events_committed(st);
 		return 0;
 	}
 	if (run_simple(st, SQ_RELEASE, err) < 0) {
@@ -474,6 +488,7 @@ void store_rollback(struct store *st)
 	struct api_error ignored;
 
 	st->generation++;
+	store_events_rolled_back(st);
 	if (!st->batch_mode) {
 		if (!sqlite3_get_autocommit(st->db))
 			run_simple(st, SQ_ROLLBACK, &ignored);
@@ -513,9 +528,14 @@ int store_batch_commit(struct store *st, struct api_error *err)
 	st->in_savepoint = false;
 	rc = run_simple(st, SQ_COMMIT, err);
 	metrics_store_commit(start_us, rc == 0);
-	if (rc < 0 && !sqlite3_get_autocommit(st->db))
-		run_simple(st, SQ_ROLLBACK, &ignored);
-	return rc;
+	if (rc < 0) {
+		if (!sqlite3_get_autocommit(st->db))
+			run_simple(st, SQ_ROLLBACK, &ignored);
+		store_events_drop(st);
+		return -1;
+	}
+	store_events_committed(st);
+	return 0;
 }
 
 /* ---- what several areas use ---- */

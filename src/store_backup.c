@@ -19,6 +19,7 @@
 
 #include "store.h"
 #include "store_backup.h"
+#include "store_events.h"
 #include "store_projects.h"
 #include "util.h"
 
@@ -209,6 +210,7 @@ static int prepare_copy(const char *tmp, const char *src, bool synchronous_full,
 	st = store_open(tmp, synchronous_full, errbuf, errlen);
 	if (!st)
 		return -1;
+	store_events_origin(st, &event_origin_cli);   /* a restore is a command's */
 	rc = store_invalidate_all(st, now, &err);
 	if (rc < 0)
 		snprintf(errbuf, errlen, "cannot invalidate what the backup holds: %s", err.description);

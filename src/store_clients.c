@@ -168,18 +168,19 @@ static int client_read_back(struct store *st, void *arg, struct api_error *err)
 	                         &client_missing, w->record, err);
 }
 
-/* Runs write in one transaction, reading the record back when w->record is
- * set (NULL on failure), and completes done. */
+/* Runs write in one transaction with the event ev, reading the record back
+ * when w->record is set (NULL on failure), and completes done. */
 static void client_write_run(struct store *st, int (*write)(struct store *, void *,
                                                             struct api_error *),
-                             struct client_write *w, struct completion done)
+                             struct client_write *w, const struct event *ev,
+                             struct completion done)
 {
 	struct api_error err;
 	int rc;
 
 	if (w->record)
 		*w->record = NULL;
-	rc = store_write_tx(st, write, w->record ? client_read_back : NULL, w, &err);
+	rc = store_write_tx_event(st, write, w->record ? client_read_back : NULL, w, ev, &err);
 	if (rc < 0 && w->record) {
 		free(*w->record);   /* read back, then the commit failed */
 		*w->record = NULL;
@@ -356,15 +357,16 @@ static int create_write(struct store *st, void *arg, struct api_error *err)
 	                           err);
 }
 
-void store_client_create(struct store *st, const char *project_id,
+void store_client_create(struct store *st, const struct event_origin *by, const char *project_id,
                          const struct client_fields *f, const char *secret_hash,
                          const char *scope, char **record, struct completion done)
 {
 	PG_DISPATCH(st, pg_client_create(st, project_id, f, secret_hash, scope, record, done));
 	char *id = crypto_new_id();
 	struct client_write w = { project_id, id, f, secret_hash, scope, record };
+	const struct event ev = { by, project_id, EVENT_CLIENT_CREATE, id, NULL };
 
-	client_write_run(st, create_write, &w, done);
+	client_write_run(st, create_write, &w, &ev, done);
 	free(id);
 }
 
@@ -408,14 +410,15 @@ static int update_write(struct store *st, void *arg, struct api_error *err)
 	return set_permissions ? permissions_replace(st, w->client_id, w->f->permission_ids, err) : 0;
 }
 
-void store_client_update(struct store *st, const char *project_id, const char *client_id,
-                         const struct client_fields *f, const char *scope, char **record,
-                         struct completion done)
+void store_client_update(struct store *st, const struct event_origin *by, const char *project_id,
+                         const char *client_id, const struct client_fields *f,
+                         const char *scope, char **record, struct completion done)
 {
 	PG_DISPATCH(st, pg_client_update(st, project_id, client_id, f, scope, record, done));
 	struct client_write w = { project_id, client_id, f, NULL, scope, record };
+	const struct event ev = { by, project_id, EVENT_CLIENT_UPDATE, client_id, NULL };
 
-	client_write_run(st, update_write, &w, done);
+	client_write_run(st, update_write, &w, &ev, done);
 }
 
 static int secret_write(struct store *st, void *arg, struct api_error *err)
@@ -433,14 +436,16 @@ static int secret_write(struct store *st, void *arg, struct api_error *err)
 	return store_step_write(st, s, NULL, 0, NULL, err);
 }
 
-void store_client_set_secret(struct store *st, const char *project_id, const char *client_id,
+void store_client_set_secret(struct store *st, const struct event_origin *by,
+                             const char *project_id, const char *client_id,
                              const char *secret_hash, const char *scope,
                              struct completion done)
 {
 	PG_DISPATCH(st, pg_client_set_secret(st, project_id, client_id, secret_hash, scope, done));
 	struct client_write w = { project_id, client_id, NULL, secret_hash, scope, NULL };
+	const struct event ev = { by, project_id, EVENT_CLIENT_ROTATE_SECRET, client_id, NULL };
 
-	client_write_run(st, secret_write, &w, done);
+	client_write_run(st, secret_write, &w, &ev, done);
 }
 
 /* ---- one client ---- */
@@ -453,12 +458,14 @@ void store_client_get(struct store *st, const char *project_id, const char *clie
 	                 done);
 }
 
-void store_client_delete(struct store *st, const char *project_id, const char *client_id,
-                         const char *scope, struct completion done)
+void store_client_delete(struct store *st, const struct event_origin *by, const char *project_id,
+                         const char *client_id, const char *scope, struct completion done)
 {
 	PG_DISPATCH(st, pg_client_delete(st, project_id, client_id, scope, done));
+	const struct event ev = { by, project_id, EVENT_CLIENT_DELETE, client_id, NULL };
+
 	store_grant_delete_holder(st, GRANT_HOLDER_CLIENT, stmt(st, CS_EXISTS), stmt(st, CS_DELETE),
-	                          &client_missing, client_id, project_id, scope, done);
+	                          &client_missing, client_id, project_id, scope, &ev, done);
 }
 
 /* ---- the list ---- */

@@ -148,13 +148,13 @@ static int check_deletable(struct store *st, const char *id, const void *check_a
 void store_grant_delete_holder(struct store *st, enum grant_holder holder, sqlite3_stmt *find,
                                sqlite3_stmt *remove, const struct record_missing *missing,
                                const char *id, const char *project_id, const char *scope,
-                               struct completion done)
+                               const struct event *ev, struct completion done)
 {
 	PG_DISPATCH(st, pg_unsupported(done));
 	const struct holder_delete h = { scope, holder };
 	const struct record_delete d = {
 		.find = find, .remove = remove, .missing = *missing, .check = check_deletable,
-		.check_arg = &h,
+		.check_arg = &h, .event = ev,
 	};
 
 	store_delete_record(st, &d, id, project_id, done);

@@ -6,6 +6,7 @@
 
 #include <openssl/crypto.h>
 
+#include "store_events.h"
 #include "store_keys.h"
 #include "util.h"
 #include "pg_keys.h"
@@ -241,7 +242,9 @@ int store_keys_add(struct store *st, const struct key_row *rows, size_t n, bool 
 			if (have > 0)
 				continue;
 		}
-		if (key_insert(st, &rows[i], err) < 0)
+		if (key_insert(st, &rows[i], err) < 0 ||
+		    store_event_insert_own(st, (struct event){ NULL, NULL, EVENT_KEY_ROTATE, rows[i].kid,
+		                                               NULL }, err) < 0)
 			goto fail;
 		touched[rows[i].alg] = true;
 		added++;
@@ -302,7 +305,9 @@ static int key_retire(struct store *st, const char *kid, int64_t now, int64_t li
 		rc = store_step_done(st, s, err);
 		store_stmt_finish(s);
 		if (rc == 0)
-			rc = bounds_write(st, k->alg, now, lifetime_ms, err) < 0 ? -1 : 1;
+			rc = bounds_write(st, k->alg, now, lifetime_ms, err) < 0 ||
+			     store_event_insert_own(st, (struct event){ NULL, NULL, EVENT_KEY_RETIRE, kid,
+			                                                NULL }, err) < 0 ? -1 : 1;
 	}
 	store_keys_rows_release(&all);
 	return rc;

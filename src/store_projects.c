@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "crypto.h"
+#include "store_events.h"
 #include "store_projects.h"
 #include "store_clients.h"
 #include "store_resources.h"
@@ -97,7 +98,9 @@ int store_project_create(struct store *st, const char *name, struct new_project 
 	sqlite3_bind_int64(s, 3, now);
 	if (store_step_write(st, s, NULL, 0, NULL, err) < 0 ||
 	    store_resource_insert_defaults(st, out->project_id, now, err) < 0 ||
-	    admin_client_insert(st, out, now, err) < 0)
+	    admin_client_insert(st, out, now, err) < 0 ||
+	    store_event_insert_own(st, (struct event){ NULL, out->project_id, EVENT_PROJECT_CREATE,
+	                                               out->project_id, NULL }, err) < 0)
 		goto fail_tx;
 	if (store_commit(st, err) < 0)
 		goto fail;
@@ -159,7 +162,10 @@ int store_project_admin_client(struct store *st, const char *project_id,
 	found = project_read(st, project_id, &is_active, err);
 	if (found == 1) {
 		out->project_id = xstrdup(project_id);
-		if (admin_client_insert(st, out, now_ms(), err) < 0)
+		if (admin_client_insert(st, out, now_ms(), err) < 0 ||
+		    store_event_insert_own(st, (struct event){ NULL, project_id,
+		                                               EVENT_PROJECT_ADMIN_CLIENT,
+		                                               out->client_id, NULL }, err) < 0)
 			found = -1;
 	}
 	if (found != 1) {
@@ -213,20 +219,40 @@ long store_project_count(struct store *st, struct api_error *err)
 	return n;
 }
 
+/* What a set_active works on, for store_write_tx. */
+struct project_activation {
+	const char *id;
+	bool active;
+	bool changed;
+};
+
+static int set_active_write(struct store *st, void *arg, struct api_error *err)
+{
+	struct project_activation *a = arg;
+	sqlite3_stmt *s = stmt(st, SP_SET_ACTIVE);
+
+	store_bind_text(s, 1, a->id);
+	sqlite3_bind_int(s, 2, a->active);
+	sqlite3_bind_int64(s, 3, now_ms());
+	if (store_step_write(st, s, NULL, 0, NULL, err) < 0)
+		return -1;
+	a->changed = sqlite3_changes(st->db) > 0;
+	if (!a->changed)
+		return 0;
+	return store_event_insert_own(st, (struct event){
+		NULL, a->id, a->active ? EVENT_PROJECT_ACTIVATE : EVENT_PROJECT_DEACTIVATE, a->id, NULL,
+	}, err);
+}
+
 int store_project_set_active(struct store *st, const char *id, bool active, struct api_error *err)
 {
 	if (st->pg)
 		return pg_project_set_active(st, id, active, err);
-	sqlite3_stmt *s = stmt(st, SP_SET_ACTIVE);
-	int rc;
+	struct project_activation a = { id, active, false };
 
-	store_bind_text(s, 1, id);
-	sqlite3_bind_int(s, 2, active);
-	sqlite3_bind_int64(s, 3, now_ms());
-	rc = store_step_write(st, s, NULL, 0, NULL, err);
-	if (rc < 0)
+	if (store_write_tx(st, set_active_write, NULL, &a, err) < 0)
 		return -1;
-	return sqlite3_changes(st->db) > 0;
+	return a.changed;
 }
 
 static int invalidate_write(struct store *st, void *arg, struct api_error *err)
@@ -237,7 +263,10 @@ static int invalidate_write(struct store *st, void *arg, struct api_error *err)
 	if (store_step_write(st, stmt(st, SP_INVALIDATE_TOKENS), NULL, 0, NULL, err) < 0)
 		return -1;
 	sqlite3_bind_int64(stmt(st, SP_END_SESSIONS), 1, *now);
-	return store_step_write(st, stmt(st, SP_END_SESSIONS), NULL, 0, NULL, err);
+	if (store_step_write(st, stmt(st, SP_END_SESSIONS), NULL, 0, NULL, err) < 0)
+		return -1;
+	return store_event_insert_own(st, (struct event){ NULL, NULL, EVENT_STORE_INVALIDATE_ALL,
+	                                                  NULL, NULL }, err);
 }
 
 int store_invalidate_all(struct store *st, int64_t now, struct api_error *err)

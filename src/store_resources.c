@@ -322,7 +322,7 @@ static int read_back(struct store *st, void *arg, struct api_error *err)
 	                         w->out, err);
 }
 
-void store_resource_create(struct store *st, const char *project_id,
+void store_resource_create(struct store *st, const struct event_origin *by, const char *project_id,
                            const struct resource_input *in, char **out, struct completion done)
 {
 	PG_DISPATCH(st, pg_unsupported(done));
@@ -330,23 +330,26 @@ void store_resource_create(struct store *st, const char *project_id,
 	struct resource_write w = {
 		.project_id = project_id, .id = id, .in = in, .now = now_ms(), .out = out,
 	};
+	const struct event ev = { by, project_id, EVENT_RESOURCE_CREATE, id, NULL };
 	struct api_error err;
-	int rc = store_write_tx(st, resource_insert, read_back, &w, &err);
+	int rc = store_write_tx_event(st, resource_insert, read_back, &w, &ev, &err);
 
 	free(id);
 	complete(done, rc, &err);
 }
 
-void store_resource_update(struct store *st, const char *project_id, const char *resource_id,
+void store_resource_update(struct store *st, const struct event_origin *by, const char *project_id,
+                           const char *resource_id,
                            const struct resource_input *in, char **out, struct completion done)
 {
 	PG_DISPATCH(st, pg_unsupported(done));
 	struct resource_write w = {
 		.project_id = project_id, .id = resource_id, .in = in, .now = now_ms(), .out = out,
 	};
+	const struct event ev = { by, project_id, EVENT_RESOURCE_UPDATE, resource_id, NULL };
 	struct api_error err;
 
-	complete(done, store_write_tx(st, resource_update, read_back, &w, &err), &err);
+	complete(done, store_write_tx_event(st, resource_update, read_back, &w, &ev, &err), &err);
 }
 
 /* ---- one record ---- */
@@ -371,13 +374,14 @@ static int refuse_default(struct store *st, const char *id, const void *arg,
 	return is_default;
 }
 
-void store_resource_delete(struct store *st, const char *project_id, const char *resource_id,
-                           struct completion done)
+void store_resource_delete(struct store *st, const struct event_origin *by, const char *project_id,
+                           const char *resource_id, struct completion done)
 {
 	PG_DISPATCH(st, pg_unsupported(done));
+	const struct event ev = { by, project_id, EVENT_RESOURCE_DELETE, resource_id, NULL };
 	const struct record_delete d = {
 		.find = stmt(st, RS_HEAD), .remove = stmt(st, RS_DELETE), .missing = resource_missing,
-		.check = refuse_default,
+		.check = refuse_default, .event = &ev,
 	};
 
 	store_delete_record(st, &d, resource_id, project_id, done);

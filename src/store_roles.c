@@ -208,28 +208,31 @@ static int read_back(struct store *st, void *arg, struct api_error *err)
 	                         err);
 }
 
-void store_role_create(struct store *st, const char *project_id, const struct role_fields *f,
-                       const char *scope, char **out, struct completion done)
+void store_role_create(struct store *st, const struct event_origin *by, const char *project_id,
+                       const struct role_fields *f, const char *scope, char **out,
+                       struct completion done)
 {
 	PG_DISPATCH(st, pg_unsupported(done));
 	char *id = crypto_new_id();
 	struct role_write w = { project_id, id, f, scope, out };
+	const struct event ev = { by, project_id, EVENT_ROLE_CREATE, id, NULL };
 	struct api_error err;
-	int rc = store_write_tx(st, role_insert, read_back, &w, &err);
+	int rc = store_write_tx_event(st, role_insert, read_back, &w, &ev, &err);
 
 	free(id);
 	complete(done, rc, &err);
 }
 
-void store_role_update(struct store *st, const char *project_id, const char *role_id,
-                       const struct role_fields *f, const char *scope, char **out,
-                       struct completion done)
+void store_role_update(struct store *st, const struct event_origin *by, const char *project_id,
+                       const char *role_id, const struct role_fields *f, const char *scope,
+                       char **out, struct completion done)
 {
 	PG_DISPATCH(st, pg_unsupported(done));
 	struct role_write w = { project_id, role_id, f, scope, out };
+	const struct event ev = { by, project_id, EVENT_ROLE_UPDATE, role_id, NULL };
 	struct api_error err;
 
-	complete(done, store_write_tx(st, role_update, read_back, &w, &err), &err);
+	complete(done, store_write_tx_event(st, role_update, read_back, &w, &ev, &err), &err);
 }
 
 void store_role_get(struct store *st, const char *project_id, const char *role_id, char **out,
@@ -239,12 +242,14 @@ void store_role_get(struct store *st, const char *project_id, const char *role_i
 	store_get_record(st, stmt(st, RS_GET), role_id, project_id, &role_missing, out, done);
 }
 
-void store_role_delete(struct store *st, const char *project_id, const char *role_id,
-                       const char *scope, struct completion done)
+void store_role_delete(struct store *st, const struct event_origin *by, const char *project_id,
+                       const char *role_id, const char *scope, struct completion done)
 {
 	PG_DISPATCH(st, pg_unsupported(done));
+	const struct event ev = { by, project_id, EVENT_ROLE_DELETE, role_id, NULL };
+
 	store_grant_delete_holder(st, GRANT_HOLDER_ROLE, stmt(st, RS_FIND), stmt(st, RS_DELETE),
-	                          &role_missing, role_id, project_id, scope, done);
+	                          &role_missing, role_id, project_id, scope, &ev, done);
 }
 
 void store_role_list(struct store *st, const char *project_id, const struct list_query *q,

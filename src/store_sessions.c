@@ -178,7 +178,7 @@ void store_session_start(struct store *st, const struct new_session *s, char **s
 	int rc;
 
 	*sid = NULL;
-	rc = store_write_tx(st, start_write, NULL, &w, &err);
+	rc = store_write_tx_event(st, start_write, NULL, &w, s->event, &err);
 	if (rc < 0) {
 		free(*sid);   /* nothing was written */
 		*sid = NULL;
@@ -218,20 +218,25 @@ struct session_ending {
 	const char *id;
 	const char *project_id;
 	const char *user_id;
+	const struct event *ev;
 };
 
 static int end_write(struct store *st, void *arg, struct api_error *err)
 {
 	const struct session_ending *e = arg;
 
-	return session_end(st, e->id, e->project_id, e->user_id, now_ms(), err);
+	if (session_end(st, e->id, e->project_id, e->user_id, now_ms(), err) < 0)
+		return -1;
+	if (!e->ev || sqlite3_changes(st->db) == 0)
+		return 0;   /* nothing ended: nothing to record */
+	return store_event_insert(st, e->ev, err);
 }
 
 void store_session_end(struct store *st, const char *id, const char *project_id,
-                       const char *user_id, struct completion done)
+                       const char *user_id, const struct event *ev, struct completion done)
 {
 	PG_DISPATCH(st, pg_unsupported(done));
-	struct session_ending e = { id, project_id, user_id };
+	struct session_ending e = { id, project_id, user_id, ev };
 	struct api_error err;
 
 	complete(done, store_write_tx(st, end_write, NULL, &e, &err), &err);

@@ -350,12 +350,14 @@ static int family_revoke(struct store *st, void *arg, struct api_error *err)
 	return store_step_write(st, r, NULL, 0, NULL, err);
 }
 
-void store_family_revoke(struct store *st, const char *family_id, struct completion done)
+void store_family_revoke(struct store *st, const char *family_id, const struct event *ev,
+                         struct completion done)
 {
 	PG_DISPATCH(st, pg_family_revoke(st, family_id, done));
 	struct api_error err;
 
-	complete(done, store_write_tx(st, family_revoke, NULL, (void *)family_id, &err), &err);
+	complete(done, store_write_tx_event(st, family_revoke, NULL, (void *)family_id, ev, &err),
+	         &err);
 }
 
 struct access_revocation {
@@ -374,13 +376,13 @@ static int access_revoke(struct store *st, void *arg, struct api_error *err)
 }
 
 void store_access_revoke(struct store *st, const char *jti, long long exp_s,
-                         struct completion done)
+                         const struct event *ev, struct completion done)
 {
 	PG_DISPATCH(st, pg_access_revoke(st, jti, exp_s, done));
 	struct access_revocation r = { jti, exp_s };
 	struct api_error err;
 
-	complete(done, store_write_tx(st, access_revoke, NULL, &r, &err), &err);
+	complete(done, store_write_tx_event(st, access_revoke, NULL, &r, ev, &err), &err);
 }
 
 int store_purge_expired(struct store *st, int batch, int64_t grace_ms, struct api_error *err)

@@ -295,39 +295,43 @@ static int update(struct store *st, void *arg, struct api_error *err)
 /* Runs the write in its transaction, the record read back into *w->out
  * (NULL on failure). */
 static int write_run(struct store *st, int (*write)(struct store *st, void *arg,
-                     struct api_error *err), struct user_write *w, struct api_error *err)
+                     struct api_error *err), struct user_write *w, const struct event *ev,
+                     struct api_error *err)
 {
 	*w->out = NULL;
-	if (store_write_tx(st, write, read_back, w, err) == 0)
+	if (store_write_tx_event(st, write, read_back, w, ev, err) == 0)
 		return 0;
 	free(*w->out);   /* read back, then the commit failed */
 	*w->out = NULL;
 	return -1;
 }
 
-void store_user_create(struct store *st, const char *project_id, const struct user_fields *f,
-                       const char *scope, char **out, struct completion done)
+void store_user_create(struct store *st, const struct event_origin *by, const char *project_id,
+                       const struct user_fields *f, const char *scope, char **out,
+                       struct completion done)
 {
 	PG_DISPATCH(st, pg_unsupported(done));
 	struct user_write w = { .project_id = project_id, .new_id = crypto_new_id(), .f = f,
 	                        .scope = scope, .out = out };
+	const struct event ev = { by, project_id, EVENT_USER_CREATE, w.new_id, NULL };
 	struct api_error err;
-	int rc = write_run(st, insert, &w, &err);
+	int rc = write_run(st, insert, &w, &ev, &err);
 
 	free(w.new_id);
 	complete(done, rc, &err);
 }
 
-void store_user_update(struct store *st, const char *project_id, const char *user_id,
-                       const struct user_fields *f, const char *scope, char **out,
-                       struct completion done)
+void store_user_update(struct store *st, const struct event_origin *by, const char *project_id,
+                       const char *user_id, const struct user_fields *f, const char *scope,
+                       char **out, struct completion done)
 {
 	PG_DISPATCH(st, pg_unsupported(done));
 	struct user_write w = { .project_id = project_id, .user_id = user_id, .f = f,
 	                        .scope = scope, .out = out };
+	const struct event ev = { by, project_id, EVENT_USER_UPDATE, user_id, NULL };
 	struct api_error err;
 
-	complete(done, write_run(st, update, &w, &err), &err);
+	complete(done, write_run(st, update, &w, &ev, &err), &err);
 }
 
 /* ---- one user: by ID, and its delete ---- */
@@ -339,13 +343,15 @@ void store_user_get(struct store *st, const char *project_id, const char *user_i
 	store_get_record(st, stmt(st, SU_GET), user_id, project_id, &user_missing, out, done);
 }
 
-void store_user_delete(struct store *st, const char *project_id, const char *user_id,
-                       const char *scope, struct completion done)
+void store_user_delete(struct store *st, const struct event_origin *by, const char *project_id,
+                       const char *user_id, const char *scope, struct completion done)
 {
 	PG_DISPATCH(st, pg_unsupported(done));
+	const struct event ev = { by, project_id, EVENT_USER_DELETE, user_id, NULL };
+
 	store_grant_delete_holder(st, GRANT_HOLDER_USER, stmt(st, SU_USER_IN_PROJECT),
 	                          stmt(st, SU_DELETE), &user_missing, user_id, project_id, scope,
-	                          done);
+	                          &ev, done);
 }
 
 /* ---- the record by external ID ---- */

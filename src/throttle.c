@@ -102,7 +102,7 @@ int throttle_wait_s(struct throttle *t, const char *key, int64_t now_ms)
 	return (int)((s->first_ms + t->window_ms - now_ms + 999) / 1000);
 }
 
-void throttle_fail(struct throttle *t, const char *key, int64_t now_ms)
+bool throttle_fail(struct throttle *t, const char *key, int64_t now_ms)
 {
 	struct slot *s = find(t, key, now_ms, true);
 
@@ -112,6 +112,7 @@ void throttle_fail(struct throttle *t, const char *key, int64_t now_ms)
 	}
 	s->failures++;
 	s->last_ms = now_ms;
+	return s->failures == t->max_failures;
 }
 
 void throttle_undo(struct throttle *t, const char *key)

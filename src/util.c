@@ -140,3 +140,66 @@ void format_timestamp(int64_t ms, char buf[TIMESTAMP_LEN])
 	*p++ = 'Z';
 	*p = '\0';
 }
+
+/* Reads n digits at *p into *v, advancing *p; -1 on a non-digit. */
+static int take_digits(const char **p, int n, int *v)
+{
+	*v = 0;
+	for (int i = 0; i < n; i++, (*p)++) {
+		if (**p < '0' || **p > '9')
+			return -1;
+		*v = *v * 10 + (**p - '0');
+	}
+	return 0;
+}
+
+/* Days from 1970-01-01 to y-m-d (proleptic Gregorian), the inverse of
+ * format_timestamp's calendar. */
+static int64_t days_from_civil(int64_t y, unsigned m, unsigned d)
+{
+	int64_t era, yoe, doy, doe;
+
+	y -= m <= 2;
+	era = (y >= 0 ? y : y - 399) / 400;
+	yoe = y - era * 400;
+	doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + d - 1;
+	doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+	return era * 146097 + doe - 719468;
+}
+
+int parse_timestamp(const char *text, int64_t *ms)
+{
+	static const int mdays[] = { 31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31 };
+	const char *p = text;
+	int y, mo, d, h, mi, sec, frac = 0, oh = 0, om = 0, sign = 0;
+
+	if (take_digits(&p, 4, &y) < 0 || *p++ != '-' || take_digits(&p, 2, &mo) < 0 ||
+	    *p++ != '-' || take_digits(&p, 2, &d) < 0 || (*p != 'T' && *p != 't') ||
+	    (++p, take_digits(&p, 2, &h)) < 0 || *p++ != ':' || take_digits(&p, 2, &mi) < 0 ||
+	    *p++ != ':' || take_digits(&p, 2, &sec) < 0)
+		return -1;
+	if (*p == '.') {
+		int scale = 100;
+		if (p[1] < '0' || p[1] > '9')
+			return -1;
+		for (p++; *p >= '0' && *p <= '9'; p++, scale /= 10)
+			frac += (*p - '0') * scale;
+	}
+	if (*p == 'Z' || *p == 'z') {
+		p++;
+	} else if (*p == '+' || *p == '-') {
+		sign = *p++ == '+' ? 1 : -1;
+		if (take_digits(&p, 2, &oh) < 0 || *p++ != ':' || take_digits(&p, 2, &om) < 0 ||
+		    oh > 23 || om > 59)
+			return -1;
+	} else {
+		return -1;
+	}
+	if (*p || y < 1 || mo < 1 || mo > 12 || d < 1 || d > mdays[mo - 1] ||
+	    (mo == 2 && d == 29 && (y % 4 || (y % 100 == 0 && y % 400))) || h > 23 || mi > 59 ||
+	    sec > 60)
+		return -1;
+	*ms = ((days_from_civil(y, (unsigned)mo, (unsigned)d) * 24 + h) * 60 + mi) * 60000LL +
+	      sec * 1000LL + frac - sign * (oh * 60 + om) * 60000LL;
+	return 0;
+}

@@ -94,7 +94,7 @@ free_port() {
 write_config() {
 	local file=$1 port=$2; shift 2
 	local server="" store="" tokens="" passwords="" signin=""
-	local sessions="" oidc="" metrics="" log=""
+	local sessions="" oidc="" metrics="" log="" audit=""
 	for kv in "$@"; do
 		local sec=${kv%%.*} rest=${kv#*.}
 		case $sec in
@@ -107,6 +107,7 @@ write_config() {
 		oidc) oidc+="$rest"$'\n' ;;
 		metrics) metrics+="$rest"$'\n' ;;
 		log) log+="$rest"$'\n' ;;
+		audit) audit+="$rest"$'\n' ;;
 		*) echo "write_config: unknown section in $kv" >&2; return 1 ;;
 		esac
 	done
@@ -123,6 +124,7 @@ write_config() {
 	[ -n "$oidc" ] && optional+="[oidc]"$'\n'"$oidc"
 	[ -n "$metrics" ] && optional+="[metrics]"$'\n'"$metrics"
 	[ -n "$log" ] && optional+="[log]"$'\n'"$log"
+	[ -n "$audit" ] && optional+="[audit]"$'\n'"$audit"
 	cat > "$file" <<CONF
 [server]
 listen = 127.0.0.1:$port

@@ -85,7 +85,7 @@ check "build info" "$(val "$TMP/after" "edgeauth_build_info{version=\"$("$EDGEAU
 check "sessions exported at zero" "$(val "$TMP/after" edgeauth_sessions_started_total)" 0
 check "back-channel deliveries exported at zero" "$(grep -c '^edgeauth_backchannel_deliveries_total{outcome="[a-z]*"} 0$' "$TMP/after")" 5
 check "no ID, address or email in a label" \
-	"$(grep -cE "$PROJECT_ID|$CLIENT_ID|$APP|127\.0\.0\.1|example\.com" "$TMP/after")" 0
+	"$(grep -cE -- "$PROJECT_ID|$CLIENT_ID|$APP|127\.0\.0\.1|example\.com" "$TMP/after")" 0
 
 # --- the listeners are apart ---------------------------------------------------
 check "the API's routes are not on the metrics listener" \

@@ -28,7 +28,7 @@ check "nothing on stdout (the journal)" "$(wc -c < "$TMP/journal.out")" 0
 check "default-admin.json beside the store, mode 0600" "$(stat -c %a "$TMP/default-admin.json")" 600
 check "holding the admin client" "$(jq -r '.client_secret | length > 20' "$TMP/default-admin.json")" true
 check "the log names the file" "$(grep -c "admin client (with its secret) is in $TMP/default-admin.json" "$TMP/journal.log")" 1
-check "and holds no secret" "$(grep -cF "$(jq -r .client_secret "$TMP/default-admin.json")" "$TMP/journal.log")" 0
+check "and holds no secret" "$(grep -cF -- "$(jq -r .client_secret "$TMP/default-admin.json")" "$TMP/journal.log")" 0
 
 # --- the unit file ------------------------------------------------------------
 UNIT=$ROOT/etc/edgeauth.service

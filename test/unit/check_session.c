@@ -93,7 +93,7 @@ static int begin(size_t i, const char *user, const char *old_cookie)
 	struct sync_result r;
 
 	session_begin_release(&fx.b[i]);
-	session_begin(&fx.b[i], &fx.srv, fx.p.project_id, user, fx.app, old_cookie,
+	session_begin(&fx.b[i], &fx.srv, fx.p.project_id, user, fx.app, old_cookie, NULL,
 	              sync_completion(&r));
 	ck_assert(r.done);
 	return r.failed ? -1 : 0;
@@ -378,7 +378,7 @@ static int end(const char *id, const char *project_id, const char *user_id)
 {
 	struct sync_result r;
 
-	store_session_end(fx.srv.store, id, project_id, user_id, sync_completion(&r));
+	store_session_end(fx.srv.store, id, project_id, user_id, NULL, sync_completion(&r));
 	ck_assert(r.done);
 	return r.failed ? -1 : 0;
 }

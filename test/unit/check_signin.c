@@ -241,6 +241,39 @@ START_TEST(test_unknown_account_costs_a_hash)
 }
 END_TEST
 
+/* The audit trail: a success rides the session's transaction; a refusal
+ * names the user the email names, or none (never the typed email); the
+ * attempt that reaches a limit records the throttle, once. All by the
+ * client, from the address. */
+START_TEST(test_events)
+{
+	sqlite3 *db = fx.srv.store->db;
+	char *want;
+
+	limits(3, 100, 100);
+	ck_assert_int_eq(sign_in(EMAIL, PASSWORD), SIGNIN_SIGNED_IN);
+	want = xasprintf("%s %s 127.0.0.1 success %s", fx.app, fx.user, fx.p.project_id);
+	ck_assert_str_eq(check_sql_text(db, "SELECT actor || ' ' || target || ' ' || address"
+	                                " || ' ' || outcome || ' ' || project_id FROM events"
+	                                " WHERE action = 'signin.success'"), want);
+	free(want);
+	ck_assert_int_eq(sign_in("nobody@example.com", "typed"), SIGNIN_REFUSED);
+	ck_assert_str_eq(check_sql_text(db, "SELECT count(*) FROM events WHERE action ="
+	                                " 'signin.failure' AND target IS NULL"), "1");
+	ck_assert_str_eq(check_sql_text(db, "SELECT count(*) FROM events WHERE"
+	                                " instr(coalesce(target, ''), 'nobody') > 0"), "0");
+	for (int i = 0; i < 3; i++)
+		ck_assert_int_eq(sign_in(EMAIL, "wrong"), SIGNIN_REFUSED);
+	ck_assert_int_eq(sign_in(EMAIL, "wrong"), SIGNIN_THROTTLED);
+	ck_assert_str_eq(check_sql_text(db, "SELECT count(*) FROM events WHERE action ="
+	                                " 'signin.failure' AND target = %Q", fx.user), "3");
+	want = xasprintf("%s throttled", fx.user);
+	ck_assert_str_eq(check_sql_text(db, "SELECT group_concat(target || ' ' || outcome) FROM"
+	                                " events WHERE action = 'signin.throttled'"), want);
+	free(want);
+}
+END_TEST
+
 /* Past a limit: refused before the user is looked up or a hash queued. */
 START_TEST(test_throttle_comes_first)
 {
@@ -618,6 +651,7 @@ int main(void)
 	tcase_add_test(tc, test_signed_in_with_a_code);
 	tcase_add_test(tc, test_refused);
 	tcase_add_test(tc, test_unknown_account_costs_a_hash);
+	tcase_add_test(tc, test_events);
 	tcase_add_test(tc, test_throttle_comes_first);
 	tcase_add_loop_test(tc, test_throttle_counters, 0, N_ELEMS(counter_cases));
 	tcase_add_test(tc, test_counted_when_queued);

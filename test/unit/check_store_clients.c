@@ -120,7 +120,7 @@ static int client_create(const char *project_id, const struct client_fields *f,
 	struct sync_result r;
 	char *text = NULL;
 
-	store_client_create(fx.st, project_id, f, "hash", scope, &text, sync_completion(&r));
+	store_client_create(fx.st, &event_origin_cli, project_id, f, "hash", scope, &text, sync_completion(&r));
 	return record_of(&r, text);
 }
 
@@ -130,7 +130,7 @@ static int client_update(const char *project_id, const char *client_id,
 	struct sync_result r;
 	char *text = NULL;
 
-	store_client_update(fx.st, project_id, client_id, f, scope, &text, sync_completion(&r));
+	store_client_update(fx.st, &event_origin_cli, project_id, client_id, f, scope, &text, sync_completion(&r));
 	return record_of(&r, text);
 }
 
@@ -139,7 +139,7 @@ static int client_set_secret(const char *project_id, const char *client_id, cons
 {
 	struct sync_result r;
 
-	store_client_set_secret(fx.st, project_id, client_id, hash, scope, sync_completion(&r));
+	store_client_set_secret(fx.st, &event_origin_cli, project_id, client_id, hash, scope, sync_completion(&r));
 	return ended(&r);
 }
 
@@ -544,7 +544,7 @@ static int client_delete(const char *project_id, const char *client_id, const ch
 {
 	struct sync_result r;
 
-	store_client_delete(fx.st, project_id, client_id, scope, sync_completion(&r));
+	store_client_delete(fx.st, &event_origin_cli, project_id, client_id, scope, sync_completion(&r));
 	return ended(&r);
 }
 

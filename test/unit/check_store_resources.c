@@ -111,7 +111,7 @@ static json_t *resource_create(const char *project_id, const struct resource_inp
 	struct sync_result r;
 	char *text = NULL;
 
-	store_resource_create(fx.st, project_id, in, &text, sync_completion(&r));
+	store_resource_create(fx.st, &event_origin_cli, project_id, in, &text, sync_completion(&r));
 	ended(&r, text);
 	return fx.rec;
 }
@@ -123,7 +123,7 @@ static json_t *resource_update(const char *project_id, const char *id,
 	char *text = NULL;
 	char *target = strdup(id);   /* id may be fx.rec's, which the answer replaces */
 
-	store_resource_update(fx.st, project_id, target, in, &text, sync_completion(&r));
+	store_resource_update(fx.st, &event_origin_cli, project_id, target, in, &text, sync_completion(&r));
 	free(target);
 	ended(&r, text);
 	return fx.rec;
@@ -368,7 +368,7 @@ static int resource_delete(const char *project_id, const char *id)
 	struct sync_result r;
 	char *target = strdup(id);
 
-	store_resource_delete(fx.st, project_id, target, sync_completion(&r));
+	store_resource_delete(fx.st, &event_origin_cli, project_id, target, sync_completion(&r));
 	free(target);
 	ck_assert(r.done);
 	fx.err = r.err;

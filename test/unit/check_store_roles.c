@@ -147,7 +147,7 @@ static json_t *role_create(const char *project_id, const struct role_fields *f,
 	struct sync_result r;
 	char *text = NULL;
 
-	store_role_create(fx.st, project_id, f, scope, &text, sync_completion(&r));
+	store_role_create(fx.st, &event_origin_cli, project_id, f, scope, &text, sync_completion(&r));
 	return ended(&r, text);
 }
 
@@ -157,7 +157,7 @@ static json_t *role_update(const char *project_id, const char *id, const struct 
 	struct sync_result r;
 	char *text = NULL;
 
-	store_role_update(fx.st, project_id, id, f, scope, &text, sync_completion(&r));
+	store_role_update(fx.st, &event_origin_cli, project_id, id, f, scope, &text, sync_completion(&r));
 	return ended(&r, text);
 }
 
@@ -515,7 +515,7 @@ static int role_delete(const char *project_id, const char *id, const char *scope
 {
 	struct sync_result r;
 
-	store_role_delete(fx.st, project_id, id, scope, sync_completion(&r));
+	store_role_delete(fx.st, &event_origin_cli, project_id, id, scope, sync_completion(&r));
 	ck_assert(r.done);
 	fx.err = r.err;
 	return r.failed ? -1 : 0;
@@ -760,7 +760,7 @@ START_TEST(test_record_text)
 	struct sync_result r;
 	char *text = NULL, *want, *listed;
 
-	store_role_create(fx.st, fx.p.project_id, &f, NULL, &text, sync_completion(&r));
+	store_role_create(fx.st, &event_origin_cli, fx.p.project_id, &f, NULL, &text, sync_completion(&r));
 	ck_assert(r.done && !r.failed);
 	fx.rec = json_loads(text, 0, NULL);
 	ck_assert_ptr_nonnull(fx.rec);

@@ -138,7 +138,7 @@ START_TEST(test_refresh_rotate)
 	store_token_row_release(&fx.g);
 	/* the family is revoked whole: its refresh tokens, and the access
 	 * tokens issued with them */
-	store_family_revoke(fx.st, "f", sync_completion(&fx.r));
+	store_family_revoke(fx.st, "f", NULL, sync_completion(&fx.r));
 	ok();
 	store_refresh_get(fx.st, "r2", &fx.g, sync_completion(&fx.r));
 	ok();
@@ -149,13 +149,13 @@ START_TEST(test_refresh_rotate)
 	ck_assert_int_eq(count("SELECT count(*) FROM revoked_tokens WHERE jti IN ('j1', 'j2')"), 2);
 	ck_assert_int_eq(count("SELECT count(*) FROM refresh_tokens WHERE revoked_at IS NULL"), 0);
 	/* revoking again, and an unknown family, are no error */
-	store_family_revoke(fx.st, "f", sync_completion(&fx.r));
+	store_family_revoke(fx.st, "f", NULL, sync_completion(&fx.r));
 	ok();
-	store_family_revoke(fx.st, "none", sync_completion(&fx.r));
+	store_family_revoke(fx.st, "none", NULL, sync_completion(&fx.r));
 	ok();
-	store_access_revoke(fx.st, "j9", time(NULL) + 60, sync_completion(&fx.r));
+	store_access_revoke(fx.st, "j9", time(NULL) + 60, NULL, sync_completion(&fx.r));
 	ok();
-	store_access_revoke(fx.st, "j9", time(NULL) + 60, sync_completion(&fx.r));
+	store_access_revoke(fx.st, "j9", time(NULL) + 60, NULL, sync_completion(&fx.r));
 	ok();
 	ck_assert_int_eq(count("SELECT count(*) FROM revoked_tokens WHERE jti = 'j9'"), 1);
 }
@@ -401,7 +401,7 @@ START_TEST(test_refresh_regrace)
 	ok();
 	ck_assert(!won);
 	/* a revoked family: no repeat */
-	store_family_revoke(fx.st, "f", sync_completion(&fx.r));
+	store_family_revoke(fx.st, "f", NULL, sync_completion(&fx.r));
 	ok();
 	store_refresh_regrace(fx.st, "r6", now_ms() - 5000, &r8, &won, sync_completion(&fx.r));
 	ok();

@@ -110,7 +110,7 @@ static int user_create(const char *project_id, const struct user_fields *f, cons
 	struct sync_result r;
 	char *text;
 
-	store_user_create(st, project_id, f, scope, &text, sync_completion(&r));
+	store_user_create(st, &event_origin_cli, project_id, f, scope, &text, sync_completion(&r));
 	*rec = parsed(text);
 	return ended(&r, err);
 }
@@ -121,7 +121,7 @@ static int user_update(const char *project_id, const char *user_id, const struct
 	struct sync_result r;
 	char *text;
 
-	store_user_update(st, project_id, user_id, f, scope, &text, sync_completion(&r));
+	store_user_update(st, &event_origin_cli, project_id, user_id, f, scope, &text, sync_completion(&r));
 	*rec = parsed(text);
 	return ended(&r, err);
 }
@@ -247,7 +247,7 @@ static int user_delete(const char *project_id, const char *id, const char *scope
 {
 	struct sync_result r;
 
-	store_user_delete(st, project_id, id, scope, sync_completion(&r));
+	store_user_delete(st, &event_origin_cli, project_id, id, scope, sync_completion(&r));
 	return ended(&r, err);
 }
 

@@ -13,15 +13,18 @@ START_TEST(test_limit_and_window)
 	int64_t now = 1000000;
 
 	ck_assert_int_eq(throttle_wait_s(t, "a", now), 0);
-	throttle_fail(t, "a", now);
-	throttle_fail(t, "a", now + 1000);
+	ck_assert(!throttle_fail(t, "a", now));
+	ck_assert(!throttle_fail(t, "a", now + 1000));
 	ck_assert_int_eq(throttle_wait_s(t, "a", now + 1000), 0);
-	throttle_fail(t, "a", now + 2000);
+	ck_assert(throttle_fail(t, "a", now + 2000));               /* the refusal starts */
 	ck_assert_int_eq(throttle_wait_s(t, "a", now + 2000), 8);   /* window from the first */
+	ck_assert(!throttle_fail(t, "a", now + 3000));              /* once per window */
 	ck_assert_int_eq(throttle_wait_s(t, "b", now + 2000), 0);   /* other keys unaffected */
 	ck_assert_int_eq(throttle_wait_s(t, "a", now + 10000), 0);  /* the window ended */
-	throttle_fail(t, "a", now + 10000);                         /* a new window */
+	ck_assert(!throttle_fail(t, "a", now + 10000));             /* a new window */
 	ck_assert_int_eq(throttle_wait_s(t, "a", now + 10000), 0);
+	ck_assert(!throttle_fail(t, "a", now + 11000));
+	ck_assert(throttle_fail(t, "a", now + 12000));              /* and its own start */
 	throttle_free(t);
 }
 END_TEST

@@ -3,6 +3,7 @@
  * the C library's, times before 1970 (floor division: -1 ms is the last
  * millisecond of 1969), and times RFC 3339 cannot write, which are clamped.
  * The times come from the store, so every int64_t must give 24 characters.
+ * And parse_timestamp, the CLI's reading of RFC 3339 (edgeauth events --since).
  */
 #include <check.h>
 #include <stdint.h>
@@ -95,14 +96,71 @@ START_TEST(test_format_timestamp_as_libc)
 }
 END_TEST
 
+/* parse_timestamp reads back what format_timestamp writes (years 1..9999). */
+START_TEST(test_parse_timestamp_round_trip)
+{
+	int64_t ms = -1;
+
+	if (cases[_i].ms < -62135596800000LL || cases[_i].ms > LAST_MS)
+		return;   /* year 0, or clamped: not a time that text names */
+	ck_assert_int_eq(parse_timestamp(cases[_i].text, &ms), 0);
+	ck_assert_int_eq(ms, cases[_i].ms);
+}
+END_TEST
+
+static const struct {
+	const char *text;
+	int64_t ms;   /* -1: refused */
+} parse_cases[] = {
+	{ "2026-11-22T12:00:00Z", 1795348800000LL },
+	{ "2026-11-22t12:00:00z", 1795348800000LL },
+	{ "2026-11-22T12:00:00.5Z", 1795348800500LL },
+	{ "2026-11-22T12:00:00.123456Z", 1795348800123LL },
+	{ "2026-11-22T13:30:00+01:30", 1795348800000LL },
+	{ "2026-11-22T10:00:00-02:00", 1795348800000LL },
+	{ "", -1 },
+	{ "2026-11-22", -1 },
+	{ "2026-11-22T12:00:00", -1 },
+	{ "2026-11-22 12:00:00Z", -1 },
+	{ "2026-11-22T12:00:00.Z", -1 },
+	{ "2026-11-22T12:00:00Zx", -1 },
+	{ "2026-13-01T00:00:00Z", -1 },
+	{ "2026-02-29T00:00:00Z", -1 },
+	{ "2100-02-29T00:00:00Z", -1 },
+	{ "2026-04-31T00:00:00Z", -1 },
+	{ "2026-11-22T24:00:00Z", -1 },
+	{ "2026-11-22T12:00:00+24:00", -1 },
+	{ "0000-01-01T00:00:00Z", -1 },
+	{ "+026-11-22T12:00:00Z", -1 },
+	{ "yesterday", -1 },
+};
+
+START_TEST(test_parse_timestamp)
+{
+	int64_t ms = -1;
+	int rc = parse_timestamp(parse_cases[_i].text, &ms);
+
+	if (parse_cases[_i].ms == -1) {
+		ck_assert_msg(rc == -1, "%s: accepted", parse_cases[_i].text);
+	} else {
+		ck_assert_msg(rc == 0, "%s: refused", parse_cases[_i].text);
+		ck_assert_int_eq(ms, parse_cases[_i].ms);
+	}
+}
+END_TEST
+
 static Suite *util_suite(void)
 {
 	Suite *s = suite_create("util");
 	TCase *tc = tcase_create("format_timestamp");
+	TCase *parse = tcase_create("parse_timestamp");
 
 	tcase_add_loop_test(tc, test_format_timestamp, 0, N_ELEMS(cases));
 	tcase_add_test(tc, test_format_timestamp_as_libc);
+	tcase_add_loop_test(parse, test_parse_timestamp_round_trip, 0, N_ELEMS(cases));
+	tcase_add_loop_test(parse, test_parse_timestamp, 0, N_ELEMS(parse_cases));
 	suite_add_tcase(s, tc);
+	suite_add_tcase(s, parse);
 	return s;
 }
 

@@ -1,0 +1,193 @@
+/*
+ * The audit trail in the SQLite backend (store_events.h). An event is one
+ * INSERT inside the transaction of the change it records; its record waits
+ * here for the commit, so that the sink (the audit file) never sees an event
+ * whose transaction rolled back. Plain INSERT, SELECT and DELETE over ms
+ * integers, so the statements port to PostgreSQL as they are.
+ */
+#include <assert.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "store_events.h"
+#include "util.h"
+
+enum event_stmt {
+	EV_INSERT,
+	EV_INSERT_RECORD,
+	EV_LIST,
+	EV_PURGE,
+	EV__COUNT
+};
+
+/* An event's record: one definition, for the list and the sink. */
+#define SQL_EVENT_RECORD \
+	"json_object('id', id, 'time', iso_time(time), 'project_id', project_id," \
+	" 'actor', actor, 'action', action, 'target', target, 'address', address," \
+	" 'outcome', outcome)"
+
+#define SQL_EVENT_INSERT \
+	"INSERT INTO events (time, project_id, actor, action, target, address, outcome)" \
+	" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)"
+
+static const char *const sql[EV__COUNT] = {
+	[EV_INSERT] = SQL_EVENT_INSERT,
+	/* with a sink: the record it will get after the commit */
+	[EV_INSERT_RECORD] = SQL_EVENT_INSERT " RETURNING " SQL_EVENT_RECORD,
+	[EV_LIST] =
+		"SELECT " SQL_EVENT_RECORD " FROM events WHERE time >= ?2"
+		" AND (?1 IS NULL OR project_id = ?1) AND (?3 IS NULL OR action = ?3)"
+		" ORDER BY time, id",
+	[EV_PURGE] =
+		"DELETE FROM events WHERE id IN"
+		" (SELECT id FROM events WHERE time < ?1 ORDER BY time LIMIT ?2)",
+};
+
+const struct stmt_set store_events_sql = { EV__COUNT, sql, NULL };
+
+const struct event_origin event_origin_cli = { EVENT_ACTOR_CLI, NULL };
+
+static sqlite3_stmt *stmt(struct store *st, enum event_stmt which)
+{
+	return st->events.stmt[which];
+}
+
+/* Keeps record (with its newline) for the commit. */
+static void pending_add(struct store *st, const char *record)
+{
+	size_t n = strlen(record) + 1;
+
+	if (st->events_len + n + 1 > st->events_cap) {
+		st->events_cap = (st->events_len + n + 1) * 2;
+		st->events_pending = xrealloc(st->events_pending, st->events_cap);
+	}
+	memcpy(st->events_pending + st->events_len, record, n - 1);
+	st->events_len += n;
+	st->events_pending[st->events_len - 1] = '\n';
+	st->events_pending[st->events_len] = '\0';
+}
+
+int store_event_insert(struct store *st, const struct event *ev, struct api_error *err)
+{
+	sqlite3_stmt *s = stmt(st, st->events_sink ? EV_INSERT_RECORD : EV_INSERT);
+	int rc;
+
+	if (!ev->by)
+		return 0;
+	/* every origin names its actor, every caller one of the actions */
+	assert(ev->by->actor && ev->action);
+	sqlite3_bind_int64(s, 1, now_ms());
+	store_bind_text(s, 2, ev->project_id);
+	store_bind_text(s, 3, ev->by->actor);
+	store_bind_text(s, 4, ev->action);
+	store_bind_text(s, 5, ev->target);
+	store_bind_text(s, 6, ev->by->address);
+	store_bind_text(s, 7, ev->outcome ? ev->outcome : EVENT_SUCCESS);
+	rc = store_step(st, s, err);
+	if (rc == 1 && st->events_sink)
+		pending_add(st, store_column_text(s, 0));
+	store_stmt_finish(s);
+	return rc < 0 ? -1 : 0;
+}
+
+/* What store_event_record works on, for store_write_tx. */
+struct event_batch {
+	const struct event *evs;
+	size_t n;
+};
+
+static int record_write(struct store *st, void *arg, struct api_error *err)
+{
+	const struct event_batch *b = arg;
+
+	for (size_t i = 0; i < b->n; i++)
+		if (store_event_insert(st, &b->evs[i], err) < 0)
+			return -1;
+	return 0;
+}
+
+void store_event_record(struct store *st, const struct event *evs, size_t n,
+                        struct completion done)
+{
+	struct event_batch b = { evs, n };
+	struct api_error err;
+
+	complete(done, store_write_tx(st, record_write, NULL, &b, &err), &err);
+}
+
+void store_events_origin(struct store *st, const struct event_origin *by)
+{
+	st->events_origin = by;
+}
+
+int store_event_insert_own(struct store *st, struct event ev, struct api_error *err)
+{
+	ev.by = st->events_origin;
+	return store_event_insert(st, &ev, err);
+}
+
+void store_events_sink(struct store *st, void (*sink)(void *arg, const char *record), void *arg)
+{
+	st->events_sink = sink;
+	st->events_sink_arg = arg;
+}
+
+int store_event_list(struct store *st, const struct event_filter *f,
+                     void (*each)(void *arg, const char *record), void *arg,
+                     struct api_error *err)
+{
+	sqlite3_stmt *s = stmt(st, EV_LIST);
+	int rc;
+
+	store_bind_text(s, 1, f->project_id);
+	sqlite3_bind_int64(s, 2, f->since);
+	store_bind_text(s, 3, f->action);
+	while ((rc = store_step(st, s, err)) == 1)
+		each(arg, store_column_text(s, 0));
+	store_stmt_finish(s);
+	return rc < 0 ? -1 : 0;
+}
+
+int store_event_purge(struct store *st, int batch, int64_t before, struct api_error *err)
+{
+	sqlite3_stmt *s = stmt(st, EV_PURGE);
+
+	sqlite3_bind_int64(s, 1, before);
+	sqlite3_bind_int(s, 2, batch);
+	if (store_step_write(st, s, NULL, 0, NULL, err) < 0)
+		return -1;
+	return sqlite3_changes(st->db);
+}
+
+/* ---- the records waiting for their commit ---- */
+
+void store_events_mark(struct store *st)
+{
+	st->events_mark = st->events_len;
+}
+
+void store_events_rolled_back(struct store *st)
+{
+	st->events_len = st->events_mark;
+}
+
+void store_events_drop(struct store *st)
+{
+	st->events_len = st->events_mark = 0;
+}
+
+void store_events_committed(struct store *st)
+{
+	char *line = st->events_pending;
+	char *end = line + st->events_len;
+
+	if (!st->events_sink)
+		end = line;   /* nothing was kept */
+	while (line < end) {
+		char *nl = memchr(line, '\n', (size_t)(end - line));
+		*nl = '\0';
+		st->events_sink(st->events_sink_arg, line);
+		line = nl + 1;
+	}
+	store_events_drop(st);
+}
