@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "store_events.h"
+#include "store_pg.h"
 #include "util.h"
 
 enum event_stmt {
@@ -109,6 +110,7 @@ static int record_write(struct store *st, void *arg, struct api_error *err)
 void store_event_record(struct store *st, const struct event *evs, size_t n,
                         struct completion done)
 {
+	PG_DISPATCH(st, pg_unsupported(done));   /* no events table there yet */
 	struct event_batch b = { evs, n };
 	struct api_error err;
 
@@ -136,6 +138,8 @@ int store_event_list(struct store *st, const struct event_filter *f,
                      void (*each)(void *arg, const char *record), void *arg,
                      struct api_error *err)
 {
+	if (st->pg)
+		return pg_unsupported_sync(err);
 	sqlite3_stmt *s = stmt(st, EV_LIST);
 	int rc;
 
@@ -150,6 +154,8 @@ int store_event_list(struct store *st, const struct event_filter *f,
 
 int store_event_purge(struct store *st, int batch, int64_t before, struct api_error *err)
 {
+	if (st->pg)
+		return pg_unsupported_sync(err);
 	sqlite3_stmt *s = stmt(st, EV_PURGE);
 
 	sqlite3_bind_int64(s, 1, before);
