@@ -39,9 +39,8 @@ static const char *const sql[EV__COUNT] = {
 		"SELECT " SQL_EVENT_RECORD " FROM events WHERE time >= ?2"
 		" AND (?1 IS NULL OR project_id = ?1) AND (?3 IS NULL OR action = ?3)"
 		" ORDER BY time, id",
-	[EV_PURGE] =
-		"DELETE FROM events WHERE id IN"
-		" (SELECT id FROM events WHERE time < ?1 ORDER BY time LIMIT ?2)",
+	[EV_PURGE] = ("DELETE FROM events WHERE id IN"
+	              " (SELECT id FROM events WHERE time < ?1 ORDER BY time LIMIT ?2)"),
 };
 
 const struct stmt_set store_events_sql = { EV__COUNT, sql, NULL };
