@@ -9,6 +9,13 @@ import { chromium as playwright } from 'playwright-core'
 
 export const STEP_TIMEOUT = 10_000
 
+// env(name): a variable the test script set, or the run fails at setup
+export const env = (name) => {
+  const v = process.env[name]
+  if (!v) { console.log(`FAIL setup: ${name} is not set`); process.exit(1) }
+  return v
+}
+
 // launchBrowser({spki, chromium}): {context, close}; throws when chromium
 // does not start (its profile then removed)
 export async function launchBrowser({ spki = '', chromium = '/usr/bin/chromium' } = {}) {

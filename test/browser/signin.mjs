@@ -16,13 +16,8 @@ import { createHash, randomBytes } from 'node:crypto'
 import { mkdirSync } from 'node:fs'
 import { createServer } from 'node:http'
 import { join } from 'node:path'
-import { launchBrowser, watchProblems } from './launch.mjs'
+import { env, launchBrowser, watchProblems } from './launch.mjs'
 
-const env = (name) => {
-  const v = process.env[name]
-  if (!v) { console.log(`FAIL setup: ${name} is not set`); process.exit(1) }
-  return v
-}
 const BASE = env('BASE')
 const CLIENT_ID = env('CLIENT_ID')
 const REDIRECT_URI = env('REDIRECT_URI')

@@ -25,13 +25,8 @@ import { appendFileSync, mkdirSync, readFileSync } from 'node:fs'
 import { createServer } from 'node:http'
 import { createServer as createHttpsServer } from 'node:https'
 import { join } from 'node:path'
-import { launchBrowser, STEP_TIMEOUT, watchProblems } from './launch.mjs'
+import { env, launchBrowser, STEP_TIMEOUT, watchProblems } from './launch.mjs'
 
-const env = (name) => {
-  const v = process.env[name]
-  if (!v) { console.log(`FAIL setup: ${name} is not set`); process.exit(1) }
-  return v
-}
 const BASE = env('BASE')
 const PROJECT_ID = env('PROJECT_ID')
 const CLIENT = { a: env('CLIENT_A'), b: env('CLIENT_B') }
