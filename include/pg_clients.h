@@ -4,18 +4,19 @@
  * (store_pg.h), with the same contracts. */
 #include "store_clients.h"
 
-void pg_client_create(struct store *st, const char *project_id, const struct client_fields *f,
-                      const char *secret_hash, const char *scope, char **record,
-                      struct completion done);
-void pg_client_update(struct store *st, const char *project_id, const char *client_id,
-                      const struct client_fields *f, const char *scope, char **record,
-                      struct completion done);
-void pg_client_set_secret(struct store *st, const char *project_id, const char *client_id,
+void pg_client_create(struct store *st, const struct event_origin *by, const char *project_id,
+                      const struct client_fields *f, const char *secret_hash, const char *scope,
+                      char **record, struct completion done);
+void pg_client_update(struct store *st, const struct event_origin *by, const char *project_id,
+                      const char *client_id, const struct client_fields *f, const char *scope,
+                      char **record, struct completion done);
+void pg_client_set_secret(struct store *st, const struct event_origin *by,
+                          const char *project_id, const char *client_id,
                           const char *secret_hash, const char *scope, struct completion done);
 void pg_client_get(struct store *st, const char *project_id, const char *client_id,
                    char **record, struct completion done);
-void pg_client_delete(struct store *st, const char *project_id, const char *client_id,
-                      const char *scope, struct completion done);
+void pg_client_delete(struct store *st, const struct event_origin *by, const char *project_id,
+                      const char *client_id, const char *scope, struct completion done);
 void pg_client_list(struct store *st, const char *project_id, const struct list_query *q,
                     struct page *out, struct completion done);
 void pg_client_lookup(struct store *st, const char *client_id, struct client_auth *out,

@@ -25,6 +25,7 @@
 #include "pg.h"
 #include "store.h"
 
+struct event;
 struct event_base;
 
 /* Opens the store on [store] url: connects (blocking: start-up or the
@@ -73,6 +74,13 @@ pg_map_fn pg_map_page;
  * for none or NULL. */
 pg_map_fn pg_map_bool;
 pg_map_fn pg_map_int;
+/* Nothing to read: the statement ran and committed. */
+pg_map_fn pg_map_none;
+
+/* The completion of an operation started from the loop that no one waits
+ * for (a purge tick): a failure is logged as "edgeauth: what: ...". what
+ * must be a string literal. */
+struct completion pg_logged(const char *what);
 
 /* What a write function of schema/postgres/ answers: one row (status,
  * detail, record). status NULL: done, and record is the record (or NULL);
@@ -100,6 +108,12 @@ char *pg_json_compact(const char *json);
 /* ids as a JSON array of strings, the way statements take a list (NULL:
  * SQL NULL). Caller frees. */
 char *pg_json_ids(const struct json_id_list *ids);
+/* The event a write records, as the parameter p_event of its function
+ * (schema/postgres/014: edgeauth_event(p_event, target)): a JSON object,
+ * or NULL when nothing is to be recorded (ev NULL or ev->by NULL). Caller
+ * frees. Any statement's column named event, in any row, is the record of
+ * an event it recorded: once committed, it goes to the audit file. */
+char *pg_event_json(const struct event *ev);
 /* "true" / "false", for a boolean parameter. */
 const char *pg_bool_param(bool v);
 /* A number as a parameter, into buf. */
@@ -138,5 +152,6 @@ extern const struct pg_statement_set pg_projects_statements;
 extern const struct pg_statement_set pg_clients_statements;
 extern const struct pg_statement_set pg_tokens_statements;
 extern const struct pg_statement_set pg_keys_statements;
+extern const struct pg_statement_set pg_events_statements;
 
 #endif

@@ -47,15 +47,15 @@ enum {
 
 static const struct pg_statement statements[PC__COUNT] = {
 	[PC_CREATE] = { "clients_create", "SELECT * FROM edgeauth_client_create($1, $2, $3, $4,"
-		" $5, $6, $7, $8, $9, $10, $11, $12)", 12, true },
+		" $5, $6, $7, $8, $9, $10, $11, $12, $13)", 13, true },
 	[PC_UPDATE] = { "clients_update", "SELECT * FROM edgeauth_client_update($1, $2, $3, $4,"
-		" $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)", 17, true },
+		" $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)", 18, true },
 	[PC_SET_SECRET] = { "clients_set_secret",
-		"SELECT * FROM edgeauth_client_set_secret($1, $2, $3, $4)", 4, true },
+		"SELECT * FROM edgeauth_client_set_secret($1, $2, $3, $4, $5)", 5, true },
 	[PC_GET] = { "clients_get", "SELECT edgeauth_client_json(c)::text FROM clients c"
 		" WHERE c.id = $1 AND c.project_id = $2", 2, false },
-	[PC_DELETE] = { "clients_delete", "SELECT * FROM edgeauth_client_delete($1, $2, $3)", 3,
-		true },
+	[PC_DELETE] = { "clients_delete", "SELECT * FROM edgeauth_client_delete($1, $2, $3, $4)",
+		4, true },
 	[PC_AUTH] = { "clients_auth", "SELECT c.project_id, c.secret_hash, c.is_active, p.is_active,"
 		" c.token_endpoint_auth_method <> 'none', c.id_token_signed_response_alg"
 		" FROM clients c JOIN projects p ON p.id = c.project_id WHERE c.id = $1", 1, false },
@@ -88,11 +88,12 @@ static const char *uris(const char *json)
 
 /* ---- the writes ---- */
 
-void pg_client_create(struct store *st, const char *project_id, const struct client_fields *f,
-                      const char *secret_hash, const char *scope, char **record,
-                      struct completion done)
+void pg_client_create(struct store *st, const struct event_origin *by, const char *project_id,
+                      const struct client_fields *f, const char *secret_hash, const char *scope,
+                      char **record, struct completion done)
 {
 	char *id = crypto_new_id(), *ids = pg_json_ids(f->permission_ids);
+	char *ev = pg_event_json(&(struct event){ by, project_id, EVENT_CLIENT_CREATE, id, NULL });
 
 	*record = NULL;
 	pg_run(st, &statements[PC_CREATE], (const char *const[]){
@@ -102,16 +103,19 @@ void pg_client_create(struct store *st, const char *project_id, const struct cli
 		                              : CLIENT_AUTH_METHOD_DEFAULT,
 		f->id_token_signed_response_alg ? f->id_token_signed_response_alg
 		                                : CLIENT_ID_TOKEN_ALG_DEFAULT,
-		scope }, pg_map_outcome, record, client_outcomes(), done);
+		scope, ev }, pg_map_outcome, record, client_outcomes(), done);
 	free(id);
 	free(ids);
+	free(ev);
 }
 
-void pg_client_update(struct store *st, const char *project_id, const char *client_id,
-                      const struct client_fields *f, const char *scope, char **record,
-                      struct completion done)
+void pg_client_update(struct store *st, const struct event_origin *by, const char *project_id,
+                      const char *client_id, const struct client_fields *f, const char *scope,
+                      char **record, struct completion done)
 {
 	char *ids = f->set_permissions ? pg_json_ids(f->permission_ids) : NULL;
+	char *ev = pg_event_json(&(struct event){ by, project_id, EVENT_CLIENT_UPDATE, client_id,
+	                                          NULL });
 
 	*record = NULL;
 	pg_run(st, &statements[PC_UPDATE], (const char *const[]){
@@ -121,17 +125,23 @@ void pg_client_update(struct store *st, const char *project_id, const char *clie
 		pg_bool_param(f->set_redirect_uris), uris(f->redirect_uris),
 		pg_bool_param(f->set_post_logout_redirect_uris), uris(f->post_logout_redirect_uris),
 		pg_bool_param(f->set_backchannel_logout_uri), f->backchannel_logout_uri,
-		f->token_endpoint_auth_method, f->id_token_signed_response_alg, scope },
+		f->token_endpoint_auth_method, f->id_token_signed_response_alg, scope, ev },
 		pg_map_outcome, record, client_outcomes(), done);
 	free(ids);
+	free(ev);
 }
 
-void pg_client_set_secret(struct store *st, const char *project_id, const char *client_id,
+void pg_client_set_secret(struct store *st, const struct event_origin *by,
+                          const char *project_id, const char *client_id,
                           const char *secret_hash, const char *scope, struct completion done)
 {
+	char *ev = pg_event_json(&(struct event){ by, project_id, EVENT_CLIENT_ROTATE_SECRET,
+	                                          client_id, NULL });
+
 	pg_run(st, &statements[PC_SET_SECRET],
-	       (const char *const[]){ project_id, client_id, secret_hash, scope }, pg_map_outcome,
-	       NULL, client_outcomes(), done);
+	       (const char *const[]){ project_id, client_id, secret_hash, scope, ev },
+	       pg_map_outcome, NULL, client_outcomes(), done);
+	free(ev);
 }
 
 /* ---- one client, the list ---- */
@@ -143,11 +153,15 @@ void pg_client_get(struct store *st, const char *project_id, const char *client_
 	       pg_map_record, record, store_client_missing, done);
 }
 
-void pg_client_delete(struct store *st, const char *project_id, const char *client_id,
-                      const char *scope, struct completion done)
+void pg_client_delete(struct store *st, const struct event_origin *by, const char *project_id,
+                      const char *client_id, const char *scope, struct completion done)
 {
-	pg_run(st, &statements[PC_DELETE], (const char *const[]){ project_id, client_id, scope },
-	       pg_map_outcome, NULL, client_outcomes(), done);
+	char *ev = pg_event_json(&(struct event){ by, project_id, EVENT_CLIENT_DELETE, client_id,
+	                                          NULL });
+
+	pg_run(st, &statements[PC_DELETE], (const char *const[]){ project_id, client_id, scope,
+	       ev }, pg_map_outcome, NULL, client_outcomes(), done);
+	free(ev);
 }
 
 void pg_client_list(struct store *st, const char *project_id, const struct list_query *q,

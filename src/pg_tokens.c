@@ -136,18 +136,9 @@ void pg_refresh_get(struct store *st, const char *hash, struct store_token_row *
 }
 
 /* A write whose result is only whether it happened. */
-static int done_map(const PGresult *res, void *out, const void *how, struct api_error *err)
-{
-	(void)res;
-	(void)out;
-	(void)how;
-	(void)err;
-	return 0;
-}
-
 void pg_family_revoke(struct store *st, const char *family_id, struct completion done)
 {
-	pg_run(st, &statements[PT_FAMILY_REVOKE], (const char *const[]){ family_id }, done_map,
+	pg_run(st, &statements[PT_FAMILY_REVOKE], (const char *const[]){ family_id }, pg_map_none,
 	       NULL, NULL, done);
 }
 
@@ -157,26 +148,18 @@ void pg_access_revoke(struct store *st, const char *jti, long long exp_s,
 	char exp[24];
 
 	pg_run(st, &statements[PT_ACCESS_REVOKE], (const char *const[]){ jti,
-	       pg_int_param(exp_s, exp) }, done_map, NULL, NULL, done);
+	       pg_int_param(exp_s, exp) }, pg_map_none, NULL, NULL, done);
 }
 
 /* The purge runs on the loop, so it cannot wait for its count: it is
  * logged when it fails, and the next tick comes at the usual interval. */
-static void purge_done(void *arg, const struct api_error *err)
-{
-	(void)arg;
-	if (err)
-		fprintf(stderr, "edgeauth: purge of expired tokens: %s\n", err->description);
-}
-
 int pg_purge_expired(struct store *st, int batch, int64_t grace_ms, struct api_error *err)
 {
 	char grace[24], n[24];
 
 	(void)err;
 	pg_run(st, &statements[PT_PURGE], (const char *const[]){ pg_int_param(grace_ms, grace),
-	       pg_int_param(batch, n) }, done_map, NULL, NULL, (struct completion){ purge_done,
-	       NULL });
+	       pg_int_param(batch, n) }, pg_map_none, NULL, NULL, pg_logged("purge of expired tokens"));
 	return 0;
 }
 

@@ -361,7 +361,7 @@ void store_client_create(struct store *st, const struct event_origin *by, const 
                          const struct client_fields *f, const char *secret_hash,
                          const char *scope, char **record, struct completion done)
 {
-	PG_DISPATCH(st, pg_client_create(st, project_id, f, secret_hash, scope, record, done));
+	PG_DISPATCH(st, pg_client_create(st, by, project_id, f, secret_hash, scope, record, done));
 	char *id = crypto_new_id();
 	struct client_write w = { project_id, id, f, secret_hash, scope, record };
 	const struct event ev = { by, project_id, EVENT_CLIENT_CREATE, id, NULL };
@@ -414,7 +414,7 @@ void store_client_update(struct store *st, const struct event_origin *by, const 
                          const char *client_id, const struct client_fields *f,
                          const char *scope, char **record, struct completion done)
 {
-	PG_DISPATCH(st, pg_client_update(st, project_id, client_id, f, scope, record, done));
+	PG_DISPATCH(st, pg_client_update(st, by, project_id, client_id, f, scope, record, done));
 	struct client_write w = { project_id, client_id, f, NULL, scope, record };
 	const struct event ev = { by, project_id, EVENT_CLIENT_UPDATE, client_id, NULL };
 
@@ -441,7 +441,7 @@ void store_client_set_secret(struct store *st, const struct event_origin *by,
                              const char *secret_hash, const char *scope,
                              struct completion done)
 {
-	PG_DISPATCH(st, pg_client_set_secret(st, project_id, client_id, secret_hash, scope, done));
+	PG_DISPATCH(st, pg_client_set_secret(st, by, project_id, client_id, secret_hash, scope, done));
 	struct client_write w = { project_id, client_id, NULL, secret_hash, scope, NULL };
 	const struct event ev = { by, project_id, EVENT_CLIENT_ROTATE_SECRET, client_id, NULL };
 
@@ -461,7 +461,7 @@ void store_client_get(struct store *st, const char *project_id, const char *clie
 void store_client_delete(struct store *st, const struct event_origin *by, const char *project_id,
                          const char *client_id, const char *scope, struct completion done)
 {
-	PG_DISPATCH(st, pg_client_delete(st, project_id, client_id, scope, done));
+	PG_DISPATCH(st, pg_client_delete(st, by, project_id, client_id, scope, done));
 	const struct event ev = { by, project_id, EVENT_CLIENT_DELETE, client_id, NULL };
 
 	store_grant_delete_holder(st, GRANT_HOLDER_CLIENT, stmt(st, CS_EXISTS), stmt(st, CS_DELETE),

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pg_events.h"
 #include "store_events.h"
 #include "store_pg.h"
 #include "util.h"
@@ -109,7 +110,7 @@ static int record_write(struct store *st, void *arg, struct api_error *err)
 void store_event_record(struct store *st, const struct event *evs, size_t n,
                         struct completion done)
 {
-	PG_DISPATCH(st, pg_unsupported(done));   /* no events table there yet */
+	PG_DISPATCH(st, pg_event_record(st, evs, n, done));
 	struct event_batch b = { evs, n };
 	struct api_error err;
 
@@ -138,7 +139,7 @@ int store_event_list(struct store *st, const struct event_filter *f,
                      struct api_error *err)
 {
 	if (st->pg)
-		return pg_unsupported_sync(err);
+		return pg_event_list(st, f, each, arg, err);
 	sqlite3_stmt *s = stmt(st, EV_LIST);
 	int rc;
 
@@ -154,7 +155,7 @@ int store_event_list(struct store *st, const struct event_filter *f,
 int store_event_purge(struct store *st, int batch, int64_t before, struct api_error *err)
 {
 	if (st->pg)
-		return pg_unsupported_sync(err);
+		return pg_event_purge(st, batch, before, err);
 	sqlite3_stmt *s = stmt(st, EV_PURGE);
 
 	sqlite3_bind_int64(s, 1, before);

@@ -12,6 +12,7 @@
 
 #include "json_util.h"
 #include "pg_url.h"
+#include "store_events.h"
 #include "store_grants.h"
 #include "store_pg.h"
 #include "util.h"
@@ -27,7 +28,7 @@ extern const size_t pg_schema_migration_count;
 /* Every area's statements, prepared on each connection. */
 static const struct pg_statement_set *const statement_sets[] = {
 	&pg_projects_statements, &pg_clients_statements, &pg_tokens_statements,
-	&pg_keys_statements,
+	&pg_keys_statements, &pg_events_statements,
 };
 
 /* ---- opening ---- */
@@ -162,11 +163,23 @@ struct store_stamp pg_store_stamp(const struct store *st)
 /* ---- running an operation ---- */
 
 struct pg_call {
+	struct store *st;
 	pg_map_fn *map;
 	void *out;
 	const void *how;
 	struct completion done;
 };
+
+/* The records of the events a committed statement recorded (its column
+ * named event, any row: schema/postgres/014) go to the audit file. */
+static void events_committed(struct store *st, const PGresult *res)
+{
+	int col = st->events_sink ? PQfnumber(res, "event") : -1;
+
+	for (int r = 0; col >= 0 && r < PQntuples(res); r++)
+		if (pg_text(res, r, col))
+			st->events_sink(st->events_sink_arg, pg_text(res, r, col));
+}
 
 static void call_done(void *arg, const PGresult *res, const struct api_error *err)
 {
@@ -177,8 +190,10 @@ static void call_done(void *arg, const PGresult *res, const struct api_error *er
 
 	if (err)
 		e = *err;
-	else
+	else {
+		events_committed(c->st, res);
 		rc = c->map(res, c->out, c->how, &e);
+	}
 	free(c);
 	complete(done, rc, &e);
 }
@@ -188,7 +203,7 @@ void pg_run(struct store *st, const struct pg_statement *s, const char *const *p
 {
 	struct pg_call *c = xmalloc(sizeof *c);
 
-	*c = (struct pg_call){ map, out, how, done };
+	*c = (struct pg_call){ st, map, out, how, done };
 	pg_query(st->pg, s, params, call_done, c);
 }
 
@@ -262,12 +277,21 @@ int pg_map_int(const PGresult *res, void *out, const void *how, struct api_error
 	return 0;
 }
 
+int pg_map_none(const PGresult *res, void *out, const void *how, struct api_error *err)
+{
+	(void)res;
+	(void)out;
+	(void)how;
+	(void)err;
+	return 0;
+}
+
 int pg_map_outcome(const PGresult *res, void *out, const void *how, struct api_error *err)
 {
 	const struct pg_outcomes *o = how;
 	const char *status, *detail, *record;
 
-	if (PQntuples(res) != 1 || PQnfields(res) != 3) {
+	if (PQntuples(res) != 1 || PQnfields(res) < 3) {
 		fprintf(stderr, "edgeauth: store: a write answered %d rows of %d columns\n",
 		        PQntuples(res), PQnfields(res));
 		return api_fail(err, E_SYSTEM_ERROR, "The store failed.");
@@ -289,6 +313,17 @@ int pg_map_outcome(const PGresult *res, void *out, const void *how, struct api_e
 			return api_fail(err, o->conflicts[i].code, "%s", o->conflicts[i].sentence);
 	fprintf(stderr, "edgeauth: store: a write answered %s, which no rule explains\n", status);
 	return api_fail(err, E_SYSTEM_ERROR, "The store failed.");
+}
+
+static void logged_done(void *arg, const struct api_error *err)
+{
+	if (err)
+		fprintf(stderr, "edgeauth: %s: %s\n", (const char *)arg, err->description);
+}
+
+struct completion pg_logged(const char *what)
+{
+	return (struct completion){ logged_done, (void *)what };
 }
 
 /* ---- a cached read ---- */
@@ -374,6 +409,21 @@ char *pg_json_ids(const struct json_id_list *ids)
 		json_array_append_new(a, json_string(ids->ids[i]));
 	text = json_dumps(a, JSON_COMPACT);   /* jansson allocates with xmalloc */
 	json_decref(a);
+	return text;
+}
+
+char *pg_event_json(const struct event *ev)
+{
+	json_t *o;
+	char *text;
+
+	if (!ev || !ev->by)
+		return NULL;
+	o = json_pack("{s:s?, s:s, s:s, s:s?, s:s?, s:s}", "project_id", ev->project_id,
+	              "actor", ev->by->actor, "action", ev->action, "target", ev->target,
+	              "address", ev->by->address, "outcome", ev->outcome ? ev->outcome : EVENT_SUCCESS);
+	text = json_dumps(o, JSON_COMPACT);   /* jansson allocates with xmalloc */
+	json_decref(o);
 	return text;
 }
 

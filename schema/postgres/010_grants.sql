@@ -8,19 +8,24 @@
 -- area's *_not_found), 'grant:<kind>' with the named permission the caller
 -- lacks (store_grant_refuse: unknown, role, client, user, permission, admin),
 -- or a conflict of the area. An expected outcome never raises, so one
--- request's refusal never aborts the batch that carries others' writes.
+-- request's refusal never aborts the batch that carries others' writes. event
+-- is the record of the audit event the write recorded (schema/postgres/014;
+-- NULL: none), which the node hands to the audit file once it has committed.
 
-CREATE TYPE edgeauth_outcome AS (status ctext, detail ctext, record text);
+CREATE TYPE edgeauth_outcome AS (status ctext, detail ctext, record text, event text);
 CREATE TYPE edgeauth_refusal AS (status ctext, detail ctext);
 
 -- The outcomes a write function returns: done (with its record, or NULL),
 -- refused (a check's refusal), or not found; or (status) a conflict of its area.
 CREATE FUNCTION edgeauth_done(p_record text) RETURNS edgeauth_outcome LANGUAGE sql IMMUTABLE
-AS $$ SELECT (NULL, NULL, p_record)::edgeauth_outcome $$;
+AS $$ SELECT (NULL, NULL, p_record, NULL)::edgeauth_outcome $$;
+-- done, with the record of the event it recorded (edgeauth_event's answer)
+CREATE FUNCTION edgeauth_done_event(p_record text, p_event text) RETURNS edgeauth_outcome
+LANGUAGE sql IMMUTABLE AS $$ SELECT (NULL, NULL, p_record, p_event)::edgeauth_outcome $$;
 CREATE FUNCTION edgeauth_refused(r edgeauth_refusal) RETURNS edgeauth_outcome
-LANGUAGE sql IMMUTABLE AS $$ SELECT (r.status, r.detail, NULL)::edgeauth_outcome $$;
+LANGUAGE sql IMMUTABLE AS $$ SELECT (r.status, r.detail, NULL, NULL)::edgeauth_outcome $$;
 CREATE FUNCTION edgeauth_failed(p_status ctext) RETURNS edgeauth_outcome LANGUAGE sql IMMUTABLE
-AS $$ SELECT (p_status, NULL, NULL)::edgeauth_outcome $$;
+AS $$ SELECT (p_status, NULL, NULL, NULL)::edgeauth_outcome $$;
 
 -- A permission's named form (CONTRACT.md §2: "users:read"), and whether a
 -- token may carry it: both codes are ones a create accepts, so that a scope

@@ -47,12 +47,16 @@ RETURNS boolean LANGUAGE sql IMMUTABLE AS $$
 	    OR (p_method IS NOT NULL AND p_method IS DISTINCT FROM c_method)
 $$;
 
+-- Every write takes p_event, the audit event it records when it has written
+-- (pg_event_json; NULL: none), and answers its record in the outcome.
+
 -- Creates an active client with its permissions: CONTRACT.md §3's order,
 -- some_permissions_not_found, then insufficient_permission (what it would
 -- grant, then where its tokens go).
 CREATE FUNCTION edgeauth_client_create(p_project ctext, p_id ctext, p_name ctext,
 	p_description ctext, p_secret_hash ctext, p_permission_ids jsonb, p_redirect jsonb,
-	p_post_logout jsonb, p_backchannel ctext, p_method ctext, p_alg ctext, p_scope ctext)
+	p_post_logout jsonb, p_backchannel ctext, p_method ctext, p_alg ctext, p_scope ctext,
+	p_event json)
 RETURNS edgeauth_outcome LANGUAGE plpgsql AS $$
 DECLARE
 	ids ctext[] := edgeauth_ids(p_permission_ids);
@@ -74,7 +78,7 @@ BEGIN
 	        now_ms, p_post_logout, p_backchannel, p_method, p_alg);
 	INSERT INTO client_permissions (client_id, permission_id)
 	SELECT p_id, unnest(ids) ON CONFLICT DO NOTHING;
-	RETURN edgeauth_done(edgeauth_client_record(p_id));
+	RETURN edgeauth_done_event(edgeauth_client_record(p_id), edgeauth_event(p_event));
 END $$;
 
 -- Updates the client (PUT: a p_set_* false keeps that field, a NULL method
@@ -85,7 +89,7 @@ CREATE FUNCTION edgeauth_client_update(p_project ctext, p_id ctext, p_name ctext
 	p_is_active boolean, p_set_description boolean, p_description ctext,
 	p_set_permissions boolean, p_permission_ids jsonb, p_set_redirect boolean, p_redirect jsonb,
 	p_set_post_logout boolean, p_post_logout jsonb, p_set_backchannel boolean,
-	p_backchannel ctext, p_method ctext, p_alg ctext, p_scope ctext)
+	p_backchannel ctext, p_method ctext, p_alg ctext, p_scope ctext, p_event json)
 RETURNS edgeauth_outcome LANGUAGE plpgsql AS $$
 DECLARE
 	c clients;
@@ -127,7 +131,7 @@ BEGIN
 		INSERT INTO client_permissions (client_id, permission_id)
 		SELECT p_id, unnest(ids) ON CONFLICT DO NOTHING;
 	END IF;
-	RETURN edgeauth_done(edgeauth_client_record(p_id));
+	RETURN edgeauth_done_event(edgeauth_client_record(p_id), edgeauth_event(p_event));
 END $$;
 
 -- Whether the client may be written by a caller with scope: client_not_found,
@@ -144,7 +148,7 @@ END $$;
 
 -- A new secret hash: client_not_found, insufficient_permission (as an update).
 CREATE FUNCTION edgeauth_client_set_secret(p_project ctext, p_id ctext, p_secret_hash ctext,
-	p_scope ctext)
+	p_scope ctext, p_event json)
 RETURNS edgeauth_outcome LANGUAGE plpgsql AS $$
 DECLARE
 	r edgeauth_refusal := edgeauth_client_writable(p_project, p_id, p_scope);
@@ -153,13 +157,14 @@ BEGIN
 		RETURN edgeauth_refused(r);
 	END IF;
 	UPDATE clients SET secret_hash = p_secret_hash, updated_at = edgeauth_now_ms() WHERE id = p_id;
-	RETURN edgeauth_done(NULL);
+	RETURN edgeauth_done_event(NULL, edgeauth_event(p_event));
 END $$;
 
 -- Deletes the client (CONTRACT.md §8): client_not_found, then
 -- insufficient_permission; its codes and refresh tokens cascade, its access
 -- tokens fail the bearer check, which finds no client.
-CREATE FUNCTION edgeauth_client_delete(p_project ctext, p_id ctext, p_scope ctext)
+CREATE FUNCTION edgeauth_client_delete(p_project ctext, p_id ctext, p_scope ctext,
+	p_event json)
 RETURNS edgeauth_outcome LANGUAGE plpgsql AS $$
 DECLARE
 	r edgeauth_refusal := edgeauth_client_writable(p_project, p_id, p_scope);
@@ -168,5 +173,5 @@ BEGIN
 		RETURN edgeauth_refused(r);
 	END IF;
 	DELETE FROM clients WHERE id = p_id;
-	RETURN edgeauth_done(NULL);
+	RETURN edgeauth_done_event(NULL, edgeauth_event(p_event));
 END $$;
