@@ -59,6 +59,13 @@ void pg_run(struct store *st, const struct pg_statement *s, const char *const *p
 int pg_run_sync(struct store *st, const struct pg_statement *s, const char *const *params,
                 pg_map_fn *map, void *out, const void *how, struct api_error *err);
 
+/* An explicit transaction of a caller that blocks (the CLI): BEGIN, then
+ * lock (an SQL statement, or NULL); pg_tx_end commits when rc >= 0 (and
+ * hands the events it recorded to the audit file) or rolls back. Both
+ * answer rc, or -1 with err. */
+int pg_tx_begin(struct store *st, const char *lock, struct api_error *err);
+int pg_tx_end(struct store *st, int rc, struct api_error *err);
+
 /* Maps: out is a char ** that gets a copy of column 0 of the one row (the
  * record, as compact JSON text); no row: how (a struct record_missing)
  * is the error. */
