@@ -121,6 +121,11 @@ char *pg_json_ids(const struct json_id_list *ids);
  * frees. Any statement's column named event, in any row, is the record of
  * an event it recorded: once committed, it goes to the audit file. */
 char *pg_event_json(const struct event *ev);
+/* A list's search condition (CONTRACT.md §3, §9): whether the text of
+ * column col holds the parameter term, ignoring ASCII case as SQLite's
+ * LIKE does; strpos takes % and _ literally. NULL col: no. */
+#define PG_SQL_CONTAINS(col, term) " strpos(lower(" col "), lower(" term ")) > 0"
+
 /* "true" / "false", for a boolean parameter. */
 const char *pg_bool_param(bool v);
 /* A number as a parameter, into buf. */
@@ -160,5 +165,6 @@ extern const struct pg_statement_set pg_clients_statements;
 extern const struct pg_statement_set pg_tokens_statements;
 extern const struct pg_statement_set pg_keys_statements;
 extern const struct pg_statement_set pg_events_statements;
+extern const struct pg_statement_set pg_resources_statements;
 
 #endif
