@@ -121,6 +121,30 @@ AUTH="Basic $(printf '%s:%s' "$CID" "$CSECRET" | base64 -w0)" on "$A" req POST /
 check_status "revoked through A (RFC 7009)" 200
 within "B refuses the revoked token" "$(settles "Bearer $T" 401 "$B" GET "$P/clients")"
 
+########## a resource: its code, its permissions, its deletion ##########
+# (what a client's scope names: B's cached scopes follow each)
+AUTH="Bearer $TOKEN" on "$A" req POST "$P/resources" \
+	'{"name":"Fleet","code":"fleet","permissions":[{"name":"Go","code":"go"},{"name":"Stop","code":"stop"}]}'
+check_status "resource created through A" 201
+RES=$(jq -r .id <<<"$BODY"); GO=$(jq -r '.permissions[0].id' <<<"$BODY")
+client_with fleet fleet:go fleet:stop
+T=$(token_on "$B" "$CID" "$CSECRET")
+check "B's token carries the resource's permissions (B caches the scope)" \
+	"$(jwt_part "$T" 2 | jq -r .scope)" "fleet:go fleet:stop"
+AUTH="Bearer $TOKEN" on "$A" req PUT "$P/resources/$RES" '{"name":"Fleet","code":"armada"}'
+check_status "resource code changed through A" 200
+within "B's tokens carry the new resource code" \
+	"$(until_new "$B" "$CID" "$CSECRET" .scope "armada:go armada:stop")"
+AUTH="Bearer $TOKEN" on "$A" req PUT "$P/resources/$RES" \
+	"{\"name\":\"Fleet\",\"code\":\"armada\",\"permissions\":[{\"id\":\"$GO\",\"name\":\"Go\",\"code\":\"run\"}]}"
+check_status "a permission renamed, the other dropped, through A" 200
+within "B's tokens carry the renamed permission alone" \
+	"$(until_new "$B" "$CID" "$CSECRET" .scope armada:run)"
+AUTH="Bearer $TOKEN" on "$A" req DELETE "$P/resources/$RES"
+check_status "resource deleted through A" 204
+within "B's tokens carry none of its permissions" \
+	"$(until_new "$B" "$CID" "$CSECRET" '.scope // ""' "")"
+
 ########## a client's permissions ##########
 client_with changing clients:read
 T=$(token_on "$B" "$CID" "$CSECRET")
