@@ -153,5 +153,6 @@ extern const struct pg_statement_set pg_clients_statements;
 extern const struct pg_statement_set pg_tokens_statements;
 extern const struct pg_statement_set pg_keys_statements;
 extern const struct pg_statement_set pg_events_statements;
+extern const struct pg_statement_set pg_users_statements;
 
 #endif
