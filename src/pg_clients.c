@@ -28,11 +28,10 @@ enum {
 	PC__COUNT = PC_LIST + 2 * CLIENT_SORT__COUNT
 };
 
-/* $1 the project; $2 a search term or NULL (CONTRACT.md §3: a
- * case-insensitive substring of the name, ASCII folding as SQLite's LIKE;
- * strpos takes % and _ literally); $3 is_active or NULL. */
+/* $1 the project; $2 a search term or NULL (CONTRACT.md §3: in the name);
+ * $3 is_active or NULL. */
 #define LIST_FILTER \
-	" WHERE project_id = $1 AND ($2::ctext IS NULL OR strpos(lower(name), lower($2::ctext)) > 0)" \
+	" WHERE project_id = $1 AND ($2::ctext IS NULL OR" PG_SQL_CONTAINS("name", "$2::ctext") ")" \
 	" AND ($3::boolean IS NULL OR is_active = $3::boolean)"
 /* The number of all matches and the page's records (CLIENT_JSON's order:
  * ties broken by id in the sort's direction). */
