@@ -33,8 +33,10 @@ enum {
 
 /* List filters: $1 the project, $2 the search term (only the search
  * variants read it: CONTRACT.md §3, a case-insensitive substring of the
- * display name or the email, on the trigram indexes of schema/postgres/003),
- * $3 is_active and $4 role_id (NULL: any). */
+ * display name or the email), $3 is_active and $4 role_id (NULL: any). The
+ * search is a LIKE of the escaped term (edgeauth_contains_pattern), not
+ * PG_SQL_CONTAINS's strpos, because a LIKE is what the trigram indexes of
+ * schema/postgres/003 answer. */
 #define NO_SEARCH " AND $2::ctext IS NULL"
 #define SEARCH \
 	" AND (lower(u.display_name) LIKE edgeauth_contains_pattern($2::ctext)" \
