@@ -126,6 +126,17 @@ char *pg_event_json(const struct event *ev);
  * LIKE does; strpos takes % and _ literally. NULL col: no. */
 #define PG_SQL_CONTAINS(col, term) " strpos(lower(" col "), lower(" term ")) > 0"
 
+/* A list page's statement: the number of all rows r of table that filter
+ * (" WHERE ...") keeps, and the records json (an expression of the row r) of
+ * those in order, LIMIT limit OFFSET offset (parameters), as a JSON array
+ * (pg_map_page). The page is chosen first, so only its rows are made
+ * records. */
+#define PG_SQL_PAGE(table, filter, json, order, limit, offset) \
+	"SELECT (SELECT count(*) FROM " table " r" filter ")," \
+	" (SELECT coalesce(json_agg(" json " ORDER BY " order "), '[]')" \
+	" FROM (SELECT * FROM " table " r" filter " ORDER BY " order \
+	" LIMIT " limit " OFFSET " offset ") r)"
+
 /* "true" / "false", for a boolean parameter. */
 const char *pg_bool_param(bool v);
 /* A number as a parameter, into buf. */
@@ -166,6 +177,7 @@ extern const struct pg_statement_set pg_tokens_statements;
 extern const struct pg_statement_set pg_keys_statements;
 extern const struct pg_statement_set pg_events_statements;
 extern const struct pg_statement_set pg_resources_statements;
+extern const struct pg_statement_set pg_roles_statements;
 extern const struct pg_statement_set pg_users_statements;
 
 #endif

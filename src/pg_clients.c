@@ -36,10 +36,9 @@ enum {
 /* The number of all matches and the page's records (CLIENT_JSON's order:
  * ties broken by id in the sort's direction). */
 #define LIST(name, order) \
-	{ "clients_list_" name, "SELECT (SELECT count(*) FROM clients" LIST_FILTER ")," \
-	  " (SELECT coalesce(json_agg(edgeauth_client_json(c) ORDER BY " order "), '[]')" \
-	  " FROM (SELECT * FROM clients" LIST_FILTER " ORDER BY " order \
-	  " LIMIT $4 OFFSET $5) c)", 5, false }
+	{ "clients_list_" name, \
+	  PG_SQL_PAGE("clients", LIST_FILTER, "edgeauth_client_json(r)", order, "$4", "$5"), 5, \
+	  false }
 #define LIST_PAIR(key, name, col) \
 	[PC_LIST + 2 * (key)] = LIST(name, col ", id"), \
 	[PC_LIST + 2 * (key) + 1] = LIST(name "_desc", col " DESC, id DESC")

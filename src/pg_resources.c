@@ -33,10 +33,8 @@ static const struct pg_statement statements[PR__COUNT] = {
 		3, true },
 	/* The number of all matches and the page's records, oldest first, ties
 	 * by ID (RS_LIST's order). */
-	[PR_LIST] = { "resources_list", "SELECT (SELECT count(*) FROM resources r" LIST_FILTER "),"
-		" (SELECT coalesce(json_agg(edgeauth_resource_json(r) ORDER BY r.created_at, r.id),"
-		" '[]') FROM (SELECT * FROM resources r" LIST_FILTER
-		" ORDER BY r.created_at, r.id LIMIT $4 OFFSET $5) r)", 5, false },
+	[PR_LIST] = { "resources_list", PG_SQL_PAGE("resources", LIST_FILTER,
+		"edgeauth_resource_json(r)", "r.created_at, r.id", "$4", "$5"), 5, false },
 };
 
 const struct pg_statement_set pg_resources_statements = { statements, PR__COUNT };

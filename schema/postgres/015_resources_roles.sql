@@ -1,10 +1,11 @@
 -- edgeauth's PostgreSQL schema, version 15 (PostgreSQL only): the resources
--- area (src/store_resources.c; on PostgreSQL src/pg_resources.c): the
--- record's one definition and the writes, each one statement that checks,
--- writes and answers the record (edgeauth_outcome, version 10) with the event
--- it recorded (version 14). The caches these tables feed (a role's or a
--- client's scope) are told by the triggers of version 9: the codes and
--- deletions of resources and permissions.
+-- and roles areas (src/store_resources.c and src/store_roles.c; on PostgreSQL
+-- src/pg_resources.c and src/pg_roles.c): the records' one definition and the
+-- writes, each one statement that checks, writes and answers the record
+-- (edgeauth_outcome, version 10) with the event it recorded (version 14). The
+-- caches these tables feed (a role's or a client's scope) are told by the
+-- triggers of version 9: role_permissions, and the codes and deletions of
+-- resources, permissions and roles.
 
 -- ---- resources ----
 
@@ -150,5 +151,118 @@ BEGIN
 		RETURN edgeauth_refused(r);
 	END IF;
 	DELETE FROM resources WHERE id = p_id;
+	RETURN edgeauth_done_event(NULL, edgeauth_event(p_event));
+END $$;
+
+-- ---- roles ----
+
+-- The role's permission IDs, sorted (plpgsql: see edgeauth_resource_permissions).
+CREATE FUNCTION edgeauth_role_permission_ids(p_id ctext) RETURNS json LANGUAGE plpgsql STABLE
+AS $$
+BEGIN
+	RETURN (SELECT coalesce(json_agg(permission_id ORDER BY permission_id), '[]')
+	        FROM role_permissions WHERE role_id = p_id);
+END $$;
+
+-- The record (CONTRACT.md §4) of the roles row r: ROLE_JSON's keys, order
+-- and timestamps (src/store_roles.c).
+CREATE FUNCTION edgeauth_role_json(r roles) RETURNS json LANGUAGE sql STABLE AS $$
+	SELECT json_build_object('id', r.id, 'code', r.code, 'name', r.name,
+		'description', r.description,
+		'permission_ids', edgeauth_role_permission_ids(r.id),
+		'created_at', edgeauth_iso_time(r.created_at),
+		'updated_at', edgeauth_iso_time(r.updated_at))
+$$;
+
+CREATE FUNCTION edgeauth_role_record(p_id ctext) RETURNS text LANGUAGE sql STABLE
+AS $$ SELECT edgeauth_role_json(r)::text FROM roles r WHERE r.id = p_id $$;
+
+-- Creates a role (CONTRACT.md §3's order): some_permissions_not_found and
+-- insufficient_permission for what it would be given (p_permission_ids NULL:
+-- none), then 'code_taken' (a create racing it included).
+CREATE FUNCTION edgeauth_role_create(p_project ctext, p_id ctext, p_code ctext, p_name ctext,
+	p_description ctext, p_permission_ids jsonb, p_scope ctext, p_event json)
+RETURNS edgeauth_outcome LANGUAGE plpgsql AS $$
+DECLARE
+	ids ctext[] := edgeauth_ids(p_permission_ids);
+	r edgeauth_refusal := edgeauth_check_ids(p_project, p_scope, ids);
+	now_ms bigint := edgeauth_now_ms();
+BEGIN
+	IF r.status IS NOT NULL THEN
+		RETURN edgeauth_refused(r);
+	END IF;
+	INSERT INTO roles (id, project_id, code, name, description, created_at, updated_at)
+	VALUES (p_id, p_project, p_code, p_name, p_description, now_ms, now_ms)
+	ON CONFLICT (project_id, code) DO NOTHING;
+	IF NOT FOUND THEN
+		RETURN edgeauth_failed('code_taken');
+	END IF;
+	INSERT INTO role_permissions (role_id, permission_id)
+	SELECT p_id, unnest(ids) ON CONFLICT DO NOTHING;
+	RETURN edgeauth_done_event(edgeauth_role_record(p_id), edgeauth_event(p_event));
+END $$;
+
+-- Whether the project's role p_id may be written by a caller with scope,
+-- given p_ids (NULL: no new set) (CONTRACT.md §3's order): NULL, or
+-- 'not_found', some_permissions_not_found or insufficient_permission for the
+-- new set, then insufficient_permission for what the role holds. Locks its row.
+CREATE FUNCTION edgeauth_role_writable(p_project ctext, p_id ctext, p_scope ctext,
+	p_ids ctext[])
+RETURNS edgeauth_refusal LANGUAGE plpgsql AS $$
+DECLARE
+	r edgeauth_refusal;
+BEGIN
+	PERFORM 1 FROM roles WHERE id = p_id AND project_id = p_project FOR UPDATE;
+	IF NOT FOUND THEN
+		RETURN ('not_found', NULL)::edgeauth_refusal;
+	END IF;
+	r := edgeauth_check_ids(p_project, p_scope, p_ids);
+	IF r.status IS NULL THEN
+		r := edgeauth_check_holder(p_scope, 'role', p_id);
+	END IF;
+	RETURN r;
+END $$;
+
+-- Updates a role (PUT: p_keep_description keeps the description, a NULL
+-- p_permission_ids the permission set; '[]' clears it): edgeauth_role_writable's
+-- refusals, then 'code_taken'.
+CREATE FUNCTION edgeauth_role_update(p_project ctext, p_id ctext, p_code ctext, p_name ctext,
+	p_keep_description boolean, p_description ctext, p_permission_ids jsonb, p_scope ctext,
+	p_event json)
+RETURNS edgeauth_outcome LANGUAGE plpgsql AS $$
+DECLARE
+	ids ctext[] := edgeauth_ids(p_permission_ids);
+	r edgeauth_refusal := edgeauth_role_writable(p_project, p_id, p_scope, ids);
+BEGIN
+	IF r.status IS NOT NULL THEN
+		RETURN edgeauth_refused(r);
+	END IF;
+	BEGIN
+		UPDATE roles SET code = p_code, name = p_name,
+			description = CASE WHEN p_keep_description THEN description ELSE p_description END,
+			updated_at = edgeauth_now_ms()
+		WHERE id = p_id;
+	EXCEPTION WHEN unique_violation THEN   -- a role of the project has the code
+		RETURN edgeauth_failed('code_taken');
+	END;
+	IF ids IS NOT NULL THEN
+		DELETE FROM role_permissions WHERE role_id = p_id;
+		INSERT INTO role_permissions (role_id, permission_id)
+		SELECT p_id, unnest(ids) ON CONFLICT DO NOTHING;
+	END IF;
+	RETURN edgeauth_done_event(edgeauth_role_record(p_id), edgeauth_event(p_event));
+END $$;
+
+-- Deletes the role: not_found, then insufficient_permission (what it holds).
+-- Its users are left with no role (ON DELETE SET NULL), its grants go with it.
+CREATE FUNCTION edgeauth_role_delete(p_project ctext, p_id ctext, p_scope ctext, p_event json)
+RETURNS edgeauth_outcome LANGUAGE plpgsql AS $$
+DECLARE
+	r edgeauth_refusal := edgeauth_role_writable(p_project, p_id, p_scope, NULL);
+BEGIN
+	IF r.status IS NOT NULL THEN
+		RETURN edgeauth_refused(r);
+	END IF;
+	DELETE FROM roles WHERE id = p_id;
 	RETURN edgeauth_done_event(NULL, edgeauth_event(p_event));
 END $$;
