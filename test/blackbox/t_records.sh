@@ -129,8 +129,7 @@ check "get user is the listed record" "$(jq -c . <<<"$BODY")" "$(listed "$P/user
 check_json "no password in the record" 'has("password") or has("password_hash")' false
 req GET "$P/users/nope"
 check_err "get unknown user" 404 user_not_found
-OTHER_USER=ou1
-db "insert into users (id, project_id, display_name, created_at, updated_at) values ('$OTHER_USER', '$OTHER_ID', 'o', 1, 1)"
+OTHER_USER=$(db "insert into users (id, project_id, display_name, created_at, updated_at) values ('ou1', '$OTHER_ID', 'o', 1, 1); select 'ou1'")
 req GET "$P/users/$OTHER_USER"
 check_err "get another project's user" 404 user_not_found
 expect "$AS_RR" "$DENIED" "get user without users:read" GET "$P/users/$CARL"

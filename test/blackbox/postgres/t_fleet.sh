@@ -1,11 +1,12 @@
 # Two nodes on one database (CONTRACT.md §9): a write through node A (or the
 # CLI) reaches node B's caches within 100 ms, through LISTEN/NOTIFY: a
 # client's deactivation, its deletion, a revocation, a change of a client's
-# permissions, a key rotation and a retirement. And a notification lost
-# while B's listening connection is down never leaves a verdict cached on B
-# working: a deactivation written without its NOTIFY (as if lost) reaches B
-# once B's listening connection was killed (pg_terminate_backend). And the
-# commands that copy SQLite's file (backup, restore) refuse on PostgreSQL.
+# permissions, a resource's new codes and deletion, a key rotation and a
+# retirement. And a notification lost while B's listening connection is
+# down never leaves a verdict cached on B working: a deactivation written
+# without its NOTIFY (as if lost) reaches B once B's listening connection
+# was killed (pg_terminate_backend). And the commands that copy SQLite's
+# file (backup, restore) refuse on PostgreSQL.
 . "$(dirname "$0")/../lib.sh"
 if [ "$BACKEND" != postgres ]; then
 	fail "t_fleet runs on PostgreSQL: EDGEAUTH_BACKEND=postgres test/blackbox/run.sh postgres/t_fleet.sh"
@@ -130,6 +131,29 @@ AUTH="Bearer $TOKEN" on "$A" req PUT "$P/clients/$CID" \
 	"{\"name\":\"changing\",\"is_active\":true,\"permission_ids\":[\"$(perm users:read)\"]}"
 check_status "permissions changed through A" 200
 within "B's tokens carry the new scope" "$(until_new "$B" "$CID" "$CSECRET" .scope users:read)"
+
+########## a resource: its code, its permissions, its deletion ##########
+AUTH="Bearer $TOKEN" on "$A" req POST "$P/resources" \
+	'{"name":"Fleet","code":"fleet","permissions":[{"name":"Go","code":"go"},{"name":"Stop","code":"stop"}]}'
+check_status "resource created through A" 201
+RES=$(jq -r .id <<<"$BODY"); GO=$(jq -r '.permissions[0].id' <<<"$BODY")
+client_with fleet fleet:go fleet:stop
+T=$(token_on "$B" "$CID" "$CSECRET")
+check "B's token carries the resource's permissions (B caches the scope)" \
+	"$(jwt_part "$T" 2 | jq -r .scope)" "fleet:go fleet:stop"
+AUTH="Bearer $TOKEN" on "$A" req PUT "$P/resources/$RES" '{"name":"Fleet","code":"armada"}'
+check_status "resource code changed through A" 200
+within "B's tokens carry the new resource code" \
+	"$(until_new "$B" "$CID" "$CSECRET" .scope "armada:go armada:stop")"
+AUTH="Bearer $TOKEN" on "$A" req PUT "$P/resources/$RES" \
+	"{\"name\":\"Fleet\",\"code\":\"armada\",\"permissions\":[{\"id\":\"$GO\",\"name\":\"Go\",\"code\":\"run\"}]}"
+check_status "a permission renamed, the other dropped, through A" 200
+within "B's tokens carry the renamed permission alone" \
+	"$(until_new "$B" "$CID" "$CSECRET" .scope armada:run)"
+AUTH="Bearer $TOKEN" on "$A" req DELETE "$P/resources/$RES"
+check_status "resource deleted through A" 204
+within "B's tokens carry none of its permissions" \
+	"$(until_new "$B" "$CID" "$CSECRET" '.scope // ""' "")"
 
 ########## keys: a rotation and a retirement by the CLI ##########
 T_OLD=$(token_on "$B" "$CLIENT_ID" "$CLIENT_SECRET")
