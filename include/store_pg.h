@@ -178,5 +178,6 @@ extern const struct pg_statement_set pg_keys_statements;
 extern const struct pg_statement_set pg_events_statements;
 extern const struct pg_statement_set pg_resources_statements;
 extern const struct pg_statement_set pg_roles_statements;
+extern const struct pg_statement_set pg_users_statements;
 
 #endif
