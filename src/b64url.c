@@ -1,10 +1,9 @@
 /*
- * Base64 over OpenSSL's EVP block coder (RFC 4648): base64url without padding
- * out, either alphabet in. The coding itself is OpenSSL's; this file only
- * translates alphabets and padding, and checks the input strictly first,
+ * Base64 (RFC 4648): base64url without padding out, either alphabet in.
+ * Encoding is a table lookup here; decoding is OpenSSL's EVP block coder,
+ * after this file checks the input strictly and translates the alphabet,
  * because EVP_DecodeBlock skips whitespace and accepts any trailing bits.
  */
-#include <assert.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,9 +14,8 @@
 #include "b64url.h"
 #include "util.h"
 
-/* EVP_{En,De}codeBlock take an int length: work in chunks well below
- * INT_MAX, a multiple of 3 bytes in and 4 characters out. */
-#define B64_CHUNK_BYTES (3u << 20)
+/* EVP_DecodeBlock takes an int length: decode in chunks well below
+ * INT_MAX, a multiple of 4 characters. */
 #define B64_CHUNK_CHARS (4u << 20)
 
 /* The 6-bit value of c in either alphabet, or -1 if c is in neither.
@@ -37,30 +35,35 @@ static int b64_char_value(unsigned char c)
 	return -1;
 }
 
+/* RFC 4648 §5's URL-safe alphabet. */
+static const char b64url_alphabet[64] =
+	"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+
+/* Encoded here, three bytes to four characters, without padding (RFC 7515
+ * §2): EVP_EncodeBlock and a pass translating the alphabet were a
+ * fortieth of a grant (docs/BENCHMARKS.md). */
 size_t b64url_encode_into(char *out, const unsigned char *data, size_t len)
 {
-	size_t in = 0, n = 0;
+	char *o = out;
+	size_t i = 0;
+	uint32_t v;
 
-	while (in < len) {
-		size_t chunk = len - in < B64_CHUNK_BYTES ? len - in : B64_CHUNK_BYTES;
-		int w = EVP_EncodeBlock((unsigned char *)out + n, data + in, (int)chunk);
-
-		assert(w >= 0 && (size_t)w == (chunk + 2) / 3 * 4);
-		in += chunk;
-		n += (size_t)w;
+	for (; len - i >= 3; i += 3, o += 4) {
+		v = (uint32_t)data[i] << 16 | (uint32_t)data[i + 1] << 8 | data[i + 2];
+		o[0] = b64url_alphabet[v >> 18];
+		o[1] = b64url_alphabet[(v >> 12) & 63];
+		o[2] = b64url_alphabet[(v >> 6) & 63];
+		o[3] = b64url_alphabet[v & 63];
 	}
-	out[n] = '\0';
-
-	/* RFC 4648 §5: the URL-safe alphabet, and no padding (RFC 7515 §2). */
-	while (n > 0 && out[n - 1] == '=')
-		out[--n] = '\0';
-	for (size_t i = 0; i < n; i++) {
-		if (out[i] == '+')
-			out[i] = '-';
-		else if (out[i] == '/')
-			out[i] = '_';
+	if (len - i > 0) {
+		v = (uint32_t)data[i] << 16 | (len - i == 2 ? (uint32_t)data[i + 1] << 8 : 0);
+		*o++ = b64url_alphabet[v >> 18];
+		*o++ = b64url_alphabet[(v >> 12) & 63];
+		if (len - i == 2)
+			*o++ = b64url_alphabet[(v >> 6) & 63];
 	}
-	return n;
+	*o = '\0';
+	return (size_t)(o - out);
 }
 
 char *b64url_encode(const unsigned char *data, size_t len)
