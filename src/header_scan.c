@@ -25,8 +25,8 @@ bool header_scan_done(const struct header_scan *s)
 
 /* A line ends at LF (a CR before it is part of the CRLF; a bare LF is a
  * line end too, as RFC 9112 §2.2 lets a recipient read it). Inside a line
- * only its LF matters, so memchr skips to it: byte by byte, the scan was a
- * fortieth of a /healthz (docs/BENCHMARKS.md). */
+ * only its LF matters, so memchr skips to it: byte by byte, the scan was 2%
+ * of a /healthz (docs/BENCHMARKS.md). */
 void header_scan_feed(struct header_scan *s, const char *p, size_t n)
 {
 	const char *end = p + n;
