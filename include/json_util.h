@@ -74,8 +74,9 @@ void json_id_list_release(struct json_id_list *list);
  * token answer, an access token's claims), whose values need no escape:
  * IDs and tokens are base64url, scopes named permissions of valid codes.
  * A string value that would need one (a row another program wrote) is
- * not escaped: the object is then refused, and the caller builds it with
- * jansson. A zeroed struct is not valid: start with json_writer_init.
+ * not escaped by json_writer_string: the object is then refused, and the
+ * caller builds it with jansson; json_writer_text escapes user text. A
+ * zeroed struct is not valid: start with json_writer_init.
  */
 struct json_writer {
 	char *buf;
@@ -90,6 +91,15 @@ void json_writer_init(struct json_writer *w, size_t hint);
 void json_writer_string(struct json_writer *w, const char *name, const char *value);
 /* Adds "name":n. */
 void json_writer_int(struct json_writer *w, const char *name, long long n);
+/* Adds "name":"value" escaped as jansson escapes it, for text a user
+ * wrote; a NULL value, or one jansson refuses (invalid UTF-8), is left
+ * out, as json_object_set_new(o, name, json_string(value)) leaves it. */
+void json_writer_text(struct json_writer *w, const char *name, const char *value);
+/* Adds "name":["w1","w2",...], the words of a space-separated list, each
+ * as json_writer_text writes it; no member when the list has no word. */
+void json_writer_words(struct json_writer *w, const char *name, const char *list);
+/* Adds "name":json, json being JSON text already ("true", "[\"pwd\"]"). */
+void json_writer_raw(struct json_writer *w, const char *name, const char *json);
 /* Closes the object: its text (NUL-terminated, *len bytes; caller frees),
  * or NULL, everything freed, when a value needed an escape. */
 char *json_writer_finish(struct json_writer *w, size_t *len);

@@ -335,6 +335,13 @@ static char *writer_member(struct json_writer *w, const char *name, size_t n)
 	return p;
 }
 
+static void writer_raw_bytes(struct json_writer *w, const char *p, size_t n)
+{
+	writer_reserve(w, n);
+	memcpy(w->buf + w->len, p, n);
+	w->len += n;
+}
+
 void json_writer_init(struct json_writer *w, size_t hint)
 {
 	w->cap = hint + 2;
@@ -378,6 +385,90 @@ void json_writer_int(struct json_writer *w, const char *name, long long n)
 	p = writer_member(w, name, k);
 	memcpy(p, d, k);
 	w->len = (size_t)(p + k - w->buf);
+}
+
+void json_writer_raw(struct json_writer *w, const char *name, const char *json)
+{
+	size_t n = strlen(json);
+	char *p = writer_member(w, name, n);
+
+	memcpy(p, json, n);
+	w->len = (size_t)(p + n - w->buf);
+}
+
+/* value[0..n) as a JSON string, escaped by jansson when it must be; false
+ * when jansson refuses it. p: where it goes (room for n + 2 reserved). */
+static bool writer_text_value(struct json_writer *w, const char *value, size_t n)
+{
+	json_t *s;
+	char *enc, *p;
+	size_t k;
+
+	if (json_bytes_plain(value, n) && utf8_valid(value, n)) {
+		writer_reserve(w, n + 2);
+		p = w->buf + w->len;
+		*p++ = '"';
+		memcpy(p, value, n);
+		p[n] = '"';
+		w->len += n + 2;
+		return true;
+	}
+	s = json_stringn(value, n);
+	if (!s)
+		return false;
+	enc = json_dumps(s, JSON_ENCODE_ANY);
+	json_decref(s);
+	if (!enc)
+		abort();   /* out of memory: jansson allocates through xmalloc */
+	k = strlen(enc);
+	writer_reserve(w, k);
+	memcpy(w->buf + w->len, enc, k);
+	w->len += k;
+	free(enc);
+	return true;
+}
+
+void json_writer_text(struct json_writer *w, const char *name, const char *value)
+{
+	size_t at = w->len, n;
+
+	if (!value)
+		return;
+	n = strlen(value);
+	w->len = (size_t)(writer_member(w, name, 0) - w->buf);
+	if (!writer_text_value(w, value, n))
+		w->len = at;   /* left out, as jansson leaves it */
+}
+
+void json_writer_words(struct json_writer *w, const char *name, const char *list)
+{
+	bool open = false;
+	size_t words = 0;
+
+	while (list && *list) {
+		size_t n = strcspn(list, " "), before;
+
+		if (n > 0) {
+			if (!open) {   /* as jansson's array: there once a word is */
+				char *p = writer_member(w, name, 1);
+
+				*p++ = '[';
+				w->len = (size_t)(p - w->buf);
+				open = true;
+			}
+			before = w->len;
+			if (words > 0)
+				writer_raw_bytes(w, ",", 1);
+			if (writer_text_value(w, list, n))
+				words++;
+			else
+				w->len = before;
+		}
+		list += n;
+		list += strspn(list, " ");
+	}
+	if (open)
+		writer_raw_bytes(w, "]", 1);
 }
 
 char *json_writer_finish(struct json_writer *w, size_t *len)

@@ -570,6 +570,37 @@ START_TEST(test_writer_object)
 }
 END_TEST
 
+/* json_writer_text and json_writer_words write what jansson writes for
+ * the same members, escapes included; what jansson refuses is left out. */
+START_TEST(test_writer_text)
+{
+	struct json_writer w;
+	json_t *o = json_object(), *a = json_array();
+	char *got, *want;
+
+	json_writer_init(&w, 8);
+	json_writer_text(&w, "name", "Ann \"Q\" \\ \x01 \xc3\xa9");
+	json_object_set_new(o, "name", json_string("Ann \"Q\" \\ \x01 \xc3\xa9"));
+	json_writer_text(&w, "bad", "\xff\xfe");   /* invalid UTF-8: left out */
+	json_writer_text(&w, "plain", "x");
+	json_object_set_new(o, "plain", json_string("x"));
+	json_writer_words(&w, "none", "   ");
+	json_writer_words(&w, "words", " a:read  b\"c \xff d ");
+	json_array_append_new(a, json_string("a:read"));
+	json_array_append_new(a, json_string("b\"c"));
+	json_array_append_new(a, json_string("d"));
+	json_object_set_new(o, "words", a);
+	json_writer_raw(&w, "flag", "true");
+	json_object_set_new(o, "flag", json_true());
+	got = json_writer_finish(&w, NULL);
+	want = json_dumps(o, JSON_COMPACT);
+	ck_assert_str_eq(got, want);
+	free(got);
+	free(want);
+	json_decref(o);
+}
+END_TEST
+
 /* A byte that needs an escape refuses the object, wherever it stands in a
  * value of any length (the test runs eight bytes a word). */
 START_TEST(test_writer_refuses_escapes)
@@ -667,6 +698,7 @@ static Suite *json_util_suite(void)
 	tcase_add_test(tc, test_string_or_null);
 	tcase_add_test(tc, test_writer_object);
 	tcase_add_test(tc, test_writer_refuses_escapes);
+	tcase_add_test(tc, test_writer_text);
 	tcase_add_loop_test(tc, test_timestamp, 0, N_ELEMS(ts_cases));
 	suite_add_tcase(s, tc);
 	return s;
