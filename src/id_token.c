@@ -42,11 +42,18 @@ const char *id_token_scopes_text(unsigned mask, char out[ID_TOKEN_SCOPES_MAX])
 {
 	size_t len = 0;
 
-	out[0] = '\0';
+	/* copied, not snprintf'd: it runs on every refresh of an OIDC sign-in;
+	 * ID_TOKEN_SCOPES_MAX holds all of them */
 	for (size_t i = 0; i < SCOPE_COUNT; i++)
-		if (mask & (1u << i))
-			len += (size_t)snprintf(out + len, ID_TOKEN_SCOPES_MAX - len, "%s%s",
-			                        len ? " " : "", scope_names[i]);
+		if (mask & (1u << i)) {
+			size_t n = strlen(scope_names[i]);
+
+			if (len)
+				out[len++] = ' ';
+			memcpy(out + len, scope_names[i], n);
+			len += n;
+		}
+	out[len] = '\0';
 	return out;
 }
 
