@@ -1,7 +1,6 @@
 #ifndef EDGEAUTH_B64URL_H
 #define EDGEAUTH_B64URL_H
-/* Base64 over OpenSSL's EVP encoder: base64url without padding (RFC 4648 §5)
- * out, either alphabet in. */
+/* Base64: base64url without padding (RFC 4648 §5) out, either alphabet in. */
 #include <stddef.h>
 
 /* Room for the base64url of n bytes with its NUL (padding included, then cut). */

@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <jansson.h>
 
+#include "json_util.h"
 #include "jwt.h"
 #include "store_tokens.h"
 
@@ -37,13 +38,13 @@ const char *id_token_scopes_text(unsigned mask, char out[ID_TOKEN_SCOPES_MAX]);
  * OAuth sign-in) otherwise. Caller frees. */
 char *id_token_scopes_granted(const char *requested);
 
-/* Adds to claims the claims of user u that scopes grant (CONTRACT.md §7):
+/* Writes into w the claims of user u that scopes grant (CONTRACT.md §7):
  * profile: name, preferred_username (the email, else the external ID),
  * picture, updated_at (seconds); email, for a user with one: email,
  * email_verified; roles: role (its code) and permissions (the named
  * permissions of the space-separated permissions, in their order). A
  * claim without a value is left out. */
-void id_token_user_claims(json_t *claims, const struct user_claims *u, unsigned scopes,
+void id_token_user_claims(struct json_writer *w, const struct user_claims *u, unsigned scopes,
                           const char *permissions);
 
 /* at_hash (OIDC Core §3.1.3.6): the base64url of the left half of the

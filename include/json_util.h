@@ -69,9 +69,40 @@ int json_read_id_list(const json_t *body, const char *key, size_t max_count,
                       struct json_id_list *out, struct api_error *err);
 void json_id_list_release(struct json_id_list *list);
 
-/* True when s (NULL counts) can stand between JSON quotes as it is: no '"',
- * no '\\', no control character. */
-bool json_text_plain(const char *s);
+/*
+ * A JSON object written directly, for the answers of every grant (the
+ * token answer, an access token's claims), whose values need no escape:
+ * IDs and tokens are base64url, scopes named permissions of valid codes.
+ * A string value that would need one (a row another program wrote) is
+ * not escaped by json_writer_string: the object is then refused, and the
+ * caller builds it with jansson; json_writer_text escapes user text. A
+ * zeroed struct is not valid: start with json_writer_init.
+ */
+struct json_writer {
+	char *buf;
+	size_t len, cap;
+	bool plain;   /* false once a string value needed an escape */
+};
+
+/* Starts an object ("{") with room for about hint bytes. */
+void json_writer_init(struct json_writer *w, size_t hint);
+/* Adds "name":"value"; a NULL value is left out. name is a literal that
+ * needs no escape. */
+void json_writer_string(struct json_writer *w, const char *name, const char *value);
+/* Adds "name":n. */
+void json_writer_int(struct json_writer *w, const char *name, long long n);
+/* Adds "name":"value" escaped as jansson escapes it, for text a user
+ * wrote; a NULL value, or one jansson refuses (invalid UTF-8), is left
+ * out, as json_object_set_new(o, name, json_string(value)) leaves it. */
+void json_writer_text(struct json_writer *w, const char *name, const char *value);
+/* Adds "name":["w1","w2",...], the words of a space-separated list, each
+ * as json_writer_text writes it; no member when the list has no word. */
+void json_writer_words(struct json_writer *w, const char *name, const char *list);
+/* Adds "name":json, json being JSON text already ("true", "[\"pwd\"]"). */
+void json_writer_raw(struct json_writer *w, const char *name, const char *json);
+/* Closes the object: its text (NUL-terminated, *len bytes; caller frees),
+ * or NULL, everything freed, when a value needed an escape. */
+char *json_writer_finish(struct json_writer *w, size_t *len);
 
 /* Response helpers: a string or JSON null for NULL; a timestamp string. */
 json_t *json_string_or_null(const char *s);

@@ -6,7 +6,9 @@
  * or, with [log] format = json, one JSON object per line for journald and
  * log shippers. A request line holds method, path, status and time, never a
  * query string, header or body: those carry codes, tokens and passwords.
- * Every line is one write, so lines of several threads never mix.
+ * Every write holds whole lines, so lines of several threads never mix.
+ * Request lines wait in their thread until log_flush, which the loop runs
+ * once an iteration, or until another line is written.
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -19,6 +21,8 @@ void log_set_format(enum log_format format);
 /* A request's line. method and path NULL: an answer libevent wrote before
  * edgeauth saw the request (they are gone by then); us < 0: unknown. */
 void log_request(const char *method, const char *path, int status, int64_t us);
+/* Writes the request lines this thread has gathered, in one write. */
+void log_flush(void);
 
 /* "edgeauth: MSG" (warnings "edgeauth: warning: MSG"), or
  * {"time","level","msg"}. */

@@ -42,6 +42,7 @@ struct server {
 	/* Group commit: answers wait here until the batch they saw is durable. */
 	struct event *commit_ev;
 	struct deferred_reply *deferred_head, *deferred_tail;
+	struct event *log_ev;   /* writes the iteration's request lines (log_flush) */
 	int in_flight;          /* requests accepted and not yet answered */
 	uint64_t requests;      /* requests accepted since start */
 	int stopping;

@@ -75,31 +75,35 @@ static enum step_result exchange_grant(struct flow *f)
 	return STEP_WAIT;
 }
 
-/* A member ,"name":"value" of the answer for the format "%s%s%s", or
- * nothing when value is NULL. */
-#define OPTIONAL_MEMBER(name, value) \
-	(value) ? ",\"" name "\":\"" : "", (value) ? (value) : "", (value) ? "\"" : ""
-
 /* RFC 6749 §5.1 (and OIDC Core §3.1.3.3's id_token); fields without a value
- * are left out. Written directly, not through jansson: no value needs a
- * JSON escape (tokens are base64url and dots; a scope holds only OIDC scope
- * names and named permissions of valid codes, see SQL_SCOPE_CODES_OK), and
- * escaping a long token byte by byte cost a sixth of the request. */
+ * are left out. Written directly (json_writer), not through jansson:
+ * escaping a long token byte by byte cost a sixth of the request, and a
+ * formatted string 2% (docs/BENCHMARKS.md). No value needs a JSON
+ * escape (tokens are base64url and dots; a scope holds only OIDC scope
+ * names and named permissions of valid codes, see SQL_SCOPE_CODES_OK):
+ * one that would is a system_error. */
 static enum step_result exchange_reply(struct flow *f)
 {
 	struct request_ctx *ctx = request_of(f);
 	const struct grant_tokens *t = &((struct token_exchange *)ctx->state)->out;
-	const char *scope = t->scope && *t->scope ? t->scope : NULL;
+	struct json_writer w;
+	size_t len;
 	char *body;
 
-	if (!json_text_plain(t->scope) || !json_text_plain(t->refresh_token))
+	json_writer_init(&w, 128 + strlen(t->access_token) +
+	                     (t->scope ? strlen(t->scope) : 0) +
+	                     (t->refresh_token ? strlen(t->refresh_token) : 0) +
+	                     (t->id_token ? strlen(t->id_token) : 0));
+	json_writer_string(&w, "access_token", t->access_token);
+	json_writer_string(&w, "token_type", "Bearer");
+	json_writer_int(&w, "expires_in", t->expires_in);
+	json_writer_string(&w, "scope", t->scope && *t->scope ? t->scope : NULL);
+	json_writer_string(&w, "refresh_token", t->refresh_token);
+	json_writer_string(&w, "id_token", t->id_token);
+	body = json_writer_finish(&w, &len);
+	if (!body)
 		return flow_fail(f, E_SYSTEM_ERROR, "A token held a character it cannot hold.");
-	body = xasprintf("{\"access_token\":\"%s\",\"token_type\":\"Bearer\","
-	                 "\"expires_in\":%lld%s%s%s%s%s%s%s%s%s}", t->access_token, t->expires_in,
-	                 OPTIONAL_MEMBER("scope", scope),
-	                 OPTIONAL_MEMBER("refresh_token", t->refresh_token),
-	                 OPTIONAL_MEMBER("id_token", t->id_token));
-	http_reply_raw(ctx, 200, "application/json", body, strlen(body));
+	http_reply_raw(ctx, 200, "application/json", body, len);
 	crypto_wipe_free(body);
 	return STEP_DONE;
 }

@@ -61,16 +61,21 @@ static enum step_result userinfo_answer(struct flow *f)
 {
 	struct request_ctx *ctx = request_of(f);
 	const struct userinfo *u = ctx->state;
-	json_t *claims;
+	struct json_writer w;
+	size_t len;
+	char *claims;
 
 	if (!u->user.found) {
 		flow_fail(f, E_INVALID_AUTHORIZATION_TOKEN, "The access token is invalid or expired.");
 		f->err.token_was_sent = 1;
 		return STEP_FAIL;
 	}
-	claims = json_pack("{s:s}", "sub", ctx->principal.user_id);
-	id_token_user_claims(claims, &u->user, u->scopes, u->permissions);
-	http_reply_json(ctx, 200, claims);
+	json_writer_init(&w, 512);
+	json_writer_text(&w, "sub", ctx->principal.user_id);
+	id_token_user_claims(&w, &u->user, u->scopes, u->permissions);
+	claims = json_writer_finish(&w, &len);   /* never refused: json_writer_text escapes */
+	http_reply_raw(ctx, 200, "application/json", claims, len);
+	free(claims);
 	return STEP_DONE;
 }
 

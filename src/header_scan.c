@@ -1,4 +1,6 @@
 /* The header-section watcher (header_scan.h). */
+#include <string.h>
+
 #include "header_scan.h"
 
 enum {
@@ -22,11 +24,15 @@ bool header_scan_done(const struct header_scan *s)
 }
 
 /* A line ends at LF (a CR before it is part of the CRLF; a bare LF is a
- * line end too, as RFC 9112 §2.2 lets a recipient read it). */
+ * line end too, as RFC 9112 §2.2 lets a recipient read it). Inside a line
+ * only its LF matters, so memchr skips to it: byte by byte, the scan was 2%
+ * of a /healthz (docs/BENCHMARKS.md). */
 void header_scan_feed(struct header_scan *s, const char *p, size_t n)
 {
-	for (size_t i = 0; i < n && s->state != HS_DONE; i++) {
-		char c = p[i];
+	const char *end = p + n;
+
+	while (p < end && s->state != HS_DONE) {
+		char c = *p;
 
 		switch (s->state) {
 		case HS_BEFORE:
@@ -34,10 +40,15 @@ void header_scan_feed(struct header_scan *s, const char *p, size_t n)
 				s->state = HS_FIRST_LINE;
 			break;
 		case HS_FIRST_LINE:
-		case HS_LINE:
-			if (c == '\n')
-				s->state = HS_LINE_START;
+		case HS_LINE: {
+			const char *lf = memchr(p, '\n', (size_t)(end - p));
+
+			if (!lf)
+				return;   /* the line goes on in the next bytes */
+			p = lf;
+			s->state = HS_LINE_START;
 			break;
+		}
 		case HS_LINE_START:
 			if (c == ' ' || c == '\t')
 				s->folded = true;
@@ -47,5 +58,6 @@ void header_scan_feed(struct header_scan *s, const char *p, size_t n)
 			s->state = c == '\n' ? HS_DONE : HS_LINE;
 			break;
 		}
+		p++;
 	}
 }

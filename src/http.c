@@ -170,6 +170,18 @@ void http_commit_batch(struct server *srv)
 	}
 }
 
+/* Active once a request line waits: runs after the iteration's other
+ * callbacks, so their lines go out in one write, before the loop polls
+ * again (and before the answers, which go out when their sockets poll
+ * writable). */
+static void on_log_flush(evutil_socket_t fd, short what, void *arg)
+{
+	(void)fd;
+	(void)what;
+	(void)arg;
+	log_flush();
+}
+
 static void on_commit(evutil_socket_t fd, short what, void *arg)
 {
 	(void)fd;
@@ -230,6 +242,7 @@ static void send_now(struct request_ctx *ctx, int status, struct evbuffer *buf)
 	conn_guard_request_done(srv->guard, ctx->conn);
 	us = mono_us() - ctx->start_us;
 	log_request(http_method_name(ctx->method), ctx->path, status, us);
+	event_active(srv->log_ev, EV_TIMEOUT, 0);
 	metrics_request(ctx->route_index, ctx->method, status, us);
 	srv->in_flight--;
 	ctx_free(ctx);
@@ -507,6 +520,7 @@ static bool on_libevent_answer(struct evbuffer *out, size_t from, void *arg)
 	evbuffer_add_buffer(out, body);
 	evbuffer_free(body);
 	log_request(NULL, NULL, err.status, -1);
+	event_active(((struct server *)arg)->log_ev, EV_TIMEOUT, 0);
 	metrics_request(-1, 0 /* not known: "other" */, err.status, -1);
 	return true;
 }
@@ -568,6 +582,7 @@ int http_start(struct server *srv)
 	setsockopt(evhttp_bound_socket_get_fd(srv->bound), IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
 	srv->guard = conn_guard_new(srv, on_libevent_answer, srv);
 	srv->commit_ev = event_new(srv->base, -1, 0, on_commit, srv);
+	srv->log_ev = event_new(srv->base, -1, 0, on_log_flush, srv);
 	store_batch_enable(srv->store, on_batch_opened, srv);
 	return 0;
 }
@@ -593,4 +608,9 @@ void http_free(struct server *srv)
 	srv->http = NULL;
 	conn_guard_free(srv->guard);
 	srv->guard = NULL;
+	if (srv->log_ev) {
+		event_free(srv->log_ev);
+		srv->log_ev = NULL;
+	}
+	log_flush();
 }

@@ -542,6 +542,91 @@ END_TEST
 
 /* --- response helpers ----------------------------------------------------------- */
 
+/* json_writer: the text jansson would write, members left out for NULL. */
+START_TEST(test_writer_object)
+{
+	struct json_writer w;
+	size_t len = 0;
+	char *text;
+
+	json_writer_init(&w, 4);   /* a small hint: the buffer grows */
+	json_writer_string(&w, "a", "x y");
+	json_writer_string(&w, "gone", NULL);
+	json_writer_int(&w, "n", -42);
+	json_writer_string(&w, "u", "h\xc3\xa9 \xe2\x82\xac ~");
+	json_writer_int(&w, "big", 9007199254740993LL);
+	json_writer_int(&w, "zero", 0);
+	json_writer_int(&w, "min", LLONG_MIN);
+	text = json_writer_finish(&w, &len);
+	ck_assert_str_eq(text, "{\"a\":\"x y\",\"n\":-42,\"u\":\"h\xc3\xa9 \xe2\x82\xac ~\","
+	                       "\"big\":9007199254740993,\"zero\":0,\"min\":-9223372036854775808}");
+	ck_assert_uint_eq(len, strlen(text));
+	free(text);
+
+	json_writer_init(&w, 0);
+	text = json_writer_finish(&w, &len);
+	ck_assert_str_eq(text, "{}");
+	free(text);
+}
+END_TEST
+
+/* json_writer_text and json_writer_words write what jansson writes for
+ * the same members, escapes included; what jansson refuses is left out. */
+START_TEST(test_writer_text)
+{
+	struct json_writer w;
+	json_t *o = json_object(), *a = json_array();
+	char *got, *want;
+
+	json_writer_init(&w, 8);
+	json_writer_text(&w, "name", "Ann \"Q\" \\ \x01 \xc3\xa9");
+	json_object_set_new(o, "name", json_string("Ann \"Q\" \\ \x01 \xc3\xa9"));
+	json_writer_text(&w, "bad", "\xff\xfe");   /* invalid UTF-8: left out */
+	json_writer_text(&w, "plain", "x");
+	json_object_set_new(o, "plain", json_string("x"));
+	json_writer_words(&w, "none", "   ");
+	json_writer_words(&w, "words", " a:read  b\"c \xff d ");
+	json_array_append_new(a, json_string("a:read"));
+	json_array_append_new(a, json_string("b\"c"));
+	json_array_append_new(a, json_string("d"));
+	json_object_set_new(o, "words", a);
+	json_writer_raw(&w, "flag", "true");
+	json_object_set_new(o, "flag", json_true());
+	got = json_writer_finish(&w, NULL);
+	want = json_dumps(o, JSON_COMPACT);
+	ck_assert_str_eq(got, want);
+	free(got);
+	free(want);
+	json_decref(o);
+}
+END_TEST
+
+/* A byte that needs an escape refuses the object, wherever it stands in a
+ * value of any length (the test runs eight bytes a word). */
+START_TEST(test_writer_refuses_escapes)
+{
+	static const char bad[] = { '"', '\\', '\x01', '\n', '\x1f' };
+	char value[40];
+
+	for (size_t b = 0; b < sizeof bad; b++)
+		for (size_t n = 1; n < sizeof value; n++)
+			for (size_t at = 0; at < n; at++) {
+				struct json_writer w;
+				size_t len = 99;
+
+				memset(value, 'a', n);
+				value[n] = '\0';
+				value[at] = bad[b];
+				json_writer_init(&w, 16);
+				json_writer_string(&w, "ok", "fine");
+				json_writer_string(&w, "v", value);
+				ck_assert_ptr_null(json_writer_finish(&w, &len));
+				ck_assert_uint_eq(len, 0);
+			}
+}
+END_TEST
+
+
 START_TEST(test_string_or_null)
 {
 	fx.v = json_string_or_null(NULL);
@@ -611,6 +696,9 @@ static Suite *json_util_suite(void)
 
 	tc = tcase_new("response");
 	tcase_add_test(tc, test_string_or_null);
+	tcase_add_test(tc, test_writer_object);
+	tcase_add_test(tc, test_writer_refuses_escapes);
+	tcase_add_test(tc, test_writer_text);
 	tcase_add_loop_test(tc, test_timestamp, 0, N_ELEMS(ts_cases));
 	suite_add_tcase(s, tc);
 	return s;
