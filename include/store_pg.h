@@ -153,5 +153,7 @@ extern const struct pg_statement_set pg_clients_statements;
 extern const struct pg_statement_set pg_tokens_statements;
 extern const struct pg_statement_set pg_keys_statements;
 extern const struct pg_statement_set pg_events_statements;
+extern const struct pg_statement_set pg_sessions_statements;
+extern const struct pg_statement_set pg_outbox_statements;
 
 #endif

@@ -9,13 +9,17 @@
 #include "crypto.h"
 #include "pg_projects.h"
 #include "store_pg.h"
+#include "store_events.h"
 #include "util.h"
 
 /* How many IDs a new project's defaults take: four resources, twelve
  * permissions (schema/postgres/011_projects.sql). */
 #define DEFAULT_IDS 16
 
-enum { PP_GET, PP_CREATE, PP_ADMIN_CLIENT, PP_LIST, PP_COUNT, PP_SET_ACTIVE, PP__COUNT };
+enum {
+	PP_GET, PP_CREATE, PP_ADMIN_CLIENT, PP_LIST, PP_COUNT, PP_SET_ACTIVE, PP_INVALIDATE_ALL,
+	PP__COUNT
+};
 
 static const struct pg_statement statements[PP__COUNT] = {
 	[PP_GET] = { "projects_get", "SELECT is_active FROM projects WHERE id = $1", 1, false },
@@ -33,6 +37,8 @@ static const struct pg_statement statements[PP__COUNT] = {
 	[PP_SET_ACTIVE] = { "projects_set_active",
 		"UPDATE projects SET is_active = $2, updated_at = edgeauth_now_ms() WHERE id = $1"
 		" RETURNING 1", 2, true },
+	[PP_INVALIDATE_ALL] = { "projects_invalidate_all",
+		"SELECT edgeauth_invalidate_all($1) AS event", 1, true },
 };
 
 const struct pg_statement_set pg_projects_statements = { statements, PP__COUNT };
@@ -146,4 +152,15 @@ int pg_project_set_active(struct store *st, const char *id, bool active, struct 
 	                NULL, err) < 0)
 		return -1;
 	return changed;
+}
+
+int pg_invalidate_all(struct store *st, struct api_error *err)
+{
+	char *ev = pg_event_json(&(struct event){ st->events_origin, NULL,
+	                                          EVENT_STORE_INVALIDATE_ALL, NULL, NULL });
+	int rc = pg_run_sync(st, &statements[PP_INVALIDATE_ALL], (const char *const[]){ ev },
+	                     pg_map_none, NULL, NULL, err);
+
+	free(ev);
+	return rc;
 }

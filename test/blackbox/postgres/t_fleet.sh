@@ -1,11 +1,12 @@
 # Two nodes on one database (CONTRACT.md §9): a write through node A (or the
 # CLI) reaches node B's caches within 100 ms, through LISTEN/NOTIFY: a
 # client's deactivation, its deletion, a revocation, a change of a client's
-# permissions, a key rotation and a retirement. And a notification lost
-# while B's listening connection is down never leaves a verdict cached on B
-# working: a deactivation written without its NOTIFY (as if lost) reaches B
-# once B's listening connection was killed (pg_terminate_backend). And the
-# commands that copy SQLite's file (backup, restore) refuse on PostgreSQL.
+# permissions, a key rotation and a retirement, invalidate-all. And a
+# notification lost while B's listening connection is down never leaves a
+# verdict cached on B working: a deactivation written without its NOTIFY (as
+# if lost) reaches B once B's listening connection was killed
+# (pg_terminate_backend). And the commands that copy SQLite's file (backup,
+# restore) refuse on PostgreSQL.
 . "$(dirname "$0")/../lib.sh"
 if [ "$BACKEND" != postgres ]; then
 	fail "t_fleet runs on PostgreSQL: EDGEAUTH_BACKEND=postgres test/blackbox/run.sh postgres/t_fleet.sh"
@@ -187,9 +188,16 @@ check "... naming the database's own tools" "$(grep -c 'pg_dump' "$TMP/cmd.err")
 "$EDGEAUTH" -c "$CONF" restore "$TMP/copy.db" > /dev/null 2> "$TMP/cmd.err"
 check "restore refused on PostgreSQL" "$?" 1
 check "... naming the database's own tools" "$(grep -c 'pg_dump' "$TMP/cmd.err")" 1
+
+########## invalidate-all (what a restore of a dump is followed by) ##########
+AUTH="Bearer $TOKEN" on "$B" req GET "$P/clients"
+check_status "before: the admin's token on B" 200
 "$EDGEAUTH" -c "$CONF" invalidate-all > /dev/null 2> "$TMP/cmd.err"
-check "invalidate-all refused until its areas are ported" "$?" 1
-check "... saying so" "$(grep -c 'not supported on postgres yet' "$TMP/cmd.err")" 1
+check "invalidate-all through the CLI" "$?" 0
+check "... recorded as the CLI's event" \
+	"$(db "select count(*) from events where action = 'store.invalidate_all' and actor = 'cli'")" 1
+within "B refuses a token issued before it" "$(settles "Bearer $TOKEN" 401 "$B" GET "$P/clients")"
+check "... every session ended" "$(db "select count(*) from sessions where ended_at is null")" 0
 
 kill -TERM "$B_PID"
 wait "$B_PID"
