@@ -114,13 +114,16 @@ int store_event_list(struct store *st, const struct event_filter *f,
  * -1 with system_error. */
 int store_event_purge(struct store *st, int batch, int64_t before, struct api_error *err);
 
-/* ---- for the SQLite backend's own use (store.c) ---- */
+/* ---- for the backends' own use (store.c, store_pg.c) ---- */
 
 /* The records of the open transaction's events wait in the store until it
  * commits: store_begin marks where this transaction's (or savepoint's)
  * begin, a rollback drops them back to the mark, a commit that is durable
  * hands them all to the sink, a failed batch commit drops them all. */
 void store_events_mark(struct store *st);
+/* Keeps the record of an event of the open transaction for its commit (a
+ * PostgreSQL CLI transaction's too: store_pg.c). */
+void store_events_keep(struct store *st, const char *record);
 void store_events_rolled_back(struct store *st);
 void store_events_committed(struct store *st);
 void store_events_drop(struct store *st);

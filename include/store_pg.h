@@ -59,6 +59,13 @@ void pg_run(struct store *st, const struct pg_statement *s, const char *const *p
 int pg_run_sync(struct store *st, const struct pg_statement *s, const char *const *params,
                 pg_map_fn *map, void *out, const void *how, struct api_error *err);
 
+/* An explicit transaction of a caller that blocks (the CLI): BEGIN, then
+ * lock (an SQL statement, or NULL); pg_tx_end commits when rc >= 0 (and
+ * hands the events it recorded to the audit file) or rolls back. Both
+ * answer rc, or -1 with err. */
+int pg_tx_begin(struct store *st, const char *lock, struct api_error *err);
+int pg_tx_end(struct store *st, int rc, struct api_error *err);
+
 /* Maps: out is a char ** that gets a copy of column 0 of the one row (the
  * record, as compact JSON text); no row: how (a struct record_missing)
  * is the error. */
@@ -114,6 +121,22 @@ char *pg_json_ids(const struct json_id_list *ids);
  * frees. Any statement's column named event, in any row, is the record of
  * an event it recorded: once committed, it goes to the audit file. */
 char *pg_event_json(const struct event *ev);
+/* A list's search condition (CONTRACT.md §3, §9): whether the text of
+ * column col holds the parameter term, ignoring ASCII case as SQLite's
+ * LIKE does; strpos takes % and _ literally. NULL col: no. */
+#define PG_SQL_CONTAINS(col, term) " strpos(lower(" col "), lower(" term ")) > 0"
+
+/* A list page's statement: the number of all rows r of table that filter
+ * (" WHERE ...") keeps, and the records json (an expression of the row r) of
+ * those in order, LIMIT limit OFFSET offset (parameters), as a JSON array
+ * (pg_map_page). The page is chosen first, so only its rows are made
+ * records. */
+#define PG_SQL_PAGE(table, filter, json, order, limit, offset) \
+	"SELECT (SELECT count(*) FROM " table " r" filter ")," \
+	" (SELECT coalesce(json_agg(" json " ORDER BY " order "), '[]')" \
+	" FROM (SELECT * FROM " table " r" filter " ORDER BY " order \
+	" LIMIT " limit " OFFSET " offset ") r)"
+
 /* "true" / "false", for a boolean parameter. */
 const char *pg_bool_param(bool v);
 /* A number as a parameter, into buf. */
@@ -153,6 +176,9 @@ extern const struct pg_statement_set pg_clients_statements;
 extern const struct pg_statement_set pg_tokens_statements;
 extern const struct pg_statement_set pg_keys_statements;
 extern const struct pg_statement_set pg_events_statements;
+extern const struct pg_statement_set pg_resources_statements;
+extern const struct pg_statement_set pg_roles_statements;
+extern const struct pg_statement_set pg_users_statements;
 extern const struct pg_statement_set pg_sessions_statements;
 extern const struct pg_statement_set pg_outbox_statements;
 

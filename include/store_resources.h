@@ -81,6 +81,16 @@ void store_resource_delete(struct store *st, const struct event_origin *by, cons
 void store_resource_list(struct store *st, const char *project_id, const struct list_query *q,
                          struct page *out, struct completion done);
 
+/* resource_not_found, and the sentences of the refusals, as both backends
+ * answer them. */
+extern const struct record_missing *const store_resource_missing;
+#define RESOURCE_CODE_TAKEN "A resource with this code already exists in the project."
+#define RESOURCE_PERMISSION_CODE_TAKEN "Permission codes must be unique within a resource."
+#define RESOURCE_FOREIGN_PERMISSION \
+	"A permission id is not one of this resource's permissions."
+#define RESOURCE_DEFAULT_UPDATE "A default resource cannot be updated."
+#define RESOURCE_DEFAULT_DELETE "A default resource cannot be deleted."
+
 /* ---- for the SQLite backend's own use (store.c) ---- */
 
 /* Inserts CONTRACT.md §2's four default resources of a new project, each

@@ -61,6 +61,11 @@ void store_role_get(struct store *st, const char *project_id, const char *role_i
 void store_role_delete(struct store *st, const struct event_origin *by, const char *project_id,
                        const char *role_id, const char *scope, struct completion done);
 
+/* role_not_found, and the sentence of a taken code, as both backends
+ * answer them. */
+extern const struct record_missing *const store_role_missing;
+#define ROLE_CODE_TAKEN "A role with this code already exists in the project."
+
 /* Sort keys of the list: q->sort of store_role_list. Name and code ignore
  * case; ties are broken by ID in the same direction. */
 enum role_sort {

@@ -126,6 +126,15 @@ void store_user_scope(struct store *st, const char *user_id, char **out, struct 
  */
 int store_user_suffixes_move(struct store *st, int max_keys, struct api_error *err);
 
+/* What both backends answer, one text: user_not_found by ID and by
+ * external ID, and the sentences of store_user_check's other refusals. */
+extern const struct record_missing *const store_user_missing;
+extern const struct record_missing *const store_user_external_missing;
+extern const char store_user_role_missing[];       /* role_not_found */
+extern const char store_user_email_locked[];       /* insufficient_permission */
+extern const char store_user_external_id_used[];   /* user_external_id_already_used */
+extern const char store_user_email_used[];         /* user_email_already_used */
+
 /* ---- what sign-in reads ---- */
 
 /* A user as sign-in reads it, not the record: it holds the password hash,

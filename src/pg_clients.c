@@ -30,19 +30,17 @@ enum {
 	PC__COUNT = PC_LIST + 2 * CLIENT_SORT__COUNT
 };
 
-/* $1 the project; $2 a search term or NULL (CONTRACT.md §3: a
- * case-insensitive substring of the name, ASCII folding as SQLite's LIKE;
- * strpos takes % and _ literally); $3 is_active or NULL. */
+/* $1 the project; $2 a search term or NULL (CONTRACT.md §3: in the name);
+ * $3 is_active or NULL. */
 #define LIST_FILTER \
-	" WHERE project_id = $1 AND ($2::ctext IS NULL OR strpos(lower(name), lower($2::ctext)) > 0)" \
+	" WHERE project_id = $1 AND ($2::ctext IS NULL OR" PG_SQL_CONTAINS("name", "$2::ctext") ")" \
 	" AND ($3::boolean IS NULL OR is_active = $3::boolean)"
 /* The number of all matches and the page's records (CLIENT_JSON's order:
  * ties broken by id in the sort's direction). */
 #define LIST(name, order) \
-	{ "clients_list_" name, "SELECT (SELECT count(*) FROM clients" LIST_FILTER ")," \
-	  " (SELECT coalesce(json_agg(edgeauth_client_json(c) ORDER BY " order "), '[]')" \
-	  " FROM (SELECT * FROM clients" LIST_FILTER " ORDER BY " order \
-	  " LIMIT $4 OFFSET $5) c)", 5, false }
+	{ "clients_list_" name, \
+	  PG_SQL_PAGE("clients", LIST_FILTER, "edgeauth_client_json(r)", order, "$4", "$5"), 5, \
+	  false }
 #define LIST_PAIR(key, name, col) \
 	[PC_LIST + 2 * (key)] = LIST(name, col ", id"), \
 	[PC_LIST + 2 * (key) + 1] = LIST(name "_desc", col " DESC, id DESC")

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "pg_keys.h"
+#include "store_events.h"
 #include "store_pg.h"
 #include "util.h"
 
@@ -16,7 +17,7 @@
  * read), then KEY_COLUMNS of store_keys.c (NULL kid: no row). */
 #define KEY_COLUMNS "kid, alg, private_key, created_at, activates_at, publish_until, retired_at"
 
-enum { PK_CHANGED, PK_ALL, PK_OF_ALG, PK_INSERT, PK_SET_BOUND, PK_RETIRE, PK__COUNT };
+enum { PK_CHANGED, PK_ALL, PK_OF_ALG, PK_INSERT, PK_SET_BOUND, PK_RETIRE, PK_EVENT, PK__COUNT };
 
 static const struct pg_statement statements[PK__COUNT] = {
 	/* the version; the published keys at $1 only when it is not $2 */
@@ -36,6 +37,7 @@ static const struct pg_statement statements[PK__COUNT] = {
 		" WHERE kid = $1 AND publish_until IS DISTINCT FROM $2::bigint", 2, true },
 	[PK_RETIRE] = { "keys_retire", "UPDATE signing_keys SET retired_at = $2"
 		" WHERE kid = $1 AND retired_at IS NULL", 2, true },
+	[PK_EVENT] = { "keys_event", "SELECT edgeauth_event($1) AS event", 1, true },
 };
 
 const struct pg_statement_set pg_keys_statements = { statements, PK__COUNT };
@@ -181,18 +183,19 @@ static int key_insert(struct store *st, const struct key_row *k, struct api_erro
  * a command and a node's start, take turns. */
 static int begin(struct store *st, struct api_error *err)
 {
-	return pg_exec(st->pg, "BEGIN; LOCK TABLE signing_keys IN SHARE ROW EXCLUSIVE MODE", err);
+	return pg_tx_begin(st, "LOCK TABLE signing_keys IN SHARE ROW EXCLUSIVE MODE", err);
 }
 
-static int end(struct store *st, int rc, struct api_error *err)
+/* The event of a key write, by the store's own origin (the CLI's; none at
+ * a node's start), in the write's transaction. */
+static int key_event(struct store *st, const char *action, const char *kid,
+                     struct api_error *err)
 {
-	struct api_error ignored;
+	char *ev = pg_event_json(&(struct event){ st->events_origin, NULL, action, kid, NULL });
+	int rc = ev ? write(st, PK_EVENT, (const char *const[]){ ev }, err) : 0;
 
-	if (rc < 0) {
-		pg_exec(st->pg, "ROLLBACK", &ignored);
-		return -1;
-	}
-	return pg_exec(st->pg, "COMMIT", err) < 0 ? -1 : rc;
+	free(ev);
+	return rc;
 }
 
 /* Whether alg has a key published at now. */
@@ -222,13 +225,15 @@ int pg_keys_add(struct store *st, const struct key_row *rows, size_t n, bool if_
 			continue;
 		}
 		rc = key_insert(st, &rows[i], err);
+		if (rc == 0)
+			rc = key_event(st, EVENT_KEY_ROTATE, rows[i].kid, err);
 		touched[rows[i].alg] = true;
 		added++;
 	}
 	for (int a = 0; a < JWT_ALG_COUNT && rc == 0; a++)
 		if (touched[a])
 			rc = bounds_write(st, (enum jwt_alg)a, now, lifetime_ms, err);
-	return end(st, rc < 0 ? -1 : added, err);
+	return pg_tx_end(st, rc < 0 ? -1 : added, err);
 }
 
 static int retire(struct store *st, const char *kid, int64_t now, int64_t lifetime_ms,
@@ -243,7 +248,8 @@ static int retire(struct store *st, const char *kid, int64_t now, int64_t lifeti
 		return -1;
 	rc = store_keys_retirement(&all, kid, now, &k, err);
 	if (k && (write(st, PK_RETIRE, (const char *const[]){ kid, pg_int_param(now, at) },
-	                err) < 0 || bounds_write(st, k->alg, now, lifetime_ms, err) < 0))
+	                err) < 0 || bounds_write(st, k->alg, now, lifetime_ms, err) < 0 ||
+	                key_event(st, EVENT_KEY_RETIRE, kid, err) < 0))
 		rc = -1;
 	store_keys_rows_release(&all);
 	return rc;
@@ -254,5 +260,5 @@ int pg_key_retire(struct store *st, const char *kid, int64_t now, int64_t lifeti
 {
 	int rc = begin(st, err);
 
-	return end(st, rc < 0 ? -1 : retire(st, kid, now, lifetime_ms, err), err);
+	return pg_tx_end(st, rc < 0 ? -1 : retire(st, kid, now, lifetime_ms, err), err);
 }

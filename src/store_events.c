@@ -53,8 +53,7 @@ static sqlite3_stmt *stmt(struct store *st, enum event_stmt which)
 	return st->events.stmt[which];
 }
 
-/* Keeps record (with its newline) for the commit. */
-static void pending_add(struct store *st, const char *record)
+void store_events_keep(struct store *st, const char *record)
 {
 	size_t n = strlen(record) + 1;
 
@@ -86,7 +85,7 @@ int store_event_insert(struct store *st, const struct event *ev, struct api_erro
 	store_bind_text(s, 7, ev->outcome ? ev->outcome : EVENT_SUCCESS);
 	rc = store_step(st, s, err);
 	if (rc == 1 && st->events_sink)
-		pending_add(st, store_column_text(s, 0));
+		store_events_keep(st, store_column_text(s, 0));
 	store_stmt_finish(s);
 	return rc < 0 ? -1 : 0;
 }

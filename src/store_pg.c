@@ -28,7 +28,8 @@ extern const size_t pg_schema_migration_count;
 /* Every area's statements, prepared on each connection. */
 static const struct pg_statement_set *const statement_sets[] = {
 	&pg_projects_statements, &pg_clients_statements, &pg_tokens_statements,
-	&pg_keys_statements, &pg_events_statements, &pg_sessions_statements,
+	&pg_keys_statements, &pg_events_statements, &pg_resources_statements,
+	&pg_roles_statements, &pg_users_statements, &pg_sessions_statements,
 	&pg_outbox_statements,
 };
 
@@ -171,15 +172,46 @@ struct pg_call {
 	struct completion done;
 };
 
-/* The records of the events a committed statement recorded (its column
- * named event, any row: schema/postgres/014) go to the audit file. */
+/* The records of the events a statement recorded (its column named event,
+ * any row: schema/postgres/014) go to the audit file once committed: at
+ * once for a statement that was its own transaction, at pg_tx_end for one
+ * of a CLI command's explicit transaction. */
 static void events_committed(struct store *st, const PGresult *res)
 {
 	int col = st->events_sink ? PQfnumber(res, "event") : -1;
+	PGconn *blocking = pg_pool_blocking_conn(st->pg);
+	bool in_tx = blocking && PQtransactionStatus(blocking) == PQTRANS_INTRANS;
 
-	for (int r = 0; col >= 0 && r < PQntuples(res); r++)
-		if (pg_text(res, r, col))
-			st->events_sink(st->events_sink_arg, pg_text(res, r, col));
+	for (int r = 0; col >= 0 && r < PQntuples(res); r++) {
+		const char *record = pg_text(res, r, col);
+
+		if (record && in_tx)
+			store_events_keep(st, record);
+		else if (record)
+			st->events_sink(st->events_sink_arg, record);
+	}
+}
+
+int pg_tx_begin(struct store *st, const char *lock, struct api_error *err)
+{
+	char sql[200];
+
+	store_events_drop(st);
+	snprintf(sql, sizeof sql, "BEGIN%s%s", lock ? "; " : "", lock ? lock : "");
+	return pg_exec(st->pg, sql, err);
+}
+
+int pg_tx_end(struct store *st, int rc, struct api_error *err)
+{
+	struct api_error ignored;
+
+	if (rc < 0 || pg_exec(st->pg, "COMMIT", err) < 0) {
+		pg_exec(st->pg, "ROLLBACK", &ignored);
+		store_events_drop(st);
+		return -1;
+	}
+	store_events_committed(st);
+	return rc;
 }
 
 static void call_done(void *arg, const PGresult *res, const struct api_error *err)

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 
 #include "crypto.h"
+#include "pg_resources.h"
 #include "store_resources.h"
 #include "util.h"
 #include "store_pg.h"
@@ -115,6 +116,7 @@ static const char *field_value(const struct str_field *f)
 static const struct record_missing resource_missing = {
 	E_RESOURCE_NOT_FOUND, "The resource does not exist.",
 };
+const struct record_missing *const store_resource_missing = &resource_missing;
 
 /* A write in progress, for its steps, the probes of a UNIQUE failure and
  * the read back. */
@@ -151,10 +153,8 @@ static int probe_permission_code(struct store *st, void *arg, struct api_error *
 /* The resource's code, else a permission code the api file would have
  * refused (two items with one code). */
 static const struct unique_rule write_rules[] = {
-	{ probe_code, E_RESOURCE_CODE_ALREADY_USED,
-	  "A resource with this code already exists in the project." },
-	{ probe_permission_code, E_INVALID_PARAMS,
-	  "Permission codes must be unique within a resource." },
+	{ probe_code, E_RESOURCE_CODE_ALREADY_USED, RESOURCE_CODE_TAKEN },
+	{ probe_permission_code, E_INVALID_PARAMS, RESOURCE_PERMISSION_CODE_TAKEN },
 };
 
 static int step_write(struct store *st, sqlite3_stmt *s, struct resource_write *w,
@@ -257,8 +257,7 @@ static int permissions_check_owned(struct store *st, const struct resource_write
 		if (owned < 0)
 			return -1;
 		if (!owned)
-			return api_fail(err, E_INVALID_PARAMS,
-			                "A permission id is not one of this resource's permissions.");
+			return api_fail(err, E_INVALID_PARAMS, RESOURCE_FOREIGN_PERMISSION);
 	}
 	return 0;
 }
@@ -281,7 +280,7 @@ static int update_check(struct store *st, const struct resource_write *w, struct
 		                                 resource_missing.sentence);
 	/* CONTRACT.md §2: default resources cannot be updated. */
 	if (is_default)
-		return api_fail(err, E_INVALID_PARAMS, "A default resource cannot be updated.");
+		return api_fail(err, E_INVALID_PARAMS, RESOURCE_DEFAULT_UPDATE);
 	return permissions_check_owned(st, w, err);
 }
 
@@ -325,7 +324,7 @@ static int read_back(struct store *st, void *arg, struct api_error *err)
 void store_resource_create(struct store *st, const struct event_origin *by, const char *project_id,
                            const struct resource_input *in, char **out, struct completion done)
 {
-	PG_DISPATCH(st, pg_unsupported(done));
+	PG_DISPATCH(st, pg_resource_create(st, by, project_id, in, out, done));
 	char *id = crypto_new_id();
 	struct resource_write w = {
 		.project_id = project_id, .id = id, .in = in, .now = now_ms(), .out = out,
@@ -342,7 +341,7 @@ void store_resource_update(struct store *st, const struct event_origin *by, cons
                            const char *resource_id,
                            const struct resource_input *in, char **out, struct completion done)
 {
-	PG_DISPATCH(st, pg_unsupported(done));
+	PG_DISPATCH(st, pg_resource_update(st, by, project_id, resource_id, in, out, done));
 	struct resource_write w = {
 		.project_id = project_id, .id = resource_id, .in = in, .now = now_ms(), .out = out,
 	};
@@ -357,7 +356,7 @@ void store_resource_update(struct store *st, const struct event_origin *by, cons
 void store_resource_get(struct store *st, const char *project_id, const char *resource_id,
                         char **out, struct completion done)
 {
-	PG_DISPATCH(st, pg_unsupported(done));
+	PG_DISPATCH(st, pg_resource_get(st, project_id, resource_id, out, done));
 	store_get_record(st, stmt(st, RS_GET), resource_id, project_id, &resource_missing, out,
 	                 done);
 }
@@ -370,14 +369,14 @@ static int refuse_default(struct store *st, const char *id, const void *arg,
 
 	(void)arg;
 	if (is_default > 0)
-		return api_fail(err, E_INVALID_PARAMS, "A default resource cannot be deleted.");
+		return api_fail(err, E_INVALID_PARAMS, RESOURCE_DEFAULT_DELETE);
 	return is_default;
 }
 
 void store_resource_delete(struct store *st, const struct event_origin *by, const char *project_id,
                            const char *resource_id, struct completion done)
 {
-	PG_DISPATCH(st, pg_unsupported(done));
+	PG_DISPATCH(st, pg_resource_delete(st, by, project_id, resource_id, done));
 	const struct event ev = { by, project_id, EVENT_RESOURCE_DELETE, resource_id, NULL };
 	const struct record_delete d = {
 		.find = stmt(st, RS_HEAD), .remove = stmt(st, RS_DELETE), .missing = resource_missing,
@@ -392,7 +391,7 @@ void store_resource_delete(struct store *st, const struct event_origin *by, cons
 void store_resource_list(struct store *st, const char *project_id, const struct list_query *q,
                          struct page *out, struct completion done)
 {
-	PG_DISPATCH(st, pg_unsupported(done));
+	PG_DISPATCH(st, pg_resource_list(st, project_id, q, out, done));
 	sqlite3_stmt *s = stmt(st, RS_LIST);
 	struct api_error err;
 

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 
 #include "crypto.h"
+#include "pg_roles.h"
 #include "store_grants.h"
 #include "store_roles.h"
 #include "util.h"
@@ -94,6 +95,7 @@ static sqlite3_stmt *stmt(struct store *st, enum role_stmt which)
 static const struct record_missing role_missing = {
 	E_ROLE_NOT_FOUND, "The role does not exist.",
 };
+const struct record_missing *const store_role_missing = &role_missing;
 
 /* A write in progress, for its steps, the probe of a UNIQUE failure and the
  * read back. */
@@ -113,8 +115,7 @@ static int probe_code(struct store *st, void *arg, struct api_error *err)
 }
 
 static const struct unique_rule code_rule[] = {
-	{ probe_code, E_ROLE_CODE_ALREADY_USED,
-	  "A role with this code already exists in the project." },
+	{ probe_code, E_ROLE_CODE_ALREADY_USED, ROLE_CODE_TAKEN },
 };
 
 /* Once the role is known (CONTRACT.md §3): its references, then the
@@ -212,7 +213,7 @@ void store_role_create(struct store *st, const struct event_origin *by, const ch
                        const struct role_fields *f, const char *scope, char **out,
                        struct completion done)
 {
-	PG_DISPATCH(st, pg_unsupported(done));
+	PG_DISPATCH(st, pg_role_create(st, by, project_id, f, scope, out, done));
 	char *id = crypto_new_id();
 	struct role_write w = { project_id, id, f, scope, out };
 	const struct event ev = { by, project_id, EVENT_ROLE_CREATE, id, NULL };
@@ -227,7 +228,7 @@ void store_role_update(struct store *st, const struct event_origin *by, const ch
                        const char *role_id, const struct role_fields *f, const char *scope,
                        char **out, struct completion done)
 {
-	PG_DISPATCH(st, pg_unsupported(done));
+	PG_DISPATCH(st, pg_role_update(st, by, project_id, role_id, f, scope, out, done));
 	struct role_write w = { project_id, role_id, f, scope, out };
 	const struct event ev = { by, project_id, EVENT_ROLE_UPDATE, role_id, NULL };
 	struct api_error err;
@@ -238,14 +239,14 @@ void store_role_update(struct store *st, const struct event_origin *by, const ch
 void store_role_get(struct store *st, const char *project_id, const char *role_id, char **out,
                     struct completion done)
 {
-	PG_DISPATCH(st, pg_unsupported(done));
+	PG_DISPATCH(st, pg_role_get(st, project_id, role_id, out, done));
 	store_get_record(st, stmt(st, RS_GET), role_id, project_id, &role_missing, out, done);
 }
 
 void store_role_delete(struct store *st, const struct event_origin *by, const char *project_id,
                        const char *role_id, const char *scope, struct completion done)
 {
-	PG_DISPATCH(st, pg_unsupported(done));
+	PG_DISPATCH(st, pg_role_delete(st, by, project_id, role_id, scope, done));
 	const struct event ev = { by, project_id, EVENT_ROLE_DELETE, role_id, NULL };
 
 	store_grant_delete_holder(st, GRANT_HOLDER_ROLE, stmt(st, RS_FIND), stmt(st, RS_DELETE),
@@ -255,7 +256,7 @@ void store_role_delete(struct store *st, const struct event_origin *by, const ch
 void store_role_list(struct store *st, const char *project_id, const struct list_query *q,
                      struct page *out, struct completion done)
 {
-	PG_DISPATCH(st, pg_unsupported(done));
+	PG_DISPATCH(st, pg_role_list(st, project_id, q, out, done));
 	sqlite3_stmt *s;
 	struct api_error err;
 

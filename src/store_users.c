@@ -15,6 +15,7 @@
 #include "store_users.h"
 #include "store_users_sql.h"
 #include "util.h"
+#include "pg_users.h"
 #include "store_pg.h"
 
 enum store_users_stmt {
@@ -112,6 +113,16 @@ static int lookup(struct store *st, enum store_users_stmt which, const char *a,
 static const struct record_missing user_missing = {
 	E_USER_NOT_FOUND, "The user does not exist in this project.",
 };
+static const struct record_missing external_missing = {
+	E_USER_NOT_FOUND, "No user of this project has this external user ID.",
+};
+const struct record_missing *const store_user_missing = &user_missing;
+const struct record_missing *const store_user_external_missing = &external_missing;
+const char store_user_role_missing[] = "The role does not exist in this project.";
+const char store_user_email_locked[] = "Changing the email needs a recent sign-in.";
+const char store_user_external_id_used[] =
+	"Another user of this project has this external user ID.";
+const char store_user_email_used[] = "Another user of this project has this email.";
 
 /* A create or update as its checks and statements read it. */
 struct user_write {
@@ -141,8 +152,8 @@ static int check_references(struct store *st, const struct user_write *w, struct
 	if (f->role_id.state == FIELD_SET) {
 		found = lookup(st, SU_ROLE_IN_PROJECT, f->role_id.value, w->project_id, NULL, err);
 		if (found <= 0)
-			return found < 0 ? -1 : api_fail(err, E_ROLE_NOT_FOUND,
-			                                  "The role does not exist in this project.");
+			return found < 0 ? -1 : api_fail(err, E_ROLE_NOT_FOUND, "%s",
+			                                  store_user_role_missing);
 	}
 	return 0;
 }
@@ -162,8 +173,8 @@ static int check_authority(struct store *st, const struct user_write *w, struct 
 		changes = lookup(st, SU_EMAIL_CHANGES, w->user_id, w->project_id,
 		                 field_value(&f->email), err);
 		if (changes != 0)
-			return changes < 0 ? -1 : api_fail(err, E_INSUFFICIENT_PERMISSION,
-			                                    "Changing the email needs a recent sign-in.");
+			return changes < 0 ? -1 : api_fail(err, E_INSUFFICIENT_PERMISSION, "%s",
+			                                    store_user_email_locked);
 	}
 	if (f->role_id.state == FIELD_SET)
 		return store_grant_check_holder(st, w->scope, GRANT_HOLDER_ROLE, f->role_id.value, err);
@@ -197,9 +208,8 @@ static int email_taken(struct store *st, void *arg, struct api_error *err)
 /* The conflicts, external ID first: CONTRACT.md §3 orders nothing between
  * the two, so we follow SPEC.md's error table. */
 static const struct unique_rule conflicts[] = {
-	{ external_id_taken, E_USER_EXTERNAL_ID_ALREADY_USED,
-	  "Another user of this project has this external user ID." },
-	{ email_taken, E_USER_EMAIL_ALREADY_USED, "Another user of this project has this email." },
+	{ external_id_taken, E_USER_EXTERNAL_ID_ALREADY_USED, store_user_external_id_used },
+	{ email_taken, E_USER_EMAIL_ALREADY_USED, store_user_email_used },
 };
 #define N_CONFLICTS (sizeof conflicts / sizeof conflicts[0])
 
@@ -215,7 +225,7 @@ static int check_write(struct store *st, const struct user_write *w, struct api_
 void store_user_check(struct store *st, const char *project_id, const char *user_id,
                       const struct user_fields *f, const char *scope, struct completion done)
 {
-	PG_DISPATCH(st, pg_unsupported(done));
+	PG_DISPATCH(st, pg_user_check(st, project_id, user_id, f, scope, done));
 	struct user_write w = { .project_id = project_id, .user_id = user_id, .f = f,
 	                        .scope = scope };
 	struct api_error err;
@@ -310,7 +320,7 @@ void store_user_create(struct store *st, const struct event_origin *by, const ch
                        const struct user_fields *f, const char *scope, char **out,
                        struct completion done)
 {
-	PG_DISPATCH(st, pg_unsupported(done));
+	PG_DISPATCH(st, pg_user_create(st, by, project_id, f, scope, out, done));
 	struct user_write w = { .project_id = project_id, .new_id = crypto_new_id(), .f = f,
 	                        .scope = scope, .out = out };
 	const struct event ev = { by, project_id, EVENT_USER_CREATE, w.new_id, NULL };
@@ -325,7 +335,7 @@ void store_user_update(struct store *st, const struct event_origin *by, const ch
                        const char *user_id, const struct user_fields *f, const char *scope,
                        char **out, struct completion done)
 {
-	PG_DISPATCH(st, pg_unsupported(done));
+	PG_DISPATCH(st, pg_user_update(st, by, project_id, user_id, f, scope, out, done));
 	struct user_write w = { .project_id = project_id, .user_id = user_id, .f = f,
 	                        .scope = scope, .out = out };
 	const struct event ev = { by, project_id, EVENT_USER_UPDATE, user_id, NULL };
@@ -339,14 +349,14 @@ void store_user_update(struct store *st, const struct event_origin *by, const ch
 void store_user_get(struct store *st, const char *project_id, const char *user_id, char **out,
                     struct completion done)
 {
-	PG_DISPATCH(st, pg_unsupported(done));
+	PG_DISPATCH(st, pg_user_get(st, project_id, user_id, out, done));
 	store_get_record(st, stmt(st, SU_GET), user_id, project_id, &user_missing, out, done);
 }
 
 void store_user_delete(struct store *st, const struct event_origin *by, const char *project_id,
                        const char *user_id, const char *scope, struct completion done)
 {
-	PG_DISPATCH(st, pg_unsupported(done));
+	PG_DISPATCH(st, pg_user_delete(st, by, project_id, user_id, scope, done));
 	const struct event ev = { by, project_id, EVENT_USER_DELETE, user_id, NULL };
 
 	store_grant_delete_holder(st, GRANT_HOLDER_USER, stmt(st, SU_USER_IN_PROJECT),
@@ -432,7 +442,8 @@ void store_user_get_external(struct store *st, const char *project_id,
                              const char *external_user_id, bool with_permissions, char **out,
                              struct completion done)
 {
-	PG_DISPATCH(st, pg_unsupported(done));
+	PG_DISPATCH(st, pg_user_get_external(st, project_id, external_user_id, with_permissions,
+	                                     out, done));
 	sqlite3_stmt *s = stmt(st, SU_GET_EXTERNAL);
 	struct api_error err;
 	int rc;
@@ -444,8 +455,7 @@ void store_user_get_external(struct store *st, const char *project_id,
 	if (rc == 1)
 		rc = external_record(st, s, with_permissions, out, &err);
 	else if (rc == 0)
-		rc = api_fail(&err, E_USER_NOT_FOUND,
-		              "No user of this project has this external user ID.");
+		rc = api_fail(&err, external_missing.code, "%s", external_missing.sentence);
 	store_stmt_finish(s);
 	complete(done, rc, &err);
 }
@@ -455,7 +465,7 @@ void store_user_get_external(struct store *st, const char *project_id,
 void store_user_is_active(struct store *st, const char *project_id, const char *user_id,
                           bool *active, struct completion done)
 {
-	PG_DISPATCH(st, pg_unsupported(done));
+	PG_DISPATCH(st, pg_user_is_active(st, project_id, user_id, active, done));
 	struct api_error err;
 	int rc = lookup(st, SU_ACTIVE, user_id, project_id, NULL, &err);
 
@@ -465,7 +475,7 @@ void store_user_is_active(struct store *st, const char *project_id, const char *
 
 void store_user_scope(struct store *st, const char *user_id, char **out, struct completion done)
 {
-	PG_DISPATCH(st, pg_unsupported(done));
+	PG_DISPATCH(st, pg_user_scope(st, user_id, out, done));
 	struct api_error err;
 
 	*out = store_join_column(st, stmt(st, SU_SCOPE), user_id, &err);
@@ -509,14 +519,14 @@ static void store_user_signin_read(struct store *st, enum store_users_stmt which
 void store_signin_user(struct store *st, const char *project_id, const char *email,
                        struct store_user_signin *out, struct completion done)
 {
-	PG_DISPATCH(st, pg_unsupported(done));
+	PG_DISPATCH(st, pg_signin_user(st, project_id, email, out, done));
 	store_user_signin_read(st, SU_SIGNIN_USER, project_id, email, out, done);
 }
 
 void store_byou_user(struct store *st, const char *project_id, const char *external_user_id,
                      struct store_user_signin *out, struct completion done)
 {
-	PG_DISPATCH(st, pg_unsupported(done));
+	PG_DISPATCH(st, pg_byou_user(st, project_id, external_user_id, out, done));
 	store_user_signin_read(st, SU_BYOU_USER, project_id, external_user_id, out, done);
 }
 

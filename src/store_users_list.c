@@ -11,6 +11,7 @@
 #include "store_users.h"
 #include "store_users_sql.h"
 #include "util.h"
+#include "pg_users.h"
 #include "store_pg.h"
 
 enum store_users_list_stmt {
@@ -269,7 +270,7 @@ static int list_page(struct store *st, const char *project_id, const struct list
 void store_user_list(struct store *st, const char *project_id, const struct list_query *q,
                      struct page *out, struct completion done)
 {
-	PG_DISPATCH(st, pg_unsupported(done));
+	PG_DISPATCH(st, pg_user_list(st, project_id, q, out, done));
 	struct search search;
 	struct api_error err;
 	int rc;

@@ -83,7 +83,7 @@ pg_db_of() {
 # 0/1, no group_concat)
 db() {
 	if [ "$BACKEND" = postgres ]; then pg_psql "$PG_DB" -c "$1"
-	else sqlite3 "$TMP/edgeauth.db" "$1"; fi
+	else sqlite3 -cmd ".timeout 5000" "$TMP/edgeauth.db" "$1"; fi
 }
 
 free_port() {

@@ -13,10 +13,9 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/signin_lib.sh"
 start_server
-DB=$TMP/edgeauth.db
 REDIRECT="http://127.0.0.1:9/cb"
 DENIED="403 insufficient_permission"
-row() { sqlite3 "$DB" "select email, email_verified, password_hash, updated_at from users where id = '$1'"; }
+row() { db "select email, email_verified, password_hash, updated_at from users where id = '$1'"; }
 
 req POST "$P/clients" "{\"name\":\"app\",\"redirect_uris\":[\"$REDIRECT\"]}"
 APP=$(jq -r .id <<<"$BODY")
@@ -95,7 +94,7 @@ expect "Bearer $BARELY" 200 "a sign-in 280 s old changes the email" PUT /api/v1/
 check_json "set by the user: not verified" .email_verified false
 req GET "$P/users/$ANN"
 check_json "the record says so" .email_verified false
-check "stored" "$(sqlite3 "$DB" "select email_verified from users where id='$ANN'")" 0
+check "stored" "$(db "select CAST(email_verified AS INTEGER) from users where id='$ANN'")" 0
 expect "Bearer $RECENT" 200 "the same email sent back keeps it unverified" PUT /api/v1/users/current \
 	'{"display_name":"Ann","email":"ann.b@example.com"}'
 check_json "still unverified" .email_verified false

@@ -4,10 +4,8 @@
 # thousand records.
 . "$(dirname "$0")/lib.sh"
 start_server
-DB=$TMP/edgeauth.db
 RES="$P/resources"
 
-sql() { sqlite3 -cmd ".timeout 5000" "$DB" "$@"; }
 s50=$(printf 'a%.0s' $(seq 50)); s51=${s50}a
 e50=$(printf 'é%.0s' $(seq 50)); e51=${e50}é
 x200=$(printf 'd%.0s' $(seq 200)); x201=${x200}d
@@ -191,7 +189,7 @@ check_err "update: unknown project" 404 project_not_found
 # a client that holds only resources:read, written straight into the store
 RO_ID=readonly-client-1; RO_SECRET=readonly-secret-0123456789
 RO_HASH=$(printf '%s' "$RO_SECRET" | openssl dgst -sha256 -binary | base64 -w0 | tr '+/' '-_' | tr -d '=')
-sql "INSERT INTO clients (id, project_id, name, secret_hash, created_at, updated_at) VALUES ('$RO_ID', '$PROJECT_ID', 'ro', '$RO_HASH', 0, 0); INSERT INTO client_permissions VALUES ('$RO_ID', '$RES_READ');"
+db "INSERT INTO clients (id, project_id, name, secret_hash, created_at, updated_at) VALUES ('$RO_ID', '$PROJECT_ID', 'ro', '$RO_HASH', 0, 0); INSERT INTO client_permissions VALUES ('$RO_ID', '$RES_READ');"
 RO_TOKEN=$(client_token "$RO_ID" "$RO_SECRET")
 AUTH="Bearer $RO_TOKEN" req GET "$RES"
 check_status "list with resources:read only" 200
@@ -234,24 +232,24 @@ check_json "update: code stored" .code "has space:and colon"
 # "x users" + ":read" would read as the scope tokens "x" and "users:read".
 req PUT "$RES/$ORDERS" '{"name":"Orders","code":"x users"}'
 check_status "update: code with a space" 200
-sql "INSERT INTO clients (id, project_id, name, secret_hash, created_at, updated_at) VALUES ('sp-client', '$PROJECT_ID', 'sp', '$RO_HASH', 0, 0); INSERT INTO client_permissions VALUES ('sp-client', '$P_READ');"
+db "INSERT INTO clients (id, project_id, name, secret_hash, created_at, updated_at) VALUES ('sp-client', '$PROJECT_ID', 'sp', '$RO_HASH', 0, 0); INSERT INTO client_permissions VALUES ('sp-client', '$P_READ');"
 SP_SCOPE=$(curl -s -u "sp-client:$RO_SECRET" -d grant_type=client_credentials "$BASE/api/v1/tokens" | jq -r ".scope // \"\"")
 check "scope leaves out a permission whose resource code has a space" "$SP_SCOPE" ""
 AUTH="Bearer $(client_token sp-client "$RO_SECRET")" req GET "/api/v1/projects/$PROJECT_ID/users"
 check_err "no users:read smuggled in by a resource code" 403 insufficient_permission
 req PUT "$RES/$ORDERS" '{"name":"Orders","code":"orders"}'
 SP_SCOPE=$(curl -s -u "sp-client:$RO_SECRET" -d grant_type=client_credentials "$BASE/api/v1/tokens" | jq -r ".scope // \"\"")
-check "a valid code is in the scope again" "$SP_SCOPE" "orders:$(sql "SELECT code FROM permissions WHERE id = '$P_READ'")"
+check "a valid code is in the scope again" "$SP_SCOPE" "orders:$(db "SELECT code FROM permissions WHERE id = '$P_READ'")"
 # A permission code the API never accepts, written into the store by another
 # tool, is left out the same way; the token is still issued (the answer,
 # written without escaping, once asserted on it and took the server down).
-P_READ_CODE=$(sql "SELECT code FROM permissions WHERE id = '$P_READ'")
-sql "UPDATE permissions SET code = 'say \"hi\"' WHERE id = '$P_READ'"
+P_READ_CODE=$(db "SELECT code FROM permissions WHERE id = '$P_READ'")
+db "UPDATE permissions SET code = 'say \"hi\"' WHERE id = '$P_READ'"
 SP_STATUS=$(curl -s -o "$TMP/sp.json" -w '%{http_code}' -u "sp-client:$RO_SECRET" -d grant_type=client_credentials "$BASE/api/v1/tokens")
 check "a token despite a stored permission code with a quote" "$SP_STATUS" 200
 check "scope leaves out a permission whose code has a quote" "$(jq -r '.scope // ""' "$TMP/sp.json")" ""
-sql "UPDATE permissions SET code = '$P_READ_CODE' WHERE id = '$P_READ'"
-sql "DELETE FROM client_permissions WHERE client_id = 'sp-client'; DELETE FROM clients WHERE id = 'sp-client';"
+db "UPDATE permissions SET code = '$P_READ_CODE' WHERE id = '$P_READ'"
+db "DELETE FROM client_permissions WHERE client_id = 'sp-client'; DELETE FROM clients WHERE id = 'sp-client';"
 req PUT "$RES/$ORDERS" "{\"name\":\"Orders\",\"code\":\"$e50\"}"
 check_status "update: code of 50 two-byte characters" 200
 req PUT "$RES/$ORDERS" "{\"name\":\"Orders\",\"code\":\"$e51\"}"
@@ -337,7 +335,7 @@ check_err "update: not found beats foreign id" 404 resource_not_found
 # A role and a client that hold orders:read (P_READ) and orders:write
 # (P_WRITE), written straight into the store (the roles and clients APIs are
 # not this file's); the admin client holds them too, so its tokens show them.
-sql "INSERT INTO roles (id, project_id, code, name, created_at, updated_at) VALUES ('role-1', '$PROJECT_ID', 'r1', 'R1', 0, 0);
+db "INSERT INTO roles (id, project_id, code, name, created_at, updated_at) VALUES ('role-1', '$PROJECT_ID', 'r1', 'R1', 0, 0);
      INSERT INTO role_permissions VALUES ('role-1', '$P_READ'), ('role-1', '$P_WRITE'), ('role-1', '$DEF_USERS_READ');
      INSERT INTO client_permissions VALUES ('$RO_ID', '$P_READ'), ('$RO_ID', '$P_WRITE');
      INSERT INTO client_permissions VALUES ('$CLIENT_ID', '$P_READ'), ('$CLIENT_ID', '$P_WRITE');"
@@ -345,10 +343,10 @@ scope_of() { curl -s -u "$1:$2" -d grant_type=client_credentials "$BASE/api/v1/t
 check "admin scope holds orders permissions" "$(scope_of "$CLIENT_ID" "$CLIENT_SECRET")" "orders:read,orders:write"
 req PUT "$RES/$ORDERS" "{\"name\":\"Orders\",\"code\":\"orders\",\"permissions\":[{\"id\":\"$P_READ\",\"name\":\"View\",\"code\":\"view\"}]}"
 check_status "drop write, rename read" 200
-check "role keeps the renamed permission" "$(sql "SELECT count(*) FROM role_permissions WHERE role_id='role-1' AND permission_id IN ('$P_READ', '$DEF_USERS_READ')")/$(sql "SELECT count(*) FROM role_permissions WHERE role_id='role-1'")" "2/2"
-check "role lost the dropped permission" "$(sql "SELECT count(*) FROM role_permissions WHERE permission_id='$P_WRITE'")" 0
-check "client lost the dropped permission" "$(sql "SELECT count(*) FROM client_permissions WHERE permission_id='$P_WRITE'")" 0
-check "client kept the renamed permission" "$(sql "SELECT count(*) FROM client_permissions WHERE permission_id='$P_READ'")" 2
+check "role keeps the renamed permission" "$(db "SELECT count(*) FROM role_permissions WHERE role_id='role-1' AND permission_id IN ('$P_READ', '$DEF_USERS_READ')")/$(db "SELECT count(*) FROM role_permissions WHERE role_id='role-1'")" "2/2"
+check "role lost the dropped permission" "$(db "SELECT count(*) FROM role_permissions WHERE permission_id='$P_WRITE'")" 0
+check "client lost the dropped permission" "$(db "SELECT count(*) FROM client_permissions WHERE permission_id='$P_WRITE'")" 0
+check "client kept the renamed permission" "$(db "SELECT count(*) FROM client_permissions WHERE permission_id='$P_READ'")" 2
 check "new admin token scope follows" "$(scope_of "$CLIENT_ID" "$CLIENT_SECRET")" "orders:view"
 check "read-only client scope follows" "$(scope_of "$RO_ID" "$RO_SECRET")" "orders:view"
 req PUT "$RES/$ORDERS" '{"name":"Orders","code":"shop-orders"}'
@@ -357,9 +355,9 @@ check "scope carries the new resource code" "$(curl -s -u "$CLIENT_ID:$CLIENT_SE
 req PUT "$RES/$ORDERS" '{"name":"Orders","code":"orders","permissions":[]}'
 check_status "permissions [] drops all" 200
 check_json "no permissions left" '.permissions|length' 0
-check "role lost every orders permission" "$(sql "SELECT group_concat(permission_id) FROM role_permissions WHERE role_id='role-1'")" "$DEF_USERS_READ"
-check "clients lost every orders permission" "$(sql "SELECT count(*) FROM client_permissions WHERE permission_id='$P_READ'")" 0
-check "no orders permission rows" "$(sql "SELECT count(*) FROM permissions WHERE resource_id='$ORDERS'")" 0
+check "role lost every orders permission" "$(db "SELECT permission_id FROM role_permissions WHERE role_id='role-1'")" "$DEF_USERS_READ"
+check "clients lost every orders permission" "$(db "SELECT count(*) FROM client_permissions WHERE permission_id='$P_READ'")" 0
+check "no orders permission rows" "$(db "SELECT count(*) FROM permissions WHERE resource_id='$ORDERS'")" 0
 check "admin scope lost orders" "$(scope_of "$CLIENT_ID" "$CLIENT_SECRET")" ""
 req PUT "$RES/$ORDERS" '{"name":"Orders","code":"orders","permissions":[{"name":"R","code":"r"},{"name":"W","code":"w"}]}'
 check_json "permissions re-added" '.permissions|length' 2
@@ -458,7 +456,7 @@ check "seed: every create 201" "$(sort "$TMP/seed.out" | uniq -c | awk '{print $
 
 req GET "$RES?page_size=1"
 TOTAL=$(printf '%s' "$BODY" | jq .total)
-check "total counts everything" "$(sql "SELECT count(*) FROM resources WHERE project_id='$PROJECT_ID'")" "$TOTAL"
+check "total counts everything" "$(db "SELECT count(*) FROM resources WHERE project_id='$PROJECT_ID'")" "$TOTAL"
 list_all ""
 check "all pages: count = total" "$(jq length "$TMP/all.json")" "$TOTAL"
 check "all pages: total field" "$ALL_TOTAL" "$TOTAL"

@@ -1,24 +1,23 @@
 # Roles: create, update and list (SPEC.md "Role endpoints", CONTRACT.md §3-§4).
-# Permission IDs are read from the test's own database with the sqlite3 CLI.
+# Permission IDs are read from the test's own store (lib.sh's db).
 . "$(dirname "$0")/lib.sh"
 start_server
-DB=$TMP/edgeauth.db
 R="$P/roles"
 
-mapfile -t PERMS < <(sqlite3 "$DB" "select id from permissions where project_id = '$PROJECT_ID' order by id")
+mapfile -t PERMS < <(db "select id from permissions where project_id = '$PROJECT_ID' order by id")
 check "twelve default permissions" "${#PERMS[@]}" 12
 P0=${PERMS[0]}; P1=${PERMS[1]}; P2=${PERMS[2]}
 
 OTHER=$("$EDGEAUTH" -c "$CONF" project create --name other)
 OTHER_PID=$(echo "$OTHER" | jq -r .project_id)
 OTHER_TOKEN=$(client_token "$(echo "$OTHER" | jq -r .client_id)" "$(echo "$OTHER" | jq -r .client_secret)")
-OTHER_PERM=$(sqlite3 "$DB" "select id from permissions where project_id = '$OTHER_PID' limit 1")
+OTHER_PERM=$(db "select id from permissions where project_id = '$OTHER_PID' limit 1")
 OR="/api/v1/projects/$OTHER_PID/roles"
 TS_RE='^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}[.][0-9]{3}Z$'
 
 rep() { local s=""; for ((k = 0; k < $2; k++)); do s+=$1; done; printf '%s' "$s"; }
 sorted_json() { printf '%s\n' "$@" | jq -R . | jq -sc 'sort'; }
-role_row() { sqlite3 "$DB" "select code || '|' || name || '|' || ifnull(description, 'NULL') from roles where id = '$1'"; }
+role_row() { db "select code || '|' || name || '|' || coalesce(description, 'NULL') from roles where id = '$1'"; }
 
 # ---- create: happy paths ----
 req POST "$R" "{\"code\":\"admin\",\"name\":\"Admin\",\"description\":\"Runs things\",\"permission_ids\":[\"$P2\",\"$P0\",\"$P2\"]}"
@@ -35,7 +34,7 @@ check_header "create content type" '^Content-Type: application/json$'
 ADMIN_ID=$(jq -r .id <<<"$BODY")
 ADMIN_CREATED=$(jq -r .created_at <<<"$BODY")
 check "create stored" "$(role_row "$ADMIN_ID")" "admin|Admin|Runs things"
-check "create stored permissions" "$(sqlite3 "$DB" "select count(*) from role_permissions where role_id = '$ADMIN_ID'")" 2
+check "create stored permissions" "$(db "select count(*) from role_permissions where role_id = '$ADMIN_ID'")" 2
 
 req POST "$R" '{"code":"viewer","name":"Viewer"}'
 check_status "create minimal" 201
@@ -109,7 +108,7 @@ CTYPE=text/plain req POST "$R" '{"code":"c","name":"N"}'
 check_err "create: not JSON content type" 400 invalid_params
 req POST "$R" -H 'Content-Type: application/json'
 check_err "create: empty body" 400 invalid_params
-check "nothing created by bad bodies" "$(sqlite3 "$DB" "select count(*) from roles where code = 'c'")" 0
+check "nothing created by bad bodies" "$(db "select count(*) from roles where code = 'c'")" 0
 
 # ---- create: references and conflicts ----
 req POST "$R" '{"code":"c","name":"N","permission_ids":["nope"]}'
@@ -129,7 +128,7 @@ req POST "$R" '{"code":"admin","name":"N","description":5,"permission_ids":["nop
 check_err "create: invalid_params beats not_found" 400 invalid_params
 req POST "$R" '{"code":"admin","name":"N","permission_ids":["nope"]}'
 check_err "create: not_found beats conflict" 404 some_permissions_not_found
-check "failed creates wrote nothing" "$(sqlite3 "$DB" "select count(*) from roles where code = 'c'")" 0
+check "failed creates wrote nothing" "$(db "select count(*) from roles where code = 'c'")" 0
 AUTH="Bearer $OTHER_TOKEN" req POST "$OR" '{"code":"admin","name":"Other admin"}'
 check_status "create: same code in another project" 201
 OTHER_ROLE=$(jq -r .id <<<"$BODY")
@@ -146,7 +145,7 @@ check_err "create: token of another project" 403 insufficient_permission
 # a client holding only roles:read (written straight into the store)
 RO_ID=readonly-client; RO_SECRET=readonly-secret-0123456789
 RO_HASH=$(printf '%s' "$RO_SECRET" | openssl dgst -sha256 -binary | base64 | tr '+/' '-_' | tr -d '=')
-sqlite3 "$DB" "insert into clients (id, project_id, name, secret_hash, created_at, updated_at) values ('$RO_ID', '$PROJECT_ID', 'ro', '$RO_HASH', 0, 0);
+db "insert into clients (id, project_id, name, secret_hash, created_at, updated_at) values ('$RO_ID', '$PROJECT_ID', 'ro', '$RO_HASH', 0, 0);
 	insert into client_permissions select '$RO_ID', p.id from permissions p join resources r on r.id = p.resource_id
 	where p.project_id = '$PROJECT_ID' and r.code = 'roles' and p.code = 'read'"
 RO_TOKEN=$(client_token "$RO_ID" "$RO_SECRET")
@@ -182,7 +181,7 @@ check_json "permissions set again" '.permission_ids|length' 3
 req PUT "$R/$ADMIN_ID" '{"code":"admin2","name":"A","description":"","permission_ids":null}'
 check_json "empty description clears" '.description == null' true
 check_json "null permission_ids clears" '.permission_ids|length' 0
-check "cleared in the store" "$(sqlite3 "$DB" "select count(*) from role_permissions where role_id = '$ADMIN_ID'")" 0
+check "cleared in the store" "$(db "select count(*) from role_permissions where role_id = '$ADMIN_ID'")" 0
 
 bad_update() { # NAME BODY
 	req PUT "$R/$ADMIN_ID" "$2"
@@ -329,7 +328,7 @@ TOTAL=$((N + 120 + 8))
 # updates of some seeded roles, so that updated_at differs from created_at
 UPD=$TMP/update.curl
 : > "$UPD"
-mapfile -t SOME < <(sqlite3 "$DB" "select id || ' ' || code from roles where project_id = '$PROJECT_ID' and code like 'c%' order by random() limit 150")
+mapfile -t SOME < <(db "select id || ' ' || code from roles where project_id = '$PROJECT_ID' and code like 'c%' order by random() limit 150")
 for row in "${SOME[@]}"; do
 	printf 'url = "%s/%s"\nrequest = "PUT"\nheader = "Authorization: Bearer %s"\nheader = "Content-Type: application/json"\ndata-binary = "{\\"code\\":\\"%s\\",\\"name\\":\\"Updated\\"}"\noutput = "/dev/null"\nwrite-out = "%%{http_code}\\n"\nnext\n' \
 		"$BASE$R" "${row%% *}" "$TOKEN" "${row#* }" >> "$UPD"
@@ -372,9 +371,9 @@ jq -c '[.[].data[]]' "$TMP/all.json" > "$TMP/full.json"
 check "full set size" "$(jq length "$TMP/full.json")" "$TOTAL"
 check "full set unique" "$(jq '[.[].id]|unique|length' "$TMP/full.json")" "$TOTAL"
 check "full set is the store" "$(jq -r '[.[].id]|sort|.[]' "$TMP/full.json" | md5sum)" \
-	"$(sqlite3 "$DB" "select id from roles where project_id = '$PROJECT_ID'" | LC_ALL=C sort | md5sum)"
+	"$(db "select id from roles where project_id = '$PROJECT_ID'" | LC_ALL=C sort | md5sum)"
 check "store's permission sets" "$(jq -r '[.[]|select(.permission_ids|length > 0)]|length' "$TMP/full.json")" \
-	"$(sqlite3 "$DB" "select count(distinct role_id) from role_permissions rp join roles r on r.id = rp.role_id where r.project_id = '$PROJECT_ID'")"
+	"$(db "select count(distinct role_id) from role_permissions rp join roles r on r.id = rp.role_id where r.project_id = '$PROJECT_ID'")"
 
 for by in created_at updated_at name code; do
 	jq -c "sort_by(${KEY[$by]})|[.[].id]" "$TMP/full.json" > "$TMP/want_asc.json"

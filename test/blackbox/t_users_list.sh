@@ -5,9 +5,7 @@
 start_server
 
 N=3000
-DB=$TMP/edgeauth.db
-sql() { sqlite3 -cmd ".timeout 5000" "$DB" "$@"; }
-sql "INSERT INTO roles (id, project_id, code, name, created_at, updated_at) VALUES
+db "INSERT INTO roles (id, project_id, code, name, created_at, updated_at) VALUES
      ('role_a', '$PROJECT_ID', 'a', 'admin', 0, 0),
      ('role_b', '$PROJECT_ID', 'b', 'Editor', 0, 0),
      ('role_c', '$PROJECT_ID', 'c', 'viewer', 0, 0);"
@@ -35,9 +33,13 @@ jq -n -r --arg url "$BASE$P/users" --arg auth "Authorization: Bearer $TOKEN" --a
 curl -s -K "$TMP/seed.curl" > "$TMP/seed.out"
 check "seed: every create answered 201" "$(grep -c '^201$' "$TMP/seed.out")" "$N"
 
-# Deactivate a fifth and spread updated_at, behind the API's back.
-sql "UPDATE users SET is_active = 0 WHERE rowid % 5 = 2;
-     UPDATE users SET updated_at = updated_at + (rowid * 7919) % 100000 WHERE rowid % 3 = 1;"
+# Deactivate a fifth and spread updated_at, behind the API's back (o.n: a
+# user's place in creation order; SQL both backends read alike).
+db "CREATE TEMP TABLE o (id TEXT PRIMARY KEY, n INTEGER NOT NULL);
+    INSERT INTO o SELECT id, row_number() OVER (ORDER BY created_at, id) FROM users;
+    UPDATE users SET is_active = false WHERE id IN (SELECT id FROM o WHERE n % 5 = 2);
+    UPDATE users SET updated_at = updated_at + ((SELECT n FROM o WHERE o.id = users.id) * 7919) % 100000
+    WHERE id IN (SELECT id FROM o WHERE n % 3 = 1);"
 
 PAGES=$(( (N + 99) / 100 ))
 # fetch QUERY: every page of size 100, concatenated into one JSON array of records.
@@ -126,7 +128,7 @@ got=$(fetch "$F&sort_by=email&sort_dir=asc" | jq -c 'map(.id)')
 check "filtered and sorted" "$got" "$(jq -c "[.[]|select(.is_active and .role_id == \"role_a\" and $(has bob))]|sort_by([${KEY[email]}, .id])|map(.id)" "$TMP/all.json")"
 req GET "$P/users?search=%C3%A9mile&page_size=100"
 check_json "search: non-ASCII" .total "$(count "$(has émile)")"
-check "the table survived" "$(sql 'SELECT count(*) FROM users')" "$N"
+check "the table survived" "$(db 'SELECT count(*) FROM users')" "$N"
 
 # Bad parameters: invalid_params.
 bad_list() { req GET "$P/users?$2"; check_err "list invalid: $1" 400 invalid_params; }
