@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "pg_tokens.h"
+#include "store_users.h"
 #include "store_pg.h"
 #include "util.h"
 
@@ -41,16 +42,8 @@ enum {
 };
 
 static const struct pg_statement statements[PT__COUNT] = {
-	/* only for a user, client and project that exist: a deletion meanwhile
-	 * leaves no row (an error for the sign-in), never a raise */
-	[PT_CODE_INSERT] = { "tokens_code_insert",
-		"INSERT INTO auth_codes (hash, family_id, project_id, client_id, user_id,"
-		" redirect_uri, code_challenge, created_at, expires_at, scope, nonce, auth_time,"
-		" session_id) SELECT $1::ctext, $2::ctext, $3::ctext, $4::ctext, $5::ctext, $6::ctext,"
-		" $7::ctext, edgeauth_now_ms(), $8::bigint, $9::ctext, $10::ctext, $11::bigint,"
-		" $12::ctext WHERE EXISTS (SELECT 1 FROM users WHERE id = $5::ctext)"
-		" AND EXISTS (SELECT 1 FROM clients WHERE id = $4::ctext)"
-		" AND EXISTS (SELECT 1 FROM projects WHERE id = $3::ctext) RETURNING 1", 12, true },
+	[PT_CODE_INSERT] = { "tokens_code_insert", "SELECT * FROM edgeauth_code_insert($1, $2, $3,"
+		" $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)", 13, true },
 	/* the uses: $1 the code or token used (for a repeat, $2 the grace in
 	 * ms), then the eleven fields of the successor (refresh_params) */
 	[PT_CODE_REDEEM] = { "tokens_code_redeem", "SELECT edgeauth_use_once(false, $1, $2, $3,"
@@ -162,15 +155,14 @@ void pg_refresh_get(struct store *st, const char *hash, struct store_token_row *
 
 /* ---- the writes ---- */
 
-/* Whether the statement answered a row: else the write found what it
- * needed gone (a code for a user deleted meanwhile). */
-static int inserted(const PGresult *res, void *out, const void *how, struct api_error *err)
+/* A code's refusals: no escalation, or user_not_found for a user deleted
+ * meanwhile (or its client or project). */
+static const struct pg_outcomes *code_outcomes(void)
 {
-	(void)out;
-	(void)how;
-	if (PQntuples(res) == 0)
-		return api_fail(err, E_SYSTEM_ERROR, "The code could not be stored.");
-	return 0;
+	static struct pg_outcomes o;
+
+	o.missing = store_user_missing;
+	return &o;
 }
 
 void pg_code_insert(struct store *st, const struct new_code *c, struct completion done)
@@ -180,7 +172,7 @@ void pg_code_insert(struct store *st, const struct new_code *c, struct completio
 	pg_run(st, &statements[PT_CODE_INSERT], (const char *const[]){ c->hash, c->family_id,
 	       c->project_id, c->client_id, c->user_id, c->redirect_uri, c->code_challenge,
 	       pg_int_param(c->expires_at, exp), c->scope, c->nonce, pg_int_param(c->auth_time, auth),
-	       c->session_id }, inserted, NULL, NULL, done);
+	       c->session_id, c->grant_scope }, pg_map_outcome, NULL, code_outcomes(), done);
 }
 
 /* The numbers of a struct new_refresh, as parameters. */

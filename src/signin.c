@@ -30,6 +30,7 @@ void signin_code_mint(struct code_mint *m, struct server *srv, const struct code
 		.expires_at = now + srv->cfg->code_ttl_s * 1000LL,
 		.scope = req->scope, .nonce = req->nonce,
 		.auth_time = req->auth_time ? req->auth_time : now, .session_id = req->session_id,
+		.grant_scope = req->grant_scope,
 	};
 	store_code_insert(srv->store, &m->row, done);
 }

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "store_grants.h"
 #include "store_tokens.h"
 #include "util.h"
 #include "pg_tokens.h"
@@ -184,6 +185,10 @@ static int code_insert(struct store *st, void *arg, struct api_error *err)
 {
 	const struct new_code *c = arg;
 	sqlite3_stmt *s = STMT(st, T_CODE_INSERT);
+
+	if (c->grant_scope &&
+	    store_grant_check_holder(st, c->grant_scope, GRANT_HOLDER_USER, c->user_id, err) < 0)
+		return -1;
 
 	store_bind_text(s, 1, c->hash);
 	store_bind_text(s, 2, c->family_id);

@@ -10,6 +10,32 @@
 -- then finds the row used and changes nothing: exactly one wins. Times
 -- compared across nodes are the database's (edgeauth_now_ms).
 
+-- store_code_insert: a new code, after no escalation (p_grant_scope, a BYOU
+-- code's issuer's scope, must carry what the user holds; NULL: no check);
+-- 'not_found' when its user is gone (or its client or project).
+CREATE FUNCTION edgeauth_code_insert(p_hash ctext, p_family ctext, p_project ctext,
+	p_client ctext, p_user ctext, p_redirect ctext, p_challenge ctext, p_expires_at bigint,
+	p_scope ctext, p_nonce ctext, p_auth_time bigint, p_session ctext, p_grant_scope ctext)
+RETURNS edgeauth_outcome LANGUAGE plpgsql AS $$
+DECLARE
+	r edgeauth_refusal := edgeauth_check_holder(p_grant_scope, 'user', p_user);
+BEGIN
+	IF r.status IS NOT NULL THEN
+		RETURN edgeauth_refused(r);
+	END IF;
+	INSERT INTO auth_codes (hash, family_id, project_id, client_id, user_id, redirect_uri,
+		code_challenge, created_at, expires_at, scope, nonce, auth_time, session_id)
+	SELECT p_hash, p_family, p_project, p_client, p_user, p_redirect, p_challenge,
+		edgeauth_now_ms(), p_expires_at, p_scope, p_nonce, p_auth_time, p_session
+	WHERE EXISTS (SELECT 1 FROM users WHERE id = p_user)
+	AND EXISTS (SELECT 1 FROM clients WHERE id = p_client)
+	AND EXISTS (SELECT 1 FROM projects WHERE id = p_project);
+	IF NOT FOUND THEN
+		RETURN edgeauth_failed('not_found');
+	END IF;
+	RETURN edgeauth_done(NULL);
+END $$;
+
 -- The refresh token a won use issues (struct new_refresh).
 CREATE FUNCTION edgeauth_refresh_insert(p_hash ctext, p_family ctext, p_project ctext,
 	p_client ctext, p_user ctext, p_access_jti ctext, p_access_exp bigint, p_expires_at bigint,
