@@ -1,8 +1,8 @@
 /*
  * Browser sessions on PostgreSQL (pg_sessions.h): a start and an end are
  * each one call of a function of schema/postgres/017_signin.sql, which
- * records the event; expiry is compared on the database's clock, as on
- * every node alike.
+ * records the event; whether a session is live is asked of the database's
+ * clock, the same for every node.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -41,12 +41,12 @@ const struct pg_statement_set pg_sessions_statements = { statements, PS__COUNT }
 void pg_session_start(struct store *st, const struct new_session *s, char **sid,
                       struct completion done)
 {
-	char auth[24], ttl[24], *ev = pg_event_json(s->event);
+	char auth[24], exp[24], *ev = pg_event_json(s->event);
 
 	*sid = NULL;
 	pg_run(st, &statements[PS_START], (const char *const[]){ s->id, s->secret_hash,
 	       s->old_secret_hash, s->project_id, s->user_id, s->client_id,
-	       pg_int_param(s->now, auth), pg_int_param(s->expires_at - s->now, ttl), ev },
+	       pg_int_param(s->now, auth), pg_int_param(s->expires_at, exp), ev },
 	       pg_map_text, sid, NULL, done);
 	free(ev);
 }

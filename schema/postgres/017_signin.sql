@@ -138,12 +138,13 @@ $$;
 
 -- store_session_start: when p_old_hash names a live session of the project,
 -- it goes on under p_secret_hash if it is p_user's, and ends if it is another
--- user's; unless it went on, the session p_id is made. The expiry is
--- p_ttl_ms from the database's now; auth_time is the node's password check
--- (p_auth_time), as the code carries it. Answers the id of the session now
--- behind p_secret_hash and the record of p_event (the sign-in's).
+-- user's; unless it went on, the session p_id is made. auth_time and the
+-- expiry are the node's (the password check's time, which the code carries
+-- too); whether a session is live is asked of the database's clock.
+-- Answers the id of the session now behind p_secret_hash and the record of
+-- p_event (the sign-in's).
 CREATE FUNCTION edgeauth_session_start(p_id ctext, p_secret_hash ctext, p_old_hash ctext,
-	p_project ctext, p_user ctext, p_client ctext, p_auth_time bigint, p_ttl_ms bigint,
+	p_project ctext, p_user ctext, p_client ctext, p_auth_time bigint, p_expires_at bigint,
 	p_event json)
 RETURNS TABLE (sid ctext, event text) LANGUAGE plpgsql AS $$
 DECLARE
@@ -156,7 +157,7 @@ BEGIN
 	END IF;
 	IF prev.id IS NOT NULL AND prev.user_id = p_user THEN
 		UPDATE sessions SET secret_hash = p_secret_hash, auth_time = p_auth_time,
-			expires_at = now_ms + p_ttl_ms WHERE id = prev.id;
+			expires_at = p_expires_at WHERE id = prev.id;
 		sid := prev.id;
 	ELSE
 		IF prev.id IS NOT NULL THEN
@@ -165,7 +166,7 @@ BEGIN
 		INSERT INTO sessions (id, secret_hash, project_id, user_id, auth_time, created_at,
 			expires_at)
 		VALUES (p_id, p_secret_hash, p_project, p_user, p_auth_time, p_auth_time,
-			now_ms + p_ttl_ms);
+			p_expires_at);
 		sid := p_id;
 	END IF;
 	PERFORM edgeauth_session_add_client(sid, p_client);
