@@ -192,6 +192,11 @@ static enum step_result password_check(struct flow *f)
 	struct signin *s = signin_of(f);
 	const char *hash = s->user.found ? s->user.password_hash : NULL;
 
+	/* again: on a store that answers later (PostgreSQL) attempts sent at
+	 * the same time were all let through before any was counted */
+	s->out->retry_after_s = throttle_wait(s);
+	if (s->out->retry_after_s > 0)
+		return ended(s, SIGNIN_THROTTLED);
 	count_attempt(s);
 	if (passwords_verify(s->srv->passwords, hash, s->in->password, password_checked, s,
 	                     &s->out->err) < 0) {
