@@ -8,7 +8,6 @@ start_server tokens.purge_interval_s=1 signin.max_failures=3 "audit.file=$AUDIT"
 	server.trusted_proxies=127.0.0.1/32
 DB=$TMP/edgeauth.db
 
-sql() { sqlite3 -cmd ".timeout 5000" "$DB" "$@"; }
 # events [ARGS...]: edgeauth events as a JSON array, in $EV
 events() { EV=$("$EDGEAUTH" -c "$CONF" events "$@" | jq -sc .); }
 # one NAME ACTION TARGET ACTOR: exactly one event of ACTION, with that
@@ -74,8 +73,8 @@ events --since 2000-01-01T00:00:00Z
 check "events --since past" "$(jq length <<<"$EV")" 3
 events --since 2999-01-01T00:00:00+02:00
 check "events --since future" "$(jq length <<<"$EV")" 0
-LAST=$(sql "SELECT time FROM events WHERE action = 'resource.delete'")
-sql "UPDATE events SET time = time - 60000 WHERE action <> 'resource.delete'"
+LAST=$(db "SELECT time FROM events WHERE action = 'resource.delete'")
+db "UPDATE events SET time = time - 60000 WHERE action <> 'resource.delete'"
 SINCE=$(date -u -d "@$(( (LAST - 30000) / 1000 ))" +%Y-%m-%dT%H:%M:%SZ)
 events --since "$SINCE"
 check "events --since between" "$(jq -c '[.[].action]' <<<"$EV")" '["resource.delete"]'
@@ -170,7 +169,7 @@ JAR=$JAR authorize_post "$APP" "$REDIRECT" ann@example.com "$PW" st
 check "sign-in" "$STATUS" 302
 one "sign-in" signin.success "$ANN" "$APP"
 CODE=$(query_value "$LOCATION" code)
-SID=$(sql "SELECT session_id FROM auth_codes WHERE hash = '$(secret_hash "$CODE")'")
+SID=$(db "SELECT session_id FROM auth_codes WHERE hash = '$(secret_hash "$CODE")'")
 exchange "$APP" "$REDIRECT" "$CODE" "$VERIFIER"
 check "signed in" "${ACCESS:0:3}" "eyJ"
 ANN_ACCESS=$ACCESS ANN_REFRESH=$REFRESH
@@ -252,7 +251,7 @@ check "current/revoke: targets" "$(jq -c '[.[1:][]|.target]' <<<"$EV")" "[\"$ANN
 new_pkce
 JAR=$JAR authorize_post "$APP" "$REDIRECT" ann@example.com "$PW" st
 CODE=$(query_value "$LOCATION" code)
-SID=$(sql "SELECT session_id FROM auth_codes WHERE hash = '$(secret_hash "$CODE")'")
+SID=$(db "SELECT session_id FROM auth_codes WHERE hash = '$(secret_hash "$CODE")'")
 HINT=$(id_token_hint "$ANN" "$APP" "$SID")
 STATUS=$(curl -s -o /dev/null -w '%{http_code}' -G --data-urlencode "id_token_hint=$HINT" "$BASE/api/v1/logout")
 check "logout" "$STATUS" 200
@@ -364,7 +363,7 @@ for n in 1 2 3; do
 	check_status "write $n while the file fails" 201
 done
 check "the failure is logged once" "$(grep -c "audit file" "$TMP/server.log")" 1
-check "the store has the events" "$(sql "SELECT count(*) FROM events WHERE action = 'resource.create' AND target IN (SELECT id FROM resources WHERE code LIKE 'unfiled_%')")" 3
+check "the store has the events" "$(db "SELECT count(*) FROM events WHERE action = 'resource.create' AND target IN (SELECT id FROM resources WHERE code LIKE 'unfiled_%')")" 3
 rmdir "$AUDIT"
 kill -HUP "$SERVER_PID"
 for _ in $(seq 1 100); do [ -f "$AUDIT" ] && break; sleep 0.05; done
@@ -373,17 +372,17 @@ check_status "a write once the file opens again" 201
 check "the file works again" "$(jq -r .target "$AUDIT")" "$(jq -r .id <<<"$BODY")"
 
 # ---------------------------------------------------------------- retention
-KEPT=$(sql "SELECT count(*) FROM events")
+KEPT=$(db "SELECT count(*) FROM events")
 stop_server
 start_server tokens.purge_interval_s=1 audit.retention_days=1
-sql "INSERT INTO events (time, project_id, actor, action, target, address, outcome)
+db "INSERT INTO events (time, project_id, actor, action, target, address, outcome)
      VALUES ($(( $(date +%s) * 1000 - 2 * 86400000 )), NULL, 'cli', 'key.rotate', 'old-kid', NULL, 'success')"
-check "old event in" "$(sql "SELECT count(*) FROM events WHERE target = 'old-kid'")" 1
+check "old event in" "$(db "SELECT count(*) FROM events WHERE target = 'old-kid'")" 1
 for _ in $(seq 1 60); do
-	[ "$(sql "SELECT count(*) FROM events WHERE target = 'old-kid'")" = 0 ] && break
+	[ "$(db "SELECT count(*) FROM events WHERE target = 'old-kid'")" = 0 ] && break
 	sleep 0.1
 done
-check "old event purged" "$(sql "SELECT count(*) FROM events WHERE target = 'old-kid'")" 0
-check "recent events kept" "$(sql "SELECT count(*) FROM events")" "$KEPT"
+check "old event purged" "$(db "SELECT count(*) FROM events WHERE target = 'old-kid'")" 0
+check "recent events kept" "$(db "SELECT count(*) FROM events")" "$KEPT"
 
 finish
