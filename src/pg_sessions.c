@@ -67,7 +67,7 @@ static int session_read(const PGresult *res, void *out, const void *how, struct 
 	return 0;
 }
 
-/* now is the node's: the database's own clock decides expiry. */
+/* Expiry is the database clock's, not a now of the node's. */
 void pg_session_find(struct store *st, const char *secret_hash, const char *project_id,
                      struct session_row *out, struct completion done)
 {
