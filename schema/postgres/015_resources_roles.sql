@@ -177,6 +177,15 @@ $$;
 CREATE FUNCTION edgeauth_role_record(p_id ctext) RETURNS text LANGUAGE sql STABLE
 AS $$ SELECT edgeauth_role_json(r)::text FROM roles r WHERE r.id = p_id $$;
 
+-- Locks the permissions p_ids names (FOR KEY SHARE) until the transaction
+-- ends, before a write checks and grants them: one deleted meanwhile is then
+-- found missing (some_permissions_not_found), not a foreign key violation of
+-- the write's insert, which would raise.
+CREATE FUNCTION edgeauth_permissions_lock(p_ids ctext[]) RETURNS void LANGUAGE plpgsql AS $$
+BEGIN
+	PERFORM 1 FROM permissions WHERE id = ANY (p_ids) FOR KEY SHARE;
+END $$;
+
 -- Creates a role (CONTRACT.md §3's order): some_permissions_not_found and
 -- insufficient_permission for what it would be given (p_permission_ids NULL:
 -- none), then 'code_taken' (a create racing it included).
@@ -185,9 +194,11 @@ CREATE FUNCTION edgeauth_role_create(p_project ctext, p_id ctext, p_code ctext, 
 RETURNS edgeauth_outcome LANGUAGE plpgsql AS $$
 DECLARE
 	ids ctext[] := edgeauth_ids(p_permission_ids);
-	r edgeauth_refusal := edgeauth_check_ids(p_project, p_scope, ids);
+	r edgeauth_refusal;
 	now_ms bigint := edgeauth_now_ms();
 BEGIN
+	PERFORM edgeauth_permissions_lock(ids);
+	r := edgeauth_check_ids(p_project, p_scope, ids);
 	IF r.status IS NOT NULL THEN
 		RETURN edgeauth_refused(r);
 	END IF;
@@ -216,6 +227,7 @@ BEGIN
 	IF NOT FOUND THEN
 		RETURN ('not_found', NULL)::edgeauth_refusal;
 	END IF;
+	PERFORM edgeauth_permissions_lock(p_ids);
 	r := edgeauth_check_ids(p_project, p_scope, p_ids);
 	IF r.status IS NULL THEN
 		r := edgeauth_check_holder(p_scope, 'role', p_id);

@@ -124,6 +124,14 @@ END $$;
 -- Every write takes p_event, the audit event it records when it has written
 -- (pg_event_json; NULL: none), and answers its record in the outcome.
 
+-- The role a write sets (p_role; NULL: none) is locked before the checks,
+-- so that it is still there when the foreign key looks: a delete of it
+-- waits for the write, or went first and the checks answer role_not_found,
+-- never a foreign_key_violation. (Before the user's own lock: a role's
+-- delete locks the role, then its users.)
+CREATE FUNCTION edgeauth_user_lock_role(p_role ctext) RETURNS void LANGUAGE sql
+AS $$ SELECT FROM roles WHERE id = p_role FOR KEY SHARE $$;
+
 -- Inserts an active user: edgeauth_user_refusal's checks, then the write. A
 -- value another transaction took after the checks is a conflict too (ON
 -- CONFLICT waits for it, and the checks then see it).
@@ -132,10 +140,12 @@ CREATE FUNCTION edgeauth_user_create(p_project ctext, p_id ctext, p_display_name
 	p_scope ctext, p_event json)
 RETURNS edgeauth_outcome LANGUAGE plpgsql AS $$
 DECLARE
-	r edgeauth_refusal := edgeauth_user_refusal(p_project, NULL, p_external, true, p_email,
-	                                            false, p_role, p_scope);
+	r edgeauth_refusal;
 	now_ms bigint := edgeauth_now_ms();
 BEGIN
+	PERFORM edgeauth_user_lock_role(p_role);
+	r := edgeauth_user_refusal(p_project, NULL, p_external, true, p_email, false, p_role,
+	                           p_scope);
 	IF r.status IS NOT NULL THEN
 		RETURN edgeauth_refused(r);
 	END IF;
@@ -166,6 +176,7 @@ RETURNS edgeauth_outcome LANGUAGE plpgsql AS $$
 DECLARE
 	r edgeauth_refusal;
 BEGIN
+	PERFORM edgeauth_user_lock_role(p_role);
 	PERFORM 1 FROM users WHERE id = p_id AND project_id = p_project FOR UPDATE;
 	r := edgeauth_user_refusal(p_project, p_id, p_external, p_set_email, p_email,
 	                           p_email_locked, p_role, p_scope);

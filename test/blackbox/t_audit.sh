@@ -6,7 +6,6 @@
 AUDIT=$TMP/audit.log
 start_server tokens.purge_interval_s=1 signin.max_failures=3 "audit.file=$AUDIT" \
 	server.trusted_proxies=127.0.0.1/32
-DB=$TMP/edgeauth.db
 
 # events [ARGS...]: edgeauth events as a JSON array, in $EV
 events() { EV=$("$EDGEAUTH" -c "$CONF" events "$@" | jq -sc .); }
@@ -330,7 +329,11 @@ no_secret() {
 }
 "$EDGEAUTH" -c "$CONF" events > "$TMP/events.jsonl"
 no_secret "$TMP/events.jsonl"
-cat "$DB" "$DB-wal" > "$TMP/store-files" 2>/dev/null
+if [ "$BACKEND" = postgres ]; then
+	pg_dump -h "$EDGEAUTH_PG_HOST" -p "${EDGEAUTH_PG_PORT:-5432}" -U edgeauth -d "$PG_DB" > "$TMP/store-files"
+else
+	cat "$TMP/edgeauth.db" "$TMP/edgeauth.db-wal" > "$TMP/store-files" 2>/dev/null
+fi
 no_secret "$TMP/store-files"
 
 # ---------------------------------------------------------------- the file

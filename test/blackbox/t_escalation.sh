@@ -10,7 +10,6 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/signin_lib.sh"
 start_server
-DB=$TMP/edgeauth.db
 AS_ADMIN="Bearer $TOKEN"
 
 req POST "$P/resources" '{"name":"Orders","code":"orders","permissions":[{"name":"Read","code":"read"},{"name":"Ship","code":"ship"}]}'
@@ -20,16 +19,17 @@ ALL_NAMES=(resources:create resources:update resources:read users:create users:u
 	roles:create roles:update roles:read clients:create clients:update clients:read)
 ALL12=$(ids "${ALL_NAMES[@]}")
 # rows TABLE: how many rows it has
-rows() { sqlite3 "$DB" "select count(*) from $1"; }
+rows() { db "select count(*) from $1"; }
 # snap TABLE ID: the stored row and its permission set, to compare before and after
 snap() {
 	local link=""
 	case $1 in
-	roles) link="select group_concat(permission_id) from (select permission_id from role_permissions where role_id = '$2' order by 1)" ;;
-	clients) link="select group_concat(permission_id) from (select permission_id from client_permissions where client_id = '$2' order by 1)" ;;
+	roles) link="select permission_id from role_permissions where role_id = '$2' order by 1" ;;
+	clients) link="select permission_id from client_permissions where client_id = '$2' order by 1" ;;
 	users) link="select 'no set'" ;;
 	esac
-	sqlite3 "$DB" "select * from $1 where id = '$2'; $link"
+	db "select * from $1 where id = '$2'"
+	db "$link"
 }
 # new_role CODE NAMED... (as the admin): sets RID
 new_role() {

@@ -56,6 +56,43 @@ check "updates to one external ID" "$(METHOD=PUT fire_at \
 	"200x1 409x$((N - 1))"
 check "losers: user_external_id_already_used" "$(cat "$TMP/codes")" user_external_id_already_used
 
+# A role deleted while users are created with it: each create is created,
+# a conflict, or role_not_found, never a failure of the store
+for round in 1 2 3; do
+	req POST "$P/roles" "{\"code\":\"gone-$round\",\"name\":\"G\"}"
+	GONE=$(jq -r .id <<<"$BODY")
+	curl -s -o /dev/null -X DELETE -H "Authorization: Bearer $TOKEN" "$BASE$P/roles/$GONE" &
+	deleting=$!
+	got=$(fire "$P/users" "{\"display_name\":\"G\",\"external_user_id\":\"gone-$round\",\"role_id\":\"$GONE\"}")
+	wait "$deleting"
+	check "creates with a role deleted meanwhile, round $round" \
+		"$(tr ' ' '\n' <<<"$got" | grep -cvE '^(201x1|409x[0-9]+|404x[0-9]+)$')" 0
+	check "their errors, round $round" "$(grep -cvE '^(user_external_id_already_used|role_not_found)$' "$TMP/codes")" 0
+done
+check "no user holds a deleted role" "$(db "select count(*) from users u where role_id is not null
+	and not exists (select 1 from roles r where r.id = u.role_id)")" 0
+
+# On PostgreSQL, deterministically: a role whose delete has not committed
+# yet when a write gives it to a user. The write waits for the delete, and
+# answers role_not_found (not a foreign key's failure, which would abort
+# the batch of writes it shares).
+if [ "$BACKEND" = postgres ]; then
+	for write in create update; do
+		req POST "$P/roles" "{\"code\":\"held-$write\",\"name\":\"H\"}"
+		HELD=$(jq -r .id <<<"$BODY")
+		db "BEGIN; DELETE FROM roles WHERE id = '$HELD'; SELECT pg_sleep(2); COMMIT" > /dev/null &
+		deleting=$!
+		sleep 1
+		if [ $write = create ]; then
+			req POST "$P/users" "{\"display_name\":\"H\",\"external_user_id\":\"held\",\"role_id\":\"$HELD\"}"
+		else
+			req PUT "${UPDATED[0]}" "{\"display_name\":\"H\",\"is_active\":true,\"external_user_id\":\"upd-1\",\"role_id\":\"$HELD\"}"
+		fi
+		wait "$deleting"
+		check_err "$write with a role being deleted" 404 role_not_found
+	done
+fi
+
 req GET "$P/users?search=race&page_size=100"
 check_json "exactly one user per email" '[.data[].email|select(.!=null)|ascii_downcase]|length == (unique|length)' true
 finish

@@ -8,7 +8,6 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/signin_lib.sh"
 start_server
-DB=$TMP/edgeauth.db
 AS_ADMIN="Bearer $TOKEN"
 REDIRECT="http://127.0.0.1:9/cb"
 
@@ -36,7 +35,7 @@ req GET "$P/resources/$USERS_RES"
 check_json "get a default resource" '[.code, .is_default, (.permissions|length)]|tostring' '["users",true,3]'
 req GET "$P/resources/nope"
 check_err "get unknown resource" 404 resource_not_found
-OTHER_RES=$(sqlite3 "$DB" "select id from resources where project_id='$OTHER_ID' limit 1")
+OTHER_RES=$(db "select id from resources where project_id='$OTHER_ID' limit 1")
 req GET "$P/resources/$OTHER_RES"
 check_err "get another project's resource" 404 resource_not_found
 AUTH=none req GET "$P/resources/$ORDERS"
@@ -61,16 +60,16 @@ expect "$AS_RR" 200 "get resource with resources:read" GET "$P/resources/$ORDERS
 expect "$AS_RR" "$DENIED" "delete resource without resources:update" DELETE "$P/resources/$ORDERS"
 expect "$AS_ADMIN" "400 invalid_params" "delete a default resource" DELETE "$P/resources/$USERS_RES"
 check_json "the refusal says why" '.error_description|test("default")' true
-check "default resource still there" "$(sqlite3 "$DB" "select count(*) from resources where id='$USERS_RES'")" 1
+check "default resource still there" "$(db "select count(*) from resources where id='$USERS_RES'")" 1
 expect "$AS_ADMIN" "404 resource_not_found" "delete unknown resource" DELETE "$P/resources/nope"
 expect "$AS_ADMIN" "404 resource_not_found" "delete another project's resource" DELETE "$P/resources/$OTHER_RES"
-check "another project's resource still there" "$(sqlite3 "$DB" "select count(*) from resources where id='$OTHER_RES'")" 1
+check "another project's resource still there" "$(db "select count(*) from resources where id='$OTHER_RES'")" 1
 
 expect "$AS_ADMIN" 204 "delete resource" DELETE "$P/resources/$ORDERS"
 check "204 has no body" "$BODY" ""
 expect "$AS_ADMIN" "404 resource_not_found" "deleted resource is gone" GET "$P/resources/$ORDERS"
 expect "$AS_ADMIN" "404 resource_not_found" "delete it again" DELETE "$P/resources/$ORDERS"
-check "its permissions are gone" "$(sqlite3 "$DB" "select count(*) from permissions where resource_id='$ORDERS'")" 0
+check "its permissions are gone" "$(db "select count(*) from permissions where resource_id='$ORDERS'")" 0
 AUTH="$AS_ADMIN" req GET "$P/roles/$CLERK"
 check_json "permissions left the role" '.permission_ids|tostring' "[\"$(pid users:read)\"]"
 AUTH="$AS_ADMIN" req GET "$P/clients/$ORDERS_APP"
@@ -104,7 +103,7 @@ AS_RK="Bearer $(client_token "$CID" "$CSECRET")"
 expect "$AS_RK" "$DENIED" "delete a role holding what the caller lacks" DELETE "$P/roles/$FULL_ROLE"
 check_json "403 names the permission" '.error_description|test("users:")' true
 check_header "403 names the scope" '^WWW-Authenticate: Bearer error="insufficient_scope"'
-check "that role still there" "$(sqlite3 "$DB" "select count(*) from roles where id='$FULL_ROLE'")" 1
+check "that role still there" "$(db "select count(*) from roles where id='$FULL_ROLE'")" 1
 expect "$AS_RK" "404 role_not_found" "role_not_found before 403" DELETE "$P/roles/nope"
 expect "$AS_RK" "404 role_not_found" "delete another project's role" DELETE "$P/roles/$OTHER_ROLE"
 expect "$AS_RR" "$DENIED" "delete role without roles:update" DELETE "$P/roles/$EMPTY_ROLE"
@@ -121,7 +120,7 @@ AUTH="$AS_ADMIN" req GET "$P/users?page_size=100"
 check_json "its users have role_id null" "[.data[]|select(.id==\"$CARL\" or .id==\"$CLEO\")|[.role_id,.role_name]]|tostring" '[[null,null],[null,null]]'
 AUTH="$AS_ADMIN" req GET "$P/users?role_id=$CLERK"
 check_json "no user lists under it" .total 0
-check "its grants are gone" "$(sqlite3 "$DB" "select count(*) from role_permissions where role_id='$CLERK'")" 0
+check "its grants are gone" "$(db "select count(*) from role_permissions where role_id='$CLERK'")" 0
 
 ########## users ##########
 req GET "$P/users/$CARL"
@@ -130,7 +129,7 @@ check "get user is the listed record" "$(jq -c . <<<"$BODY")" "$(listed "$P/user
 check_json "no password in the record" 'has("password") or has("password_hash")' false
 req GET "$P/users/nope"
 check_err "get unknown user" 404 user_not_found
-OTHER_USER=$(sqlite3 "$DB" "insert into users (id, project_id, display_name, created_at, updated_at) values ('ou1', '$OTHER_ID', 'o', 1, 1); select 'ou1'")
+OTHER_USER=$(db "insert into users (id, project_id, display_name, created_at, updated_at) values ('ou1', '$OTHER_ID', 'o', 1, 1); select 'ou1'")
 req GET "$P/users/$OTHER_USER"
 check_err "get another project's user" 404 user_not_found
 expect "$AS_RR" "$DENIED" "get user without users:read" GET "$P/users/$CARL"
@@ -155,7 +154,7 @@ ROOT_USER=$(jq -r .id <<<"$BODY")
 new_client "user keeper" users:read users:update
 AS_UK="Bearer $(client_token "$CID" "$CSECRET")"
 expect "$AS_UK" "$DENIED" "delete a user whose role holds what the caller lacks" DELETE "$P/users/$ROOT_USER"
-check "that user still there" "$(sqlite3 "$DB" "select count(*) from users where id='$ROOT_USER'")" 1
+check "that user still there" "$(db "select count(*) from users where id='$ROOT_USER'")" 1
 expect "$AS_UK" "404 user_not_found" "user_not_found before 403" DELETE "$P/users/nope"
 expect "$AS_UK" "404 user_not_found" "delete another project's user" DELETE "$P/users/$OTHER_USER"
 expect "$AS_RR" "$DENIED" "delete user without users:update" DELETE "$P/users/$CLEO"
@@ -168,16 +167,16 @@ expect "$AS_ADMIN" 201 "a deleted user's external ID is free again" POST "$P/use
 sign_in "$WEB" "$REDIRECT" carl@example.com "carl password"
 UNUSED_CODE=$CODE; UNUSED_VERIFIER=$VERIFIER
 expect "Bearer $CARL_ACCESS" 200 "carl's token works before" GET /api/v1/users/current
-sqlite3 "$DB" "insert into sessions (id, secret_hash, project_id, user_id, auth_time, created_at, expires_at) values ('s-carl', 'h-carl', '$PROJECT_ID', '$CARL', 1, 1, 9999999999999)"
+db "insert into sessions (id, secret_hash, project_id, user_id, auth_time, created_at, expires_at) values ('s-carl', 'h-carl', '$PROJECT_ID', '$CARL', 1, 1, 9999999999999)"
 expect "$AS_ADMIN" 204 "delete carl" DELETE "$P/users/$CARL"
 expect "Bearer $CARL_ACCESS" "401 invalid_authorization_token" "carl's access token stops at once" GET /api/v1/users/current
 refresh "$WEB" "$CARL_REFRESH"
 check_err "carl's refresh token is invalid" 400 invalid_refresh_token
 exchange "$WEB" "$REDIRECT" "$UNUSED_CODE" "$UNUSED_VERIFIER"
 check_err "carl's code is invalid" 400 invalid_authorization_code
-check "carl's codes are gone" "$(sqlite3 "$DB" "select count(*) from auth_codes where user_id='$CARL'")" 0
-check "carl's refresh tokens are gone" "$(sqlite3 "$DB" "select count(*) from refresh_tokens where user_id='$CARL'")" 0
-check "carl's sessions are gone" "$(sqlite3 "$DB" "select count(*) from sessions where user_id='$CARL'")" 0
+check "carl's codes are gone" "$(db "select count(*) from auth_codes where user_id='$CARL'")" 0
+check "carl's refresh tokens are gone" "$(db "select count(*) from refresh_tokens where user_id='$CARL'")" 0
+check "carl's sessions are gone" "$(db "select count(*) from sessions where user_id='$CARL'")" 0
 sign_in "$WEB" "$REDIRECT" carl@example.com "carl password"
 check "carl cannot sign in" "$STATUS" 401
 
@@ -196,10 +195,10 @@ new_client "client keeper" clients:read clients:update users:read
 KEEPER=$CID
 AS_CK="Bearer $(client_token "$CID" "$CSECRET")"
 expect "$AS_CK" "$DENIED" "delete the admin client without its permissions" DELETE "$P/clients/$CLIENT_ID"
-check "admin client still there" "$(sqlite3 "$DB" "select count(*) from clients where id='$CLIENT_ID'")" 1
+check "admin client still there" "$(db "select count(*) from clients where id='$CLIENT_ID'")" 1
 expect "$AS_CK" "404 client_not_found" "client_not_found before 403" DELETE "$P/clients/nope"
 expect "$AS_CK" "404 client_not_found" "delete another project's client" DELETE "$P/clients/$OTHER_CLIENT"
-check "another project's client still there" "$(sqlite3 "$DB" "select count(*) from clients where id='$OTHER_CLIENT'")" 1
+check "another project's client still there" "$(db "select count(*) from clients where id='$OTHER_CLIENT'")" 1
 expect "$AS_RR" "$DENIED" "delete client without clients:update" DELETE "$P/clients/$WEB"
 
 # a deleted client's code, refresh token, user tokens and own tokens stop
@@ -224,9 +223,9 @@ refresh "$WEB" "$DORA_REFRESH"
 check "its refresh token is refused" "$STATUS $(jq -r .error <<<"$BODY")" "400 invalid_client"
 exchange "$WEB" "$REDIRECT" "$UNUSED_CODE" "$UNUSED_VERIFIER"
 check "its code is refused" "$STATUS $(jq -r .error <<<"$BODY")" "400 invalid_client"
-check "its codes are gone" "$(sqlite3 "$DB" "select count(*) from auth_codes where client_id='$WEB'")" 0
-check "its refresh tokens are gone" "$(sqlite3 "$DB" "select count(*) from refresh_tokens where client_id='$WEB'")" 0
-check "its grants are gone" "$(sqlite3 "$DB" "select count(*) from client_permissions where client_id='$WEB'")" 0
+check "its codes are gone" "$(db "select count(*) from auth_codes where client_id='$WEB'")" 0
+check "its refresh tokens are gone" "$(db "select count(*) from refresh_tokens where client_id='$WEB'")" 0
+check "its grants are gone" "$(db "select count(*) from client_permissions where client_id='$WEB'")" 0
 
 ########## project admin-client: recovering a project ##########
 # a second admin deletes the first; the first's token stops
@@ -249,10 +248,10 @@ check "the running server takes its token" "$(jwt_claim "$NEW_TOKEN" scope | tr 
 	"clients:create clients:read clients:update resources:create resources:read resources:update roles:create roles:read roles:update users:create users:read users:update"
 expect "Bearer $NEW_TOKEN" 200 "the new admin reads its record" GET "$P/clients/$NEW_ADMIN"
 check_json "it is active, named admin, with twelve" '[.is_active, .name, (.permission_ids|length)]|tostring' '[true,"admin",12]'
-check "its secret is stored only as a hash" "$(sqlite3 "$DB" "select count(*) from clients where secret_hash = '$(jq -r .client_secret <<<"$RECOVERED")'")" 0
+check "its secret is stored only as a hash" "$(db "select count(*) from clients where secret_hash = '$(jq -r .client_secret <<<"$RECOVERED")'")" 0
 req POST "$P/resources" '{"name":"Parcels","code":"parcels","permissions":[{"name":"Read","code":"read"}]}'
 "$EDGEAUTH" -c "$CONF" project admin-client "$PROJECT_ID" > "$TMP/second.json"
-check "a later admin client holds only the twelve" "$(sqlite3 "$DB" "select count(*) from client_permissions where client_id = '$(jq -r .client_id "$TMP/second.json")'")" 12
+check "a later admin client holds only the twelve" "$(db "select count(*) from client_permissions where client_id = '$(jq -r .client_id "$TMP/second.json")'")" 12
 "$EDGEAUTH" -c "$CONF" project admin-client nope > "$TMP/none.out" 2> "$TMP/none.err"
 check "unknown project exits 1" "$?" 1
 check "and prints nothing on stdout" "$(cat "$TMP/none.out")" ""

@@ -429,6 +429,15 @@ curl -s -Z --parallel-max 20 -K "$TMP/race.cfg" > "$TMP/race.out" 2>/dev/null
 check "race: one 201, the rest 409" "$(sort "$TMP/race.out" | uniq -c | awk '{printf "%sx%s ", $2, $1}')" "201x1 409x19 "
 req GET "$RES?search=race"
 check_json "race: one stored" .total 1
+# simultaneous updates of 20 resources to one code: exactly one wins
+for i in $(seq 20); do
+	mk "Upd $i" "upd-$i"
+	printf 'url = "%s/%s"\nrequest = "PUT"\nheader = "Authorization: Bearer %s"\nheader = "Content-Type: application/json"\ndata-binary = "{\\"name\\":\\"Upd %s\\",\\"code\\":\\"race-upd\\"}"\noutput = "/dev/null"\nwrite-out = "%%{http_code}\\n"\nnext\n' "$BASE$RES" "$RID" "$TOKEN" "$i"
+done | sed '$d' > "$TMP/race.cfg"
+curl -s -Z --parallel-max 20 -K "$TMP/race.cfg" > "$TMP/race.out" 2>/dev/null
+check "update race: one 200, the rest 409" "$(sort "$TMP/race.out" | uniq -c | awk '{printf "%sx%s ", $2, $1}')" "200x1 409x19 "
+req GET "$RES?search=race-upd"
+check_json "update race: one has the code" .total 1
 
 # ---------------------------------------------------------------- many records
 # 2400 resources through one curl process (keep-alive), each with a

@@ -402,4 +402,16 @@ check_json "search page 3 size" '.data|length' 7
 check_json "search page 3 total" .total 120
 check_json "search page 3 codes sorted" '[.data[].code|ascii_downcase] == ([.data[].code|ascii_downcase]|sort|reverse)' true
 
+# ---- simultaneous updates of 20 roles to one code: exactly one wins ----
+for i in $(seq 20); do
+	req POST "$R" "{\"code\":\"upd-$i\",\"name\":\"Upd\"}"
+	printf 'url = "%s/%s"\nrequest = "PUT"\nheader = "Authorization: Bearer %s"\nheader = "Content-Type: application/json"\ndata-binary = "{\\"code\\":\\"race-upd\\",\\"name\\":\\"Upd\\"}"\noutput = "/dev/null"\nwrite-out = "%%{http_code}\\n"\nnext\n' \
+		"$BASE$R" "$(jq -r .id <<<"$BODY")" "$TOKEN"
+done | sed '$d' > "$TMP/race.curl"
+check "update race: one 200, the rest 409" \
+	"$(curl -s -Z --parallel-max 20 -K "$TMP/race.curl" | sort | uniq -c | awk '{print $2 "x" $1}' | paste -sd,)" \
+	"200x1,409x19"
+req GET "$R?search=race-upd"
+check_json "update race: one has the code" .total 1
+
 finish

@@ -1,14 +1,15 @@
 # Two nodes on one database (CONTRACT.md §9): a write through node A (or the
 # CLI) reaches node B's caches within 100 ms, through LISTEN/NOTIFY: a
 # client's deactivation, its deletion, a revocation, a change of a client's
-# permissions, a user's deactivation, a change of a role's permissions, a
-# key rotation and a retirement, invalidate-all. Single use across nodes: of
-# 20 simultaneous uses of one refresh token spread over both nodes exactly
-# one wins. And a notification lost while B's listening connection is down
-# never leaves a verdict cached on B working: a deactivation written without
-# its NOTIFY (as if lost) reaches B once B's listening connection was killed
-# (pg_terminate_backend). And the commands that copy SQLite's file (backup,
-# restore) refuse on PostgreSQL.
+# permissions, a resource's new codes and deletion, a user's deactivation,
+# a change of a role's permissions, a key rotation and a retirement,
+# invalidate-all. Single use across nodes: of 20 simultaneous uses of one
+# refresh token spread over both nodes exactly one wins. And a notification
+# lost while B's listening connection is down never leaves a verdict cached
+# on B working: a deactivation written without its NOTIFY (as if lost)
+# reaches B once B's listening connection was killed (pg_terminate_backend).
+# And the commands that copy SQLite's file (backup, restore) refuse on
+# PostgreSQL.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/../signin_lib.sh"
 if [ "$BACKEND" != postgres ]; then
@@ -134,6 +135,29 @@ AUTH="Bearer $TOKEN" on "$A" req PUT "$P/clients/$CID" \
 	"{\"name\":\"changing\",\"is_active\":true,\"permission_ids\":[\"$(perm users:read)\"]}"
 check_status "permissions changed through A" 200
 within "B's tokens carry the new scope" "$(until_new "$B" "$CID" "$CSECRET" .scope users:read)"
+
+########## a resource: its code, its permissions, its deletion ##########
+AUTH="Bearer $TOKEN" on "$A" req POST "$P/resources" \
+	'{"name":"Fleet","code":"fleet","permissions":[{"name":"Go","code":"go"},{"name":"Stop","code":"stop"}]}'
+check_status "resource created through A" 201
+RES=$(jq -r .id <<<"$BODY"); GO=$(jq -r '.permissions[0].id' <<<"$BODY")
+client_with fleet fleet:go fleet:stop
+T=$(token_on "$B" "$CID" "$CSECRET")
+check "B's token carries the resource's permissions (B caches the scope)" \
+	"$(jwt_part "$T" 2 | jq -r .scope)" "fleet:go fleet:stop"
+AUTH="Bearer $TOKEN" on "$A" req PUT "$P/resources/$RES" '{"name":"Fleet","code":"armada"}'
+check_status "resource code changed through A" 200
+within "B's tokens carry the new resource code" \
+	"$(until_new "$B" "$CID" "$CSECRET" .scope "armada:go armada:stop")"
+AUTH="Bearer $TOKEN" on "$A" req PUT "$P/resources/$RES" \
+	"{\"name\":\"Fleet\",\"code\":\"armada\",\"permissions\":[{\"id\":\"$GO\",\"name\":\"Go\",\"code\":\"run\"}]}"
+check_status "a permission renamed, the other dropped, through A" 200
+within "B's tokens carry the renamed permission alone" \
+	"$(until_new "$B" "$CID" "$CSECRET" .scope armada:run)"
+AUTH="Bearer $TOKEN" on "$A" req DELETE "$P/resources/$RES"
+check_status "resource deleted through A" 204
+within "B's tokens carry none of its permissions" \
+	"$(until_new "$B" "$CID" "$CSECRET" '.scope // ""' "")"
 
 ########## users: single use, deactivation, a role's permissions ##########
 REDIRECT="http://127.0.0.1:9/cb"
