@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "log.h"
 #include "audit_file.h"
 #include "util.h"
 
@@ -26,8 +27,8 @@ static void failed(struct audit_file *f, const char *what, int err)
 	if (f->failing)
 		return;
 	f->failing = true;
-	fprintf(stderr, "edgeauth: audit file %s: %s: %s (events stay in the store; logged once)\n",
-	        f->path, what, strerror(err));
+	log_error("audit file %s: %s: %s (events stay in the store; logged once)",
+	          f->path, what, strerror(err));
 }
 
 static void file_open(struct audit_file *f)

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <event2/event.h>
 
+#include "log.h"
 #include "pg.h"
 #include "util.h"
 
@@ -183,13 +184,13 @@ static void result_state(const PGresult *r, char state[6])
 	snprintf(state, 6, "%s", s ? s : "XX000");
 }
 
-static void log_error(const PGresult *r, const char *what)
+static void log_result(const PGresult *r, const char *what)
 {
 	const char *state = PQresultErrorField(r, PG_DIAG_SQLSTATE);
 	const char *msg = PQresultErrorField(r, PG_DIAG_MESSAGE_PRIMARY);
 
-	fprintf(stderr, "edgeauth: store: %s: %s %s\n", what, state ? state : "?",
-	        msg ? msg : PQresultErrorMessage(r));
+	log_error("store: %s: %s %s", what, state ? state : "?",
+	          msg ? msg : PQresultErrorMessage(r));
 }
 
 /* ---- blocking mode ---- */
@@ -205,7 +206,7 @@ static void blocking_run(struct pg_pool *p, struct pg_query *q)
 	if (s == PGRES_TUPLES_OK || s == PGRES_COMMAND_OK) {
 		deliver(q, r, NULL);
 	} else {
-		log_error(r, q->stmt->name);
+		log_result(r, q->stmt->name);
 		result_state(r, state);
 		sqlstate_error(state, &err);
 		deliver(q, NULL, &err);
@@ -221,7 +222,7 @@ int pg_exec(struct pg_pool *p, const char *sql, struct api_error *err)
 	int rc = 0;
 
 	if (s != PGRES_TUPLES_OK && s != PGRES_COMMAND_OK) {
-		log_error(r, "start-up");
+		log_result(r, "start-up");
 		result_state(r, state);
 		sqlstate_error(state, err);
 		rc = -1;
@@ -445,7 +446,7 @@ static void note_error(struct pg_batch *b, const PGresult *r)
 	b->culprit = b->cur;
 	result_state(r, b->sqlstate);
 	if (strncmp(b->sqlstate, "40", 2) != 0)
-		log_error(r, b->cur && b->cur->stmt ? b->cur->stmt->name : "commit");
+		log_result(r, b->cur && b->cur->stmt ? b->cur->stmt->name : "commit");
 }
 
 static void conn_ready(struct pg_conn *c);
@@ -632,8 +633,8 @@ static void conn_fail(struct pg_conn *c, const char *why)
 
 	snprintf(line, sizeof line, "%s", why && *why ? why : "connection lost");
 	line[strcspn(line, "\n")] = '\0';
-	fprintf(stderr, "edgeauth: store: %s connection: %s; reconnecting\n",
-	        c->listener ? "listening" : "query", line);
+	log_warn("store: %s connection: %s; reconnecting",
+	         c->listener ? "listening" : "query", line);
 	unwatch(c);
 	PQfinish(c->pg);
 	c->pg = NULL;

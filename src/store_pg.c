@@ -10,6 +10,7 @@
 #include <string.h>
 #include <jansson.h>
 
+#include "log.h"
 #include "json_util.h"
 #include "pg_url.h"
 #include "store_events.h"
@@ -87,10 +88,10 @@ static void warn_async_replication(struct pg_pool *p, const struct config *cfg)
 		return;
 	r = PQexec(pg_pool_blocking_conn(p), "SHOW synchronous_standby_names");
 	if (PQresultStatus(r) == PGRES_TUPLES_OK && !*PQgetvalue(r, 0, 0))
-		fprintf(stderr, "edgeauth: warning: [store] url names %d hosts, but the primary's"
-		        " synchronous_standby_names is empty: after a failover, tokens used or"
-		        " revoked in its last moments may work again (README \"Running a fleet\")\n",
-		        info.hosts);
+		log_warn("[store] url names %d hosts, but the primary's"
+		         " synchronous_standby_names is empty: after a failover, tokens used or"
+		         " revoked in its last moments may work again (README \"Running a fleet\")",
+		         info.hosts);
 	PQclear(r);
 }
 
@@ -325,8 +326,8 @@ int pg_map_outcome(const PGresult *res, void *out, const void *how, struct api_e
 	const char *status, *detail, *record;
 
 	if (PQntuples(res) != 1 || PQnfields(res) < 3) {
-		fprintf(stderr, "edgeauth: store: a write answered %d rows of %d columns\n",
-		        PQntuples(res), PQnfields(res));
+		log_error("store: a write answered %d rows of %d columns",
+		          PQntuples(res), PQnfields(res));
 		return api_fail(err, E_SYSTEM_ERROR, "The store failed.");
 	}
 	status = pg_text(res, 0, 0);
@@ -344,14 +345,14 @@ int pg_map_outcome(const PGresult *res, void *out, const void *how, struct api_e
 	for (size_t i = 0; i < o->n_conflicts; i++)
 		if (!strcmp(status, o->conflicts[i].status))
 			return api_fail(err, o->conflicts[i].code, "%s", o->conflicts[i].sentence);
-	fprintf(stderr, "edgeauth: store: a write answered %s, which no rule explains\n", status);
+	log_error("store: a write answered %s, which no rule explains", status);
 	return api_fail(err, E_SYSTEM_ERROR, "The store failed.");
 }
 
 static void logged_done(void *arg, const struct api_error *err)
 {
 	if (err)
-		fprintf(stderr, "edgeauth: %s: %s\n", (const char *)arg, err->description);
+		log_error("%s: %s", (const char *)arg, err->description);
 }
 
 struct completion pg_logged(const char *what)

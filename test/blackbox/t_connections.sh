@@ -102,7 +102,9 @@ check "(c) mixed pipeline bodies in order" \
 # answered, which may come after the last byte the test saw move (answers
 # of requests already read, queued in the server's memory), and the sweep
 # runs every 0.25 s: so the bound, from the last byte the socket took or
-# wrote, is request_timeout_s + 2 (4.2 s seen under ASan on a loaded machine).
+# wrote, is request_timeout_s + 3 (4.2 s seen under ASan on a loaded machine,
+# 5.3 s over TLS with the machine's two cores busy with other work; a server
+# that does not end the connection leaves it open past the flood's end).
 for KIND_MIB in chunksize:8 requests:32; do
 	KIND=${KIND_MIB%:*} MIB=${KIND_MIB#*:}
 	python3 "$CA" flood "$PORT" 100 $((TIMEOUT + 6)) "$SERVER_PID" "$KIND" > "$TMP/flood.json"
@@ -113,8 +115,8 @@ for KIND_MIB in chunksize:8 requests:32; do
 		"$(jqf "$TMP/flood.json" '.probes > 0 and .probes == .probes_ok')" true
 	under "$(jqf "$TMP/flood.json" .probe_max_s)" 0.5 && pass ||
 		fail "(c2) $KIND: healthz took $(jqf "$TMP/flood.json" .probe_max_s) s during the flood, want < 0.5 s"
-	under "$(jqf "$TMP/flood.json" .idle_before_close_s)" $((TIMEOUT + 2)) && pass ||
-		fail "(c2) $KIND: the server ended the connection $(jqf "$TMP/flood.json" .idle_before_close_s) s after the last byte it took or wrote (null: not within $((TIMEOUT + 6)) s of the start), want <= request_timeout_s ($TIMEOUT) + 2"
+	under "$(jqf "$TMP/flood.json" .idle_before_close_s)" $((TIMEOUT + 3)) && pass ||
+		fail "(c2) $KIND: the server ended the connection $(jqf "$TMP/flood.json" .idle_before_close_s) s after the last byte it took or wrote (null: not within $((TIMEOUT + 6)) s of the start), want <= request_timeout_s ($TIMEOUT) + 3"
 	sleep 0.3
 	under "$(fds)" $((BASE_FDS + 2)) && pass || fail "(c2) $KIND: server holds $(fds) fds after the flood, had $BASE_FDS"
 done
