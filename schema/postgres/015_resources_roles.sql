@@ -39,11 +39,12 @@ CREATE TYPE edgeauth_permission_item AS (id ctext, is_new boolean, name ctext, c
 	description ctext, keep_description boolean, position integer);
 
 CREATE FUNCTION edgeauth_permission_items(p jsonb) RETURNS SETOF edgeauth_permission_item
-LANGUAGE sql IMMUTABLE AS $$ SELECT * FROM jsonb_populate_recordset(NULL::edgeauth_permission_item, p) $$;
+LANGUAGE sql STABLE
+AS $$ SELECT * FROM jsonb_populate_recordset(NULL::edgeauth_permission_item, p) $$;
 
 -- Whether two items share a code: the api file refuses that first, and a
 -- write that went on would break UNIQUE (resource_id, code) and raise.
-CREATE FUNCTION edgeauth_permission_codes_repeat(p jsonb) RETURNS boolean LANGUAGE sql IMMUTABLE
+CREATE FUNCTION edgeauth_permission_codes_repeat(p jsonb) RETURNS boolean LANGUAGE sql STABLE
 AS $$ SELECT count(DISTINCT code) < count(*) FROM edgeauth_permission_items(p) $$;
 
 -- Writes the items as permissions of the resource p_id: a new one is

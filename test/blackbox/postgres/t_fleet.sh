@@ -126,17 +126,8 @@ AUTH="Basic $(printf '%s:%s' "$CID" "$CSECRET" | base64 -w0)" on "$A" req POST /
 check_status "revoked through A (RFC 7009)" 200
 within "B refuses the revoked token" "$(settles "Bearer $T" 401 "$B" GET "$P/clients")"
 
-########## a client's permissions ##########
-client_with changing clients:read
-T=$(token_on "$B" "$CID" "$CSECRET")
-check "B's token carries its scope (B caches the scope)" "$(jwt_part "$T" 2 | jq -r .scope)" \
-	clients:read
-AUTH="Bearer $TOKEN" on "$A" req PUT "$P/clients/$CID" \
-	"{\"name\":\"changing\",\"is_active\":true,\"permission_ids\":[\"$(perm users:read)\"]}"
-check_status "permissions changed through A" 200
-within "B's tokens carry the new scope" "$(until_new "$B" "$CID" "$CSECRET" .scope users:read)"
-
 ########## a resource: its code, its permissions, its deletion ##########
+# (what a client's scope names: B's cached scopes follow each)
 AUTH="Bearer $TOKEN" on "$A" req POST "$P/resources" \
 	'{"name":"Fleet","code":"fleet","permissions":[{"name":"Go","code":"go"},{"name":"Stop","code":"stop"}]}'
 check_status "resource created through A" 201
@@ -158,6 +149,16 @@ AUTH="Bearer $TOKEN" on "$A" req DELETE "$P/resources/$RES"
 check_status "resource deleted through A" 204
 within "B's tokens carry none of its permissions" \
 	"$(until_new "$B" "$CID" "$CSECRET" '.scope // ""' "")"
+
+########## a client's permissions ##########
+client_with changing clients:read
+T=$(token_on "$B" "$CID" "$CSECRET")
+check "B's token carries its scope (B caches the scope)" "$(jwt_part "$T" 2 | jq -r .scope)" \
+	clients:read
+AUTH="Bearer $TOKEN" on "$A" req PUT "$P/clients/$CID" \
+	"{\"name\":\"changing\",\"is_active\":true,\"permission_ids\":[\"$(perm users:read)\"]}"
+check_status "permissions changed through A" 200
+within "B's tokens carry the new scope" "$(until_new "$B" "$CID" "$CSECRET" .scope users:read)"
 
 ########## users: single use, deactivation, a role's permissions ##########
 REDIRECT="http://127.0.0.1:9/cb"
