@@ -28,5 +28,9 @@ void pg_client_scope(struct store *st, const char *client_id, struct store_stamp
 void pg_client_redirect_registered(struct store *st, const char *client_id,
                                    const char *redirect_uri, bool *registered,
                                    struct completion done);
+void pg_client_post_logout_registered(struct store *st, const char *client_id, const char *uri,
+                                      bool *registered, struct completion done);
+void pg_client_name(struct store *st, const char *client_id, char **name,
+                    struct completion done);
 
 #endif

@@ -13,5 +13,7 @@ void pg_project_get(struct store *st, const char *id, struct project_state *out,
 json_t *pg_project_list(struct store *st, struct api_error *err);
 long pg_project_count(struct store *st, struct api_error *err);
 int pg_project_set_active(struct store *st, const char *id, bool active, struct api_error *err);
+/* store_invalidate_all: the time is the database's. */
+int pg_invalidate_all(struct store *st, struct api_error *err);
 
 #endif

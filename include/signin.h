@@ -45,6 +45,9 @@ struct code_request {
 	const char *nonce;
 	int64_t auth_time;
 	const char *session_id;
+	/* a BYOU code's: the caller's scope, which must carry what the user
+	 * holds (no escalation, store_grants.h); NULL: no check */
+	const char *grant_scope;
 };
 
 /* A code being stored; the caller keeps it until done runs. */

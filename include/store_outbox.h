@@ -5,13 +5,14 @@
  * row per logout token to send, in the transaction that ends a session, so
  * a logout is never lost while the server runs and never sent for a change
  * that rolled back; backchannel.c reads them and deletes each once it was
- * delivered or given up. Work of the loop's own timers, like the purge:
- * these functions finish before they return.
+ * delivered or given up. Work of the loop's own timers: they complete a
+ * struct completion (at once on SQLite, later on PostgreSQL, where nothing
+ * may block the loop).
  */
 #include <stddef.h>
 #include <stdint.h>
 
-#include "error.h"
+#include "flow.h"
 
 struct store;
 
@@ -35,12 +36,13 @@ void outbox_row_release(struct outbox_row *o);
 /* Frees every row's and the array. */
 void outbox_rows_release(struct outbox_rows *r);
 
-/* The first limit rows, oldest first (ties by id). 0, or -1 with err. */
-int store_outbox_read(struct store *st, size_t limit, struct outbox_rows *out,
-                      struct api_error *err);
+/* The first limit rows, oldest first (ties by id), into out, which must
+ * live until done ran (on failure it holds no rows). */
+void store_outbox_read(struct store *st, size_t limit, struct outbox_rows *out,
+                       struct completion done);
 /* Deletes the rows ids[0..n) in one transaction (one already gone is no
- * error). 0, or -1 with err and nothing deleted. */
-int store_outbox_delete(struct store *st, const char *const *ids, size_t n,
-                        struct api_error *err);
+ * error); ids are read before it returns. On failure nothing was deleted. */
+void store_outbox_delete(struct store *st, const char *const *ids, size_t n,
+                         struct completion done);
 
 #endif

@@ -179,5 +179,7 @@ extern const struct pg_statement_set pg_events_statements;
 extern const struct pg_statement_set pg_resources_statements;
 extern const struct pg_statement_set pg_roles_statements;
 extern const struct pg_statement_set pg_users_statements;
+extern const struct pg_statement_set pg_sessions_statements;
+extern const struct pg_statement_set pg_outbox_statements;
 
 #endif

@@ -52,8 +52,12 @@ struct new_code {
 	const char *nonce;
 	int64_t auth_time;
 	const char *session_id;
+	/* the issuer's scope, which must carry what the user holds
+	 * (store_grant_check_holder); NULL: no check */
+	const char *grant_scope;
 };
-/* Stores a new code, in its own transaction. */
+/* Stores a new code, in its own transaction, after the no-escalation check
+ * of grant_scope (its refusal, or user_not_found for a user gone). */
 void store_code_insert(struct store *st, const struct new_code *c, struct completion done);
 /* The code with that hash (out->found false: none). */
 void store_code_get(struct store *st, const char *hash, struct store_token_row *out,

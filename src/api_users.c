@@ -22,7 +22,6 @@
 #include "request.h"
 #include "store_users.h"
 #include "config.h"
-#include "store_grants.h"
 #include "store_clients.h"
 #include "id_token.h"
 #include "signin.h"
@@ -489,7 +488,8 @@ static enum step_result byou_redirect_get(struct flow *f)
 	return STEP_WAIT;
 }
 
-/* The redirect URI, then no escalation (store_grants.h), then the code. */
+/* The redirect URI, then the code, whose write checks no escalation
+ * (store_grants.h). */
 static enum step_result byou_mint(struct flow *f)
 {
 	struct request_ctx *ctx = request_of(f);
@@ -499,14 +499,11 @@ static enum step_result byou_mint(struct flow *f)
 		.user_id = b->user.user_id, .redirect_uri = b->f[BYOU_REDIRECT_URI].value,
 		.code_challenge = b->f[BYOU_CHALLENGE].value, .scope = b->oidc_scope,
 		.nonce = b->oidc_scope ? b->f[BYOU_NONCE].value : NULL,
+		.grant_scope = ctx->principal.scope,
 	};
-	struct api_error err;
 
 	if (!b->registered)
 		return flow_fail(f, E_INVALID_PARAMS, "redirect_uri is not registered on the client.");
-	if (store_grant_check_holder(ctx->srv->store, ctx->principal.scope, GRANT_HOLDER_USER,
-	                             b->user.user_id, &err) < 0)
-		return flow_error(f, &err);
 	signin_code_mint(&b->mint, ctx->srv, &req, &b->code, flow_completion(f));
 	return STEP_WAIT;
 }

@@ -105,6 +105,9 @@ struct backchannel {
 	struct backchannel_policy policy;
 	struct event *drain_ev;        /* reads the outbox: poked, or every POLL_MS */
 	bool poked;
+	struct drain *drain;           /* the drain in progress, one at a time */
+	bool drain_again;              /* poked meanwhile: another drain follows */
+	bool stopping;                 /* backchannel_free: deletes, reads nothing */
 	struct delivery_list queue;
 	struct delivery_list finished;
 	size_t in_flight, queued, finished_count, alive;
@@ -677,71 +680,147 @@ static void admit(struct backchannel *bc, struct outbox_row *row)
 	}
 }
 
-/* Deletes the rows of finished deliveries, in one transaction. 0, or -1
- * (logged by the store) with the deliveries kept for the next try. */
-static int delete_finished(struct backchannel *bc)
-{
-	const char **ids;
-	struct delivery *d;
-	struct api_error err;
-	size_t i = 0;
-	int rc;
+/* ---- a drain: delete what finished, read, refresh the keys, admit ---- */
 
-	if (bc->finished_count == 0)
-		return 0;
-	ids = xcalloc(bc->finished_count, sizeof *ids);
-	TAILQ_FOREACH(d, &bc->finished, link)
-		ids[i++] = d->row.id;
-	rc = store_outbox_delete(bc->srv->store, ids, bc->finished_count, &err);
-	free(ids);
-	if (rc < 0)
-		return -1;
-	while ((d = TAILQ_FIRST(&bc->finished))) {
+/* The store completes a drain's steps at once on SQLite, later on
+ * PostgreSQL; what they fill lives here, apart from bc, so that a stop
+ * during a drain leaves it an orphan (bc NULL) that its last completion
+ * frees. */
+struct drain {
+	struct backchannel *bc;
+	size_t deleting;               /* the first of bc->finished, whose rows go */
+	size_t limit;                  /* what the read asked for */
+	struct outbox_rows rows;       /* what it got */
+	struct keyring_refresh keys;
+};
+
+static void drain_next(struct drain *dr);
+
+/* The end of a drain, whatever happened (a failure was logged by the store;
+ * what it did not do is done by the next). */
+static void drain_end(struct drain *dr)
+{
+	struct backchannel *bc = dr->bc;
+
+	outbox_rows_release(&dr->rows);
+	keyring_refresh_release(&dr->keys);
+	free(dr);
+	if (!bc)
+		return;
+	bc->drain = NULL;
+	if (bc->drain_again) {
+		bc->drain_again = false;
+		backchannel_poke(bc);
+	}
+}
+
+/* The rows of the deliveries that finished before the delete went. */
+static void finished_deleted(void *arg, const struct api_error *err)
+{
+	struct drain *dr = arg;
+	struct backchannel *bc = dr->bc;
+	struct delivery *d;
+
+	if (err || !bc) {
+		drain_end(dr);   /* the deliveries are kept for the next try */
+		return;
+	}
+	for (; dr->deleting > 0 && (d = TAILQ_FIRST(&bc->finished)); dr->deleting--) {
 		TAILQ_REMOVE(&bc->finished, d, link);
+		bc->finished_count--;
 		delivery_free(d);
 	}
-	bc->finished_count = 0;
-	return 0;
+	drain_next(dr);
 }
 
-/* Brings the key ring up to the store before tokens are signed (a
- * rotation by the CLI); after a read, as keyring_refresh asks. */
-static void keys_refresh(struct backchannel *bc)
+/* Admits the rows not yet taken (the keys are fresh). */
+static void rows_admit(void *arg, const struct api_error *err)
 {
-	struct keyring_refresh kr = { 0 };
-	struct sync_result r = { 0 };
+	struct drain *dr = arg;
+	struct backchannel *bc = dr->bc;
 
-	keyring_refresh(&kr, bc->srv->keys, bc->srv->store, false, sync_completion(&r));
-	keyring_refresh_release(&kr);
+	(void)err;   /* a failed refresh keeps the ring as it was */
+	for (size_t i = 0; bc && i < dr->rows.count; i++)
+		if (!taken(bc, dr->rows.rows[i].id))
+			admit(bc, &dr->rows.rows[i]);
+	if (bc && dr->rows.count == dr->limit)
+		bc->drain_again = true;   /* more may wait */
+	drain_end(dr);
 }
 
-/* Deletes what finished, then takes the rows not yet taken. Rows are read
- * only outside a batch transaction, so that a logout of a change that may
- * still roll back is never sent; the batch's commit pokes again. */
+/* Brings the key ring up to the store before the first new row's token is
+ * signed (a rotation by the CLI); after the read, as keyring_refresh asks. */
+static void rows_read(void *arg, const struct api_error *err)
+{
+	struct drain *dr = arg;
+	struct backchannel *bc = dr->bc;
+
+	if (err || !bc) {
+		drain_end(dr);
+		return;
+	}
+	for (size_t i = 0; i < dr->rows.count; i++)
+		if (!taken(bc, dr->rows.rows[i].id)) {
+			keyring_refresh(&dr->keys, bc->srv->keys, bc->srv->store, false,
+			                (struct completion){ rows_admit, dr });
+			return;
+		}
+	rows_admit(dr, NULL);
+}
+
+/* Rows are read only outside a batch transaction, so that a logout of a
+ * change that may still roll back is never sent; the batch's commit pokes
+ * again. (On PostgreSQL no batch is open here: a read answers only once its
+ * batch committed.) */
+static void drain_next(struct drain *dr)
+{
+	struct backchannel *bc = dr->bc;
+
+	if (bc->stopping || store_batch_open(bc->srv->store)) {
+		drain_end(dr);
+		return;
+	}
+	/* the rows taken come first in the worst case: read past them */
+	dr->limit = bc->alive + DRAIN_ROWS;
+	store_outbox_read(bc->srv->store, dr->limit, &dr->rows, (struct completion){ rows_read, dr });
+}
+
+/* The rows of the deliveries finished, as the delete takes them (the
+ * array is the caller's to free). */
+static const char **finished_ids(struct backchannel *bc)
+{
+	const char **ids = xcalloc(bc->finished_count, sizeof *ids);
+	struct delivery *d;
+	size_t i = 0;
+
+	TAILQ_FOREACH(d, &bc->finished, link)
+		ids[i++] = d->row.id;
+	return ids;
+}
+
+/* Deletes the rows of finished deliveries, in one transaction, then takes
+ * the rows not yet taken. */
 static void drain(struct backchannel *bc)
 {
-	struct outbox_rows rows;
-	struct api_error err;
-	bool keys_fresh = false;
-	size_t limit;
+	struct drain *dr;
+	const char **ids;
 
-	if (delete_finished(bc) < 0 || store_batch_open(bc->srv->store))
+	if (bc->drain) {
+		bc->drain_again = true;
 		return;
-	/* the rows taken come first in the worst case: read past them */
-	limit = bc->alive + DRAIN_ROWS;
-	if (store_outbox_read(bc->srv->store, limit, &rows, &err) < 0)
-		return;
-	for (size_t i = 0; i < rows.count; i++) {
-		if (taken(bc, rows.rows[i].id))
-			continue;
-		if (!keys_fresh)   /* before the first token is signed */
-			keys_refresh(bc);
-		keys_fresh = true;
-		admit(bc, &rows.rows[i]);
 	}
-	if (rows.count == limit)
-		backchannel_poke(bc);   /* more may wait */
-	outbox_rows_release(&rows);
+	dr = xcalloc(1, sizeof *dr);
+	dr->bc = bc;
+	bc->drain = dr;
+	if (bc->finished_count == 0) {
+		drain_next(dr);
+		return;
+	}
+	ids = finished_ids(bc);
+	dr->deleting = bc->finished_count;
+	store_outbox_delete(bc->srv->store, ids, dr->deleting,
+	                    (struct completion){ finished_deleted, dr });
+	free(ids);
 }
 
 static void on_drain(evutil_socket_t fd, short what, void *arg)
@@ -791,7 +870,11 @@ void backchannel_free(struct backchannel *bc)
 
 	if (!bc)
 		return;
-	delete_finished(bc);
+	bc->stopping = true;
+	if (!bc->drain && bc->finished_count > 0)
+		drain(bc);   /* their rows go (on PostgreSQL, if the pool still sends) */
+	if (bc->drain)
+		bc->drain->bc = NULL;   /* its completions end it alone */
 	pending = bc->alive - bc->finished_count;
 	for (size_t i = 0; i < ID_BUCKETS; i++)
 		while (bc->by_id[i]) {

@@ -24,6 +24,8 @@ enum {
 	PC_AUTH,
 	PC_SCOPE,
 	PC_REDIRECT_REGISTERED,
+	PC_POST_LOGOUT_REGISTERED,
+	PC_NAME,
 	PC_LIST,   /* first of the list variants: PC_LIST + 2 * sort + desc */
 	PC__COUNT = PC_LIST + 2 * CLIENT_SORT__COUNT
 };
@@ -61,6 +63,10 @@ static const struct pg_statement statements[PC__COUNT] = {
 	[PC_REDIRECT_REGISTERED] = { "clients_redirect_registered",
 		"SELECT 1 FROM clients WHERE id = $1 AND redirect_uris @> jsonb_build_array($2::text)",
 		2, false },
+	[PC_POST_LOGOUT_REGISTERED] = { "clients_post_logout_registered",
+		"SELECT 1 FROM clients WHERE id = $1"
+		" AND post_logout_redirect_uris @> jsonb_build_array($2::text)", 2, false },
+	[PC_NAME] = { "clients_name", "SELECT name FROM clients WHERE id = $1", 1, false },
 	LIST_PAIR(CLIENT_SORT_CREATED_AT, "created_at", "created_at"),
 	LIST_PAIR(CLIENT_SORT_UPDATED_AT, "updated_at", "updated_at"),
 	LIST_PAIR(CLIENT_SORT_NAME, "name", "lower(name)"),
@@ -243,5 +249,31 @@ void pg_client_redirect_registered(struct store *st, const char *client_id,
 	*registered = false;
 	pg_run(st, &statements[PC_REDIRECT_REGISTERED],
 	       (const char *const[]){ client_id, redirect_uri }, pg_map_exists, registered, NULL,
+	       done);
+}
+
+void pg_client_post_logout_registered(struct store *st, const char *client_id, const char *uri,
+                                      bool *registered, struct completion done)
+{
+	*registered = false;
+	pg_run(st, &statements[PC_POST_LOGOUT_REGISTERED], (const char *const[]){ client_id, uri },
+	       pg_map_exists, registered, NULL, done);
+}
+
+/* The name, NULL when there is no such client. */
+static int name_read(const PGresult *res, void *out, const void *how, struct api_error *err)
+{
+	(void)how;
+	(void)err;
+	if (PQntuples(res) > 0 && pg_text(res, 0, 0))
+		*(char **)out = xstrdup(pg_text(res, 0, 0));
+	return 0;
+}
+
+void pg_client_name(struct store *st, const char *client_id, char **name,
+                    struct completion done)
+{
+	*name = NULL;
+	pg_run(st, &statements[PC_NAME], (const char *const[]){ client_id }, name_read, name, NULL,
 	       done);
 }

@@ -16,7 +16,10 @@
  * permissions (schema/postgres/011_projects.sql). */
 #define DEFAULT_IDS 16
 
-enum { PP_GET, PP_CREATE, PP_ADMIN_CLIENT, PP_LIST, PP_COUNT, PP_SET_ACTIVE, PP__COUNT };
+enum {
+	PP_GET, PP_CREATE, PP_ADMIN_CLIENT, PP_LIST, PP_COUNT, PP_SET_ACTIVE, PP_INVALIDATE_ALL,
+	PP__COUNT
+};
 
 static const struct pg_statement statements[PP__COUNT] = {
 	[PP_GET] = { "projects_get", "SELECT is_active FROM projects WHERE id = $1", 1, false },
@@ -37,6 +40,8 @@ static const struct pg_statement statements[PP__COUNT] = {
 	[PP_SET_ACTIVE] = { "projects_set_active", "WITH u AS (UPDATE projects SET is_active = $2,"
 		" updated_at = edgeauth_now_ms() WHERE id = $1 RETURNING 1)"
 		" SELECT 1, edgeauth_event($3) AS event FROM u", 3, true },
+	[PP_INVALIDATE_ALL] = { "projects_invalidate_all",
+		"SELECT edgeauth_invalidate_all($1) AS event", 1, true },
 };
 
 const struct pg_statement_set pg_projects_statements = { statements, PP__COUNT };
@@ -166,4 +171,14 @@ int pg_project_set_active(struct store *st, const char *id, bool active, struct 
 
 	free(ev);
 	return rc < 0 ? -1 : changed;
+}
+
+int pg_invalidate_all(struct store *st, struct api_error *err)
+{
+	char *ev = own_event(st, NULL, EVENT_STORE_INVALIDATE_ALL, NULL);
+	int rc = pg_run_sync(st, &statements[PP_INVALIDATE_ALL], (const char *const[]){ ev },
+	                     pg_map_none, NULL, NULL, err);
+
+	free(ev);
+	return rc;
 }

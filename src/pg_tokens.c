@@ -1,14 +1,17 @@
 /*
- * The revocation list and the bearer checks on PostgreSQL (pg_tokens.h).
- * Times compared across nodes are the database's (edgeauth_now_ms):
- * revocation entries and tokens_valid_after are written with it, and the
- * purge reads it.
+ * Codes, refresh tokens, revocation and the bearer checks on PostgreSQL
+ * (pg_tokens.h). A use (redeem, rotate, repeat) is one call of a function of
+ * schema/postgres/017_signin.sql whose UPDATE ... WHERE used_at IS NULL
+ * decides who wins, across nodes too. Times compared across nodes are the
+ * database's (edgeauth_now_ms): uses, revocations and tokens_valid_after
+ * are written with it, and the purge and the refresh grace read it.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "pg_tokens.h"
+#include "store_users.h"
 #include "store_pg.h"
 #include "util.h"
 
@@ -23,7 +26,12 @@
 	" OR " t ".created_at <= p.tokens_valid_after))"
 
 enum {
+	PT_CODE_INSERT,
 	PT_CODE_GET,
+	PT_CODE_REDEEM,
+	PT_REFRESH_ROTATE,
+	PT_REFRESH_REGRACE,
+	PT_USER_CLAIMS,
 	PT_REFRESH_GET,
 	PT_FAMILY_REVOKE,
 	PT_ACCESS_REVOKE,
@@ -34,6 +42,20 @@ enum {
 };
 
 static const struct pg_statement statements[PT__COUNT] = {
+	[PT_CODE_INSERT] = { "tokens_code_insert", "SELECT * FROM edgeauth_code_insert($1, $2, $3,"
+		" $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)", 13, true },
+	/* the uses: $1 the code or token used (for a repeat, $2 the grace in
+	 * ms), then the eleven fields of the successor (refresh_params) */
+	[PT_CODE_REDEEM] = { "tokens_code_redeem", "SELECT edgeauth_use_once(false, $1, $2, $3,"
+		" $4, $5, $6, $7, $8, $9, $10, $11, $12)", 12, true },
+	[PT_REFRESH_ROTATE] = { "tokens_refresh_rotate", "SELECT edgeauth_use_once(true, $1, $2,"
+		" $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)", 12, true },
+	[PT_REFRESH_REGRACE] = { "tokens_refresh_regrace", "SELECT edgeauth_refresh_regrace($1,"
+		" $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)", 13, true },
+	[PT_USER_CLAIMS] = { "tokens_user_claims",
+		"SELECT u.is_active, u.display_name, u.email, u.email_verified, u.external_user_id,"
+		" u.avatar_url, u.updated_at, r.code FROM users u LEFT JOIN roles r ON r.id = u.role_id"
+		" WHERE u.id = $1 AND u.project_id = $2", 2, false },
 	/* the sixteen columns of struct store_token_row, as store_tokens.c reads them */
 	[PT_CODE_GET] = { "tokens_code_get",
 		"SELECT family_id, project_id, client_id, user_id, redirect_uri, code_challenge,"
@@ -45,16 +67,12 @@ static const struct pg_statement statements[PT__COUNT] = {
 		" used_at IS NOT NULL, revoked_at IS NOT NULL," PREDATES_DEACTIVATION("t") ","
 		" scope, NULL, auth_time, session_id, created_at, used_at FROM refresh_tokens t"
 		" WHERE hash = $1", 1, false },
-	/* every refresh token of the sign-in, and the access tokens issued with them */
+	/* every refresh token of the sign-in, and the access tokens issued with
+	 * them; both record their event */
 	[PT_FAMILY_REVOKE] = { "tokens_family_revoke",
-		"WITH a AS (INSERT INTO revoked_tokens (jti, expires_at)"
-		" SELECT access_jti, access_exp FROM refresh_tokens WHERE family_id = $1"
-		" ON CONFLICT DO NOTHING)"
-		" UPDATE refresh_tokens SET revoked_at = edgeauth_now_ms()"
-		" WHERE family_id = $1 AND revoked_at IS NULL", 1, true },
+		"SELECT edgeauth_family_revoke($1, $2) AS event", 2, true },
 	[PT_ACCESS_REVOKE] = { "tokens_access_revoke",
-		"INSERT INTO revoked_tokens (jti, expires_at) VALUES ($1, $2) ON CONFLICT DO NOTHING",
-		2, true },
+		"SELECT edgeauth_access_revoke($1, $2, $3) AS event", 3, true },
 	/* up to $2 of each: codes and refresh tokens $1 ms after their expiry,
 	 * revocation entries of expired access tokens (no grace: an expired
 	 * token needs none) */
@@ -135,20 +153,103 @@ void pg_refresh_get(struct store *st, const char *hash, struct store_token_row *
 	       NULL, done);
 }
 
-/* A write whose result is only whether it happened. */
-void pg_family_revoke(struct store *st, const char *family_id, struct completion done)
+/* ---- the writes ---- */
+
+/* A code's refusals: no escalation, or user_not_found for a user deleted
+ * meanwhile (or its client or project). */
+static const struct pg_outcomes *code_outcomes(void)
 {
-	pg_run(st, &statements[PT_FAMILY_REVOKE], (const char *const[]){ family_id }, pg_map_none,
-	       NULL, NULL, done);
+	static struct pg_outcomes o;
+
+	o.missing = store_user_missing;
+	return &o;
+}
+
+void pg_code_insert(struct store *st, const struct new_code *c, struct completion done)
+{
+	char exp[24], auth[24];
+
+	pg_run(st, &statements[PT_CODE_INSERT], (const char *const[]){ c->hash, c->family_id,
+	       c->project_id, c->client_id, c->user_id, c->redirect_uri, c->code_challenge,
+	       pg_int_param(c->expires_at, exp), c->scope, c->nonce, pg_int_param(c->auth_time, auth),
+	       c->session_id, c->grant_scope }, pg_map_outcome, NULL, code_outcomes(), done);
+}
+
+/* The numbers of a struct new_refresh, as parameters. */
+struct refresh_numbers {
+	char access_exp[24], expires_at[24], auth_time[24];
+};
+
+/* Fills p[0..11) with the fields of r, in the order of the functions' parameters. */
+static void refresh_params(const struct new_refresh *r, struct refresh_numbers *n,
+                           const char *p[11])
+{
+	const char *v[11] = { r->hash, r->family_id, r->project_id, r->client_id, r->user_id,
+	                      r->access_jti, pg_int_param(r->access_exp_s, n->access_exp),
+	                      pg_int_param(r->expires_at, n->expires_at), r->scope,
+	                      pg_int_param(r->auth_time, n->auth_time), r->session_id };
+
+	memcpy(p, v, sizeof v);
+}
+
+/* A use: s with first (and second, when not NULL) before the successor's
+ * parameters; *won from its boolean answer. */
+static void use_once(struct store *st, const struct pg_statement *s, const char *first,
+                     const char *second, const struct new_refresh *next, bool *won,
+                     struct completion done)
+{
+	struct refresh_numbers n;
+	const char *p[13] = { first };
+	size_t at = 1;
+
+	if (second)
+		p[at++] = second;
+	refresh_params(next, &n, p + at);
+	*won = false;
+	pg_run(st, s, p, pg_map_bool, won, NULL, done);
+}
+
+void pg_code_redeem(struct store *st, const char *hash, const struct new_refresh *next,
+                    bool *won, struct completion done)
+{
+	use_once(st, &statements[PT_CODE_REDEEM], hash, NULL, next, won, done);
+}
+
+void pg_refresh_rotate(struct store *st, const char *hash, const struct new_refresh *next,
+                       bool *won, struct completion done)
+{
+	use_once(st, &statements[PT_REFRESH_ROTATE], hash, NULL, next, won, done);
+}
+
+/* since is the node's now less the grace, taken just before: the window is
+ * measured again on the database's clock, which wrote used_at. */
+void pg_refresh_regrace(struct store *st, const char *hash, int64_t since,
+                        const struct new_refresh *next, bool *won, struct completion done)
+{
+	char grace[24];
+
+	use_once(st, &statements[PT_REFRESH_REGRACE], hash, pg_int_param(now_ms() - since, grace),
+	         next, won, done);
+}
+
+void pg_family_revoke(struct store *st, const char *family_id, const struct event *ev,
+                      struct completion done)
+{
+	char *e = pg_event_json(ev);
+
+	pg_run(st, &statements[PT_FAMILY_REVOKE], (const char *const[]){ family_id, e },
+	       pg_map_none, NULL, NULL, done);
+	free(e);
 }
 
 void pg_access_revoke(struct store *st, const char *jti, long long exp_s,
-                      struct completion done)
+                      const struct event *ev, struct completion done)
 {
-	char exp[24];
+	char exp[24], *e = pg_event_json(ev);
 
 	pg_run(st, &statements[PT_ACCESS_REVOKE], (const char *const[]){ jti,
-	       pg_int_param(exp_s, exp) }, pg_map_none, NULL, NULL, done);
+	       pg_int_param(exp_s, exp), e }, pg_map_none, NULL, NULL, done);
+	free(e);
 }
 
 /* The purge runs on the loop, so it cannot wait for its count: it is
@@ -162,6 +263,38 @@ int pg_purge_expired(struct store *st, int batch, int64_t grace_ms, struct api_e
 	       pg_int_param(batch, n) }, pg_map_none, NULL, NULL, pg_logged("purge of expired tokens"));
 	return 0;
 }
+
+/* ---- what token issue reads of a user ---- */
+
+static int claims_read(const PGresult *res, void *out, const void *how, struct api_error *err)
+{
+	struct user_claims *u = out;
+
+	(void)how;
+	(void)err;
+	if (PQntuples(res) == 0)
+		return 0;
+	u->found = true;
+	u->is_active = pg_bool(res, 0, 0);
+	u->display_name = dup_text(res, 1);
+	u->email = dup_text(res, 2);
+	u->email_verified = pg_bool(res, 0, 3);
+	u->external_user_id = dup_text(res, 4);
+	u->avatar_url = dup_text(res, 5);
+	u->updated_at = pg_int(res, 0, 6);
+	u->role_code = dup_text(res, 7);
+	return 0;
+}
+
+void pg_user_claims(struct store *st, const char *project_id, const char *user_id,
+                    struct user_claims *out, struct completion done)
+{
+	memset(out, 0, sizeof *out);
+	pg_run(st, &statements[PT_USER_CLAIMS], (const char *const[]){ user_id, project_id },
+	       claims_read, out, NULL, done);
+}
+
+/* ---- what a bearer check reads ---- */
 
 void pg_token_holders_ok(struct store *st, const char *project_id, const char *client_id,
                          const char *user_id, long long iat_s, bool *ok,

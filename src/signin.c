@@ -30,6 +30,7 @@ void signin_code_mint(struct code_mint *m, struct server *srv, const struct code
 		.expires_at = now + srv->cfg->code_ttl_s * 1000LL,
 		.scope = req->scope, .nonce = req->nonce,
 		.auth_time = req->auth_time ? req->auth_time : now, .session_id = req->session_id,
+		.grant_scope = req->grant_scope,
 	};
 	store_code_insert(srv->store, &m->row, done);
 }
@@ -191,6 +192,11 @@ static enum step_result password_check(struct flow *f)
 	struct signin *s = signin_of(f);
 	const char *hash = s->user.found ? s->user.password_hash : NULL;
 
+	/* again: on a store that answers later (PostgreSQL) attempts sent at
+	 * the same time were all let through before any was counted */
+	s->out->retry_after_s = throttle_wait(s);
+	if (s->out->retry_after_s > 0)
+		return ended(s, SIGNIN_THROTTLED);
 	count_attempt(s);
 	if (passwords_verify(s->srv->passwords, hash, s->in->password, password_checked, s,
 	                     &s->out->err) < 0) {

@@ -623,14 +623,14 @@ void store_client_post_logout_registered(struct store *st, const char *client_id
                                          const char *uri, bool *registered,
                                          struct completion done)
 {
-	PG_DISPATCH(st, pg_unsupported(done));
+	PG_DISPATCH(st, pg_client_post_logout_registered(st, client_id, uri, registered, done));
 	uri_registered(st, stmt(st, CS_POST_LOGOUT_REGISTERED), client_id, uri, registered, done);
 }
 
 void store_client_name(struct store *st, const char *client_id, char **name,
                        struct completion done)
 {
-	PG_DISPATCH(st, pg_unsupported(done));
+	PG_DISPATCH(st, pg_client_name(st, client_id, name, done));
 	sqlite3_stmt *s = stmt(st, CS_NAME);
 	struct api_error err;
 	int rc;

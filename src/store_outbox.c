@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pg_outbox.h"
 #include "store.h"
 #include "store_pg.h"
 #include "store_outbox.h"
@@ -51,11 +52,9 @@ static char *column_dup(sqlite3_stmt *s, int col)
 	return v ? xstrdup(v) : NULL;
 }
 
-int store_outbox_read(struct store *st, size_t limit, struct outbox_rows *out,
-                      struct api_error *err)
+static int outbox_read(struct store *st, size_t limit, struct outbox_rows *out,
+                       struct api_error *err)
 {
-	if (st->pg)
-		return pg_unsupported_sync(err);
 	sqlite3_stmt *s = STMT(st, O_READ);
 	size_t cap = 0;
 	int rc;
@@ -90,6 +89,15 @@ int store_outbox_read(struct store *st, size_t limit, struct outbox_rows *out,
 	return 0;
 }
 
+void store_outbox_read(struct store *st, size_t limit, struct outbox_rows *out,
+                       struct completion done)
+{
+	PG_DISPATCH(st, pg_outbox_read(st, limit, out, done));
+	struct api_error err;
+
+	complete(done, outbox_read(st, limit, out, &err), &err);
+}
+
 struct outbox_delete {
 	const char *const *ids;
 	size_t n;
@@ -108,12 +116,12 @@ static int delete_write(struct store *st, void *arg, struct api_error *err)
 	return 0;
 }
 
-int store_outbox_delete(struct store *st, const char *const *ids, size_t n,
-                        struct api_error *err)
+void store_outbox_delete(struct store *st, const char *const *ids, size_t n,
+                         struct completion done)
 {
-	if (st->pg)
-		return pg_unsupported_sync(err);
+	PG_DISPATCH(st, pg_outbox_delete(st, ids, n, done));
 	struct outbox_delete d = { ids, n };
+	struct api_error err;
 
-	return store_write_tx(st, delete_write, NULL, &d, err);
+	complete(done, store_write_tx(st, delete_write, NULL, &d, &err), &err);
 }

@@ -272,6 +272,6 @@ static int invalidate_write(struct store *st, void *arg, struct api_error *err)
 int store_invalidate_all(struct store *st, int64_t now, struct api_error *err)
 {
 	if (st->pg)
-		return pg_unsupported_sync(err);
+		return pg_invalidate_all(st, err);
 	return store_write_tx(st, invalidate_write, NULL, &now, err);
 }

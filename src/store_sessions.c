@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pg_sessions.h"
 #include "store_pg.h"
 #include "store_sessions.h"
 #include "util.h"
@@ -172,7 +173,7 @@ static int start_write(struct store *st, void *arg, struct api_error *err)
 void store_session_start(struct store *st, const struct new_session *s, char **sid,
                          struct completion done)
 {
-	PG_DISPATCH(st, pg_unsupported(done));
+	PG_DISPATCH(st, pg_session_start(st, s, sid, done));
 	struct session_start w = { s, sid };
 	struct api_error err;
 	int rc;
@@ -189,7 +190,7 @@ void store_session_start(struct store *st, const struct new_session *s, char **s
 void store_session_find(struct store *st, const char *secret_hash, const char *project_id,
                         int64_t now, struct session_row *out, struct completion done)
 {
-	PG_DISPATCH(st, pg_unsupported(done));
+	PG_DISPATCH(st, pg_session_find(st, secret_hash, project_id, out, done));
 	struct api_error err;
 
 	complete(done, session_read(st, stmt(st, SS_FIND), secret_hash, project_id, now, out, &err),
@@ -206,7 +207,7 @@ static int add_client(struct store *st, void *arg, struct api_error *err)
 void store_session_add_client(struct store *st, const char *session_id, const char *client_id,
                               struct completion done)
 {
-	PG_DISPATCH(st, pg_unsupported(done));
+	PG_DISPATCH(st, pg_session_add_client(st, session_id, client_id, done));
 	const char *ids[2] = { session_id, client_id };
 	struct api_error err;
 
@@ -235,7 +236,7 @@ static int end_write(struct store *st, void *arg, struct api_error *err)
 void store_session_end(struct store *st, const char *id, const char *project_id,
                        const char *user_id, const struct event *ev, struct completion done)
 {
-	PG_DISPATCH(st, pg_unsupported(done));
+	PG_DISPATCH(st, pg_session_end(st, id, project_id, user_id, ev, done));
 	struct session_ending e = { id, project_id, user_id, ev };
 	struct api_error err;
 
@@ -245,7 +246,7 @@ void store_session_end(struct store *st, const char *id, const char *project_id,
 int store_session_purge(struct store *st, int batch, int64_t now, struct api_error *err)
 {
 	if (st->pg)
-		return pg_unsupported_sync(err);
+		return pg_session_purge(st, batch, err);
 	sqlite3_stmt *s = stmt(st, SS_PURGE);
 
 	sqlite3_bind_int64(s, 1, now);

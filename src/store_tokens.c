@@ -6,6 +6,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "store_grants.h"
 #include "store_tokens.h"
 #include "util.h"
 #include "pg_tokens.h"
@@ -185,6 +186,10 @@ static int code_insert(struct store *st, void *arg, struct api_error *err)
 	const struct new_code *c = arg;
 	sqlite3_stmt *s = STMT(st, T_CODE_INSERT);
 
+	if (c->grant_scope &&
+	    store_grant_check_holder(st, c->grant_scope, GRANT_HOLDER_USER, c->user_id, err) < 0)
+		return -1;
+
 	store_bind_text(s, 1, c->hash);
 	store_bind_text(s, 2, c->family_id);
 	store_bind_text(s, 3, c->project_id);
@@ -203,7 +208,7 @@ static int code_insert(struct store *st, void *arg, struct api_error *err)
 
 void store_code_insert(struct store *st, const struct new_code *c, struct completion done)
 {
-	PG_DISPATCH(st, pg_unsupported(done));
+	PG_DISPATCH(st, pg_code_insert(st, c, done));
 	struct api_error err;
 
 	complete(done, store_write_tx(st, code_insert, NULL, (void *)c, &err), &err);
@@ -262,7 +267,7 @@ static int use_once(struct store *st, void *arg, struct api_error *err)
 void store_code_redeem(struct store *st, const char *hash, const struct new_refresh *next,
                        bool *won, struct completion done)
 {
-	PG_DISPATCH(st, pg_unsupported(done));
+	PG_DISPATCH(st, pg_code_redeem(st, hash, next, won, done));
 	struct single_use u = { STMT(st, T_CODE_USE), hash, next, false, won };
 	struct api_error err;
 	int rc = store_write_tx(st, use_once, NULL, &u, &err);
@@ -274,7 +279,7 @@ void store_code_redeem(struct store *st, const char *hash, const struct new_refr
 void store_refresh_rotate(struct store *st, const char *hash, const struct new_refresh *next,
                           bool *won, struct completion done)
 {
-	PG_DISPATCH(st, pg_unsupported(done));
+	PG_DISPATCH(st, pg_refresh_rotate(st, hash, next, won, done));
 	struct single_use u = { STMT(st, T_REFRESH_USE), hash, next, true, won };
 	struct api_error err;
 	int rc = store_write_tx(st, use_once, NULL, &u, &err);
@@ -316,7 +321,7 @@ static int regrace(struct store *st, void *arg, struct api_error *err)
 void store_refresh_regrace(struct store *st, const char *hash, int64_t since,
                            const struct new_refresh *next, bool *won, struct completion done)
 {
-	PG_DISPATCH(st, pg_unsupported(done));
+	PG_DISPATCH(st, pg_refresh_regrace(st, hash, since, next, won, done));
 	struct regrace g = { hash, since, next, won };
 	struct api_error err;
 	int rc;
@@ -353,7 +358,7 @@ static int family_revoke(struct store *st, void *arg, struct api_error *err)
 void store_family_revoke(struct store *st, const char *family_id, const struct event *ev,
                          struct completion done)
 {
-	PG_DISPATCH(st, pg_family_revoke(st, family_id, done));
+	PG_DISPATCH(st, pg_family_revoke(st, family_id, ev, done));
 	struct api_error err;
 
 	complete(done, store_write_tx_event(st, family_revoke, NULL, (void *)family_id, ev, &err),
@@ -378,7 +383,7 @@ static int access_revoke(struct store *st, void *arg, struct api_error *err)
 void store_access_revoke(struct store *st, const char *jti, long long exp_s,
                          const struct event *ev, struct completion done)
 {
-	PG_DISPATCH(st, pg_access_revoke(st, jti, exp_s, done));
+	PG_DISPATCH(st, pg_access_revoke(st, jti, exp_s, ev, done));
 	struct access_revocation r = { jti, exp_s };
 	struct api_error err;
 
@@ -422,7 +427,7 @@ void user_claims_release(struct user_claims *u)
 void store_user_claims(struct store *st, const char *project_id, const char *user_id,
                        struct user_claims *out, struct completion done)
 {
-	PG_DISPATCH(st, pg_unsupported(done));
+	PG_DISPATCH(st, pg_user_claims(st, project_id, user_id, out, done));
 	sqlite3_stmt *s = STMT(st, T_USER_CLAIMS);
 	struct api_error err;
 	int rc;

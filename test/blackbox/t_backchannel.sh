@@ -1,8 +1,9 @@
 # Back-channel logout (CONTRACT.md §7, OIDC Back-Channel Logout 1.0): a
 # receiver started here (logout_receiver.py, 127.0.0.1) gets the logout
-# tokens of every client of a session that ends. Sessions are written with
-# sqlite3 beside the running server, as a sign-in does; they end through the
-# API (a user deactivated, deleted) or through sqlite3 (another process).
+# tokens of every client of a session that ends. Sessions are written into
+# the store beside the running server (lib.sh's db), as a sign-in does; they
+# end through the API (a user deactivated, deleted) or through the store
+# (another process).
 # The token verifies with jose against JWKS and holds the right claims; a
 # 500 is retried after 1 s and 5 s with the same jti, a 4xx and a redirect
 # are final, a receiver that never answers times out; nothing is sent where
@@ -30,7 +31,6 @@ start_receiver() {
 stop_receivers() { [ ${#RECEIVERS[@]} -gt 0 ] && kill "${RECEIVERS[@]}" 2>/dev/null; RECEIVERS=(); }
 trap 'stop_receivers; stop_server' EXIT
 
-sql() { sqlite3 -cmd ".timeout 5000" "$DB" "$@"; }
 
 # client NAME URI [ALG]: a client whose backchannel_logout_uri is URI; sets CID
 client() {
@@ -51,9 +51,9 @@ user() {
 session() {
 	local sid=$1 user=$2 c; shift 2
 	local now=$(($(date +%s%N) / 1000000))
-	sql "INSERT INTO sessions (id, secret_hash, project_id, user_id, auth_time, created_at, expires_at)
+	db "INSERT INTO sessions (id, secret_hash, project_id, user_id, auth_time, created_at, expires_at)
 	     VALUES ('$sid', 'hash-$sid', '$PROJECT_ID', '$user', $now, $now, $now + 3600000)"
-	for c in "$@"; do sql "INSERT INTO session_clients VALUES ('$sid', '$c')"; done
+	for c in "$@"; do db "INSERT INTO session_clients VALUES ('$sid', '$c')"; done
 }
 
 # posts PATH: how many requests the receivers got at PATH
@@ -134,7 +134,7 @@ client itself "$BASE/api/v1/logout"; SELF=$CID
 client outside "$R/ok/outside";      OUT=$CID    # not in the session
 user ann; ANN=$UID_
 session sess-ann "$ANN" "$A" "$E" "$L" "$F" "$RJ" "$RD" "$S" "$H" "$M" "$SELF"
-check "no outbox row before the session ends" "$(sql "select count(*) from backchannel_outbox")" 0
+check "no outbox row before the session ends" "$(db "select count(*) from backchannel_outbox")" 0
 
 T0=$(date +%s.%N)
 OUT=$(curl -s -o /dev/null -w '%{http_code} %{time_total}' -X PUT -H "Authorization: Bearer $TOKEN" \
@@ -232,7 +232,7 @@ check "a client outside the session: nothing" "$(posts /ok/outside)" 0
 sleep 1.5
 check "no fourth attempt" "$(posts /fail/f)" 3
 check "a 4xx: still one attempt" "$(posts /reject/r)" 1
-check "finished rows are deleted" "$(sql "select count(*) from backchannel_outbox where client_id in ('$A','$E','$L','$F','$RJ','$RD','$H','$M','$SELF')")" 0
+check "finished rows are deleted" "$(db "select count(*) from backchannel_outbox where client_id in ('$A','$E','$L','$F','$RJ','$RD','$H','$M','$SELF')")" 0
 check "the log holds no token" "$(grep -c 'eyJ' "$TMP/server.log")" 0
 
 # --- a BYOU user deleted: clients holding a refresh token, no sid ---
@@ -257,12 +257,12 @@ check "BYOU: no sid" "$(jq -r '.claims | has("sid")' <<<"$V")" false
 client cli "$R/ok/cli"; CLI=$CID
 user dan; DAN=$UID_
 session sess-dan "$DAN" "$CLI"
-sql "UPDATE sessions SET ended_at = $(($(date +%s%N) / 1000000)) WHERE id = 'sess-dan'"
+db "UPDATE sessions SET ended_at = $(($(date +%s%N) / 1000000)) WHERE id = 'sess-dan'"
 wait_posts /ok/cli 1 5 || fail "a session ended by another process was not delivered"
 check "another process: sid" "$(claims "$(token_at /ok/cli)" | jq -r .sid)" sess-dan
 
 # --- a stop cuts the stalled delivery; its row waits for the next start ---
-check "the stalled delivery's row stays" "$(sql "select count(*) from backchannel_outbox where client_id = '$S'")" 1
+check "the stalled delivery's row stays" "$(db "select count(*) from backchannel_outbox where client_id = '$S'")" 1
 
 # --- [oidc] backchannel_allow: a listed CIDR allows, nothing else does ---
 openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 1 -subj /CN=localhost \

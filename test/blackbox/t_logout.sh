@@ -14,7 +14,6 @@
 . "$(dirname "$0")/signin_lib.sh"
 start_server
 DB=$TMP/edgeauth.db
-db() { sqlite3 "$DB" "$1"; }
 BROWSER=$TMP/jar
 jar_value() { awk -F'\t' -v n="$2" '$6 == n { v = $7 } END { print v }' "$1" 2>/dev/null; }
 set_cookie() { printf '%s' "$HDRS" | tr -d '\r' | sed -n 's/^[Ss]et-[Cc]ookie: //p'; }

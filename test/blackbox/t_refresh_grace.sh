@@ -136,6 +136,7 @@ check "the second process stopped cleanly" "$?" 0
 # --- grace 0: exactly one of 20 simultaneous uses wins, any repeat revokes ---
 stop_server
 rm -f "$TMP"/edgeauth.db*
+PG_DB=   # on PostgreSQL, a new database
 start_server
 req POST "$P/clients" "{\"name\":\"tablet app\",\"redirect_uris\":[\"$REDIRECT\"]}"
 APP=$(jq -r .id <<<"$BODY")

@@ -11,7 +11,6 @@
 . "$(dirname "$0")/signin_lib.sh"
 start_server tokens.purge_interval_s=1
 DB=$TMP/edgeauth.db
-db() { sqlite3 "$DB" "$1"; }
 BROWSER=$TMP/jar   # the browser's cookie jar
 # jar_value FILE NAME: a cookie's value in a curl cookie jar
 jar_value() { awk -F'\t' -v n="$2" '$6 == n { v = $7 } END { print v }' "$1" 2>/dev/null; }
@@ -325,6 +324,7 @@ done
 ########## an https issuer: the __Host- cookie ##########
 stop_server
 rm -f "$DB" "$DB-wal" "$DB-shm" "$BROWSER"
+PG_DB=   # on PostgreSQL, a new database
 start_server "server.issuer=https://Edge.Example"
 reader_user "carol@example.com" "carol password" "Carol"
 req POST "$P/clients" "$(jq -cn --arg r "$RA" '{name:"App C",redirect_uris:[$r]}')"

@@ -49,14 +49,23 @@ if printf '%s' "$HDRS" | grep -qi '^Location'; then fail "unknown client redirec
 AUTH=none req GET "/api/v1/authorize?response_type=code&client_id=$APP&redirect_uri=http://evil.example/cb&code_challenge=$CHALLENGE&code_challenge_method=S256"
 check_status "unregistered redirect page" 400
 if printf '%s' "$HDRS" | grep -qi '^Location'; then fail "unregistered redirect redirected"; else pass; fi
-# A store that fails (here: redirect_uris that is not JSON) is a system_error,
-# not the client's unknown redirect URI; it is put back at once.
-GOOD_URIS=$(sqlite3 "$TMP/edgeauth.db" "SELECT redirect_uris FROM clients WHERE id = '$APP'")
-sqlite3 "$TMP/edgeauth.db" "UPDATE clients SET redirect_uris = 'not json' WHERE id = '$APP'"
+# A store that fails (here: redirect_uris that is not JSON; PostgreSQL, which
+# checks its JSON, loses the column) is a system_error, not the client's
+# unknown redirect URI; it is put back at once.
+GOOD_URIS=$(db "SELECT redirect_uris FROM clients WHERE id = '$APP'")
+if [ "$BACKEND" = postgres ]; then
+	db "ALTER TABLE clients RENAME COLUMN redirect_uris TO redirect_uris_gone"
+else
+	db "UPDATE clients SET redirect_uris = 'not json' WHERE id = '$APP'"
+fi
 AUTH=none req GET "$AUTHZ"
 check_err "store failure on authorize" 500 system_error
 check_header "store failure not cached" '^Cache-Control: no-store'
-sqlite3 "$TMP/edgeauth.db" "UPDATE clients SET redirect_uris = '$GOOD_URIS' WHERE id = '$APP'"
+if [ "$BACKEND" = postgres ]; then
+	db "ALTER TABLE clients RENAME COLUMN redirect_uris_gone TO redirect_uris"
+else
+	db "UPDATE clients SET redirect_uris = '$GOOD_URIS' WHERE id = '$APP'"
+fi
 AUTH=none req GET "$AUTHZ"
 check_status "authorize page back" 200
 for bad in "response_type=code&code_challenge_method=S256" \

@@ -65,7 +65,7 @@ check_status "throttled address" 429
 # 60 simultaneous wrong guesses for one account: with the default limit of
 # 10, exactly 10 passwords are checked and the rest are refused unchecked,
 # however the guesses are timed; the right password then is refused too.
-stop_server; rm -f "$TMP"/edgeauth.db*   # a new store, a new default project
+stop_server; rm -f "$TMP"/edgeauth.db*; PG_DB=   # a new store, a new default project
 start_server passwords.argon2_memory_kib=32768 passwords.argon2_iterations=2
 req POST "$P/clients" "{\"name\":\"app\",\"redirect_uris\":[\"$REDIRECT\"]}"
 APP=$(printf '%s' "$BODY" | jq -r .id)
@@ -87,7 +87,7 @@ check_status "burst: the right password after it" 429
 
 # One address cannot lock an account for everyone: max_failures counts one
 # account from one address, max_failures_per_account the account from all.
-stop_server; rm -f "$TMP"/edgeauth.db*
+stop_server; rm -f "$TMP"/edgeauth.db*; PG_DB=
 start_server signin.max_failures=3 signin.max_failures_per_account=5
 req POST "$P/clients" "{\"name\":\"app\",\"redirect_uris\":[\"$REDIRECT\"]}"
 APP=$(printf '%s' "$BODY" | jq -r .id)

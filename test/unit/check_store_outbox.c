@@ -53,6 +53,25 @@ static void teardown(void)
 	rmdir(fx.dir);
 }
 
+/* The operations complete before they return on SQLite: 0, or -1. */
+static int outbox_read(size_t limit)
+{
+	struct sync_result r;
+
+	store_outbox_read(fx.st, limit, &fx.rows, sync_completion(&r));
+	ck_assert(r.done);
+	return r.failed ? -1 : 0;
+}
+
+static int outbox_delete(const char *const *ids, size_t n)
+{
+	struct sync_result r;
+
+	store_outbox_delete(fx.st, ids, n, sync_completion(&r));
+	ck_assert(r.done);
+	return r.failed ? -1 : 0;
+}
+
 static void add_row(const char *id, long long created_at, const char *sid)
 {
 	check_sql(fx.st->db, "INSERT INTO backchannel_outbox (id, client_id, uri, alg, subject,"
@@ -65,7 +84,7 @@ START_TEST(test_read_oldest_first)
 	add_row("b", 2, "s2");
 	add_row("c", 1, NULL);
 	add_row("a", 2, "s1");
-	ck_assert_int_eq(store_outbox_read(fx.st, 2, &fx.rows, &fx.err), 0);
+	ck_assert_int_eq(outbox_read(2), 0);
 	ck_assert_uint_eq(fx.rows.count, 2);
 	ck_assert_str_eq(fx.rows.rows[0].id, "c");
 	ck_assert_ptr_null(fx.rows.rows[0].session_id);
@@ -77,7 +96,7 @@ START_TEST(test_read_oldest_first)
 	ck_assert_str_eq(fx.rows.rows[1].subject, "u");
 	ck_assert_int_eq(fx.rows.rows[1].created_at, 2);
 	outbox_rows_release(&fx.rows);
-	ck_assert_int_eq(store_outbox_read(fx.st, 10, &fx.rows, &fx.err), 0);
+	ck_assert_int_eq(outbox_read(10), 0);
 	ck_assert_uint_eq(fx.rows.count, 3);
 }
 END_TEST
@@ -89,8 +108,8 @@ START_TEST(test_delete)
 	add_row("a", 1, NULL);
 	add_row("b", 1, NULL);
 	add_row("c", 1, NULL);
-	ck_assert_int_eq(store_outbox_delete(fx.st, ids, N_ELEMS(ids), &fx.err), 0);
-	ck_assert_int_eq(store_outbox_read(fx.st, 10, &fx.rows, &fx.err), 0);
+	ck_assert_int_eq(outbox_delete(ids, N_ELEMS(ids)), 0);
+	ck_assert_int_eq(outbox_read(10), 0);
 	ck_assert_uint_eq(fx.rows.count, 1);
 	ck_assert_str_eq(fx.rows.rows[0].id, "b");
 }
@@ -110,7 +129,7 @@ START_TEST(test_session_end_fills_outbox)
 	          " created_at, expires_at) VALUES ('s1', 'h', %Q, 'u1', 1, 1, 9)", fx.p.project_id);
 	check_sql(fx.st->db, "INSERT INTO session_clients VALUES ('s1', 'c1'), ('s1', 'c2')");
 	check_sql(fx.st->db, "UPDATE sessions SET ended_at = 5 WHERE id = 's1'");
-	ck_assert_int_eq(store_outbox_read(fx.st, 10, &fx.rows, &fx.err), 0);
+	ck_assert_int_eq(outbox_read(10), 0);
 	ck_assert_uint_eq(fx.rows.count, 1);
 	ck_assert_str_eq(fx.rows.rows[0].client_id, "c1");
 	ck_assert_str_eq(fx.rows.rows[0].uri, "https://a.example/bc");

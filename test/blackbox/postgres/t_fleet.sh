@@ -1,12 +1,17 @@
 # Two nodes on one database (CONTRACT.md §9): a write through node A (or the
 # CLI) reaches node B's caches within 100 ms, through LISTEN/NOTIFY: a
 # client's deactivation, its deletion, a revocation, a change of a client's
-# permissions, a key rotation and a retirement. And a notification lost
-# while B's listening connection is down never leaves a verdict cached on B
-# working: a deactivation written without its NOTIFY (as if lost) reaches B
-# once B's listening connection was killed (pg_terminate_backend). And the
-# commands that copy SQLite's file (backup, restore) refuse on PostgreSQL.
+# permissions, a resource's new codes and deletion, a user's deactivation,
+# a change of a role's permissions, a key rotation and a retirement,
+# invalidate-all. Single use across nodes: of 20 simultaneous uses of one
+# refresh token spread over both nodes exactly one wins. And a notification
+# lost while B's listening connection is down never leaves a verdict cached
+# on B working: a deactivation written without its NOTIFY (as if lost)
+# reaches B once B's listening connection was killed (pg_terminate_backend).
+# And the commands that copy SQLite's file (backup, restore) refuse on
+# PostgreSQL.
 . "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/../signin_lib.sh"
 if [ "$BACKEND" != postgres ]; then
 	fail "t_fleet runs on PostgreSQL: EDGEAUTH_BACKEND=postgres test/blackbox/run.sh postgres/t_fleet.sh"
 	finish
@@ -155,6 +160,86 @@ AUTH="Bearer $TOKEN" on "$A" req PUT "$P/clients/$CID" \
 check_status "permissions changed through A" 200
 within "B's tokens carry the new scope" "$(until_new "$B" "$CID" "$CSECRET" .scope users:read)"
 
+########## users: single use, deactivation, a role's permissions ##########
+REDIRECT="http://127.0.0.1:9/cb"
+AUTH="Bearer $TOKEN" on "$A" req POST "$P/clients" "{\"name\":\"app\",\"redirect_uris\":[\"$REDIRECT\"]}"
+check_status "a user-facing client created" 201
+APP=$(jq -r .id <<<"$BODY")
+AUTH="Bearer $TOKEN" on "$A" req POST "$P/roles" \
+	"{\"code\":\"reader\",\"name\":\"Reader\",\"permission_ids\":[\"$(perm users:read)\"]}"
+check_status "a role created" 201
+ROLE=$(jq -r .id <<<"$BODY")
+AUTH="Bearer $TOKEN" on "$A" req POST "$P/users" \
+	"{\"display_name\":\"Ann\",\"external_user_id\":\"ann\",\"role_id\":\"$ROLE\"}"
+check_status "a user created" 201
+ANN=$(jq -r .id <<<"$BODY")
+# ann_signed_in NODE: a BYOU sign-in of Ann at APP through NODE; sets
+# ACCESS and REFRESH
+ann_signed_in() {
+	BASE=$1 byou_code ann "$APP" "$REDIRECT"
+	BASE=$1 exchange "$APP" "$REDIRECT" "$CODE" "$VERIFIER"
+	check_status "Ann signed in through $1" 200
+}
+
+# 20 simultaneous uses of one refresh token, every other one on node B
+ann_signed_in "$A"
+rm -f "$TMP"/race.*
+RACERS=()
+for i in $(seq 1 20); do
+	node=$A; [ $(( i % 2 )) -eq 0 ] && node=$B
+	curl -s -o "$TMP/race.$i" -w '%{http_code}\n' --data-urlencode grant_type=refresh_token \
+		--data-urlencode "client_id=$APP" --data-urlencode "refresh_token=$REFRESH" \
+		"$node/api/v1/tokens" > "$TMP/race.status.$i" &
+	RACERS+=($!)
+done
+wait "${RACERS[@]}"
+check "20 uses over both nodes: exactly one wins" \
+	"$(cat "$TMP"/race.status.* | sort | uniq -c | awk '{print $2 "x" $1}' | paste -sd' ')" \
+	"200x1 400x19"
+check "... the others are told it was used" \
+	"$(cat "$TMP"/race.[0-9]* | jq -r '.error // empty' | sort -u)" refresh_token_already_used
+check "... and the reuse revoked the sign-in (RFC 6749 §10.4)" \
+	"$(db "select count(*) from refresh_tokens where revoked_at is null and user_id = '$ANN'")" 0
+
+# a user's deactivation through A stops Ann's token on B
+ann_signed_in "$A"
+AUTH="Bearer $ACCESS" on "$B" req GET /api/v1/users/current
+check_status "before: Ann's token on B (B caches its verdict)" 200
+AUTH="Bearer $TOKEN" on "$A" req PUT "$P/users/$ANN" \
+	"{\"display_name\":\"Ann\",\"external_user_id\":\"ann\",\"role_id\":\"$ROLE\",\"is_active\":false}"
+check_status "Ann deactivated through A" 200
+within "B refuses the deactivated user's token" \
+	"$(settles "Bearer $ACCESS" 401 "$B" GET /api/v1/users/current)"
+AUTH="Bearer $TOKEN" on "$A" req PUT "$P/users/$ANN" \
+	"{\"display_name\":\"Ann\",\"external_user_id\":\"ann\",\"role_id\":\"$ROLE\",\"is_active\":true}"
+check_status "Ann active again" 200
+
+# a change of Ann's role through A: B's next tokens of hers carry it
+ann_signed_in "$B"
+check "B's token of Ann carries her role's scope" "$(jwt_part "$ACCESS" 2 | jq -r .scope)" users:read
+AUTH="Bearer $TOKEN" on "$A" req PUT "$P/roles/$ROLE" \
+	"{\"code\":\"reader\",\"name\":\"Reader\",\"permission_ids\":[\"$(perm clients:read)\"]}"
+check_status "the role's permissions changed through A" 200
+# until_scope NODE WANT: refreshes Ann's sign-in on NODE (each answer's
+# refresh token the next one's) until the access token's scope is WANT;
+# prints how many ms that took (or "never", after 2 s)
+until_scope() {
+	local t0 t1 answer
+	t0=$(ms)
+	while :; do
+		answer=$(curl -s --data-urlencode grant_type=refresh_token --data-urlencode "client_id=$APP" \
+			--data-urlencode "refresh_token=$REFRESH" "$1/api/v1/tokens")
+		t1=$(ms)
+		[ "$(jq -r "$SCOPE_OF" <<<"$answer")" = "$2" ] && { echo $(( t1 - t0 )); return; }
+		REFRESH=$(jq -r '.refresh_token // empty' <<<"$answer")
+		[ -z "$REFRESH" ] || [ $(( t1 - t0 )) -gt 2000 ] && { echo never; return; }
+	done
+}
+# (the scope of the answer's access token: its payload, base64url)
+SCOPE_OF='.access_token // "." | split(".")[1] | gsub("-"; "+") | gsub("_"; "/")
+	| . + ("=" * ((4 - length % 4) % 4)) | @base64d | fromjson | .scope'
+within "B's tokens of Ann carry the role's new scope" "$(until_scope "$B" clients:read)"
+
 ########## keys: a rotation and a retirement by the CLI ##########
 T_OLD=$(token_on "$B" "$CLIENT_ID" "$CLIENT_SECRET")
 OLD_KID=$(kid_of "$T_OLD")
@@ -211,9 +296,16 @@ check "... naming the database's own tools" "$(grep -c 'pg_dump' "$TMP/cmd.err")
 "$EDGEAUTH" -c "$CONF" restore "$TMP/copy.db" > /dev/null 2> "$TMP/cmd.err"
 check "restore refused on PostgreSQL" "$?" 1
 check "... naming the database's own tools" "$(grep -c 'pg_dump' "$TMP/cmd.err")" 1
+
+########## invalidate-all (what a restore of a dump is followed by) ##########
+AUTH="Bearer $TOKEN" on "$B" req GET "$P/clients"
+check_status "before: the admin's token on B" 200
 "$EDGEAUTH" -c "$CONF" invalidate-all > /dev/null 2> "$TMP/cmd.err"
-check "invalidate-all refused until its areas are ported" "$?" 1
-check "... saying so" "$(grep -c 'not supported on postgres yet' "$TMP/cmd.err")" 1
+check "invalidate-all through the CLI" "$?" 0
+check "... recorded as the CLI's event" \
+	"$(db "select count(*) from events where action = 'store.invalidate_all' and actor = 'cli'")" 1
+within "B refuses a token issued before it" "$(settles "Bearer $TOKEN" 401 "$B" GET "$P/clients")"
+check "... every session ended" "$(db "select count(*) from sessions where ended_at is null")" 0
 
 kill -TERM "$B_PID"
 wait "$B_PID"

@@ -1,0 +1,105 @@
+/*
+ * Browser sessions on PostgreSQL (pg_sessions.h): a start and an end are
+ * each one call of a function of schema/postgres/017_signin.sql, which
+ * records the event; whether a session is live is asked of the database's
+ * clock, the same for every node.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "pg_sessions.h"
+#include "store_pg.h"
+#include "util.h"
+
+enum {
+	PS_START,
+	PS_FIND,
+	PS_ADD_CLIENT,
+	PS_END,
+	PS_PURGE,
+	PS__COUNT
+};
+
+static const struct pg_statement statements[PS__COUNT] = {
+	[PS_START] = { "sessions_start", "SELECT sid, event FROM edgeauth_session_start($1, $2, $3,"
+		" $4, $5, $6, $7, $8, $9)", 9, true },
+	/* a live session: not ended, not expired, its user active */
+	[PS_FIND] = { "sessions_find", "SELECT s.id, s.user_id, s.auth_time, s.expires_at"
+		" FROM sessions s WHERE s.secret_hash = $1 AND s.project_id = $2"
+		" AND s.ended_at IS NULL AND s.expires_at > edgeauth_now_ms()"
+		" AND EXISTS (SELECT 1 FROM users u WHERE u.id = s.user_id AND u.is_active)", 2, false },
+	[PS_ADD_CLIENT] = { "sessions_add_client", "SELECT edgeauth_session_add_client($1, $2)",
+		2, true },
+	[PS_END] = { "sessions_end", "SELECT edgeauth_session_end($1, $2, $3, $4) AS event", 4,
+		true },
+	[PS_PURGE] = { "sessions_purge", "DELETE FROM sessions WHERE id IN (SELECT id FROM sessions"
+		" WHERE ended_at IS NOT NULL OR expires_at <= edgeauth_now_ms() LIMIT $1)", 1, true },
+};
+
+const struct pg_statement_set pg_sessions_statements = { statements, PS__COUNT };
+
+void pg_session_start(struct store *st, const struct new_session *s, char **sid,
+                      struct completion done)
+{
+	char auth[24], exp[24], *ev = pg_event_json(s->event);
+
+	*sid = NULL;
+	pg_run(st, &statements[PS_START], (const char *const[]){ s->id, s->secret_hash,
+	       s->old_secret_hash, s->project_id, s->user_id, s->client_id,
+	       pg_int_param(s->now, auth), pg_int_param(s->expires_at, exp), ev },
+	       pg_map_text, sid, NULL, done);
+	free(ev);
+}
+
+static int session_read(const PGresult *res, void *out, const void *how, struct api_error *err)
+{
+	struct session_row *r = out;
+
+	(void)how;
+	(void)err;
+	if (PQntuples(res) == 0)
+		return 0;
+	r->found = true;
+	r->id = xstrdup(pg_text(res, 0, 0));
+	r->user_id = xstrdup(pg_text(res, 0, 1));
+	r->auth_time = pg_int(res, 0, 2);
+	r->expires_at = pg_int(res, 0, 3);
+	return 0;
+}
+
+/* Expiry is the database clock's, not a now of the node's. */
+void pg_session_find(struct store *st, const char *secret_hash, const char *project_id,
+                     struct session_row *out, struct completion done)
+{
+	memset(out, 0, sizeof *out);
+	pg_run(st, &statements[PS_FIND], (const char *const[]){ secret_hash, project_id },
+	       session_read, out, NULL, done);
+}
+
+void pg_session_add_client(struct store *st, const char *session_id, const char *client_id,
+                           struct completion done)
+{
+	pg_run(st, &statements[PS_ADD_CLIENT], (const char *const[]){ session_id, client_id },
+	       pg_map_none, NULL, NULL, done);
+}
+
+void pg_session_end(struct store *st, const char *id, const char *project_id,
+                    const char *user_id, const struct event *ev, struct completion done)
+{
+	char *e = pg_event_json(ev);
+
+	pg_run(st, &statements[PS_END], (const char *const[]){ id, project_id, user_id, e },
+	       pg_map_none, NULL, NULL, done);
+	free(e);
+}
+
+/* On the loop, as the purge of tokens: no count to wait for. */
+int pg_session_purge(struct store *st, int batch, struct api_error *err)
+{
+	char n[24];
+
+	(void)err;
+	pg_run(st, &statements[PS_PURGE], (const char *const[]){ pg_int_param(batch, n) },
+	       pg_map_none, NULL, NULL, pg_logged("purge of sessions"));
+	return 0;
+}
