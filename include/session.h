@@ -75,6 +75,7 @@ struct session_begin {
 	struct new_session row;
 	char *sid;                                 /* the session now behind secret */
 	int64_t auth_time;                         /* now, the password check's time */
+	struct completion done;                    /* session_begin's caller's */
 };
 /*
  * Starts the session of a password sign-in of user_id to client_id in

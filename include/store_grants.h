@@ -6,10 +6,12 @@
  * default resources (resources, users, roles, clients) that its own token
  * carries. A project's own resources' permissions (orders:read) are free.
  *
- * The writes of roles, clients and users run these inside their
+ * The SQLite writes of roles, clients and users run these inside their
  * transaction, after their *_not_found checks and before their conflicts,
  * so what is checked is what is written. A delete calls
- * store_grant_check_holder on the record it removes.
+ * store_grant_check_holder on the record it removes. On PostgreSQL each
+ * write's statement makes the same checks (schema/postgres/010_grants.sql:
+ * edgeauth_check_*), so only the SQLite backend calls these.
  *
  * scope is the caller's: its token's space-separated named permissions
  * (struct principal). NULL means no limit; only callers that are not the

@@ -20,6 +20,7 @@
 #include "html.h"
 #include "id_token.h"
 #include "keyring.h"
+#include "metrics.h"
 #include "request.h"
 #include "session.h"
 #include "store_clients.h"
@@ -285,6 +286,8 @@ static enum step_result finish_answer(struct flow *f)
 	struct logout *l = logout_of(f);
 	struct evbuffer *page;
 
+	if (l->ended)
+		metrics_session_ended();
 	if (l->cookie && (l->ended || !l->session.row.found))
 		html_set_session_cookie(ctx, l->client.project_id, NULL);
 	if (l->p.post_logout_redirect_uri) {

@@ -11,6 +11,7 @@
 #include <event2/event.h>
 
 #include "log.h"
+#include "metrics.h"
 #include "pg.h"
 #include "util.h"
 
@@ -404,6 +405,8 @@ static void batch_done(struct pg_pool *p, struct pg_batch *b)
 {
 	struct pg_query *q;
 
+	if (b->writes)   /* a batch with writes is a commit, as SQLite's group commit */
+		metrics_store_commit(b->sent_us, !b->failed);
 	if (b->failed) {
 		batch_failed(p, b);
 	} else {

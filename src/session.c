@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "config.h"
+#include "metrics.h"
 #include "session.h"
 #include "util.h"
 #include "validate.h"
@@ -135,6 +136,17 @@ enum session_verdict session_judge(const struct session_ask *ask, const struct s
 
 /* ---- starting and finding one ---- */
 
+/* A session started, not one that went on under a new cookie, counts in
+ * the metrics. */
+static void begun(void *arg, const struct api_error *err)
+{
+	struct session_begin *b = arg;
+
+	if (!err && b->sid && !strcmp(b->sid, b->id))
+		metrics_session_started();
+	b->done.fn(b->done.arg, err);
+}
+
 void session_begin(struct session_begin *b, struct server *srv, const char *project_id,
                    const char *user_id, const char *client_id, const char *old_cookie,
                    const struct event *ev, struct completion done)
@@ -153,7 +165,8 @@ void session_begin(struct session_begin *b, struct server *srv, const char *proj
 		.project_id = project_id, .user_id = user_id, .client_id = client_id, .now = now,
 		.expires_at = now + srv->cfg->session_ttl_s * 1000LL, .event = ev,
 	};
-	store_session_start(srv->store, &b->row, &b->sid, done);
+	b->done = done;
+	store_session_start(srv->store, &b->row, &b->sid, (struct completion){ begun, b });
 }
 
 void session_begin_release(struct session_begin *b)

@@ -8,7 +8,6 @@
 #include <string.h>
 
 #include "store_grants.h"
-#include "store_pg.h"
 
 /* The holders' statements are indexed by enum grant_holder; then one for a
  * single permission ID, and one for all those of a project (?1). */
@@ -96,8 +95,7 @@ static int check_one(struct store *st, int which, const char *scope, const char 
 int store_grant_check_ids(struct store *st, const char *project_id, const char *scope,
                           const struct json_id_list *ids, struct api_error *err)
 {
-	if (st->pg)
-		return pg_unsupported_sync(err);
+	assert(!st->pg);   /* PostgreSQL's writes check in their statements */
 	if (!ids)
 		return 0;
 	if (store_permissions_check(st, project_id, ids, err) < 0)
@@ -113,8 +111,7 @@ int store_grant_check_ids(struct store *st, const char *project_id, const char *
 int store_grant_check_holder(struct store *st, const char *scope, enum grant_holder holder,
                              const char *id, struct api_error *err)
 {
-	if (st->pg)
-		return pg_unsupported_sync(err);
+	assert(!st->pg);   /* PostgreSQL's writes check in their statements */
 	assert(id);
 	if (!scope)
 		return 0;
@@ -124,8 +121,7 @@ int store_grant_check_holder(struct store *st, const char *scope, enum grant_hol
 int store_grant_check_admin(struct store *st, const char *project_id, const char *scope,
                             struct api_error *err)
 {
-	if (st->pg)
-		return pg_unsupported_sync(err);
+	assert(!st->pg);   /* PostgreSQL's writes check in their statements */
 	if (!scope)
 		return 0;
 	return check_one(st, GS_ADMIN, scope, project_id, err);
@@ -150,7 +146,7 @@ void store_grant_delete_holder(struct store *st, enum grant_holder holder, sqlit
                                const char *id, const char *project_id, const char *scope,
                                const struct event *ev, struct completion done)
 {
-	PG_DISPATCH(st, pg_unsupported(done));
+	assert(!st->pg);   /* PostgreSQL's writes check in their statements */
 	const struct holder_delete h = { scope, holder };
 	const struct record_delete d = {
 		.find = find, .remove = remove, .missing = *missing, .check = check_deletable,
@@ -163,8 +159,7 @@ void store_grant_delete_holder(struct store *st, enum grant_holder holder, sqlit
 int store_permissions_check(struct store *st, const char *project_id,
                             const struct json_id_list *ids, struct api_error *err)
 {
-	if (st->pg)
-		return pg_unsupported_sync(err);
+	assert(!st->pg);   /* PostgreSQL's writes check in their statements */
 	sqlite3_stmt *s = st->grants.stmt[GS_IN_PROJECT];
 
 	for (size_t i = 0; i < ids->count; i++) {

@@ -68,6 +68,15 @@ IMMUTABLE AS $$ SELECT strpos(' ' || p_scope || ' ', ' ' || p_named || ' ') > 0 
 -- The checks. Each is NULL when the write may go on (and always when scope
 -- is NULL: no limit), else the refusal.
 
+-- Locks the permissions p_ids names (FOR KEY SHARE) until the transaction
+-- ends, before a write checks and grants them: one deleted meanwhile is then
+-- found missing (some_permissions_not_found), not a foreign key violation of
+-- the write's insert, which would raise.
+CREATE FUNCTION edgeauth_permissions_lock(p_ids ctext[]) RETURNS void LANGUAGE plpgsql AS $$
+BEGIN
+	PERFORM 1 FROM permissions WHERE id = ANY (p_ids) FOR KEY SHARE;
+END $$;
+
 -- A write would grant ids: each must be a permission of the project, and
 -- scope must carry each that is of a default resource (the first lacking,
 -- in the list's order, is named).

@@ -60,9 +60,11 @@ CREATE FUNCTION edgeauth_client_create(p_project ctext, p_id ctext, p_name ctext
 RETURNS edgeauth_outcome LANGUAGE plpgsql AS $$
 DECLARE
 	ids ctext[] := edgeauth_ids(p_permission_ids);
-	r edgeauth_refusal := edgeauth_check_ids(p_project, p_scope, ids);
+	r edgeauth_refusal;
 	now_ms bigint := edgeauth_now_ms();
 BEGIN
+	PERFORM edgeauth_permissions_lock(ids);
+	r := edgeauth_check_ids(p_project, p_scope, ids);
 	IF r.status IS NULL AND edgeauth_client_routing_changes('[]', '[]', NULL, 'none',
 	   true, p_redirect, true, p_post_logout, true, p_backchannel, p_method) THEN
 		r := edgeauth_check_admin(p_project, p_scope);
@@ -101,6 +103,7 @@ BEGIN
 		RETURN edgeauth_failed('not_found');
 	END IF;
 	IF p_set_permissions THEN
+		PERFORM edgeauth_permissions_lock(ids);
 		r := edgeauth_check_ids(p_project, p_scope, ids);
 	END IF;
 	IF r.status IS NULL THEN

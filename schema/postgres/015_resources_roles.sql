@@ -178,15 +178,6 @@ $$;
 CREATE FUNCTION edgeauth_role_record(p_id ctext) RETURNS text LANGUAGE sql STABLE
 AS $$ SELECT edgeauth_role_json(r)::text FROM roles r WHERE r.id = p_id $$;
 
--- Locks the permissions p_ids names (FOR KEY SHARE) until the transaction
--- ends, before a write checks and grants them: one deleted meanwhile is then
--- found missing (some_permissions_not_found), not a foreign key violation of
--- the write's insert, which would raise.
-CREATE FUNCTION edgeauth_permissions_lock(p_ids ctext[]) RETURNS void LANGUAGE plpgsql AS $$
-BEGIN
-	PERFORM 1 FROM permissions WHERE id = ANY (p_ids) FOR KEY SHARE;
-END $$;
-
 -- Creates a role (CONTRACT.md §3's order): some_permissions_not_found and
 -- insufficient_permission for what it would be given (p_permission_ids NULL:
 -- none), then 'code_taken' (a create racing it included).

@@ -12,8 +12,11 @@
 # id_token_hint (signin_lib.sh) makes one with the server's key file.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/signin_lib.sh"
-start_server
+MPORT=$(free_port)
+start_server metrics.listen=127.0.0.1:$MPORT
 DB=$TMP/edgeauth.db
+# sessions SERIES: edgeauth_sessions_SERIES_total of /metrics
+sessions() { curl -s "http://127.0.0.1:$MPORT/metrics" | awk -v s="edgeauth_sessions_$1_total" '$1 == s { print $2 }'; }
 BROWSER=$TMP/jar
 jar_value() { awk -F'\t' -v n="$2" '$6 == n { v = $7 } END { print v }' "$1" 2>/dev/null; }
 set_cookie() { printf '%s' "$HDRS" | tr -d '\r' | sed -n 's/^[Ss]et-[Cc]ookie: //p'; }
@@ -71,12 +74,15 @@ ended() {
 }
 
 ########## with an id_token_hint ##########
+STARTED=$(sessions started) ENDED=$(sessions ended)
 signed_in
 COOKIE=$(jar_value "$BROWSER" "$COOKIE_NAME")
 check "signed in: a live session" "$(live "$SID")" 1
+check "metrics: one session started" "$(( $(sessions started) - STARTED ))" 1
 HINT=$(id_token_hint "$USER" "$A" "$SID")
 logout GET --data-urlencode "id_token_hint=$HINT" --data-urlencode "post_logout_redirect_uri=$BYE" \
 	--data-urlencode "state=s <1>&"
+check "metrics: the logout ended it" "$(( $(sessions ended) - ENDED ))" 1
 check "a hint and a registered URI: back to the app" "$STATUS" 302
 check "to the URI, with state" "$(location)" "https://a.example/bye?from=edge&state=s%20%3C1%3E%26"
 check "the cookie is cleared" "$(set_cookie)" "$COOKIE_NAME=; Path=/api/v1/; Max-Age=0; HttpOnly; SameSite=Lax"

@@ -72,24 +72,42 @@ done
 check "no user holds a deleted role" "$(db "select count(*) from users u where role_id is not null
 	and not exists (select 1 from roles r where r.id = u.role_id)")" 0
 
-# On PostgreSQL, deterministically: a role whose delete has not committed
-# yet when a write gives it to a user. The write waits for the delete, and
-# answers role_not_found (not a foreign key's failure, which would abort
-# the batch of writes it shares).
+# On PostgreSQL, deterministically: a row whose delete has not committed yet
+# when a write gives it. The write waits for the delete and answers the
+# area's not found (not a foreign key's failure, which would abort the batch
+# of writes it shares): a role given to a user, a permission to a client.
 if [ "$BACKEND" = postgres ]; then
+	# held_write TABLE ID WANT_STATUS WANT_ERROR NAME METHOD PATH BODY: the
+	# write while a transaction holds the delete of ID from TABLE for 2 s
+	held_write() {
+		db "BEGIN; DELETE FROM $1 WHERE id = '$2'; SELECT pg_sleep(2); COMMIT" > /dev/null &
+		local deleting=$!
+		sleep 1
+		req "$6" "$7" "$8"
+		wait "$deleting"
+		check_err "$5" "$3" "$4"
+	}
 	for write in create update; do
 		req POST "$P/roles" "{\"code\":\"held-$write\",\"name\":\"H\"}"
 		HELD=$(jq -r .id <<<"$BODY")
-		db "BEGIN; DELETE FROM roles WHERE id = '$HELD'; SELECT pg_sleep(2); COMMIT" > /dev/null &
-		deleting=$!
-		sleep 1
 		if [ $write = create ]; then
-			req POST "$P/users" "{\"display_name\":\"H\",\"external_user_id\":\"held\",\"role_id\":\"$HELD\"}"
+			held_write roles "$HELD" 404 role_not_found "create with a role being deleted" \
+				POST "$P/users" "{\"display_name\":\"H\",\"external_user_id\":\"held\",\"role_id\":\"$HELD\"}"
 		else
-			req PUT "${UPDATED[0]}" "{\"display_name\":\"H\",\"is_active\":true,\"external_user_id\":\"upd-1\",\"role_id\":\"$HELD\"}"
+			held_write roles "$HELD" 404 role_not_found "update with a role being deleted" \
+				PUT "${UPDATED[0]}" "{\"display_name\":\"H\",\"is_active\":true,\"external_user_id\":\"upd-1\",\"role_id\":\"$HELD\"}"
 		fi
-		wait "$deleting"
-		check_err "$write with a role being deleted" 404 role_not_found
+		req POST "$P/resources" "{\"name\":\"Held\",\"code\":\"held-$write\",\"permissions\":[{\"name\":\"R\",\"code\":\"read\"}]}"
+		HELD=$(jq -r '.permissions[0].id' <<<"$BODY")
+		if [ $write = create ]; then
+			held_write permissions "$HELD" 404 some_permissions_not_found \
+				"client create with a permission being deleted" \
+				POST "$P/clients" "{\"name\":\"H\",\"permission_ids\":[\"$HELD\"]}"
+		else
+			held_write permissions "$HELD" 404 some_permissions_not_found \
+				"client update with a permission being deleted" \
+				PUT "$P/clients/$CLIENT_ID" "{\"name\":\"admin\",\"is_active\":true,\"permission_ids\":[\"$HELD\"]}"
+		fi
 	done
 fi
 
