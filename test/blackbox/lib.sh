@@ -78,12 +78,12 @@ pg_db_of() {
 	echo "$name"
 }
 
-# db SQL: runs SQL on the server's store and prints its rows, columns
-# joined by |; SQL both backends read alike (CAST(flag AS INTEGER) for
-# 0/1, no group_concat)
+# db SQL [PATH]: runs SQL on the server's store (or on the store a config's
+# store.path=PATH names) and prints its rows, columns joined by |; SQL both
+# backends read alike (CAST(flag AS INTEGER) for 0/1, no group_concat)
 db() {
-	if [ "$BACKEND" = postgres ]; then pg_psql "$PG_DB" -c "$1"
-	else sqlite3 -cmd ".timeout 5000" "$TMP/edgeauth.db" "$1"; fi
+	if [ "$BACKEND" = postgres ]; then pg_psql "$([ -n "${2:-}" ] && pg_db_of "$2" || echo "$PG_DB")" -c "$1"
+	else sqlite3 -cmd ".timeout 5000" "${2:-$TMP/edgeauth.db}" "$1"; fi
 }
 
 free_port() {

@@ -36,9 +36,9 @@ check "discovery did not wait for the hashes" "$([ "$META_MS" -lt "$ONE_HASH_MS"
 stop_server
 
 # A tiny queue: the surplus is refused with 503 and Retry-After, never hangs.
-rm -f "$TMP/edgeauth.db"*
+# (Each part on a new store of its own.)
 PIDS=()
-start_server passwords.argon2_memory_kib=32768 passwords.argon2_iterations=3 \
+start_server store.path="$TMP/tiny.db" passwords.argon2_memory_kib=32768 passwords.argon2_iterations=3 \
 	passwords.hash_threads=1 passwords.max_pending_hashes=2
 for i in $(seq 1 12); do
 	curl -s -D "$TMP/h.$i" -o "$TMP/b.$i" -w '%{http_code}\n' -H "Authorization: Bearer $TOKEN" \
@@ -61,8 +61,7 @@ stop_server
 
 # SIGTERM while creates hash: each is still answered, with Connection: close
 # (the server is going), the writes are kept, and the exit is clean.
-rm -f "$TMP/edgeauth.db"*
-start_server passwords.argon2_memory_kib=32768 passwords.argon2_iterations=8 \
+start_server store.path="$TMP/term.db" passwords.argon2_memory_kib=32768 passwords.argon2_iterations=8 \
 	passwords.hash_threads=1
 # The server's established connections (local port PORT, state 01).
 established() {
@@ -82,6 +81,6 @@ stop_server   # checks exit status 0
 wait "${PIDS[@]}"
 check "creates in flight at SIGTERM answered" "$(cat "$TMP"/ds.* | sort | uniq -c | awk '{print $2 "x" $1}')" "201x3"
 check "their answers close the connection" "$(cat "$TMP"/dh.* | tr -d '\r' | grep -ci '^Connection: close$')" 3
-check "their users are stored" "$(sqlite3 "$TMP/edgeauth.db" "select count(*) from users where email like 'd_@example.com'")" 3
+check "their users are stored" "$(db "select count(*) from users where email like 'd_@example.com'" "$TMP/term.db")" 3
 
 finish

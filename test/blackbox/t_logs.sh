@@ -30,7 +30,7 @@ BC=$(jq -r .id <<<"$BODY")
 req POST "$P/users" '{"display_name":"ann","email":"ann@example.com","password":"correct horse"}'
 ANN=$(jq -r .id <<<"$BODY")
 NOW=$(($(date +%s%N) / 1000000))
-sqlite3 -cmd ".timeout 5000" "$TMP/edgeauth.db" "INSERT INTO sessions (id, secret_hash, project_id,
+db "INSERT INTO sessions (id, secret_hash, project_id,
 	user_id, auth_time, created_at, expires_at) VALUES ('s1', 'h1', '$PROJECT_ID', '$ANN', $NOW, $NOW,
 	$NOW + 3600000); INSERT INTO session_clients VALUES ('s1', '$BC')"
 req PUT "$P/users/$ANN" '{"display_name":"ann","email":"ann@example.com","is_active":false}'
@@ -73,13 +73,16 @@ check "a back-channel delivery's line" \
 check "the undelivered at the stop" \
 	"$(jq -r 'select(.msg? // "" | test("^back-channel: 1 logout.* not delivered at the stop")) | .level' "$LOG")" info
 
-# an error line: a store the server cannot open, in JSON too
-mkdir -p "$TMP/ro" && chmod 755 "$TMP/ro" && : > "$TMP/ro/edgeauth.db" && chmod 644 "$TMP/ro/edgeauth.db"
-write_config "$TMP/bad.conf" "$(free_port)" store.path="$TMP/ro/edgeauth.db" log.format=json
-"$EDGEAUTH" -c "$TMP/bad.conf" serve > /dev/null 2> "$TMP/bad.log"
+# an error line: a TLS certificate the server cannot use (on either store
+# backend), in JSON too
+BADP=$(free_port)
+echo "not a certificate" > "$TMP/bad.pem"
+write_config "$TMP/bad.conf" "$BADP" server.tls_cert="$TMP/bad.pem" server.tls_key="$TMP/bad.pem" \
+	server.issuer="https://127.0.0.1:$BADP" store.path="$TMP/bad.db" log.format=json
+timeout 10 "$EDGEAUTH" -c "$TMP/bad.conf" serve > /dev/null 2> "$TMP/bad.log"
 check "a refused start exits 1" "$?" 1
 check "its error line is JSON" "$(jq -r .level "$TMP/bad.log")" error
-check "and says why" "$(jq -r .msg "$TMP/bad.log" | grep -c 'accessible to others')" 1
+check "and says why" "$(jq -r .msg "$TMP/bad.log" | grep -c 'holds no usable PEM certificate')" 1
 
 # text stays the default, as before
 rm -f "$TMP"/edgeauth.db*

@@ -18,17 +18,20 @@ R=$(WATCHDOG_PID=1 python3 "$BB_DIR/notify.py" "$TMP" "$PORT" "" "$EDGEAUTH" -c 
 check "no WATCHDOG_USEC: no pings" "$(jq -c .order <<<"$R")/$(jq '.pings | length' <<<"$R")" '["READY=1","STOPPING=1"]/0'
 rm -f "$TMP/notify.sock"
 
-# under systemd (JOURNAL_STREAM), the first admin client goes to a file, not the journal
-rm -f "$TMP"/edgeauth.db*
-JOURNAL_STREAM=8:12345 "$EDGEAUTH" -c "$CONF" serve > "$TMP/journal.out" 2> "$TMP/journal.log" &
+# under systemd (JOURNAL_STREAM), the first admin client goes to a file, not the
+# journal: a first start, on a new store whose directory is the state directory
+mkdir -p "$TMP/state"
+write_config "$TMP/journal.conf" "$PORT" store.path="$TMP/state/edgeauth.db"
+JOURNAL_STREAM=8:12345 "$EDGEAUTH" -c "$TMP/journal.conf" serve > "$TMP/journal.out" 2> "$TMP/journal.log" &
 J=$!
 for _ in $(seq 1 100); do curl -s -o /dev/null "http://127.0.0.1:$PORT/healthz" && break; sleep 0.05; done
 kill -TERM $J; wait $J
 check "nothing on stdout (the journal)" "$(wc -c < "$TMP/journal.out")" 0
-check "default-admin.json beside the store, mode 0600" "$(stat -c %a "$TMP/default-admin.json")" 600
-check "holding the admin client" "$(jq -r '.client_secret | length > 20' "$TMP/default-admin.json")" true
-check "the log names the file" "$(grep -c "admin client (with its secret) is in $TMP/default-admin.json" "$TMP/journal.log")" 1
-check "and holds no secret" "$(grep -cF -- "$(jq -r .client_secret "$TMP/default-admin.json")" "$TMP/journal.log")" 0
+ADMIN_FILE=$TMP/state/default-admin.json
+check "default-admin.json beside the store, mode 0600" "$(stat -c %a "$ADMIN_FILE")" 600
+check "holding the admin client" "$(jq -r '.client_secret | length > 20' "$ADMIN_FILE")" true
+check "the log names the file" "$(grep -c "admin client (with its secret) is in $ADMIN_FILE" "$TMP/journal.log")" 1
+check "and holds no secret" "$(grep -cF -- "$(jq -r .client_secret "$ADMIN_FILE")" "$TMP/journal.log")" 0
 
 # --- the unit file ------------------------------------------------------------
 UNIT=$ROOT/etc/edgeauth.service
