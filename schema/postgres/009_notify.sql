@@ -39,8 +39,10 @@ FOR EACH STATEMENT EXECUTE FUNCTION edgeauth_notify();
 -- revocations, and a session's end (which revokes its sign-ins)
 CREATE TRIGGER revoked_tokens_notify AFTER INSERT ON revoked_tokens
 FOR EACH STATEMENT EXECUTE FUNCTION edgeauth_notify();
+-- (for each row: a statement trigger fires on a statement that changes no
+-- row, and the purge deletes sessions every tick, most often none)
 CREATE TRIGGER sessions_notify AFTER UPDATE OF ended_at OR DELETE ON sessions
-FOR EACH STATEMENT EXECUTE FUNCTION edgeauth_notify();
+FOR EACH ROW EXECUTE FUNCTION edgeauth_notify();
 -- the signing keys
 CREATE TRIGGER signing_keys_notify AFTER INSERT OR UPDATE OR DELETE ON signing_keys
 FOR EACH STATEMENT EXECUTE FUNCTION edgeauth_notify();

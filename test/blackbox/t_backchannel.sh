@@ -57,7 +57,12 @@ session() {
 }
 
 # posts PATH: how many requests the receivers got at PATH
-posts() { jq -s --arg p "$1" '[.[] | select(.path == $p)] | length' "$RLOG" 2>/dev/null || echo 0; }
+# (a line the receiver is still writing makes jq fail: none counted yet)
+posts() {
+	local n
+	n=$(jq -s --arg p "$1" '[.[] | select(.path == $p)] | length' "$RLOG" 2>/dev/null) || n=0
+	echo "${n:-0}"
+}
 # post_field PATH N FIELD: FIELD of the Nth (from 0) request at PATH
 post_field() { jq -rs --arg p "$1" --argjson n "$2" --arg f "$3" '[.[] | select(.path == $p)][$n][$f]' "$RLOG"; }
 # token_at PATH [N]: the logout_token of a request
