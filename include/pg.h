@@ -90,6 +90,10 @@ void pg_pool_free(struct pg_pool *p);
 void pg_query(struct pg_pool *p, const struct pg_statement *s, const char *const *params,
               pg_done_fn *fn, void *arg);
 
+/* Whether no query waits or is under way (the loop may end without
+ * dropping a callback: pg_pool_free drops those still waiting). */
+bool pg_pool_idle(const struct pg_pool *p);
+
 /* Whether a notification now would reach this node: the LISTEN connection
  * is up and listening. While not, no cache may be used. */
 bool pg_pool_listening(const struct pg_pool *p);

@@ -105,6 +105,9 @@ void store_batch_enable(struct store *st, void (*opened)(void *arg), void *arg);
 bool store_batch_open(const struct store *st);
 /* Commits the batch; on failure rolls it back and returns -1 with err. */
 int store_batch_commit(struct store *st, struct api_error *err);
+/* Whether no operation is under way, so that the loop may end (a network
+ * store's operations complete later; SQLite's never wait). */
+bool store_idle(const struct store *st);
 
 /* ---- the SQLite backend's idioms: one way each ----
  *

@@ -161,11 +161,6 @@ void pg_run_cached(struct store *st, struct store_cache **cache, enum metrics_ca
                    const char *key, struct store_stamp at, const struct pg_statement *s,
                    char **out, struct completion done);
 
-/* An operation of an area not ported to PostgreSQL yet: a clear
- * system_error, never a crash. */
-void pg_unsupported(struct completion done);
-int pg_unsupported_sync(struct api_error *err);
-
 /* The statements of each ported area, prepared on every connection. */
 struct pg_statement_set {
 	const struct pg_statement *statements;

@@ -106,14 +106,17 @@ static void on_signal(evutil_socket_t sig, short what, void *arg)
 	event_add(sd->tick, &tv);
 }
 
-/* Requests in flight finish, up to the grace period; then the loop ends. */
+/* Requests in flight finish, and the store's operations under way (a
+ * back-channel read on PostgreSQL), up to the grace period; then the loop
+ * ends. */
 static void on_drain_tick(evutil_socket_t fd, short what, void *arg)
 {
 	struct shutdown *sd = arg;
 
 	(void)fd;
 	(void)what;
-	if (sd->srv->in_flight <= 0 || mono_us() > sd->deadline_us)
+	if ((sd->srv->in_flight <= 0 && store_idle(sd->srv->store)) ||
+	    mono_us() > sd->deadline_us)
 		event_base_loopbreak(sd->srv->base);
 }
 

@@ -752,6 +752,16 @@ void pg_pool_serve(struct pg_pool *p, struct event_base *base)
 	}
 }
 
+bool pg_pool_idle(const struct pg_pool *p)
+{
+	if (p->queue.head)
+		return false;
+	for (size_t i = 0; i < p->n_conns; i++)
+		if (p->conns[i].head)
+			return false;
+	return true;
+}
+
 void pg_pool_free(struct pg_pool *p)
 {
 	struct pg_query *q;

@@ -519,6 +519,11 @@ bool store_batch_open(const struct store *st)
 	return st->batch_open;
 }
 
+bool store_idle(const struct store *st)
+{
+	return !st->pg || pg_pool_idle(st->pg);
+}
+
 int store_batch_commit(struct store *st, struct api_error *err)
 {
 	struct api_error ignored;

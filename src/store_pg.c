@@ -471,17 +471,3 @@ const char *pg_int_param(long long v, char buf[24])
 	snprintf(buf, 24, "%lld", v);
 	return buf;
 }
-
-/* ---- areas not ported yet ---- */
-
-int pg_unsupported_sync(struct api_error *err)
-{
-	return api_fail(err, E_SYSTEM_ERROR, "This operation is not supported on postgres yet.");
-}
-
-void pg_unsupported(struct completion done)
-{
-	struct api_error err;
-
-	complete(done, pg_unsupported_sync(&err), &err);
-}

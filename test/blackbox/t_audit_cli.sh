@@ -2,7 +2,7 @@
 # The audit trail of the CLI's writes and of client writes, on either backend
 # (CONTRACT.md §10): each write records one event in its own transaction, a
 # refused write records none, and the [audit] file gets each committed event
-# once, in order. (t_audit.sh covers every kind of event on SQLite.)
+# once, in order. (t_audit.sh covers every kind of event.)
 . "$(dirname "$0")/lib.sh"
 TEST_NAME=t_audit_cli
 start_server "audit.file=$TMP/audit.jsonl"
