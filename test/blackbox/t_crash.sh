@@ -2,8 +2,8 @@
 # write load; nothing acknowledged may be lost, no refresh token may work
 # twice, and the store must pass integrity_check. synchronous=normal makes the
 # same promise against a process crash (not against power loss). On
-# PostgreSQL (EDGEAUTH_BACKEND=postgres): the writes ported there so far
-# (client creates, secret rotations), on the test's own database.
+# PostgreSQL (EDGEAUTH_BACKEND=postgres): the same load and client secret
+# rotations, on the test's own database.
 . "$(dirname "$0")/lib.sh"
 if [ "$BACKEND" = postgres ]; then
 	pg_db_create
