@@ -110,6 +110,8 @@ PGconn *pg_pool_blocking_conn(struct pg_pool *p);
 
 /* The text of row r, column c, or NULL for SQL NULL. */
 const char *pg_text(const PGresult *res, int r, int c);
+/* A copy of it (the caller frees), or NULL for SQL NULL. */
+char *pg_text_dup(const PGresult *res, int r, int c);
 /* Column c of row r as a boolean ('t'), or as an integer (0 for NULL). */
 bool pg_bool(const PGresult *res, int r, int c);
 long long pg_int(const PGresult *res, int r, int c);

@@ -121,6 +121,9 @@ char *pg_json_ids(const struct json_id_list *ids);
  * frees. Any statement's column named event, in any row, is the record of
  * an event it recorded: once committed, it goes to the audit file. */
 char *pg_event_json(const struct event *ev);
+/* The same as a JSON object (a new reference), NULL when nothing is to be
+ * recorded. */
+json_t *pg_event_object(const struct event *ev);
 /* A list's search condition (CONTRACT.md §3, §9): whether the text of
  * column col holds the parameter term, ignoring ASCII case as SQLite's
  * LIKE does; strpos takes % and _ literally. NULL col: no. */

@@ -824,6 +824,13 @@ const char *pg_text(const PGresult *res, int r, int c)
 	return PQgetisnull(res, r, c) ? NULL : PQgetvalue(res, r, c);
 }
 
+char *pg_text_dup(const PGresult *res, int r, int c)
+{
+	const char *v = pg_text(res, r, c);
+
+	return v ? xstrdup(v) : NULL;
+}
+
 bool pg_bool(const PGresult *res, int r, int c)
 {
 	const char *v = pg_text(res, r, c);

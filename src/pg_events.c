@@ -36,11 +36,10 @@ void pg_event_record(struct store *st, const struct event *evs, size_t n,
 	char *text;
 
 	for (size_t i = 0; i < n; i++) {
-		char *one = pg_event_json(&evs[i]);
+		json_t *one = pg_event_object(&evs[i]);
 
 		if (one)
-			json_array_append_new(a, json_loads(one, 0, NULL));
-		free(one);
+			json_array_append_new(a, one);
 	}
 	text = json_dumps(a, JSON_COMPACT);   /* jansson allocates with xmalloc */
 	json_decref(a);

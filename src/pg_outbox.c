@@ -21,13 +21,6 @@ static const struct pg_statement statements[PO__COUNT] = {
 
 const struct pg_statement_set pg_outbox_statements = { statements, PO__COUNT };
 
-static char *dup_text(const PGresult *res, int r, int c)
-{
-	const char *v = pg_text(res, r, c);
-
-	return v ? xstrdup(v) : NULL;
-}
-
 static int rows_read(const PGresult *res, void *out, const void *how, struct api_error *err)
 {
 	struct outbox_rows *rows = out;
@@ -39,12 +32,12 @@ static int rows_read(const PGresult *res, void *out, const void *how, struct api
 	for (int r = 0; r < n; r++) {
 		struct outbox_row *o = &rows->rows[rows->count++];
 
-		o->id = dup_text(res, r, 0);
-		o->client_id = dup_text(res, r, 1);
-		o->uri = dup_text(res, r, 2);
-		o->alg = dup_text(res, r, 3);
-		o->subject = dup_text(res, r, 4);
-		o->session_id = dup_text(res, r, 5);
+		o->id = pg_text_dup(res, r, 0);
+		o->client_id = pg_text_dup(res, r, 1);
+		o->uri = pg_text_dup(res, r, 2);
+		o->alg = pg_text_dup(res, r, 3);
+		o->subject = pg_text_dup(res, r, 4);
+		o->session_id = pg_text_dup(res, r, 5);
 		o->created_at = pg_int(res, r, 6);
 	}
 	return 0;

@@ -101,13 +101,6 @@ static const struct pg_statement statements[PT__COUNT] = {
 
 const struct pg_statement_set pg_tokens_statements = { statements, PT__COUNT };
 
-static char *dup_text(const PGresult *res, int c)
-{
-	const char *v = pg_text(res, 0, c);
-
-	return v ? xstrdup(v) : NULL;
-}
-
 /* The row, if any, into the struct store_token_row out. */
 static int grant_read(const PGresult *res, void *out, const void *how, struct api_error *err)
 {
@@ -118,20 +111,20 @@ static int grant_read(const PGresult *res, void *out, const void *how, struct ap
 	if (PQntuples(res) == 0)
 		return 0;
 	g->found = true;
-	g->family_id = dup_text(res, 0);
-	g->project_id = dup_text(res, 1);
-	g->client_id = dup_text(res, 2);
-	g->user_id = dup_text(res, 3);
-	g->redirect_uri = dup_text(res, 4);
-	g->code_challenge = dup_text(res, 5);
+	g->family_id = pg_text_dup(res, 0, 0);
+	g->project_id = pg_text_dup(res, 0, 1);
+	g->client_id = pg_text_dup(res, 0, 2);
+	g->user_id = pg_text_dup(res, 0, 3);
+	g->redirect_uri = pg_text_dup(res, 0, 4);
+	g->code_challenge = pg_text_dup(res, 0, 5);
 	g->expires_at = pg_int(res, 0, 6);
 	g->used = pg_bool(res, 0, 7);
 	g->revoked = pg_bool(res, 0, 8);
 	g->predates_deactivation = pg_bool(res, 0, 9);
-	g->scope = dup_text(res, 10);
-	g->nonce = dup_text(res, 11);
+	g->scope = pg_text_dup(res, 0, 10);
+	g->nonce = pg_text_dup(res, 0, 11);
 	g->auth_time = pg_int(res, 0, 12);
-	g->session_id = dup_text(res, 13);
+	g->session_id = pg_text_dup(res, 0, 13);
 	g->created_at = pg_int(res, 0, 14);
 	g->used_at = pg_int(res, 0, 15);
 	return 0;
@@ -276,13 +269,13 @@ static int claims_read(const PGresult *res, void *out, const void *how, struct a
 		return 0;
 	u->found = true;
 	u->is_active = pg_bool(res, 0, 0);
-	u->display_name = dup_text(res, 1);
-	u->email = dup_text(res, 2);
+	u->display_name = pg_text_dup(res, 0, 1);
+	u->email = pg_text_dup(res, 0, 2);
 	u->email_verified = pg_bool(res, 0, 3);
-	u->external_user_id = dup_text(res, 4);
-	u->avatar_url = dup_text(res, 5);
+	u->external_user_id = pg_text_dup(res, 0, 4);
+	u->avatar_url = pg_text_dup(res, 0, 5);
 	u->updated_at = pg_int(res, 0, 6);
-	u->role_code = dup_text(res, 7);
+	u->role_code = pg_text_dup(res, 0, 7);
 	return 0;
 }
 

@@ -239,7 +239,6 @@ void pg_user_scope(struct store *st, const char *user_id, char **out, struct com
 static int signin_read(const PGresult *res, void *out, const void *how, struct api_error *err)
 {
 	struct store_user_signin *u = out;
-	const char *hash;
 
 	(void)how;
 	(void)err;
@@ -248,8 +247,7 @@ static int signin_read(const PGresult *res, void *out, const void *how, struct a
 	u->found = true;
 	u->user_id = xstrdup(pg_text(res, 0, 0));
 	u->is_active = pg_bool(res, 0, 1);
-	hash = pg_text(res, 0, 2);
-	u->password_hash = hash ? xstrdup(hash) : NULL;
+	u->password_hash = pg_text_dup(res, 0, 2);
 	return 0;
 }
 

@@ -446,17 +446,21 @@ char *pg_json_ids(const struct json_id_list *ids)
 	return text;
 }
 
-char *pg_event_json(const struct event *ev)
+json_t *pg_event_object(const struct event *ev)
 {
-	json_t *o;
-	char *text;
-
 	if (!ev || !ev->by)
 		return NULL;
-	o = json_pack("{s:s?, s:s, s:s, s:s?, s:s?, s:s}", "project_id", ev->project_id,
-	              "actor", ev->by->actor, "action", ev->action, "target", ev->target,
-	              "address", ev->by->address, "outcome", ev->outcome ? ev->outcome : EVENT_SUCCESS);
-	text = json_dumps(o, JSON_COMPACT);   /* jansson allocates with xmalloc */
+	return json_pack("{s:s?, s:s, s:s, s:s?, s:s?, s:s}", "project_id", ev->project_id,
+	                 "actor", ev->by->actor, "action", ev->action, "target", ev->target,
+	                 "address", ev->by->address,
+	                 "outcome", ev->outcome ? ev->outcome : EVENT_SUCCESS);
+}
+
+char *pg_event_json(const struct event *ev)
+{
+	json_t *o = pg_event_object(ev);
+	char *text = o ? json_dumps(o, JSON_COMPACT) : NULL;   /* jansson allocates with xmalloc */
+
 	json_decref(o);
 	return text;
 }
