@@ -61,12 +61,15 @@ stop_server
 
 # SIGTERM while creates hash: each is still answered, with Connection: close
 # (the server is going), the writes are kept, and the exit is clean.
-start_server store.path="$TMP/term.db" passwords.argon2_memory_kib=32768 passwords.argon2_iterations=8 \
-	passwords.hash_threads=1
-# The server's established connections (local port PORT, state 01).
-established() {
-	awk -v port="$(printf ':%04X' "$PORT")" '$4 == "01" && substr($2, length($2) - 4) == port' \
-		/proc/net/tcp | wc -l
+# "In flight" means the server has read the request and queued its hash (an
+# established connection may still wait in the listen backlog, which a
+# stopping server closes unread): the metrics' hash queue depth says so.
+MPORT=$(free_port)
+start_server store.path="$TMP/term.db" passwords.argon2_memory_kib=32768 passwords.argon2_iterations=16 \
+	passwords.hash_threads=1 metrics.listen=127.0.0.1:$MPORT
+queued() {
+	curl -s "http://127.0.0.1:$MPORT/metrics" |
+		awk '$1 == "edgeauth_password_hash_queue_depth" { print $2 }'
 }
 PIDS=()
 for i in 1 2 3; do
@@ -76,7 +79,8 @@ for i in 1 2 3; do
 		"$BASE$P/users" > "$TMP/ds.$i" &
 	PIDS+=($!)
 done
-for _ in $(seq 1 100); do [ "$(established)" -ge 3 ] && break; sleep 0.02; done
+for _ in $(seq 1 250); do Q=$(queued); [ "$Q" = 3 ] && break; sleep 0.02; done
+check "three hashes queued before SIGTERM" "$Q" 3
 stop_server   # checks exit status 0
 wait "${PIDS[@]}"
 check "creates in flight at SIGTERM answered" "$(cat "$TMP"/ds.* | sort | uniq -c | awk '{print $2 "x" $1}')" "201x3"
