@@ -17,8 +17,11 @@ fi
 total_pass=0; total_fail=0; status=0
 files=("$@"); [ ${#files[@]} -eq 0 ] && files=(t_*.sh)
 for t in "${files[@]}"; do
+	start=$(date +%s%N)
 	out=$(bash "$t" 2> >(cat >&2)) || status=1
 	echo "$out"
+	# the time each file takes, so that a slow one shows in CI's log
+	echo "[time] $t $(( ($(date +%s%N) - start) / 1000000 )) ms"
 	line=$(printf '%s\n' "$out" | grep -E '[0-9]+ passed, [0-9]+ failed' | tail -1)
 	p=$(echo "$line" | sed -E 's/.* ([0-9]+) passed.*/\1/'); f=$(echo "$line" | sed -E 's/.* ([0-9]+) failed.*/\1/')
 	[ -z "$line" ] && { echo "$t: no summary line" >&2; status=1; p=0; f=1; }
