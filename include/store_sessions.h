@@ -58,10 +58,12 @@ void store_session_add_client(struct store *st, const char *session_id, const ch
 
 /* Ends the session id of project_id, and of user_id when it is not NULL,
  * if it has not ended: ended_at now, and the triggers do the rest; ev
- * (NULL: none) is recorded in the same transaction when a session ended. A
- * session that is not there (ended, purged, another's) is no error. */
+ * (NULL: none) is recorded in the same transaction when a session ended.
+ * *ended says whether one did: a session that is not there (ended,
+ * purged, another's) is no error. */
 void store_session_end(struct store *st, const char *id, const char *project_id,
-                       const char *user_id, const struct event *ev, struct completion done);
+                       const char *user_id, const struct event *ev, bool *ended,
+                       struct completion done);
 
 /* Deletes up to batch sessions that expired or ended before now. Returns
  * how many went, or -1. */

@@ -30,7 +30,7 @@ static const struct pg_statement statements[PS__COUNT] = {
 		" AND EXISTS (SELECT 1 FROM users u WHERE u.id = s.user_id AND u.is_active)", 2, false },
 	[PS_ADD_CLIENT] = { "sessions_add_client", "SELECT edgeauth_session_add_client($1, $2)",
 		2, true },
-	[PS_END] = { "sessions_end", "SELECT edgeauth_session_end($1, $2, $3, $4) AS event", 4,
+	[PS_END] = { "sessions_end", "SELECT ended, event FROM edgeauth_session_end($1, $2, $3, $4)", 4,
 		true },
 	[PS_PURGE] = { "sessions_purge", "DELETE FROM sessions WHERE id IN (SELECT id FROM sessions"
 		" WHERE ended_at IS NOT NULL OR expires_at <= edgeauth_now_ms() LIMIT $1)", 1, true },
@@ -84,12 +84,13 @@ void pg_session_add_client(struct store *st, const char *session_id, const char 
 }
 
 void pg_session_end(struct store *st, const char *id, const char *project_id,
-                    const char *user_id, const struct event *ev, struct completion done)
+                    const char *user_id, const struct event *ev, bool *ended,
+                    struct completion done)
 {
 	char *e = pg_event_json(ev);
 
 	pg_run(st, &statements[PS_END], (const char *const[]){ id, project_id, user_id, e },
-	       pg_map_none, NULL, NULL, done);
+	       pg_map_bool, ended, NULL, done);
 	free(e);
 }
 

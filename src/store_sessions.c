@@ -220,6 +220,7 @@ struct session_ending {
 	const char *project_id;
 	const char *user_id;
 	const struct event *ev;
+	bool *ended;
 };
 
 static int end_write(struct store *st, void *arg, struct api_error *err)
@@ -228,19 +229,26 @@ static int end_write(struct store *st, void *arg, struct api_error *err)
 
 	if (session_end(st, e->id, e->project_id, e->user_id, now_ms(), err) < 0)
 		return -1;
-	if (!e->ev || sqlite3_changes(st->db) == 0)
+	*e->ended = sqlite3_changes(st->db) > 0;
+	if (!e->ev || !*e->ended)
 		return 0;   /* nothing ended: nothing to record */
 	return store_event_insert(st, e->ev, err);
 }
 
 void store_session_end(struct store *st, const char *id, const char *project_id,
-                       const char *user_id, const struct event *ev, struct completion done)
+                       const char *user_id, const struct event *ev, bool *ended,
+                       struct completion done)
 {
-	PG_DISPATCH(st, pg_session_end(st, id, project_id, user_id, ev, done));
-	struct session_ending e = { id, project_id, user_id, ev };
+	PG_DISPATCH(st, pg_session_end(st, id, project_id, user_id, ev, ended, done));
+	struct session_ending e = { id, project_id, user_id, ev, ended };
 	struct api_error err;
+	int rc;
 
-	complete(done, store_write_tx(st, end_write, NULL, &e, &err), &err);
+	*ended = false;
+	rc = store_write_tx(st, end_write, NULL, &e, &err);
+	if (rc < 0)
+		*ended = false;   /* rolled back */
+	complete(done, rc, &err);
 }
 
 int store_session_purge(struct store *st, int batch, int64_t now, struct api_error *err)
