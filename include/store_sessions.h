@@ -42,7 +42,10 @@ struct new_session {
  * the new expiry if it is user_id's, and ends (ended_at now) if it is
  * another user's; unless it went on, a new session s->id is made; and
  * client_id is recorded in it (store_session_add_client). *sid: the id of
- * the session now behind secret_hash (caller frees). */
+ * the session now behind secret_hash (caller frees). A user deleted or
+ * deactivated since the caller looked starts nothing: E_USER_NOT_FOUND
+ * with STORE_SESSION_USER_GONE. */
+#define STORE_SESSION_USER_GONE "The user was deleted or deactivated during the sign-in."
 void store_session_start(struct store *st, const struct new_session *s, char **sid,
                          struct completion done);
 

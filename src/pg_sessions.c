@@ -38,6 +38,15 @@ static const struct pg_statement statements[PS__COUNT] = {
 
 const struct pg_statement_set pg_sessions_statements = { statements, PS__COUNT };
 
+/* No row: the user went since the password check. */
+static int session_started(const PGresult *res, void *out, const void *how,
+                           struct api_error *err)
+{
+	if (PQntuples(res) == 0)
+		return api_fail(err, E_USER_NOT_FOUND, STORE_SESSION_USER_GONE);
+	return pg_map_text(res, out, how, err);
+}
+
 void pg_session_start(struct store *st, const struct new_session *s, char **sid,
                       struct completion done)
 {
@@ -47,7 +56,7 @@ void pg_session_start(struct store *st, const struct new_session *s, char **sid,
 	pg_run(st, &statements[PS_START], (const char *const[]){ s->id, s->secret_hash,
 	       s->old_secret_hash, s->project_id, s->user_id, s->client_id,
 	       pg_int_param(s->now, auth), pg_int_param(s->expires_at, exp), ev },
-	       pg_map_text, sid, NULL, done);
+	       session_started, sid, NULL, done);
 	free(ev);
 }
 

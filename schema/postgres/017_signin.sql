@@ -151,6 +151,12 @@ DECLARE
 	now_ms bigint := edgeauth_now_ms();
 	prev sessions;
 BEGIN
+	-- the user may have gone since the password check: then no row, and
+	-- nothing done (locked, so that a delete cannot commit before the insert)
+	PERFORM 1 FROM users WHERE id = p_user AND is_active FOR KEY SHARE;
+	IF NOT FOUND THEN
+		RETURN;
+	END IF;
 	IF p_old_hash IS NOT NULL THEN
 		SELECT * INTO prev FROM sessions WHERE secret_hash = p_old_hash AND project_id = p_project
 		AND ended_at IS NULL AND expires_at > now_ms FOR UPDATE;
