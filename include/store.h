@@ -45,6 +45,9 @@ struct store {
 	/* The PostgreSQL backend (store_pg.h) when [store] backend = postgres;
 	 * then db is NULL, and each operation's first line hands it over. */
 	struct pg_pool *pg;
+	/* This node's name there (its host and listen address: the same after
+	 * a restart, another node's differs): its outbox claims (pg_outbox.c). */
+	char *pg_node;
 	struct stmt_set core;
 	struct stmt_set projects;
 	struct stmt_set resources;
@@ -78,6 +81,9 @@ struct store {
 	bool in_savepoint;
 	void (*batch_opened)(void *arg);
 	void *batch_arg;
+	/* store_outbox_on_queued's */
+	void (*outbox_queued)(void *arg);
+	void *outbox_queued_arg;
 };
 
 /* Opens (creating if needed) the database at path, applies pending

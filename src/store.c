@@ -442,6 +442,7 @@ void store_close(struct store *st)
 	store_cache_free(st->scopes);
 	store_cache_free(st->role_permissions);
 	free(st->events_pending);
+	free(st->pg_node);
 	if (st->db)
 		sqlite3_close(st->db);
 	free(st);

@@ -125,3 +125,9 @@ void store_outbox_delete(struct store *st, const char *const *ids, size_t n,
 
 	complete(done, store_write_tx(st, delete_write, NULL, &d, &err), &err);
 }
+
+void store_outbox_on_queued(struct store *st, void (*fn)(void *arg), void *arg)
+{
+	st->outbox_queued = fn;
+	st->outbox_queued_arg = arg;
+}
