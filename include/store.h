@@ -79,6 +79,12 @@ struct store {
 	bool batch_mode;
 	bool batch_open;
 	bool in_savepoint;
+	bool batch_queued_logouts;   /* store_batch_queued_logouts */
+	/* The statements whose programs insert into the back-channel outbox
+	 * (as SQLite's authorizer saw at open): only their runs can queue a
+	 * logout. */
+	sqlite3_stmt **logout_writers;
+	size_t logout_writer_count;
 	void (*batch_opened)(void *arg);
 	void *batch_arg;
 	/* store_outbox_on_queued's */
@@ -111,6 +117,11 @@ void store_batch_enable(struct store *st, void (*opened)(void *arg), void *arg);
 bool store_batch_open(const struct store *st);
 /* Commits the batch; on failure rolls it back and returns -1 with err. */
 int store_batch_commit(struct store *st, struct api_error *err);
+/* Whether the batch store_batch_commit committed last may have queued
+ * back-channel logouts: one of its statements inserts into the outbox
+ * (store_outbox.h), itself or through a trigger or cascade. Without one
+ * the outbox needs no read after the commit. */
+bool store_batch_queued_logouts(const struct store *st);
 /* Whether no operation is under way, so that the loop may end (a network
  * store's operations complete later; SQLite's never wait). */
 bool store_idle(const struct store *st);
