@@ -292,7 +292,6 @@ static bool logout_writers_ran(struct store *st)
 	return ran;
 }
 
-
 static void finalize_set(struct stmt_set *set)
 {
 	if (!set->stmt)
