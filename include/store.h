@@ -64,7 +64,7 @@ struct store {
 	/* The audit trail's sink and the records of events that wait for their
 	 * commit, each ending in '\n' (store_events.h). */
 	const struct event_origin *events_origin;   /* store_events_origin */
-	void (*events_sink)(void *arg, const char *record);
+	void (*events_sink)(void *arg, const char *lines, size_t len);
 	void *events_sink_arg;
 	char *events_pending;
 	size_t events_len, events_cap, events_mark;

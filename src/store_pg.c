@@ -208,11 +208,12 @@ static void events_committed(struct store *st, const PGresult *res)
 	for (int r = 0; col >= 0 && r < PQntuples(res); r++) {
 		const char *record = pg_text(res, r, col);
 
-		if (record && in_tx)
+		if (record)
 			store_events_keep(st, record);
-		else if (record)
-			st->events_sink(st->events_sink_arg, record);
 	}
+	/* outside a transaction nothing else waits: these are all committed */
+	if (col >= 0 && !in_tx)
+		store_events_committed(st);
 }
 
 int pg_tx_begin(struct store *st, const char *lock, struct api_error *err)
