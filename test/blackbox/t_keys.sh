@@ -10,6 +10,7 @@
 # have signed, and logout tokens live 120 s whatever the config says: so
 # the old key's departure is watched on a second server of its own, in the
 # background, while the rest of this file runs (watch_departure).
+# run.sh: beside the others
 . "$(dirname "$0")/lib.sh"
 CLIENT_DIR=$ROOT/test/oauth-client
 TTL=3
@@ -55,13 +56,13 @@ watch_departure() (
 	rotated=$(date +%s)
 	"$EDGEAUTH" -c "$CONF" key rotate --alg ES256 > /dev/null
 	gone=never
-	for _ in $(seq 1 1400); do
+	for _ in $(seq 1 560); do
 		if curl -s "$BASE/.well-known/jwks.json" |
 			jq -e --arg k "$k1" '[.keys[].kid] | index($k) == null' > /dev/null; then
 			gone=$(date +%s)
 			break
 		fi
-		sleep 0.1
+		sleep 0.25
 	done
 	state=$("$EDGEAUTH" -c "$CONF" key list | jq -r --arg k "$k1" '.[] | select(.kid == $k) | .state')
 	echo "$rotated $(jwt_claim "$t1" exp) $gone $state" > "$1"
