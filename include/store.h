@@ -71,6 +71,7 @@ struct store {
 	 * rollbacks bump generation (a savepoint's release moves no data
 	 * version). */
 	uint64_t generation;
+	struct store_cache *client_rows;        /* client ID -> struct client_auth */
 	struct store_cache *scopes;             /* client ID -> scope */
 	struct store_cache *role_permissions;   /* role ID -> its token permissions, JSON text */
 	/* Group commit (store_batch_enable): one transaction holds the writes of

@@ -450,6 +450,7 @@ void store_close(struct store *st)
 		read_end(st);
 	for (size_t i = 0; i < ARRAY_LEN(store_sets); i++)
 		finalize_set((struct stmt_set *)((char *)st + store_sets[i].offset));
+	store_cache_free(st->client_rows);
 	store_cache_free(st->scopes);
 	store_cache_free(st->role_permissions);
 	free(st->events_pending);
