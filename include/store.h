@@ -80,8 +80,9 @@ struct store {
 	bool batch_open;
 	bool in_savepoint;
 	/* The loop iteration's read transaction (store_read_stamp), ended with
-	 * the batch or before a write begins. */
+	 * the batch or before a write begins, and its snapshot's data version. */
 	bool read_open;
+	unsigned read_version;   /* as SQLITE_FCNTL_DATA_VERSION writes it */
 	void (*batch_opened)(void *arg);
 	void *batch_arg;
 };

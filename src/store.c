@@ -489,7 +489,8 @@ static int read_begin(struct store *st)
 	st->read_open = true;
 	rc = store_step(st, start, &err);
 	store_stmt_finish(start);
-	if (rc < 0) {
+	if (rc < 0 || sqlite3_file_control(st->db, "main", SQLITE_FCNTL_DATA_VERSION,
+	                                   &st->read_version) != SQLITE_OK) {
 		read_end(st);
 		return -1;
 	}
@@ -642,6 +643,12 @@ struct store_stamp store_stamp(struct store *st)
 
 	if (st->pg)
 		return pg_store_stamp(st);
+	/* a snapshot's version cannot move: asked once (read_begin), not on
+	 * each of a grant's three looks */
+	if (st->read_open) {
+		now.data_version = st->read_version;
+		return now;
+	}
 	/* Not expected to fail for "main"; if it did, nothing may be cached. */
 	if (sqlite3_file_control(st->db, "main", SQLITE_FCNTL_DATA_VERSION, &v) != SQLITE_OK)
 		now.known = false;
