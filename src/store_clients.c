@@ -501,14 +501,22 @@ void store_client_list(struct store *st, const char *project_id, const struct li
 
 /* ---- what token issue and checks read ---- */
 
+/* The cache of client rows, made on first use. */
+static struct store_cache *client_rows(struct store *st)
+{
+	if (!st->client_rows)
+		st->client_rows = store_cache_new(METRICS_CACHE_CLIENT, free);
+	return st->client_rows;
+}
+
 bool store_client_cached(struct store *st, const char *client_id, struct store_stamp now,
                          struct client_auth *out)
 {
 	const struct client_auth *hit;
 
-	if (!client_id || !st->client_rows)
+	if (!client_id)
 		return false;
-	hit = store_cache_get(st->client_rows, client_id, now);
+	hit = store_cache_get(client_rows(st), client_id, now);
 	if (!hit)
 		return false;
 	*out = *hit;
@@ -522,11 +530,9 @@ void store_client_keep(struct store *st, const char *client_id, const struct cli
 
 	if (!client_id || !c->found)
 		return;
-	if (!st->client_rows)
-		st->client_rows = store_cache_new(METRICS_CACHE_CLIENT, free);
 	copy = xmalloc(sizeof *copy);
 	*copy = *c;
-	store_cache_put(st->client_rows, client_id, c->stamp, copy);
+	store_cache_put(client_rows(st), client_id, c->stamp, copy);
 }
 
 /* Fills *out (found set) and its stamp. A grant reads its client every
