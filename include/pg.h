@@ -68,6 +68,9 @@ struct pg_pool_config {
 	/* Something the caches depend on may have changed: a notification, a
 	 * commit of a batch with writes, or listening (again). */
 	void (*changed)(void *arg);
+	/* A back-channel logout was queued (the notification 'outbox' of
+	 * schema/postgres/018), or listening began: the outbox may hold rows. */
+	void (*outbox)(void *arg);
 	void *arg;
 };
 

@@ -11,7 +11,8 @@ void pg_session_find(struct store *st, const char *secret_hash, const char *proj
 void pg_session_add_client(struct store *st, const char *session_id, const char *client_id,
                            struct completion done);
 void pg_session_end(struct store *st, const char *id, const char *project_id,
-                    const char *user_id, const struct event *ev, struct completion done);
+                    const char *user_id, const struct event *ev, bool *ended,
+                    struct completion done);
 /* Runs on the loop, so it does not wait for its count: 0, a failure is
  * logged. */
 int pg_session_purge(struct store *st, int batch, struct api_error *err);

@@ -126,6 +126,7 @@ struct signin {
 	struct session_begin session;
 	struct code_mint mint;
 	bool code_failed;
+	bool user_gone;                /* deleted or deactivated since user_get */
 	/* the audit trail (store_events.h): who the sign-in's events are by,
 	 * which counters this attempt brought to their limit, the events */
 	struct event_origin by;

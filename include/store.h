@@ -47,6 +47,9 @@ struct store {
 	/* The PostgreSQL backend (store_pg.h) when [store] backend = postgres;
 	 * then db is NULL, and each operation's first line hands it over. */
 	struct pg_pool *pg;
+	/* This node's name there (its host and listen address: the same after
+	 * a restart, another node's differs): its outbox claims (pg_outbox.c). */
+	char *pg_node;
 	struct stmt_set core;
 	struct stmt_set projects;
 	struct stmt_set resources;
@@ -63,7 +66,7 @@ struct store {
 	/* The audit trail's sink and the records of events that wait for their
 	 * commit, each ending in '\n' (store_events.h). */
 	const struct event_origin *events_origin;   /* store_events_origin */
-	void (*events_sink)(void *arg, const char *record);
+	void (*events_sink)(void *arg, const char *lines, size_t len);
 	void *events_sink_arg;
 	char *events_pending;
 	size_t events_len, events_cap, events_mark;
@@ -79,12 +82,21 @@ struct store {
 	bool batch_mode;
 	bool batch_open;
 	bool in_savepoint;
+	bool batch_queued_logouts;   /* store_batch_queued_logouts */
+	/* The statements whose programs insert into the back-channel outbox
+	 * (as SQLite's authorizer saw at open): only their runs can queue a
+	 * logout. */
+	sqlite3_stmt **logout_writers;
+	size_t logout_writer_count;
 	/* The loop iteration's read transaction (store_read_stamp), ended with
 	 * the batch or before a write begins, and its snapshot's data version. */
 	bool read_open;
 	unsigned read_version;   /* as SQLITE_FCNTL_DATA_VERSION writes it */
 	void (*batch_opened)(void *arg);
 	void *batch_arg;
+	/* store_outbox_on_queued's */
+	void (*outbox_queued)(void *arg);
+	void *outbox_queued_arg;
 };
 
 /* Opens (creating if needed) the database at path, applies pending
@@ -114,6 +126,11 @@ bool store_batch_open(const struct store *st);
 /* Commits the batch (and ends the read transaction of store_read_stamp); on
  * failure rolls it back and returns -1 with err. */
 int store_batch_commit(struct store *st, struct api_error *err);
+/* Whether the batch store_batch_commit committed last may have queued
+ * back-channel logouts: one of its statements inserts into the outbox
+ * (store_outbox.h), itself or through a trigger or cascade. Without one
+ * the outbox needs no read after the commit. */
+bool store_batch_queued_logouts(const struct store *st);
 /* Whether no operation is under way, so that the loop may end (a network
  * store's operations complete later; SQLite's never wait). */
 bool store_idle(const struct store *st);

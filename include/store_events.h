@@ -93,9 +93,10 @@ void store_events_origin(struct store *st, const struct event_origin *by);
 int store_event_insert_own(struct store *st, struct event ev, struct api_error *err);
 
 /* Where the records of committed events go (the audit file): sink(arg,
- * record) with one JSON object's text, called after each commit that held
- * events, in their order. NULL: none (and no record is built). */
-void store_events_sink(struct store *st, void (*sink)(void *arg, const char *record),
+ * lines, len) once after each commit that held events, with their records
+ * in their order, each a JSON object's text and a newline (len bytes, no
+ * NUL). NULL: none (and no record is built). */
+void store_events_sink(struct store *st, void (*sink)(void *arg, const char *lines, size_t len),
                        void *arg);
 
 /* What store_event_list shows. */

@@ -37,12 +37,21 @@ void outbox_row_release(struct outbox_row *o);
 void outbox_rows_release(struct outbox_rows *r);
 
 /* The first limit rows, oldest first (ties by id), into out, which must
- * live until done ran (on failure it holds no rows). */
+ * live until done ran (on failure it holds no rows). On PostgreSQL, where
+ * several nodes read one outbox, the rows another node's live claim holds
+ * are skipped, and the rows read are claimed (again) for this node for
+ * OUTBOX_CLAIM_MS (schema/postgres/018): it reads about every second, and
+ * after a restart it goes on with its own claims. */
+#define OUTBOX_CLAIM_MS 30000
 void store_outbox_read(struct store *st, size_t limit, struct outbox_rows *out,
                        struct completion done);
 /* Deletes the rows ids[0..n) in one transaction (one already gone is no
  * error); ids are read before it returns. On failure nothing was deleted. */
 void store_outbox_delete(struct store *st, const char *const *ids, size_t n,
                          struct completion done);
+/* fn(arg) runs on the loop when a logout may have been queued by another
+ * process or node (PostgreSQL's notification; on SQLite, never: the batch's
+ * commit says so, http_commit_batch). */
+void store_outbox_on_queued(struct store *st, void (*fn)(void *arg), void *arg);
 
 #endif

@@ -42,7 +42,10 @@ struct new_session {
  * the new expiry if it is user_id's, and ends (ended_at now) if it is
  * another user's; unless it went on, a new session s->id is made; and
  * client_id is recorded in it (store_session_add_client). *sid: the id of
- * the session now behind secret_hash (caller frees). */
+ * the session now behind secret_hash (caller frees). A user deleted or
+ * deactivated since the caller looked starts nothing: E_USER_NOT_FOUND
+ * with STORE_SESSION_USER_GONE. */
+#define STORE_SESSION_USER_GONE "The user was deleted or deactivated during the sign-in."
 void store_session_start(struct store *st, const struct new_session *s, char **sid,
                          struct completion done);
 
@@ -58,10 +61,12 @@ void store_session_add_client(struct store *st, const char *session_id, const ch
 
 /* Ends the session id of project_id, and of user_id when it is not NULL,
  * if it has not ended: ended_at now, and the triggers do the rest; ev
- * (NULL: none) is recorded in the same transaction when a session ended. A
- * session that is not there (ended, purged, another's) is no error. */
+ * (NULL: none) is recorded in the same transaction when a session ended.
+ * *ended says whether one did: a session that is not there (ended,
+ * purged, another's) is no error. */
 void store_session_end(struct store *st, const char *id, const char *project_id,
-                       const char *user_id, const struct event *ev, struct completion done);
+                       const char *user_id, const struct event *ev, bool *ended,
+                       struct completion done);
 
 /* Deletes up to batch sessions that expired or ended before now. Returns
  * how many went, or -1. */

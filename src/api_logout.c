@@ -58,6 +58,7 @@ struct logout {
 	char *cookie;                 /* the project's session cookie, as sent */
 	struct session_lookup session;   /* the live session it names */
 	bool ended;                   /* we ended the cookie's session */
+	bool store_ended;             /* the store ended a session (the metric) */
 	struct event_origin by;       /* the audit trail's: the client, from the browser's address */
 	struct event event;
 };
@@ -245,7 +246,7 @@ static enum step_result hint_end(struct flow *f)
 	l->ended = l->session.row.found && strcmp(l->session.row.id, l->hint.sid) == 0 &&
 	           strcmp(l->session.row.user_id, l->hint.sub) == 0;
 	store_session_end(ctx->srv->store, l->hint.sid, l->client.project_id, l->hint.sub,
-	                  end_event(ctx, l, l->hint.sid), flow_completion(f));
+	                  end_event(ctx, l, l->hint.sid), &l->store_ended, flow_completion(f));
 	return STEP_WAIT;
 }
 
@@ -273,7 +274,7 @@ static enum step_result confirmed_end(struct flow *f)
 		return STEP_NEXT;
 	l->ended = true;
 	store_session_end(ctx->srv->store, l->session.row.id, l->client.project_id, NULL,
-	                  end_event(ctx, l, l->session.row.id), flow_completion(f));
+	                  end_event(ctx, l, l->session.row.id), &l->store_ended, flow_completion(f));
 	return STEP_WAIT;
 }
 
@@ -286,7 +287,7 @@ static enum step_result finish_answer(struct flow *f)
 	struct logout *l = logout_of(f);
 	struct evbuffer *page;
 
-	if (l->ended)
+	if (l->store_ended)
 		metrics_session_ended();
 	if (l->cookie && (l->ended || !l->session.row.found))
 		html_set_session_cookie(ctx, l->client.project_id, NULL);

@@ -3,6 +3,7 @@
  * record is IDs and fixed words (store_events.h), never a secret; the file
  * is still made 0600, as the store is.
  */
+#include <assert.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdbool.h>
@@ -47,25 +48,23 @@ struct audit_file *audit_file_open(const char *path)
 	return f;
 }
 
-/* One write() of the whole line, so that lines of two processes (the
- * server and a CLI command) appending to the file never interleave. */
-void audit_file_write(void *arg, const char *record)
+/* One write() of whole lines, so that lines of two processes (the server
+ * and a CLI command) appending to the file never interleave; and one per
+ * commit, not per event: the loop makes no copy and one system call for
+ * the batch (docs/BENCHMARKS.md). */
+void audit_file_write(void *arg, const char *lines, size_t len)
 {
 	struct audit_file *f = arg;
-	size_t n = strlen(record);
-	char *line = xmalloc(n + 1);
 	ssize_t w;
 
-	memcpy(line, record, n);
-	line[n] = '\n';
+	assert(len > 0 && lines[len - 1] == '\n');
 	if (f->fd < 0) {
 		failed(f, "not open", EBADF);
-	} else if ((w = write(f->fd, line, n + 1)) != (ssize_t)(n + 1)) {
+	} else if ((w = write(f->fd, lines, len)) != (ssize_t)len) {
 		failed(f, "cannot write", w < 0 ? errno : EIO);
 	} else {
 		f->failing = false;
 	}
-	free(line);
 }
 
 void audit_file_reopen(struct audit_file *f)

@@ -846,6 +846,12 @@ void backchannel_poke(struct backchannel *bc)
 	evtimer_add(bc->drain_ev, &soon);
 }
 
+/* Another node (or the CLI) queued a logout. */
+static void on_queued(void *arg)
+{
+	backchannel_poke(arg);
+}
+
 struct backchannel *backchannel_new(struct server *srv, struct evdns_base *dns, char *errbuf,
                                     size_t errlen)
 {
@@ -860,6 +866,7 @@ struct backchannel *backchannel_new(struct server *srv, struct evdns_base *dns, 
 		return NULL;
 	}
 	bc->drain_ev = evtimer_new(srv->base, on_drain, bc);
+	store_outbox_on_queued(srv->store, on_queued, bc);
 	backchannel_poke(bc);   /* rows left by the last run, or by another process */
 	return bc;
 }
@@ -871,6 +878,7 @@ void backchannel_free(struct backchannel *bc)
 	if (!bc)
 		return;
 	bc->stopping = true;
+	store_outbox_on_queued(bc->srv->store, NULL, NULL);
 	if (!bc->drain && bc->finished_count > 0)
 		drain(bc);   /* their rows go (on PostgreSQL, if the pool still sends) */
 	if (bc->drain)

@@ -514,17 +514,25 @@ static void drain(struct pg_conn *c)
 	}
 }
 
+/* The payload 'outbox' is news for the back-channel; any other for the
+ * caches. */
 static void notifications(struct pg_conn *c)
 {
+	const struct pg_pool_config *cfg = &c->pool->cfg;
 	PGnotify *n;
-	bool any = false;
+	bool changed = false, outbox = false;
 
 	while ((n = PQnotifies(c->pg))) {
-		any = true;
+		if (strcmp(n->extra, "outbox") == 0)
+			outbox = true;
+		else
+			changed = true;
 		PQfreemem(n);
 	}
-	if (any && c->pool->cfg.changed)
-		c->pool->cfg.changed(c->pool->cfg.arg);
+	if (changed && cfg->changed)
+		cfg->changed(cfg->arg);
+	if (outbox && cfg->outbox)
+		cfg->outbox(cfg->arg);
 }
 
 /* ---- connections: their life ---- */
@@ -566,10 +574,13 @@ static void conn_ready(struct pg_conn *c)
 	c->state = C_READY;
 	c->backoff_ms = 0;
 	if (c->listener) {
-		/* what was written while no one listened: every cache goes */
+		/* what was written while no one listened: every cache goes, and
+		 * the outbox is read */
 		p->listening = true;
 		if (p->cfg.changed)
 			p->cfg.changed(p->cfg.arg);
+		if (p->cfg.outbox)
+			p->cfg.outbox(p->cfg.arg);
 		return;
 	}
 	p->starting = false;

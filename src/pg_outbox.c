@@ -1,7 +1,8 @@
 /*
  * The back-channel logout outbox on PostgreSQL (pg_outbox.h): the rows the
  * triggers of schema/postgres/008 write, read and deleted by statements that
- * complete on the loop. Each node reads every row, as on SQLite.
+ * complete on the loop. A read claims its rows for this node
+ * (schema/postgres/018), so that of several nodes one sends each logout.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -13,10 +14,20 @@
 enum { PO_READ, PO_DELETE, PO__COUNT };
 
 static const struct pg_statement statements[PO__COUNT] = {
-	[PO_READ] = { "outbox_read", "SELECT id, client_id, uri, alg, subject, session_id,"
-		" created_at FROM backchannel_outbox ORDER BY created_at, id LIMIT $1", 1, false },
+	/* ours (again) or free: another node's live claim is skipped, and a
+	 * row another node's read holds locked now is its. Not "writes": a
+	 * claim is nothing the caches hold, and a poll every second would
+	 * empty them (pg.h) */
+	[PO_READ] = { "outbox_read", "WITH taken AS (UPDATE backchannel_outbox"
+		" SET claimed_by = $2, claimed_until = edgeauth_now_ms() + $3"
+		" WHERE id IN (SELECT id FROM backchannel_outbox WHERE claimed_by = $2"
+		" OR claimed_until IS NULL OR claimed_until <= edgeauth_now_ms()"
+		" ORDER BY created_at, id LIMIT $1 FOR UPDATE SKIP LOCKED)"
+		" RETURNING id, client_id, uri, alg, subject, session_id, created_at)"
+		" SELECT * FROM taken ORDER BY created_at, id", 3, false },
+	/* nothing the caches hold either */
 	[PO_DELETE] = { "outbox_delete",
-		"DELETE FROM backchannel_outbox WHERE id = ANY (edgeauth_ids($1))", 1, true },
+		"DELETE FROM backchannel_outbox WHERE id = ANY (edgeauth_ids($1))", 1, false },
 };
 
 const struct pg_statement_set pg_outbox_statements = { statements, PO__COUNT };
@@ -46,11 +57,11 @@ static int rows_read(const PGresult *res, void *out, const void *how, struct api
 void pg_outbox_read(struct store *st, size_t limit, struct outbox_rows *out,
                     struct completion done)
 {
-	char n[24];
+	char n[24], claim[24];
 
 	memset(out, 0, sizeof *out);
-	pg_run(st, &statements[PO_READ], (const char *const[]){ pg_int_param((long long)limit, n) },
-	       rows_read, out, NULL, done);
+	pg_run(st, &statements[PO_READ], (const char *const[]){ pg_int_param((long long)limit, n),
+	       st->pg_node, pg_int_param(OUTBOX_CLAIM_MS, claim) }, rows_read, out, NULL, done);
 }
 
 void pg_outbox_delete(struct store *st, const char *const *ids, size_t n,

@@ -30,13 +30,22 @@ static const struct pg_statement statements[PS__COUNT] = {
 		" AND EXISTS (SELECT 1 FROM users u WHERE u.id = s.user_id AND u.is_active)", 2, false },
 	[PS_ADD_CLIENT] = { "sessions_add_client", "SELECT edgeauth_session_add_client($1, $2)",
 		2, true },
-	[PS_END] = { "sessions_end", "SELECT edgeauth_session_end($1, $2, $3, $4) AS event", 4,
+	[PS_END] = { "sessions_end", "SELECT ended, event FROM edgeauth_session_end($1, $2, $3, $4)", 4,
 		true },
 	[PS_PURGE] = { "sessions_purge", "DELETE FROM sessions WHERE id IN (SELECT id FROM sessions"
 		" WHERE ended_at IS NOT NULL OR expires_at <= edgeauth_now_ms() LIMIT $1)", 1, true },
 };
 
 const struct pg_statement_set pg_sessions_statements = { statements, PS__COUNT };
+
+/* No row: the user went since the password check. */
+static int session_started(const PGresult *res, void *out, const void *how,
+                           struct api_error *err)
+{
+	if (PQntuples(res) == 0)
+		return api_fail(err, E_USER_NOT_FOUND, STORE_SESSION_USER_GONE);
+	return pg_map_text(res, out, how, err);
+}
 
 void pg_session_start(struct store *st, const struct new_session *s, char **sid,
                       struct completion done)
@@ -47,7 +56,7 @@ void pg_session_start(struct store *st, const struct new_session *s, char **sid,
 	pg_run(st, &statements[PS_START], (const char *const[]){ s->id, s->secret_hash,
 	       s->old_secret_hash, s->project_id, s->user_id, s->client_id,
 	       pg_int_param(s->now, auth), pg_int_param(s->expires_at, exp), ev },
-	       pg_map_text, sid, NULL, done);
+	       session_started, sid, NULL, done);
 	free(ev);
 }
 
@@ -84,12 +93,13 @@ void pg_session_add_client(struct store *st, const char *session_id, const char 
 }
 
 void pg_session_end(struct store *st, const char *id, const char *project_id,
-                    const char *user_id, const struct event *ev, struct completion done)
+                    const char *user_id, const struct event *ev, bool *ended,
+                    struct completion done)
 {
 	char *e = pg_event_json(ev);
 
 	pg_run(st, &statements[PS_END], (const char *const[]){ id, project_id, user_id, e },
-	       pg_map_none, NULL, NULL, done);
+	       pg_map_bool, ended, NULL, done);
 	free(e);
 }
 

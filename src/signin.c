@@ -247,9 +247,10 @@ static enum step_result refused(struct flow *f)
 	return ended(signin_of(f), SIGNIN_REFUSED);
 }
 
+static flow_step *const refusal_steps[] = { refusal_record, refused, NULL };
+
 static enum step_result password_judge(struct flow *f)
 {
-	static flow_step *const refusal_steps[] = { refusal_record, refused, NULL };
 	struct signin *s = signin_of(f);
 
 	if (s->verified != 1 || !s->user.found || !s->user.is_active)
@@ -269,6 +270,20 @@ static void code_stored(void *arg, const struct api_error *err)
 	flow_resume(&s->flow, NULL);
 }
 
+/* A user deleted or deactivated while the password was checked is refused
+ * as one that was not there (no session, no code); any other failure is
+ * code_stored's. */
+static void session_stored(void *arg, const struct api_error *err)
+{
+	struct signin *s = arg;
+
+	if (err && err->api_code == E_USER_NOT_FOUND) {
+		s->user_gone = true;
+		err = NULL;
+	}
+	code_stored(s, err);
+}
+
 static enum step_result session_start(struct flow *f)
 {
 	struct signin *s = signin_of(f);
@@ -276,8 +291,13 @@ static enum step_result session_start(struct flow *f)
 	s->events[0] = (struct event){ &s->by, s->in->project_id, EVENT_SIGNIN_SUCCESS,
 	                               s->user.user_id, NULL };
 	session_begin(&s->session, s->srv, s->in->project_id, s->user.user_id, s->in->client_id,
-	              s->in->session_cookie, &s->events[0], (struct completion){ code_stored, s });
+	              s->in->session_cookie, &s->events[0], (struct completion){ session_stored, s });
 	return STEP_WAIT;
+}
+
+static enum step_result user_gone_check(struct flow *f)
+{
+	return signin_of(f)->user_gone ? flow_branch(f, refusal_steps) : STEP_NEXT;
 }
 
 static enum step_result code_mint(struct flow *f)
@@ -323,8 +343,8 @@ void signin_run(struct signin *s, struct server *srv, const struct signin_reques
                 struct signin_result *out, struct completion done)
 {
 	static flow_step *const steps[] = {
-		throttle_check, user_get, password_check, password_judge, session_start, code_mint,
-		code_minted, NULL,
+		throttle_check, user_get, password_check, password_judge, session_start,
+		user_gone_check, code_mint, code_minted, NULL,
 	};
 
 	memset(s, 0, sizeof *s);

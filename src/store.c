@@ -250,20 +250,55 @@ int store_read_page(struct store *st, sqlite3_stmt *s, struct page *out, struct 
 	return rc < 0 ? -1 : 0;
 }
 
+/* SQLite's authorizer, while store_open prepares: notes that the statement
+ * being prepared inserts into the back-channel outbox (schema/008), itself
+ * or through the triggers and cascades SQLite compiles into it. */
+static int note_outbox_insert(void *arg, int action, const char *table, const char *column,
+                              const char *db, const char *trigger)
+{
+	(void)column;
+	(void)db;
+	(void)trigger;
+	if (action == SQLITE_INSERT && !strcmp(table, "backchannel_outbox"))
+		*(bool *)arg = true;
+	return SQLITE_OK;
+}
+
 int store_prepare_set(struct store *st, struct stmt_set *set, char *errbuf, size_t errlen)
 {
 	set->stmt = xcalloc(set->count ? set->count : 1, sizeof *set->stmt);
 	for (size_t i = 0; i < set->count; i++) {
+		bool queues_logouts = false;
+
 		if (!set->sql[i])
 			continue;
+		sqlite3_set_authorizer(st->db, note_outbox_insert, &queues_logouts);
 		if (sqlite3_prepare_v3(st->db, set->sql[i], -1, SQLITE_PREPARE_PERSISTENT,
 		                       &set->stmt[i], NULL) != SQLITE_OK) {
 			snprintf(errbuf, errlen, "cannot prepare statement: %s: %s",
 			         sqlite3_errmsg(st->db), set->sql[i]);
+			sqlite3_set_authorizer(st->db, NULL, NULL);
 			return -1;
+		}
+		sqlite3_set_authorizer(st->db, NULL, NULL);
+		if (queues_logouts) {
+			st->logout_writers = xrealloc(st->logout_writers, (st->logout_writer_count + 1) *
+			                              sizeof *st->logout_writers);
+			st->logout_writers[st->logout_writer_count++] = set->stmt[i];
 		}
 	}
 	return 0;
+}
+
+/* Whether a statement that can queue a back-channel logout ran since the
+ * last call (SQLite counts a statement's runs; reading resets the count). */
+static bool logout_writers_ran(struct store *st)
+{
+	bool ran = false;
+
+	for (size_t i = 0; i < st->logout_writer_count; i++)
+		ran |= sqlite3_stmt_status(st->logout_writers[i], SQLITE_STMTSTATUS_RUN, 1) > 0;
+	return ran;
 }
 
 static void finalize_set(struct stmt_set *set)
@@ -453,7 +488,9 @@ void store_close(struct store *st)
 	store_cache_free(st->client_rows);
 	store_cache_free(st->scopes);
 	store_cache_free(st->role_permissions);
+	free(st->logout_writers);
 	free(st->events_pending);
+	free(st->pg_node);
 	if (st->db)
 		sqlite3_close(st->db);
 	free(st);
@@ -575,6 +612,11 @@ bool store_batch_open(const struct store *st)
 	return st->batch_open;
 }
 
+bool store_batch_queued_logouts(const struct store *st)
+{
+	return st->batch_queued_logouts;
+}
+
 bool store_idle(const struct store *st)
 {
 	return !st->pg || pg_pool_idle(st->pg);
@@ -593,6 +635,7 @@ int store_batch_commit(struct store *st, struct api_error *err)
 	st->generation++;
 	st->batch_open = false;
 	st->in_savepoint = false;
+	st->batch_queued_logouts = logout_writers_ran(st);
 	rc = run_simple(st, SQ_COMMIT, err);
 	metrics_store_commit(start_us, rc == 0);
 	if (rc < 0) {

@@ -16,7 +16,7 @@
 
 enum event_stmt {
 	EV_INSERT,
-	EV_INSERT_RECORD,
+	EV_RECORD,
 	EV_LIST,
 	EV_PURGE,
 	EV__COUNT
@@ -34,8 +34,10 @@ enum event_stmt {
 
 static const char *const sql[EV__COUNT] = {
 	[EV_INSERT] = SQL_EVENT_INSERT,
-	/* with a sink: the record it will get after the commit */
-	[EV_INSERT_RECORD] = SQL_EVENT_INSERT " RETURNING " SQL_EVENT_RECORD,
+	/* With a sink: the record of the row just inserted (?1 its ID), for
+	 * after the commit. A look-up by rowid, not INSERT ... RETURNING, which
+	 * stages its rows in a temporary table: 3x the cost (docs/BENCHMARKS.md). */
+	[EV_RECORD] = "SELECT " SQL_EVENT_RECORD " FROM events WHERE id = ?1",
 	[EV_LIST] =
 		"SELECT " SQL_EVENT_RECORD " FROM events WHERE time >= ?2"
 		" AND (?1 IS NULL OR project_id = ?1) AND (?3 IS NULL OR action = ?3)"
@@ -67,9 +69,25 @@ void store_events_keep(struct store *st, const char *record)
 	st->events_pending[st->events_len] = '\0';
 }
 
+/* The record of the event just inserted, kept for the sink. */
+static int keep_record(struct store *st, struct api_error *err)
+{
+	sqlite3_stmt *s = stmt(st, EV_RECORD);
+	int rc;
+
+	sqlite3_bind_int64(s, 1, sqlite3_last_insert_rowid(st->db));
+	rc = store_step(st, s, err);
+	if (rc == 1)
+		store_events_keep(st, store_column_text(s, 0));
+	store_stmt_finish(s);
+	if (rc == 0)   /* the row this transaction just wrote */
+		return store_fail(st, err, "the event's record");
+	return rc < 0 ? -1 : 0;
+}
+
 int store_event_insert(struct store *st, const struct event *ev, struct api_error *err)
 {
-	sqlite3_stmt *s = stmt(st, st->events_sink ? EV_INSERT_RECORD : EV_INSERT);
+	sqlite3_stmt *s = stmt(st, EV_INSERT);
 	int rc;
 
 	if (!ev->by)
@@ -84,10 +102,10 @@ int store_event_insert(struct store *st, const struct event *ev, struct api_erro
 	store_bind_text(s, 6, ev->by->address);
 	store_bind_text(s, 7, ev->outcome ? ev->outcome : EVENT_SUCCESS);
 	rc = store_step(st, s, err);
-	if (rc == 1 && st->events_sink)
-		store_events_keep(st, store_column_text(s, 0));
 	store_stmt_finish(s);
-	return rc < 0 ? -1 : 0;
+	if (rc < 0)
+		return -1;
+	return st->events_sink ? keep_record(st, err) : 0;
 }
 
 /* What store_event_record works on, for store_write_tx. */
@@ -127,7 +145,8 @@ int store_event_insert_own(struct store *st, struct event ev, struct api_error *
 	return store_event_insert(st, &ev, err);
 }
 
-void store_events_sink(struct store *st, void (*sink)(void *arg, const char *record), void *arg)
+void store_events_sink(struct store *st, void (*sink)(void *arg, const char *lines, size_t len),
+                       void *arg)
 {
 	st->events_sink = sink;
 	st->events_sink_arg = arg;
@@ -181,18 +200,10 @@ void store_events_drop(struct store *st)
 	st->events_len = st->events_mark = 0;
 }
 
+/* The batch's records are kept as the lines the sink takes: one call. */
 void store_events_committed(struct store *st)
 {
-	char *line = st->events_pending;
-	char *end = line + st->events_len;
-
-	if (!st->events_sink)
-		end = line;   /* nothing was kept */
-	while (line < end) {
-		char *nl = memchr(line, '\n', (size_t)(end - line));
-		*nl = '\0';
-		st->events_sink(st->events_sink_arg, line);
-		line = nl + 1;
-	}
+	if (st->events_sink && st->events_len > 0)
+		st->events_sink(st->events_sink_arg, st->events_pending, st->events_len);
 	store_events_drop(st);
 }

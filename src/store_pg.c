@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <jansson.h>
 
 #include "log.h"
@@ -101,6 +102,14 @@ static void on_changed(void *arg)
 	((struct store *)arg)->generation++;
 }
 
+static void on_outbox(void *arg)
+{
+	struct store *st = arg;
+
+	if (st->outbox_queued)
+		st->outbox_queued(st->outbox_queued_arg);
+}
+
 /* The statements of every set, as the pool takes them: the same for every
  * store, gathered once. */
 #define STATEMENTS_MAX 1024
@@ -120,15 +129,27 @@ static const struct pg_statement *const *statements(size_t *n)
 	return all;
 }
 
+/* store->pg_node: host and listen address, which two live nodes never
+ * share (one address, one listener). */
+static char *node_name(const struct config *cfg)
+{
+	char host[256] = "";
+
+	gethostname(host, sizeof host - 1);
+	return xasprintf("%s [%s]:%d", host, cfg->listen_host, cfg->listen_port);
+}
+
 struct store *store_open_postgres(const struct config *cfg, char *errbuf, size_t errlen)
 {
 	struct store *st = xcalloc(1, sizeof *st);
 	struct pg_pool_config pc = {
-		.conninfo = cfg->store_url, .size = cfg->pool_size, .changed = on_changed, .arg = st,
+		.conninfo = cfg->store_url, .size = cfg->pool_size, .changed = on_changed,
+		.outbox = on_outbox, .arg = st,
 	};
 	struct api_error err;
 
 	pc.statements = statements(&pc.n_statements);
+	st->pg_node = node_name(cfg);
 	st->pg = pg_pool_open(&pc, errbuf, errlen);
 	if (!st->pg)
 		goto fail;
@@ -158,6 +179,7 @@ void pg_store_close(struct store *st)
 	st->pg = NULL;
 }
 
+
 struct store_stamp pg_store_stamp(const struct store *st)
 {
 	return (struct store_stamp){ st->generation, 0, pg_pool_listening(st->pg) };
@@ -186,11 +208,12 @@ static void events_committed(struct store *st, const PGresult *res)
 	for (int r = 0; col >= 0 && r < PQntuples(res); r++) {
 		const char *record = pg_text(res, r, col);
 
-		if (record && in_tx)
+		if (record)
 			store_events_keep(st, record);
-		else if (record)
-			st->events_sink(st->events_sink_arg, record);
 	}
+	/* outside a transaction nothing else waits: these are all committed */
+	if (col >= 0 && !in_tx)
+		store_events_committed(st);
 }
 
 int pg_tx_begin(struct store *st, const char *lock, struct api_error *err)

@@ -35,9 +35,11 @@ static const char *const sql[SS__COUNT] = {
 	[SS_FIND] =
 		"SELECT s.id, s.user_id, s.auth_time, s.expires_at" SQL_LIVE
 		" AND EXISTS (SELECT 1 FROM users u WHERE u.id = s.user_id AND u.is_active)",
+	/* nothing when the user went (or was deactivated) since the password
+	 * check */
 	[SS_INSERT] =
 		"INSERT INTO sessions (id, secret_hash, project_id, user_id, auth_time, created_at,"
-		" expires_at) VALUES (?1, ?2, ?3, ?4, ?5, ?5, ?6)",
+		" expires_at) SELECT ?1, ?2, ?3, ?4, ?5, ?5, ?6 FROM users WHERE id = ?4 AND is_active",
 	[SS_CONTINUE] =
 		"UPDATE sessions SET secret_hash = ?2, auth_time = ?3, expires_at = ?4 WHERE id = ?1",
 	[SS_END] =
@@ -106,7 +108,9 @@ static int session_insert(struct store *st, const struct new_session *n, struct 
 	store_bind_text(s, 4, n->user_id);
 	sqlite3_bind_int64(s, 5, n->now);
 	sqlite3_bind_int64(s, 6, n->expires_at);
-	return store_step_write(st, s, NULL, 0, NULL, err);
+	if (store_step_write(st, s, NULL, 0, NULL, err) < 0)
+		return -1;
+	return sqlite3_changes(st->db) ? 0 : api_fail(err, E_USER_NOT_FOUND, STORE_SESSION_USER_GONE);
 }
 
 static int session_continue(struct store *st, const struct new_session *n, const char *id,
@@ -220,6 +224,7 @@ struct session_ending {
 	const char *project_id;
 	const char *user_id;
 	const struct event *ev;
+	bool *ended;
 };
 
 static int end_write(struct store *st, void *arg, struct api_error *err)
@@ -228,19 +233,26 @@ static int end_write(struct store *st, void *arg, struct api_error *err)
 
 	if (session_end(st, e->id, e->project_id, e->user_id, now_ms(), err) < 0)
 		return -1;
-	if (!e->ev || sqlite3_changes(st->db) == 0)
+	*e->ended = sqlite3_changes(st->db) > 0;
+	if (!e->ev || !*e->ended)
 		return 0;   /* nothing ended: nothing to record */
 	return store_event_insert(st, e->ev, err);
 }
 
 void store_session_end(struct store *st, const char *id, const char *project_id,
-                       const char *user_id, const struct event *ev, struct completion done)
+                       const char *user_id, const struct event *ev, bool *ended,
+                       struct completion done)
 {
-	PG_DISPATCH(st, pg_session_end(st, id, project_id, user_id, ev, done));
-	struct session_ending e = { id, project_id, user_id, ev };
+	PG_DISPATCH(st, pg_session_end(st, id, project_id, user_id, ev, ended, done));
+	struct session_ending e = { id, project_id, user_id, ev, ended };
 	struct api_error err;
+	int rc;
 
-	complete(done, store_write_tx(st, end_write, NULL, &e, &err), &err);
+	*ended = false;
+	rc = store_write_tx(st, end_write, NULL, &e, &err);
+	if (rc < 0)
+		*ended = false;   /* rolled back */
+	complete(done, rc, &err);
 }
 
 int store_session_purge(struct store *st, int batch, int64_t now, struct api_error *err)

@@ -151,6 +151,12 @@ DECLARE
 	now_ms bigint := edgeauth_now_ms();
 	prev sessions;
 BEGIN
+	-- the user may have gone since the password check: then no row, and
+	-- nothing done (locked, so that a delete cannot commit before the insert)
+	PERFORM 1 FROM users WHERE id = p_user AND is_active FOR KEY SHARE;
+	IF NOT FOUND THEN
+		RETURN;
+	END IF;
 	IF p_old_hash IS NOT NULL THEN
 		SELECT * INTO prev FROM sessions WHERE secret_hash = p_old_hash AND project_id = p_project
 		AND ended_at IS NULL AND expires_at > now_ms FOR UPDATE;
@@ -178,14 +184,15 @@ END $$;
 -- its sign-ins and queue its back-channel logouts) if it has not ended;
 -- p_event is recorded only when it ended. Answers the event's record.
 CREATE FUNCTION edgeauth_session_end(p_id ctext, p_project ctext, p_user ctext, p_event json)
-RETURNS text LANGUAGE plpgsql AS $$
+RETURNS TABLE (ended boolean, event text) LANGUAGE plpgsql AS $$
 BEGIN
 	UPDATE sessions SET ended_at = edgeauth_now_ms() WHERE id = p_id AND project_id = p_project
 	AND (p_user IS NULL OR user_id = p_user) AND ended_at IS NULL;
 	IF NOT FOUND THEN
-		RETURN NULL;   -- nothing ended: nothing to record
+		RETURN QUERY SELECT false, NULL::text;   -- nothing ended: nothing to record
+		RETURN;
 	END IF;
-	RETURN edgeauth_event(p_event);
+	RETURN QUERY SELECT true, edgeauth_event(p_event);
 END $$;
 
 -- store_invalidate_all (the CLI, after a restore of a dump): every token,

@@ -184,8 +184,10 @@ if [ -n "${EDGEAUTH_TLS:-}" ]; then
 	export CURL_CA_BUNDLE=$TMP/ca/ca.pem NODE_EXTRA_CA_CERTS=$TMP/ca/ca.pem CONNABUSE_CA=$TMP/ca/ca.pem
 fi
 
+# start_server CONFIG_LINES...: a server on a free port (SERVER_PORT=N: on
+# N) of the test's store; sets BASE, PROJECT_ID, CLIENT_ID/SECRET, TOKEN, P
 start_server() {
-	PORT=$(free_port)
+	PORT=${SERVER_PORT:-$(free_port)}
 	BASE="$SCHEME://127.0.0.1:$PORT"
 	CONF=$TMP/edgeauth.conf
 	[ "$SCHEME" = https ] && set -- "server.tls_cert=$TMP/ca/server.pem" "server.tls_key=$TMP/ca/server.key" "$@"

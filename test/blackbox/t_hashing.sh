@@ -59,6 +59,45 @@ req GET "$P/users"
 check_json "only the created users exist" .total "$CREATED"
 stop_server
 
+# A user deleted or deactivated while their password is checked: the
+# sign-in is refused as for a user who is not there (401, the form), and
+# nothing is stored for them: no session, no code (a store error before).
+MPORT=$(free_port)
+start_server store.path="$TMP/gone.db" passwords.argon2_memory_kib=32768 \
+	passwords.argon2_iterations=16 passwords.hash_threads=1 metrics.listen=127.0.0.1:$MPORT
+# queued: the hashes queued or running (the metrics of the server on MPORT)
+queued() {
+	curl -s "http://127.0.0.1:$MPORT/metrics" |
+		awk '$1 == "edgeauth_password_hash_queue_depth" { print $2 }'
+}
+req POST "$P/clients" "{\"name\":\"app\",\"redirect_uris\":[\"$REDIRECT\"]}"
+APP=$(printf '%s' "$BODY" | jq -r .id)
+# gone_mid_check WHAT METHOD [BODY]: a sign-in of a new user, whose
+# password check is met by METHOD on the user; sets STATUS (the sign-in's)
+gone_mid_check() {
+	local what=$1 method=$2 body=${3:-} user bg q
+	req POST "$P/users" "{\"display_name\":\"G\",\"email\":\"g-$what@example.com\",\"password\":\"long enough\"}"
+	user=$(printf '%s' "$BODY" | jq -r .id)
+	new_pkce
+	(authorize_post "$APP" "$REDIRECT" "g-$what@example.com" "long enough" s
+	 echo "$STATUS" > "$TMP/gone.status") &
+	bg=$!
+	for _ in $(seq 1 250); do q=$(queued); [ "$q" = 1 ] && break; sleep 0.02; done
+	check "$what: the password check runs" "$q" 1
+	req "$method" "$P/users/$user" ${body:+"$body"}
+	check "$what: done while it runs" "$(queued)" 1
+	wait "$bg"
+	STATUS=$(cat "$TMP/gone.status")
+}
+gone_mid_check deleted DELETE
+check "deleted: the sign-in is refused" "$STATUS" 401
+check "deleted: no session, no code" "$(db "select (select count(*) from sessions) + (select count(*) from auth_codes)" "$TMP/gone.db")" 0
+gone_mid_check deactivated PUT '{"display_name":"G","email":"g-deactivated@example.com","is_active":false}'
+check "deactivated: the sign-in is refused" "$STATUS" 401
+check "deactivated: no session, no code" "$(db "select (select count(*) from sessions) + (select count(*) from auth_codes)" "$TMP/gone.db")" 0
+check "no store error logged" "$(grep -c -i -E 'violates|constraint' "$TMP/server.log")" 0
+stop_server
+
 # SIGTERM while creates hash: each is still answered, with Connection: close
 # (the server is going), the writes are kept, and the exit is clean.
 # "In flight" means the server has read the request and queued its hash (an
@@ -67,10 +106,6 @@ stop_server
 MPORT=$(free_port)
 start_server store.path="$TMP/term.db" passwords.argon2_memory_kib=32768 passwords.argon2_iterations=16 \
 	passwords.hash_threads=1 metrics.listen=127.0.0.1:$MPORT
-queued() {
-	curl -s "http://127.0.0.1:$MPORT/metrics" |
-		awk '$1 == "edgeauth_password_hash_queue_depth" { print $2 }'
-}
 PIDS=()
 for i in 1 2 3; do
 	curl -s -D "$TMP/dh.$i" -o /dev/null -w '%{http_code}\n' -H "Authorization: Bearer $TOKEN" \

@@ -101,10 +101,12 @@ ended "hint of B"
 
 # a hint ends its session whether or not the browser sent the cookie
 signed_in
+ENDED=$(sessions ended)
 JAR= logout GET --data-urlencode "id_token_hint=$(id_token_hint "$USER" "$A" "$SID")" \
 	--data-urlencode "post_logout_redirect_uri=$BYE"
 check "no cookie sent: redirected all the same" "$STATUS $(location)" "302 $BYE"
 check "no cookie to clear" "$(set_cookie)" ""
+check "metrics: a logout without the cookie ended one too" "$(( $(sessions ended) - ENDED ))" 1
 ended "hint without a cookie"
 # ... also as a POST from the app's own page (form_post), from its origin
 signed_in
@@ -113,9 +115,11 @@ JAR= logout POST -H "Origin: https://a.example" --data-urlencode "id_token_hint=
 check "POST from the app's origin with a hint" "$STATUS $(location)" "302 $BYE&state=p1"
 ended "POST with a hint"
 # a hint whose session is gone redirects just the same
+ENDED=$(sessions ended)
 logout GET --data-urlencode "id_token_hint=$(id_token_hint "$USER" "$A" "$SID")" \
 	--data-urlencode "post_logout_redirect_uri=$BYE"
 check "the session already gone: redirected" "$STATUS $(location)" "302 $BYE"
+check "metrics: ending it again counts nothing" "$(( $(sessions ended) - ENDED ))" 0
 logout GET --data-urlencode "id_token_hint=$(id_token_hint "$USER" "$A" "nosuchsession")"
 check "a sid that never was: the signed-out page" "$STATUS" 200
 logout GET --data-urlencode "id_token_hint=$(id_token_hint "$USER" "$A" "" 'del(.sid)')"

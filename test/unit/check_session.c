@@ -354,6 +354,20 @@ START_TEST(test_begin_old_not_live)
 }
 END_TEST
 
+/* A user deleted or deactivated since the password check starts nothing,
+ * and the old session of another user it would have ended goes on. */
+START_TEST(test_begin_user_gone)
+{
+	ck_assert_int_eq(begin(0, fx.ann, NULL), 0);
+	exec_sql("UPDATE users SET is_active = 0 WHERE id = %Q", fx.bob);
+	ck_assert_int_eq(begin(1, fx.bob, fx.b[0].secret), -1);
+	ck_assert_ptr_null(fx.b[1].sid);
+	ck_assert_int_eq(begin(2, "no such user", NULL), -1);
+	ck_assert_str_eq(sql_text("SELECT count(*) FROM sessions"), "1");
+	ck_assert_int_eq(find(fx.b[0].secret, fx.p.project_id), 1);
+}
+END_TEST
+
 START_TEST(test_find_none)
 {
 	ck_assert_int_eq(find(NULL, fx.p.project_id), 0);
@@ -374,13 +388,15 @@ START_TEST(test_find_none)
 }
 END_TEST
 
+/* 1: it ended a session, 0: none, -1: failed */
 static int end(const char *id, const char *project_id, const char *user_id)
 {
 	struct sync_result r;
+	bool ended = true;
 
-	store_session_end(fx.srv.store, id, project_id, user_id, NULL, sync_completion(&r));
+	store_session_end(fx.srv.store, id, project_id, user_id, NULL, &ended, sync_completion(&r));
 	ck_assert(r.done);
-	return r.failed ? -1 : 0;
+	return r.failed ? -1 : ended;
 }
 
 START_TEST(test_end)
@@ -391,7 +407,7 @@ START_TEST(test_end)
 	ck_assert_int_eq(end(fx.b[0].sid, "another project", NULL), 0);
 	ck_assert_int_eq(end("no such session", fx.p.project_id, NULL), 0);
 	ck_assert_int_eq(find(fx.b[0].secret, fx.p.project_id), 1);
-	ck_assert_int_eq(end(fx.b[0].sid, fx.p.project_id, fx.ann), 0);
+	ck_assert_int_eq(end(fx.b[0].sid, fx.p.project_id, fx.ann), 1);
 	ck_assert_int_eq(find(fx.b[0].secret, fx.p.project_id), 0);
 	ck_assert_str_eq(sql_text("SELECT revoked_at IS NOT NULL FROM refresh_tokens"), "1");
 	ck_assert_int_eq(end(fx.b[0].sid, fx.p.project_id, NULL), 0);   /* again: nothing */
@@ -413,7 +429,7 @@ START_TEST(test_add_client)
 	ck_assert_int_eq(add_client(fx.b[0].sid), 0);   /* recorded at start: once */
 	ck_assert_str_eq(sql_text("SELECT count(*) FROM session_clients"), "1");
 	exec_sql("DELETE FROM session_clients");
-	ck_assert_int_eq(end(fx.b[0].sid, fx.p.project_id, NULL), 0);
+	ck_assert_int_eq(end(fx.b[0].sid, fx.p.project_id, NULL), 1);
 	ck_assert_int_eq(add_client(fx.b[0].sid), 0);   /* an ended session takes no client */
 	ck_assert_str_eq(sql_text("SELECT count(*) FROM session_clients"), "0");
 }
@@ -427,7 +443,7 @@ START_TEST(test_purge)
 	ck_assert_int_eq(begin(1, fx.ann, NULL), 0);
 	ck_assert_int_eq(begin(2, fx.bob, NULL), 0);
 	exec_sql("UPDATE sessions SET expires_at = 10 WHERE id = %Q", fx.b[0].sid);
-	ck_assert_int_eq(end(fx.b[1].sid, fx.p.project_id, NULL), 0);
+	ck_assert_int_eq(end(fx.b[1].sid, fx.p.project_id, NULL), 1);
 	ck_assert_int_eq(store_session_purge(fx.srv.store, 1, now_ms(), &err), 1);   /* a batch */
 	ck_assert_int_eq(store_session_purge(fx.srv.store, 10, now_ms(), &err), 1);
 	ck_assert_int_eq(store_session_purge(fx.srv.store, 10, now_ms(), &err), 0);
@@ -479,6 +495,7 @@ int main(void)
 	tcase_add_test(store, test_begin_continues);
 	tcase_add_test(store, test_begin_ends_another_users);
 	tcase_add_test(store, test_begin_old_not_live);
+	tcase_add_test(store, test_begin_user_gone);
 	tcase_add_test(store, test_find_none);
 	tcase_add_test(store, test_end);
 	tcase_add_test(store, test_add_client);

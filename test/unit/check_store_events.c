@@ -25,6 +25,7 @@ static struct {
 	struct api_error err;
 	char sunk[4096];     /* the sink's records, one a line */
 	int n_sunk;
+	int n_sink_calls;
 	char listed[4096];   /* store_event_list's, one a line */
 	int n_listed;
 } fx;
@@ -64,10 +65,20 @@ static void append(char *buf, size_t size, int *n, const char *record)
 	(*n)++;
 }
 
-static void sink(void *arg, const char *record)
+/* The sink takes whole lines, those of a commit at once. */
+static void sink(void *arg, const char *lines, size_t len)
 {
+	size_t have = strlen(fx.sunk);
+
 	(void)arg;
-	append(fx.sunk, sizeof fx.sunk, &fx.n_sunk, record);
+	ck_assert_uint_gt(len, 0);
+	ck_assert_int_eq(lines[len - 1], '\n');
+	ck_assert_uint_lt(have + len, sizeof fx.sunk);
+	memcpy(fx.sunk + have, lines, len);
+	fx.sunk[have + len] = '\0';
+	for (size_t i = 0; i < len; i++)
+		fx.n_sunk += lines[i] == '\n';
+	fx.n_sink_calls++;
 }
 
 static void each(void *arg, const char *record)
@@ -185,6 +196,7 @@ START_TEST(test_batch_commit)
 	ck_assert_int_eq(fx.n_sunk, 0);
 	ck_assert_int_eq(store_batch_commit(fx.st, &fx.err), 0);
 	ck_assert_int_eq(fx.n_sunk, 2);
+	ck_assert_int_eq(fx.n_sink_calls, 1);   /* the batch's lines in one call */
 	ck_assert_ptr_nonnull(strstr(fx.sunk, "user.create"));
 	ck_assert_ptr_null(strstr(fx.sunk, "user.update"));
 	ck_assert_ptr_nonnull(strstr(fx.sunk, "user.delete"));

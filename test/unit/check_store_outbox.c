@@ -3,7 +3,8 @@
  * oldest first, as many as asked, with a NULL sid kept NULL; a delete takes
  * several rows in one transaction, and a row already gone is no error.
  * Also the schema's side: ending a session queues a row per client of it
- * with a back-channel URI.
+ * with a back-channel URI; and a batch says whether it may have queued
+ * one, so that the outbox is read only then.
  */
 #include <check.h>
 #include <stdio.h>
@@ -15,6 +16,7 @@
 #include "store.h"
 #include "store_outbox.h"
 #include "store_projects.h"
+#include "store_sessions.h"
 
 static struct {
 	char dir[64];
@@ -140,6 +142,46 @@ START_TEST(test_session_end_fills_outbox)
 }
 END_TEST
 
+static void batch_opened(void *arg)
+{
+	(void)arg;
+}
+
+/* Runs op in a batch of its own and commits it: whether the batch may have
+ * queued a logout. */
+static bool batch_queued_logouts(void (*op)(struct sync_result *r))
+{
+	struct sync_result r;
+
+	op(&r);
+	ck_assert(r.done && !r.failed);
+	ck_assert(store_batch_open(fx.st));
+	ck_assert_int_eq(store_batch_commit(fx.st, &fx.err), 0);
+	return store_batch_queued_logouts(fx.st);
+}
+
+static void add_client(struct sync_result *r)
+{
+	store_session_add_client(fx.st, "s1", "c1", sync_completion(r));
+}
+
+static void end_session(struct sync_result *r)
+{
+	store_session_end(fx.st, "s1", fx.p.project_id, NULL, NULL, sync_completion(r));
+}
+
+/* A statement that can queue a logout (through the triggers of schema/008)
+ * makes its batch one to read the outbox after, even when it ended
+ * nothing; a batch without one does not, nor does the next. */
+START_TEST(test_batch_queued_logouts)
+{
+	store_batch_enable(fx.st, batch_opened, NULL);
+	ck_assert(!batch_queued_logouts(add_client));
+	ck_assert(batch_queued_logouts(end_session));
+	ck_assert(!batch_queued_logouts(add_client));
+}
+END_TEST
+
 static Suite *outbox_suite(void)
 {
 	Suite *s = suite_create("store_outbox");
@@ -148,6 +190,7 @@ static Suite *outbox_suite(void)
 	tcase_add_test(tc, test_read_oldest_first);
 	tcase_add_test(tc, test_delete);
 	tcase_add_test(tc, test_session_end_fills_outbox);
+	tcase_add_test(tc, test_batch_queued_logouts);
 	suite_add_tcase(s, tc);
 	return s;
 }
