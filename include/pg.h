@@ -40,14 +40,23 @@
 
 struct event_base;
 
-/* A statement every connection prepares under its name. n_params texts
- * are bound; writes says whether its commit can change what the node's
- * caches hold (the changed callback then runs before the results). */
+/* What a statement's commit is to the node's caches (false and true in a
+ * statement's initializer read as the first two). */
+enum pg_writes {
+	PG_READS,             /* no commit to count, nothing the caches hold */
+	PG_WRITES,            /* a commit, which may change what they hold: the
+	                         changed callback runs before the results */
+	PG_WRITES_UNCACHED,   /* a commit of rows no cache holds (a create's,
+	                         under IDs it makes): it leaves them be */
+};
+
+/* A statement every connection prepares under its name; n_params texts
+ * are bound. */
 struct pg_statement {
 	const char *name;
 	const char *sql;
 	int n_params;
-	bool writes;
+	enum pg_writes writes;
 };
 
 /* A query's end: res (PGRES_TUPLES_OK or PGRES_COMMAND_OK) when it ran and
@@ -66,7 +75,7 @@ struct pg_pool_config {
 	const struct pg_statement *const *statements;   /* prepared on each */
 	size_t n_statements;
 	/* Something the caches depend on may have changed: a notification, a
-	 * commit of a batch with writes, or listening (again). */
+	 * commit of a batch with PG_WRITES, or listening (again). */
 	void (*changed)(void *arg);
 	/* A back-channel logout was queued (the notification 'outbox' of
 	 * schema/postgres/018), or listening began: the outbox may hold rows. */

@@ -49,7 +49,8 @@ struct query_list {
 struct pg_batch {
 	struct query_list q;
 	struct pg_query *cur;        /* whose results come next; NULL: the sync's */
-	bool writes;
+	bool writes;                 /* a commit */
+	bool changes;                /* ... that may change what the caches hold */
 	bool failed;
 	struct pg_query *culprit;    /* the query that raised; NULL: the commit */
 	char sqlstate[6];
@@ -301,7 +302,8 @@ static void send_batch(struct pg_conn *c, struct query_list l)
 	b->cur = l.head;
 	b->sent_us = mono_us();
 	for (struct pg_query *q = l.head; q; q = q->next) {
-		b->writes = b->writes || (q->kind == Q_EXEC && q->stmt->writes);
+		b->writes = b->writes || (q->kind == Q_EXEC && q->stmt->writes != PG_READS);
+		b->changes = b->changes || (q->kind == Q_EXEC && q->stmt->writes == PG_WRITES);
 		ok = ok && send_one(c, q) == 1;
 	}
 	ok = ok && PQpipelineSync(c->pg) == 1;
@@ -410,7 +412,7 @@ static void batch_done(struct pg_pool *p, struct pg_batch *b)
 	if (b->failed) {
 		batch_failed(p, b);
 	} else {
-		if (b->writes && p->cfg.changed)
+		if (b->changes && p->cfg.changed)
 			p->cfg.changed(p->cfg.arg);
 		while ((q = list_pop(&b->q)))
 			if (q->res)

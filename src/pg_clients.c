@@ -26,33 +26,30 @@ enum {
 	PC_REDIRECT_REGISTERED,
 	PC_POST_LOGOUT_REGISTERED,
 	PC_NAME,
-	PC_LIST,   /* first of the list variants: PC_LIST + 2 * sort + desc */
-	PC__COUNT = PC_LIST + 2 * CLIENT_SORT__COUNT
+	PC_LIST,
+	PC__COUNT
 };
 
-/* $1 the project; $2 a search term or NULL (CONTRACT.md §3: in the name);
- * $3 is_active or NULL. */
-#define LIST_FILTER \
-	" WHERE project_id = $1 AND ($2::ctext IS NULL OR" PG_SQL_CONTAINS("name", "$2::ctext") ")" \
-	" AND ($3::boolean IS NULL OR is_active = $3::boolean)"
-/* The number of all matches and the page's records (CLIENT_JSON's order:
- * ties broken by id in the sort's direction). */
-#define LIST(name, order) \
-	{ "clients_list_" name, \
-	  PG_SQL_PAGE("clients", LIST_FILTER, "edgeauth_client_json(r)", order, "$4", "$5"), 5, \
-	  false }
-#define LIST_PAIR(key, name, col) \
-	[PC_LIST + 2 * (key)] = LIST(name, col ", id"), \
-	[PC_LIST + 2 * (key) + 1] = LIST(name "_desc", col " DESC, id DESC")
+/* edgeauth_client_list's p_order for each enum client_sort, ascending and
+ * descending. */
+static const char *const orders[CLIENT_SORT__COUNT][2] = {
+	[CLIENT_SORT_CREATED_AT] = { "created_at", "created_at desc" },
+	[CLIENT_SORT_UPDATED_AT] = { "updated_at", "updated_at desc" },
+	[CLIENT_SORT_NAME] = { "name", "name desc" },
+	[CLIENT_SORT_IS_ACTIVE] = { "is_active", "is_active desc" },
+};
 
 static const struct pg_statement statements[PC__COUNT] = {
+	/* a new client, its permissions and its event: while creates go on, the
+	 * caches of the bearer check stay warm (a round trip each) */
 	[PC_CREATE] = { "clients_create", "SELECT * FROM edgeauth_client_create($1, $2, $3, $4,"
-		" $5, $6, $7, $8, $9, $10, $11, $12, $13)", 13, true },
+		" $5, $6, $7, $8, $9, $10, $11, $12, $13)", 13, PG_WRITES_UNCACHED },
 	[PC_UPDATE] = { "clients_update", "SELECT * FROM edgeauth_client_update($1, $2, $3, $4,"
 		" $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)", 18, true },
 	[PC_SET_SECRET] = { "clients_set_secret",
 		"SELECT * FROM edgeauth_client_set_secret($1, $2, $3, $4, $5)", 5, true },
-	[PC_GET] = { "clients_get", "SELECT edgeauth_client_json(c)::text FROM clients c"
+	[PC_GET] = { "clients_get", "SELECT edgeauth_client_json(c, p.ids)::text"
+		" FROM clients c, edgeauth_client_permissions_of(c.id) p"
 		" WHERE c.id = $1 AND c.project_id = $2", 2, false },
 	[PC_DELETE] = { "clients_delete", "SELECT * FROM edgeauth_client_delete($1, $2, $3, $4)",
 		4, true },
@@ -67,10 +64,9 @@ static const struct pg_statement statements[PC__COUNT] = {
 		"SELECT 1 FROM clients WHERE id = $1"
 		" AND post_logout_redirect_uris @> jsonb_build_array($2::text)", 2, false },
 	[PC_NAME] = { "clients_name", "SELECT name FROM clients WHERE id = $1", 1, false },
-	LIST_PAIR(CLIENT_SORT_CREATED_AT, "created_at", "created_at"),
-	LIST_PAIR(CLIENT_SORT_UPDATED_AT, "updated_at", "updated_at"),
-	LIST_PAIR(CLIENT_SORT_NAME, "name", "lower(name)"),
-	LIST_PAIR(CLIENT_SORT_IS_ACTIVE, "is_active", "is_active"),
+	/* (total, records): pg_map_page */
+	[PC_LIST] = { "clients_list",
+		"SELECT * FROM edgeauth_client_list($1, $2, $3, $4, $5, $6)", 6, false },
 };
 
 const struct pg_statement_set pg_clients_statements = { statements, PC__COUNT };
@@ -174,11 +170,10 @@ void pg_client_list(struct store *st, const char *project_id, const struct list_
 	char size[24], offset[24];
 
 	assert(q->sort < CLIENT_SORT__COUNT);
-	pg_run(st, &statements[PC_LIST + 2 * (int)q->sort + (q->desc ? 1 : 0)],
-	       (const char *const[]){ project_id, q->search,
-	       q->is_active < 0 ? NULL : pg_bool_param(q->is_active),
-	       pg_int_param(q->page_size, size), pg_int_param(list_offset(q), offset) },
-	       pg_map_page, out, NULL, done);
+	pg_run(st, &statements[PC_LIST], (const char *const[]){ project_id, q->search,
+	       q->is_active < 0 ? NULL : pg_bool_param(q->is_active), orders[q->sort][q->desc],
+	       pg_int_param(q->page_size, size),
+	       pg_int_param(list_offset(q), offset) }, pg_map_page, out, NULL, done);
 }
 
 /* ---- what token issue and checks read ---- */

@@ -20,9 +20,9 @@ static const char *const sql[O__COUNT] = {
 	 * a sorter even for no row, 26,000 instructions of the 30,000 it cost
 	 * (callgrind; docs/BENCHMARKS.md), so a look first. */
 	[O_ANY] = "SELECT 1 FROM backchannel_outbox LIMIT 1",
-	[O_READ] =
-		"SELECT id, client_id, uri, alg, subject, session_id, created_at"
-		" FROM backchannel_outbox ORDER BY created_at, id LIMIT ?1",
+	[O_READ] = ("SELECT id, client_id, uri, alg, subject, session_id,"
+		    " created_at FROM backchannel_outbox"
+		    " ORDER BY created_at, id LIMIT ?1"),
 	[O_DELETE] = "DELETE FROM backchannel_outbox WHERE id = ?1",
 };
 

@@ -36,9 +36,18 @@ SELECT pm.id, pm.project_id, r.is_default, (r.code || ':' || pm.code)::ctext AS 
 FROM permissions pm JOIN resources r ON r.id = pm.resource_id;
 
 -- A list of IDs as statements take it: a JSON array of strings (NULL: none).
-CREATE FUNCTION edgeauth_ids(p jsonb) RETURNS ctext[] LANGUAGE sql IMMUTABLE
-AS $$ SELECT CASE WHEN p IS NULL THEN NULL
-                  ELSE ARRAY(SELECT jsonb_array_elements_text(p))::ctext[] END $$;
+-- plpgsql, whose plans are kept for the session: as a SQL function with a
+-- subquery (never inlined) it was parsed and planned again on every call.
+-- An empty list runs no query.
+CREATE FUNCTION edgeauth_ids(p jsonb) RETURNS ctext[] LANGUAGE plpgsql IMMUTABLE
+AS $$ BEGIN
+	IF p IS NULL THEN
+		RETURN NULL;
+	ELSIF jsonb_array_length(p) = 0 THEN
+		RETURN '{}';
+	END IF;
+	RETURN ARRAY(SELECT jsonb_array_elements_text(p))::ctext[];
+END $$;
 
 -- What a token of a holder carries: its named permissions, sorted, joined
 -- with spaces ('' for none): the client, the role, or the role of the user.

@@ -3,23 +3,45 @@
 -- and the writes, each one statement that checks, writes and answers the
 -- record (edgeauth_outcome, version 10).
 
--- The client's permission IDs, sorted. plpgsql, whose plans are kept for the
--- session: a subquery in edgeauth_client_json would stop the planner from
--- inlining it, and a list page would run it as a function 100 times.
-CREATE FUNCTION edgeauth_client_permission_ids(p_id ctext) RETURNS json LANGUAGE plpgsql STABLE
-AS $$
-BEGIN
-	RETURN (SELECT coalesce(json_agg(permission_id ORDER BY permission_id), '[]')
-	        FROM client_permissions WHERE client_id = p_id);
-END $$;
+-- Where a client's tokens may go and how it proves who it is (versions 1, 8):
+-- the columns' CHECK constraints become domains of the same checks, which
+-- PostgreSQL keeps in its type cache; a table's CHECK constraints it builds
+-- from the catalog again on every INSERT and UPDATE, 9% of a create
+-- (callgrind).
+CREATE DOMAIN edgeauth_uri_list AS jsonb CHECK (jsonb_typeof(VALUE) = 'array');
+CREATE DOMAIN edgeauth_auth_method AS ctext
+	CHECK (VALUE IN ('none', 'client_secret_basic', 'client_secret_post'));
+CREATE DOMAIN edgeauth_id_token_alg AS ctext CHECK (VALUE IN ('RS256', 'ES256'));
+ALTER TABLE clients
+	DROP CONSTRAINT clients_redirect_uris_check,
+	DROP CONSTRAINT clients_post_logout_redirect_uris_check,
+	DROP CONSTRAINT clients_token_endpoint_auth_method_check,
+	DROP CONSTRAINT clients_id_token_signed_response_alg_check,
+	ALTER COLUMN redirect_uris TYPE edgeauth_uri_list,
+	ALTER COLUMN post_logout_redirect_uris TYPE edgeauth_uri_list,
+	ALTER COLUMN token_endpoint_auth_method TYPE edgeauth_auth_method,
+	ALTER COLUMN id_token_signed_response_alg TYPE edgeauth_id_token_alg;
 
--- The record (CONTRACT.md §4) of the clients row c: the keys, their order and
--- the timestamps of CLIENT_JSON in src/store_clients.c. One expression, so
--- that the planner inlines it.
-CREATE FUNCTION edgeauth_client_json(c clients) RETURNS json LANGUAGE sql STABLE AS $$
+-- The client's permission IDs, sorted (a JSON array), as one row: a
+-- lateral join of the client's row (FROM clients c,
+-- edgeauth_client_permissions_of(c.id) p), which the planner inlines, so
+-- that a list page aggregates its rows' permissions in one statement instead
+-- of calling a function for each row.
+CREATE FUNCTION edgeauth_client_permissions_of(p_id ctext) RETURNS TABLE (ids json)
+LANGUAGE sql STABLE AS $$
+	SELECT coalesce(json_agg(permission_id ORDER BY permission_id), '[]')
+	FROM client_permissions WHERE client_id = p_id
+$$;
+
+-- The record (CONTRACT.md §4) of the clients row c with its permission IDs
+-- (edgeauth_client_permissions_of): the keys, their order and the
+-- timestamps of CLIENT_JSON in src/store_clients.c. One expression, so that
+-- the planner inlines it.
+CREATE FUNCTION edgeauth_client_json(c clients, p_permission_ids json) RETURNS json
+LANGUAGE sql STABLE AS $$
 	SELECT json_build_object('id', c.id, 'name', c.name, 'description', c.description,
 		'is_active', c.is_active,
-		'permission_ids', edgeauth_client_permission_ids(c.id),
+		'permission_ids', p_permission_ids,
 		'redirect_uris', c.redirect_uris,
 		'post_logout_redirect_uris', c.post_logout_redirect_uris,
 		'backchannel_logout_uri', c.backchannel_logout_uri,
@@ -29,8 +51,93 @@ CREATE FUNCTION edgeauth_client_json(c clients) RETURNS json LANGUAGE sql STABLE
 		'updated_at', edgeauth_iso_time(c.updated_at))
 $$;
 
-CREATE FUNCTION edgeauth_client_record(p_id ctext) RETURNS text LANGUAGE sql STABLE
-AS $$ SELECT edgeauth_client_json(c)::text FROM clients c WHERE c.id = p_id $$;
+-- The record of the client p_id, as text (NULL: none), as a write reads it
+-- back. plpgsql, whose plans are kept for the session: as a SQL function with
+-- a FROM it was parsed and planned again on every call, which cost a write
+-- more than its own writes.
+CREATE FUNCTION edgeauth_client_record(p_id ctext) RETURNS text LANGUAGE plpgsql STABLE
+AS $$
+BEGIN
+	RETURN (SELECT edgeauth_client_json(c, p.ids)::text
+	        FROM clients c, edgeauth_client_permissions_of(c.id) p WHERE c.id = p_id);
+END $$;
+
+-- Each project's number of clients, so that a list without filters answers
+-- its total without counting rows, which cost more than the page's records.
+-- Kept by a trigger, so that every writer keeps it (clients never move
+-- between projects). Spread over rows (slot: the writing session's, of 64),
+-- so that creates on several connections or nodes do not queue on one row's
+-- lock (schema/postgres/004's concern): the number is their sum.
+CREATE TABLE client_counts (
+	project_id ctext NOT NULL,
+	slot       integer NOT NULL,
+	n          bigint NOT NULL,
+	PRIMARY KEY (project_id, slot)
+);
+INSERT INTO client_counts SELECT project_id, 0, count(*) FROM clients GROUP BY project_id;
+
+CREATE FUNCTION edgeauth_client_counted() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+	INSERT INTO client_counts AS k (project_id, slot, n)
+	VALUES (CASE TG_OP WHEN 'INSERT' THEN NEW.project_id ELSE OLD.project_id END,
+	        pg_backend_pid() % 64, CASE TG_OP WHEN 'INSERT' THEN 1 ELSE -1 END)
+	ON CONFLICT (project_id, slot) DO UPDATE SET n = k.n + excluded.n;
+	RETURN NULL;
+END $$;
+CREATE TRIGGER clients_counted AFTER INSERT OR DELETE ON clients
+FOR EACH ROW EXECUTE FUNCTION edgeauth_client_counted();
+
+-- The clients of p_project that a list keeps (CONTRACT.md §3): p_search, a
+-- case-insensitive substring of the name (PG_SQL_CONTAINS in
+-- include/store_pg.h), and p_active; NULL keeps all. Inlined where it is used.
+CREATE FUNCTION edgeauth_client_matches(p_project ctext, p_search ctext, p_active boolean)
+RETURNS SETOF clients LANGUAGE sql STABLE AS $$
+	SELECT * FROM clients WHERE project_id = p_project
+	AND (p_search IS NULL OR strpos(lower(name), lower(p_search)) > 0)
+	AND (p_active IS NULL OR is_active = p_active)
+$$;
+
+-- A page of the list (CONTRACT.md §3): the number of all matches and the
+-- records of those at p_offset, p_limit of them, in p_order (a sort_by of
+-- src/api_clients.c, with ' desc' for descending); ties broken by id in the
+-- sort's direction, text sorted on lower() (CONTRACT.md §9). plpgsql with
+-- generic plans, kept for the session: as a prepared statement the page was
+-- planned again for each call's values (PostgreSQL judged that cheaper),
+-- which cost more than the page itself (docs/BENCHMARKS.md).
+CREATE FUNCTION edgeauth_client_list(p_project ctext, p_search ctext, p_active boolean,
+	p_order ctext, p_limit bigint, p_offset bigint, OUT total bigint, OUT records json)
+LANGUAGE plpgsql STABLE SET plan_cache_mode = force_generic_plan AS $$
+DECLARE
+	ids ctext[];
+BEGIN
+	IF p_search IS NULL AND p_active IS NULL THEN
+		total := (SELECT coalesce(sum(n), 0) FROM client_counts WHERE project_id = p_project);
+	ELSE
+		total := (SELECT count(*) FROM edgeauth_client_matches(p_project, p_search, p_active));
+	END IF;
+	CASE p_order
+	WHEN 'created_at' THEN ids := ARRAY(SELECT id FROM edgeauth_client_matches(p_project,
+		p_search, p_active) ORDER BY created_at, id LIMIT p_limit OFFSET p_offset);
+	WHEN 'created_at desc' THEN ids := ARRAY(SELECT id FROM edgeauth_client_matches(p_project,
+		p_search, p_active) ORDER BY created_at DESC, id DESC LIMIT p_limit OFFSET p_offset);
+	WHEN 'updated_at' THEN ids := ARRAY(SELECT id FROM edgeauth_client_matches(p_project,
+		p_search, p_active) ORDER BY updated_at, id LIMIT p_limit OFFSET p_offset);
+	WHEN 'updated_at desc' THEN ids := ARRAY(SELECT id FROM edgeauth_client_matches(p_project,
+		p_search, p_active) ORDER BY updated_at DESC, id DESC LIMIT p_limit OFFSET p_offset);
+	WHEN 'name' THEN ids := ARRAY(SELECT id FROM edgeauth_client_matches(p_project,
+		p_search, p_active) ORDER BY lower(name), id LIMIT p_limit OFFSET p_offset);
+	WHEN 'name desc' THEN ids := ARRAY(SELECT id FROM edgeauth_client_matches(p_project,
+		p_search, p_active) ORDER BY lower(name) DESC, id DESC LIMIT p_limit OFFSET p_offset);
+	WHEN 'is_active' THEN ids := ARRAY(SELECT id FROM edgeauth_client_matches(p_project,
+		p_search, p_active) ORDER BY is_active, id LIMIT p_limit OFFSET p_offset);
+	WHEN 'is_active desc' THEN ids := ARRAY(SELECT id FROM edgeauth_client_matches(p_project,
+		p_search, p_active) ORDER BY is_active DESC, id DESC LIMIT p_limit OFFSET p_offset);
+	END CASE;
+	records := (SELECT coalesce(json_agg((SELECT edgeauth_client_json(c, p.ids)
+	                                      FROM clients c, edgeauth_client_permissions_of(c.id) p
+	                                      WHERE c.id = o.id) ORDER BY o.n), '[]')
+	            FROM unnest(ids) WITH ORDINALITY AS o(id, n));
+END $$;
 
 -- CONTRACT.md §7: whether a write sets (create: given a value other than the
 -- default) or changes (update: other than the stored one) where the client's
@@ -62,9 +169,13 @@ DECLARE
 	ids ctext[] := edgeauth_ids(p_permission_ids);
 	r edgeauth_refusal;
 	now_ms bigint := edgeauth_now_ms();
+	c clients;
+	perms json := '[]';
 BEGIN
-	PERFORM edgeauth_permissions_lock(ids);
-	r := edgeauth_check_ids(p_project, p_scope, ids);
+	IF cardinality(ids) > 0 THEN   -- none: nothing to lock or check
+		PERFORM edgeauth_permissions_lock(ids);
+		r := edgeauth_check_ids(p_project, p_scope, ids);
+	END IF;
 	IF r.status IS NULL AND edgeauth_client_routing_changes('[]', '[]', NULL, 'none',
 	   true, p_redirect, true, p_post_logout, true, p_backchannel, p_method) THEN
 		r := edgeauth_check_admin(p_project, p_scope);
@@ -77,10 +188,18 @@ BEGIN
 	                     backchannel_logout_uri, token_endpoint_auth_method,
 	                     id_token_signed_response_alg)
 	VALUES (p_id, p_project, p_name, p_description, p_secret_hash, true, p_redirect, now_ms,
-	        now_ms, p_post_logout, p_backchannel, p_method, p_alg);
-	INSERT INTO client_permissions (client_id, permission_id)
-	SELECT p_id, unnest(ids) ON CONFLICT DO NOTHING;
-	RETURN edgeauth_done_event(edgeauth_client_record(p_id), edgeauth_event(p_event));
+	        now_ms, p_post_logout, p_backchannel, p_method, p_alg)
+	RETURNING * INTO c;
+	-- an INSERT of no rows would still fire client_permissions' trigger
+	-- (version 9), whose notification empties every node's caches
+	IF cardinality(ids) > 0 THEN
+		INSERT INTO client_permissions (client_id, permission_id)
+		SELECT p_id, unnest(ids) ON CONFLICT DO NOTHING;
+		perms := (SELECT p.ids FROM edgeauth_client_permissions_of(p_id) p);
+	END IF;
+	-- the record of the row in hand (reading it back cost a create 8% more)
+	RETURN edgeauth_done_event(edgeauth_client_json(c, perms)::text,
+	                           edgeauth_event(p_event));
 END $$;
 
 -- Updates the client (PUT: a p_set_* false keeps that field, a NULL method

@@ -10,7 +10,7 @@
 -- ---- resources ----
 
 -- A resource's permissions in their stored order. plpgsql, whose plans are
--- kept for the session (as edgeauth_client_permission_ids, version 12).
+-- kept for the session (as edgeauth_ids, version 10).
 CREATE FUNCTION edgeauth_resource_permissions(p_id ctext) RETURNS json LANGUAGE plpgsql STABLE
 AS $$
 BEGIN

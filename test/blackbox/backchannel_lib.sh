@@ -36,3 +36,11 @@ session() {
 	     VALUES ('$sid', 'hash-$sid', '$PROJECT_ID', '$user', $now, $now, $now + 3600000)"
 	for c in "$@"; do db "INSERT INTO session_clients VALUES ('$sid', '$c')"; done
 }
+
+# client NAME URI [ALG]: a client whose backchannel_logout_uri is URI; sets CID
+client() {
+	local alg=${3:-RS256}
+	req POST "$P/clients" "{\"name\":\"$1\",\"backchannel_logout_uri\":\"$2\",\"id_token_signed_response_alg\":\"$alg\",\"redirect_uris\":[\"http://127.0.0.1:9/cb\"]}"
+	check_status "client $1" 201
+	CID=$(jq -r .id <<<"$BODY")
+}

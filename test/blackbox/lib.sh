@@ -86,6 +86,18 @@ db() {
 	else sqlite3 -cmd ".timeout 5000" "${2:-$TMP/edgeauth.db}" "$1"; fi
 }
 
+# notified METHOD PATH [BODY]: req, answered while a session LISTENs on
+# channel edgeauth (PostgreSQL); prints the status and how many
+# notifications arrived
+notified() {
+	pg_psql "$PG_DB" -c "LISTEN edgeauth" -c "SELECT pg_sleep(3)" > "$TMP/listen.out" 2>&1 &
+	local listener=$!
+	sleep 1   # LISTEN is in effect well before the sleep ends
+	req "$@"
+	wait "$listener"
+	printf '%s %s' "$STATUS" "$(grep -c 'Asynchronous notification "edgeauth"' "$TMP/listen.out")"
+}
+
 free_port() {
 	python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'
 }

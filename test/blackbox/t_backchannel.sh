@@ -21,13 +21,6 @@ RLOG=$TMP/received.jsonl
 trap 'stop_receivers; stop_server' EXIT
 
 
-# client NAME URI [ALG]: a client whose backchannel_logout_uri is URI; sets CID
-client() {
-	local alg=${3:-RS256}
-	req POST "$P/clients" "{\"name\":\"$1\",\"backchannel_logout_uri\":\"$2\",\"id_token_signed_response_alg\":\"$alg\",\"redirect_uris\":[\"http://127.0.0.1:9/cb\"]}"
-	check_status "client $1" 201
-	CID=$(jq -r .id <<<"$BODY")
-}
 
 # user NAME: a Fully Managed user; sets UID_
 user() {

@@ -218,6 +218,9 @@ expect "Bearer $DOOMED_TOKEN" "401 invalid_authorization_token" "a deleted clien
 check "its secret no longer gets a token" "$(client_token "$DOOMED" "$DOOMED_SECRET")" null
 expect "$AS_ADMIN" 204 "delete the web client" DELETE "$P/clients/$WEB"
 expect "$AS_ADMIN" "404 client_not_found" "deleted client is gone" GET "$P/clients/$WEB"
+AUTH="$AS_ADMIN" req GET "$P/clients?page_size=1"
+check "the list's total counts the deleted clients out" "$(jq .total <<<"$BODY")" \
+	"$(db "select count(*) from clients where project_id='$PROJECT_ID'")"
 expect "Bearer $DORA_ACCESS" "401 invalid_authorization_token" "its user's access token stops at once" GET /api/v1/users/current
 refresh "$WEB" "$DORA_REFRESH"
 check "its refresh token is refused" "$STATUS $(jq -r .error <<<"$BODY")" "400 invalid_client"

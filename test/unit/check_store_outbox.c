@@ -167,7 +167,9 @@ static void add_client(struct sync_result *r)
 
 static void end_session(struct sync_result *r)
 {
-	store_session_end(fx.st, "s1", fx.p.project_id, NULL, NULL, sync_completion(r));
+	bool ended;
+
+	store_session_end(fx.st, "s1", fx.p.project_id, NULL, NULL, &ended, sync_completion(r));
 }
 
 /* A statement that can queue a logout (through the triggers of schema/008)

@@ -24,9 +24,7 @@ B="http://127.0.0.1:$B_PORT"
 trap 'stop_receivers; kill "$B_PID" 2>/dev/null; stop_server' EXIT
 for _ in $(seq 1 200); do curl -s -o /dev/null "$B/healthz" && break; sleep 0.05; done
 
-req POST "$P/clients" "{\"name\":\"app\",\"backchannel_logout_uri\":\"$R/ok/app\",\"redirect_uris\":[\"http://127.0.0.1:9/cb\"]}"
-check_status "a client with a back-channel URI" 201
-APP=$(jq -r .id <<<"$BODY")
+client app "$R/ok/app"; APP=$CID
 
 # signed_in N [CLIENT]: user N (sets ID), with a session in which CLIENT
 # (the app) got a code
@@ -56,9 +54,7 @@ check "the outbox is empty" "$(db "select count(*) from backchannel_outbox")" 0
 # a receiver that answers 500: each logout is tried 3 times over 6 s, long
 # enough for both nodes' reads to find its row; still 3 POSTs a logout, one
 # node's
-req POST "$P/clients" "{\"name\":\"failing\",\"backchannel_logout_uri\":\"$R/fail/app\",\"redirect_uris\":[\"http://127.0.0.1:9/cb\"]}"
-check_status "a client whose receiver fails" 201
-FAILING=$(jq -r .id <<<"$BODY")
+client failing "$R/fail/app"; FAILING=$CID
 for i in 1 2 3 4; do
 	signed_in "f$i" "$FAILING"
 	if [ $((i % 2)) = 0 ]; then end "$A" "f$i"; else end "$B" "f$i"; fi

@@ -18,17 +18,6 @@ req POST "$P/users" '{"display_name":"Nia","external_user_id":"nia"}'
 check_status "a user" 201
 U=$(jq -r .id <<<"$BODY")
 
-# notified METHOD PATH [BODY]: the request, answered while a session LISTENs
-# on edgeauth; prints the status and how many notifications arrived
-notified() {
-	pg_psql "$PG_DB" -c "LISTEN edgeauth" -c "SELECT pg_sleep(3)" > "$TMP/listen.out" 2>&1 &
-	local listener=$!
-	sleep 1   # LISTEN is in effect well before the sleep ends
-	req "$@"
-	wait "$listener"
-	printf '%s %s' "$STATUS" "$(grep -c 'Asynchronous notification "edgeauth"' "$TMP/listen.out")"
-}
-
 check "a rename: no notification" \
 	"$(notified PUT "$P/users/$U" '{"display_name":"Nia A","is_active":true,"external_user_id":"nia"}')" "200 0"
 check "the same values again: none" \

@@ -1,0 +1,37 @@
+# A client's create on PostgreSQL leaves the caches be (PG_WRITES_UNCACHED
+# in src/pg_clients.c; schema/postgres/012): a new client is in no node's
+# cache, so its commit empties none, neither this node's (the bearer verdict
+# of the caller's token stays cached through a run of creates) nor, without
+# permissions, the fleet's (no notification). Permissions granted at create
+# still notify, as any write of client_permissions does (version 9).
+. "$(dirname "$0")/../lib.sh"
+if [ "$BACKEND" != postgres ]; then
+	fail "t_clients_caches runs on PostgreSQL: EDGEAUTH_BACKEND=postgres test/blackbox/run.sh postgres/t_clients_caches.sh"
+	finish
+	exit 1
+fi
+MPORT=$(free_port)
+# (no purge tick, whose commit would empty the caches, after the first)
+start_server metrics.listen=127.0.0.1:$MPORT tokens.purge_interval_s=86400
+
+check "a create without permissions: no notification" \
+	"$(notified POST "$P/clients" '{"name":"quiet"}')" "201 0"
+PERM=$(db "select id from permissions where project_id = '$PROJECT_ID' order by id limit 1")
+check "a create with a permission: notified" \
+	"$(notified POST "$P/clients" "{\"name\":\"granted\",\"permission_ids\":[\"$PERM\"]}")" "201 1"
+
+# val FILE SERIES: the value of the series, 0 when absent
+val() { awk -v k="$2" '$1 == k { print $2; f = 1 } END { if (!f) print 0 }' "$1"; }
+HOLDERS='edgeauth_cache_misses_total{cache="token_holders"}'
+req GET "$P/clients?page_size=1"
+check_status "the token's verdict read (and kept)" 200
+curl -s -o "$TMP/before" "http://127.0.0.1:$MPORT/metrics"
+N=5
+for i in $(seq $N); do
+	req POST "$P/clients" "{\"name\":\"run $i\"}"
+	check_status "create $i" 201
+done
+curl -s -o "$TMP/after" "http://127.0.0.1:$MPORT/metrics"
+check "through $N creates the verdict stayed cached" \
+	"$(( $(val "$TMP/after" "$HOLDERS") - $(val "$TMP/before" "$HOLDERS") ))" 0
+finish
