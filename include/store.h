@@ -35,6 +35,8 @@ enum store_core_stmt {
 	SQ_SAVEPOINT,
 	SQ_RELEASE,
 	SQ_ROLLBACK_TO,
+	SQ_READ_BEGIN,
+	SQ_READ_START,
 	SQ__COUNT
 };
 
@@ -72,6 +74,7 @@ struct store {
 	 * rollbacks bump generation (a savepoint's release moves no data
 	 * version). */
 	uint64_t generation;
+	struct store_cache *client_rows;        /* client ID -> struct client_auth */
 	struct store_cache *scopes;             /* client ID -> scope */
 	struct store_cache *role_permissions;   /* role ID -> its token permissions, JSON text */
 	/* Group commit (store_batch_enable): one transaction holds the writes of
@@ -85,6 +88,10 @@ struct store {
 	 * logout. */
 	sqlite3_stmt **logout_writers;
 	size_t logout_writer_count;
+	/* The loop iteration's read transaction (store_read_stamp), ended with
+	 * the batch or before a write begins, and its snapshot's data version. */
+	bool read_open;
+	unsigned read_version;   /* as SQLITE_FCNTL_DATA_VERSION writes it */
 	void (*batch_opened)(void *arg);
 	void *batch_arg;
 	/* store_outbox_on_queued's */
@@ -112,10 +119,12 @@ void store_rollback(struct store *st);
 /* Group commit. After this, the first store_begin opens a batch transaction
  * and calls opened(arg), which must arrange for store_batch_commit to run
  * soon (after the loop has handled what is ready now). Until then nothing a
- * request wrote is durable, so its answer must wait (store_batch_open). */
+ * request wrote is durable, so its answer must wait (store_batch_open).
+ * store_read_stamp's read transaction calls opened(arg) too. */
 void store_batch_enable(struct store *st, void (*opened)(void *arg), void *arg);
 bool store_batch_open(const struct store *st);
-/* Commits the batch; on failure rolls it back and returns -1 with err. */
+/* Commits the batch (and ends the read transaction of store_read_stamp); on
+ * failure rolls it back and returns -1 with err. */
 int store_batch_commit(struct store *st, struct api_error *err);
 /* Whether the batch store_batch_commit committed last may have queued
  * back-channel logouts: one of its statements inserts into the outbox
@@ -278,5 +287,14 @@ extern const struct stmt_set store_events_sql;
 /* The stamp of the store as this request reads it (store_cache.h): call it
  * only after the request has stepped a statement. */
 struct store_stamp store_stamp(struct store *st);
+/* The stamp of the store as this request's reads see it, for a cache that
+ * no statement precedes. With group commit and no transaction open, it
+ * first opens the loop iteration's read transaction, which the batch's
+ * commit (or a store_begin) ends: the reads of one iteration then share
+ * one snapshot and its file locks (two fcntl a read, ~8 us here:
+ * docs/BENCHMARKS.md), and a commit of another process is seen at the
+ * next iteration. Without group commit, outside a transaction, the stamp
+ * is unknown: a cache misses. */
+struct store_stamp store_read_stamp(struct store *st);
 
 #endif

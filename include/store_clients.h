@@ -155,6 +155,15 @@ void store_client_scope(struct store *st, const char *client_id, struct store_st
 /* client_not_found, as both backends answer it. */
 extern const struct record_missing *const store_client_missing;
 
+/* The client rows both backends keep, as read at a stamp. An unknown
+ * client is not kept: on PostgreSQL a new client's INSERT notifies no
+ * node (schema/postgres/009_notify.sql). A hit fills *out (its stamp now)
+ * and returns true. */
+bool store_client_cached(struct store *st, const char *client_id, struct store_stamp now,
+                         struct client_auth *out);
+/* Keeps c, read at c->stamp, for client_id. */
+void store_client_keep(struct store *st, const char *client_id, const struct client_auth *c);
+
 /* ---- for the SQLite backend's own use (store.c) ----
  * Synchronous, inside a transaction the caller has open. */
 

@@ -105,14 +105,13 @@ void crypto_sha256(const void *data, size_t len, unsigned char out[32])
 void crypto_hash_secret(const char *s, size_t len, char out[SECRET_HASH_LEN + 1])
 {
 	unsigned char md[32];
-	size_t mdlen = sizeof md;
-	char *enc;
+	char enc[B64URL_ENCODED_MAX(sizeof md)];
 
 	crypto_sha256(s, len, md);
-	enc = b64url_encode(md, mdlen);
+	b64url_encode_into(enc, md, sizeof md);
 	memcpy(out, enc, SECRET_HASH_LEN + 1);
-	free(enc);
 	OPENSSL_cleanse(md, sizeof md);
+	OPENSSL_cleanse(enc, sizeof enc);
 }
 
 /* The time taken depends on the lengths only, never on where a and b differ.

@@ -46,7 +46,7 @@ static const char *const signin_names[METRICS_SIGNIN__N] = {
 	"success", "failure", "throttled", "error",
 };
 static const char *const cache_names[METRICS_CACHE__N] = {
-	"client_scope", "role_permissions", "token_holders",
+	"client_scope", "role_permissions", "token_holders", "client",
 };
 static const char *const backchannel_names[METRICS_BACKCHANNEL__N] = {
 	"delivered", "rejected", "failed", "refused", "dropped",

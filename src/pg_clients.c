@@ -2,8 +2,8 @@
  * Clients on PostgreSQL (pg_clients.h). Every write is one call of a
  * function of schema/postgres/012_clients.sql that checks, writes and
  * answers the record; every read is one statement. What token issue reads
- * (lookup, authenticate, scope) is here too: a client_credentials grant is
- * one round trip (the scope is cached).
+ * (lookup, authenticate, scope) is here too: a client_credentials grant
+ * makes no round trip while the client and its scope are cached.
  */
 #include <assert.h>
 #include <stdio.h>
@@ -200,34 +200,71 @@ static int client_auth_read(const PGresult *res, void *out, const void *how,
 	return 0;
 }
 
-/* ... and authenticated: how is the secret (NULL: a public client naming
- * itself). */
-static int client_auth_check(const PGresult *res, void *out, const void *how,
-                             struct api_error *err)
+/* Completes done with what c says: when check, whether secret is c's (NULL:
+ * a public client naming itself, which must exist). */
+static void client_done(const struct client_auth *c, bool check, const char *secret,
+                        struct completion done)
 {
-	client_auth_read(res, out, NULL, err);
-	return store_client_check_secret(out, how, err);
+	struct api_error err;
+
+	complete(done, check ? store_client_check_secret(c, secret, &err) : 0, &err);
 }
 
-static void client_read(struct store *st, const char *client_id, pg_map_fn *map,
-                        const char *secret, struct client_auth *out, struct completion done)
+/* A read of a client that the cache had not: what it found is kept. */
+struct client_fill {
+	struct store *st;
+	char *client_id;
+	struct client_auth *out;
+	bool check;
+	const char *secret;   /* the request's, as done's */
+	struct completion done;
+};
+
+static void client_filled(void *arg, const struct api_error *err)
 {
+	struct client_fill f = *(struct client_fill *)arg;
+
+	free(arg);
+	if (!err)
+		store_client_keep(f.st, f.client_id, f.out);
+	free(f.client_id);
+	if (err)
+		complete(f.done, -1, err);
+	else
+		client_done(f.out, f.check, f.secret, f.done);
+}
+
+/* The client from the cache when the store is as it was read (a grant's
+ * round trip saved), else from PC_AUTH. */
+static void client_read(struct store *st, const char *client_id, bool check, const char *secret,
+                        struct client_auth *out, struct completion done)
+{
+	struct store_stamp now = store_stamp(st);   /* before the read: a change after it moves the stamp */
+	struct client_fill *f;
+
 	memset(out, 0, sizeof *out);
-	out->stamp = store_stamp(st);   /* before the read: a change after it moves the stamp */
-	pg_run(st, &statements[PC_AUTH], (const char *const[]){ client_id }, map, out, secret,
-	       done);
+	if (store_client_cached(st, client_id, now, out)) {
+		client_done(out, check, secret, done);
+		return;
+	}
+	out->stamp = now;
+	f = xmalloc(sizeof *f);
+	*f = (struct client_fill){ st, client_id ? xstrdup(client_id) : NULL, out, check, secret,
+	                           done };
+	pg_run(st, &statements[PC_AUTH], (const char *const[]){ client_id }, client_auth_read, out,
+	       NULL, (struct completion){ client_filled, f });
 }
 
 void pg_client_lookup(struct store *st, const char *client_id, struct client_auth *out,
                       struct completion done)
 {
-	client_read(st, client_id, client_auth_read, NULL, out, done);
+	client_read(st, client_id, false, NULL, out, done);
 }
 
 void pg_client_authenticate(struct store *st, const char *client_id, const char *secret,
                             struct client_auth *out, struct completion done)
 {
-	client_read(st, client_id, client_auth_check, secret, out, done);
+	client_read(st, client_id, true, secret, out, done);
 }
 
 void pg_client_scope(struct store *st, const char *client_id, struct store_stamp at,

@@ -37,9 +37,14 @@ static const char *const core_sql[SQ__COUNT] = {
 	[SQ_SAVEPOINT] = "SAVEPOINT request",
 	[SQ_RELEASE] = "RELEASE request",
 	[SQ_ROLLBACK_TO] = "ROLLBACK TO request",
+	/* store_read_stamp: BEGIN takes no lock; the first read does */
+	[SQ_READ_BEGIN] = "BEGIN",
+	[SQ_READ_START] = "PRAGMA data_version",
 };
 
 static const struct stmt_set core_set = { SQ__COUNT, core_sql, NULL };
+
+static void read_end(struct store *st);
 
 /* Every statement set of the store: where it lives in struct store, and its
  * SQL, defined in its area's file. All are prepared at open. */
@@ -108,8 +113,12 @@ int store_step(struct store *st, sqlite3_stmt *s, struct api_error *err)
 int store_step_write(struct store *st, sqlite3_stmt *s, const struct unique_rule *rules,
                      size_t n_rules, void *arg, struct api_error *err)
 {
-	int rc = sqlite3_step(s);
+	int rc;
 
+	/* a write outside store_begin (a purge) commits on its own, as it did
+	 * before store_read_stamp's read transaction */
+	read_end(st);
+	rc = sqlite3_step(s);
 	if (rc == SQLITE_DONE || rc == SQLITE_ROW) {
 		store_stmt_finish(s);
 		return 0;
@@ -472,8 +481,11 @@ void store_close(struct store *st)
 		return;
 	if (st->pg)
 		pg_store_close(st);
+	else if (st->db)
+		read_end(st);
 	for (size_t i = 0; i < ARRAY_LEN(store_sets); i++)
 		finalize_set((struct stmt_set *)((char *)st + store_sets[i].offset));
+	store_cache_free(st->client_rows);
 	store_cache_free(st->scopes);
 	store_cache_free(st->role_permissions);
 	free(st->logout_writers);
@@ -489,9 +501,53 @@ static int run_simple(struct store *st, enum store_core_stmt which, struct api_e
 	return store_step_write(st, st->core.stmt[which], NULL, 0, NULL, err);
 }
 
+/* Ends the read transaction of store_read_stamp, if open: it wrote nothing,
+ * so its end cannot lose anything. */
+static void read_end(struct store *st)
+{
+	struct api_error ignored;
+
+	if (!st->read_open)
+		return;
+	st->read_open = false;
+	if (run_simple(st, SQ_COMMIT, &ignored) < 0 && !sqlite3_get_autocommit(st->db))
+		run_simple(st, SQ_ROLLBACK, &ignored);
+}
+
+/* Opens the iteration's read transaction and starts its snapshot. */
+static int read_begin(struct store *st)
+{
+	sqlite3_stmt *start = st->core.stmt[SQ_READ_START];
+	struct api_error err;
+	int rc;
+
+	if (run_simple(st, SQ_READ_BEGIN, &err) < 0)
+		return -1;
+	st->read_open = true;
+	rc = store_step(st, start, &err);
+	store_stmt_finish(start);
+	if (rc < 0 || sqlite3_file_control(st->db, "main", SQLITE_FCNTL_DATA_VERSION,
+	                                   &st->read_version) != SQLITE_OK) {
+		read_end(st);
+		return -1;
+	}
+	st->batch_opened(st->batch_arg);
+	return 0;
+}
+
+struct store_stamp store_read_stamp(struct store *st)
+{
+	if (st->pg || !sqlite3_get_autocommit(st->db))
+		return store_stamp(st);
+	if (!st->batch_mode || read_begin(st) < 0)
+		return (struct store_stamp){ .known = false };
+	return store_stamp(st);
+}
+
 int store_begin(struct store *st, struct api_error *err)
 {
 	store_events_mark(st);
+	read_end(st);   /* a write sees the latest state, as BEGIN IMMEDIATE takes it */
 	if (!st->batch_mode)
 		return run_simple(st, SQ_BEGIN, err);
 	if (!st->batch_open) {
@@ -572,6 +628,7 @@ int store_batch_commit(struct store *st, struct api_error *err)
 	int64_t start_us;
 	int rc;
 
+	read_end(st);
 	if (!st->batch_open)
 		return 0;
 	start_us = mono_us();
@@ -629,6 +686,12 @@ struct store_stamp store_stamp(struct store *st)
 
 	if (st->pg)
 		return pg_store_stamp(st);
+	/* a snapshot's version cannot move: asked once (read_begin), not on
+	 * each of a grant's three looks */
+	if (st->read_open) {
+		now.data_version = st->read_version;
+		return now;
+	}
 	/* Not expected to fail for "main"; if it did, nothing may be cached. */
 	if (sqlite3_file_control(st->db, "main", SQLITE_FCNTL_DATA_VERSION, &v) != SQLITE_OK)
 		now.known = false;

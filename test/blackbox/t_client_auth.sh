@@ -138,6 +138,31 @@ check_err "client_credentials with a wrong client_secret" $DENIED
 token_req grant_type=client_credentials "client_id=$CLIENT_ID"
 check_err "client_credentials without a secret" 400 invalid_params
 
+# --- another process's write to a client a grant has read (its row is cached) ---
+AUTH="Bearer $TOKEN" req POST "$P/clients" '{"name":"outside"}'
+OUT=$(jq -r .id <<<"$BODY"); OUT_SECRET=$(jq -r .client_secret <<<"$BODY")
+# grant_settles WANT: grants of OUT until one answers WANT (status and
+# error); prints how many tries that took (none after 40)
+grant_settles() {
+	local i
+	for i in $(seq 1 40); do
+		BASIC="$OUT:$OUT_SECRET" token_req grant_type=client_credentials
+		[ "$STATUS $(jq -r '.error // empty' <<<"$BODY")" = "$1" ] && { echo "$i"; return; }
+		sleep 0.05
+	done
+	echo none
+}
+check "a grant reads the client" "$(grant_settles "200 ")" 1
+check "... and again (from its cache)" "$(grant_settles "200 ")" 1
+db "update clients set is_active = false where id = '$OUT'" > /dev/null
+# SQLite: the next read sees the file's new version; PostgreSQL: the
+# trigger's NOTIFY reaches the node within CONTRACT §9's 100 ms
+check "a deactivation written by another process is seen" \
+	"$(R=$(grant_settles "400 client_not_active"); [ "$BACKEND" = sqlite ] && echo "$R" || { [ "$R" != none ] && echo 1; })" 1
+db "update clients set is_active = true, secret_hash = 'x' where id = '$OUT'" > /dev/null
+check "a secret changed by another process is seen" \
+	"$(R=$(grant_settles "401 invalid_client_credentials"); [ "$BACKEND" = sqlite ] && echo "$R" || { [ "$R" != none ] && echo 1; })" 1
+
 # --- admin clients are confidential (README) ---
 req GET "$P/clients/$CLIENT_ID"
 check_json "the admin client's method" .token_endpoint_auth_method client_secret_basic

@@ -79,6 +79,8 @@ check "store commits moved" "$([ "$(delta edgeauth_store_commit_duration_seconds
 check "no commit failed" "$(delta edgeauth_store_commit_failures_total)" 0
 CACHE=$(( $(delta 'edgeauth_cache_hits_total{cache="client_scope"}') + $(delta 'edgeauth_cache_misses_total{cache="client_scope"}') ))
 check "the client scope cache was asked for each client_credentials grant" "$([ "$CACHE" -ge $N ] && echo yes)" yes
+CACHE=$(( $(delta 'edgeauth_cache_hits_total{cache="client"}') + $(delta 'edgeauth_cache_misses_total{cache="client"}') ))
+check "the client cache was asked for each grant's client" "$([ "$CACHE" -ge $N ] && echo yes)" yes
 check "hash queue idle" "$(val "$TMP/after" edgeauth_password_hash_queue_depth)" 0
 check "open connections" "$([ "$(val "$TMP/after" edgeauth_open_connections)" -ge 0 ] && echo yes)" yes
 check "build info" "$(val "$TMP/after" "edgeauth_build_info{version=\"$("$EDGEAUTH" --version | cut -d' ' -f2)\"}")" 1

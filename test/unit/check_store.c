@@ -1300,6 +1300,56 @@ START_TEST(test_scope_cache_sees_every_change)
 }
 END_TEST
 
+/* With group commit a client's row is cached at the stamp of the loop
+ * iteration's read transaction (store_read_stamp): another process's
+ * commit is seen once the iteration ends, ours at once. */
+START_TEST(test_client_cache_sees_every_change)
+{
+	struct client_auth ca;
+
+	open_store();
+	create_project("a", &fx.p1);
+	store_batch_enable(fx.st, noop_opened, NULL);
+	ck_assert_int_eq(client_auth(fx.p1.client_id, &ca), 1);
+	ck_assert(ca.is_active && ca.project_active);
+
+	/* another process: the iteration keeps its snapshot, the next sees it */
+	ck_assert_int_eq(sqlite3_open(fx.path, &fx.raw), SQLITE_OK);
+	ck_assert_int_eq(sql_exec(fx.raw, "UPDATE clients SET is_active = 0 WHERE id = %Q",
+	                          fx.p1.client_id), SQLITE_OK);
+	ck_assert_int_eq(client_auth(fx.p1.client_id, &ca), 1);
+	ck_assert(ca.is_active);
+	ck_assert_int_eq(store_batch_commit(fx.st, &fx.err), 0);
+	ck_assert(sqlite3_get_autocommit(fx.st->db));
+	ck_assert_int_eq(client_auth(fx.p1.client_id, &ca), 1);
+	ck_assert(!ca.is_active);
+	ck_assert_int_eq(store_batch_commit(fx.st, &fx.err), 0);
+	ck_assert_int_eq(sql_exec(fx.raw, "UPDATE projects SET is_active = 0 WHERE id = %Q",
+	                          fx.p1.project_id), SQLITE_OK);
+	ck_assert_int_eq(client_auth(fx.p1.client_id, &ca), 1);
+	ck_assert(!ca.project_active);
+
+	/* ours: a request's write ends the read transaction, its commit moves the stamp */
+	ck_assert_int_eq(store_begin(fx.st, &fx.err), 0);
+	ck_assert_int_eq(sql_exec(fx.st->db, "UPDATE clients SET is_active = 1 WHERE id = %Q",
+	                          fx.p1.client_id), SQLITE_OK);
+	ck_assert_int_eq(store_commit(fx.st, &fx.err), 0);
+	ck_assert_int_eq(client_auth(fx.p1.client_id, &ca), 1);
+	ck_assert(ca.is_active);
+	ck_assert_int_eq(store_batch_commit(fx.st, &fx.err), 0);
+
+	/* a write outside store_begin (the purges) commits on its own */
+	ck_assert_int_eq(client_auth(fx.p1.client_id, &ca), 1);
+	ck_assert(!sqlite3_get_autocommit(fx.st->db));
+	ck_assert_int_ge(store_purge_expired(fx.st, 10, 0, &fx.err), 0);
+	ck_assert(sqlite3_get_autocommit(fx.st->db));
+
+	ck_assert_int_eq(client_auth("no-such-client", &ca), 0);
+	ck_assert_int_eq(client_auth("no-such-client", &ca), 0);
+	ck_assert_int_eq(store_batch_commit(fx.st, &fx.err), 0);
+}
+END_TEST
+
 static Suite *store_suite(void)
 {
 	Suite *s = suite_create("store");
@@ -1338,6 +1388,7 @@ static Suite *store_suite(void)
 	tcase_add_test(tc, test_write_idioms);
 	tcase_add_test(tc, test_permissions_check);
 	tcase_add_test(tc, test_scope_cache_sees_every_change);
+	tcase_add_test(tc, test_client_cache_sees_every_change);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("grants");

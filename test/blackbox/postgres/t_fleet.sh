@@ -160,6 +160,26 @@ AUTH="Bearer $TOKEN" on "$A" req PUT "$P/clients/$CID" \
 check_status "permissions changed through A" 200
 within "B's tokens carry the new scope" "$(until_new "$B" "$CID" "$CSECRET" .scope users:read)"
 
+########## a client's row as a grant reads it (B caches it) ##########
+client_with rotating clients:read
+OLD=$CSECRET
+check "B grants the client (its row now cached)" \
+	"$(token_on "$B" "$CID" "$OLD" | cut -d. -f1 | grep -c .)" 1
+AUTH="Bearer $TOKEN" on "$A" req POST "$P/clients/$CID/secret"
+check_status "secret rotated through A" 200
+NEW=$(jq -r .client_secret <<<"$BODY")
+within "B refuses the old secret" \
+	"$(until_new "$B" "$CID" "$OLD" .error invalid_client_credentials)"
+check "... and grants the new one" "$(token_on "$B" "$CID" "$NEW" | cut -d. -f1 | grep -c .)" 1
+AUTH="Bearer $TOKEN" on "$A" req PUT "$P/clients/$CID" '{"name":"rotating","is_active":false}'
+check_status "deactivated through A" 200
+within "B refuses the deactivated client's grant" \
+	"$(until_new "$B" "$CID" "$NEW" '.error // "granted"' client_not_active)"
+AUTH="Bearer $TOKEN" on "$A" req DELETE "$P/clients/$CID"
+check_status "deleted through A" 204
+within "B refuses the deleted client's grant" \
+	"$(until_new "$B" "$CID" "$NEW" '.error // "granted"' invalid_client_credentials)"
+
 ########## users: single use, deactivation, a role's permissions ##########
 REDIRECT="http://127.0.0.1:9/cb"
 AUTH="Bearer $TOKEN" on "$A" req POST "$P/clients" "{\"name\":\"app\",\"redirect_uris\":[\"$REDIRECT\"]}"
