@@ -23,6 +23,9 @@ struct route {
 	enum route_body body;
 	enum route_cors cors;
 	bool no_store;               /* every answer: Cache-Control: no-store (RFC 6749 §5.1) */
+	/* its answers tell nothing the store holds, so they never wait for a
+	 * commit or its sync (http.c) */
+	bool storeless;
 	flow_step *const *steps;     /* the route's steps, NULL-terminated */
 };
 

@@ -2,6 +2,7 @@
 #define EDGEAUTH_SERVER_H
 /* What every handler may reach: the read-only config, the store, the signing
  * keys and the loop. One per process, owned by main. */
+#include <stdbool.h>
 #include <stdint.h>
 
 struct config;
@@ -19,6 +20,19 @@ struct deferred_reply;
 struct backchannel;
 struct tls;
 struct audit_file;
+struct workers;
+
+/* Answers that wait for the store (http.c), in the order they were made. */
+struct reply_queue {
+	struct deferred_reply *head, *tail;
+};
+
+/* The one sync of committed batches under way (store_sync_path). */
+struct sync_job {
+	struct server *srv;
+	const char *path;
+	int err;   /* its errno, 0: done */
+};
 
 struct server {
 	const struct config *cfg;
@@ -39,9 +53,16 @@ struct server {
 	struct auth_cache *auth_cache;      /* verified bearer tokens */
 	struct backchannel *backchannel;    /* back-channel logout delivery */
 	struct audit_file *audit;           /* [audit] file; NULL: none */
-	/* Group commit: answers wait here until the batch they saw is durable. */
+	/* Group commit: answers wait until the batch they saw is durable: the
+	 * open batch's answers, then, with synchronous=full, those of batches
+	 * committed since the running sync began (unsynced) and those the
+	 * running sync makes durable (syncing). */
 	struct event *commit_ev;
-	struct deferred_reply *deferred_head, *deferred_tail;
+	struct reply_queue deferred, unsynced, syncing;
+	struct workers *syncer;   /* the sync's thread; NULL: commits sync themselves */
+	struct sync_job sync;
+	bool sync_running;
+	bool sync_wanted;         /* a batch committed since the running sync began */
 	struct event *log_ev;   /* writes the iteration's request lines (log_flush) */
 	int in_flight;          /* requests accepted and not yet answered */
 	uint64_t requests;      /* requests accepted since start */

@@ -94,6 +94,11 @@ struct store {
 	unsigned read_version;   /* as SQLITE_FCNTL_DATA_VERSION writes it */
 	void (*batch_opened)(void *arg);
 	void *batch_arg;
+	/* synchronous=full: with group commit the batch's sync is the caller's
+	 * (store_batch_needs_sync), off the loop; wal_path is the file it syncs */
+	bool synchronous_full;
+	bool batch_needs_sync;
+	char *wal_path;
 	/* store_outbox_on_queued's */
 	void (*outbox_queued)(void *arg);
 	void *outbox_queued_arg;
@@ -126,6 +131,18 @@ bool store_batch_open(const struct store *st);
 /* Commits the batch (and ends the read transaction of store_read_stamp); on
  * failure rolls it back and returns -1 with err. */
 int store_batch_commit(struct store *st, struct api_error *err);
+/* With synchronous=full, group commit does not wait for the disk: SQLite
+ * commits a batch without a sync (its NORMAL), and the batch is durable
+ * only once store_sync_file(store_sync_path()) has returned 0 after the
+ * commit; until then its answers wait, and the loop goes on. True when the
+ * batch store_batch_commit committed last wrote and so needs that sync. */
+bool store_batch_needs_sync(const struct store *st);
+/* The file whose sync makes committed batches durable (the WAL); NULL when
+ * batches need none (synchronous=normal, PostgreSQL). Good while st is. */
+const char *store_sync_path(const struct store *st);
+/* fdatasync of the file at path, on any thread (it touches nothing of the
+ * store): 0, or an errno. */
+int store_sync_file(const char *path);
 /* Whether the batch store_batch_commit committed last may have queued
  * back-channel logouts: one of its statements inserts into the outbox
  * (store_outbox.h), itself or through a trigger or cascade. Without one

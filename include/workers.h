@@ -12,8 +12,17 @@ struct workers;
 
 typedef void worker_fn(void *arg);
 
-/* Starts `threads` threads; at most max_pending jobs may wait or run at once. */
-struct workers *workers_new(struct event_base *base, int threads, int max_pending);
+/* How a pool's threads are scheduled against the loop thread. */
+enum workers_priority {
+	WORKERS_BATCH,    /* below everything else on a shared core (argon2) */
+	WORKERS_NORMAL,   /* as the loop (a sync the answers wait for) */
+};
+
+/* Starts `threads` threads; at most max_pending jobs may wait or run at
+ * once. depth (may be NULL) is told the number of jobs pending at each
+ * change, on the loop thread. */
+struct workers *workers_new(struct event_base *base, int threads, int max_pending,
+                            enum workers_priority priority, void (*depth)(int pending));
 /* Lets queued jobs finish, runs their done() on the calling thread, joins
  * the threads and frees. NULL is a no-op. */
 void workers_free(struct workers *w);

@@ -29,6 +29,7 @@
 #include "store.h"
 #include "util.h"
 #include "validate.h"
+#include "workers.h"
 
 
 static const char *status_reason(int status)
@@ -105,8 +106,11 @@ void http_add_header(struct request_ctx *ctx, const char *name, const char *valu
 /* Group commit (store_batch_enable): while a batch transaction is open, no
  * answer leaves, since what it reports is not durable yet. The commit event
  * runs once the loop has handled everything that was ready together, commits
- * the batch with one sync, then sends the answers that waited; if the commit
- * fails they all become system_error. */
+ * the batch, then sends the answers that waited; if the commit fails they all
+ * become system_error. With synchronous=full the batch's sync runs on a
+ * thread of its own (store_batch_needs_sync) while the loop goes on: its
+ * answers, and those of requests that may have read what it wrote, wait for
+ * that sync. */
 struct deferred_reply {
 	struct request_ctx *ctx;
 	int status;
@@ -142,13 +146,108 @@ static struct evbuffer *error_body(const struct api_error *err)
 	return buf;
 }
 
-/* Commits the open batch and sends every answer that waited for it. */
+static void queue_push(struct reply_queue *q, struct deferred_reply *d)
+{
+	d->next = NULL;
+	if (q->tail)
+		q->tail->next = d;
+	else
+		q->head = d;
+	q->tail = d;
+}
+
+/* Moves every answer of from to the end of to. */
+static void queue_move(struct reply_queue *to, struct reply_queue *from)
+{
+	if (!from->head)
+		return;
+	if (to->tail)
+		to->tail->next = from->head;
+	else
+		to->head = from->head;
+	to->tail = from->tail;
+	from->head = from->tail = NULL;
+}
+
+/* Sends every answer of q, or, when the store failed them (err), a
+ * system_error in place of each. */
+static void queue_send(struct reply_queue *q, const struct api_error *err)
+{
+	struct deferred_reply *d = q->head, *next;
+
+	q->head = q->tail = NULL;
+	for (; d; d = next) {
+		next = d->next;
+		if (!err) {
+			send_now(d->ctx, d->status, d->buf);
+		} else {
+			evbuffer_free(d->buf);
+			evhttp_clear_headers(evhttp_request_get_output_headers(d->ctx->req));
+			evhttp_add_header(evhttp_request_get_output_headers(d->ctx->req),
+			                  "Content-Type", "application/json");
+			send_now(d->ctx, 500, error_body(err));
+		}
+		free(d);
+	}
+}
+
+static void sync_start(struct server *srv);
+
+static void sync_work(void *arg)
+{
+	struct sync_job *job = arg;
+
+	job->err = store_sync_file(job->path);
+}
+
+/* Loop thread: the answers the sync made durable go; the next sync starts
+ * if a batch committed meanwhile. */
+static void sync_done(void *arg)
+{
+	struct sync_job *job = arg;
+	struct server *srv = job->srv;
+	struct reply_queue done = srv->syncing;
+	struct api_error err;
+
+	srv->syncing.head = srv->syncing.tail = NULL;
+	srv->sync_running = false;
+	if (job->err) {
+		/* what the batches wrote may not be on the disk: as a failed commit */
+		log_error("store: sync of %s failed: %s", job->path, strerror(job->err));
+		(void)api_fail(&err, E_SYSTEM_ERROR, "The store could not write.");
+		queue_send(&done, &err);
+	} else {
+		queue_send(&done, NULL);
+	}
+	sync_start(srv);
+}
+
+/* Starts a sync of what the batches committed since the last one began,
+ * unless one runs (sync_done starts the next). */
+static void sync_start(struct server *srv)
+{
+	if (srv->sync_running || !srv->sync_wanted)
+		return;
+	srv->sync_wanted = false;
+	srv->sync_running = true;
+	queue_move(&srv->syncing, &srv->unsynced);
+	srv->sync.srv = srv;
+	srv->sync.path = store_sync_path(srv->store);
+	if (workers_submit(srv->syncer, sync_work, sync_done, &srv->sync) < 0) {
+		/* stopping: the pool takes no job, so the sync runs here */
+		sync_work(&srv->sync);
+		sync_done(&srv->sync);
+	}
+}
+
+/* Commits the open batch and sends every answer that waited for it, or
+ * hands them to the sync that makes the batch durable. */
 void http_commit_batch(struct server *srv)
 {
 	struct api_error err;
 	bool was_open = store_batch_open(srv->store);
 	bool ok = store_batch_commit(srv->store, &err) == 0;
-	struct deferred_reply *d = srv->deferred_head, *next;
+	struct reply_queue batch = srv->deferred;
 
 	/* the batch may have ended sessions: their back-channel logouts are
 	 * read once the answers below are on their way; a batch that ran no
@@ -156,19 +255,15 @@ void http_commit_batch(struct server *srv)
 	 * instructions and a read transaction; docs/BENCHMARKS.md) */
 	if (ok && was_open && srv->backchannel && store_batch_queued_logouts(srv->store))
 		backchannel_poke(srv->backchannel);
-	srv->deferred_head = srv->deferred_tail = NULL;
-	for (; d; d = next) {
-		next = d->next;
-		if (ok) {
-			send_now(d->ctx, d->status, d->buf);
-		} else {
-			evbuffer_free(d->buf);
-			evhttp_clear_headers(evhttp_request_get_output_headers(d->ctx->req));
-			evhttp_add_header(evhttp_request_get_output_headers(d->ctx->req),
-			                  "Content-Type", "application/json");
-			send_now(d->ctx, 500, error_body(&err));
-		}
-		free(d);
+	srv->deferred.head = srv->deferred.tail = NULL;
+	if (!ok) {
+		queue_send(&batch, &err);
+	} else if (srv->syncer && store_batch_needs_sync(srv->store)) {
+		queue_move(&srv->unsynced, &batch);
+		srv->sync_wanted = true;
+		sync_start(srv);
+	} else {
+		queue_send(&batch, NULL);
 	}
 }
 
@@ -195,17 +290,23 @@ static void send_and_free(struct request_ctx *ctx, int status, struct evbuffer *
 {
 	struct server *srv = ctx->srv;
 
+	struct reply_queue *wait = NULL;
+
 	ctx->replied = true;
-	if (srv->store && store_batch_open(srv->store)) {
+	if (srv->store && store_batch_open(srv->store))
+		wait = &srv->deferred;
+	else if (ctx->route && ctx->route->storeless)
+		wait = NULL;
+	else if (srv->sync_wanted)
+		wait = &srv->unsynced;   /* it may have read a batch no sync covers yet */
+	else if (srv->sync_running)
+		wait = &srv->syncing;    /* it can have read only what that sync covers */
+	if (wait) {
 		struct deferred_reply *d = xcalloc(1, sizeof *d);
 		d->ctx = ctx;
 		d->status = status;
 		d->buf = buf;
-		if (srv->deferred_tail)
-			srv->deferred_tail->next = d;
-		else
-			srv->deferred_head = d;
-		srv->deferred_tail = d;
+		queue_push(wait, d);
 		return;
 	}
 	send_now(ctx, status, buf);
@@ -586,6 +687,8 @@ int http_start(struct server *srv)
 	srv->commit_ev = event_new(srv->base, -1, 0, on_commit, srv);
 	srv->log_ev = event_new(srv->base, -1, 0, on_log_flush, srv);
 	store_batch_enable(srv->store, on_batch_opened, srv);
+	if (store_sync_path(srv->store))
+		srv->syncer = workers_new(srv->base, 1, 1, WORKERS_NORMAL, NULL);
 	return 0;
 }
 
@@ -605,6 +708,9 @@ void http_free(struct server *srv)
 		event_free(srv->commit_ev);
 		srv->commit_ev = NULL;
 	}
+	/* the sync under way ends, its answers go, and any after it is run here */
+	workers_free(srv->syncer);
+	srv->syncer = NULL;
 	if (srv->http)
 		evhttp_free(srv->http);
 	srv->http = NULL;

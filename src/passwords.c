@@ -11,6 +11,7 @@
 
 #include "config.h"
 #include "crypto.h"
+#include "metrics.h"
 #include "passwords.h"
 #include "util.h"
 #include "workers.h"
@@ -82,7 +83,8 @@ struct passwords *passwords_new(struct event_base *base, const struct config *cf
 	struct passwords *pw = xcalloc(1, sizeof *pw);
 
 	pw->cfg = cfg;
-	pw->pool = workers_new(base, cfg->hash_threads, cfg->max_pending_hashes);
+	pw->pool = workers_new(base, cfg->hash_threads, cfg->max_pending_hashes, WORKERS_BATCH,
+	                       metrics_hash_queue);
 	pw->dummy = dummy_encoded(cfg);
 	return pw;
 }

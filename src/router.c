@@ -31,13 +31,13 @@
 #define P "/api/v1/projects/:project_id"
 
 static const struct route routes[] = {
-	{ .method = EVHTTP_REQ_GET, .path = "/healthz", .steps = health_steps },
+	{ .method = EVHTTP_REQ_GET, .path = "/healthz", .storeless = true, .steps = health_steps },
 	{ .method = EVHTTP_REQ_GET, .path = "/.well-known/jwks.json",
 	  .cors = CORS_PUBLIC, .steps = jwks_steps },
 	{ .method = EVHTTP_REQ_GET, .path = "/.well-known/oauth-authorization-server",
-	  .cors = CORS_PUBLIC, .steps = metadata_steps },
+	  .cors = CORS_PUBLIC, .storeless = true, .steps = metadata_steps },
 	{ .method = EVHTTP_REQ_GET, .path = "/.well-known/openid-configuration",
-	  .cors = CORS_PUBLIC, .steps = metadata_steps },
+	  .cors = CORS_PUBLIC, .storeless = true, .steps = metadata_steps },
 	{ .method = EVHTTP_REQ_POST, .path = "/api/v1/tokens", .body = BODY_FORM,
 	  .cors = CORS_PUBLIC, .no_store = true, .steps = tokens_exchange_steps },
 	{ .method = EVHTTP_REQ_POST, .path = "/api/v1/tokens/revoke", .body = BODY_FORM,

@@ -4,11 +4,13 @@
  * Must never be used from any thread but the one that opened it.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "crypto.h"
 #include "json_util.h"
@@ -456,6 +458,9 @@ struct store *store_open(const char *path, bool synchronous_full, char *errbuf, 
 	    exec(st->db, sync, errbuf, errlen) < 0 ||
 	    migrate(st->db, errbuf, errlen) < 0)
 		goto fail;
+	st->synchronous_full = synchronous_full;
+	st->wal_path = xmalloc(strlen(path) + sizeof "-wal");
+	sprintf(st->wal_path, "%s-wal", path);
 	if (sqlite3_create_function(st->db, "iso_time", 1,
 	                            SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS, NULL,
 	                            sql_iso_time, NULL, NULL) != SQLITE_OK) {
@@ -491,6 +496,7 @@ void store_close(struct store *st)
 	free(st->logout_writers);
 	free(st->events_pending);
 	free(st->pg_node);
+	free(st->wal_path);
 	if (st->db)
 		sqlite3_close(st->db);
 	free(st);
@@ -602,9 +608,39 @@ void store_rollback(struct store *st)
 
 void store_batch_enable(struct store *st, void (*opened)(void *arg), void *arg)
 {
+	char errbuf[16];   /* a failure keeps FULL: SQLite then syncs too */
+
 	st->batch_mode = true;
 	st->batch_opened = opened;
 	st->batch_arg = arg;
+	/* The batch's sync leaves the loop (store_batch_needs_sync): SQLite's
+	 * NORMAL still syncs the WAL's header and around checkpoints, only not
+	 * at each commit. */
+	if (st->db && st->synchronous_full)
+		(void)exec(st->db, "PRAGMA synchronous = NORMAL", errbuf, sizeof errbuf);
+}
+
+bool store_batch_needs_sync(const struct store *st)
+{
+	return st->batch_needs_sync;
+}
+
+const char *store_sync_path(const struct store *st)
+{
+	return st->db && st->synchronous_full && st->batch_mode ? st->wal_path : NULL;
+}
+
+int store_sync_file(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int rc = 0;
+
+	if (fd < 0)
+		return errno;
+	if (fdatasync(fd) < 0)
+		rc = errno;
+	close(fd);
+	return rc;
 }
 
 bool store_batch_open(const struct store *st)
@@ -629,6 +665,7 @@ int store_batch_commit(struct store *st, struct api_error *err)
 	int rc;
 
 	read_end(st);
+	st->batch_needs_sync = false;
 	if (!st->batch_open)
 		return 0;
 	start_us = mono_us();
@@ -644,6 +681,7 @@ int store_batch_commit(struct store *st, struct api_error *err)
 		store_events_drop(st);
 		return -1;
 	}
+	st->batch_needs_sync = st->synchronous_full;
 	store_events_committed(st);
 	return 0;
 }

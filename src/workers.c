@@ -14,7 +14,6 @@
 #include <sys/syscall.h>
 #include <event2/event.h>
 
-#include "metrics.h"
 #include "util.h"
 #include "workers.h"
 
@@ -46,6 +45,8 @@ struct workers {
 	pthread_t *threads;
 	int pipe_fd[2];             /* a byte per finished job wakes the loop */
 	struct event *wake_ev;
+	enum workers_priority priority;
+	void (*depth)(int pending);
 };
 
 static void list_push(struct job_list *l, struct job *j)
@@ -76,7 +77,8 @@ static void *worker_main(void *arg)
 	/* Hashing is batch work: on a shared core the loop thread, which answers
 	 * everyone else, goes first. A nice value per thread (Linux); not
 	 * SCHED_IDLE, which would starve sign-ins on a busy single core. */
-	(void)setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), WORKER_NICE);
+	if (w->priority == WORKERS_BATCH)
+		(void)setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), WORKER_NICE);
 
 	pthread_mutex_lock(&w->lock);
 	for (;;) {
@@ -115,7 +117,8 @@ static void drain_finished(struct workers *w)
 		next = j->next;
 		pthread_mutex_lock(&w->lock);
 		w->pending--;
-		metrics_hash_queue(w->pending);
+		if (w->depth)
+			w->depth(w->pending);
 		pthread_mutex_unlock(&w->lock);
 		j->done(j->arg);
 		free(j);
@@ -132,10 +135,13 @@ static void on_wake(evutil_socket_t fd, short what, void *arg)
 	drain_finished(arg);
 }
 
-struct workers *workers_new(struct event_base *base, int threads, int max_pending)
+struct workers *workers_new(struct event_base *base, int threads, int max_pending,
+                            enum workers_priority priority, void (*depth)(int pending))
 {
 	struct workers *w = xcalloc(1, sizeof *w);
 
+	w->priority = priority;
+	w->depth = depth;
 	pthread_mutex_init(&w->lock, NULL);
 	pthread_cond_init(&w->wake, NULL);
 	w->max_pending = max_pending;
@@ -187,7 +193,8 @@ int workers_submit(struct workers *w, worker_fn *work, worker_fn *done, void *ar
 	j->done = done;
 	j->arg = arg;
 	list_push(&w->queue, j);
-	metrics_hash_queue(w->pending);
+	if (w->depth)
+		w->depth(w->pending);
 	pthread_cond_signal(&w->wake);
 	pthread_mutex_unlock(&w->lock);
 	return 0;

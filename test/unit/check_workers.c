@@ -43,7 +43,7 @@ static void done(void *arg)
 START_TEST(test_jobs_complete_on_loop)
 {
 	struct event_base *base = event_base_new();
-	struct workers *w = workers_new(base, 2, 100);
+	struct workers *w = workers_new(base, 2, 100, WORKERS_BATCH, NULL);
 	struct counter c = { .loop_thread = pthread_self(), .base = base, .stop_after = 50 };
 
 	for (int i = 0; i < 50; i++)
@@ -61,7 +61,7 @@ END_TEST
 START_TEST(test_pending_limit)
 {
 	struct event_base *base = event_base_new();
-	struct workers *w = workers_new(base, 1, 3);
+	struct workers *w = workers_new(base, 1, 3, WORKERS_BATCH, NULL);
 	struct counter c = { .loop_thread = pthread_self(), .sleep_ms = 50 };
 
 	ck_assert_int_eq(workers_submit(w, work, done, &c), 0);
@@ -81,7 +81,7 @@ START_TEST(test_loop_not_blocked)
 {
 	/* While a slow job runs, a timer on the loop still fires. */
 	struct event_base *base = event_base_new();
-	struct workers *w = workers_new(base, 1, 10);
+	struct workers *w = workers_new(base, 1, 10, WORKERS_BATCH, NULL);
 	struct counter c = { .loop_thread = pthread_self(), .base = base, .stop_after = 1,
 	                     .sleep_ms = 200 };
 	struct timeval start, now;
