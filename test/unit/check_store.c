@@ -1303,6 +1303,54 @@ END_TEST
 /* With group commit a client's row is cached at the stamp of the loop
  * iteration's read transaction (store_read_stamp): another process's
  * commit is seen once the iteration ends, ours at once. */
+/* synchronous=full with group commit: SQLite stops syncing at the commit
+ * (NORMAL), a batch that wrote says it needs the WAL synced, and the sync
+ * itself is a plain fdatasync of that file. */
+START_TEST(test_batch_sync_leaves_the_commit)
+{
+	char other[600];
+
+	open_store();
+	ck_assert_int_eq(sql_int(fx.st->db, "PRAGMA synchronous"), 2);   /* FULL until group commit */
+	ck_assert_ptr_null(store_sync_path(fx.st));
+	store_batch_enable(fx.st, noop_opened, NULL);
+	ck_assert_int_eq(sql_int(fx.st->db, "PRAGMA synchronous"), 1);   /* NORMAL: the sync is ours */
+	ck_assert_ptr_nonnull(store_sync_path(fx.st));
+	snprintf(other, sizeof other, "%s-wal", fx.path);
+	ck_assert_str_eq(store_sync_path(fx.st), other);
+
+	ck_assert_int_eq(store_begin(fx.st, &fx.err), 0);
+	create_project("a", &fx.p1);
+	ck_assert_int_eq(store_commit(fx.st, &fx.err), 0);
+	ck_assert(!store_batch_needs_sync(fx.st));   /* not committed yet */
+	ck_assert_int_eq(store_batch_commit(fx.st, &fx.err), 0);
+	ck_assert(store_batch_needs_sync(fx.st));
+	ck_assert_int_eq(store_sync_file(store_sync_path(fx.st)), 0);
+	ck_assert_int_eq(store_batch_commit(fx.st, &fx.err), 0);   /* no batch open */
+	ck_assert(!store_batch_needs_sync(fx.st));
+
+	snprintf(other, sizeof other, "%s/gone-wal", fx.dir);
+	ck_assert_int_eq(store_sync_file(other), 0);   /* no WAL: nothing to sync */
+	snprintf(other, sizeof other, "%s/sub/x-wal", fx.path);
+	ck_assert_int_ne(store_sync_file(other), 0);   /* ENOTDIR: an error */
+}
+END_TEST
+
+/* synchronous=normal: nothing to sync after a batch. */
+START_TEST(test_batch_normal_needs_no_sync)
+{
+	fx.st = store_open(fx.path, false, fx.errbuf, sizeof fx.errbuf);
+	ck_assert_ptr_nonnull(fx.st);
+	store_batch_enable(fx.st, noop_opened, NULL);
+	ck_assert_ptr_null(store_sync_path(fx.st));
+	ck_assert_int_eq(store_begin(fx.st, &fx.err), 0);
+	create_project("a", &fx.p1);
+	ck_assert_int_eq(store_commit(fx.st, &fx.err), 0);
+	ck_assert_int_eq(store_batch_commit(fx.st, &fx.err), 0);
+	ck_assert(!store_batch_needs_sync(fx.st));
+}
+END_TEST
+
 START_TEST(test_client_cache_sees_every_change)
 {
 	struct client_auth ca;
@@ -1389,6 +1437,8 @@ static Suite *store_suite(void)
 	tcase_add_test(tc, test_permissions_check);
 	tcase_add_test(tc, test_scope_cache_sees_every_change);
 	tcase_add_test(tc, test_client_cache_sees_every_change);
+	tcase_add_test(tc, test_batch_sync_leaves_the_commit);
+	tcase_add_test(tc, test_batch_normal_needs_no_sync);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("grants");
