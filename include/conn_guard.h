@@ -48,5 +48,8 @@ void conn_guard_request_done(struct conn_guard *g, struct conn_entry *e);
 /* Between (g, true) and (g, false) what reaches a connection's output is our
  * own reply; anything else is libevent's answer. */
 void conn_guard_own_write(struct conn_guard *g, bool on);
+/* Connections whose output still holds bytes not handed to the kernel: a
+ * stopping server waits for them, since evhttp_free drops what is left. */
+size_t conn_guard_unsent(const struct conn_guard *g);
 
 #endif

@@ -579,3 +579,15 @@ void conn_guard_own_write(struct conn_guard *g, bool on)
 {
 	g->own_write = on;
 }
+
+size_t conn_guard_unsent(const struct conn_guard *g)
+{
+	size_t n = 0;
+
+	if (!g)
+		return 0;
+	for (const struct conn_entry *e = g->head; e; e = e->next)
+		if (evbuffer_get_length(bufferevent_get_output(e->bev)) > 0)
+			n++;
+	return n;
+}

@@ -16,6 +16,7 @@
 #include "cli.h"
 #include "crypto.h"
 #include "config.h"
+#include "conn_guard.h"
 #include "http.h"
 #include "keyring.h"
 #include "log.h"
@@ -106,16 +107,19 @@ static void on_signal(evutil_socket_t sig, short what, void *arg)
 	event_add(sd->tick, &tv);
 }
 
-/* Requests in flight finish, and the store's operations under way (a
- * back-channel read on PostgreSQL), up to the grace period; then the loop
- * ends. */
+/* Requests in flight finish, their answers are handed to the kernel (an
+ * answer is sent once it is in the connection's output, but the loop must
+ * run until it is written), and the store's operations under way (a
+ * back-channel read on PostgreSQL) end, up to the grace period; then the
+ * loop ends. */
 static void on_drain_tick(evutil_socket_t fd, short what, void *arg)
 {
 	struct shutdown *sd = arg;
 
 	(void)fd;
 	(void)what;
-	if ((sd->srv->in_flight <= 0 && store_idle(sd->srv->store)) ||
+	if ((sd->srv->in_flight <= 0 && conn_guard_unsent(sd->srv->guard) == 0 &&
+	     store_idle(sd->srv->store)) ||
 	    mono_us() > sd->deadline_us)
 		event_base_loopbreak(sd->srv->base);
 }
