@@ -293,10 +293,10 @@ static void send_and_free(struct request_ctx *ctx, int status, struct evbuffer *
 	struct reply_queue *wait = NULL;
 
 	ctx->replied = true;
-	if (srv->store && store_batch_open(srv->store))
+	if (ctx->route && ctx->route->storeless)
+		wait = NULL;             /* it tells nothing of the store: not even the open batch */
+	else if (srv->store && store_batch_open(srv->store))
 		wait = &srv->deferred;
-	else if (ctx->route && ctx->route->storeless)
-		wait = NULL;
 	else if (srv->sync_wanted)
 		wait = &srv->unsynced;   /* it may have read a batch no sync covers yet */
 	else if (srv->sync_running)
