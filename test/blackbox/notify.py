@@ -5,7 +5,10 @@
 
 Binds a Unix datagram socket DIR/notify.sock, starts CMD with NOTIFY_SOCKET
 pointing at it, WATCHDOG_USEC as given and WATCHDOG_PID its own pid (set by
-a shell that then execs CMD, so the pid is the server's). Records each
+a shell that then execs CMD, so the pid is the server's). With
+NOTIFY_ABSTRACT=1 in its environment the socket is in the abstract
+namespace instead, and NOTIFY_SOCKET names it with a leading '@'; with
+NOTIFY_PID set, WATCHDOG_PID is that instead of the server's pid. Records each
 message with its time. When READY=1 arrives it connects to PORT at once
 (the port must accept by then). After the watchdog has had time for
 several pings it sends SIGTERM and waits for STOPPING=1 and the exit.
@@ -24,9 +27,14 @@ def main():
     d, port, wd_usec, cmd = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4:]
     path = os.path.join(d, "notify.sock")
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
-    sock.bind(path)
+    if os.environ.get("NOTIFY_ABSTRACT") == "1":
+        name = "edgeauth-notify-%d" % os.getpid()
+        sock.bind("\0" + name)
+        path = "@" + name
+    else:
+        sock.bind(path)
     env = dict(os.environ, NOTIFY_SOCKET=path, WATCHDOG_USEC=wd_usec)
-    proc = subprocess.Popen(["sh", "-c", 'WATCHDOG_PID=$$; export WATCHDOG_PID; exec "$@"', "sh"]
+    proc = subprocess.Popen(["sh", "-c", 'WATCHDOG_PID=${NOTIFY_PID:-$$}; export WATCHDOG_PID; exec "$@"', "sh"]
                             + cmd, env=env, stdout=subprocess.DEVNULL)
     t0 = time.monotonic()
     out = {"messages": [], "accepted_at_ready": None, "pings": [], "exit": None}
