@@ -1,7 +1,10 @@
 # edgeauth — build, run and test. Read top to bottom.
 
 CC       ?= cc
-PKGS     := libevent libevent_openssl sqlite3 libargon2 libssl libcrypto jansson inih libsystemd libpq
+PKGS     := libevent libevent_openssl sqlite3 libargon2 libssl libcrypto jansson inih
+# libpq's headers only: src/pq_lib.c loads the library when the PostgreSQL
+# store is asked for, so a server on SQLite never maps it (README "Libraries").
+HDR_PKGS := libpq
 # No -DNDEBUG, in any build: asserts guard only our own invariants (never
 # data from the network, the store, the clock or the config), cost nothing
 # measurable, and a broken one had better stop the server than let it go on
@@ -9,9 +12,9 @@ PKGS     := libevent libevent_openssl sqlite3 libargon2 libssl libcrypto jansson
 OPT      ?= -O2 -g
 SAN      ?=
 CFLAGS   := $(OPT) $(SAN) -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes \
-            -Iinclude $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+            -Iinclude $(shell pkg-config --cflags $(PKGS) $(HDR_PKGS) 2>/dev/null)
 LDFLAGS  := $(SAN)
-LDLIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lpthread
+LDLIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lpthread -ldl
 CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null)
 
 BUILD    ?= build

@@ -13,6 +13,7 @@
 #include "log.h"
 #include "metrics.h"
 #include "pg.h"
+#include "pq_lib.h"
 #include "util.h"
 
 #define BATCH_MAX 256            /* queries of one batch: its transaction stays short */
@@ -724,9 +725,12 @@ static void on_tick(evutil_socket_t fd, short what, void *arg)
 
 struct pg_pool *pg_pool_open(const struct pg_pool_config *cfg, char *errbuf, size_t errlen)
 {
-	struct pg_pool *p = xcalloc(1, sizeof *p);
+	struct pg_pool *p;
 	CONNECT_PARAMS(cfg->conninfo, "edgeauth");
 
+	if (pq_lib_load(errbuf, errlen) < 0)
+		return NULL;
+	p = xcalloc(1, sizeof *p);
 	p->cfg = *cfg;
 	p->conninfo = xstrdup(cfg->conninfo);
 	p->cfg.conninfo = p->conninfo;

@@ -6,6 +6,7 @@
 #include <libpq-fe.h>
 
 #include "pg_url.h"
+#include "pq_lib.h"
 #include "util.h"
 
 /* The value of option key in opts, or "" when it is not set. */
@@ -71,11 +72,14 @@ int pg_url_check(const char *url, bool insecure_transport, struct pg_url_info *i
                  char *reason, size_t reason_len)
 {
 	char *msg = NULL;
-	PQconninfoOption *opts = PQconninfoParse(url, &msg);
+	PQconninfoOption *opts;
 	const char *hosts, *addrs;
 	int rc = -1;
 
 	memset(info, 0, sizeof *info);
+	if (pq_lib_load(reason, reason_len) < 0)
+		return -1;
+	opts = PQconninfoParse(url, &msg);
 	if (!opts) {
 		snprintf(reason, reason_len, "url is not a libpq connection string or URI: %.100s",
 		         msg ? strtok(msg, "\n") : "out of memory");

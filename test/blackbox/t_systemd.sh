@@ -17,6 +17,11 @@ rm -f "$TMP/notify.sock"
 R=$(WATCHDOG_PID=1 python3 "$BB_DIR/notify.py" "$TMP" "$PORT" "" "$EDGEAUTH" -c "$CONF" serve 2>> "$TMP/server.log")
 check "no WATCHDOG_USEC: no pings" "$(jq -c .order <<<"$R")/$(jq '.pings | length' <<<"$R")" '["READY=1","STOPPING=1"]/0'
 rm -f "$TMP/notify.sock"
+R=$(NOTIFY_ABSTRACT=1 python3 "$BB_DIR/notify.py" "$TMP" "$PORT" 400000 "$EDGEAUTH" -c "$CONF" serve 2>> "$TMP/server.log")
+check "an abstract NOTIFY_SOCKET (@name): READY=1, pings, STOPPING=1" \
+	"$(jq -c .order <<<"$R")/$(jq '.pings | length >= 5' <<<"$R")" '["READY=1","STOPPING=1"]/true'
+R=$(NOTIFY_PID=1 NOTIFY_ABSTRACT=1 python3 "$BB_DIR/notify.py" "$TMP" "$PORT" 400000 "$EDGEAUTH" -c "$CONF" serve 2>> "$TMP/server.log")
+check "WATCHDOG_PID of another process: no pings" "$(jq '.pings | length' <<<"$R")" 0
 
 # under systemd (JOURNAL_STREAM), the first admin client goes to a file, not the
 # journal: a first start, on a new store whose directory is the state directory
@@ -66,6 +71,20 @@ echo "; mine" >> "$D/etc/edgeauth/edgeauth.conf"
 make -s --no-print-directory -C "$ROOT" install DESTDIR="$D" PREFIX=/opt/ea BIN="$EDGEAUTH" \
 	-o "$EDGEAUTH" > /dev/null 2>&1
 check "a second install keeps the operator's config" "$(tail -1 "$D/etc/edgeauth/edgeauth.conf")" "; mine"
+
+# --- the libraries a server maps -------------------------------------------------
+# The notify protocol is spoken directly, and libpq (with its Kerberos, LDAP and
+# GnuTLS) is loaded only for the PostgreSQL store (README "Libraries").
+start_server
+MAPS=$(cat "/proc/$SERVER_PID/maps")
+check "no libsystemd in the server" "$(grep -c 'libsystemd' <<<"$MAPS")" 0
+if [ "$BACKEND" = postgres ]; then
+	check "libpq, for the PostgreSQL store" "$(grep -c 'libpq\.so' <<<"$MAPS" | grep -c '^[1-9]')" 1
+else
+	check "no libpq (nor GnuTLS, Kerberos) in a server on SQLite" \
+		"$(grep -cE 'libpq\.so|libgnutls|libkrb5|libldap' <<<"$MAPS")" 0
+fi
+stop_server
 
 # --- check-config ----------------------------------------------------------------
 printf '[server]\nlisten = 127.0.0.1:9999\n[signin]\nwindow_s = 60\n' > "$TMP/min.conf"

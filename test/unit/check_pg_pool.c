@@ -22,6 +22,7 @@
 
 #include "check_suite.h"
 #include "pg.h"
+#include "pq_lib.h"
 
 #define QUERIES_MAX 64
 
@@ -77,9 +78,10 @@ static void cluster_stop(void)
 /* A blocking connection of the test's own, beside the pool's. */
 static PGconn *side_conn(void)
 {
-	char conninfo[160];
+	char conninfo[160], errbuf[256];
 	PGconn *c;
 
+	ck_assert_msg(pq_lib_load(errbuf, sizeof errbuf) == 0, "%s", errbuf);
 	snprintf(conninfo, sizeof conninfo, "host=%s user=edgeauth dbname=postgres"
 	         " application_name=check", cluster);
 	c = PQconnectdb(conninfo);
