@@ -4,6 +4,7 @@
  * keys and the loop. One per process, owned by main. */
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/queue.h>
 
 struct config;
 struct store;
@@ -23,9 +24,7 @@ struct audit_file;
 struct workers;
 
 /* Answers that wait for the store (http.c), in the order they were made. */
-struct reply_queue {
-	struct deferred_reply *head, *tail;
-};
+STAILQ_HEAD(reply_queue, deferred_reply);
 
 /* The one sync of committed batches under way (store_sync_path). */
 struct sync_job {

@@ -115,7 +115,7 @@ struct deferred_reply {
 	struct request_ctx *ctx;
 	int status;
 	struct evbuffer *buf;
-	struct deferred_reply *next;
+	STAILQ_ENTRY(deferred_reply) next;
 };
 
 static void send_now(struct request_ctx *ctx, int status, struct evbuffer *buf);
@@ -146,38 +146,14 @@ static struct evbuffer *error_body(const struct api_error *err)
 	return buf;
 }
 
-static void queue_push(struct reply_queue *q, struct deferred_reply *d)
-{
-	d->next = NULL;
-	if (q->tail)
-		q->tail->next = d;
-	else
-		q->head = d;
-	q->tail = d;
-}
-
-/* Moves every answer of from to the end of to. */
-static void queue_move(struct reply_queue *to, struct reply_queue *from)
-{
-	if (!from->head)
-		return;
-	if (to->tail)
-		to->tail->next = from->head;
-	else
-		to->head = from->head;
-	to->tail = from->tail;
-	from->head = from->tail = NULL;
-}
-
 /* Sends every answer of q, or, when the store failed them (err), a
- * system_error in place of each. */
+ * system_error in place of each; q is left empty. */
 static void queue_send(struct reply_queue *q, const struct api_error *err)
 {
-	struct deferred_reply *d = q->head, *next;
+	struct deferred_reply *d;
 
-	q->head = q->tail = NULL;
-	for (; d; d = next) {
-		next = d->next;
+	while ((d = STAILQ_FIRST(q))) {
+		STAILQ_REMOVE_HEAD(q, next);
 		if (!err) {
 			send_now(d->ctx, d->status, d->buf);
 		} else {
@@ -206,10 +182,10 @@ static void sync_done(void *arg)
 {
 	struct sync_job *job = arg;
 	struct server *srv = job->srv;
-	struct reply_queue done = srv->syncing;
+	struct reply_queue done = STAILQ_HEAD_INITIALIZER(done);
 	struct api_error err;
 
-	srv->syncing.head = srv->syncing.tail = NULL;
+	STAILQ_CONCAT(&done, &srv->syncing);
 	srv->sync_running = false;
 	if (job->err) {
 		/* what the batches wrote may not be on the disk: as a failed commit */
@@ -230,7 +206,7 @@ static void sync_start(struct server *srv)
 		return;
 	srv->sync_wanted = false;
 	srv->sync_running = true;
-	queue_move(&srv->syncing, &srv->unsynced);
+	STAILQ_CONCAT(&srv->syncing, &srv->unsynced);
 	srv->sync.srv = srv;
 	srv->sync.path = store_sync_path(srv->store);
 	if (workers_submit(srv->syncer, sync_work, sync_done, &srv->sync) < 0) {
@@ -247,7 +223,7 @@ void http_commit_batch(struct server *srv)
 	struct api_error err;
 	bool was_open = store_batch_open(srv->store);
 	bool ok = store_batch_commit(srv->store, &err) == 0;
-	struct reply_queue batch = srv->deferred;
+	struct reply_queue batch = STAILQ_HEAD_INITIALIZER(batch);
 
 	/* the batch may have ended sessions: their back-channel logouts are
 	 * read once the answers below are on their way; a batch that ran no
@@ -255,11 +231,11 @@ void http_commit_batch(struct server *srv)
 	 * instructions and a read transaction; docs/BENCHMARKS.md) */
 	if (ok && was_open && srv->backchannel && store_batch_queued_logouts(srv->store))
 		backchannel_poke(srv->backchannel);
-	srv->deferred.head = srv->deferred.tail = NULL;
+	STAILQ_CONCAT(&batch, &srv->deferred);
 	if (!ok) {
 		queue_send(&batch, &err);
 	} else if (srv->syncer && store_batch_needs_sync(srv->store)) {
-		queue_move(&srv->unsynced, &batch);
+		STAILQ_CONCAT(&srv->unsynced, &batch);
 		srv->sync_wanted = true;
 		sync_start(srv);
 	} else {
@@ -306,7 +282,7 @@ static void send_and_free(struct request_ctx *ctx, int status, struct evbuffer *
 		d->ctx = ctx;
 		d->status = status;
 		d->buf = buf;
-		queue_push(wait, d);
+		STAILQ_INSERT_TAIL(wait, d, next);
 		return;
 	}
 	send_now(ctx, status, buf);
@@ -660,6 +636,10 @@ int http_start(struct server *srv)
 {
 	const struct config *cfg = srv->cfg;
 
+	/* a zeroed STAILQ is no empty queue: made one before any answer waits */
+	STAILQ_INIT(&srv->deferred);
+	STAILQ_INIT(&srv->unsynced);
+	STAILQ_INIT(&srv->syncing);
 	srv->http = evhttp_new(srv->base);
 	if (!srv->http)
 		return -1;

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/queue.h>
 #include <event2/event.h>
 
 #include "log.h"
@@ -40,12 +41,10 @@ struct pg_query {
 	PGresult *res;
 	bool answered;                     /* a result of it has arrived */
 	int attempts;
-	struct pg_query *next;
+	STAILQ_ENTRY(pg_query) next;
 };
 
-struct query_list {
-	struct pg_query *head, *tail;
-};
+STAILQ_HEAD(query_list, pg_query);
 
 struct pg_batch {
 	struct query_list q;
@@ -56,8 +55,10 @@ struct pg_batch {
 	struct pg_query *culprit;    /* the query that raised; NULL: the commit */
 	char sqlstate[6];
 	int64_t sent_us;
-	struct pg_batch *next;
+	STAILQ_ENTRY(pg_batch) next;
 };
+
+STAILQ_HEAD(batch_list, pg_batch);
 
 enum conn_state { C_DOWN, C_CONNECTING, C_SETUP, C_READY };
 
@@ -71,7 +72,7 @@ struct pg_conn {
 	struct event *retry;         /* the backoff's timer */
 	int backoff_ms;
 	int64_t since_us;            /* when the connect started */
-	struct pg_batch *head, *tail;   /* in flight, oldest first */
+	struct batch_list batches;   /* in flight, oldest first */
 	size_t in_flight;
 };
 
@@ -135,29 +136,6 @@ static void deliver_unavailable(struct pg_query *q, const char *why)
 
 	api_fail(&err, E_STORE_UNAVAILABLE, "%s", why);
 	deliver(q, NULL, &err);
-}
-
-static void list_push(struct query_list *l, struct pg_query *q)
-{
-	q->next = NULL;
-	if (l->tail)
-		l->tail->next = q;
-	else
-		l->head = q;
-	l->tail = q;
-}
-
-static struct pg_query *list_pop(struct query_list *l)
-{
-	struct pg_query *q = l->head;
-
-	if (q) {
-		l->head = q->next;
-		if (!l->head)
-			l->tail = NULL;
-		q->next = NULL;
-	}
-	return q;
 }
 
 /* ---- errors ---- */
@@ -293,26 +271,25 @@ static int send_one(struct pg_conn *c, const struct pg_query *q)
 	return 0;
 }
 
-/* Sends the queries of l and a sync on c, as one batch in flight. */
-static void send_batch(struct pg_conn *c, struct query_list l)
+/* Sends the queries of l and a sync on c, as one batch in flight; l is
+ * left empty. */
+static void send_batch(struct pg_conn *c, struct query_list *l)
 {
 	struct pg_batch *b = xcalloc(1, sizeof *b);
+	struct pg_query *q;
 	bool ok = true;
 
-	b->q = l;
-	b->cur = l.head;
+	STAILQ_INIT(&b->q);
+	STAILQ_CONCAT(&b->q, l);
+	b->cur = STAILQ_FIRST(&b->q);
 	b->sent_us = mono_us();
-	for (struct pg_query *q = l.head; q; q = q->next) {
+	STAILQ_FOREACH(q, &b->q, next) {
 		b->writes = b->writes || (q->kind == Q_EXEC && q->stmt->writes != PG_READS);
 		b->changes = b->changes || (q->kind == Q_EXEC && q->stmt->writes == PG_WRITES);
 		ok = ok && send_one(c, q) == 1;
 	}
 	ok = ok && PQpipelineSync(c->pg) == 1;
-	if (c->tail)
-		c->tail->next = b;
-	else
-		c->head = b;
-	c->tail = b;
+	STAILQ_INSERT_TAIL(&c->batches, b, next);
 	c->in_flight++;
 	if (!ok)
 		conn_fail(c, PQerrorMessage(c->pg));
@@ -339,8 +316,10 @@ static void fail_queue(struct pg_pool *p)
 {
 	struct pg_query *q;
 
-	while ((q = list_pop(&p->queue)))
+	while ((q = STAILQ_FIRST(&p->queue))) {
+		STAILQ_REMOVE_HEAD(&p->queue, next);
 		deliver_unavailable(q, "The store is unavailable; try again.");
+	}
 }
 
 /* The tick's queries go out, BATCH_MAX at a time. */
@@ -350,18 +329,21 @@ static void on_flush(evutil_socket_t fd, short what, void *arg)
 
 	(void)fd;
 	(void)what;
-	while (p->queue.head) {
+	while (!STAILQ_EMPTY(&p->queue)) {
 		struct pg_conn *c = pick(p);
-		struct query_list l = { NULL, NULL };
+		struct query_list l = STAILQ_HEAD_INITIALIZER(l);
+		struct pg_query *q;
 
 		if (!c) {
 			if (!p->starting)
 				fail_queue(p);
 			return;
 		}
-		for (int n = 0; n < BATCH_MAX && p->queue.head; n++)
-			list_push(&l, list_pop(&p->queue));
-		send_batch(c, l);
+		for (int n = 0; n < BATCH_MAX && (q = STAILQ_FIRST(&p->queue)); n++) {
+			STAILQ_REMOVE_HEAD(&p->queue, next);
+			STAILQ_INSERT_TAIL(&l, q, next);
+		}
+		send_batch(c, &l);
 	}
 }
 
@@ -377,13 +359,14 @@ static void flush_soon(struct pg_pool *p)
  * deadlock or serialization failure. */
 static void batch_failed(struct pg_pool *p, struct pg_batch *b)
 {
-	struct query_list again = { NULL, NULL };
+	struct query_list again = STAILQ_HEAD_INITIALIZER(again);
 	bool retry_all = !strncmp(b->sqlstate, "40", 2);
 	struct api_error err;
 	struct pg_query *q;
 
 	sqlstate_error(b->sqlstate, &err);
-	while ((q = list_pop(&b->q))) {
+	while ((q = STAILQ_FIRST(&b->q))) {
+		STAILQ_REMOVE_HEAD(&b->q, next);
 		if (!q->fn)
 			query_free(q);
 		else if (!retry_all && (q == b->culprit || !b->culprit))
@@ -391,13 +374,11 @@ static void batch_failed(struct pg_pool *p, struct pg_batch *b)
 		else if (++q->attempts >= ATTEMPTS_MAX)
 			deliver_unavailable(q, "The store is busy; try again.");
 		else
-			list_push(&again, q);
+			STAILQ_INSERT_TAIL(&again, q, next);
 	}
-	if (again.head) {   /* before what was queued since: their order holds */
-		again.tail->next = p->queue.head;
-		p->queue.head = again.head;
-		if (!p->queue.tail)
-			p->queue.tail = again.tail;
+	if (!STAILQ_EMPTY(&again)) {   /* before what was queued since: their order holds */
+		STAILQ_CONCAT(&again, &p->queue);
+		STAILQ_CONCAT(&p->queue, &again);
 		flush_soon(p);
 	}
 }
@@ -415,11 +396,13 @@ static void batch_done(struct pg_pool *p, struct pg_batch *b)
 	} else {
 		if (b->changes && p->cfg.changed)
 			p->cfg.changed(p->cfg.arg);
-		while ((q = list_pop(&b->q)))
+		while ((q = STAILQ_FIRST(&b->q))) {
+			STAILQ_REMOVE_HEAD(&b->q, next);
 			if (q->res)
 				deliver(q, q->res, NULL);
 			else
 				deliver_unavailable(q, "The store gave no answer; try again.");
+		}
 	}
 	free(b);
 }
@@ -431,13 +414,14 @@ static void fail_in_flight(struct pg_conn *c, const char *why)
 	struct pg_batch *b;
 	struct pg_query *q;
 
-	while ((b = c->head)) {
-		c->head = b->next;
-		while ((q = list_pop(&b->q)))
+	while ((b = STAILQ_FIRST(&c->batches))) {
+		STAILQ_REMOVE_HEAD(&c->batches, next);
+		while ((q = STAILQ_FIRST(&b->q))) {
+			STAILQ_REMOVE_HEAD(&b->q, next);
 			deliver_unavailable(q, why);
+		}
 		free(b);
 	}
-	c->tail = NULL;
 	c->in_flight = 0;
 }
 
@@ -460,13 +444,11 @@ static void conn_ready(struct pg_conn *c);
 /* The head batch of c ended with its sync. */
 static void head_done(struct pg_conn *c)
 {
-	struct pg_batch *b = c->head;
+	struct pg_batch *b = STAILQ_FIRST(&c->batches);
 	bool setup = c->state == C_SETUP;
 	bool read_only = b->failed && !strcmp(b->sqlstate, "25006");
 
-	c->head = b->next;
-	if (!c->head)
-		c->tail = NULL;
+	STAILQ_REMOVE_HEAD(&c->batches, next);
 	c->in_flight--;
 	if (setup && b->failed) {   /* its queries are the pool's own */
 		batch_done(c->pool, b);
@@ -483,14 +465,14 @@ static void head_done(struct pg_conn *c)
 /* Reads every result that has arrived, in order. */
 static void drain(struct pg_conn *c)
 {
-	while (c->state >= C_SETUP && c->head && !PQisBusy(c->pg)) {
-		struct pg_batch *b = c->head;
+	while (c->state >= C_SETUP && !STAILQ_EMPTY(&c->batches) && !PQisBusy(c->pg)) {
+		struct pg_batch *b = STAILQ_FIRST(&c->batches);
 		PGresult *r = PQgetResult(c->pg);
 
 		if (!r) {   /* the end of the current query's results */
 			if (!b->cur || !b->cur->answered)
 				return;   /* nothing more has arrived */
-			b->cur = b->cur->next;
+			b->cur = STAILQ_NEXT(b->cur, next);
 			continue;
 		}
 		switch (PQresultStatus(r)) {
@@ -552,22 +534,27 @@ static void conn_setup(struct pg_conn *c)
 	static const char timeout_sql[] = "SELECT set_config('statement_timeout', '"
 	                                  STR(PG_STATEMENT_TIMEOUT_MS) "', false)";
 	struct pg_pool *p = c->pool;
-	struct query_list l = { NULL, NULL };
+	struct query_list l = STAILQ_HEAD_INITIALIZER(l);
+	struct pg_query *q;
 
 	if (PQsetnonblocking(c->pg, 1) != 0 || PQenterPipelineMode(c->pg) != 1) {
 		conn_fail(c, PQerrorMessage(c->pg));
 		return;
 	}
 	c->state = C_SETUP;
+	/* STAILQ_INSERT_TAIL reads its element three times: never give it a call */
 	if (c->listener) {
-		list_push(&l, query_new(Q_SQL, NULL, "LISTEN " PG_CHANNEL, NULL, 0, NULL, NULL));
+		q = query_new(Q_SQL, NULL, "LISTEN " PG_CHANNEL, NULL, 0, NULL, NULL);
+		STAILQ_INSERT_TAIL(&l, q, next);
 	} else {
-		list_push(&l, query_new(Q_SQL, NULL, timeout_sql, NULL, 0, NULL, NULL));
-		for (size_t i = 0; i < p->cfg.n_statements; i++)
-			list_push(&l, query_new(Q_PREPARE, p->cfg.statements[i], NULL, NULL, 0, NULL,
-			                        NULL));
+		q = query_new(Q_SQL, NULL, timeout_sql, NULL, 0, NULL, NULL);
+		STAILQ_INSERT_TAIL(&l, q, next);
+		for (size_t i = 0; i < p->cfg.n_statements; i++) {
+			q = query_new(Q_PREPARE, p->cfg.statements[i], NULL, NULL, 0, NULL, NULL);
+			STAILQ_INSERT_TAIL(&l, q, next);
+		}
 	}
-	send_batch(c, l);
+	send_batch(c, &l);
 }
 
 static void conn_ready(struct pg_conn *c)
@@ -709,14 +696,15 @@ static void on_tick(evutil_socket_t fd, short what, void *arg)
 		if ((c->state == C_CONNECTING || c->state == C_SETUP) &&
 		    now - c->since_us > CONNECT_TIMEOUT_MS * 1000LL) {
 			conn_fail(c, "no connection within the time allowed");
-		} else if (c->state == C_READY && c->head &&
-		           now - c->head->sent_us > deadline_ms * 1000LL) {
+		} else if (c->state == C_READY && !STAILQ_EMPTY(&c->batches) &&
+		           now - STAILQ_FIRST(&c->batches)->sent_us > deadline_ms * 1000LL) {
 			conn_fail(c, "the server does not answer");
-		} else if (c->state == C_READY && c->listener && !c->head) {
-			struct query_list l = { NULL, NULL };
+		} else if (c->state == C_READY && c->listener && STAILQ_EMPTY(&c->batches)) {
+			struct query_list l = STAILQ_HEAD_INITIALIZER(l);
+			struct pg_query *q = query_new(Q_SQL, NULL, "SELECT 1", NULL, 0, NULL, NULL);
 
-			list_push(&l, query_new(Q_SQL, NULL, "SELECT 1", NULL, 0, NULL, NULL));
-			send_batch(c, l);
+			STAILQ_INSERT_TAIL(&l, q, next);
+			send_batch(c, &l);
 		}
 	}
 }
@@ -731,6 +719,7 @@ struct pg_pool *pg_pool_open(const struct pg_pool_config *cfg, char *errbuf, siz
 	if (pq_lib_load(errbuf, errlen) < 0)
 		return NULL;
 	p = xcalloc(1, sizeof *p);
+	STAILQ_INIT(&p->queue);
 	p->cfg = *cfg;
 	p->conninfo = xstrdup(cfg->conninfo);
 	p->cfg.conninfo = p->conninfo;
@@ -763,6 +752,7 @@ void pg_pool_serve(struct pg_pool *p, struct event_base *base)
 		struct pg_conn *c = &p->conns[i];
 
 		c->pool = p;
+		STAILQ_INIT(&c->batches);
 		c->listener = i == p->n_conns - 1;
 		c->retry = evtimer_new(base, on_retry, c);
 		conn_connect(c);
@@ -771,10 +761,10 @@ void pg_pool_serve(struct pg_pool *p, struct event_base *base)
 
 bool pg_pool_idle(const struct pg_pool *p)
 {
-	if (p->queue.head)
+	if (!STAILQ_EMPTY(&p->queue))
 		return false;
 	for (size_t i = 0; i < p->n_conns; i++)
-		if (p->conns[i].head)
+		if (!STAILQ_EMPTY(&p->conns[i].batches))
 			return false;
 	return true;
 }
@@ -793,15 +783,19 @@ void pg_pool_free(struct pg_pool *p)
 		if (c->retry)
 			event_free(c->retry);
 		PQfinish(c->pg);
-		while ((b = c->head)) {
-			c->head = b->next;
-			while ((q = list_pop(&b->q)))
+		while ((b = STAILQ_FIRST(&c->batches))) {
+			STAILQ_REMOVE_HEAD(&c->batches, next);
+			while ((q = STAILQ_FIRST(&b->q))) {
+				STAILQ_REMOVE_HEAD(&b->q, next);
 				query_free(q);
+			}
 			free(b);
 		}
 	}
-	while ((q = list_pop(&p->queue)))
+	while ((q = STAILQ_FIRST(&p->queue))) {
+		STAILQ_REMOVE_HEAD(&p->queue, next);
 		query_free(q);
+	}
 	if (p->flush)
 		event_free(p->flush);
 	if (p->tick)
@@ -825,7 +819,7 @@ void pg_query(struct pg_pool *p, const struct pg_statement *s, const char *const
 		deliver_unavailable(q, "The store is unavailable; try again.");
 		return;
 	}
-	list_push(&p->queue, q);
+	STAILQ_INSERT_TAIL(&p->queue, q, next);
 	flush_soon(p);
 }
 

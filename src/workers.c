@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <unistd.h>
+#include <sys/queue.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <event2/event.h>
@@ -26,12 +27,10 @@ struct job {
 	worker_fn *work;
 	worker_fn *done;
 	void *arg;
-	struct job *next;
+	STAILQ_ENTRY(job) next;
 };
 
-struct job_list {
-	struct job *head, *tail;
-};
+STAILQ_HEAD(job_list, job);
 
 struct workers {
 	pthread_mutex_t lock;
@@ -49,27 +48,6 @@ struct workers {
 	void (*depth)(int pending);
 };
 
-static void list_push(struct job_list *l, struct job *j)
-{
-	j->next = NULL;
-	if (l->tail)
-		l->tail->next = j;
-	else
-		l->head = j;
-	l->tail = j;
-}
-
-static struct job *list_pop(struct job_list *l)
-{
-	struct job *j = l->head;
-	if (j) {
-		l->head = j->next;
-		if (!l->head)
-			l->tail = NULL;
-	}
-	return j;
-}
-
 static void *worker_main(void *arg)
 {
 	struct workers *w = arg;
@@ -83,15 +61,16 @@ static void *worker_main(void *arg)
 	pthread_mutex_lock(&w->lock);
 	for (;;) {
 		struct job *j;
-		while (!w->queue.head && !w->stopping)
+		while (STAILQ_EMPTY(&w->queue) && !w->stopping)
 			pthread_cond_wait(&w->wake, &w->lock);
-		j = list_pop(&w->queue);
+		j = STAILQ_FIRST(&w->queue);
 		if (!j)
 			break;   /* stopping and nothing left */
+		STAILQ_REMOVE_HEAD(&w->queue, next);
 		pthread_mutex_unlock(&w->lock);
 		j->work(j->arg);
 		pthread_mutex_lock(&w->lock);
-		list_push(&w->finished, j);
+		STAILQ_INSERT_TAIL(&w->finished, j, next);
 		pthread_mutex_unlock(&w->lock);
 		/* One byte per job; a full pipe is fine: the loop drains the whole
 		 * list. Written after the unlock, so that the loop it wakes finds
@@ -107,14 +86,14 @@ static void *worker_main(void *arg)
 /* Runs the done() of every finished job. Loop thread only. */
 static void drain_finished(struct workers *w)
 {
-	struct job_list done;
+	struct job_list done = STAILQ_HEAD_INITIALIZER(done);
+	struct job *j;
 
 	pthread_mutex_lock(&w->lock);
-	done = w->finished;
-	w->finished.head = w->finished.tail = NULL;
+	STAILQ_CONCAT(&done, &w->finished);
 	pthread_mutex_unlock(&w->lock);
-	for (struct job *j = done.head, *next; j; j = next) {
-		next = j->next;
+	while ((j = STAILQ_FIRST(&done))) {
+		STAILQ_REMOVE_HEAD(&done, next);
 		pthread_mutex_lock(&w->lock);
 		w->pending--;
 		if (w->depth)
@@ -144,6 +123,8 @@ struct workers *workers_new(struct event_base *base, int threads, int max_pendin
 	w->depth = depth;
 	pthread_mutex_init(&w->lock, NULL);
 	pthread_cond_init(&w->wake, NULL);
+	STAILQ_INIT(&w->queue);
+	STAILQ_INIT(&w->finished);
 	w->max_pending = max_pending;
 	if (pipe2(w->pipe_fd, O_NONBLOCK | O_CLOEXEC) < 0)
 		abort();
@@ -192,7 +173,7 @@ int workers_submit(struct workers *w, worker_fn *work, worker_fn *done, void *ar
 	j->work = work;
 	j->done = done;
 	j->arg = arg;
-	list_push(&w->queue, j);
+	STAILQ_INSERT_TAIL(&w->queue, j, next);
 	if (w->depth)
 		w->depth(w->pending);
 	pthread_cond_signal(&w->wake);
