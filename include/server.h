@@ -26,7 +26,8 @@ struct workers;
 /* Answers that wait for the store (http.c), in the order they were made. */
 STAILQ_HEAD(reply_queue, deferred_reply);
 
-/* The one sync of committed batches under way (store_sync_path). */
+/* The one sync of committed batches under way (store_sync_path); srv and
+ * path are set once, by http_start. */
 struct sync_job {
 	struct server *srv;
 	const char *path;

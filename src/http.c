@@ -207,8 +207,6 @@ static void sync_start(struct server *srv)
 	srv->sync_wanted = false;
 	srv->sync_running = true;
 	STAILQ_CONCAT(&srv->syncing, &srv->unsynced);
-	srv->sync.srv = srv;
-	srv->sync.path = store_sync_path(srv->store);
 	if (workers_submit(srv->syncer, sync_work, sync_done, &srv->sync) < 0) {
 		/* stopping: the pool takes no job, so the sync runs here */
 		sync_work(&srv->sync);
@@ -667,7 +665,10 @@ int http_start(struct server *srv)
 	srv->commit_ev = event_new(srv->base, -1, 0, on_commit, srv);
 	srv->log_ev = event_new(srv->base, -1, 0, on_log_flush, srv);
 	store_batch_enable(srv->store, on_batch_opened, srv);
-	if (store_sync_path(srv->store))
+	/* the WAL's path is fixed once batches are on, for as long as the store */
+	srv->sync.srv = srv;
+	srv->sync.path = store_sync_path(srv->store);
+	if (srv->sync.path)
 		srv->syncer = workers_new(srv->base, 1, 1, WORKERS_NORMAL, NULL);
 	return 0;
 }
