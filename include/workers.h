@@ -20,14 +20,17 @@ enum workers_priority {
 
 /* Starts `threads` threads; at most max_pending jobs may wait or run at
  * once. depth (may be NULL) is told the number of jobs pending at each
- * change, on the loop thread. */
+ * change, on the loop thread. With one thread, jobs run, and their done()
+ * run, in the order they were submitted. */
 struct workers *workers_new(struct event_base *base, int threads, int max_pending,
                             enum workers_priority priority, void (*depth)(int pending));
 /* Lets queued jobs finish, runs their done() on the calling thread, joins
  * the threads and frees. NULL is a no-op. */
 void workers_free(struct workers *w);
 /* Queues a job. Returns 0, or -1 when max_pending jobs are already queued or
- * running (then neither function is ever called). */
+ * running, or once workers_free has begun (then neither function is ever
+ * called). A job's place is free again by the time its done() runs, so
+ * done() may submit the next. */
 int workers_submit(struct workers *w, worker_fn *work, worker_fn *done, void *arg);
 /* Jobs queued or running, for tests and metrics. */
 int workers_pending(struct workers *w);
