@@ -29,8 +29,8 @@ extern const char *const schema_migrations[];
 
 #define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 #define BUSY_TIMEOUT_MS 5000
-/* A savepoint's journal stays in memory up to this (store_open). */
-#define STMT_JOURNAL_SPILL_BYTES (512 * 1024)
+/* A savepoint's journal stays in memory, whatever its size (store_open). */
+#define STMT_JOURNAL_IN_MEMORY (-1)
 
 static const char *const core_sql[SQ__COUNT] = {
 	[SQ_BEGIN] = "BEGIN IMMEDIATE",
@@ -417,8 +417,11 @@ static void sqlite_single_thread(void)
 	(void)sqlite3_config(SQLITE_CONFIG_SINGLETHREAD);
 	(void)sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
 	/* A savepoint's journal past SQLite's 64 KiB went to a temp file for the
-	 * rest of the batch: ~4x the pwrites a create (docs/BENCHMARKS.md). */
-	(void)sqlite3_config(SQLITE_CONFIG_STMTJRNL_SPILL, STMT_JOURNAL_SPILL_BYTES);
+	 * rest of the batch: ~4x the pwrites a create. A larger spill fails: SQLite
+	 * writes the journal out in pieces of the spill's size, and the unix VFS
+	 * keeps a write's length to its low 17 bits, so a 512 KiB piece wrote
+	 * nothing and came back SQLITE_FULL (docs/BENCHMARKS.md). */
+	(void)sqlite3_config(SQLITE_CONFIG_STMTJRNL_SPILL, STMT_JOURNAL_IN_MEMORY);
 }
 
 struct store *store_open(const char *path, bool synchronous_full, char *errbuf, size_t errlen)

@@ -522,6 +522,25 @@ START_TEST(test_transactions)
 }
 END_TEST
 
+/* A savepoint whose journal outgrows the spill (STMT_JOURNAL_SPILL_BYTES):
+ * SQLite writes its memory copy out in pieces of that size, which the
+ * default VFS refused (SQLITE_FULL) at 128 KiB and more; the suffix mover's
+ * moves failed so, and with them their batch. */
+START_TEST(test_savepoint_journal_spills)
+{
+	open_store();
+	ck_assert_int_eq(sql_exec(fx.st->db, "CREATE TABLE big (x BLOB);"
+	                          " WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n"
+	                          " WHERE i < 2000) INSERT INTO big SELECT randomblob(1000) FROM n"),
+	                 SQLITE_OK);
+	ck_assert_int_eq(sql_exec(fx.st->db, "BEGIN; UPDATE big SET x = x WHERE rowid = 1;"
+	                          " SAVEPOINT s"), SQLITE_OK);
+	/* ~500 pages, 2 MiB of journal: past the spill */
+	ck_assert_int_eq(sql_exec(fx.st->db, "UPDATE big SET x = randomblob(1000)"), SQLITE_OK);
+	ck_assert_int_eq(sql_exec(fx.st->db, "ROLLBACK TO s; RELEASE s; COMMIT"), SQLITE_OK);
+}
+END_TEST
+
 /* Two projects share nothing: their own IDs, resources, permissions and clients. */
 START_TEST(test_projects_are_separate)
 {
@@ -1419,6 +1438,7 @@ static Suite *store_suite(void)
 	tcase_add_test(tc, test_project_create);
 	tcase_add_test(tc, test_project_create_failure_rolls_back);
 	tcase_add_test(tc, test_transactions);
+	tcase_add_test(tc, test_savepoint_journal_spills);
 	tcase_add_test(tc, test_projects_are_separate);
 	tcase_add_test(tc, test_project_list_and_set_active);
 	tcase_add_test(tc, test_project_list_order);
