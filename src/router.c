@@ -29,6 +29,8 @@
 #include "util.h"
 
 #define P "/api/v1/projects/:project_id"
+#define ROUTE_ALLOW_MAX 64     /* "PUT, GET, DELETE, OPTIONS" and room to spare */
+#define ROUTE_ALLOW_METHODS 9  /* one route a method and path (check_router) */
 
 static const struct route routes[] = {
 	{ .method = EVHTTP_REQ_GET, .path = "/healthz", .storeless = true, .steps = health_steps },
@@ -314,24 +316,68 @@ static flow_step *const shared_steps[] = {
 	step_route, NULL,
 };
 
+/* The '/' in a pattern or a path. A path matches only a pattern with as
+ * many (a parameter takes one whole segment), so the walk compares this count
+ * before the bytes: most of the table shares "/api/v1/" with most paths, and
+ * walking that prefix in every pattern was ~4,000 instructions of a grant
+ * (docs/BENCHMARKS.md). */
+static size_t slash_count(const char *s)
+{
+	size_t n = 0;
+
+	for (; *s; s++)
+		n += *s == '/';
+	return n;
+}
+
+/* slash_count of each route's pattern, counted on the first dispatch (only
+ * the loop thread dispatches). */
+static const size_t *route_slashes(void)
+{
+	static size_t counts[ROUTE_COUNT];
+	static bool counted;
+
+	if (!counted) {
+		for (size_t i = 0; i < ROUTE_COUNT; i++)
+			counts[i] = slash_count(routes[i].path);
+		counted = true;
+	}
+	return counts;
+}
+
+/* The methods of the routes hits[0..n) of a path, in table order ("POST,
+ * GET"), for Allow and a preflight's Access-Control-Allow-Methods. Only those
+ * answers use it, so it is written for them alone (an snprintf a matching
+ * route, ~800 instructions of every request, docs/BENCHMARKS.md). */
+static void allow_list(const struct route *const hits[], size_t n, char allow[ROUTE_ALLOW_MAX])
+{
+	allow[0] = '\0';
+	for (size_t i = 0; i < n; i++)
+		snprintf(allow + strlen(allow), ROUTE_ALLOW_MAX - strlen(allow), "%s%s",
+		         allow[0] ? ", " : "", http_method_name(hits[i]->method));
+}
+
 void router_dispatch(struct request_ctx *ctx)
 {
 	const struct route *match = NULL, *path_route = NULL;
 	struct capture caps[ROUTE_MAX_PARAMS], match_caps[ROUTE_MAX_PARAMS];
-	size_t ncaps, match_ncaps = 0;
-	char allow[64] = "";
+	const struct route *hits[ROUTE_ALLOW_METHODS];
+	size_t ncaps, match_ncaps = 0, nhits = 0;
+	char allow[ROUTE_ALLOW_MAX] = "";
 	enum route_cors cors = CORS_CONFIGURED;
 	bool path_known = false;
+	const size_t *slashes = route_slashes();
+	size_t path_slashes = slash_count(ctx->path);
 
 	for (size_t i = 0; i < ROUTE_COUNT; i++) {
-		if (!path_match(routes[i].path, ctx->path, caps, &ncaps))
+		if (slashes[i] != path_slashes || !path_match(routes[i].path, ctx->path, caps, &ncaps))
 			continue;
 		if (!path_known)
 			path_route = &routes[i];
 		path_known = true;
 		cors = routes[i].cors;
-		snprintf(allow + strlen(allow), sizeof allow - strlen(allow), "%s%s",
-		         allow[0] ? ", " : "", http_method_name(routes[i].method));
+		if (nhits < ROUTE_ALLOW_METHODS)
+			hits[nhits++] = &routes[i];
 		if (!match && method_matches(routes[i].method, ctx->method)) {
 			match = &routes[i];
 			memcpy(match_caps, caps, sizeof caps);
@@ -340,6 +386,8 @@ void router_dispatch(struct request_ctx *ctx)
 	}
 	if (path_known)   /* metrics: the route, or the path's pattern (405, OPTIONS) */
 		ctx->route_index = (int)((match ? match : path_route) - routes);
+	if (path_known && (!match || ctx->method == EVHTTP_REQ_OPTIONS))
+		allow_list(hits, nhits, allow);
 	if (path_known && ctx->method == EVHTTP_REQ_OPTIONS) {
 		snprintf(allow + strlen(allow), sizeof allow - strlen(allow), ", OPTIONS");
 		add_cors_headers(ctx, cors, allow);
