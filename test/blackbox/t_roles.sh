@@ -409,7 +409,7 @@ for i in $(seq 20); do
 		"$BASE$R" "$(jq -r .id <<<"$BODY")" "$TOKEN"
 done | sed '$d' > "$TMP/race.curl"
 check "update race: one 200, the rest 409" \
-	"$(curl -s -Z --parallel-max 20 -K "$TMP/race.curl" | sort | uniq -c | awk '{print $2 "x" $1}' | paste -sd,)" \
+	"$(curl --no-progress-meter -Z --parallel-max 20 -K "$TMP/race.curl" | sort | uniq -c | awk '{print $2 "x" $1}' | paste -sd,)" \
 	"200x1,409x19"
 req GET "$R?search=race-upd"
 check_json "update race: one has the code" .total 1
@@ -423,7 +423,7 @@ for i in $(seq 3000); do
 	printf 'url = "%s"\nheader = "Authorization: Bearer %s"\nheader = "Content-Type: application/json"\ndata-binary = "{\\"display_name\\":\\"Crowd member %s of the deleted role\\",\\"external_user_id\\":\\"crowd-%s\\",\\"role_id\\":\\"%s\\"}"\noutput = "/dev/null"\nwrite-out = "%%{http_code}\\n"\nnext\n' \
 		"$BASE$P/users" "$TOKEN" "$i" "$i" "$CROWD"
 done | sed '$d' > "$TMP/crowd.curl"
-check "3,000 users with the role" "$(curl -s -Z --parallel-max 8 -K "$TMP/crowd.curl" | sort | uniq -c | awk '{print $2 "x" $1}')" "201x3000"
+check "3,000 users with the role" "$(curl --no-progress-meter -Z --parallel-max 8 -K "$TMP/crowd.curl" | sort | uniq -c | awk '{print $2 "x" $1}')" "201x3000"
 req DELETE "$R/$CROWD"
 check_status "the role held by 3,000 users is deleted" 204
 check "its users hold no role now" "$(db "select count(*) from users where external_user_id like 'crowd-%' and role_id is null")" 3000
