@@ -29,6 +29,11 @@ struct route {
 	flow_step *const *steps;     /* the route's steps, NULL-terminated */
 };
 
+/* Room for the Allow header of 405 and OPTIONS answers: the routes of one
+ * path (check_router holds the table to both). */
+#define ROUTE_ALLOW_METHODS 9
+#define ROUTE_ALLOW_MAX 64     /* "PUT, GET, DELETE, OPTIONS" and room to spare */
+
 /* The table itself, *count routes (check_router tests its invariants). */
 const struct route *router_routes(size_t *count);
 /* Finds the route and runs the request: the checks every route shares, in

@@ -29,8 +29,6 @@
 #include "util.h"
 
 #define P "/api/v1/projects/:project_id"
-#define ROUTE_ALLOW_MAX 64     /* "PUT, GET, DELETE, OPTIONS" and room to spare */
-#define ROUTE_ALLOW_METHODS 9  /* one route a method and path (check_router) */
 
 static const struct route routes[] = {
 	{ .method = EVHTTP_REQ_GET, .path = "/healthz", .storeless = true, .steps = health_steps },

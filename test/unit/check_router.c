@@ -7,6 +7,8 @@
  *   is only ever named on a bearer route (where it is checked).
  * - No two routes of one method match the same path (the first would win
  *   silently), so in particular no method + path appears twice.
+ * - The routes that can match one path fit the Allow header's room
+ *   (ROUTE_ALLOW_METHODS routes, ROUTE_ALLOW_MAX bytes with ", OPTIONS").
  * - Paths are well formed, at most ROUTE_MAX_PARAMS parameters, each named
  *   once; GET routes read no body.
  * - Every :param of the table is read by a handler (request_param with that
@@ -137,6 +139,27 @@ START_TEST(test_no_two_routes_match_one_request)
 }
 END_TEST
 
+/* Routes whose patterns overlap route i's may all match one path; the
+ * router lists them in Allow, so they must fit its room, or a method would
+ * be left out of the header silently. */
+START_TEST(test_allow_list_fits)
+{
+	for (size_t i = 0; i < nroutes; i++) {
+		size_t n = 0, len = strlen(", OPTIONS") + 1;
+
+		for (size_t j = 0; j < nroutes; j++) {
+			if (!patterns_overlap(routes[i].path, routes[j].path))
+				continue;
+			n++;
+			len += strlen(http_method_name(routes[j].method)) + (n > 1 ? 2 : 0);
+		}
+		ck_assert_msg(n <= ROUTE_ALLOW_METHODS, "%zu routes may match %s", n, routes[i].path);
+		ck_assert_msg(len <= ROUTE_ALLOW_MAX, "the Allow list of %s needs %zu bytes",
+		              routes[i].path, len);
+	}
+}
+END_TEST
+
 START_TEST(test_routes_well_formed)
 {
 	for (size_t i = 0; i < nroutes; i++) {
@@ -238,6 +261,7 @@ static Suite *router_suite(void)
 
 	tcase_add_test(tc, test_project_routes_need_token_and_permission);
 	tcase_add_test(tc, test_no_two_routes_match_one_request);
+	tcase_add_test(tc, test_allow_list_fits);
 	tcase_add_test(tc, test_routes_well_formed);
 	tcase_add_test(tc, test_params_read_by_handlers);
 	suite_add_tcase(s, tc);
