@@ -20,8 +20,10 @@ enum workers_priority {
 
 /* Starts `threads` threads; at most max_pending jobs may wait or run at
  * once. depth (may be NULL) is told the number of jobs pending at each
- * change, on the loop thread. With one thread, jobs run, and their done()
- * run, in the order they were submitted. */
+ * change, under the pool's lock (it must not call back into the pool), on
+ * the thread that submitted or drained (the loop's, as the server uses it).
+ * With one thread, jobs run, and their done() run, in the order they were
+ * submitted. */
 struct workers *workers_new(struct event_base *base, int threads, int max_pending,
                             enum workers_priority priority, void (*depth)(int pending));
 /* Lets queued jobs finish, runs their done() on the calling thread, joins
