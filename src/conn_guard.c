@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/queue.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <event2/buffer.h>
@@ -34,8 +35,9 @@
 struct addr_count {
 	unsigned char addr[16];    /* IPv6, or IPv4 as ::ffff:a.b.c.d */
 	int count;
-	struct addr_count *next;   /* in its bucket */
+	SLIST_ENTRY(addr_count) link;   /* in its bucket */
 };
+SLIST_HEAD(addr_bucket, addr_count);
 
 struct conn_entry {
 	struct conn_guard *g;
@@ -54,8 +56,8 @@ struct conn_entry {
 	struct header_scan scan;   /* the raw header section of its next request */
 	bool request_folded;       /* the request being handled had a folded line */
 	size_t answer_from;
-	struct conn_entry *answer_next;
-	struct conn_entry *prev, *next;
+	SLIST_ENTRY(conn_entry) answer_link;
+	LIST_ENTRY(conn_entry) link;
 };
 
 struct conn_guard {
@@ -69,8 +71,8 @@ struct conn_guard {
 	bool own_write;            /* our reply is being written */
 	size_t input_max;          /* input read ahead of requests, at most */
 	size_t input_high;         /* from here on, reads are capped (on_input) */
-	struct conn_entry *head;   /* newest first; the not yet admitted lead */
-	struct conn_entry *answer_head;
+	LIST_HEAD(, conn_entry) conns;   /* newest first; the not yet admitted lead */
+	SLIST_HEAD(, conn_entry) answer_queue;   /* answers for on_answers, newest first */
 	/* Entries by socket, so that a request finds its connection without a
 	 * walk of the list. The socket stays ours until entry_remove closes it,
 	 * so its number is not reused first. */
@@ -78,7 +80,7 @@ struct conn_guard {
 	int by_fd_cap;
 	/* Connections by client address: a hash table, seeded at start so that
 	 * nobody can choose addresses that share a bucket. */
-	struct addr_count **addr_buckets;
+	struct addr_bucket *addr_buckets;
 	size_t addr_nbuckets;      /* a power of two */
 	size_t addr_n;
 	uint64_t addr_seed;
@@ -132,8 +134,7 @@ static void on_output(struct evbuffer *out, const struct evbuffer_cb_info *info,
 	e->answer_pending = true;
 	e->answer_stale = false;
 	e->answer_from = info->orig_size;
-	e->answer_next = g->answer_head;
-	g->answer_head = e;
+	SLIST_INSERT_HEAD(&g->answer_queue, e, answer_link);
 	event_active(g->answers, EV_TIMEOUT, 0);
 }
 
@@ -208,10 +209,7 @@ static struct bufferevent *on_accept(struct event_base *base, void *arg)
 	evbuffer_add_cb(bufferevent_get_input(e->bev), on_input, e);
 	evbuffer_add_cb(bufferevent_get_output(e->bev), on_output, e);
 	e->deadline_us = mono_us() + timeout_us(g);
-	e->next = g->head;
-	if (g->head)
-		g->head->prev = e;
-	g->head = e;
+	LIST_INSERT_HEAD(&g->conns, e, link);
 	if (++g->count >= cfg->max_connections)
 		pause_listener(g);
 	metrics_connections(g->count);
@@ -242,52 +240,44 @@ static size_t addr_bucket(const struct conn_guard *g, const unsigned char *addr)
 
 static void addr_grow(struct conn_guard *g)
 {
-	struct addr_count **old = g->addr_buckets;
+	struct addr_bucket *old = g->addr_buckets;
 	size_t n = g->addr_nbuckets;
+	struct addr_count *a;
 
 	g->addr_nbuckets = n ? n * 2 : ADDR_BUCKETS_MIN;
-	g->addr_buckets = xcalloc(g->addr_nbuckets, sizeof *g->addr_buckets);
-	for (size_t i = 0; i < n; i++) {
-		struct addr_count *a = old[i], *next;
-		for (; a; a = next) {
-			size_t b = addr_bucket(g, a->addr);
-			next = a->next;
-			a->next = g->addr_buckets[b];
-			g->addr_buckets[b] = a;
+	g->addr_buckets = xcalloc(g->addr_nbuckets, sizeof *g->addr_buckets);   /* all empty */
+	for (size_t i = 0; i < n; i++)
+		while ((a = SLIST_FIRST(&old[i]))) {
+			SLIST_REMOVE_HEAD(&old[i], link);
+			SLIST_INSERT_HEAD(&g->addr_buckets[addr_bucket(g, a->addr)], a, link);
 		}
-	}
 	free(old);
 }
 
 /* The count of addr, made if new; the caller increments it. */
 static struct addr_count *addr_find(struct conn_guard *g, const unsigned char *addr)
 {
+	struct addr_bucket *bucket;
 	struct addr_count *a;
-	size_t b;
 
 	if (g->addr_n >= g->addr_nbuckets)
 		addr_grow(g);
-	b = addr_bucket(g, addr);
-	for (a = g->addr_buckets[b]; a; a = a->next)
+	bucket = &g->addr_buckets[addr_bucket(g, addr)];
+	SLIST_FOREACH(a, bucket, link)
 		if (!memcmp(a->addr, addr, sizeof a->addr))
 			return a;
 	a = xcalloc(1, sizeof *a);
 	memcpy(a->addr, addr, sizeof a->addr);
-	a->next = g->addr_buckets[b];
-	g->addr_buckets[b] = a;
+	SLIST_INSERT_HEAD(bucket, a, link);
 	g->addr_n++;
 	return a;
 }
 
 static void addr_release(struct conn_guard *g, struct addr_count *a)
 {
-	struct addr_count **p;
-
 	if (--a->count > 0)
 		return;
-	for (p = &g->addr_buckets[addr_bucket(g, a->addr)]; *p != a; p = &(*p)->next)
-		;
-	*p = a->next;
+	SLIST_REMOVE(&g->addr_buckets[addr_bucket(g, a->addr)], a, addr_count, link);
 	free(a);
 	g->addr_n--;
 }
@@ -316,24 +306,13 @@ static int peer_addr(int fd, unsigned char out[16])
 
 static void unqueue_answer(struct conn_guard *g, struct conn_entry *e)
 {
-	struct conn_entry **p;
-
-	for (p = &g->answer_head; *p; p = &(*p)->answer_next)
-		if (*p == e) {
-			*p = e->answer_next;
-			break;
-		}
+	SLIST_REMOVE(&g->answer_queue, e, conn_entry, answer_link);
 	e->answer_pending = false;
 }
 
 static void entry_remove(struct conn_guard *g, struct conn_entry *e)
 {
-	if (e->prev)
-		e->prev->next = e->next;
-	else
-		g->head = e->next;
-	if (e->next)
-		e->next->prev = e->prev;
+	LIST_REMOVE(e, link);
 	if (e->fd >= 0 && g->by_fd[e->fd] == e)
 		g->by_fd[e->fd] = NULL;
 	if (e->addr)
@@ -379,7 +358,9 @@ static void end_connection(struct conn_entry *e)
  * at once (a client that closes and reconnects is not refused). */
 static void uncount_released(struct conn_guard *g, struct addr_count *a)
 {
-	for (struct conn_entry *e = g->head; e; e = e->next)
+	struct conn_entry *e;
+
+	LIST_FOREACH(e, &g->conns, link)
 		if (e->addr == a && released(e->bev)) {
 			addr_release(g, a);
 			e->addr = NULL;
@@ -411,14 +392,14 @@ static void admit(struct conn_guard *g, struct conn_entry *e)
 static void on_admit(evutil_socket_t fd, short what, void *arg)
 {
 	struct conn_guard *g = arg;
-	struct conn_entry *e = g->head, *next;
+	struct conn_entry *e = LIST_FIRST(&g->conns), *next;
 
 	(void)fd;
 	(void)what;
 	/* New entries go to the head and are admitted in the iteration that
 	 * made them, so those waiting are the first ones. */
 	for (; e && !e->admitted; e = next) {
-		next = e->next;
+		next = LIST_NEXT(e, link);
 		admit(g, e);
 		if (released(e->bev))
 			entry_remove(g, e);
@@ -442,8 +423,8 @@ static void on_answers(evutil_socket_t fd, short what, void *arg)
 
 	(void)fd;
 	(void)what;
-	while ((e = g->answer_head)) {
-		g->answer_head = e->answer_next;
+	while ((e = SLIST_FIRST(&g->answer_queue))) {
+		SLIST_REMOVE_HEAD(&g->answer_queue, answer_link);
 		e->answer_pending = false;
 		if (e->answer_stale || released(e->bev))
 			continue;
@@ -469,12 +450,12 @@ static void on_sweep(evutil_socket_t fd, short what, void *arg)
 {
 	struct conn_guard *g = arg;
 	int64_t now = mono_us();
-	struct conn_entry *e = g->head, *next;
+	struct conn_entry *e = LIST_FIRST(&g->conns), *next;
 
 	(void)fd;
 	(void)what;
 	for (; e; e = next) {
-		next = e->next;
+		next = LIST_NEXT(e, link);
 		if (e->busy > 0)
 			continue;
 		if (!released(e->bev) && now > e->deadline_us)
@@ -531,8 +512,8 @@ void conn_guard_free(struct conn_guard *g)
 	event_free(g->sweep);
 	event_free(g->admit);
 	event_free(g->answers);
-	while (g->head)
-		entry_remove(g, g->head);
+	while (!LIST_EMPTY(&g->conns))
+		entry_remove(g, LIST_FIRST(&g->conns));
 	free(g->by_fd);
 	free(g->addr_buckets);
 	free(g);
@@ -582,11 +563,12 @@ void conn_guard_own_write(struct conn_guard *g, bool on)
 
 size_t conn_guard_unsent(const struct conn_guard *g)
 {
+	const struct conn_entry *e;
 	size_t n = 0;
 
 	if (!g)
 		return 0;
-	for (const struct conn_entry *e = g->head; e; e = e->next)
+	LIST_FOREACH(e, &g->conns, link)
 		if (evbuffer_get_length(bufferevent_get_output(e->bev)) > 0)
 			n++;
 	return n;
