@@ -44,5 +44,12 @@ unsigned char *crypto_open(const unsigned char key[CRYPTO_AEAD_KEY_BYTES], const
                            const unsigned char *sealed, size_t len, size_t *out_len);
 /* Wipes and frees a NUL-terminated secret; NULL is a no-op. */
 void crypto_wipe_free(char *s);
+/* free and realloc that wipe the memory they give back, whatever it held.
+ * libevent and jansson allocate through them (main.c), so the bytes of a
+ * request (a password, a client secret, a token) and of an answer (a new
+ * token or secret) do not outlive the buffers that held them. NULL is a
+ * no-op; realloc aborts when out of memory, as xmalloc does. */
+void crypto_free_wiped(void *p);
+void *crypto_realloc_wiped(void *p, size_t n);
 
 #endif

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "audit_file.h"
 #include "cert.h"
@@ -14,6 +15,7 @@
 #include "keyring.h"
 #include "key_schedule.h"
 #include "log.h"
+#include "secret_file.h"
 #include "store.h"
 #include "store_pg.h"
 #include "store_backup.h"
@@ -113,8 +115,12 @@ void cli_print_new_project(const struct new_project *np)
 {
 	char *text = cli_new_project_text(np);
 
-	printf("%s\n", text);
+	/* to the descriptor itself, after what stdio holds: stdio's buffer
+	 * would keep the secret for the life of the server */
 	fflush(stdout);
+	if (secret_file_write_fd(STDOUT_FILENO, text, strlen(text)) != 0 ||
+	    secret_file_write_fd(STDOUT_FILENO, "\n", 1) != 0)
+		log_error("the new project's line could not be written to stdout");
 	crypto_wipe_free(text);
 }
 

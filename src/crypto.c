@@ -4,6 +4,7 @@
  * aborts. Never compares a secret with memcmp or strcmp.
  */
 #include <limits.h>
+#include <malloc.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -222,4 +223,30 @@ void crypto_wipe_free(char *s)
 		return;
 	OPENSSL_cleanse(s, strlen(s));
 	free(s);
+}
+
+/* The whole block, not only what the caller asked for: the allocator's size
+ * is the one that is sure to cover every byte written. */
+void crypto_free_wiped(void *p)
+{
+	if (!p)
+		return;
+	OPENSSL_cleanse(p, malloc_usable_size(p));
+	free(p);
+}
+
+void *crypto_realloc_wiped(void *p, size_t n)
+{
+	size_t had;
+	void *q;
+
+	if (!p)
+		return xmalloc(n);
+	had = malloc_usable_size(p);
+	if (n <= had)
+		return p;
+	q = xmalloc(n);
+	memcpy(q, p, had);
+	crypto_free_wiped(p);
+	return q;
 }

@@ -12,6 +12,7 @@
 #include <sys/queue.h>
 #include <event2/http.h>
 
+#include "crypto.h"
 #include "form.h"
 #include "util.h"
 #include "validate.h"
@@ -64,12 +65,12 @@ char *form_percent_decode(const char *s, size_t len, bool plus_is_space)
 	} else {
 		raw = xstrndup(s, len);
 		out = evhttp_uridecode(raw, plus_is_space, &out_len);
-		free(raw);
+		crypto_free_wiped(raw);   /* a form's values: passwords, secrets, codes */
 		if (!out)
 			return NULL;
 	}
 	if (strlen(out) != out_len || !utf8_valid(out, out_len)) {
-		free(out);
+		crypto_free_wiped(out);
 		return NULL;
 	}
 	return out;
@@ -96,8 +97,8 @@ int form_parse(const char *data, size_t len, struct evkeyvalq *q)
 		value = form_percent_decode(data + (eq < end ? eq + 1 : end),
 		                            eq < end ? end - eq - 1 : 0, true);
 		if (!key || !value || !*key) {
-			free(key);
-			free(value);
+			crypto_free_wiped(key);
+			crypto_free_wiped(value);
 			return -1;
 		}
 		kv = xcalloc(1, sizeof *kv);

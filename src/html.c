@@ -120,7 +120,7 @@ void html_reply(struct request_ctx *ctx, int status, struct evbuffer *buf)
 	http_add_header(ctx, "X-Content-Type-Options", "nosniff");
 	http_add_header(ctx, "Referrer-Policy", "same-origin");
 	http_reply_raw(ctx, status, "text/html; charset=utf-8", text, len);
-	free(text);
+	crypto_free_wiped(text);   /* the form carries the request's state, a login_hint */
 }
 
 char *html_redirect_url(const char *base, const char *const *names, const char *const *values,
@@ -139,7 +139,7 @@ char *html_redirect_url(const char *base, const char *const *names, const char *
 			continue;
 		enc = evhttp_uriencode(values[i], -1, 0);
 		evbuffer_add_printf(buf, "%c%s=%s", sep, names[i], enc ? enc : "");
-		free(enc);
+		crypto_free_wiped(enc);   /* a code */
 		sep = '&';
 	}
 	len = evbuffer_get_length(buf);

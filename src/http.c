@@ -71,22 +71,12 @@ const char *http_method_name(enum evhttp_cmd_type m)
 	}
 }
 
-/* Form values hold passwords and codes: wipe them before they are freed. */
-static void wipe_values(struct evkeyvalq *q)
-{
-	struct evkeyval *kv;
-
-	TAILQ_FOREACH(kv, q, next)
-		OPENSSL_cleanse(kv->value, strlen(kv->value));
-}
-
 static void ctx_free(struct request_ctx *ctx)
 {
 	for (size_t i = 0; i < ctx->nparams; i++)
 		free(ctx->params[i]);
 	evhttp_clear_headers(&ctx->query);
-	wipe_values(&ctx->form);
-	evhttp_clear_headers(&ctx->form);
+	evhttp_clear_headers(&ctx->form);   /* passwords, codes: wiped as freed (main.c) */
 	json_decref(ctx->body);
 	auth_principal_release(&ctx->principal);
 	if (ctx->state_release)

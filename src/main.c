@@ -390,7 +390,9 @@ int main(int argc, char **argv)
 		conf = argv[i + 2];
 		argc = i + 1;
 	}
-	json_set_alloc_funcs(xmalloc, free);
+	/* before libevent allocates anything (CONTRACT.md's secrets rule; crypto.h) */
+	event_set_mem_functions(xmalloc, crypto_realloc_wiped, crypto_free_wiped);
+	json_set_alloc_funcs(xmalloc, crypto_free_wiped);
 	config_init(&cfg);
 	if (config_load(&cfg, conf, errbuf, sizeof errbuf) < 0) {
 		fprintf(stderr, "edgeauth: %s\n", errbuf);

@@ -98,8 +98,10 @@ static int make_parent(const char *path, const char *what, char *errbuf, size_t 
 	return ret;
 }
 
-static int write_all(int fd, const unsigned char *p, size_t len)
+int secret_file_write_fd(int fd, const void *data, size_t len)
 {
+	const unsigned char *p = data;
+
 	while (len > 0) {
 		ssize_t n = write(fd, p, len);
 
@@ -127,7 +129,7 @@ int secret_file_create(const char *path, const char *what, const void *data, siz
 		snprintf(errbuf, errlen, "cannot create %s %s: %s", what, path, strerror(errno));
 		return -1;
 	}
-	if (write_all(fd, data, len) != 0 || fsync(fd) != 0) {
+	if (secret_file_write_fd(fd, data, len) != 0 || fsync(fd) != 0) {
 		snprintf(errbuf, errlen, "cannot write %s %s: %s", what, path, strerror(errno));
 		close(fd);
 		unlink(path);

@@ -54,6 +54,9 @@ char *xstrndup(const char *s, size_t n)
 	return p;
 }
 
+/* Measured, then written once into memory of its size: vasprintf grows a
+ * buffer of its own and frees the smaller ones unwiped, and some of what is
+ * formatted here is a secret (a client's answer, a session's cookie). */
 char *xasprintf(const char *fmt, ...)
 {
 	va_list ap;
@@ -61,10 +64,14 @@ char *xasprintf(const char *fmt, ...)
 	int n;
 
 	va_start(ap, fmt);
-	n = vasprintf(&p, fmt, ap);
+	n = vsnprintf(NULL, 0, fmt, ap);
 	va_end(ap);
 	if (n < 0)
-		die_oom();
+		die_oom();   /* only an invalid format, which the compiler checks */
+	p = xmalloc((size_t)n + 1);
+	va_start(ap, fmt);
+	vsnprintf(p, (size_t)n + 1, fmt, ap);
+	va_end(ap);
 	return p;
 }
 

@@ -3,8 +3,9 @@
 # rotation, BYOU code, password change, both revocation endpoints, failed
 # attempts), then no password, client secret, access token, refresh token,
 # code or PKCE verifier it used may appear in the server's log, on its stdout
-# after the start-up line, or (passwords, secrets, refresh tokens, codes) in
-# plain text in the database; the signing key file is mode 0600.
+# after the start-up line, in its memory once the session is over, or
+# (passwords, secrets, refresh tokens, codes) in plain text in the database;
+# the signing key file is mode 0600.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/signin_lib.sh"
 start_server
@@ -175,6 +176,21 @@ tail -n +2 "$TMP/stdout" > "$TMP/stdout-after"
 scan "stdout after start-up" "$TMP/stdout-after" secret "${SECRETS[@]}"
 scan_tokens "stdout after start-up" "$TMP/stdout-after"
 check "log has a line per request" "$([ "$(grep -c -E '^(GET|POST|PUT) /' "$TMP/server.log")" -ge 30 ] && echo yes)" yes
+
+# ... the server's memory: every buffer that held one of them was wiped
+# before it was freed (crypto.h), and nothing holds one any more: the
+# session's connections are closed (curl opened one a request) ...
+sleep 0.3
+i=0
+for t in "${TOKENS[@]}"; do i=$((i + 1)); echo "access token $i=$t"; done > "$TMP/memscan.in"
+# Refresh token 4 was also sent on purpose where no secret belongs (a search
+# term, a state), for the log's sake; a search term is the store engine's to
+# keep in its own memory (SQLite's statement values, libpq's buffers), so it
+# is left out here.
+printf '%s\n' "${SECRETS[@]}" | grep -v '^refresh token 4=' >> "$TMP/memscan.in"
+LEFT=$(python3 "$(dirname "$0")/memscan.py" "$SERVER_PID" - < "$TMP/memscan.in")
+check "memory scan ran" "$?" 0
+check "the server's memory holds none of them" "${LEFT//$'\n'/, }" ""
 
 # ... the key file ...
 check "signing key mode" "$(stat -c %a "$TMP/signing-key.pem")" 600

@@ -395,6 +395,25 @@ START_TEST(test_crypto_new_secret)
 }
 END_TEST
 
+/* The wiping realloc keeps what the block held, however it grows, and
+ * shrinking keeps the block; free and realloc take NULL. */
+START_TEST(test_crypto_realloc_wiped)
+{
+	char *p = crypto_realloc_wiped(NULL, 16);
+
+	memcpy(p, "0123456789abcde", 16);
+	p = crypto_realloc_wiped(p, 8);
+	ck_assert_str_eq(p, "0123456789abcde");
+	for (size_t n = 32; n <= 1 << 20; n *= 4) {
+		p = crypto_realloc_wiped(p, n);
+		ck_assert_str_eq(p, "0123456789abcde");
+		p[n - 1] = 'x';
+	}
+	crypto_free_wiped(p);
+	crypto_free_wiped(NULL);
+}
+END_TEST
+
 START_TEST(test_crypto_random)
 {
 	unsigned char a[32] = { 0 }, b[32] = { 0 }, zero[32] = { 0 };
@@ -441,6 +460,7 @@ static Suite *crypto_suite(void)
 	tcase_add_test(tc, test_crypto_new_id);
 	tcase_add_test(tc, test_crypto_new_secret);
 	tcase_add_test(tc, test_crypto_random);
+	tcase_add_test(tc, test_crypto_realloc_wiped);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -3,11 +3,13 @@
  * the C library's, times before 1970 (floor division: -1 ms is the last
  * millisecond of 1969), and times RFC 3339 cannot write, which are clamped.
  * The times come from the store, so every int64_t must give 24 characters.
- * And parse_timestamp, the CLI's reading of RFC 3339 (edgeauth events --since).
+ * And parse_timestamp, the CLI's reading of RFC 3339 (edgeauth events --since),
+ * and xasprintf (measured, then written once).
  */
 #include <check.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -45,6 +47,27 @@ static const struct {
 	{ LAST_MS + 1, "9999-12-31T23:59:59.999Z" },
 	{ INT64_MAX, "9999-12-31T23:59:59.999Z" },
 };
+
+/* xasprintf measures, then writes once: short and long results whole. */
+START_TEST(test_xasprintf)
+{
+	char big[5001], *p;
+
+	memset(big, 'a', sizeof big - 1);
+	big[sizeof big - 1] = '\0';
+	p = xasprintf("%s-%d", "x", 42);
+	ck_assert_str_eq(p, "x-42");
+	free(p);
+	p = xasprintf("[%s]%s", big, "end");
+	ck_assert_uint_eq(strlen(p), 5000 + 5);
+	ck_assert_int_eq(p[0], '[');
+	ck_assert_str_eq(p + 5001, "]end");
+	free(p);
+	p = xasprintf("%s", "");
+	ck_assert_str_eq(p, "");
+	free(p);
+}
+END_TEST
 
 START_TEST(test_format_timestamp)
 {
@@ -154,6 +177,7 @@ static Suite *util_suite(void)
 	Suite *s = suite_create("util");
 	TCase *tc = tcase_create("format_timestamp");
 	TCase *parse = tcase_create("parse_timestamp");
+	TCase *fmt = tcase_create("xasprintf");
 
 	tcase_add_loop_test(tc, test_format_timestamp, 0, N_ELEMS(cases));
 	tcase_add_test(tc, test_format_timestamp_as_libc);
@@ -161,6 +185,8 @@ static Suite *util_suite(void)
 	tcase_add_loop_test(parse, test_parse_timestamp, 0, N_ELEMS(parse_cases));
 	suite_add_tcase(s, tc);
 	suite_add_tcase(s, parse);
+	tcase_add_test(fmt, test_xasprintf);
+	suite_add_tcase(s, fmt);
 	return s;
 }
 
