@@ -15,7 +15,7 @@ const char *crypto_openssl_reason(void);
 /* A new opaque ID: 22 base64url characters. Caller frees. */
 char *crypto_new_id(void);
 /* A new secret of SECRET_RANDOM_BYTES, base64url (43 chars). Caller frees and
- * should crypto_wipe_free it. */
+ * should crypto_free_wiped it. */
 char *crypto_new_secret(void);
 /* SHA-256 of data into out. */
 void crypto_sha256(const void *data, size_t len, unsigned char out[32]);
@@ -42,13 +42,12 @@ unsigned char *crypto_seal(const unsigned char key[CRYPTO_AEAD_KEY_BYTES], const
  * any byte is wrong. */
 unsigned char *crypto_open(const unsigned char key[CRYPTO_AEAD_KEY_BYTES], const char *aad,
                            const unsigned char *sealed, size_t len, size_t *out_len);
-/* Wipes and frees a NUL-terminated secret; NULL is a no-op. */
-void crypto_wipe_free(char *s);
-/* free and realloc that wipe the memory they give back, whatever it held.
- * libevent and jansson allocate through them (main.c), so the bytes of a
- * request (a password, a client secret, a token) and of an answer (a new
- * token or secret) do not outlive the buffers that held them. NULL is a
- * no-op; realloc aborts when out of memory, as xmalloc does. */
+/* free and realloc that wipe the memory they give back, whatever it held:
+ * the one way to free a secret. libevent and jansson allocate through them
+ * (main.c), so the bytes of a request (a password, a client secret, a
+ * token) and of an answer (a new token or secret) do not outlive the
+ * buffers that held them. NULL is a no-op; realloc aborts when out of
+ * memory, as xmalloc does. */
 void crypto_free_wiped(void *p);
 void *crypto_realloc_wiped(void *p, size_t n);
 

@@ -50,7 +50,7 @@ bool html_post_origin_check(struct request_ctx *ctx);
 
 /* The value of project_id's session cookie (session.h) across the
  * request's Cookie headers, or NULL (none, empty, or more than one). Caller
- * frees with crypto_wipe_free: it is a session secret. */
+ * frees with crypto_free_wiped: it is a session secret. */
 char *html_session_cookie(struct request_ctx *ctx, const char *project_id);
 /* Adds the Set-Cookie header that gives the browser project_id's session
  * cookie with value for [sessions] ttl_s, or (value NULL) removes it. */

@@ -60,7 +60,7 @@ struct code_mint {
 /* Makes a new authorization code: random (256 bits), stored only as its
  * hash, bound to the client, redirect URI, challenge and user, living
  * [tokens] code_ttl_s, the first of a new sign-in family. On success *out
- * is the code (caller wipes and frees: crypto_wipe_free). */
+ * is the code (caller wipes and frees: crypto_free_wiped). */
 void signin_code_mint(struct code_mint *m, struct server *srv, const struct code_request *req,
                       char **out, struct completion done);
 void code_mint_release(struct code_mint *m);

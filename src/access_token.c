@@ -72,7 +72,7 @@ int access_token_issue(struct server *srv, const struct access_claims *c,
 
 void access_token_release(struct access_token *t)
 {
-	crypto_wipe_free(t->token);
+	crypto_free_wiped(t->token);
 	free(t->jti);
 	memset(t, 0, sizeof *t);
 }

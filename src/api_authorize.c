@@ -100,11 +100,11 @@ static void authorize_release(void *state)
 
 	free(a->client_name);
 	free(a->oidc_scope);
-	crypto_wipe_free(a->cookie);
+	crypto_free_wiped(a->cookie);
 	signin_release(&a->signin);
 	signin_result_release(&a->result);
 	signin_silent_release(&a->silent);
-	crypto_wipe_free(a->silent_code);
+	crypto_free_wiped(a->silent_code);
 }
 
 /* ---- pages ---- */

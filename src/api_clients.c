@@ -248,7 +248,7 @@ static void clients_write_release(void *p)
 	struct clients_write *w = p;
 
 	clients_body_release(&w->body);
-	crypto_wipe_free(w->secret);
+	crypto_free_wiped(w->secret);
 	free(w->record);
 }
 
@@ -318,7 +318,7 @@ static enum step_result create_reply(struct flow *f)
 	assert(n > 1 && w->record[n - 1] == '}');   /* the store's JSON object */
 	body = xasprintf("%.*s,\"client_secret\":\"%s\"}", (int)(n - 1), w->record, w->secret);
 	http_reply_raw(ctx, 201, "application/json", body, strlen(body));
-	crypto_wipe_free(body);
+	crypto_free_wiped(body);
 	return STEP_DONE;
 }
 
@@ -367,7 +367,7 @@ static enum step_result rotate_reply(struct flow *f)
 	                       ((struct clients_write *)ctx->state)->secret);
 
 	http_reply_raw(ctx, 200, "application/json", body, strlen(body));
-	crypto_wipe_free(body);
+	crypto_free_wiped(body);
 	return STEP_DONE;
 }
 

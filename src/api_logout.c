@@ -70,7 +70,7 @@ static void logout_release(void *state)
 	keyring_refresh_release(&l->keys);
 	id_token_hint_release(&l->hint);
 	free(l->client_name);
-	crypto_wipe_free(l->cookie);
+	crypto_free_wiped(l->cookie);
 	session_lookup_release(&l->session);
 }
 

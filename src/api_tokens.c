@@ -104,7 +104,7 @@ static enum step_result exchange_reply(struct flow *f)
 	if (!body)
 		return flow_fail(f, E_SYSTEM_ERROR, "A token held a character it cannot hold.");
 	http_reply_raw(ctx, 200, "application/json", body, len);
-	crypto_wipe_free(body);
+	crypto_free_wiped(body);
 	return STEP_DONE;
 }
 

@@ -74,8 +74,8 @@ static void user_write_release(void *p)
 {
 	struct user_write_state *w = p;
 
-	crypto_wipe_free(w->password);
-	crypto_wipe_free(w->password_hash);
+	crypto_free_wiped(w->password);
+	crypto_free_wiped(w->password_hash);
 	free(w->record);
 }
 
@@ -253,7 +253,7 @@ static enum step_result write_hash(struct flow *f)
 	if (!w->password)
 		return STEP_NEXT;
 	rc = passwords_hash(ctx->srv->passwords, w->password, password_hashed, ctx, &err);
-	crypto_wipe_free(w->password);   /* the hash took its own copy */
+	crypto_free_wiped(w->password);   /* the hash took its own copy */
 	w->password = NULL;
 	return rc < 0 ? flow_error(f, &err) : STEP_WAIT;
 }
@@ -421,7 +421,7 @@ static void byou_code_release(void *state)
 	store_user_signin_release(&b->user);
 	free(b->oidc_scope);
 	code_mint_release(&b->mint);
-	crypto_wipe_free(b->code);
+	crypto_free_wiped(b->code);
 }
 
 static enum step_result byou_read(struct flow *f)

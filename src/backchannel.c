@@ -446,7 +446,7 @@ static void send_to(struct delivery *d, const struct sockaddr *sa)
 	d->state = D_SENDING;
 	d->conn = connection_new(d, ip);
 	if (!d->conn) {
-		crypto_wipe_free(token);
+		crypto_free_wiped(token);
 		attempt_end(d, OUT_FAILED, "no connection could be made");
 		return;
 	}
@@ -464,7 +464,7 @@ static void send_to(struct delivery *d, const struct sockaddr *sa)
 	evhttp_add_header(headers, "Connection", "close");
 	/* a JWS is base64url and dots: nothing to escape in a form value */
 	evbuffer_add_printf(evhttp_request_get_output_buffer(req), "logout_token=%s", token);
-	crypto_wipe_free(token);
+	crypto_free_wiped(token);
 	if (evhttp_make_request(d->conn, req, EVHTTP_REQ_POST, d->target.path) < 0) {
 		evhttp_request_free(req);   /* not queued on the connection: ours to free */
 		connection_failed(d, "no connection could be made");

@@ -13,7 +13,7 @@
 void basic_auth_release(struct basic_credentials *b)
 {
 	free(b->client_id);
-	crypto_wipe_free(b->secret);
+	crypto_free_wiped(b->secret);
 	memset(b, 0, sizeof *b);
 }
 

@@ -121,7 +121,7 @@ void cli_print_new_project(const struct new_project *np)
 	if (secret_file_write_fd(STDOUT_FILENO, text, strlen(text)) != 0 ||
 	    secret_file_write_fd(STDOUT_FILENO, "\n", 1) != 0)
 		log_error("the new project's line could not be written to stdout");
-	crypto_wipe_free(text);
+	crypto_free_wiped(text);
 }
 
 static int cmd_project(const struct config *cfg, int argc, char **argv)

@@ -37,7 +37,7 @@ struct addr_count {
 	int count;
 	SLIST_ENTRY(addr_count) link;   /* in its bucket */
 };
-SLIST_HEAD(addr_bucket, addr_count);
+SLIST_HEAD(addr_chain, addr_count);   /* a bucket's */
 
 struct conn_entry {
 	struct conn_guard *g;
@@ -80,7 +80,7 @@ struct conn_guard {
 	int by_fd_cap;
 	/* Connections by client address: a hash table, seeded at start so that
 	 * nobody can choose addresses that share a bucket. */
-	struct addr_bucket *addr_buckets;
+	struct addr_chain *addr_buckets;
 	size_t addr_nbuckets;      /* a power of two */
 	size_t addr_n;
 	uint64_t addr_seed;
@@ -240,7 +240,7 @@ static size_t addr_bucket(const struct conn_guard *g, const unsigned char *addr)
 
 static void addr_grow(struct conn_guard *g)
 {
-	struct addr_bucket *old = g->addr_buckets;
+	struct addr_chain *old = g->addr_buckets;
 	size_t n = g->addr_nbuckets;
 	struct addr_count *a;
 
@@ -257,7 +257,7 @@ static void addr_grow(struct conn_guard *g)
 /* The count of addr, made if new; the caller increments it. */
 static struct addr_count *addr_find(struct conn_guard *g, const unsigned char *addr)
 {
-	struct addr_bucket *bucket;
+	struct addr_chain *bucket;
 	struct addr_count *a;
 
 	if (g->addr_n >= g->addr_nbuckets)

@@ -217,14 +217,6 @@ unsigned char *crypto_open(const unsigned char key[CRYPTO_AEAD_KEY_BYTES], const
 	return out;
 }
 
-void crypto_wipe_free(char *s)
-{
-	if (!s)
-		return;
-	OPENSSL_cleanse(s, strlen(s));
-	free(s);
-}
-
 /* The whole block, not only what the caller asked for: the allocator's size
  * is the one that is sure to cover every byte written. */
 void crypto_free_wiped(void *p)

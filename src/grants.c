@@ -29,10 +29,10 @@ static struct grant *grant_of(struct flow *f)
 
 void grant_tokens_release(struct grant_tokens *t)
 {
-	crypto_wipe_free(t->access_token);
+	crypto_free_wiped(t->access_token);
 	free(t->scope);
-	crypto_wipe_free(t->refresh_token);
-	crypto_wipe_free(t->id_token);
+	crypto_free_wiped(t->refresh_token);
+	crypto_free_wiped(t->id_token);
 	memset(t, 0, sizeof *t);
 }
 
@@ -43,8 +43,8 @@ void grant_release(struct grant *g)
 	free(g->permissions);
 	free(g->scope);
 	access_token_release(&g->access);
-	crypto_wipe_free(g->id_token);
-	crypto_wipe_free(g->refresh);
+	crypto_free_wiped(g->id_token);
+	crypto_free_wiped(g->refresh);
 	free(g->family_id);
 	free(g->access_project);
 	keyring_refresh_release(&g->keys);

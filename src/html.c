@@ -155,7 +155,7 @@ void html_redirect(struct request_ctx *ctx, char *location)
 	http_add_header(ctx, "Location", location);
 	http_add_header(ctx, "Referrer-Policy", "no-referrer");
 	http_reply_raw(ctx, 302, NULL, NULL, 0);
-	crypto_wipe_free(location);
+	crypto_free_wiped(location);
 }
 
 /* ---- the Origin check ---- */
@@ -270,6 +270,6 @@ void html_set_session_cookie(struct request_ctx *ctx, const char *project_id, co
 	char *header = session_cookie_header(name, value, secure, cfg->session_ttl_s);
 
 	http_add_header(ctx, "Set-Cookie", header);
-	crypto_wipe_free(header);
+	crypto_free_wiped(header);
 	free(name);
 }

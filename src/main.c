@@ -223,7 +223,7 @@ static int hand_over_admin(const struct config *cfg, const struct new_project *n
 		log_info("the default project's admin client (with its secret) is in %s", path);
 	else
 		log_error("%s", rc > 0 ? "default-admin.json exists already; not overwritten" : errbuf);
-	crypto_wipe_free(text);
+	crypto_free_wiped(text);
 	free(path);
 	free(dir);
 	return rc == 0 ? 0 : -1;

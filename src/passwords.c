@@ -100,7 +100,7 @@ void passwords_free(struct passwords *pw)
 
 static void job_free(struct pw_job *j)
 {
-	crypto_wipe_free(j->password);
+	crypto_free_wiped(j->password);
 	if (!j->is_dummy)
 		free(j->encoded);
 	free(j);

@@ -171,7 +171,7 @@ void session_begin(struct session_begin *b, struct server *srv, const char *proj
 
 void session_begin_release(struct session_begin *b)
 {
-	crypto_wipe_free(b->secret);
+	crypto_free_wiped(b->secret);
 	free(b->id);
 	free(b->sid);
 	memset(b, 0, sizeof *b);
@@ -200,5 +200,5 @@ void session_confirm_value(const char *cookie, char out[SECRET_HASH_LEN + 1])
 	char *bound = xasprintf("logout:%s", cookie);
 
 	crypto_hash_secret(bound, strlen(bound), out);
-	crypto_wipe_free(bound);
+	crypto_free_wiped(bound);
 }

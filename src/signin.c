@@ -67,8 +67,8 @@ void code_mint_release(struct code_mint *m)
 
 void signin_result_release(struct signin_result *r)
 {
-	crypto_wipe_free(r->code);
-	crypto_wipe_free(r->session_secret);
+	crypto_free_wiped(r->code);
+	crypto_free_wiped(r->session_secret);
 	memset(r, 0, sizeof *r);
 }
 
@@ -327,7 +327,7 @@ static enum step_result code_minted(struct flow *f)
 		s->session.secret = NULL;
 		return ended(s, SIGNIN_SIGNED_IN);
 	}
-	crypto_wipe_free(s->out->code);
+	crypto_free_wiped(s->out->code);
 	s->out->code = NULL;
 	return ended(s, SIGNIN_NO_CODE);
 }
@@ -434,7 +434,7 @@ static enum step_result silent_code_minted(struct flow *f)
 
 	*s->outcome = s->code_failed ? SILENT_NO_CODE : SILENT_SIGNED_IN;
 	if (s->code_failed) {
-		crypto_wipe_free(*s->code);
+		crypto_free_wiped(*s->code);
 		*s->code = NULL;
 	}
 	return STEP_DONE;

@@ -116,7 +116,7 @@ void store_new_project_release(struct new_project *np)
 {
 	free(np->project_id);
 	free(np->client_id);
-	crypto_wipe_free(np->client_secret);
+	crypto_free_wiped(np->client_secret);
 	memset(np, 0, sizeof *np);
 }
 

@@ -533,6 +533,6 @@ void store_byou_user(struct store *st, const char *project_id, const char *exter
 void store_user_signin_release(struct store_user_signin *u)
 {
 	free(u->user_id);
-	crypto_wipe_free(u->password_hash);
+	crypto_free_wiped(u->password_hash);
 	memset(u, 0, sizeof *u);
 }

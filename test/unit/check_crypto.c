@@ -389,9 +389,9 @@ START_TEST(test_crypto_new_secret)
 	ck_assert_ptr_nonnull(raw);
 	ck_assert_uint_eq(n, SECRET_RANDOM_BYTES);
 	free(raw);
-	crypto_wipe_free(a);
-	crypto_wipe_free(b);
-	crypto_wipe_free(NULL);
+	crypto_free_wiped(a);
+	crypto_free_wiped(b);
+	crypto_free_wiped(NULL);
 }
 END_TEST
 

@@ -169,7 +169,7 @@ static char *signed_in(void)
 	struct grant_request in = code_request(code);
 
 	ck_assert_ptr_null(exchange(&in));
-	crypto_wipe_free(code);
+	crypto_free_wiped(code);
 	return xstrdup(fx.out.refresh_token);
 }
 
@@ -232,8 +232,8 @@ START_TEST(test_code_then_refresh)
 	next = xstrdup(fx.out.refresh_token);
 	in = refresh_request(next);
 	ck_assert_ptr_null(exchange(&in));
-	crypto_wipe_free(refresh);
-	crypto_wipe_free(next);
+	crypto_free_wiped(refresh);
+	crypto_free_wiped(next);
 }
 END_TEST
 
@@ -275,8 +275,8 @@ START_TEST(test_code_errors_in_order)
 	/* none of these used the code */
 	in = code_request(code);
 	ck_assert_ptr_null(exchange(&in));
-	crypto_wipe_free(code);
-	crypto_wipe_free(expired);
+	crypto_free_wiped(code);
+	crypto_free_wiped(expired);
 }
 END_TEST
 
@@ -293,8 +293,8 @@ START_TEST(test_code_replay_revokes)
 	ck_assert_str_eq(exchange(&in), "auth_code_already_used");
 	in = refresh_request(refresh);
 	ck_assert_str_eq(exchange(&in), "invalid_refresh_token");
-	crypto_wipe_free(code);
-	crypto_wipe_free(refresh);
+	crypto_free_wiped(code);
+	crypto_free_wiped(refresh);
 }
 END_TEST
 
@@ -311,8 +311,8 @@ START_TEST(test_refresh_replay_revokes)
 	ck_assert_str_eq(exchange(&in), "invalid_refresh_token");
 	in = refresh_request(first);
 	ck_assert_str_eq(exchange(&in), "refresh_token_already_used");
-	crypto_wipe_free(first);
-	crypto_wipe_free(second);
+	crypto_free_wiped(first);
+	crypto_free_wiped(second);
 }
 END_TEST
 
@@ -329,7 +329,7 @@ START_TEST(test_refresh_errors)
 	ck_assert_str_eq(exchange(&in), "invalid_refresh_token");
 	exec_sql("UPDATE users SET is_active = 1");
 	ck_assert_str_eq(exchange(&in), "invalid_refresh_token");   /* reactivation revives nothing */
-	crypto_wipe_free(refresh);
+	crypto_free_wiped(refresh);
 	usleep(2000);   /* a code of the deactivation's own millisecond would be dead too */
 	refresh = signed_in();
 	exec_sql("UPDATE refresh_tokens SET expires_at = 0 WHERE used_at IS NULL");
@@ -337,7 +337,7 @@ START_TEST(test_refresh_errors)
 	ck_assert_str_eq(exchange(&in), "refresh_token_expired");
 	in.refresh_token = NULL;
 	ck_assert_str_eq(exchange(&in), "invalid_params");
-	crypto_wipe_free(refresh);
+	crypto_free_wiped(refresh);
 }
 END_TEST
 
@@ -361,7 +361,7 @@ START_TEST(test_revoke)
 	ck_assert_ptr_null(revoke_with(&req));
 	in = refresh_request(refresh);
 	ck_assert_ptr_null(exchange(&in));                  /* still good */
-	crypto_wipe_free(refresh);
+	crypto_free_wiped(refresh);
 	refresh = xstrdup(fx.out.refresh_token);
 	req.client.form_client_id = fx.app;
 	req.token = refresh;
@@ -377,7 +377,7 @@ START_TEST(test_revoke)
 	ck_assert_str_eq(revoke_with(&req), "invalid_params");   /* Basic and form disagree */
 	req.client.form_client_id = NULL;
 	ck_assert_str_eq(revoke_with(&req), "invalid_client_credentials");
-	crypto_wipe_free(refresh);
+	crypto_free_wiped(refresh);
 }
 END_TEST
 
@@ -497,8 +497,8 @@ START_TEST(test_oidc_code_and_refresh)
 	id_token_at_hash(fx.out.access_token, at_hash);
 	ck_assert_str_eq(str(id, "at_hash"), at_hash);
 	json_decref(id);
-	crypto_wipe_free(code);
-	crypto_wipe_free(refresh);
+	crypto_free_wiped(code);
+	crypto_free_wiped(refresh);
 }
 END_TEST
 
@@ -517,14 +517,14 @@ START_TEST(test_oidc_variants)
 	c = claims_of(JWT_TYP_ACCESS, fx.out.access_token);
 	ck_assert_int_eq(json_integer_value(json_object_get(c, "auth_time")), 1700000000);
 	json_decref(c);
-	crypto_wipe_free(code);
+	crypto_free_wiped(code);
 
 	code = insert_code((struct new_code){ .scope = "profile email" });
 	in = code_request(code);
 	ck_assert_ptr_null(exchange(&in));
 	ck_assert_ptr_null(fx.out.id_token);
 	ck_assert_str_eq(fx.out.scope, "");
-	crypto_wipe_free(code);
+	crypto_free_wiped(code);
 
 	exec_sql("UPDATE clients SET id_token_signed_response_alg = 'ES256' WHERE id = %Q", fx.app);
 	code = insert_code((struct new_code){ .scope = "openid email", .auth_time = 1 });
@@ -539,7 +539,7 @@ START_TEST(test_oidc_variants)
 	ck_assert_ptr_null(json_object_get(c, "nonce"));
 	ck_assert_ptr_null(json_object_get(c, "email"));   /* the user has none */
 	json_decref(c);
-	crypto_wipe_free(code);
+	crypto_free_wiped(code);
 }
 END_TEST
 
@@ -576,8 +576,8 @@ START_TEST(test_confidential_client)
 	in.client.basic_client_id = fx.app;   /* Basic, for a client_secret_post client */
 	in.client.secret = APP_SECRET;
 	ck_assert_ptr_null(exchange(&in));
-	crypto_wipe_free(refresh);
-	crypto_wipe_free(code);
+	crypto_free_wiped(refresh);
+	crypto_free_wiped(code);
 
 	/* client_credentials takes the form's secret too */
 	in = (struct grant_request){ .grant_type = "client_credentials",
@@ -594,7 +594,7 @@ START_TEST(test_confidential_client)
 	ck_assert_str_eq(exchange(&in), "invalid_client_credentials");
 	in.client.secret = NULL;
 	ck_assert_ptr_null(exchange(&in));
-	crypto_wipe_free(code);
+	crypto_free_wiped(code);
 }
 END_TEST
 
@@ -616,7 +616,7 @@ START_TEST(test_confidential_revocation)
 	in = refresh_request(refresh);
 	in.client.secret = APP_SECRET;
 	ck_assert_ptr_null(exchange(&in));                     /* nothing was revoked */
-	crypto_wipe_free(refresh);
+	crypto_free_wiped(refresh);
 	refresh = xstrdup(fx.out.refresh_token);
 	req = (struct revoke_request){ .token = refresh, .current = true,
 	                               .client.form_client_id = "nobody" };
@@ -627,7 +627,7 @@ START_TEST(test_confidential_revocation)
 	in = refresh_request(refresh);
 	in.client.secret = APP_SECRET;
 	ck_assert_str_eq(exchange(&in), "invalid_refresh_token");
-	crypto_wipe_free(refresh);
+	crypto_free_wiped(refresh);
 }
 END_TEST
 

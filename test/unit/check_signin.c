@@ -144,7 +144,7 @@ static void teardown(void)
 		signin_result_release(&fx.a[i].out);
 	}
 	signin_silent_release(&fx.silent);
-	crypto_wipe_free(fx.silent_code);
+	crypto_free_wiped(fx.silent_code);
 	throttle_free(fx.srv.signin_account_addresses);
 	throttle_free(fx.srv.signin_accounts);
 	throttle_free(fx.srv.signin_addresses);
@@ -474,7 +474,7 @@ static int silent(const char *cookie, const char *prompt, const char *max_age)
 	const char *why;
 
 	signin_silent_release(&fx.silent);
-	crypto_wipe_free(fx.silent_code);
+	crypto_free_wiped(fx.silent_code);
 	fx.silent_in = (struct signin_silent_request){
 		.project_id = fx.p.project_id, .client_id = fx.app, .redirect_uri = REDIRECT,
 		.code_challenge = CHALLENGE, .scope = "openid", .nonce = "n-2",
