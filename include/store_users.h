@@ -119,12 +119,19 @@ void store_user_is_active(struct store *st, const char *project_id, const char *
 void store_user_scope(struct store *st, const char *user_id, char **out, struct completion done);
 
 /*
- * Moves up to max_keys of the newest search keys (user_suffixes_recent,
- * schema/005) into the search index, in key order, in one transaction (a
- * savepoint of the batch in group commit mode). 1 when it moved keys, 0 when
- * there were none, -1 with err. The server's idle work, not a request's.
+ * One step of the search index's upkeep, in one transaction (a savepoint of
+ * the batch in group commit mode): while users wait for their keys
+ * (user_suffixes_pending, schema/012), writes the keys of about max_keys /
+ * 20 of them into user_suffixes_recent; else moves up to max_keys of those
+ * (schema/005) into the search index, in key order. 1 when it did either, 0
+ * when there was nothing to do, -1 with err. The server's idle work, not a
+ * request's.
  */
 int store_user_suffixes_move(struct store *st, int max_keys, struct api_error *err);
+/* Whether more than about `users` users wait for their keys (it may count
+ * a deleted one among them): a search scans those (store_user_list), so
+ * past some number the server writes keys even when busy. */
+bool store_user_suffixes_backlog(struct store *st, long long users);
 
 /* What both backends answer, one text: user_not_found by ID and by
  * external ID, and the sentences of store_user_check's other refusals. */

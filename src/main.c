@@ -158,19 +158,23 @@ static void on_purge_tick(evutil_socket_t fd, short what, void *arg)
 	evtimer_add(pg->ev, &tv);
 }
 
-/* New users' search keys wait in a small table (schema/005), and are moved
- * into the search index in key order while the server is idle: a run of
- * keys in order shares the index pages it touches, where each create on its
- * own dirtied a page per key. A tick that finds no request since the last
+/* New users wait for their search keys (schema/012), which are then
+ * written into a small table (schema/005) and moved into the search index
+ * in key order, all while the server is idle: many users' keys in one
+ * transaction, and a run of keys in order, share the pages they touch,
+ * where each create on its own dirtied a page per key. A tick that finds no request since the last
  * one moves runs of SUFFIX_MOVE_KEYS keys for up to SUFFIX_MOVE_BUDGET_MS and
  * comes straight back (a request that arrives meanwhile waits at most that
  * long); one that finds requests keeps off for SUFFIX_MOVE_BACKOFF_MS, so a
  * busy server's answers never wait for it. With nothing to move, or after a
- * failure, it looks again after a second. Under constant load the keys stay
- * where they are, which searches read too. */
+ * failure, it looks again after a second. Under constant load the users and
+ * keys stay where they are, which searches read too; but a search scans the
+ * users still pending (~0.5 us each), so past SUFFIX_PENDING_MAX of them a
+ * busy server's tick takes one step (~100 users, a few ms) too. */
 #define SUFFIX_MOVE_KEYS 2000
 #define SUFFIX_MOVE_BUDGET_MS 10
 #define SUFFIX_MOVE_BACKOFF_MS 50
+#define SUFFIX_PENDING_MAX 10000
 
 struct suffix_mover {
 	struct server *srv;
@@ -196,6 +200,8 @@ static void on_suffix_move_tick(evutil_socket_t fd, short what, void *arg)
 			;
 		tv = rc > 0 ? (struct timeval){ 0, 0 }   /* more to move: after what is ready */
 		            : (struct timeval){ 1, 0 };  /* none left, or failed (logged) */
+	} else if (store_user_suffixes_backlog(srv->store, SUFFIX_PENDING_MAX)) {
+		(void)store_user_suffixes_move(srv->store, SUFFIX_MOVE_KEYS, &err);
 	}
 	sm->requests = srv->requests;
 	evtimer_add(sm->ev, &tv);

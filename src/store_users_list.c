@@ -19,6 +19,11 @@ enum store_users_list_stmt {
 	SL_COUNT_INDEXED,
 	SL_COUNT_INDEX_ONLY,
 	SL_COUNT_ALL,
+	SL_SUFFIX_PENDING_BOUND,
+	SL_SUFFIX_PENDING_SPAN,
+	SL_SUFFIX_WRITE_NAMES,
+	SL_SUFFIX_WRITE_EMAILS,
+	SL_SUFFIX_PENDING_DELETE,
 	SL_SUFFIX_MOVE_BOUND,
 	SL_SUFFIX_MOVE_COPY,
 	SL_SUFFIX_MOVE_DELETE,
@@ -45,10 +50,18 @@ enum store_users_list_stmt {
 	" SELECT user_rowid FROM " table \
 	" WHERE project = (SELECT rowid FROM projects WHERE id = ?1)" \
 	" AND suffix >= ?7 AND suffix < ?8"
-/* The users whose suffixes are in range, in the index or not yet moved to it. */
+/* The pending users (schema/012_user_suffixes_pending.sql: no keys yet)
+ * that have a key in range: lo (?7) is in the lowered value exactly when
+ * the suffix that starts there has the prefix lo. */
+#define PENDING_IN_RANGE \
+	" SELECT p.user_rowid FROM user_suffixes_pending p" \
+	" CROSS JOIN users pu ON pu.rowid = p.user_rowid WHERE pu.project_id = ?1" \
+	" AND (instr(lower(pu.display_name), ?7) > 0 OR instr(lower(pu.email), ?7) > 0)"
+/* The users whose suffixes are in range: in the index, not yet moved to it,
+ * or not yet written. */
 #define SUFFIX_USERS \
 	"(" SUFFIX_RANGE_OF("user_suffixes") " UNION ALL" \
-	SUFFIX_RANGE_OF("user_suffixes_recent") ")"
+	SUFFIX_RANGE_OF("user_suffixes_recent") " UNION ALL" PENDING_IN_RANGE ")"
 #define USER_FROM_INDEXED \
 	" FROM (SELECT DISTINCT user_rowid FROM " SUFFIX_USERS ") m" \
 	" CROSS JOIN users u ON u.rowid = m.user_rowid"
@@ -78,6 +91,15 @@ enum store_users_list_stmt {
 	[first + 2 * USER_SORT_EXTERNAL_USER_ID] = both("u.external_user_id COLLATE NOCASE"), \
 	[first + 2 * USER_SORT_ROLE_NAME] = both("r.name COLLATE NOCASE")
 
+/* The keys of column col of the pending users up to ?1, into
+ * user_suffixes_recent, from where they move on as an updated user's do. */
+#define PENDING_KEYS(col) \
+	"INSERT OR IGNORE INTO user_suffixes_recent (project, suffix, user_rowid)" \
+	" SELECT pr.rowid, substr(lower(u." col "), n, 10), u.rowid" \
+	" FROM user_suffixes_pending p CROSS JOIN users u ON u.rowid = p.user_rowid" \
+	" JOIN projects pr ON pr.id = u.project_id JOIN search_positions ON n <= length(u." col ")" \
+	" WHERE p.user_rowid <= ?1"
+
 static const char *const sql[SL__COUNT] = {
 	[SL_COUNT] = "SELECT count(*) FROM users u" USER_FILTER,
 	[SL_COUNT_INDEXED] = "SELECT count(*)" USER_FROM_INDEXED USER_FILTER,
@@ -86,6 +108,17 @@ static const char *const sql[SL__COUNT] = {
 	/* No filter: the count kept by triggers (schema/004), not a scan. */
 	[SL_COUNT_ALL] =
 		"SELECT coalesce((SELECT total FROM user_counts WHERE project_id = ?1), 0)",
+	/* The last of the first ?1 pending users (NULL: none); the keys of those
+	 * up to it are written (one statement a column, as the triggers of
+	 * schema/011 do) and they stop pending, in one transaction. */
+	[SL_SUFFIX_PENDING_BOUND] = "SELECT max(user_rowid) FROM (SELECT user_rowid"
+		" FROM user_suffixes_pending ORDER BY user_rowid LIMIT ?1)",
+	/* At least as many as the pending users (two look-ups, not a count). */
+	[SL_SUFFIX_PENDING_SPAN] = "SELECT coalesce(max(user_rowid) - min(user_rowid) + 1, 0)"
+		" FROM user_suffixes_pending",
+	[SL_SUFFIX_WRITE_NAMES] = PENDING_KEYS("display_name"),
+	[SL_SUFFIX_WRITE_EMAILS] = PENDING_KEYS("email"),
+	[SL_SUFFIX_PENDING_DELETE] = "DELETE FROM user_suffixes_pending WHERE user_rowid <= ?1",
 	/* The last of the first ?1 keys of user_suffixes_recent in key order,
 	 * which bounds a move (store_user_suffixes_move); no row when empty. */
 	[SL_SUFFIX_MOVE_BOUND] =
@@ -309,6 +342,65 @@ static int move_keys(struct store *st, void *arg, struct api_error *err)
 	return store_step_write(st, del, NULL, 0, NULL, err);
 }
 
+/* Writes the keys of the pending users up to the bound (bound to all three
+ * statements) and takes them off the pending list. */
+/* A step's statements, in order; each takes the bound as ?1. */
+static const int pending_steps[] = {
+	SL_SUFFIX_WRITE_NAMES, SL_SUFFIX_WRITE_EMAILS, SL_SUFFIX_PENDING_DELETE };
+enum { PENDING_STEPS = sizeof pending_steps / sizeof pending_steps[0] };
+
+static int write_pending_keys(struct store *st, void *arg, struct api_error *err)
+{
+	(void)arg;
+	for (int i = 0; i < PENDING_STEPS; i++)
+		if (store_step_write(st, stmt(st, pending_steps[i]), NULL, 0, NULL, err) < 0)
+			return -1;   /* the caller finishes the ones not stepped */
+	return 0;
+}
+
+/* A display name and an email make about this many keys: how many pending
+ * users a step of max_keys takes. */
+#define KEYS_A_USER 20
+
+/* The keys of up to max_keys / KEYS_A_USER pending users (at least one):
+ * 1 when there were some, 0 when none, -1 with err. */
+static int write_pending(struct store *st, int max_keys, struct api_error *err)
+{
+	sqlite3_stmt *bound = stmt(st, SL_SUFFIX_PENDING_BOUND);
+	sqlite3_int64 last = 0;
+	int rc;
+
+	sqlite3_bind_int(bound, 1, max_keys / KEYS_A_USER > 1 ? max_keys / KEYS_A_USER : 1);
+	rc = store_step(st, bound, err);
+	if (rc == 1 && sqlite3_column_type(bound, 0) != SQLITE_NULL)
+		last = sqlite3_column_int64(bound, 0);
+	else if (rc == 1)
+		rc = 0;   /* max() of no row: none pending */
+	else if (rc == 0)
+		rc = store_fail(st, err, "pending search keys");   /* an aggregate has its row */
+	store_stmt_finish(bound);
+	if (rc <= 0)
+		return rc;
+	for (int i = 0; i < PENDING_STEPS; i++)
+		sqlite3_bind_int64(stmt(st, pending_steps[i]), 1, last);
+	rc = store_write_tx(st, write_pending_keys, NULL, NULL, err);
+	for (int i = 0; i < PENDING_STEPS; i++)
+		store_stmt_finish(stmt(st, pending_steps[i]));   /* if the transaction never began */
+	return rc < 0 ? -1 : 1;
+}
+
+bool store_user_suffixes_backlog(struct store *st, long long users)
+{
+	if (st->pg)
+		return false;
+	sqlite3_stmt *s = stmt(st, SL_SUFFIX_PENDING_SPAN);
+	struct api_error err;
+	bool over = store_step(st, s, &err) == 1 && sqlite3_column_int64(s, 0) > users;
+
+	store_stmt_finish(s);
+	return over;
+}
+
 int store_user_suffixes_move(struct store *st, int max_keys, struct api_error *err)
 {
 	if (st->pg)
@@ -318,6 +410,9 @@ int store_user_suffixes_move(struct store *st, int max_keys, struct api_error *e
 	int rc;
 
 	assert(max_keys > 0);
+	rc = write_pending(st, max_keys, err);
+	if (rc != 0)
+		return rc;
 	sqlite3_bind_int(bound, 1, max_keys);
 	rc = store_step(st, bound, err);
 	if (rc == 1) {

@@ -942,6 +942,21 @@ START_TEST(test_search_indexed_same_as_scan)
 		long long total, expected = 0;
 		size_t len = 0;
 		char *got;
+		struct api_error err;
+
+		/* the users' keys: none yet (schema/012), then 200 users' in
+		 * user_suffixes_recent and 100 pending, then all in the index */
+		if (t == TERMS / 3) {
+			ck_assert_int_eq(store_user_suffixes_move(st, 2000, &err), 1);
+			ck_assert_int_eq(store_user_suffixes_move(st, 2000, &err), 1);
+			ck_assert_int_eq(count_of("SELECT count(*) FROM user_suffixes_pending%s", ""),
+			                 USERS - 200);
+		} else if (t == 2 * TERMS / 3) {
+			while (store_user_suffixes_move(st, 2000, &err) == 1)
+				;
+			ck_assert_int_eq(count_of("SELECT count(*) FROM user_suffixes_recent%s", ""), 0);
+			ck_assert_int_gt(count_of("SELECT count(*) FROM user_suffixes%s", ""), 0);
+		}
 
 		if (t % 2) {   /* a piece of a stored name, some letters in the other case */
 			const char *src = names[rng(USERS)];
@@ -986,7 +1001,8 @@ END_TEST
 
 /* The index (both its tables) holds exactly the suffixes a rebuild from the
  * users table would (schema/005_users_suffixes.sql), in both directions, and
- * no key is in both tables. */
+ * no key is in both tables; of a user still pending (schema/012) it may lack
+ * any, but holds none stale. */
 static void expect_index_matches_table(sqlite3 *db)
 {
 	static const char sql[] =
@@ -998,9 +1014,11 @@ static void expect_index_matches_table(sqlite3 *db)
 		" FROM users u JOIN projects p ON p.id = u.project_id"
 		" JOIN search_positions ON n <= length(u.email)),"
 		" have AS (SELECT * FROM user_suffixes UNION ALL SELECT * FROM user_suffixes_recent)"
-		" SELECT (SELECT count(*) FROM (SELECT * FROM want EXCEPT SELECT * FROM have)),"
+		" SELECT (SELECT count(*) FROM (SELECT * FROM want EXCEPT SELECT * FROM have)"
+		" WHERE user_rowid NOT IN (SELECT user_rowid FROM user_suffixes_pending)),"
 		" (SELECT count(*) FROM (SELECT * FROM have EXCEPT SELECT * FROM want)),"
-		" (SELECT count(*) FROM have) - (SELECT count(*) FROM want)";
+		" (SELECT count(*) FROM (SELECT * FROM user_suffixes INTERSECT"
+		" SELECT * FROM user_suffixes_recent))";
 	sqlite3_stmt *s;
 
 	ck_assert_int_eq(sqlite3_prepare_v2(db, sql, -1, &s, NULL), SQLITE_OK);
@@ -1042,7 +1060,8 @@ START_TEST(test_search_index_follows_writes)
 	         " 'Other ' || value, NULL, 0, 0 FROM json_each('[1,2,3]');"
 	         "DELETE FROM projects WHERE name = 'other';");
 	expect_index_matches_table(st->db);
-	exec_sql("DELETE FROM user_suffixes; DELETE FROM user_suffixes_recent");
+	exec_sql("DELETE FROM user_suffixes; DELETE FROM user_suffixes_recent;"
+	         " DELETE FROM user_suffixes_pending");
 	expect_found("Grace", "");   /* read through the (now empty) index */
 	expect_found("Gr", "grace");   /* scanned */
 	free(id);
@@ -1097,6 +1116,76 @@ START_TEST(test_search_keys_moved)
 	expect_found("gone", "");
 	expect_found("ays pu", "m3");
 	for (int i = 0; i < 6; i++)
+		free(ids[i]);
+}
+END_TEST
+
+static long long pending(void)
+{
+	return count_of("SELECT count(*) FROM user_suffixes_pending%s", "");
+}
+
+/* A new user waits for its keys (schema/012): it has none, a search finds
+ * it all the same (by name, by email, in the count, with a term longer than
+ * a key), a rename of it finds the new name only, a delete takes it off the
+ * list (and the next user, which may get its rowid, is pending anew). Moves
+ * write the keys of one pending user at a time before they move any key,
+ * and then the index equals a rebuild and every search finds the same
+ * users. */
+START_TEST(test_search_pending_users)
+{
+	struct user_fields f = { .is_active = -1 };
+	struct api_error err;
+	json_t *rec;
+	long long total;
+	char *got, *ids[3];
+	int rc;
+
+	ids[0] = create("Pending Pat", "p0", "pat@wait.example", NULL);
+	ids[1] = create("Pending Quinn", "p1", NULL, NULL);
+	ck_assert_int_eq(pending(), 2);
+	ck_assert_int_eq(count_of("SELECT count(*) FROM user_suffixes_recent%s", ""), 0);
+	expect_index_matches_table(st->db);
+	expect_found("pending", "p0 p1");
+	expect_found("T@WAIT", "p0");
+	expect_found("pending quinn", "p1");   /* longer than a key: the LIKE decides */
+	expect_found("pending quinx", "");
+	got = search_ids("ending", &total);
+	ck_assert_str_eq(got, "p0 p1");
+	ck_assert_int_eq(total, 2);
+	free(got);
+	f.display_name = "Waiting Quinn";
+	ck_assert_int_eq(user_update(proj.project_id, ids[1], &f, NULL, &rec, &err), 0);
+	json_decref(rec);
+	ck_assert_int_eq(pending(), 2);
+	expect_index_matches_table(st->db);   /* the update's keys, none of the old name */
+	expect_found("pending", "p0");
+	expect_found("waiting q", "p1");
+	exec_sql("DELETE FROM users WHERE external_user_id = 'p1'");   /* no API deletes users */
+	ck_assert_int_eq(pending(), 1);
+	ids[2] = create("Pending Ray", "p2", NULL, NULL);
+	ck_assert_int_eq(pending(), 2);
+	expect_found("pending", "p0 p2");
+	ck_assert_int_eq(store_user_suffixes_move(st, 7, &err), 1);
+	ck_assert_int_eq(pending(), 1);
+	expect_index_matches_table(st->db);
+	expect_found("pending", "p0 p2");
+	while ((rc = store_user_suffixes_move(st, 7, &err)) == 1)
+		;
+	ck_assert_int_eq(rc, 0);
+	ck_assert_int_eq(pending(), 0);
+	ck_assert_int_eq(count_of("SELECT count(*) FROM user_suffixes_recent%s", ""), 0);
+	expect_index_matches_table(st->db);
+	expect_found("pending", "p0 p2");
+	expect_found("T@WAIT", "p0");
+	expect_found("waiting", "");
+	f.display_name = "Settled Ray";
+	ck_assert_int_eq(user_update(proj.project_id, ids[2], &f, NULL, &rec, &err), 0);
+	json_decref(rec);
+	ck_assert_int_eq(pending(), 0);   /* a settled user's rename writes its keys */
+	expect_index_matches_table(st->db);
+	expect_found("settled r", "p2");
+	for (int i = 0; i < 3; i++)
 		free(ids[i]);
 }
 END_TEST
@@ -1183,6 +1272,7 @@ static Suite *store_users_suite(void)
 	tcase_add_test(tc, test_search_index_built_by_migration);
 	tcase_add_test(tc, test_search_long_terms);
 	tcase_add_test(tc, test_search_keys_moved);
+	tcase_add_test(tc, test_search_pending_users);
 	suite_add_tcase(s, tc);
 	return s;
 }
