@@ -8,8 +8,9 @@
 -- time (a store without those keys: 230 against 400 us a create, 100,000
 -- users; docs/BENCHMARKS.md). Now a create only appends its user's rowid to
 -- user_suffixes_pending (one row, on the table's last page), and the server
--- writes the keys of many pending users in one transaction while no request
--- is waiting (src/main.c), into user_suffixes_recent as before, from where
+-- writes the keys of many pending users, 20 a transaction, while no request
+-- is waiting (or past 10,000 pending; src/main.c), into user_suffixes_recent
+-- as before, from where
 -- they move into user_suffixes as before.
 --
 -- A search reads the keys of both tables and scans the pending users

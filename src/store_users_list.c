@@ -358,11 +358,14 @@ static int write_pending_keys(struct store *st, void *arg, struct api_error *err
 	return 0;
 }
 
-/* A display name and an email make about this many keys: how many pending
- * users a step of max_keys takes. */
-#define KEYS_A_USER 20
+/* A step of max_keys takes the pending users of max_keys / KEYS_A_STEP_USER
+ * (20 at the server's 2,000): their keys, a dozen or two a user, land on as
+ * many pages of user_suffixes_recent, and the step's savepoint journal (in
+ * memory) holds the original of each; 100 users' held ~5 MiB more at the
+ * server's peak (docs/BENCHMARKS.md). */
+#define KEYS_A_STEP_USER 100
 
-/* The keys of up to max_keys / KEYS_A_USER pending users (at least one):
+/* The keys of up to max_keys / KEYS_A_STEP_USER pending users (at least one):
  * 1 when there were some, 0 when none, -1 with err. */
 static int write_pending(struct store *st, int max_keys, struct api_error *err)
 {
@@ -370,7 +373,7 @@ static int write_pending(struct store *st, int max_keys, struct api_error *err)
 	sqlite3_int64 last = 0;
 	int rc;
 
-	sqlite3_bind_int(bound, 1, max_keys / KEYS_A_USER > 1 ? max_keys / KEYS_A_USER : 1);
+	sqlite3_bind_int(bound, 1, max_keys / KEYS_A_STEP_USER > 1 ? max_keys / KEYS_A_STEP_USER : 1);
 	rc = store_step(st, bound, err);
 	if (rc == 1 && sqlite3_column_type(bound, 0) != SQLITE_NULL)
 		last = sqlite3_column_int64(bound, 0);
