@@ -121,11 +121,11 @@ void store_user_scope(struct store *st, const char *user_id, char **out, struct 
 /*
  * One step of the search index's upkeep, in one transaction (a savepoint of
  * the batch in group commit mode): while users wait for their keys
- * (user_suffixes_pending, schema/012), writes the keys of about max_keys /
- * 20 of them into user_suffixes_recent; else moves up to max_keys of those
- * (schema/005) into the search index, in key order. 1 when it did either, 0
- * when there was nothing to do, -1 with err. The server's idle work, not a
- * request's.
+ * (user_suffixes_pending, schema/012), writes the keys of max_keys / 100
+ * of them (at least one) into user_suffixes_recent; else moves up to
+ * max_keys of those (schema/005) into the search index, in key order. 1
+ * when it did either, 0 when there was nothing to do, -1 with err. The
+ * server's idle work, not a request's.
  */
 int store_user_suffixes_move(struct store *st, int max_keys, struct api_error *err);
 /* Whether more than about `users` users wait for their keys (it may count

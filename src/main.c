@@ -162,8 +162,9 @@ static void on_purge_tick(evutil_socket_t fd, short what, void *arg)
  * written into a small table (schema/005) and moved into the search index
  * in key order, all while the server is idle: many users' keys in one
  * transaction, and a run of keys in order, share the pages they touch,
- * where each create on its own dirtied a page per key. A tick that finds no request since the last
- * one moves runs of SUFFIX_MOVE_KEYS keys for up to SUFFIX_MOVE_BUDGET_MS and
+ * where each create on its own dirtied a page per key. A tick that finds
+ * no request since the last one takes steps of SUFFIX_MOVE_KEYS keys (or
+ * of their users' worth of keys to write) for up to SUFFIX_MOVE_BUDGET_MS and
  * comes straight back (a request that arrives meanwhile waits at most that
  * long); one that finds requests keeps off for SUFFIX_MOVE_BACKOFF_MS, so a
  * busy server's answers never wait for it. With nothing to move, or after a
@@ -171,7 +172,7 @@ static void on_purge_tick(evutil_socket_t fd, short what, void *arg)
  * keys stay where they are, which searches read too; but a search scans the
  * users still pending (~0.5 us each), so past SUFFIX_PENDING_MAX of them a
  * busy server's tick writes keys for SUFFIX_MOVE_BUDGET_MS too (a fifth of
- * the loop, ~2,000 users a second on the bench's machine). */
+ * the loop, ~1,600 users a second on the bench's machine). */
 #define SUFFIX_MOVE_KEYS 2000
 #define SUFFIX_MOVE_BUDGET_MS 10
 #define SUFFIX_MOVE_BACKOFF_MS 50

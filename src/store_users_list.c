@@ -342,13 +342,13 @@ static int move_keys(struct store *st, void *arg, struct api_error *err)
 	return store_step_write(st, del, NULL, 0, NULL, err);
 }
 
-/* Writes the keys of the pending users up to the bound (bound to all three
- * statements) and takes them off the pending list. */
 /* A step's statements, in order; each takes the bound as ?1. */
 static const int pending_steps[] = {
 	SL_SUFFIX_WRITE_NAMES, SL_SUFFIX_WRITE_EMAILS, SL_SUFFIX_PENDING_DELETE };
 enum { PENDING_STEPS = sizeof pending_steps / sizeof pending_steps[0] };
 
+/* Writes the keys of the pending users up to the bound and takes them off
+ * the pending list. */
 static int write_pending_keys(struct store *st, void *arg, struct api_error *err)
 {
 	(void)arg;
@@ -398,6 +398,8 @@ bool store_user_suffixes_backlog(struct store *st, long long users)
 		return false;
 	sqlite3_stmt *s = stmt(st, SL_SUFFIX_PENDING_SPAN);
 	struct api_error err;
+	/* a failure (logged by store_fail) reads as no backlog: the idle mover
+	 * still writes the keys */
 	bool over = store_step(st, s, &err) == 1 && sqlite3_column_int64(s, 0) > users;
 
 	store_stmt_finish(s);
