@@ -103,7 +103,8 @@ enum store_users_list_stmt {
 static const char *const sql[SL__COUNT] = {
 	[SL_COUNT] = "SELECT count(*) FROM users u" USER_FILTER,
 	[SL_COUNT_INDEXED] = "SELECT count(*)" USER_FROM_INDEXED USER_FILTER,
-	/* A term that fits a key, and no other filter: the range is the answer. */
+	/* A term that fits a key, and no other filter: the range (with the
+	 * pending users in it) is the answer. */
 	[SL_COUNT_INDEX_ONLY] = "SELECT count(DISTINCT user_rowid) FROM " SUFFIX_USERS,
 	/* No filter: the count kept by triggers (schema/004), not a scan. */
 	[SL_COUNT_ALL] =

@@ -265,6 +265,12 @@ static long long count_of(const char *fmt, const char *arg)
 	return n;
 }
 
+/* The rows of table. */
+static long long rows_in(const char *table)
+{
+	return count_of("SELECT count(*) FROM %s", table);
+}
+
 /* By ID: the record create answered, in its project only. */
 START_TEST(test_get)
 {
@@ -950,13 +956,13 @@ START_TEST(test_search_indexed_same_as_scan)
 		if (t == TERMS / 3) {
 			ck_assert_int_eq(store_user_suffixes_move(st, 2000, &err), 1);
 			ck_assert_int_eq(store_user_suffixes_move(st, 2000, &err), 1);
-			ck_assert_int_eq(count_of("SELECT count(*) FROM user_suffixes_pending%s", ""),
+			ck_assert_int_eq(rows_in("user_suffixes_pending"),
 			                 USERS - 40);
 		} else if (t == 2 * TERMS / 3) {
 			while (store_user_suffixes_move(st, 2000, &err) == 1)
 				;
-			ck_assert_int_eq(count_of("SELECT count(*) FROM user_suffixes_recent%s", ""), 0);
-			ck_assert_int_gt(count_of("SELECT count(*) FROM user_suffixes%s", ""), 0);
+			ck_assert_int_eq(rows_in("user_suffixes_recent"), 0);
+			ck_assert_int_gt(rows_in("user_suffixes"), 0);
 		}
 
 		if (t % 2) {   /* a piece of a stored name, some letters in the other case */
@@ -1078,7 +1084,6 @@ START_TEST(test_search_keys_moved)
 	struct user_fields f = { .is_active = -1 };
 	struct api_error err;
 	json_t *rec;
-	long long left;
 	int moves = 0, rc;
 	char *ids[6];
 	static const char *const names[] = {
@@ -1103,15 +1108,7 @@ START_TEST(test_search_keys_moved)
 		moves++;
 	ck_assert_int_eq(rc, 0);
 	ck_assert_int_gt(moves, 3);
-	{
-		sqlite3_stmt *q;
-		ck_assert_int_eq(sqlite3_prepare_v2(st->db, "SELECT count(*) FROM user_suffixes_recent",
-		                                    -1, &q, NULL), SQLITE_OK);
-		ck_assert_int_eq(sqlite3_step(q), SQLITE_ROW);
-		left = sqlite3_column_int64(q, 0);
-		sqlite3_finalize(q);
-	}
-	ck_assert_int_eq(left, 0);
+	ck_assert_int_eq(rows_in("user_suffixes_recent"), 0);
 	expect_index_matches_table(st->db);
 	expect_found("moved", "m0 m1 m2 m4");
 	expect_found("gone", "");
@@ -1120,11 +1117,6 @@ START_TEST(test_search_keys_moved)
 		free(ids[i]);
 }
 END_TEST
-
-static long long pending(void)
-{
-	return count_of("SELECT count(*) FROM user_suffixes_pending%s", "");
-}
 
 /* A new user waits for its keys (schema/012): it has none, a search finds
  * it all the same (by name, by email, in the count, with a term longer than
@@ -1144,8 +1136,8 @@ START_TEST(test_search_pending_users)
 
 	ids[0] = create("Pending Pat", "p0", "pat@wait.example", NULL);
 	ids[1] = create("Pending Quinn", "p1", NULL, NULL);
-	ck_assert_int_eq(pending(), 2);
-	ck_assert_int_eq(count_of("SELECT count(*) FROM user_suffixes_recent%s", ""), 0);
+	ck_assert_int_eq(rows_in("user_suffixes_pending"), 2);
+	ck_assert_int_eq(rows_in("user_suffixes_recent"), 0);
 	expect_index_matches_table(st->db);
 	expect_found("pending", "p0 p1");
 	expect_found("T@WAIT", "p0");
@@ -1158,24 +1150,24 @@ START_TEST(test_search_pending_users)
 	f.display_name = "Waiting Quinn";
 	ck_assert_int_eq(user_update(proj.project_id, ids[1], &f, NULL, &rec, &err), 0);
 	json_decref(rec);
-	ck_assert_int_eq(pending(), 2);
+	ck_assert_int_eq(rows_in("user_suffixes_pending"), 2);
 	expect_index_matches_table(st->db);   /* the update's keys, none of the old name */
 	expect_found("pending", "p0");
 	expect_found("waiting q", "p1");
 	exec_sql("DELETE FROM users WHERE external_user_id = 'p1'");   /* no API deletes users */
-	ck_assert_int_eq(pending(), 1);
+	ck_assert_int_eq(rows_in("user_suffixes_pending"), 1);
 	ids[2] = create("Pending Ray", "p2", NULL, NULL);
-	ck_assert_int_eq(pending(), 2);
+	ck_assert_int_eq(rows_in("user_suffixes_pending"), 2);
 	expect_found("pending", "p0 p2");
 	ck_assert_int_eq(store_user_suffixes_move(st, 7, &err), 1);
-	ck_assert_int_eq(pending(), 1);
+	ck_assert_int_eq(rows_in("user_suffixes_pending"), 1);
 	expect_index_matches_table(st->db);
 	expect_found("pending", "p0 p2");
 	while ((rc = store_user_suffixes_move(st, 7, &err)) == 1)
 		;
 	ck_assert_int_eq(rc, 0);
-	ck_assert_int_eq(pending(), 0);
-	ck_assert_int_eq(count_of("SELECT count(*) FROM user_suffixes_recent%s", ""), 0);
+	ck_assert_int_eq(rows_in("user_suffixes_pending"), 0);
+	ck_assert_int_eq(rows_in("user_suffixes_recent"), 0);
 	expect_index_matches_table(st->db);
 	expect_found("pending", "p0 p2");
 	expect_found("T@WAIT", "p0");
@@ -1183,7 +1175,7 @@ START_TEST(test_search_pending_users)
 	f.display_name = "Settled Ray";
 	ck_assert_int_eq(user_update(proj.project_id, ids[2], &f, NULL, &rec, &err), 0);
 	json_decref(rec);
-	ck_assert_int_eq(pending(), 0);   /* a settled user's rename writes its keys */
+	ck_assert_int_eq(rows_in("user_suffixes_pending"), 0);   /* a settled user's rename writes its keys */
 	expect_index_matches_table(st->db);
 	expect_found("settled r", "p2");
 	for (int i = 0; i < 3; i++)
