@@ -39,4 +39,8 @@ int parse_long_range(const char *s, long min, long max, long *out);
  * [A-Za-z0-9-._~]. */
 bool validate_code_challenge(const char *c);
 
+/* How many characters s starts with that are tchar (RFC 9110 §5.6.2): a
+ * header name or an auth-scheme is a token, 1*tchar. */
+size_t http_token_span(const char *s);
+
 #endif

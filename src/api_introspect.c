@@ -161,6 +161,8 @@ static enum step_result introspect_read(struct flow *f)
 		return flow_error(f, &err);
 	if (!x->token || !*x->token)
 		return flow_fail(f, E_INVALID_PARAMS, "token is required.");
+	if (client_credentials_scheme(&x->credentials, &err) < 0)
+		return flow_error(f, &err);
 	if (!x->credentials.secret)
 		return flow_fail(f, E_INVALID_CLIENT_CREDENTIALS,
 		                 "Introspection needs the client's credentials (Basic or client_secret).");

@@ -9,6 +9,7 @@
 #include "crypto.h"
 #include "error.h"
 #include "form.h"
+#include "validate.h"
 
 void basic_auth_release(struct basic_credentials *b)
 {
@@ -19,19 +20,23 @@ void basic_auth_release(struct basic_credentials *b)
 
 /* RFC 7617 with RFC 6749 §2.3.1: the ID and secret are form-urlencoded
  * before Base64, so both are URL-decoded after splitting at the first colon.
- * Returns 1 parsed, 0 no Basic header, -1 malformed. */
+ * The scheme is a token (RFC 9110 §11.4) matched without regard to case.
+ * Returns BASIC_PARSED, BASIC_NONE, BASIC_MALFORMED or BASIC_OTHER_SCHEME. */
 int basic_auth_parse(const char *header, struct basic_credentials *out)
 {
 	unsigned char *raw;
-	size_t len;
+	size_t len, scheme;
 	char *colon;
-	int rc = -1;
+	int rc = BASIC_MALFORMED;
 
 	if (!header)
-		return 0;
-	if (strncasecmp(header, "Basic ", 6) != 0)
-		return -1;
-	header += 6;
+		return BASIC_NONE;
+	scheme = http_token_span(header);
+	if (!scheme || (header[scheme] && header[scheme] != ' '))
+		return BASIC_MALFORMED;
+	if (scheme != 5 || strncasecmp(header, "Basic", 5) != 0)
+		return BASIC_OTHER_SCHEME;
+	header += scheme;
 	while (*header == ' ')
 		header++;
 	raw = b64url_decode_any(header, strlen(header), &len);
@@ -42,7 +47,7 @@ int basic_auth_parse(const char *header, struct basic_credentials *out)
 		out->client_id = form_percent_decode((char *)raw, (size_t)(colon - (char *)raw), true);
 		out->secret = form_percent_decode(colon + 1, len - (size_t)(colon + 1 - (char *)raw), true);
 		if (out->client_id && out->secret && *out->client_id)
-			rc = 1;
+			rc = BASIC_PARSED;
 		else
 			basic_auth_release(out);
 	}
@@ -57,27 +62,39 @@ int client_credentials_read(const char *authorization, const char *form_client_i
                             struct client_credentials *out, struct api_error *err)
 {
 	int parsed = basic_auth_parse(authorization, basic);
+	bool basic_sent = parsed == BASIC_PARSED;
 
 	memset(out, 0, sizeof *out);
-	if (parsed < 0)
+	if (parsed == BASIC_MALFORMED)
 		return api_fail(err, E_INVALID_PARAMS, "The Authorization header is malformed.");
 	if (form_secret && !*form_secret)
 		form_secret = NULL;   /* some public clients send it empty */
 	/* CONTRACT.md §8: one secret, one way */
-	if (parsed && form_secret)
+	if (basic_sent && form_secret)
 		return api_fail(err, E_INVALID_PARAMS,
 		                "Send the client secret once: in the Basic header or as client_secret.");
 	if (form_secret && (!form_client_id || !*form_client_id))
 		return api_fail(err, E_INVALID_PARAMS, "client_secret needs client_id.");
 	out->form_client_id = form_client_id;
-	out->basic_client_id = parsed ? basic->client_id : NULL;
-	out->secret = parsed ? basic->secret : form_secret;
+	out->basic_client_id = basic_sent ? basic->client_id : NULL;
+	out->secret = basic_sent ? basic->secret : form_secret;
+	out->other_scheme = parsed == BASIC_OTHER_SCHEME;
+	return 0;
+}
+
+int client_credentials_scheme(const struct client_credentials *c, struct api_error *err)
+{
+	if (c->other_scheme)
+		return api_fail(err, E_INVALID_CLIENT_CREDENTIALS, "The client authenticates with "
+		                "HTTP Basic or client_secret, not another Authorization scheme.");
 	return 0;
 }
 
 int client_credentials_id(const struct client_credentials *c, const char **id,
                           struct api_error *err)
 {
+	if (client_credentials_scheme(c, err) < 0)
+		return -1;
 	if (c->basic_client_id) {
 		if (c->form_client_id && strcmp(c->form_client_id, c->basic_client_id) != 0)
 			return api_fail(err, E_INVALID_PARAMS,

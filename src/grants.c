@@ -116,7 +116,10 @@ static enum step_result cc_form(struct flow *f)
 {
 	struct grant *g = grant_of(f);
 	const struct client_credentials *c = &g->in->client;
+	struct api_error err;
 
+	if (client_credentials_scheme(c, &err) < 0)
+		return flow_error(f, &err);
 	if (!c->secret)
 		return flow_fail(f, E_INVALID_PARAMS, "client_credentials needs the client's"
 		                 " credentials: an Authorization: Basic header, or client_secret.");
@@ -550,6 +553,8 @@ static enum step_result revoke_client(struct flow *f)
 
 	if (missing(req->token))
 		return flow_fail(f, E_INVALID_PARAMS, "token is required.");
+	if (client_credentials_scheme(&req->client, &err) < 0)
+		return flow_error(f, &err);
 	if (!req->client.basic_client_id && missing(req->client.form_client_id))
 		return flow_fail(f, E_INVALID_PARAMS, "client_id or client authentication is required.");
 	if (client_credentials_id(&req->client, &g->client_id, &err) < 0)

@@ -420,15 +420,9 @@ static const char *const single_headers[H_SINGLE] = {
 /* RFC 9110 §5.6.2: a token is 1*tchar. */
 static bool is_token(const char *s)
 {
-	if (!*s)
-		return false;
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-		      strchr("!#$%&'*+-.^_`|~", c)))
-			return false;
-	}
-	return true;
+	size_t n = http_token_span(s);
+
+	return n > 0 && !s[n];
 }
 
 /* One pass over the request's headers. evhttp splits a line at its first

@@ -326,3 +326,9 @@ bool validate_code_challenge(const char *c)
 		return false;
 	return strspn(c, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~") == n;
 }
+
+size_t http_token_span(const char *s)
+{
+	return strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+	                 "!#$%&'*+-.^_`|~");
+}

@@ -63,12 +63,15 @@ sign_in() {
 	CODE=$(query_value "$LOCATION" code)
 }
 
-# token_req FORM... : POST /api/v1/tokens with --data-urlencode fields
+# token_req FORM... : POST /api/v1/tokens (or ENDPOINT, a path) with
+# --data-urlencode fields; BASIC=id:secret sends Basic credentials,
+# AUTHORIZATION=value any Authorization header
 token_req() {
 	local args=(-s -o "$TMP/body" -D "$TMP/hdrs" -w '%{http_code}')
 	[ -n "${BASIC:-}" ] && args+=(-u "$BASIC")
+	[ -n "${AUTHORIZATION:-}" ] && args+=(-H "Authorization: $AUTHORIZATION")
 	for f in "$@"; do args+=(--data-urlencode "$f"); done
-	STATUS=$(curl "${args[@]}" "$BASE/api/v1/tokens")
+	STATUS=$(curl "${args[@]}" "$BASE${ENDPOINT:-/api/v1/tokens}")
 	BODY=$(cat "$TMP/body"); HDRS=$(cat "$TMP/hdrs")
 }
 

@@ -138,6 +138,36 @@ check_err "client_credentials with a wrong client_secret" $DENIED
 token_req grant_type=client_credentials "client_id=$CLIENT_ID"
 check_err "client_credentials without a secret" 400 invalid_params
 
+# --- issue33.1: another scheme in place of client credentials ---
+# A Bearer token (or Digest, or any scheme but Basic) authenticates no
+# client: 401 with a Basic challenge at the token and revocation endpoints,
+# nothing used or revoked; a Basic header that does not decode is 400.
+new_app app-schemes client_secret_basic
+grant_with "$APP" basic "$SECRET"
+R=$REFRESH; A=$(jq -r .access_token <<<"$BODY")
+for auth in "Bearer $A" "Digest username=\"$APP\", realm=\"edgeauth\", nonce=\"n\", uri=\"/\", response=\"0\"" \
+	"X-Unknown-Scheme $(printf '%s:%s' "$APP" "$SECRET" | base64 -w0)"; do
+	name="issue33.1: ${auth%% *}"
+	AUTHORIZATION=$auth token_req grant_type=refresh_token "client_id=$APP" "refresh_token=$R"
+	check_err "$name on a refresh" $DENIED
+	check_header "$name on a refresh: asks for Basic" '^WWW-Authenticate: Basic'
+	AUTHORIZATION=$auth token_req grant_type=client_credentials
+	check_err "$name on client_credentials" $DENIED
+	check_header "$name on client_credentials: asks for Basic" '^WWW-Authenticate: Basic'
+	AUTHORIZATION=$auth ENDPOINT=/api/v1/tokens/revoke token_req "token=$R" "client_id=$APP"
+	check_err "$name on RFC 7009 revocation" $DENIED
+	check_header "$name on RFC 7009 revocation: asks for Basic" '^WWW-Authenticate: Basic'
+done
+for endpoint in /api/v1/tokens /api/v1/tokens/revoke; do
+	AUTHORIZATION='Basic !!!' ENDPOINT=$endpoint token_req grant_type=client_credentials "token=$R"
+	check_err "issue33.1: $endpoint, a Basic header that does not decode" 400 invalid_params
+	check "issue33.1: $endpoint, no challenge on a 400" "$(grep -ci '^WWW-Authenticate' <<<"$HDRS")" 0
+done
+AUTH="Bearer $A" req GET /api/v1/users/current
+check_status "issue33.1: the access token was not revoked" 200
+BASIC="$APP:$SECRET" token_req grant_type=refresh_token "refresh_token=$R"
+check_status "issue33.1: the refresh token was neither used nor revoked" 200
+
 # --- another process's write to a client a grant has read (its row is cached) ---
 AUTH="Bearer $TOKEN" req POST "$P/clients" '{"name":"outside"}'
 OUT=$(jq -r .id <<<"$BODY"); OUT_SECRET=$(jq -r .client_secret <<<"$BODY")

@@ -138,6 +138,19 @@ introspect "$FRESH" -d "client_id=$RS" -d "client_secret=wrong"
 check_err "a wrong secret (post)" 401 invalid_client_credentials
 introspect "$FRESH" -u "nobody:$RS_SECRET"
 check_err "an unknown client" 401 invalid_client_credentials
+# issue33.1: the token itself as a Bearer token, or another scheme, is no
+# client authentication; a Basic header that does not decode is 400
+for auth in "Bearer $FRESH" "Digest username=\"$RS\", realm=\"edgeauth\", nonce=\"n\", uri=\"/\", response=\"0\"" \
+	"X-Unknown-Scheme $(printf '%s:%s' "$RS" "$RS_SECRET" | base64 -w0)"; do
+	introspect "$FRESH" -H "Authorization: $auth"
+	check_err "issue33.1: ${auth%% *}" 401 invalid_client_credentials
+	check_header "issue33.1: ${auth%% *}: asks for Basic" '^WWW-Authenticate: Basic'
+done
+introspect "$FRESH" -H "Authorization: Bearer $FRESH" -d "client_id=$RS" --data-urlencode "client_secret=$RS_SECRET"
+check_err "issue33.1: Bearer beside client_secret" 401 invalid_client_credentials
+introspect "$FRESH" -H 'Authorization: Basic !!!'
+check_err "issue33.1: a Basic header that does not decode" 400 invalid_params
+check "issue33.1: no challenge on a 400" "$(grep -ci '^WWW-Authenticate' <<<"$HDRS")" 0
 introspect "$FRESH" -u "$RS:$RS_SECRET" -d "client_secret=$RS_SECRET"
 check_err "a secret sent both ways" 400 invalid_params
 introspect "$FRESH" -u "$RS:$RS_SECRET" -d "client_id=$APP"

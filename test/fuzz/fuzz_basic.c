@@ -13,12 +13,14 @@
 #include "validate.h"
 
 /* Whatever basic_auth_parse accepts holds a non-empty ID and a secret, both
- * UTF-8 without U+0000. */
+ * UTF-8 without U+0000; what it leaves holds nothing. */
 static void check_parsed(int rc, const struct basic_credentials *c)
 {
-	FUZZ_CHECK(rc == -1 || rc == 1);
-	if (rc != 1)
+	FUZZ_CHECK(rc == BASIC_MALFORMED || rc == BASIC_PARSED || rc == BASIC_OTHER_SCHEME);
+	if (rc != BASIC_PARSED) {
+		FUZZ_CHECK(c->client_id == NULL && c->secret == NULL);
 		return;
+	}
 	FUZZ_CHECK(c->client_id && *c->client_id && c->secret);
 	FUZZ_CHECK(utf8_valid(c->client_id, strlen(c->client_id)));
 	FUZZ_CHECK(utf8_valid(c->secret, strlen(c->secret)));
@@ -61,8 +63,8 @@ static void check_round_trip(const uint8_t *raw, size_t len)
 	}
 	rc = basic_auth_parse(header, &c);
 	check_parsed(rc, &c);
-	FUZZ_CHECK((rc == 1) == expect_ok);
-	if (rc == 1) {
+	FUZZ_CHECK((rc == BASIC_PARSED) == expect_ok);
+	if (rc == BASIC_PARSED) {
 		FUZZ_CHECK(strcmp(c.client_id, id) == 0);
 		FUZZ_CHECK(strcmp(c.secret, secret) == 0);
 		basic_auth_release(&c);
@@ -80,11 +82,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	int rc = basic_auth_parse(header, &c);
 
 	check_parsed(rc, &c);
-	if (rc == 1)
+	if (rc == BASIC_PARSED)
 		basic_auth_release(&c);
 	free(header);
 
-	FUZZ_CHECK(basic_auth_parse(NULL, &c) == 0);
+	FUZZ_CHECK(basic_auth_parse(NULL, &c) == BASIC_NONE);
 	check_round_trip(data, size);
 	return 0;
 }

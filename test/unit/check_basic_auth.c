@@ -67,8 +67,75 @@ START_TEST(test_refused)
 	check_invalid_params(&fx.err, rc, "client_secret needs client_id");
 	rc = client_credentials_read("Basic !!", NULL, NULL, &fx.basic, &fx.c, &fx.err);
 	check_invalid_params(&fx.err, rc, "The Authorization header is malformed");
-	rc = client_credentials_read("Bearer x", NULL, NULL, &fx.basic, &fx.c, &fx.err);
-	check_invalid_params(&fx.err, rc, "The Authorization header is malformed");
+}
+END_TEST
+
+/* issue33.1: an Authorization header of another scheme where client
+ * credentials are expected is a failed client authentication (401), found
+ * after the form's own errors; a Basic header that does not decode, or a
+ * value with no scheme, stays invalid_params. */
+static const struct {
+	const char *header;
+	int parsed;   /* basic_auth_parse's answer */
+} schemes[] = {
+	{ "Bearer eyJhbGciOiJFUzI1NiJ9.e30.c2ln", BASIC_OTHER_SCHEME },
+	{ "bearer x", BASIC_OTHER_SCHEME },
+	{ "Bearer", BASIC_OTHER_SCHEME },
+	{ "Digest username=\"app\", realm=\"edgeauth\", nonce=\"n\"", BASIC_OTHER_SCHEME },
+	{ "X-Unknown-Scheme abc", BASIC_OTHER_SCHEME },
+	{ "Basicx YXBwOnMzY3IlMjE=", BASIC_OTHER_SCHEME },
+	{ "eyJhbGciOiJFUzI1NiJ9.e30.c2ln", BASIC_OTHER_SCHEME },   /* a token, no scheme */
+	{ "BASIC YXBwOnMzY3IlMjE=", BASIC_PARSED },
+	{ "basic   YXBwOnMzY3IlMjE=", BASIC_PARSED },
+	{ "Basic !!", BASIC_MALFORMED },
+	{ "Basic Zm9v", BASIC_MALFORMED },                           /* "foo": no colon */
+	{ "Basic", BASIC_MALFORMED },
+	{ "Basic\tYXBwOnMzY3IlMjE=", BASIC_MALFORMED },
+	{ " Basic YXBwOnMzY3IlMjE=", BASIC_MALFORMED },
+	{ "", BASIC_MALFORMED },
+	{ "Bearer, x", BASIC_MALFORMED },
+};
+
+START_TEST(test_scheme)
+{
+	const char *header = schemes[_i].header, *id = NULL;
+	int rc = basic_auth_parse(header, &fx.basic);
+
+	ck_assert_msg(rc == schemes[_i].parsed, "issue33.1: \"%s\" parsed as %d, expected %d",
+	              header, rc, schemes[_i].parsed);
+	basic_auth_release(&fx.basic);
+	rc = client_credentials_read(header, "app", NULL, &fx.basic, &fx.c, &fx.err);
+	if (schemes[_i].parsed == BASIC_MALFORMED) {
+		check_invalid_params(&fx.err, rc, "The Authorization header is malformed");
+		return;
+	}
+	ck_assert_int_eq(rc, 0);
+	ck_assert(fx.c.other_scheme == (schemes[_i].parsed == BASIC_OTHER_SCHEME));
+	if (schemes[_i].parsed == BASIC_PARSED) {
+		ck_assert_int_eq(client_credentials_scheme(&fx.c, &fx.err), 0);
+		return;
+	}
+	ck_assert_ptr_null(fx.c.secret);
+	ck_assert_ptr_null(fx.c.basic_client_id);
+	ck_assert_int_eq(client_credentials_scheme(&fx.c, &fx.err), -1);
+	ck_assert_str_eq(fx.err.code, "invalid_client_credentials");
+	ck_assert_int_eq(fx.err.status, 401);
+	/* the client that asks is not taken from the form either */
+	ck_assert_int_eq(client_credentials_id(&fx.c, &id, &fx.err), -1);
+	ck_assert_str_eq(fx.err.code, "invalid_client_credentials");
+	ck_assert_ptr_null(id);
+}
+END_TEST
+
+/* issue33.1: a form secret beside another scheme authenticates nothing. */
+START_TEST(test_scheme_with_post)
+{
+	const char *id = NULL;
+
+	ck_assert_int_eq(client_credentials_read("Bearer x", "app", "s3cr!", &fx.basic, &fx.c,
+	                                         &fx.err), 0);
+	ck_assert_int_eq(client_credentials_id(&fx.c, &id, &fx.err), -1);
+	ck_assert_str_eq(fx.err.code, "invalid_client_credentials");
 }
 END_TEST
 
@@ -120,6 +187,8 @@ int main(void)
 	tcase_add_test(tc, test_basic);
 	tcase_add_test(tc, test_post);
 	tcase_add_test(tc, test_refused);
+	tcase_add_loop_test(tc, test_scheme, 0, (int)N_ELEMS(schemes));
+	tcase_add_test(tc, test_scheme_with_post);
 	tcase_add_test(tc, test_client_id);
 	tcase_add_test(tc, test_form);
 	suite_add_tcase(s, tc);
