@@ -358,9 +358,9 @@ static int prepare_tokens(struct grant *g, struct api_error *err)
 	return 0;
 }
 
-/* The refresh grace (CONTRACT.md §8): how far back a rotation may be for
- * its token to be used once more; 0 when there is none. A rotation this
- * node answered with an error may be repeated for UNTOLD_WINDOW_S. */
+/* The refresh grace (README "Refresh grace"): how far back a rotation may
+ * be for its token to be used once more; 0 when there is none. A rotation
+ * this node answered with an error may be repeated for UNTOLD_WINDOW_S. */
 static int64_t repeat_window_ms(const struct grant *g)
 {
 	int64_t ms = g->srv->cfg->refresh_reuse_grace_s * 1000LL;
