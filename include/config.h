@@ -34,6 +34,7 @@ struct config {
 	bool store_postgres;      /* backend = postgres (CONTRACT.md §9) */
 	char *store_url;          /* a libpq connection string or URI; "" for none */
 	int pool_size;            /* connections to PostgreSQL */
+	int pg_timeout_ms;        /* a batch unanswered this long fails (503) */
 	bool insecure_transport;  /* a TCP url may go without sslmode=verify-full */
 	/* [tokens] */
 	long access_ttl_s;

@@ -11,6 +11,7 @@
  * (borrowed for as long), and gets the result in *out.
  */
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "basic_auth.h"
 #include "crypto.h"
@@ -81,6 +82,8 @@ struct grant {
 	int found;                           /* the last look-up's */
 	bool won;                            /* the single use was ours */
 	bool grace;                          /* a repeat within the refresh grace */
+	bool writing;                        /* the single use's write is under way */
+	int64_t repeat_ms;                   /* how far back a rotation may be repeated */
 	enum api_code reuse_error;           /* the replay's answer */
 	struct keyring_refresh keys;         /* brings the signing keys up to the store */
 	struct event_origin by;              /* the audit trail's: the client, from its address */
@@ -94,7 +97,9 @@ struct grant {
  * (CONTRACT.md §7). A confidential client must send its secret
  * (invalid_client_credentials, CONTRACT.md §8). Within [tokens]
  * refresh_reuse_grace_s of a rotation, the rotated refresh token may be
- * used once more while its successor is unused (store_refresh_regrace).
+ * used once more while its successor is unused (store_refresh_regrace);
+ * so may a token whose rotation failed on this node within UNTOLD_WINDOW_S
+ * (untold.h): it may have committed unknown to the client.
  * Errors: CONTRACT.md §5's, first to last. g is released by done's caller
  * with grant_release. */
 void grants_exchange(struct grant *g, struct server *srv, const struct grant_request *in,

@@ -20,6 +20,10 @@
  * E_STORE_UNAVAILABLE (its commit may or may not have happened: no answer
  * claims either), and reconnects with backoff; while no connection is
  * usable, queries fail at once with E_STORE_UNAVAILABLE (503, Retry-After).
+ * A connection whose oldest batch has no answer within the pool's timeout
+ * (a server stopped, or cut off by a partition) counts as lost, and the
+ * same timeout is each statement's statement_timeout: no query waits much
+ * longer than it, whatever the network does.
  *
  * A dedicated connection LISTENs on the channel the schema's triggers
  * NOTIFY on every write that changes what a cache holds; the owner learns
@@ -64,14 +68,17 @@ struct pg_statement {
  * during the call. Called exactly once. */
 typedef void pg_done_fn(void *arg, const PGresult *res, const struct api_error *err);
 
-/* How long one statement may run (statement_timeout on each connection). */
-#define PG_STATEMENT_TIMEOUT_MS 5000
+/* The timeout of a pool whose config gives none ([store] pg_timeout_ms). */
+#define PG_TIMEOUT_MS_DEFAULT 3000
 /* The channel of the schema's NOTIFYs. */
 #define PG_CHANNEL "edgeauth"
 
 struct pg_pool_config {
 	const char *conninfo;
 	int size;                                   /* connections for queries */
+	/* How long a batch may go unanswered before its connection counts as
+	 * lost, and each statement's statement_timeout; 0: the default. */
+	int timeout_ms;
 	const struct pg_statement *const *statements;   /* prepared on each */
 	size_t n_statements;
 	/* Something the caches depend on may have changed: a notification, a

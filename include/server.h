@@ -22,6 +22,7 @@ struct backchannel;
 struct tls;
 struct audit_file;
 struct workers;
+struct untold;
 
 /* Answers that wait for the store (http.c), in the order they were made. */
 STAILQ_HEAD(reply_queue, deferred_reply);
@@ -51,6 +52,7 @@ struct server {
 	struct throttle *signin_accounts;
 	struct throttle *signin_addresses;
 	struct auth_cache *auth_cache;      /* verified bearer tokens */
+	struct untold *untold;              /* rotations answered with an error */
 	struct backchannel *backchannel;    /* back-channel logout delivery */
 	struct audit_file *audit;           /* [audit] file; NULL: none */
 	/* Group commit: answers wait until the batch they saw is durable: the

@@ -280,6 +280,8 @@ static const struct config_key keys[] = {
 	  .release = release_url, .default_value = "", .secret = true },
 	{ .section = "store", .key = "pool_size", INT_FIELD(pool_size),
 	  .min = 1, .max = 64, .default_value = "4" },
+	{ .section = "store", .key = "pg_timeout_ms", INT_FIELD(pg_timeout_ms),
+	  .min = 250, .max = 60000, .default_value = "3000" },
 	{ .section = "store", .key = "insecure_transport", .type = CONFIG_PARSED,
 	  .parse = parse_insecure_transport, .default_value = "false" },
 

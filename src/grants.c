@@ -17,6 +17,7 @@
 #include "keyring.h"
 #include "metrics.h"
 #include "store_users.h"
+#include "untold.h"
 #include "util.h"
 
 static struct grant *grant_of(struct flow *f)
@@ -55,6 +56,10 @@ static void grant_finish(struct flow *f, enum step_result r)
 {
 	struct grant *g = grant_of(f);
 
+	/* a rotation whose write failed may have committed (a connection lost
+	 * after the commit went out): the client's retry must not be reuse */
+	if (r != STEP_DONE && g->writing)
+		untold_note(g->srv->untold, g->hash, mono_us() / 1000);
 	complete(g->done, r == STEP_DONE ? 0 : -1, &f->err);
 }
 
@@ -356,11 +361,18 @@ static int prepare_tokens(struct grant *g, struct api_error *err)
 	return 0;
 }
 
-/* The refresh grace (CONTRACT.md §8): how far back a rotation may be for
- * its token to be used once more; 0 when there is none. */
-static int64_t grace_ms(const struct grant *g)
+/* The refresh grace (README "Refresh grace"): how far back a rotation may
+ * be for its token to be used once more; 0 when there is none. A rotation
+ * this node answered with an error may be repeated for UNTOLD_WINDOW_S. */
+static int64_t repeat_window_ms(const struct grant *g)
 {
-	return g->srv->cfg->refresh_reuse_grace_s * 1000LL;
+	int64_t ms = g->srv->cfg->refresh_reuse_grace_s * 1000LL;
+
+	/* looked up only for a used token: a rotation's hot path never scans */
+	if (g->record.used && ms < UNTOLD_WINDOW_S * 1000LL &&
+	    untold_holds(g->srv->untold, g->hash, mono_us() / 1000))
+		ms = UNTOLD_WINDOW_S * 1000LL;
+	return ms;
 }
 
 /* A rotation lost to a simultaneous use: the same tokens, as a repeat. */
@@ -374,11 +386,12 @@ static enum step_result used_once(struct flow *f)
 {
 	struct grant *g = grant_of(f);
 
+	g->writing = false;
 	if (g->won) {
 		hand_out(g);
 		return STEP_DONE;
 	}
-	if (!g->grace && g->reuse_error == E_REFRESH_TOKEN_ALREADY_USED && grace_ms(g) > 0) {
+	if (!g->grace && g->reuse_error == E_REFRESH_TOKEN_ALREADY_USED && g->repeat_ms > 0) {
 		g->grace = true;
 		return flow_branch(f, regrace_steps);
 	}
@@ -454,8 +467,8 @@ static bool may_repeat(const struct grant *g)
 {
 	const struct store_token_row *r = &g->record;
 
-	return grace_ms(g) > 0 && !r->revoked && !r->predates_deactivation &&
-	       now_ms() - r->used_at <= grace_ms(g);
+	return g->repeat_ms > 0 && !r->revoked && !r->predates_deactivation &&
+	       now_ms() - r->used_at <= g->repeat_ms;
 }
 
 /* CONTRACT.md §5: unknown, revoked or another client's -> already used ->
@@ -469,6 +482,7 @@ static enum step_result refresh_check(struct flow *f)
 	if (!r->found || strcmp(r->client_id, g->client_id) != 0 ||
 	    ((r->revoked || r->predates_deactivation) && !r->used))
 		return flow_fail(f, E_INVALID_REFRESH_TOKEN, "The refresh token is invalid.");
+	g->repeat_ms = repeat_window_ms(g);
 	if (r->used && !may_repeat(g))
 		return flow_branch(f, replay_steps);
 	g->grace = r->used;
@@ -482,8 +496,9 @@ static enum step_result refresh_write(struct flow *f)
 {
 	struct grant *g = grant_of(f);
 
+	g->writing = true;
 	if (g->grace)
-		store_refresh_regrace(g->srv->store, g->hash, now_ms() - grace_ms(g), &g->next,
+		store_refresh_regrace(g->srv->store, g->hash, now_ms() - g->repeat_ms, &g->next,
 		                      &g->won, WAIT_ON(f));
 	else
 		store_refresh_rotate(g->srv->store, g->hash, &g->next, &g->won, WAIT_ON(f));

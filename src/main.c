@@ -35,6 +35,7 @@
 #include "store_users.h"
 #include "throttle.h"
 #include "tls.h"
+#include "untold.h"
 #include "util.h"
 #include "version.h"
 
@@ -312,6 +313,7 @@ static int cmd_serve(const struct config *cfg)
 	                                   cfg->signin_window_s);
 	srv.signin_addresses = throttle_new((size_t)cfg->signin_tracked_keys,
 	                                    cfg->signin_max_failures_per_address, cfg->signin_window_s);
+	srv.untold = untold_new();
 	if (start_tls(&srv) < 0 || http_start(&srv) < 0 || metrics_http_start(&srv) < 0)
 		goto out;
 	srv.backchannel = backchannel_new(&srv, NULL, errbuf, sizeof errbuf);
@@ -360,6 +362,7 @@ out:
 	throttle_free(srv.signin_account_addresses);
 	throttle_free(srv.signin_accounts);
 	throttle_free(srv.signin_addresses);
+	untold_free(srv.untold);
 	if (srv.base)
 		event_base_free(srv.base);
 	store_close(srv.store);

@@ -24,16 +24,13 @@
 #define CONNECT_TIMEOUT_MS 5000  /* PQconnectPoll has no timeout of its own */
 #define TICK_MS 250              /* deadlines, and the listener's ping */
 #define LISTEN_DEADLINE_MS 2000  /* a listener that does not answer its ping is lost */
-#define BATCH_DEADLINE_MS (2 * PG_STATEMENT_TIMEOUT_MS + 1000)
-#define STR_(x) #x
-#define STR(x) STR_(x)
 
 enum query_kind { Q_EXEC, Q_PREPARE, Q_SQL };
 
 struct pg_query {
 	enum query_kind kind;
 	const struct pg_statement *stmt;   /* Q_EXEC, Q_PREPARE */
-	const char *sql;                   /* Q_SQL: static text */
+	const char *sql;                   /* Q_SQL: static text, or the pool's */
 	char **params;
 	int n_params;
 	pg_done_fn *fn;                    /* NULL: the pool's own (set-up, ping) */
@@ -86,6 +83,7 @@ struct pg_pool {
 	struct query_list queue;     /* waiting for the tick's flush */
 	struct event *flush;
 	struct event *tick;
+	char timeout_sql[80];        /* sets statement_timeout to cfg.timeout_ms */
 	bool starting;               /* no query connection was ready or failed yet */
 	bool listening;
 };
@@ -531,8 +529,6 @@ static void ignore_notice(void *arg, const char *message)
 
 static void conn_setup(struct pg_conn *c)
 {
-	static const char timeout_sql[] = "SELECT set_config('statement_timeout', '"
-	                                  STR(PG_STATEMENT_TIMEOUT_MS) "', false)";
 	struct pg_pool *p = c->pool;
 	struct query_list l = STAILQ_HEAD_INITIALIZER(l);
 	struct pg_query *q;
@@ -547,7 +543,7 @@ static void conn_setup(struct pg_conn *c)
 		q = query_new(Q_SQL, NULL, "LISTEN " PG_CHANNEL, NULL, 0, NULL, NULL);
 		STAILQ_INSERT_TAIL(&l, q, next);
 	} else {
-		q = query_new(Q_SQL, NULL, timeout_sql, NULL, 0, NULL, NULL);
+		q = query_new(Q_SQL, NULL, p->timeout_sql, NULL, 0, NULL, NULL);
 		STAILQ_INSERT_TAIL(&l, q, next);
 		for (size_t i = 0; i < p->cfg.n_statements; i++) {
 			q = query_new(Q_PREPARE, p->cfg.statements[i], NULL, NULL, 0, NULL, NULL);
@@ -691,14 +687,17 @@ static void on_tick(evutil_socket_t fd, short what, void *arg)
 	(void)what;
 	for (size_t i = 0; i < p->n_conns; i++) {
 		struct pg_conn *c = &p->conns[i];
-		int64_t deadline_ms = c->listener ? LISTEN_DEADLINE_MS : BATCH_DEADLINE_MS;
+		int64_t deadline_ms = c->listener ? LISTEN_DEADLINE_MS : p->cfg.timeout_ms;
 
 		if ((c->state == C_CONNECTING || c->state == C_SETUP) &&
 		    now - c->since_us > CONNECT_TIMEOUT_MS * 1000LL) {
 			conn_fail(c, "no connection within the time allowed");
 		} else if (c->state == C_READY && !STAILQ_EMPTY(&c->batches) &&
 		           now - STAILQ_FIRST(&c->batches)->sent_us > deadline_ms * 1000LL) {
-			conn_fail(c, "the server does not answer");
+			char why[64];
+
+			snprintf(why, sizeof why, "no answer within %lld ms", (long long)deadline_ms);
+			conn_fail(c, why);
 		} else if (c->state == C_READY && c->listener && STAILQ_EMPTY(&c->batches)) {
 			struct query_list l = STAILQ_HEAD_INITIALIZER(l);
 			struct pg_query *q = query_new(Q_SQL, NULL, "SELECT 1", NULL, 0, NULL, NULL);
@@ -721,6 +720,10 @@ struct pg_pool *pg_pool_open(const struct pg_pool_config *cfg, char *errbuf, siz
 	p = xcalloc(1, sizeof *p);
 	STAILQ_INIT(&p->queue);
 	p->cfg = *cfg;
+	if (p->cfg.timeout_ms <= 0)
+		p->cfg.timeout_ms = PG_TIMEOUT_MS_DEFAULT;
+	snprintf(p->timeout_sql, sizeof p->timeout_sql,
+	         "SELECT set_config('statement_timeout', '%d', false)", p->cfg.timeout_ms);
 	p->conninfo = xstrdup(cfg->conninfo);
 	p->cfg.conninfo = p->conninfo;
 	p->blocking = PQconnectdbParams(keys, values, 1);

@@ -143,7 +143,8 @@ struct store *store_open_postgres(const struct config *cfg, char *errbuf, size_t
 {
 	struct store *st = xcalloc(1, sizeof *st);
 	struct pg_pool_config pc = {
-		.conninfo = cfg->store_url, .size = cfg->pool_size, .changed = on_changed,
+		.conninfo = cfg->store_url, .size = cfg->pool_size, .timeout_ms = cfg->pg_timeout_ms,
+		.changed = on_changed,
 		.outbox = on_outbox, .arg = st,
 	};
 	struct api_error err;

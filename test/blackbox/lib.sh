@@ -53,6 +53,27 @@ pg_db_create() {
 		{ echo "FAIL [$TEST_NAME] cannot create database $PG_DB" >&2; exit 1; }
 }
 
+# postgres_only: a file about PostgreSQL alone (test/blackbox/postgres/)
+# fails at once on SQLite, saying how to run it
+postgres_only() {
+	[ "$BACKEND" = postgres ] && return 0
+	fail "$TEST_NAME runs on PostgreSQL: EDGEAUTH_BACKEND=postgres test/blackbox/run.sh postgres/$TEST_NAME.sh"
+	finish
+	exit 1
+}
+
+# own_cluster: a cluster of the test's own (scripts/pg-cluster), for a test
+# that stops or freezes it: CLUSTER names it, the server will use it, and it
+# goes (thawed, stopped, removed) with the server when the test ends
+own_cluster() {
+	CLUSTER=$(mktemp -u /tmp/edgeauth-pg.XXXXXX)   # the server user reaches it, not $TMP
+	"$ROOT/scripts/pg-cluster" start "$CLUSTER" >&2 ||
+		{ fail "the test's cluster did not start"; finish; exit 1; }
+	trap '"$ROOT/scripts/pg-cluster" thaw "$CLUSTER" 2> /dev/null
+		"$ROOT/scripts/pg-cluster" stop "$CLUSTER"; stop_server' EXIT
+	EDGEAUTH_PG_HOST=$CLUSTER
+}
+
 # pg_psql DB ARGS...: psql on the test cluster as its superuser
 pg_psql() {
 	local dbname=$1; shift

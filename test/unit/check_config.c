@@ -122,6 +122,7 @@ static void expect_defaults(const struct config *c)
 	ck_assert(!c->store_postgres);
 	ck_assert_str_eq(c->store_url, "");
 	ck_assert_int_eq(c->pool_size, 4);
+	ck_assert_int_eq(c->pg_timeout_ms, 3000);
 	ck_assert(!c->insecure_transport);
 	ck_assert_int_eq(c->access_ttl_s, 900);
 	ck_assert_int_eq(c->refresh_ttl_s, 2592000);
@@ -435,6 +436,7 @@ static const struct {
 	{ "insecure_transport not a boolean", "[store]\ninsecure_transport = yes\n", 2,
 	  "expected true or false" },
 	{ "pool_size 0", "[store]\npool_size = 0\n", 2, R_NUMBER },
+	{ "pg_timeout_ms below 250", "[store]\npg_timeout_ms = 100\n", 2, R_NUMBER },
 	/* oidc */
 	{ "backchannel_allow with a name", "[oidc]\nbackchannel_allow = 10.0.0.0/8 localhost\n",
 	  2, "'localhost' is not an address or CIDR" },

@@ -23,6 +23,7 @@
 #include "store_projects.h"
 #include "store.h"
 #include "store_tokens.h"
+#include "untold.h"
 #include "util.h"
 
 #define REDIRECT "https://app.example/cb"
@@ -719,6 +720,32 @@ START_TEST(test_grace_refused)
 }
 END_TEST
 
+/* issue24.15: a rotation this node answered with an error (it may have
+ * committed: its answer was lost) may be retried once as a repeat within
+ * the grace, with grace 0 too; a second retry is reuse as ever. */
+START_TEST(test_untold_rotation_retried)
+{
+	char *t0 = signed_in(), *t1, *t2, *t3;
+	char h0[SECRET_HASH_LEN + 1];
+
+	fx.srv.untold = untold_new();
+	ck_assert_ptr_null(use_refresh(t0, &t1));   /* committed; the client never saw t1 */
+	crypto_hash_secret(t0, strlen(t0), h0);
+	untold_note(fx.srv.untold, h0, mono_us() / 1000);
+	ck_assert_ptr_null(use_refresh(t0, &t2));   /* the retry: no reuse */
+	ck_assert_str_eq(use_up(t1), "invalid_refresh_token");       /* taken back */
+	ck_assert_ptr_null(use_refresh(t2, &t3));                    /* the sign-in goes on */
+	ck_assert_str_eq(use_up(t0), "refresh_token_already_used");  /* a second retry */
+	ck_assert_str_eq(use_up(t3), "invalid_refresh_token");
+	untold_free(fx.srv.untold);
+	fx.srv.untold = NULL;
+	free(t0);
+	free(t1);
+	free(t2);
+	free(t3);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("grants");
@@ -739,6 +766,7 @@ int main(void)
 	tcase_add_test(tc, test_confidential_revocation);
 	tcase_add_test(tc, test_grace_once);
 	tcase_add_test(tc, test_grace_refused);
+	tcase_add_test(tc, test_untold_rotation_retried);
 	suite_add_tcase(s, tc);
 	return check_run(srunner_create(s));
 }

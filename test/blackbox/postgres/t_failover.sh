@@ -8,11 +8,7 @@
 # caches (B listens on the new primary). edgeauth warns at start when url
 # names several hosts and the primary replicates asynchronously.
 . "$(dirname "$0")/../lib.sh"
-if [ "$BACKEND" != postgres ]; then
-	fail "t_failover runs on PostgreSQL: EDGEAUTH_BACKEND=postgres test/blackbox/run.sh postgres/t_failover.sh"
-	finish
-	exit 1
-fi
+postgres_only
 CL_A=$(mktemp -u /tmp/edgeauth-pga.XXXXXX)   # the server user reaches these, not $TMP
 CL_B=$(mktemp -u /tmp/edgeauth-pgb.XXXXXX)
 PORT_A=$(free_port)

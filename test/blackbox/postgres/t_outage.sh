@@ -5,15 +5,8 @@
 # that exists); once the database is back the node recovers by itself. The
 # test has a cluster of its own (scripts/pg-cluster), which it stops.
 . "$(dirname "$0")/../lib.sh"
-if [ "$BACKEND" != postgres ]; then
-	fail "t_outage runs on PostgreSQL: EDGEAUTH_BACKEND=postgres test/blackbox/run.sh postgres/t_outage.sh"
-	finish
-	exit 1
-fi
-CLUSTER=$(mktemp -u /tmp/edgeauth-pg.XXXXXX)   # the server user reaches it, not $TMP
-"$ROOT/scripts/pg-cluster" start "$CLUSTER" >&2 || { fail "the test's cluster did not start"; finish; exit 1; }
-trap '"$ROOT/scripts/pg-cluster" stop "$CLUSTER"; stop_server' EXIT
-EDGEAUTH_PG_HOST=$CLUSTER
+postgres_only
+own_cluster
 start_server
 
 AUTH="Bearer $TOKEN" req POST "$P/clients" '{"name":"there"}'
