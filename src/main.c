@@ -107,8 +107,8 @@ static int fds_open(void)
 }
 
 /* Makes RLIMIT_NOFILE leave room for max_connections plus the metrics
- * listener's, what is open now (store, listeners, workers) and
- * FD_HEADROOM, so that accept() never runs out: the soft limit is raised
+ * listener's, what is open now (store, listeners, workers), PostgreSQL's
+ * pool and FD_HEADROOM, so that accept() never runs out: the soft limit is raised
  * as far as the hard one allows; if that is still short, the API's
  * max_connections is lowered to what fits, and logged (a start refused
  * would turn an upgrade into an outage). Returns 0, or -1 (logged) when not
@@ -123,7 +123,9 @@ static int fit_descriptor_limit(struct server *srv)
 
 	if (open < 0 || getrlimit(RLIMIT_NOFILE, &rl) != 0)
 		return 0;   /* nothing to measure by: as configured */
-	others = (rlim_t)open + FD_HEADROOM + (srv->metrics_guard ? METRICS_MAX_CONNECTIONS : 0);
+	/* a pool that connects later is counted again: a few to spare */
+	others = (rlim_t)open + FD_HEADROOM + (srv->metrics_guard ? METRICS_MAX_CONNECTIONS : 0) +
+	         (cfg->store_postgres ? (rlim_t)cfg->pool_size : 0);
 	need = others + (rlim_t)cfg->max_connections;
 	if (rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < need) {
 		rl.rlim_cur = rl.rlim_max == RLIM_INFINITY || rl.rlim_max > need ? need : rl.rlim_max;
