@@ -3,8 +3,9 @@
 /*
  * Connection limits that evhttp 2.1 does not have: at most max_connections
  * open at once (the listener pauses, so the surplus waits in the kernel's
- * backlog), at most max_connections_per_address from one client address
- * (beyond, a new connection is closed at once), a total deadline of
+ * backlog), at most max_connections_per_address from one client (an IPv4
+ * address or IPv6 /64, cidr_client_group; beyond, a new connection is
+ * closed at once), a total deadline of
  * request_timeout_s for each request to arrive whole, however slowly its
  * bytes trickle (slowloris), since evhttp's own timeout only measures silence
  * between bytes, and a bound on the bytes read ahead of a connection's
