@@ -108,11 +108,11 @@ static int fds_open(void)
 
 /* Makes RLIMIT_NOFILE leave room for max_connections plus the metrics
  * listener's, what is open now (store, listeners, workers), PostgreSQL's
- * pool and FD_HEADROOM, so that accept() never runs out: the soft limit is raised
- * as far as the hard one allows; if that is still short, the API's
- * max_connections is lowered to what fits, and logged (a start refused
- * would turn an upgrade into an outage). Returns 0, or -1 (logged) when not
- * one connection fits. */
+ * pool and FD_HEADROOM, so that accept() never runs out: the soft limit
+ * is raised as far as the hard one allows; if that is still short, the
+ * API's max_connections is lowered to what fits, and logged (a start
+ * refused would turn an upgrade into an outage). Returns 0, or -1 (logged)
+ * when not one connection fits. */
 static int fit_descriptor_limit(struct server *srv)
 {
 	const struct config *cfg = srv->cfg;
