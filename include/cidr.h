@@ -32,6 +32,18 @@ int cidr_of_sockaddr(const struct sockaddr *sa, struct cidr *out, unsigned *port
 /* An address written as text (IPv4, or IPv6 without brackets) with port,
  * as a sockaddr into ss: 0, or -1 when text is not an address (a name). */
 int cidr_sockaddr_parse(const char *text, unsigned port, struct sockaddr_storage *ss);
+/* The group an address counts in for per-client limits (connection caps,
+ * sign-in throttling): an IPv4 address alone, an IPv6 address its /64,
+ * since one host or one LAN normally holds a whole /64 (RFC 4291 §2.5.4,
+ * RFC 7421) and would otherwise count as 2^64 clients. c is one address
+ * (cidr_of_sockaddr: an IPv4-mapped one is already IPv4); it becomes its
+ * group, host bits zeroed. */
+void cidr_client_group(struct cidr *c);
+/* The group of the address written as text (IPv4, IPv6 without brackets)
+ * as text into out: "192.0.2.7", "2001:db8:1:2::/64". An empty or
+ * unreadable text is copied as it is. */
+void cidr_client_group_text(const char *address, char *out, size_t size);
+#define CIDR_GROUP_TEXT_MAX 48
 /* Whether the address of sa is in c. */
 bool cidr_contains(const struct cidr *c, const struct sockaddr *sa);
 /* Whether it is in one of list[0..n). */

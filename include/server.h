@@ -44,6 +44,7 @@ struct server {
 	struct evhttp *http;
 	struct evhttp_bound_socket *bound;
 	struct evhttp *metrics_http;    /* [metrics] listen, or NULL */
+	struct conn_guard *metrics_guard;   /* its limits */
 	struct conn_guard *guard;       /* connection limits and deadlines */
 	struct tls *tls;                /* NULL: plain HTTP (config_tls_enabled) */
 	/* Sign-in attempts not (yet) known to succeed: per account and client

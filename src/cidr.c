@@ -143,6 +143,36 @@ int cidr_sockaddr_parse(const char *text, unsigned port, struct sockaddr_storage
 	return -1;
 }
 
+#define IPV6_CLIENT_BITS 64
+
+void cidr_client_group(struct cidr *c)
+{
+	if (c->family != AF_INET6 || c->bits <= IPV6_CLIENT_BITS)
+		return;
+	memset(c->addr + IPV6_CLIENT_BITS / 8, 0, 16 - IPV6_CLIENT_BITS / 8);
+	c->bits = IPV6_CLIENT_BITS;
+}
+
+void cidr_client_group_text(const char *address, char *out, size_t size)
+{
+	struct sockaddr_storage ss;
+	struct cidr c;
+	char text[ADDR_TEXT_MAX];
+
+	if (cidr_sockaddr_parse(address, 0, &ss) < 0 ||
+	    cidr_of_sockaddr((const struct sockaddr *)&ss, &c, NULL) < 0) {
+		snprintf(out, size, "%s", address);
+		return;
+	}
+	cidr_client_group(&c);
+	if (!inet_ntop(c.family, c.addr, text, sizeof text))
+		snprintf(out, size, "%s", address);
+	else if (c.family == AF_INET6)
+		snprintf(out, size, "%s/%u", text, c.bits);
+	else
+		snprintf(out, size, "%s", text);
+}
+
 bool cidr_contains(const struct cidr *c, const struct sockaddr *sa)
 {
 	struct cidr a;

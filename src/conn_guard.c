@@ -6,6 +6,7 @@
  * bookkeeping: drops released connections, ends those past their deadline,
  * and resumes the listener once there is room again.
  */
+#include <errno.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -20,16 +21,17 @@
 #include <event2/listener.h>
 #include <event2/util.h>
 
-#include "config.h"
+#include "cidr.h"
 #include "conn_guard.h"
 #include "header_scan.h"
-#include "metrics.h"
+#include "log.h"
 #include "tls.h"
 #include "util.h"
 
 #define SWEEP_INTERVAL_US 250000
 #define READ_MAX 16384             /* bytes one read from a socket takes, at most */
 #define ADDR_BUCKETS_MIN 64
+#define ACCEPT_LOG_INTERVAL_US 60000000   /* accept() failures: a line a minute at most */
 
 /* Open connections from one client address. */
 struct addr_count {
@@ -62,14 +64,12 @@ struct conn_entry {
 
 struct conn_guard {
 	struct server *srv;
+	struct conn_policy p;
 	struct evconnlistener *listener;
 	struct event *sweep;
 	struct event *admit;       /* new connections, once evhttp gave them their socket */
 	struct event *answers;     /* libevent's answers, before they are sent */
-	conn_guard_answer_fn *on_answer;
-	void *on_answer_arg;
 	bool own_write;            /* our reply is being written */
-	size_t input_max;          /* input read ahead of requests, at most */
 	size_t input_high;         /* from here on, reads are capped (on_input) */
 	LIST_HEAD(, conn_entry) conns;   /* newest first; the not yet admitted lead */
 	SLIST_HEAD(, conn_entry) answer_queue;   /* answers for on_answers, newest first */
@@ -86,11 +86,17 @@ struct conn_guard {
 	uint64_t addr_seed;
 	int count;
 	bool paused;
+	int64_t accept_logged_us;  /* when an accept() failure was last logged; 0: never */
+	unsigned long accept_failures;   /* since */
+	LIST_ENTRY(conn_guard) link;   /* in guards */
 };
+
+/* Every guard, so that a listener's error finds its own (on_listener_error). */
+static LIST_HEAD(, conn_guard) guards = LIST_HEAD_INITIALIZER(guards);
 
 static int64_t timeout_us(const struct conn_guard *g)
 {
-	return (int64_t)g->srv->cfg->request_timeout_s * 1000000;
+	return (int64_t)g->p.request_timeout_s * 1000000;
 }
 
 static void pause_listener(struct conn_guard *g)
@@ -107,6 +113,12 @@ static void resume_listener(struct conn_guard *g)
 		evconnlistener_enable(g->listener);
 		g->paused = false;
 	}
+}
+
+static void count_changed(const struct conn_guard *g)
+{
+	if (g->p.on_count)
+		g->p.on_count(g->count);
 }
 
 /* The connection's output changed. Bytes added while no reply of ours is
@@ -129,7 +141,7 @@ static void on_output(struct evbuffer *out, const struct evbuffer_cb_info *info,
 			e->answer_stale = true;
 		return;
 	}
-	if (!info->n_added || g->own_write)
+	if (!info->n_added || g->own_write || !g->p.on_answer)
 		return;
 	e->answer_pending = true;
 	e->answer_stale = false;
@@ -174,7 +186,7 @@ static void on_input(struct evbuffer *in, const struct evbuffer_cb_info *info, v
 		scan_input(e, in, evbuffer_get_length(in) - info->n_added);
 	high = evbuffer_get_length(in) >= e->g->input_high;
 	if (high != e->read_capped) {
-		bufferevent_setwatermark(e->bev, EV_READ, 0, high ? e->g->input_max : 0);
+		bufferevent_setwatermark(e->bev, EV_READ, 0, high ? e->g->p.input_max : 0);
 		e->read_capped = high;
 	}
 	/* evhttp took bytes: reading may go on, also of what OpenSSL holds */
@@ -192,17 +204,16 @@ static struct bufferevent *on_accept(struct event_base *base, void *arg)
 {
 	struct conn_guard *g = arg;
 	struct conn_entry *e = xcalloc(1, sizeof *e);
-	const struct config *cfg = g->srv->cfg;
 
 	e->g = g;
 	e->fd = -1;
-	e->tls = g->srv->tls != NULL;
-	e->bev = e->tls ? tls_bufferevent_new(g->srv->tls, base)
+	e->tls = g->p.tls != NULL;
+	e->bev = e->tls ? tls_bufferevent_new(g->p.tls, base)
 	                : bufferevent_socket_new(base, -1, BEV_OPT_CLOSE_ON_FREE);
 	bufferevent_incref(e->bev);
 	bufferevent_set_max_single_read(e->bev, READ_MAX);
 	if (g->input_high == 0) {   /* limits under one read: capped from the start */
-		bufferevent_setwatermark(e->bev, EV_READ, 0, g->input_max);
+		bufferevent_setwatermark(e->bev, EV_READ, 0, g->p.input_max);
 		e->read_capped = true;
 	}
 	header_scan_reset(&e->scan);
@@ -210,9 +221,9 @@ static struct bufferevent *on_accept(struct event_base *base, void *arg)
 	evbuffer_add_cb(bufferevent_get_output(e->bev), on_output, e);
 	e->deadline_us = mono_us() + timeout_us(g);
 	LIST_INSERT_HEAD(&g->conns, e, link);
-	if (++g->count >= cfg->max_connections)
+	if (++g->count >= g->p.max_connections)
 		pause_listener(g);
-	metrics_connections(g->count);
+	count_changed(g);
 	event_active(g->admit, EV_TIMEOUT, 0);
 	return e->bev;
 }
@@ -282,26 +293,28 @@ static void addr_release(struct conn_guard *g, struct addr_count *a)
 	g->addr_n--;
 }
 
-/* The peer's address as 16 bytes (IPv4 mapped into IPv6). Returns -1 for
- * a socket that has none (it is then not counted). */
+/* The peer's client group (cidr_client_group) as 16 bytes: an IPv4
+ * address mapped into IPv6 (::ffff:a.b.c.d), an IPv6 /64 with its last 8
+ * bytes zero, so that the two never meet. Returns -1 for a socket that has
+ * none (it is then not counted). */
 static int peer_addr(int fd, unsigned char out[16])
 {
 	struct sockaddr_storage ss;
 	socklen_t len = sizeof ss;
+	struct cidr c;
 
-	if (getpeername(fd, (struct sockaddr *)&ss, &len) != 0)
+	if (getpeername(fd, (struct sockaddr *)&ss, &len) != 0 ||
+	    cidr_of_sockaddr((struct sockaddr *)&ss, &c, NULL) < 0)
 		return -1;
-	if (ss.ss_family == AF_INET6) {
-		memcpy(out, &((struct sockaddr_in6 *)&ss)->sin6_addr, 16);
+	cidr_client_group(&c);
+	if (c.family == AF_INET6) {
+		memcpy(out, c.addr, 16);
 		return 0;
 	}
-	if (ss.ss_family == AF_INET) {
-		memset(out, 0, 10);
-		out[10] = out[11] = 0xff;
-		memcpy(out + 12, &((struct sockaddr_in *)&ss)->sin_addr, 4);
-		return 0;
-	}
-	return -1;
+	memset(out, 0, 10);
+	out[10] = out[11] = 0xff;
+	memcpy(out + 12, c.addr, 4);
+	return 0;
 }
 
 static void unqueue_answer(struct conn_guard *g, struct conn_entry *e)
@@ -326,7 +339,7 @@ static void entry_remove(struct conn_guard *g, struct conn_entry *e)
 	bufferevent_decref(e->bev);   /* the last reference: closes the socket */
 	free(e);
 	g->count--;
-	metrics_connections(g->count);
+	count_changed(g);
 }
 
 static void index_by_fd(struct conn_guard *g, struct conn_entry *e, int fd)
@@ -383,9 +396,9 @@ static void admit(struct conn_guard *g, struct conn_entry *e)
 		return;
 	e->addr = addr_find(g, addr);
 	e->addr->count++;
-	if (e->addr->count > g->srv->cfg->max_connections_per_address)
+	if (e->addr->count > g->p.max_per_address)
 		uncount_released(g, e->addr);
-	if (e->addr->count > g->srv->cfg->max_connections_per_address)
+	if (e->addr->count > g->p.max_per_address)
 		end_connection(e);
 }
 
@@ -404,7 +417,7 @@ static void on_admit(evutil_socket_t fd, short what, void *arg)
 		if (released(e->bev))
 			entry_remove(g, e);
 	}
-	if (g->count < g->srv->cfg->max_connections)
+	if (g->count < g->p.max_connections)
 		resume_listener(g);
 }
 
@@ -435,7 +448,7 @@ static void on_answers(evutil_socket_t fd, short what, void *arg)
 		if (!e->tls)
 			evbuffer_unfreeze(out, 1);
 		g->own_write = true;
-		e->closing = g->on_answer(out, e->answer_from, g->on_answer_arg);
+		e->closing = g->p.on_answer(out, e->answer_from, g->p.on_answer_arg);
 		g->own_write = false;
 		if (!e->tls)
 			evbuffer_freeze(out, 1);
@@ -463,40 +476,66 @@ static void on_sweep(evutil_socket_t fd, short what, void *arg)
 		if (released(e->bev))
 			entry_remove(g, e);
 	}
-	if (g->count < g->srv->cfg->max_connections)
+	if (g->count < g->p.max_connections)
 		resume_listener(g);
 }
 
 /* accept() failed (EMFILE and the like): pause until a sweep finds room,
- * rather than spin on a listener that cannot accept. */
+ * rather than spin on a listener that cannot accept (the sweep tries it
+ * again every SWEEP_INTERVAL_US), and say so, once a minute at most.
+ * libevent 2.1 hands an error callback the listener's user data, which
+ * evhttp set to its struct evhttp, not ours: the guard is found by its
+ * listener. */
 static void on_listener_error(struct evconnlistener *l, void *arg)
 {
-	(void)l;
-	pause_listener(arg);
+	int err = errno;
+	struct conn_guard *g;
+
+	(void)arg;
+	LIST_FOREACH(g, &guards, link)
+		if (g->listener == l)
+			break;
+	if (!g) {
+		evconnlistener_disable(l);   /* not ours to resume: never spin */
+		return;
+	}
+	pause_listener(g);
+	g->accept_failures++;
+	if (g->accept_logged_us && mono_us() - g->accept_logged_us < ACCEPT_LOG_INTERVAL_US)
+		return;
+	log_error("%s listener cannot accept (%s): paused, tried again every %d ms; %lu "
+	          "failures since the last such line (see LimitNOFILE in README.md)", g->p.name,
+	          strerror(err), SWEEP_INTERVAL_US / 1000, g->accept_failures);
+	g->accept_logged_us = mono_us();
+	g->accept_failures = 0;
 }
 
-struct conn_guard *conn_guard_new(struct server *srv, conn_guard_answer_fn *on_answer,
-                                  void *arg)
+struct conn_guard *conn_guard_new(struct server *srv, const struct conn_policy *p)
 {
 	struct conn_guard *g = xcalloc(1, sizeof *g);
 	struct timeval tv = { 0, SWEEP_INTERVAL_US };
 
 	g->srv = srv;
-	g->on_answer = on_answer;
-	g->on_answer_arg = arg;
-	/* a whole request of the largest size: evhttp needs no more to parse it */
-	g->input_max = (size_t)(srv->cfg->max_header_bytes + srv->cfg->max_body_bytes);
-	g->input_high = g->input_max > READ_MAX ? g->input_max - READ_MAX : 0;
+	g->p = *p;
+	g->input_high = p->input_max > READ_MAX ? p->input_max - READ_MAX : 0;
 	evutil_secure_rng_get_bytes(&g->addr_seed, sizeof g->addr_seed);
-	g->listener = srv->bound ? evhttp_bound_socket_get_listener(srv->bound) : NULL;
+	g->listener = p->bound ? evhttp_bound_socket_get_listener(p->bound) : NULL;
 	if (g->listener)
 		evconnlistener_set_error_cb(g->listener, on_listener_error);
-	evhttp_set_bevcb(srv->http, on_accept, g);
+	evhttp_set_bevcb(p->http, on_accept, g);
 	g->sweep = event_new(srv->base, -1, EV_PERSIST, on_sweep, g);
 	g->admit = event_new(srv->base, -1, 0, on_admit, g);
 	g->answers = event_new(srv->base, -1, 0, on_answers, g);
 	event_add(g->sweep, &tv);
+	LIST_INSERT_HEAD(&guards, g, link);
 	return g;
+}
+
+void conn_guard_set_max_connections(struct conn_guard *g, int n)
+{
+	g->p.max_connections = n;
+	if (g->count >= n)
+		pause_listener(g);
 }
 
 void conn_guard_stop_listening(struct conn_guard *g)
@@ -509,6 +548,7 @@ void conn_guard_free(struct conn_guard *g)
 {
 	if (!g)
 		return;
+	LIST_REMOVE(g, link);
 	event_free(g->sweep);
 	event_free(g->admit);
 	event_free(g->answers);

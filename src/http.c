@@ -645,7 +645,20 @@ int http_start(struct server *srv)
 	 * delayed ACK (Nagle) on a kept-alive connection. */
 	int one = 1;
 	setsockopt(evhttp_bound_socket_get_fd(srv->bound), IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-	srv->guard = conn_guard_new(srv, on_libevent_answer, srv);
+	srv->guard = conn_guard_new(srv, &(struct conn_policy){
+		.name = "API",
+		.http = srv->http,
+		.bound = srv->bound,
+		.tls = srv->tls,
+		.max_connections = cfg->max_connections,
+		.max_per_address = cfg->max_connections_per_address,
+		.request_timeout_s = cfg->request_timeout_s,
+		/* a whole request of the largest size: evhttp needs no more to parse it */
+		.input_max = (size_t)(cfg->max_header_bytes + cfg->max_body_bytes),
+		.on_answer = on_libevent_answer,
+		.on_answer_arg = srv,
+		.on_count = metrics_connections,
+	});
 	srv->commit_ev = event_new(srv->base, -1, 0, on_commit, srv);
 	srv->log_ev = event_new(srv->base, -1, 0, on_log_flush, srv);
 	store_batch_enable(srv->store, on_batch_opened, srv);

@@ -3,10 +3,12 @@
  * `serve` runs one libevent loop; the other commands (cli.c) open the same
  * store beside a running server and exit.
  */
+#include <dirent.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 #include <event2/event.h>
 
@@ -79,6 +81,74 @@ static void on_sighup(evutil_socket_t sig, short what, void *arg)
 	}
 	if (srv->audit)
 		audit_file_reopen(srv->audit);   /* logrotate moved it away */
+}
+
+/* ---- descriptors: room for every connection ---- */
+
+/* Descriptors the server opens while it runs, beyond those open once it
+ * listens and the connections: a socket per back-channel delivery under
+ * way, the WAL's sync, SQLite's temporary files, a TLS reload, an audit
+ * file reopened, a PostgreSQL reconnection. */
+#define FD_HEADROOM (BACKCHANNEL_MAX_IN_FLIGHT + 32)
+
+/* Descriptors open now (Linux: /proc/self/fd), or -1. */
+static int fds_open(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *de;
+	int n = -1;   /* the directory's own */
+
+	if (!d)
+		return -1;
+	while ((de = readdir(d)))
+		if (de->d_name[0] != '.')
+			n++;
+	closedir(d);
+	return n;
+}
+
+/* Makes RLIMIT_NOFILE leave room for max_connections plus the metrics
+ * listener's, what is open now (store, listeners, workers), PostgreSQL's
+ * pool and FD_HEADROOM, so that accept() never runs out: the soft limit
+ * is raised as far as the hard one allows; if that is still short, the
+ * API's max_connections is lowered to what fits, and logged (a start
+ * refused would turn an upgrade into an outage). Returns 0, or -1 (logged)
+ * when not one connection fits. */
+static int fit_descriptor_limit(struct server *srv)
+{
+	const struct config *cfg = srv->cfg;
+	struct rlimit rl;
+	int open = fds_open();
+	rlim_t others, need;
+	long fit;
+
+	if (open < 0 || getrlimit(RLIMIT_NOFILE, &rl) != 0)
+		return 0;   /* nothing to measure by: as configured */
+	/* a pool that connects later is counted again: a few to spare */
+	others = (rlim_t)open + FD_HEADROOM + (srv->metrics_guard ? METRICS_MAX_CONNECTIONS : 0) +
+	         (cfg->store_postgres ? (rlim_t)cfg->pool_size : 0);
+	need = others + (rlim_t)cfg->max_connections;
+	if (rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < need) {
+		rl.rlim_cur = rl.rlim_max == RLIM_INFINITY || rl.rlim_max > need ? need : rl.rlim_max;
+		if (setrlimit(RLIMIT_NOFILE, &rl) != 0)
+			getrlimit(RLIMIT_NOFILE, &rl);
+	}
+	if (rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur >= need)
+		return 0;
+	fit = rl.rlim_cur > others ? (long)(rl.rlim_cur - others) : 0;
+	if (fit < 1) {
+		log_error("the open files limit (RLIMIT_NOFILE, LimitNOFILE) is %llu: %llu are taken "
+		          "before any connection; raise it to at least %llu for max_connections = %d",
+		          (unsigned long long)rl.rlim_cur, (unsigned long long)others,
+		          (unsigned long long)need, cfg->max_connections);
+		return -1;
+	}
+	log_warn("the open files limit (RLIMIT_NOFILE, LimitNOFILE) is %llu: max_connections "
+	         "lowered from %d to %ld; raise it to at least %llu for %d",
+	         (unsigned long long)rl.rlim_cur, cfg->max_connections, fit,
+	         (unsigned long long)need, cfg->max_connections);
+	conn_guard_set_max_connections(srv->guard, (int)fit);
+	return 0;
 }
 
 /* ---- serve ---- */
@@ -321,6 +391,8 @@ static int cmd_serve(const struct config *cfg)
 		log_error("%s", errbuf);
 		goto out;
 	}
+	if (fit_descriptor_limit(&srv) < 0)
+		goto out;
 	sigint = evsignal_new(srv.base, SIGINT, on_signal, &sd);
 	sigterm = evsignal_new(srv.base, SIGTERM, on_signal, &sd);
 	event_add(sigint, NULL);

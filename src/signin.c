@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cidr.h"
 #include "config.h"
 #include "metrics.h"
 #include "passwords.h"
@@ -104,14 +105,18 @@ static void throttle_keys(struct signin *s)
 {
 	const struct signin_request *in = s->in;
 	char *account = xasprintf("%s:%s", in->project_id, in->email);
+	char address[CIDR_GROUP_TEXT_MAX];
+
+	/* an IPv6 client counts as its /64 (cidr_client_group) */
+	cidr_client_group_text(in->address, address, sizeof address);
 
 	for (char *c = account; *c; c++)
 		if (*c >= 'A' && *c <= 'Z')
 			*c = (char)(*c - 'A' + 'a');
 	s->keys[SIGNIN_COUNT_ACCOUNT_ADDRESS] = xasprintf("account:%s address:%s", account,
-	                                                  in->address);
+	                                                  address);
 	s->keys[SIGNIN_COUNT_ACCOUNT] = xasprintf("account:%s", account);
-	s->keys[SIGNIN_COUNT_ADDRESS] = xasprintf("address:%s", in->address);
+	s->keys[SIGNIN_COUNT_ADDRESS] = xasprintf("address:%s", address);
 	free(account);
 }
 

@@ -34,7 +34,9 @@ prints one JSON object.
                                  before reading the answer
 
 With CONNABUSE_CA set to a CA file, every connection speaks TLS (trusting
-that CA), its handshake done before the mode's first byte.
+that CA), its handshake done before the mode's first byte. CONNABUSE_PATH
+(default /healthz) is the path every mode asks for (/metrics on the metrics
+listener).
 """
 import fcntl
 import json
@@ -48,6 +50,7 @@ import termios
 import time
 
 CA = os.environ.get("CONNABUSE_CA")
+PATH = os.environ.get("CONNABUSE_PATH", "/healthz").encode()
 # Nothing to read yet: on a TLS socket also when only handshake records
 # (a TLS 1.3 session ticket) arrived.
 WOULD_BLOCK = (BlockingIOError, ssl.SSLWantReadError, ssl.SSLWantWriteError)
@@ -90,7 +93,7 @@ def hold(port, n, seconds, interval=None, pid=None):
         socks.append(s)
         if interval is not None:
             try:
-                s.send(b"GET /healthz HTTP/1.1\r\nHost: x\r\n")
+                s.send(b"GET " + PATH + b" HTTP/1.1\r\nHost: x\r\n")
             except OSError:
                 pass
     max_fds = fd_count(pid) if pid else -1
@@ -192,7 +195,7 @@ def rss_kib(pid):
 
 
 def healthz(port, source="127.0.0.1", timeout=2):
-    """(status or None, seconds) of one GET /healthz on a new connection;
+    """(status or None, seconds) of one GET PATH on a new connection;
     None when the server closed it without an answer or did not answer."""
     start = time.monotonic()
     s = socket.socket()
@@ -202,7 +205,7 @@ def healthz(port, source="127.0.0.1", timeout=2):
         s.bind((source, 0))
         s.connect(("127.0.0.1", port))
         s = tls(s)
-        s.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        s.sendall(b"GET " + PATH + b" HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
         head = s.recv(64)
         if head.startswith(b"HTTP/1.1 "):
             status = int(head[9:12])
@@ -237,7 +240,7 @@ def flood(port, mib, seconds, pid, kind):
                   b"Transfer-Encoding: chunked\r\n\r\n")
         block = memoryview(b"1" * (1 << 20))
     else:                      # requests, pipelined
-        request = b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n"
+        request = b"GET " + PATH + b" HTTP/1.1\r\nHost: x\r\n\r\n"
         block = memoryview(request * ((1 << 20) // len(request)))
     s.setblocking(False)
     rss_start = rss_kib(pid)

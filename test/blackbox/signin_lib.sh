@@ -10,11 +10,13 @@ new_pkce() {
 # authorize_post CLIENT REDIRECT EMAIL PASSWORD [STATE] [extra form fields...]:
 # posts the sign-in form, sets STATUS, LOCATION, BODY. FROM=127.0.0.N sends
 # it from another loopback address; JAR=FILE is the browser's cookie jar
-# (read and written); ORIGIN=VALUE sends that Origin header.
+# (read and written); ORIGIN=VALUE sends that Origin header; XFF=VALUE
+# that X-Forwarded-For header.
 authorize_post() {
 	local client=$1 redirect=$2 email=$3 password=$4 state=${5:-}; shift 5 2>/dev/null || shift $#
 	local args=(-s -o "$TMP/body" -D "$TMP/hdrs" -w '%{http_code}' ${FROM:+--interface "$FROM"}
 		${JAR:+-b "$JAR" -c "$JAR"} ${ORIGIN:+-H "Origin: $ORIGIN"}
+		${XFF:+-H "X-Forwarded-For: $XFF"}
 		--data-urlencode response_type=code --data-urlencode "client_id=$client"
 		--data-urlencode "redirect_uri=$redirect" --data-urlencode "code_challenge=$CHALLENGE"
 		--data-urlencode code_challenge_method=S256

@@ -99,9 +99,48 @@ check "/metrics takes GET and HEAD only" "$(curl -s -o /dev/null -w '%{http_code
 check "HEAD" "$(curl -s -o /dev/null -w '%{http_code}' -I "$MBASE/metrics")" 200
 check "the metrics listener is in the log" "$(grep -c "metrics on http://127.0.0.1:$MPORT/metrics" "$TMP/server.log")" 1
 
+# --- issue24.2: the metrics listener has the API listener's guards ----------------
+# Sized for a scraper: 4 connections from one address, a deadline of
+# request_timeout_s for each request whatever trickles, and a bounded read
+# ahead of the requests. (The server used to hold every connection, read
+# all a client pipelined, and time out only silence.)
+stop_server
+TIMEOUT=2
+start_server metrics.listen=127.0.0.1:$MPORT "server.request_timeout_s=$TIMEOUT"
+CA="$BB_DIR/connabuse.py"
+export CONNABUSE_PATH=/metrics ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}quarantine_size_mb=8
+jqf() { jq -r "$2" "$1" 2>/dev/null; }
+under() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a != "" && a != "null" && a + 0 <= b + 0) }'; }
+python3 "$CA" peraddr "$MPORT" 20 > "$TMP/m_peraddr.json"
+check "issue24.2: metrics connections kept from one address (of 20)" \
+	"$(jqf "$TMP/m_peraddr.json" .kept)" 4
+check "issue24.2: a further one from it is closed unanswered" \
+	"$(jqf "$TMP/m_peraddr.json" .same_status)" null
+check "issue24.2: a scrape from 127.0.0.2 meanwhile" "$(jqf "$TMP/m_peraddr.json" .other_status)" 200
+check "issue24.2: a scrape from 127.0.0.1 once its connections closed" \
+	"$(jqf "$TMP/m_peraddr.json" .again_status)" 200
+# Three connections trickle a header byte every 0.5 s for 4 x the deadline:
+# the server ends each (it used to time out only silence, never this).
+python3 "$CA" slow "$MPORT" 3 $((TIMEOUT * 4)) 0.5 > "$TMP/m_slow.json"
+check "issue24.2: trickling metrics connections opened" "$(jqf "$TMP/m_slow.json" .opened)" 3
+check "issue24.2: each ended by the deadline before the client gave up" \
+	"$(jqf "$TMP/m_slow.json" .closed)" 3
+# One connection pipelines up to 64 MiB of scrapes and never reads: the
+# server stops reading it (its RSS used to grow by what was sent).
+python3 "$CA" flood "$MPORT" 64 $((TIMEOUT * 4)) "$SERVER_PID" > "$TMP/m_flood.json"
+GROWTH=$(jqf "$TMP/m_flood.json" .rss_growth_mib)
+under "$GROWTH" 16 && pass ||
+	fail "issue24.2: RSS grew by $GROWTH MiB while a metrics client sent $(jqf "$TMP/m_flood.json" .sent_mib) MiB without reading, want < 16"
+check "issue24.2: scrapes answered on other connections during the flood" \
+	"$(jqf "$TMP/m_flood.json" '.probes > 0 and .probes == .probes_ok')" true
+check "issue24.2: the flooding connection ended by the deadline" \
+	"$(jqf "$TMP/m_flood.json" '.closed_after_s != null')" true
+check "issue24.2: a scrape after it all" "$(scrape "$TMP/last")" 200
+
 # without [metrics] listen nothing listens for metrics
+LISTENED=$(grep -c 'metrics on' "$TMP/server.log")
 stop_server
 start_server
-check "no metrics listener by default" "$(grep -c 'metrics on' "$TMP/server.log")" 1
+check "no metrics listener by default" "$(grep -c 'metrics on' "$TMP/server.log")" "$LISTENED"
 check "nothing on the old metrics port" "$(curl -s -o /dev/null -w '%{http_code}' "$MBASE/metrics")" 000
 finish

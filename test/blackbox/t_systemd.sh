@@ -45,6 +45,12 @@ for key in Type=notify NotifyAccess=main WatchdogSec= ProtectSystem=strict Prote
 	'ExecReload=/bin/kill -HUP $MAINPID' 'ExecStart=/usr/local/bin/edgeauth -c /etc/edgeauth/edgeauth.conf serve'; do
 	check "unit: $key" "$(awk -v k="$key" 'index($0, k) == 1 { n++ } END { print n + 0 }' "$UNIT")" 1
 done
+# issue24.4: the unit's open files limit leaves room above max_connections
+# (the store, workers, back-channel sockets: edgeauth reserves about 130)
+NOFILE=$(sed -n 's/^LimitNOFILE=\([0-9]*\)$/\1/p' "$UNIT")
+MAXC=$(sed -n 's/^max_connections = \([0-9]*\)$/\1/p' "$ROOT/etc/edgeauth.conf")
+check "issue24.4: unit: LimitNOFILE ($NOFILE) >= max_connections ($MAXC) + 256" \
+	"$([ -n "$NOFILE" ] && [ "$NOFILE" -ge $((MAXC + 256)) ] && echo yes)" yes
 if command -v systemd-analyze > /dev/null; then
 	mkdir -p "$TMP/unit"
 	sed "s|/usr/local/bin/edgeauth|$EDGEAUTH|" "$UNIT" > "$TMP/unit/edgeauth.service"

@@ -107,4 +107,29 @@ check_status "from .5: second failure" 401
 FROM=127.0.0.6 attempt fay@example.com "fay password"
 check_status "a spread guessing stops at max_failures_per_account" 429
 
+# --- issue24.7: an IPv6 client counts as its /64 ----------------------------------
+# One host normally holds a /64: failures from addresses of one /64 are one
+# client's (they used to count as a new client each), another /64 is
+# another client, and an IPv4-mapped address is its IPv4 address. The
+# clients' addresses come through a trusted proxy (X-Forwarded-For).
+stop_server; rm -f "$TMP"/edgeauth.db*; PG_DB=
+start_server signin.max_failures=3 server.trusted_proxies=127.0.0.1
+req POST "$P/clients" "{\"name\":\"app\",\"redirect_uris\":[\"$REDIRECT\"]}"
+APP=$(printf '%s' "$BODY" | jq -r .id)
+for u in gus hal; do
+	req POST "$P/users" "{\"display_name\":\"$u\",\"email\":\"$u@example.com\",\"password\":\"$u password\"}"
+done
+new_pkce
+for a in 2001:db8:0:1::a 2001:db8:0:1:ffff::b 2001:DB8:0:1:1:2:3:4; do
+	XFF=$a attempt gus@example.com wrong
+done
+check_status "issue24.7: third failure, from three addresses of one /64" 401
+XFF=2001:db8:0:1::d attempt gus@example.com "gus password"
+check_status "issue24.7: a fourth address of that /64 is refused" 429
+XFF=2001:db8:0:2::a attempt gus@example.com "gus password"
+check_status "issue24.7: another /64 signs in" 302
+for i in 1 2 3; do XFF=::ffff:192.0.2.7 attempt hal@example.com wrong; done
+XFF=192.0.2.7 attempt hal@example.com "hal password"
+check_status "issue24.7: an IPv4-mapped address is its IPv4 address" 429
+
 finish

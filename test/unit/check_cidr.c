@@ -107,6 +107,32 @@ START_TEST(test_contains)
 }
 END_TEST
 
+/* issue24.7: per-client limits group an IPv6 /64 and an IPv4-mapped
+ * address's IPv4 address */
+static const struct {
+	const char *address;
+	const char *group;
+} group_cases[] = {
+	{ "192.0.2.7", "192.0.2.7" },
+	{ "::ffff:192.0.2.7", "192.0.2.7" },
+	{ "2001:db8:1:2:3:4:5:6", "2001:db8:1:2::/64" },
+	{ "2001:DB8:1:2::ffff", "2001:db8:1:2::/64" },
+	{ "2001:db8:1:3::1", "2001:db8:1:3::/64" },
+	{ "::1", "::/64" },
+	{ "fe80::1", "fe80::/64" },
+	{ "", "" },
+	{ "not an address", "not an address" },
+};
+
+START_TEST(test_client_group)
+{
+	char out[CIDR_GROUP_TEXT_MAX];
+
+	cidr_client_group_text(group_cases[_i].address, out, sizeof out);
+	ck_assert_str_eq(out, group_cases[_i].group);
+}
+END_TEST
+
 static Suite *cidr_suite(void)
 {
 	Suite *s = suite_create("cidr");
@@ -115,6 +141,7 @@ static Suite *cidr_suite(void)
 	tcase_add_loop_test(tc, test_parse, 0, N_ELEMS(parse_cases));
 	tcase_add_test(tc, test_parse_list);
 	tcase_add_loop_test(tc, test_contains, 0, N_ELEMS(contains_cases));
+	tcase_add_loop_test(tc, test_client_group, 0, N_ELEMS(group_cases));
 	suite_add_tcase(s, tc);
 	return s;
 }
