@@ -449,6 +449,9 @@ static void describe_open_failure(sqlite3 *db, const char *path, char *errbuf, s
 	bool shm = code == SQLITE_IOERR_SHMOPEN || code == SQLITE_IOERR_SHMSIZE ||
 	           code == SQLITE_IOERR_SHMMAP || code == SQLITE_IOERR_SHMLOCK;
 
+	/* the unix VFS turns ENOSPC into SQLITE_FULL and keeps no errno */
+	if (!sys && (code & 0xff) == SQLITE_FULL)
+		sys = ENOSPC;
 	snprintf(sqlite_msg, sizeof sqlite_msg, "%s", errbuf);
 	snprintf(errbuf, errlen, "cannot open the store %s%s: %s%s%s", path,
 	         shm ? " (its -shm file)" : " (or its -wal, -shm files)", sqlite_msg,

@@ -9,7 +9,7 @@
 . "$(dirname "$0")/lib.sh"
 if [ "$BACKEND" != sqlite ]; then
 	echo "skip: SQLite's files only"
-	finish
+	finish; exit
 fi
 MPORT=$(free_port)
 
