@@ -132,7 +132,8 @@ int store_step_write(struct store *st, sqlite3_stmt *s, const struct unique_rule
 	/* a write outside store_begin (a purge) commits on its own, as it did
 	 * before store_read_stamp's read transaction */
 	read_end(st);
-	if (st->failed && sqlite3_get_autocommit(st->db)) {
+	/* (BEGIN, COMMIT and the like count as read-only: a read goes on) */
+	if (st->failed && sqlite3_get_autocommit(st->db) && !sqlite3_stmt_readonly(s)) {
 		store_stmt_finish(s);
 		return refuse_write(err);
 	}
