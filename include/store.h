@@ -43,8 +43,6 @@ enum store_core_stmt {
 
 struct pg_pool;
 
-#define STORE_FAILED_WHY_MAX 300
-
 struct store {
 	sqlite3 *db;
 	/* The PostgreSQL backend (store_pg.h) when [store] backend = postgres;
@@ -102,11 +100,10 @@ struct store {
 	bool synchronous_full;
 	bool batch_needs_sync;
 	struct store_files files;
-	/* store_fail_writes: the store refuses every write until restart, and
-	 * why (the log said so once). */
+	/* store_fail_writes: the store refuses every write until restart (the
+	 * log said why, once) */
 	bool failed;
 	bool rescue_wal;   /* store_fail_writes: the checkpoint still to run */
-	char failed_why[STORE_FAILED_WHY_MAX];
 	/* The WAL held frames when the store was opened: the last server
 	 * stopped without checkpointing (a crash, a kill) */
 	bool unclean_open;
@@ -162,9 +159,8 @@ struct store_files *store_sync_target(struct store *st);
  * unlinked WAL holds into the store file, which keeps every write
  * answered before. */
 void store_fail_writes(struct store *st, int check, const char *why);
-/* Whether store_fail_writes was called; why is its reason. */
+/* Whether store_fail_writes was called. */
 bool store_writes_failed(const struct store *st);
-const char *store_failed_why(const struct store *st);
 /* Called (with the batch's arg) when a write transaction begins in a batch:
  * its request is one whose answer a failed batch commit must fail. */
 void store_batch_on_write(struct store *st, void (*writing)(void *arg));

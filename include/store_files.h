@@ -12,6 +12,9 @@
  * writing through its own descriptors whatever happens to the names; these
  * say whether the names still lead to the same files (SQLite's "how to
  * corrupt" list: a file unlinked, renamed over, or truncated underneath). */
+/* Room for the reason store_files_check gives. */
+#define STORE_FILES_WHY_MAX 300
+
 struct store_files {
 	char *db_path;
 	char *wal_path;

@@ -714,7 +714,6 @@ void store_fail_writes(struct store *st, int check, const char *why)
 		return;
 	st->failed = true;
 	st->rescue_wal = check == STORE_FILES_WAL_UNLINKED;
-	snprintf(st->failed_why, sizeof st->failed_why, "%s", why);
 	log_error("store: %s; every write is refused (503) until the server is restarted on"
 	          " repaired files", why);
 	metrics_store_failed();
@@ -726,11 +725,6 @@ void store_fail_writes(struct store *st, int check, const char *why)
 bool store_writes_failed(const struct store *st)
 {
 	return st->failed;
-}
-
-const char *store_failed_why(const struct store *st)
-{
-	return st->failed_why;
 }
 
 void store_batch_on_write(struct store *st, void (*writing)(void *arg))
@@ -783,7 +777,7 @@ bool store_idle(const struct store *st)
  * fails its writes from now on. 0, or -1 with 503 system_error. */
 static int files_still_ours(struct store *st, struct api_error *err)
 {
-	char why[STORE_FAILED_WHY_MAX];
+	char why[STORE_FILES_WHY_MAX];
 	int check;
 
 	if (st->failed)

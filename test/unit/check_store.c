@@ -1328,7 +1328,7 @@ END_TEST
  * store. */
 START_TEST(test_batch_sync_leaves_the_commit)
 {
-	char why[STORE_FAILED_WHY_MAX];
+	char why[STORE_FILES_WHY_MAX];
 	struct store_files *f;
 
 	open_store();
@@ -1359,7 +1359,7 @@ END_TEST
  * file, so it is there when the store opens again. */
 START_TEST(test_wal_unlinked_refuses_writes)
 {
-	char why[STORE_FAILED_WHY_MAX];
+	char why[STORE_FILES_WHY_MAX];
 	struct store_files *f;
 
 	open_store();
