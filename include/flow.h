@@ -69,12 +69,23 @@ struct flow {
 	bool resumed;              /* a wait ended inside its own step */
 	bool wait_failed;          /* ... with err */
 	bool branched;             /* flow_branch: the next step is steps[0] */
+	/* The flow this one runs inside (started in one of its steps), at any
+	 * depth; itself for an outermost flow (a request's). */
+	struct flow *root;
+	void *owner;   /* what an outermost flow serves (its request); NULL: none */
 };
 
 /* Runs steps (a NULL-terminated list) from the first; finish is called
  * when they are done or one failed. */
 void flow_run(struct flow *f, flow_step *const *steps,
               void (*finish)(struct flow *f, enum step_result result));
+/* The same for an outermost flow that serves owner (flow_current_owner). */
+void flow_run_owned(struct flow *f, flow_step *const *steps,
+                    void (*finish)(struct flow *f, enum step_result result), void *owner);
+/* The owner of the outermost flow whose step (or a nested flow's) runs
+ * now; NULL outside every flow (a timer, a completion that resumes none)
+ * or when it has none. */
+void *flow_current_owner(void);
 /* From inside a step: the rest of the flow is steps, from the first.
  * Returns STEP_NEXT for the step to return. */
 enum step_result flow_branch(struct flow *f, flow_step *const *steps);

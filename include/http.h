@@ -49,6 +49,8 @@ struct request_ctx {
 	char client_address[48];             /* request_client_address, once asked ("" before) */
 	struct event_origin origin;          /* request_origin, once asked */
 	bool replied;
+	/* The group commit batch it wrote in last (server's batch_seq); 0: none */
+	uint64_t wrote_batch;
 	struct flow flow;                    /* its steps (request.h) */
 	bool reply_ready;                    /* a step recorded its answer */
 	int reply_status;

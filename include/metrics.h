@@ -64,6 +64,10 @@ void metrics_signin(unsigned signin_outcome);
 void metrics_cache_lookup(enum metrics_cache cache, bool hit);
 /* The store's commit that began at start_us (mono_us) ended, ok or not. */
 void metrics_store_commit(int64_t start_us, bool ok);
+/* The store refuses writes from now on (store_fail_writes). */
+void metrics_store_failed(void);
+/* A sync of committed batches failed: what they wrote may not survive. */
+void metrics_store_sync_failed(void);
 /* Gauges, set where they change. */
 void metrics_hash_queue(int pending);
 void metrics_connections(int open);

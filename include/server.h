@@ -27,12 +27,13 @@ struct untold;
 /* Answers that wait for the store (http.c), in the order they were made. */
 STAILQ_HEAD(reply_queue, deferred_reply);
 
-/* The one sync of committed batches under way (store_sync_path); srv and
- * path are set once, by http_start. */
+/* The one sync of committed batches under way (store_sync_target); srv and
+ * files are set once, by http_start. */
 struct sync_job {
 	struct server *srv;
-	const char *path;
-	int err;   /* its errno, 0: done */
+	struct store_files *files;
+	int check;   /* store_files_sync's */
+	char why[320];   /* why it failed, for the log */
 };
 
 struct server {
@@ -66,6 +67,10 @@ struct server {
 	struct sync_job sync;
 	bool sync_running;
 	bool sync_wanted;         /* a batch committed since the running sync began */
+	/* The open batch's number (from 1), and whether a write began in it
+	 * that no request owns: its failure then fails every answer. */
+	uint64_t batch_seq;
+	bool batch_unattributed;
 	struct event *log_ev;   /* writes the iteration's request lines (log_flush) */
 	int in_flight;          /* requests accepted and not yet answered */
 	uint64_t requests;      /* requests accepted since start */

@@ -16,6 +16,7 @@
 #include "error.h"
 #include "flow.h"
 #include "store_cache.h"
+#include "store_files.h"
 
 /* Operations a request uses take a struct completion (flow.h) and call it
  * once: the SQLite backend before it returns; a backend that waits on a
@@ -98,7 +99,15 @@ struct store {
 	 * (store_batch_needs_sync), off the loop; wal_path is the file it syncs */
 	bool synchronous_full;
 	bool batch_needs_sync;
-	char *wal_path;
+	struct store_files files;
+	/* store_fail_writes: the store refuses every write until restart (the
+	 * log said why, once) */
+	bool failed;
+	bool rescue_wal;   /* store_fail_writes: the checkpoint still to run */
+	/* The WAL held frames when the store was opened: the last server
+	 * stopped without checkpointing (a crash, a kill) */
+	bool unclean_open;
+	void (*batch_writing)(void *arg);   /* store_batch_on_write */
 	/* store_outbox_on_queued's */
 	void (*outbox_queued)(void *arg);
 	void *outbox_queued_arg;
@@ -133,16 +142,33 @@ bool store_batch_open(const struct store *st);
 int store_batch_commit(struct store *st, struct api_error *err);
 /* With synchronous=full, group commit does not wait for the disk: SQLite
  * commits a batch without a sync (its NORMAL), and the batch is durable
- * only once store_sync_file(store_sync_path()) has returned 0 after the
+ * only once store_files_sync(store_sync_target()) has returned 0 after the
  * commit; until then its answers wait, and the loop goes on. True when the
  * batch store_batch_commit committed last wrote and so needs that sync. */
 bool store_batch_needs_sync(const struct store *st);
-/* The file whose sync makes committed batches durable (the WAL); NULL when
- * batches need none (synchronous=normal, PostgreSQL). Good while st is. */
-const char *store_sync_path(const struct store *st);
-/* fdatasync of the file at path, on any thread (it touches nothing of the
- * store): 0, or an errno. */
-int store_sync_file(const char *path);
+/* The files whose sync makes committed batches durable; NULL when batches
+ * need none (synchronous=normal, PostgreSQL). Good while st is. */
+struct store_files *store_sync_target(struct store *st);
+/* From now on every write is refused with 503 system_error (store_begin,
+ * a write outside a transaction), and the close leaves the WAL alone:
+ * what the store's files hold can no longer be trusted to survive, or a
+ * checkpoint would carry a broken WAL into the store file. Logs why once.
+ * Restart the server once the files are repaired. check is what
+ * store_files_check (or _sync) returned: after STORE_FILES_WAL_UNLINKED
+ * the next store_batch_commit (or the close) first checkpoints what the
+ * unlinked WAL holds into the store file, which keeps every write
+ * answered before. */
+void store_fail_writes(struct store *st, int check, const char *why);
+/* Whether store_fail_writes was called. */
+bool store_writes_failed(const struct store *st);
+/* Called (with the batch's arg) when a write transaction begins in a batch:
+ * its request is one whose answer a failed batch commit must fail. */
+void store_batch_on_write(struct store *st, void (*writing)(void *arg));
+/* After a crash, a store that SQLite's recovery finds but cannot read (a
+ * file replaced underneath the last server) is refused at start: when the
+ * store was opened with a WAL full of frames, PRAGMA quick_check. 0, or -1
+ * with the reason in errbuf. */
+int store_check_after_crash(struct store *st, char *errbuf, size_t errlen);
 /* Whether the batch store_batch_commit committed last may have queued
  * back-channel logouts: one of its statements inserts into the outbox
  * (store_outbox.h), itself or through a trigger or cascade. Without one

@@ -9,9 +9,17 @@
 #include "request.h"
 #include "util.h"
 
+/* A store that refuses writes (store_fail_writes) makes the node unfit to
+ * serve: 503, so that a balancer sends the traffic elsewhere. */
 static enum step_result health(struct flow *f)
 {
-	http_reply_json(request_of(f), 200, json_pack("{s:s}", "status", "ok"));
+	struct request_ctx *ctx = request_of(f);
+
+	if (ctx->srv->store && store_writes_failed(ctx->srv->store))
+		http_reply_json(ctx, 503, json_pack("{s:s,s:s}", "status", "store_failed",
+		                                    "reason", "the store refuses writes; see the log"));
+	else
+		http_reply_json(ctx, 200, json_pack("{s:s}", "status", "ok"));
 	return STEP_DONE;
 }
 

@@ -30,6 +30,14 @@ struct completion sync_completion(struct sync_result *r)
 	return (struct completion){ sync_done, r };
 }
 
+/* The flow whose step runs now (flow_current_root). */
+static struct flow *current;
+
+void *flow_current_owner(void)
+{
+	return current ? current->root->owner : NULL;
+}
+
 static void advance(struct flow *f)
 {
 	if (f->branched)
@@ -42,13 +50,20 @@ static void advance(struct flow *f)
  * written there are recorded, not sent), and may free f. */
 static void finish(struct flow *f, enum step_result r)
 {
+	struct flow *outer = current;
+
 	f->running = true;
-	f->finish(f, r);
+	current = f;
+	f->finish(f, r);   /* may free f */
+	current = outer;
 }
 
 static void run(struct flow *f)
 {
+	struct flow *outer = current;
+
 	f->running = true;
+	current = f;
 	for (;;) {
 		flow_step *step = f->steps[f->step];
 		enum step_result r;
@@ -66,10 +81,12 @@ static void run(struct flow *f)
 		case STEP_WAIT:
 			if (!f->resumed) {
 				f->running = false;
+				current = outer;
 				return;
 			}
 			f->resumed = false;
 			if (f->wait_failed) {
+				current = outer;
 				finish(f, STEP_FAIL);
 				return;
 			}
@@ -77,6 +94,7 @@ static void run(struct flow *f)
 			continue;
 		case STEP_DONE:
 		case STEP_FAIL:
+			current = outer;
 			finish(f, r);
 			return;
 		}
@@ -86,10 +104,18 @@ static void run(struct flow *f)
 void flow_run(struct flow *f, flow_step *const *steps,
               void (*finish_fn)(struct flow *f, enum step_result result))
 {
+	flow_run_owned(f, steps, finish_fn, NULL);
+}
+
+void flow_run_owned(struct flow *f, flow_step *const *steps,
+                    void (*finish_fn)(struct flow *f, enum step_result result), void *owner)
+{
 	f->steps = steps;
 	f->step = 0;
 	f->finish = finish_fn;
 	f->running = f->resumed = f->wait_failed = f->branched = false;
+	f->root = current ? current->root : f;
+	f->owner = owner;
 	run(f);
 }
 

@@ -128,6 +128,18 @@ static void on_batch_opened(void *arg)
 	event_active(srv->commit_ev, EV_TIMEOUT, 0);
 }
 
+/* A write begins in the open batch: the request running now owns it. */
+static void on_batch_writing(void *arg)
+{
+	struct server *srv = arg;
+	struct request_ctx *ctx = flow_current_owner();   /* request_run's */
+
+	if (ctx)
+		ctx->wrote_batch = srv->batch_seq;
+	else
+		srv->batch_unattributed = true;
+}
+
 static struct evbuffer *error_body(const struct api_error *err)
 {
 	struct evbuffer *buf = evbuffer_new();
@@ -136,22 +148,34 @@ static struct evbuffer *error_body(const struct api_error *err)
 	return buf;
 }
 
-/* Sends every answer of q, or, when the store failed them (err), a
- * system_error in place of each; q is left empty. */
-static void queue_send(struct reply_queue *q, const struct api_error *err)
+/* Whether the answer d waits for must fail with a batch whose commit
+ * failed: its request wrote in that batch, or a write no request owns did
+ * (then nothing says whose answer it shaped). A request that only read
+ * keeps its answer: it reports what committed batches hold, or the writes
+ * of requests whose answers (their IDs) have not left yet, which only a
+ * listing can show. */
+static bool failed_with_batch(const struct server *srv, const struct deferred_reply *d)
+{
+	return srv->batch_unattributed || d->ctx->wrote_batch == srv->batch_seq;
+}
+
+/* Sends every answer of q, or, when the store failed the batch (err), the
+ * error in place of each answer of a request that wrote in it; q is left
+ * empty. */
+static void queue_send(struct server *srv, struct reply_queue *q, const struct api_error *err)
 {
 	struct deferred_reply *d;
 
 	while ((d = STAILQ_FIRST(q))) {
 		STAILQ_REMOVE_HEAD(q, next);
-		if (!err) {
+		if (!err || !failed_with_batch(srv, d)) {
 			send_now(d->ctx, d->status, d->buf);
 		} else {
 			evbuffer_free(d->buf);
 			evhttp_clear_headers(evhttp_request_get_output_headers(d->ctx->req));
 			evhttp_add_header(evhttp_request_get_output_headers(d->ctx->req),
 			                  "Content-Type", "application/json");
-			send_now(d->ctx, 500, error_body(err));
+			send_now(d->ctx, err->status, error_body(err));
 		}
 		free(d);
 	}
@@ -163,28 +187,28 @@ static void sync_work(void *arg)
 {
 	struct sync_job *job = arg;
 
-	job->err = store_sync_file(job->path);
+	job->check = store_files_sync(job->files, job->why, sizeof job->why);
 }
 
 /* Loop thread: the answers the sync made durable go; the next sync starts
- * if a batch committed meanwhile. */
+ * if a batch committed meanwhile. A sync that failed leaves its batches
+ * committed, and others have seen them: their answers go as they are (an
+ * error would be a lie, and a retried rotation would be taken as reuse),
+ * and the store refuses writes from now on, saying why. */
 static void sync_done(void *arg)
 {
 	struct sync_job *job = arg;
 	struct server *srv = job->srv;
 	struct reply_queue done = STAILQ_HEAD_INITIALIZER(done);
-	struct api_error err;
 
 	STAILQ_CONCAT(&done, &srv->syncing);
 	srv->sync_running = false;
-	if (job->err) {
-		/* what the batches wrote may not be on the disk: as a failed commit */
-		log_error("store: sync of %s failed: %s", job->path, strerror(job->err));
-		(void)api_fail(&err, E_SYSTEM_ERROR, "The store could not write.");
-		queue_send(&done, &err);
-	} else {
-		queue_send(&done, NULL);
+	if (job->check < 0) {
+		log_error("store: %s: the writes just answered may not survive a crash", job->why);
+		metrics_store_sync_failed();
+		store_fail_writes(srv->store, job->check, job->why);
 	}
+	queue_send(srv, &done, NULL);
 	sync_start(srv);
 }
 
@@ -221,14 +245,16 @@ void http_commit_batch(struct server *srv)
 		backchannel_poke(srv->backchannel);
 	STAILQ_CONCAT(&batch, &srv->deferred);
 	if (!ok) {
-		queue_send(&batch, &err);
+		queue_send(srv, &batch, &err);
 	} else if (srv->syncer && store_batch_needs_sync(srv->store)) {
 		STAILQ_CONCAT(&srv->unsynced, &batch);
 		srv->sync_wanted = true;
 		sync_start(srv);
 	} else {
-		queue_send(&batch, NULL);
+		queue_send(srv, &batch, NULL);
 	}
+	srv->batch_seq++;
+	srv->batch_unattributed = false;
 }
 
 /* Active once a request line waits: runs after the iteration's other
@@ -662,10 +688,12 @@ int http_start(struct server *srv)
 	srv->commit_ev = event_new(srv->base, -1, 0, on_commit, srv);
 	srv->log_ev = event_new(srv->base, -1, 0, on_log_flush, srv);
 	store_batch_enable(srv->store, on_batch_opened, srv);
-	/* the WAL's path is fixed once batches are on, for as long as the store */
+	store_batch_on_write(srv->store, on_batch_writing);
+	srv->batch_seq = 1;
+	/* the WAL is fixed once batches are on, for as long as the store */
 	srv->sync.srv = srv;
-	srv->sync.path = store_sync_path(srv->store);
-	if (srv->sync.path)
+	srv->sync.files = store_sync_target(srv->store);
+	if (srv->sync.files)
 		srv->syncer = workers_new(srv->base, 1, 1, WORKERS_NORMAL, NULL);
 	return 0;
 }

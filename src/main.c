@@ -351,6 +351,10 @@ static int cmd_serve(const struct config *cfg)
 	srv.store = cli_open_store(cfg);
 	if (!srv.store)
 		goto out;
+	if (store_check_after_crash(srv.store, errbuf, sizeof errbuf) < 0) {
+		log_error("%s", errbuf);
+		goto out;
+	}
 	srv.keys = keyring_open(cfg, srv.store, errbuf, sizeof errbuf);
 	if (!srv.keys) {
 		log_error("%s", errbuf);

@@ -73,6 +73,8 @@ static struct {
 	uint64_t cache_hits[METRICS_CACHE__N], cache_misses[METRICS_CACHE__N];
 	struct histogram commits;
 	uint64_t commit_failures;
+	uint64_t sync_failures;
+	bool store_failed;
 	int hash_queue;
 	int connections;
 	uint64_t sessions_started, sessions_ended;
@@ -181,6 +183,16 @@ void metrics_store_commit(int64_t start_us, bool ok)
 	observe(&m.commits, mono_us() - start_us);
 	if (!ok)
 		m.commit_failures++;
+}
+
+void metrics_store_failed(void)
+{
+	m.store_failed = true;
+}
+
+void metrics_store_sync_failed(void)
+{
+	m.sync_failures++;
 }
 
 void metrics_hash_queue(int pending)
@@ -336,6 +348,12 @@ void metrics_render(struct evbuffer *out)
 	family(out, "edgeauth_store_commit_failures_total", "counter",
 	       "Store commits that failed (their requests answered system_error).");
 	sample(out, "edgeauth_store_commit_failures_total", NULL, NULL, m.commit_failures);
+	family(out, "edgeauth_store_sync_failures_total", "counter", "Syncs of committed batches "
+	       "that failed: their writes were answered, and may not survive a crash.");
+	sample(out, "edgeauth_store_sync_failures_total", NULL, NULL, m.sync_failures);
+	family(out, "edgeauth_store_writes_refused", "gauge", "1 once the store refuses every "
+	       "write (its files changed underneath or a sync failed; see the log), until restart.");
+	sample(out, "edgeauth_store_writes_refused", NULL, NULL, m.store_failed ? 1 : 0);
 	enum_counter(out, "edgeauth_cache_hits_total", "Look-ups answered by a cache, by cache.",
 	             "cache", cache_names, m.cache_hits, METRICS_CACHE__N);
 	enum_counter(out, "edgeauth_cache_misses_total", "Look-ups a cache could not answer, by "

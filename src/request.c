@@ -38,7 +38,7 @@ static void request_finish(struct flow *f, enum step_result r)
 
 void request_run(struct request_ctx *ctx, flow_step *const *steps)
 {
-	flow_run(&ctx->flow, steps, request_finish);
+	flow_run_owned(&ctx->flow, steps, request_finish, ctx);
 }
 
 void *request_state(struct request_ctx *ctx, size_t size, void (*release)(void *state))

@@ -21,6 +21,7 @@
 #include "store_clients.h"
 #include "store_pg.h"
 #include "store_events.h"
+#include "store_files.h"
 #include "store_resources.h"
 #include "util.h"
 #include "validate.h"
@@ -47,6 +48,7 @@ static const char *const core_sql[SQ__COUNT] = {
 static const struct stmt_set core_set = { SQ__COUNT, core_sql, NULL };
 
 static void read_end(struct store *st);
+static void rescue_unlinked_wal(struct store *st);
 
 /* Every statement set of the store: where it lives in struct store, and its
  * SQL, defined in its area's file. All are prepared at open. */
@@ -69,9 +71,19 @@ static const struct {
 	{ offsetof(struct store, events), &store_events_sql },
 };
 
+/* A write while store_fail_writes holds. */
+static int refuse_write(struct api_error *err)
+{
+	return api_fail(err, E_STORE_UNAVAILABLE, "The store refuses writes; see the server's log.");
+}
+
 int store_fail(struct store *st, struct api_error *err, const char *what)
 {
 	log_error("store: %s: %s", what, sqlite3_errmsg(st->db));
+	/* its files changed underneath (store_fail_writes): not a bug, the
+	 * store is unavailable until repaired */
+	if (st->failed)
+		return api_fail(err, E_STORE_UNAVAILABLE, "The store is unavailable.");
 	return api_fail(err, E_SYSTEM_ERROR, "The store failed.");
 }
 
@@ -120,6 +132,11 @@ int store_step_write(struct store *st, sqlite3_stmt *s, const struct unique_rule
 	/* a write outside store_begin (a purge) commits on its own, as it did
 	 * before store_read_stamp's read transaction */
 	read_end(st);
+	/* (BEGIN, COMMIT and the like count as read-only: a read goes on) */
+	if (st->failed && sqlite3_get_autocommit(st->db) && !sqlite3_stmt_readonly(s)) {
+		store_stmt_finish(s);
+		return refuse_write(err);
+	}
 	rc = sqlite3_step(s);
 	if (rc == SQLITE_DONE || rc == SQLITE_ROW) {
 		store_stmt_finish(s);
@@ -424,6 +441,24 @@ static void sqlite_single_thread(void)
 	(void)sqlite3_config(SQLITE_CONFIG_STMTJRNL_SPILL, STMT_JOURNAL_IN_MEMORY);
 }
 
+/* A start that fails says which file and why: SQLite's message alone
+ * ("disk I/O error") names neither. errbuf holds SQLite's message. */
+static void describe_open_failure(sqlite3 *db, const char *path, char *errbuf, size_t errlen)
+{
+	char sqlite_msg[256];
+	int code = sqlite3_extended_errcode(db), sys = sqlite3_system_errno(db);
+	bool shm = code == SQLITE_IOERR_SHMOPEN || code == SQLITE_IOERR_SHMSIZE ||
+	           code == SQLITE_IOERR_SHMMAP || code == SQLITE_IOERR_SHMLOCK;
+
+	/* the unix VFS turns ENOSPC into SQLITE_FULL and keeps no errno */
+	if (!sys && (code & 0xff) == SQLITE_FULL)
+		sys = ENOSPC;
+	snprintf(sqlite_msg, sizeof sqlite_msg, "%s", errbuf);
+	snprintf(errbuf, errlen, "cannot open the store %s%s: %s%s%s", path,
+	         shm ? " (its -shm file)" : " (or its -wal, -shm files)", sqlite_msg,
+	         sys ? ": " : "", sys ? strerror(sys) : "");
+}
+
 struct store *store_open(const char *path, bool synchronous_full, char *errbuf, size_t errlen)
 {
 	struct store *st = xcalloc(1, sizeof *st);
@@ -431,9 +466,16 @@ struct store *store_open(const char *path, bool synchronous_full, char *errbuf, 
 
 	mode_t old_umask;
 	int opened;
+	struct stat wal;
+	char *wal_path = xasprintf("%s-wal", path);
 
+	st->files.wal_fd = -1;
 	sqlite_single_thread();
 	store_make_parent_dir(path);
+	/* SQLite removes the WAL at a clean close; frames left in it mean the
+	 * last connection stopped without one */
+	st->unclean_open = stat(wal_path, &wal) == 0 && wal.st_size > 0;
+	free(wal_path);
 	if (store_files_private(path, errbuf, errlen) < 0)
 		goto fail;
 	/* A new file is made 0600; SQLite gives its -wal and -shm the main
@@ -458,12 +500,17 @@ struct store *store_open(const char *path, bool synchronous_full, char *errbuf, 
 	     * again and again is copied back once per checkpoint
 	     * (docs/BENCHMARKS.md, "Design notes"). */
 	    exec(st->db, "PRAGMA wal_autocheckpoint = 4000", errbuf, errlen) < 0 ||
+	    /* the WAL never shrinks: a shorter one was cut by another
+	     * (store_files_check) */
+	    exec(st->db, "PRAGMA journal_size_limit = -1", errbuf, errlen) < 0 ||
 	    exec(st->db, sync, errbuf, errlen) < 0 ||
-	    migrate(st->db, errbuf, errlen) < 0)
+	    migrate(st->db, errbuf, errlen) < 0) {
+		describe_open_failure(st->db, path, errbuf, errlen);
 		goto fail;
+	}
 	st->synchronous_full = synchronous_full;
-	st->wal_path = xmalloc(strlen(path) + sizeof "-wal");
-	sprintf(st->wal_path, "%s-wal", path);
+	if (store_files_open(&st->files, path, errbuf, errlen) < 0)
+		goto fail;
 	if (sqlite3_create_function(st->db, "iso_time", 1,
 	                            SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS, NULL,
 	                            sql_iso_time, NULL, NULL) != SQLITE_OK) {
@@ -489,8 +536,10 @@ void store_close(struct store *st)
 		return;
 	if (st->pg)
 		pg_store_close(st);
-	else if (st->db)
+	else if (st->db) {
 		read_end(st);
+		rescue_unlinked_wal(st);
+	}
 	for (size_t i = 0; i < ARRAY_LEN(store_sets); i++)
 		finalize_set((struct stmt_set *)((char *)st + store_sets[i].offset));
 	store_cache_free(st->client_rows);
@@ -499,7 +548,7 @@ void store_close(struct store *st)
 	free(st->logout_writers);
 	free(st->events_pending);
 	free(st->pg_node);
-	free(st->wal_path);
+	store_files_close(&st->files);
 	if (st->db)
 		sqlite3_close(st->db);
 	free(st);
@@ -557,6 +606,8 @@ int store_begin(struct store *st, struct api_error *err)
 {
 	store_events_mark(st);
 	read_end(st);   /* a write sees the latest state, as BEGIN IMMEDIATE takes it */
+	if (st->failed)
+		return refuse_write(err);
 	if (!st->batch_mode)
 		return run_simple(st, SQ_BEGIN, err);
 	if (!st->batch_open) {
@@ -568,6 +619,8 @@ int store_begin(struct store *st, struct api_error *err)
 	if (run_simple(st, SQ_SAVEPOINT, err) < 0)
 		return -1;
 	st->in_savepoint = true;
+	if (st->batch_writing)
+		st->batch_writing(st->batch_arg);
 	return 0;
 }
 
@@ -628,23 +681,78 @@ bool store_batch_needs_sync(const struct store *st)
 	return st->batch_needs_sync;
 }
 
-const char *store_sync_path(const struct store *st)
+struct store_files *store_sync_target(struct store *st)
 {
-	return st->db && st->synchronous_full && st->batch_mode ? st->wal_path : NULL;
+	return st->db && st->synchronous_full && st->batch_mode ? &st->files : NULL;
 }
 
-int store_sync_file(const char *path)
+/* After the WAL's name was unlinked with the store file intact, SQLite
+ * still reads and writes the WAL through its descriptor: a checkpoint
+ * copies its frames into the store file and syncs it, so that what was
+ * answered survives the restart that finds no WAL. Only outside a
+ * transaction (a checkpoint waits for none of its own connection). */
+static void rescue_unlinked_wal(struct store *st)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int frames = -1, copied = -1, rc;
+
+	if (!st->rescue_wal || !sqlite3_get_autocommit(st->db))
+		return;
+	st->rescue_wal = false;
+	rc = sqlite3_wal_checkpoint_v2(st->db, "main", SQLITE_CHECKPOINT_FULL, &frames, &copied);
+	if (rc == SQLITE_OK && frames == copied)
+		log_error("store: the unlinked WAL's %d frames are copied into %s: every write"
+		          " answered is kept", frames, st->files.db_path);
+	else
+		log_error("store: the unlinked WAL could not be copied into %s (%s, %d of %d"
+		          " frames): writes answered may be lost at the restart", st->files.db_path,
+		          sqlite3_errmsg(st->db), copied, frames);
+}
+
+void store_fail_writes(struct store *st, int check, const char *why)
+{
+	if (st->failed)
+		return;
+	st->failed = true;
+	st->rescue_wal = check == STORE_FILES_WAL_UNLINKED;
+	log_error("store: %s; every write is refused (503) until the server is restarted on"
+	          " repaired files", why);
+	metrics_store_failed();
+	/* whatever the WAL holds now must not be copied into the store file */
+	if (st->db)
+		(void)sqlite3_db_config(st->db, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, NULL);
+}
+
+bool store_writes_failed(const struct store *st)
+{
+	return st->failed;
+}
+
+void store_batch_on_write(struct store *st, void (*writing)(void *arg))
+{
+	st->batch_writing = writing;
+}
+
+int store_check_after_crash(struct store *st, char *errbuf, size_t errlen)
+{
+	sqlite3_stmt *s;
+	const char *verdict;
 	int rc = 0;
 
-	/* no WAL: its last connection checkpointed it into the database file,
-	 * synced, and removed it (only at close; the server's stays open) */
-	if (fd < 0)
-		return errno == ENOENT ? 0 : errno;
-	if (fdatasync(fd) < 0)
-		rc = errno;
-	close(fd);
+	if (!st->db || !st->unclean_open)
+		return 0;
+	if (sqlite3_prepare_v2(st->db, "PRAGMA quick_check(1)", -1, &s, NULL) != SQLITE_OK) {
+		snprintf(errbuf, errlen, "cannot check the store %s: %s", st->files.db_path,
+		         sqlite3_errmsg(st->db));
+		return -1;
+	}
+	verdict = sqlite3_step(s) == SQLITE_ROW ? store_column_text(s, 0) : NULL;
+	if (!verdict || strcmp(verdict, "ok") != 0) {
+		snprintf(errbuf, errlen, "the store %s is damaged (PRAGMA quick_check after an"
+		         " unclean stop: %s); restore a backup (edgeauth restore)", st->files.db_path,
+		         verdict ? verdict : sqlite3_errmsg(st->db));
+		rc = -1;
+	}
+	sqlite3_finalize(s);
 	return rc;
 }
 
@@ -663,6 +771,24 @@ bool store_idle(const struct store *st)
 	return !st->pg || pg_pool_idle(st->pg);
 }
 
+/* Before a batch commits: a WAL or store file that is no longer the one
+ * SQLite writes would take the batch where no restart finds it (or carry
+ * it into a broken file); the batch is refused instead, and the store
+ * fails its writes from now on. 0, or -1 with 503 system_error. */
+static int files_still_ours(struct store *st, struct api_error *err)
+{
+	char why[STORE_FILES_WHY_MAX];
+	int check;
+
+	if (st->failed)
+		return refuse_write(err);
+	check = store_files_check(&st->files, why, sizeof why);
+	if (check == 0)
+		return 0;
+	store_fail_writes(st, check, why);
+	return refuse_write(err);
+}
+
 int store_batch_commit(struct store *st, struct api_error *err)
 {
 	struct api_error ignored;
@@ -671,19 +797,24 @@ int store_batch_commit(struct store *st, struct api_error *err)
 
 	read_end(st);
 	st->batch_needs_sync = false;
-	if (!st->batch_open)
+	if (!st->batch_open) {
+		rescue_unlinked_wal(st);
 		return 0;
+	}
 	start_us = mono_us();
 	st->generation++;
 	st->batch_open = false;
 	st->in_savepoint = false;
 	st->batch_queued_logouts = logout_writers_ran(st);
-	rc = run_simple(st, SQ_COMMIT, err);
+	rc = files_still_ours(st, err);
+	if (rc == 0)
+		rc = run_simple(st, SQ_COMMIT, err);
 	metrics_store_commit(start_us, rc == 0);
 	if (rc < 0) {
 		if (!sqlite3_get_autocommit(st->db))
 			run_simple(st, SQ_ROLLBACK, &ignored);
 		store_events_drop(st);
+		rescue_unlinked_wal(st);
 		return -1;
 	}
 	st->batch_needs_sync = st->synchronous_full;

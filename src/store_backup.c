@@ -115,19 +115,39 @@ static int copy_pages(sqlite3 *src, sqlite3 *dst, char *errbuf, size_t errlen)
 	return rc == SQLITE_DONE ? 0 : db_fail(dst, "backup", errbuf, errlen);
 }
 
-int store_backup(const char *store_path, const char *dest, char *errbuf, size_t errlen)
+/* Makes the rename (or link) of a file in the directory of path durable. */
+static void sync_dir_of(const char *path)
+{
+	char *copy = xstrdup(path);
+	int fd = open(dirname(copy), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	if (fd >= 0) {
+		(void)fsync(fd);
+		close(fd);
+	}
+	free(copy);
+}
+
+/* Removes a copy that failed, and any journal SQLite left beside it. */
+static void remove_copy(const char *path)
+{
+	static const char *const suffixes[] = { "", "-journal", "-wal", "-shm" };
+
+	for (size_t i = 0; i < sizeof suffixes / sizeof suffixes[0]; i++) {
+		char *name = xasprintf("%s%s", path, suffixes[i]);
+		(void)unlink(name);
+		free(name);
+	}
+}
+
+/* The snapshot of the store at store_path copied into the new file tmp,
+ * checked. 0, or -1 with the reason. */
+static int backup_into(const char *store_path, const char *tmp, const char *dest, char *errbuf,
+                       size_t errlen)
 {
 	sqlite3 *src = NULL, *dst = NULL;
-	int rc = -1, fd;
+	int rc = -1;
 
-	/* O_EXCL: an existing file, or one that appears meanwhile, is never ours */
-	fd = open(dest, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-	if (fd < 0) {
-		snprintf(errbuf, errlen, errno == EEXIST ? "%s exists; a backup never overwrites a file"
-		         : "cannot create %s: %s", dest, strerror(errno));
-		return -1;
-	}
-	close(fd);
 	if (sqlite3_open_v2(store_path, &src, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK) {
 		db_fail(src, store_path, errbuf, errlen);
 		goto out;
@@ -137,12 +157,14 @@ int store_backup(const char *store_path, const char *dest, char *errbuf, size_t 
 	if (exec(src, "BEGIN", errbuf, errlen) < 0 ||
 	    exec(src, "SELECT count(*) FROM sqlite_master", errbuf, errlen) < 0)
 		goto out;
-	if (sqlite3_open_v2(dest, &dst, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK) {
+	if (sqlite3_open_v2(tmp, &dst, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK) {
 		db_fail(dst, dest, errbuf, errlen);
 		goto out;
 	}
-	/* one self-contained file: the copy keeps no WAL of its own */
-	if (copy_pages(src, dst, errbuf, errlen) < 0 ||
+	/* a copy that fails is removed whole: it needs no journal to roll
+	 * back, and leaves none; one self-contained file: no WAL of its own */
+	if (exec(dst, "PRAGMA journal_mode = OFF", errbuf, errlen) < 0 ||
+	    copy_pages(src, dst, errbuf, errlen) < 0 ||
 	    exec(dst, "PRAGMA journal_mode = DELETE", errbuf, errlen) < 0 ||
 	    check_copy(dst, dest, errbuf, errlen) < 0)
 		goto out;
@@ -152,8 +174,44 @@ out:
 		sqlite3_exec(src, "COMMIT", NULL, NULL, NULL);
 	sqlite3_close(src);
 	sqlite3_close(dst);
-	if (rc < 0)
-		unlink(dest);
+	return rc;
+}
+
+int store_backup(const char *store_path, const char *dest, char *errbuf, size_t errlen)
+{
+	char *tmp = xasprintf("%s.partial-XXXXXX", dest);
+	int rc = -1, fd;
+	bool made = false;
+
+	if (access(dest, F_OK) == 0) {
+		snprintf(errbuf, errlen, "%s exists; a backup never overwrites a file", dest);
+		goto out;
+	}
+	/* The copy is made under a name of its own in the destination's
+	 * directory and takes dest's only once whole and checked: a backup that
+	 * fails or is killed never leaves a file that looks like a backup. */
+	fd = mkstemp(tmp);
+	if (fd < 0) {
+		snprintf(errbuf, errlen, "cannot create %s: %s", tmp, strerror(errno));
+		goto out;
+	}
+	close(fd);
+	made = true;
+	if (backup_into(store_path, tmp, dest, errbuf, errlen) < 0)
+		goto out;
+	/* link fails on an existing dest, as O_EXCL would: never over a file
+	 * that appeared meanwhile */
+	if (link(tmp, dest) != 0) {
+		snprintf(errbuf, errlen, errno == EEXIST ? "%s exists; a backup never overwrites a file"
+		         : "cannot create %s: %s", dest, strerror(errno));
+		goto out;
+	}
+	sync_dir_of(dest);
+	rc = 0;
+out:
+	if (made)   /* dest is a link of its own to the copy once it is done */
+		remove_copy(tmp);
+	free(tmp);
 	return rc;
 }
 
@@ -216,19 +274,6 @@ static int prepare_copy(const char *tmp, const char *src, bool synchronous_full,
 		snprintf(errbuf, errlen, "cannot invalidate what the backup holds: %s", err.description);
 	store_close(st);   /* the last connection: the WAL is checkpointed and removed */
 	return rc;
-}
-
-/* Makes the rename of a file in the directory of path durable. */
-static void sync_dir_of(const char *path)
-{
-	char *copy = xstrdup(path);
-	int fd = open(dirname(copy), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-
-	if (fd >= 0) {
-		(void)fsync(fd);
-		close(fd);
-	}
-	free(copy);
 }
 
 int store_restore(const char *store_path, bool synchronous_full, const char *src,

@@ -190,6 +190,53 @@ START_TEST(test_nested)
 }
 END_TEST
 
+/* issue24.14: the owner of the outermost flow (a request) is what a step
+ * of a flow nested in it sees, whether it runs inside the outer step or
+ * is resumed later from the loop; outside every flow there is none. */
+static void *seen_owner;
+
+static enum step_result o_owner(struct flow *f)
+{
+	mark(f, 'o');
+	seen_owner = flow_current_owner();
+	return STEP_NEXT;
+}
+
+static enum step_result n_nested_owned(struct flow *f)
+{
+	static flow_step *const inner_steps[] = { w_wait, o_owner, d_done, NULL };
+
+	mark(f, 'n');
+	fx.later = flow_completion(f);
+	flow_run(&inner.flow, inner_steps, inner_finish);
+	return STEP_WAIT;
+}
+
+START_TEST(test_owner_of_nested)
+{
+	static flow_step *const steps[] = { n_nested_owned, o_owner, d_done, NULL };
+	int owner;
+
+	memset(&inner, 0, sizeof inner);
+	inner.instant = _i == 0;
+	seen_owner = NULL;
+	flow_run_owned(&fx.flow, steps, on_finish, &owner);
+	if (!inner.instant) {
+		ck_assert_ptr_null(flow_current_owner());   /* between loop callbacks */
+		ck_assert_ptr_null(seen_owner);
+		complete(inner.later, 0, NULL);
+	}
+	ck_assert_str_eq(inner.trace, "wod");
+	ck_assert_str_eq(fx.trace, "nod");
+	ck_assert_ptr_eq(seen_owner, &owner);
+	ck_assert_ptr_null(flow_current_owner());
+	memset(&inner, 0, sizeof inner);
+	inner.instant = true;
+	flow_run(&fx.flow, steps, on_finish);   /* a flow of no owner */
+	ck_assert_ptr_null(seen_owner);
+}
+END_TEST
+
 START_TEST(test_sync_completion)
 {
 	struct sync_result r;
@@ -219,6 +266,7 @@ int main(void)
 	tcase_add_test(tc, test_branch);
 	tcase_add_test(tc, test_steps_run_out);
 	tcase_add_loop_test(tc, test_nested, 0, 2);
+	tcase_add_loop_test(tc, test_owner_of_nested, 0, 2);
 	tcase_add_test(tc, test_sync_completion);
 	suite_add_tcase(s, tc);
 	return check_run(srunner_create(s));

@@ -1324,19 +1324,21 @@ END_TEST
  * commit is seen once the iteration ends, ours at once. */
 /* synchronous=full with group commit: SQLite stops syncing at the commit
  * (NORMAL), a batch that wrote says it needs the WAL synced, and the sync
- * itself is a plain fdatasync of that file. */
+ * itself is an fdatasync of the WAL through the descriptor opened with the
+ * store. */
 START_TEST(test_batch_sync_leaves_the_commit)
 {
-	char other[600];
+	char why[STORE_FILES_WHY_MAX];
+	struct store_files *f;
 
 	open_store();
 	ck_assert_int_eq(sql_int(fx.st->db, "PRAGMA synchronous"), 2);   /* FULL until group commit */
-	ck_assert_ptr_null(store_sync_path(fx.st));
+	ck_assert_ptr_null(store_sync_target(fx.st));
 	store_batch_enable(fx.st, noop_opened, NULL);
 	ck_assert_int_eq(sql_int(fx.st->db, "PRAGMA synchronous"), 1);   /* NORMAL: the sync is ours */
-	ck_assert_ptr_nonnull(store_sync_path(fx.st));
-	snprintf(other, sizeof other, "%s-wal", fx.path);
-	ck_assert_str_eq(store_sync_path(fx.st), other);
+	f = store_sync_target(fx.st);
+	ck_assert_ptr_nonnull(f);
+	ck_assert(!strcmp(f->wal_path + strlen(fx.path), "-wal"));
 
 	ck_assert_int_eq(store_begin(fx.st, &fx.err), 0);
 	create_project("a", &fx.p1);
@@ -1344,14 +1346,47 @@ START_TEST(test_batch_sync_leaves_the_commit)
 	ck_assert(!store_batch_needs_sync(fx.st));   /* not committed yet */
 	ck_assert_int_eq(store_batch_commit(fx.st, &fx.err), 0);
 	ck_assert(store_batch_needs_sync(fx.st));
-	ck_assert_int_eq(store_sync_file(store_sync_path(fx.st)), 0);
+	ck_assert_int_eq(store_files_sync(f, why, sizeof why), 0);
 	ck_assert_int_eq(store_batch_commit(fx.st, &fx.err), 0);   /* no batch open */
 	ck_assert(!store_batch_needs_sync(fx.st));
+}
+END_TEST
 
-	snprintf(other, sizeof other, "%s/gone-wal", fx.dir);
-	ck_assert_int_eq(store_sync_file(other), 0);   /* no WAL: nothing to sync */
-	snprintf(other, sizeof other, "%s/sub/x-wal", fx.path);
-	ck_assert_int_ne(store_sync_file(other), 0);   /* ENOTDIR: an error */
+/* issue24.9: the WAL's name unlinked under the store: the sync says so
+ * (it once reopened the WAL by name, found nothing, and took that for
+ * "nothing to sync"); the next batch is refused with 503, as is every
+ * write after it; what was committed before is checkpointed into the store
+ * file, so it is there when the store opens again. */
+START_TEST(test_wal_unlinked_refuses_writes)
+{
+	char why[STORE_FILES_WHY_MAX];
+	struct store_files *f;
+
+	open_store();
+	store_batch_enable(fx.st, noop_opened, NULL);
+	f = store_sync_target(fx.st);
+	ck_assert_int_eq(store_begin(fx.st, &fx.err), 0);
+	create_project("kept", &fx.p1);
+	ck_assert_int_eq(store_commit(fx.st, &fx.err), 0);
+	ck_assert_int_eq(store_batch_commit(fx.st, &fx.err), 0);
+	ck_assert_int_eq(unlink(f->wal_path), 0);
+	ck_assert_int_eq(store_files_sync(f, why, sizeof why), STORE_FILES_WAL_UNLINKED);
+	ck_assert_ptr_nonnull(strstr(why, "was unlinked"));
+
+	ck_assert_int_eq(store_begin(fx.st, &fx.err), 0);
+	create_project("lost", &fx.p2);
+	ck_assert_int_eq(store_commit(fx.st, &fx.err), 0);
+	ck_assert_int_eq(store_batch_commit(fx.st, &fx.err), -1);
+	ck_assert_int_eq(fx.err.status, 503);
+	ck_assert(store_writes_failed(fx.st));
+	ck_assert_int_eq(store_begin(fx.st, &fx.err), -1);
+	ck_assert_int_eq(fx.err.status, 503);
+
+	store_close(fx.st);
+	fx.st = store_open(fx.path, true, fx.errbuf, sizeof fx.errbuf);
+	ck_assert_ptr_nonnull(fx.st);
+	ck_assert_int_eq(sql_int(fx.st->db, "SELECT count(*) FROM projects WHERE name = 'kept'"), 1);
+	ck_assert_int_eq(sql_int(fx.st->db, "SELECT count(*) FROM projects WHERE name = 'lost'"), 0);
 }
 END_TEST
 
@@ -1361,7 +1396,7 @@ START_TEST(test_batch_normal_needs_no_sync)
 	fx.st = store_open(fx.path, false, fx.errbuf, sizeof fx.errbuf);
 	ck_assert_ptr_nonnull(fx.st);
 	store_batch_enable(fx.st, noop_opened, NULL);
-	ck_assert_ptr_null(store_sync_path(fx.st));
+	ck_assert_ptr_null(store_sync_target(fx.st));
 	ck_assert_int_eq(store_begin(fx.st, &fx.err), 0);
 	create_project("a", &fx.p1);
 	ck_assert_int_eq(store_commit(fx.st, &fx.err), 0);
@@ -1458,6 +1493,7 @@ static Suite *store_suite(void)
 	tcase_add_test(tc, test_scope_cache_sees_every_change);
 	tcase_add_test(tc, test_client_cache_sees_every_change);
 	tcase_add_test(tc, test_batch_sync_leaves_the_commit);
+	tcase_add_test(tc, test_wal_unlinked_refuses_writes);
 	tcase_add_test(tc, test_batch_normal_needs_no_sync);
 	suite_add_tcase(s, tc);
 
