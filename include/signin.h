@@ -89,7 +89,13 @@ enum signin_outcome {
 	SIGNIN_REFUSED,
 	SIGNIN_THROTTLED,    /* past a limit: retry_after_s; no password was checked */
 	SIGNIN_BUSY,         /* the hash queue is full: err (temporarily_unavailable) */
+	/* the password was right and the session goes on (session_secret), but
+	 * it was given [sessions] max_codes_per_minute codes in the last
+	 * minute: no code, retry_after_s */
+	SIGNIN_TOO_MANY_CODES,
 };
+/* Seconds a session over its bound of codes waits (the bound's window). */
+#define SIGNIN_CODES_RETRY_AFTER_S STORE_BOUND_WINDOW_S
 
 /* How a sign-in ended. signin_result_release wipes the code and secret. */
 struct signin_result {
@@ -126,6 +132,7 @@ struct signin {
 	struct session_begin session;
 	struct code_mint mint;
 	bool code_failed;
+	bool too_many_codes;           /* the session's bound refused the code */
 	bool user_gone;                /* deleted or deactivated since user_get */
 	/* the audit trail (store_events.h): who the sign-in's events are by,
 	 * which counters this attempt brought to their limit, the events */
@@ -174,6 +181,9 @@ enum signin_silent_outcome {
 	SILENT_NO_CODE,          /* the session would do, but no code could be stored */
 	SILENT_FORM,             /* the sign-in form is to be shown */
 	SILENT_LOGIN_REQUIRED,   /* it would be, but the request said prompt=none */
+	/* the session was given [sessions] max_codes_per_minute codes in the
+	 * last minute: no code (SIGNIN_CODES_RETRY_AFTER_S) */
+	SILENT_TOO_MANY_CODES,
 };
 
 /* A silent sign-in in progress; the fields are the flow's. */
@@ -187,6 +197,7 @@ struct signin_silent {
 	struct session_lookup session;
 	struct code_mint mint;
 	bool code_failed;
+	bool too_many_codes;
 };
 
 /* CONTRACT.md §7: the live session in->session_cookie names in the

@@ -30,7 +30,7 @@ void signin_code_mint(struct code_mint *m, struct server *srv, const struct code
 		.expires_at = now + srv->cfg->code_ttl_s * 1000LL,
 		.scope = req->scope, .nonce = req->nonce,
 		.auth_time = req->auth_time ? req->auth_time : now, .session_id = req->session_id,
-		.grant_scope = req->grant_scope,
+		.grant_scope = req->grant_scope, .session_max_codes = srv->cfg->max_codes_per_minute,
 	};
 	store_code_insert(srv->store, &m->row, done);
 }
@@ -266,7 +266,8 @@ static void code_stored(void *arg, const struct api_error *err)
 {
 	struct signin *s = arg;
 
-	s->code_failed = s->code_failed || err != NULL;
+	s->too_many_codes = err && err->api_code == E_THROTTLED;
+	s->code_failed = s->code_failed || (err != NULL && !s->too_many_codes);
 	flow_resume(&s->flow, NULL);
 }
 
@@ -325,6 +326,12 @@ static enum step_result code_minted(struct flow *f)
 	if (!s->code_failed) {
 		s->out->session_secret = s->session.secret;   /* handed over */
 		s->session.secret = NULL;
+		if (s->too_many_codes) {
+			s->out->retry_after_s = SIGNIN_CODES_RETRY_AFTER_S;
+			crypto_free_wiped(s->out->code);
+			s->out->code = NULL;
+			return ended(s, SIGNIN_TOO_MANY_CODES);
+		}
 		return ended(s, SIGNIN_SIGNED_IN);
 	}
 	crypto_free_wiped(s->out->code);
@@ -396,6 +403,7 @@ static void silent_stored(void *arg, const struct api_error *err)
 {
 	struct signin_silent *s = arg;
 
+	s->too_many_codes = err && err->api_code == E_THROTTLED;
 	s->code_failed = s->code_failed || err != NULL;
 	flow_resume(&s->flow, NULL);
 }
@@ -432,7 +440,8 @@ static enum step_result silent_code_minted(struct flow *f)
 {
 	struct signin_silent *s = silent_of(f);
 
-	*s->outcome = s->code_failed ? SILENT_NO_CODE : SILENT_SIGNED_IN;
+	*s->outcome = s->too_many_codes ? SILENT_TOO_MANY_CODES :
+	              s->code_failed ? SILENT_NO_CODE : SILENT_SIGNED_IN;
 	if (s->code_failed) {
 		crypto_free_wiped(*s->code);
 		*s->code = NULL;
