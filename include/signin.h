@@ -60,7 +60,10 @@ struct code_mint {
 /* Makes a new authorization code: random (256 bits), stored only as its
  * hash, bound to the client, redirect URI, challenge and user, living
  * [tokens] code_ttl_s, the first of a new sign-in family. On success *out
- * is the code (caller wipes and frees: crypto_free_wiped). */
+ * is the code (caller wipes and frees: crypto_free_wiped). A code of a
+ * session counts against [sessions] max_codes_per_minute (README
+ * "Limits"): past it done gets E_THROTTLED with retry_after_s, and nothing
+ * is stored. */
 void signin_code_mint(struct code_mint *m, struct server *srv, const struct code_request *req,
                       char **out, struct completion done);
 void code_mint_release(struct code_mint *m);
@@ -94,8 +97,7 @@ enum signin_outcome {
 	 * minute: no code, retry_after_s */
 	SIGNIN_TOO_MANY_CODES,
 };
-/* Seconds a session over its bound of codes waits (the bound's window). */
-#define SIGNIN_CODES_RETRY_AFTER_S STORE_BOUND_WINDOW_S
+
 
 /* How a sign-in ended. signin_result_release wipes the code and secret. */
 struct signin_result {
@@ -182,7 +184,7 @@ enum signin_silent_outcome {
 	SILENT_FORM,             /* the sign-in form is to be shown */
 	SILENT_LOGIN_REQUIRED,   /* it would be, but the request said prompt=none */
 	/* the session was given [sessions] max_codes_per_minute codes in the
-	 * last minute: no code (SIGNIN_CODES_RETRY_AFTER_S) */
+	 * last minute: no code, retry_after_s */
 	SILENT_TOO_MANY_CODES,
 };
 
@@ -198,6 +200,7 @@ struct signin_silent {
 	struct code_mint mint;
 	bool code_failed;
 	bool too_many_codes;
+	int retry_after_s;          /* SILENT_TOO_MANY_CODES: seconds to wait */
 };
 
 /* CONTRACT.md §7: the live session in->session_cookie names in the

@@ -37,19 +37,8 @@ struct store_token_row {
 	char *nonce;
 	int64_t auth_time;
 	char *session_id;
-	/* refresh tokens: how many its sign-in (family) made in the last
-	 * STORE_BOUND_WINDOW_S, itself included; codes: 0 */
-	int family_recent;
 };
 void store_token_row_release(struct store_token_row *g);
-
-/* The bounds of what one session or one sign-in writes (README "Limits",
- * [sessions] max_codes_per_minute, [tokens] max_rotations_per_minute)
- * count the rows made in this window, by created_at. */
-#define STORE_BOUND_WINDOW_S 60
-#define STORE_BOUND_WINDOW_MS_SQL "60000"
-/* The description of a code refused over its session's bound (E_THROTTLED). */
-#define STORE_CODES_THROTTLED "The session was given too many codes in the last minute."
 
 struct new_code {
 	const char *hash;
@@ -68,13 +57,9 @@ struct new_code {
 	/* the issuer's scope, which must carry what the user holds
 	 * (store_grant_check_holder); NULL: no check */
 	const char *grant_scope;
-	/* a code of a session: how many codes the session may have been given
-	 * in the last STORE_BOUND_WINDOW_S before this one is refused */
-	int session_max_codes;
 };
 /* Stores a new code, in its own transaction, after the no-escalation check
- * of grant_scope (its refusal, or user_not_found for a user gone); a code
- * of a session over session_max_codes is refused with E_THROTTLED. */
+ * of grant_scope (its refusal, or user_not_found for a user gone). */
 void store_code_insert(struct store *st, const struct new_code *c, struct completion done);
 /* The code with that hash (out->found false: none). */
 void store_code_get(struct store *st, const char *hash, struct store_token_row *out,

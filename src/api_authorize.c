@@ -400,7 +400,7 @@ static enum step_result silent_answer(struct flow *f)
 		return redirect_error(ctx, "login_required",
 		                      "prompt=none was sent, and the user must sign in.");
 	case SILENT_TOO_MANY_CODES:
-		return throttled(ctx, SIGNIN_CODES_RETRY_AFTER_S, TOO_MANY_CODES);
+		return throttled(ctx, a->silent.retry_after_s, TOO_MANY_CODES);
 	case SILENT_FORM:
 		break;
 	}

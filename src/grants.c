@@ -17,6 +17,7 @@
 #include "keyring.h"
 #include "metrics.h"
 #include "store_users.h"
+#include "throttle.h"
 #include "util.h"
 
 static struct grant *grant_of(struct flow *f)
@@ -457,19 +458,20 @@ static bool may_repeat(const struct grant *g)
 	       now_ms() - r->used_at <= grace_ms(g);
 }
 
-/* README "Limits": a sign-in that made [tokens] max_rotations_per_minute
- * refresh tokens in the last minute is refused for now, its token left
- * unused (a rotation writes a row that is kept until the token expires;
- * this bounds how fast one sign-in grows the store). */
+/* README "Limits": a sign-in that was refreshed [tokens]
+ * max_rotations_per_minute times in its window is refused for now, its
+ * token left unused (a rotation writes a row that is kept until the token
+ * expires: this bounds how fast one sign-in grows the store). */
 static enum step_result rotations_bound(struct flow *f)
 {
 	struct grant *g = grant_of(f);
+	int wait = throttle_take(g->srv->family_rotations, g->record.family_id, now_ms());
 	enum step_result r;
 
-	if (g->record.family_recent < g->srv->cfg->max_rotations_per_minute)
+	if (wait == 0)
 		return STEP_NEXT;
 	r = flow_fail(f, E_THROTTLED, "This sign-in was refreshed too often in the last minute.");
-	f->err.retry_after_s = STORE_BOUND_WINDOW_S;
+	f->err.retry_after_s = wait;
 	return r;
 }
 

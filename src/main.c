@@ -318,6 +318,10 @@ static int cmd_serve(const struct config *cfg)
 	                                   cfg->signin_window_s);
 	srv.signin_addresses = throttle_new((size_t)cfg->signin_tracked_keys,
 	                                    cfg->signin_max_failures_per_address, cfg->signin_window_s);
+	srv.session_codes = throttle_new((size_t)cfg->signin_tracked_keys, cfg->max_codes_per_minute,
+	                                 THROTTLE_BOUND_WINDOW_S);
+	srv.family_rotations = throttle_new((size_t)cfg->signin_tracked_keys,
+	                                    cfg->max_rotations_per_minute, THROTTLE_BOUND_WINDOW_S);
 	if (start_tls(&srv) < 0 || http_start(&srv) < 0 || metrics_http_start(&srv) < 0)
 		goto out;
 	srv.backchannel = backchannel_new(&srv, NULL, errbuf, sizeof errbuf);
@@ -366,6 +370,8 @@ out:
 	throttle_free(srv.signin_account_addresses);
 	throttle_free(srv.signin_accounts);
 	throttle_free(srv.signin_addresses);
+	throttle_free(srv.session_codes);
+	throttle_free(srv.family_rotations);
 	if (srv.base)
 		event_base_free(srv.base);
 	store_close(srv.store);

@@ -48,9 +48,8 @@ enum {
 };
 
 static const struct pg_statement statements[PT__COUNT] = {
-	[PT_CODE_INSERT] = { "tokens_code_insert", "SELECT * FROM"
-		" edgeauth_code_insert_bounded($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13,"
-		" $14)", 14, true },
+	[PT_CODE_INSERT] = { "tokens_code_insert", "SELECT * FROM edgeauth_code_insert($1, $2, $3,"
+		" $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)", 13, true },
 	/* the uses: $1 the code or token used (for a repeat, $2 the grace in
 	 * ms), then the eleven fields of the successor (refresh_params) */
 	[PT_CODE_REDEEM] = { "tokens_code_redeem", "SELECT edgeauth_use_once(false, $1, $2, $3,"
@@ -63,19 +62,16 @@ static const struct pg_statement statements[PT__COUNT] = {
 		"SELECT u.is_active, u.display_name, u.email, u.email_verified, u.external_user_id,"
 		" u.avatar_url, u.updated_at, r.code FROM users u LEFT JOIN roles r ON r.id = u.role_id"
 		" WHERE u.id = $1 AND u.project_id = $2", 2, false },
-	/* the seventeen columns of struct store_token_row, as store_tokens.c reads them */
+	/* the sixteen columns of struct store_token_row, as store_tokens.c reads them */
 	[PT_CODE_GET] = { "tokens_code_get",
 		"SELECT family_id, project_id, client_id, user_id, redirect_uri, code_challenge,"
 		" expires_at, used_at IS NOT NULL," SESSION_GONE("t") "," PREDATES_DEACTIVATION("t") ","
-		" scope, nonce, auth_time, session_id, created_at, used_at, 0 FROM auth_codes t"
+		" scope, nonce, auth_time, session_id, created_at, used_at FROM auth_codes t"
 		" WHERE hash = $1", 1, false },
 	[PT_REFRESH_GET] = { "tokens_refresh_get",
 		"SELECT family_id, project_id, client_id, user_id, NULL, NULL, expires_at,"
 		" used_at IS NOT NULL, revoked_at IS NOT NULL," PREDATES_DEACTIVATION("t") ","
-		" scope, NULL, auth_time, session_id, created_at, used_at,"
-		" (SELECT count(*) FROM refresh_tokens f WHERE f.family_id = t.family_id"
-		" AND f.created_at > edgeauth_now_ms() - " STORE_BOUND_WINDOW_MS_SQL ")"
-		" FROM refresh_tokens t"
+		" scope, NULL, auth_time, session_id, created_at, used_at FROM refresh_tokens t"
 		" WHERE hash = $1", 1, false },
 	/* every refresh token of the sign-in, and the access tokens issued with
 	 * them; both record their event */
@@ -137,7 +133,6 @@ static int grant_read(const PGresult *res, void *out, const void *how, struct ap
 	g->session_id = pg_text_dup(res, 0, 13);
 	g->created_at = pg_int(res, 0, 14);
 	g->used_at = pg_int(res, 0, 15);
-	g->family_recent = (int)pg_int(res, 0, 16);
 	return 0;
 }
 
@@ -159,30 +154,24 @@ void pg_refresh_get(struct store *st, const char *hash, struct store_token_row *
 
 /* ---- the writes ---- */
 
-/* A code's refusals: no escalation, user_not_found for a user deleted
- * meanwhile (or its client or project), or its session's bound. */
+/* A code's refusals: no escalation, or user_not_found for a user deleted
+ * meanwhile (or its client or project). */
 static const struct pg_outcomes *code_outcomes(void)
 {
-	static const struct pg_conflict throttled[] = {
-		{ "throttled", E_THROTTLED, STORE_CODES_THROTTLED },
-	};
 	static struct pg_outcomes o;
 
 	o.missing = store_user_missing;
-	o.conflicts = throttled;
-	o.n_conflicts = 1;
 	return &o;
 }
 
 void pg_code_insert(struct store *st, const struct new_code *c, struct completion done)
 {
-	char exp[24], auth[24], max[24];
+	char exp[24], auth[24];
 
 	pg_run(st, &statements[PT_CODE_INSERT], (const char *const[]){ c->hash, c->family_id,
 	       c->project_id, c->client_id, c->user_id, c->redirect_uri, c->code_challenge,
 	       pg_int_param(c->expires_at, exp), c->scope, c->nonce, pg_int_param(c->auth_time, auth),
-	       c->session_id, c->grant_scope, pg_int_param(c->session_max_codes, max) },
-	       pg_map_outcome, NULL, code_outcomes(), done);
+	       c->session_id, c->grant_scope }, pg_map_outcome, NULL, code_outcomes(), done);
 }
 
 /* The numbers of a struct new_refresh, as parameters. */

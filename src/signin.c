@@ -19,6 +19,7 @@ void signin_code_mint(struct code_mint *m, struct server *srv, const struct code
                       char **out, struct completion done)
 {
 	int64_t now = now_ms();
+	int wait;
 
 	*out = crypto_new_secret();
 	m->family_id = crypto_new_id();
@@ -30,8 +31,16 @@ void signin_code_mint(struct code_mint *m, struct server *srv, const struct code
 		.expires_at = now + srv->cfg->code_ttl_s * 1000LL,
 		.scope = req->scope, .nonce = req->nonce,
 		.auth_time = req->auth_time ? req->auth_time : now, .session_id = req->session_id,
-		.grant_scope = req->grant_scope, .session_max_codes = srv->cfg->max_codes_per_minute,
+		.grant_scope = req->grant_scope,
 	};
+	if (req->session_id && (wait = throttle_take(srv->session_codes, req->session_id, now))) {
+		struct api_error err;
+
+		api_fail(&err, E_THROTTLED, "The session was given too many codes in the last minute.");
+		err.retry_after_s = wait;
+		complete(done, -1, &err);
+		return;
+	}
 	store_code_insert(srv->store, &m->row, done);
 }
 
@@ -268,6 +277,8 @@ static void code_stored(void *arg, const struct api_error *err)
 
 	s->too_many_codes = err && err->api_code == E_THROTTLED;
 	s->code_failed = s->code_failed || (err != NULL && !s->too_many_codes);
+	if (s->too_many_codes)
+		s->out->retry_after_s = err->retry_after_s;
 	flow_resume(&s->flow, NULL);
 }
 
@@ -327,7 +338,6 @@ static enum step_result code_minted(struct flow *f)
 		s->out->session_secret = s->session.secret;   /* handed over */
 		s->session.secret = NULL;
 		if (s->too_many_codes) {
-			s->out->retry_after_s = SIGNIN_CODES_RETRY_AFTER_S;
 			crypto_free_wiped(s->out->code);
 			s->out->code = NULL;
 			return ended(s, SIGNIN_TOO_MANY_CODES);
@@ -405,6 +415,8 @@ static void silent_stored(void *arg, const struct api_error *err)
 
 	s->too_many_codes = err && err->api_code == E_THROTTLED;
 	s->code_failed = s->code_failed || err != NULL;
+	if (s->too_many_codes)
+		s->retry_after_s = err->retry_after_s;
 	flow_resume(&s->flow, NULL);
 }
 

@@ -28,14 +28,6 @@
 	" (" t ".session_id IS NOT NULL AND NOT EXISTS (SELECT 1 FROM sessions s" \
 	" WHERE s.id = " t ".session_id AND s.ended_at IS NULL))"
 
-/* The refresh tokens of row t's sign-in made in the last minute (README
- * "Limits"; refresh_tokens_by_family_time), by SQLite's clock, which is
- * the one now_ms() reads. */
-#define SQL_FAMILY_RECENT(t) \
-	" (SELECT count(*) FROM refresh_tokens f WHERE f.family_id = " t ".family_id" \
-	" AND f.created_at > CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER) - " \
-	STORE_BOUND_WINDOW_MS_SQL ")"
-
 enum {
 	T_CODE_INSERT,
 	T_CODE_GET,
@@ -58,19 +50,15 @@ enum {
 };
 
 static const char *const sql[T__COUNT] = {
-	/* a code of a session only while the session was given fewer than ?14
-	 * codes since ?15 (README "Limits"; auth_codes_by_session) */
 	[T_CODE_INSERT] =
 		"INSERT INTO auth_codes (hash, family_id, project_id, client_id, user_id,"
 		" redirect_uri, code_challenge, created_at, expires_at, scope, nonce, auth_time,"
-		" session_id) SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13"
-		" WHERE ?13 IS NULL OR (SELECT count(*) FROM auth_codes WHERE session_id = ?13"
-		" AND created_at > ?15) < ?14",
+		" session_id) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
 	[T_CODE_GET] =
 		"SELECT family_id, project_id, client_id, user_id, redirect_uri, code_challenge,"
 		" expires_at, used_at IS NOT NULL," SQL_SESSION_GONE("t") ","
 		SQL_PREDATES_DEACTIVATION("t") ","
-		" scope, nonce, auth_time, session_id, created_at, used_at, 0"
+		" scope, nonce, auth_time, session_id, created_at, used_at"
 		" FROM auth_codes t WHERE hash = ?1",
 	[T_CODE_USE] =
 		"UPDATE auth_codes SET used_at = ?2 WHERE hash = ?1 AND used_at IS NULL",
@@ -81,7 +69,7 @@ static const char *const sql[T__COUNT] = {
 	[T_REFRESH_GET] =
 		"SELECT family_id, project_id, client_id, user_id, NULL, NULL, expires_at,"
 		" used_at IS NOT NULL, revoked_at IS NOT NULL," SQL_PREDATES_DEACTIVATION("t") ","
-		" scope, NULL, auth_time, session_id, created_at, used_at," SQL_FAMILY_RECENT("t")
+		" scope, NULL, auth_time, session_id, created_at, used_at"
 		" FROM refresh_tokens t WHERE hash = ?1",
 	[T_REFRESH_USE] =
 		"UPDATE refresh_tokens SET used_at = ?2, successor_hash = ?3 WHERE hash = ?1"
@@ -153,7 +141,7 @@ static char *dup_column(sqlite3_stmt *s, int col)
 	return v ? xstrdup(v) : NULL;
 }
 
-/* Both lookups select the same seventeen columns. */
+/* Both lookups select the same sixteen columns. */
 static int grant_get(struct store *st, sqlite3_stmt *s, const char *hash,
                      struct store_token_row *out, struct api_error *err)
 {
@@ -180,7 +168,6 @@ static int grant_get(struct store *st, sqlite3_stmt *s, const char *hash,
 		out->session_id = dup_column(s, 13);
 		out->created_at = sqlite3_column_int64(s, 14);
 		out->used_at = sqlite3_column_int64(s, 15);
-		out->family_recent = sqlite3_column_int(s, 16);
 	}
 	store_stmt_finish(s);
 	return rc < 0 ? -1 : 0;
@@ -223,13 +210,7 @@ static int code_insert(struct store *st, void *arg, struct api_error *err)
 	store_bind_text(s, 11, c->nonce);
 	sqlite3_bind_int64(s, 12, c->auth_time);
 	store_bind_text(s, 13, c->session_id);
-	sqlite3_bind_int(s, 14, c->session_max_codes);
-	sqlite3_bind_int64(s, 15, now_ms() - STORE_BOUND_WINDOW_S * 1000LL);
-	if (store_step_write(st, s, NULL, 0, NULL, err) < 0)
-		return -1;
-	if (sqlite3_changes(st->db) == 0)
-		return api_fail(err, E_THROTTLED, STORE_CODES_THROTTLED);
-	return 0;
+	return store_step_write(st, s, NULL, 0, NULL, err);
 }
 
 void store_code_insert(struct store *st, const struct new_code *c, struct completion done)

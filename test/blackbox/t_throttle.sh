@@ -141,28 +141,31 @@ check "issue24.3: the renewed session is still over its bound (not signed out)" 
 # another session of the same user has a bound of its own
 JAR=$TMP/jar-gil-2 authorize_post "$APP" "$REDIRECT" gil@example.com "gil password" "s3"
 check_status "issue24.3: another session: a code" 302
-# the session's older codes are let go: its count falls out of the minute
-db "update auth_codes set created_at = created_at - 61000 where session_id = '$SID'" >/dev/null
-JAR=$JAR1 authorize_get "$APP" "$REDIRECT" prompt=none
-check "issue24.3: a minute later (by the rows' times) a code again" "$STATUS" 302
 
-# rotations: the code's refresh token and two rotations, then 429
+# rotations: 3 of one sign-in, then 429 (the code's redemption is no rotation)
 exchange "$APP" "$REDIRECT" "$FIRST_CODE" "$FIRST_VERIFIER"
 check_status "issue24.3: the first code redeems" 200
 rotations=""
-for i in 1 2 3 4; do
+for i in 1 2 3 4 5; do
 	LAST=$REFRESH
 	refresh "$APP" "$REFRESH"
 	rotations="$rotations $STATUS"
 	[ "$STATUS" = 200 ] || REFRESH=$LAST
 done
-check "issue24.3: rotations of one sign-in: 2, then 429" "$rotations" " 200 200 429 429"
+check "issue24.3: rotations of one sign-in: 3, then 429" "$rotations" " 200 200 200 429 429"
 check "issue24.3: the token endpoint's 429" "$(jq -r .error <<<"$BODY")" too_many_attempts
-check_header "issue24.3: with Retry-After" '^Retry-After: 60'
+check_header "issue24.3: with Retry-After" '^Retry-After: [1-9][0-9]?$'
 FAMILY=$(db "select family_id from refresh_tokens where hash = '$(secret_hash "$REFRESH")'")
-check "issue24.3: the sign-in holds 3 refresh tokens" "$(db "select count(*) from refresh_tokens where family_id = '$FAMILY'")" 3
-db "update refresh_tokens set created_at = created_at - 61000 where family_id = '$FAMILY'" >/dev/null
+check "issue24.3: the sign-in holds 4 refresh tokens" "$(db "select count(*) from refresh_tokens where family_id = '$FAMILY'")" 4
+# the counters are the node's, in memory: a restart (or the minute's end)
+# lets the session and the sign-in go on, the refused token unused
+KEEP=("$PROJECT_ID" "$CLIENT_ID" "$CLIENT_SECRET")
+stop_server
+SERVER_PORT=$PORT start_server sessions.max_codes_per_minute=3 tokens.max_rotations_per_minute=3
+PROJECT_ID=${KEEP[0]} CLIENT_ID=${KEEP[1]} CLIENT_SECRET=${KEEP[2]}   # not printed again
 refresh "$APP" "$REFRESH"
-check_status "issue24.3: the refused token was left usable: it rotates a minute later" 200
+check_status "issue24.3: the refused token was left usable" 200
+JAR=$JAR1 authorize_get "$APP" "$REDIRECT" prompt=none
+check "issue24.3: the session gets codes again" "$STATUS" 302
 
 finish

@@ -131,7 +131,6 @@ static char *insert_code(struct new_code oidc)
 	oidc.user_id = fx.user;
 	oidc.redirect_uri = REDIRECT;
 	oidc.code_challenge = CHALLENGE;
-	oidc.session_max_codes = fx.cfg.max_codes_per_minute;
 	if (!oidc.expires_at)
 		oidc.expires_at = now_ms() + 60000;
 	crypto_hash_secret(code, strlen(code), hash);

@@ -204,7 +204,6 @@ START_TEST(test_oidc_side_travels)
 		.client_id = fx.p.client_id, .user_id = "u1", .redirect_uri = "https://a/cb",
 		.code_challenge = "c", .expires_at = now_ms() + 60000, .scope = "openid email",
 		.nonce = "n-0S6", .auth_time = 1234567, .session_id = "sid-1",
-		.session_max_codes = 30,
 	};
 	struct new_refresh r = refresh("r1", "f", "j1", now_ms() + 60000);
 	bool won;
@@ -290,13 +289,12 @@ START_TEST(test_session_end_revokes_and_queues)
 END_TEST
 
 /* A code of session sid at hash, not redeemed. */
-static void session_code(const char *hash, const char *sid, int max)
+static void session_code(const char *hash, const char *sid)
 {
 	struct new_code c = {
 		.hash = hash, .family_id = hash, .project_id = fx.p.project_id,
 		.client_id = fx.p.client_id, .user_id = "u1", .redirect_uri = "https://a/cb",
 		.code_challenge = "c", .expires_at = now_ms() + 60000, .session_id = sid,
-		.session_max_codes = max,
 	};
 
 	store_code_insert(fx.st, &c, sync_completion(&fx.r));
@@ -308,7 +306,7 @@ static void session_code(const char *hash, const char *sid, int max)
 START_TEST(test_session_end_drops_codes)
 {
 	session_with_sign_ins();
-	session_code("cu", "sid1", 30);
+	session_code("cu", "sid1");
 	ok();
 	store_code_get(fx.st, "cu", &fx.g, sync_completion(&fx.r));
 	ok();
@@ -316,53 +314,12 @@ START_TEST(test_session_end_drops_codes)
 	exec("UPDATE sessions SET ended_at = 77 WHERE id = 'sid1'");
 	ck_assert_int_eq(count("SELECT count(*) FROM auth_codes WHERE hash = 'cu'"), 0);
 	ck_assert_int_eq(count("SELECT count(*) FROM auth_codes WHERE hash = 'cs'"), 1);
-	session_code("cg", "gone", 30);
+	session_code("cg", "gone");
 	ok();
 	store_token_row_release(&fx.g);
 	store_code_get(fx.st, "cg", &fx.g, sync_completion(&fx.r));
 	ok();
 	ck_assert(fx.g.found && fx.g.revoked);
-}
-END_TEST
-
-/* issue24.3: a session is given at most max codes in the last minute; a
- * BYOU code (no session) is not counted. A refresh token reads how many its
- * family made in the last minute. */
-START_TEST(test_codes_and_rotations_counted)
-{
-	struct new_refresh r = refresh("r1", "f1", "j1", now_ms() + 60000);
-	bool won;
-
-	session_code("k1", "s", 2);
-	ok();
-	session_code("k2", "s", 2);
-	ok();
-	session_code("k3", "s", 2);
-	ck_assert(fx.r.failed);
-	ck_assert_int_eq(fx.r.err.api_code, E_THROTTLED);
-	ck_assert_int_eq(count("SELECT count(*) FROM auth_codes WHERE session_id = 's'"), 2);
-	exec("UPDATE auth_codes SET created_at = created_at - 61000 WHERE hash = 'k1'");
-	session_code("k3", "s", 2);
-	ok();
-	code("byou", "fb", now_ms() + 60000);   /* session_max_codes 0, and no session */
-
-	store_code_redeem(fx.st, "k2", &r, &won, sync_completion(&fx.r));
-	ok();
-	store_refresh_get(fx.st, "r1", &fx.g, sync_completion(&fx.r));
-	ok();
-	ck_assert_int_eq(fx.g.family_recent, 1);
-	r = refresh("r2", "f1", "j2", now_ms() + 60000);
-	store_refresh_rotate(fx.st, "r1", &r, &won, sync_completion(&fx.r));
-	ok();
-	store_token_row_release(&fx.g);
-	store_refresh_get(fx.st, "r2", &fx.g, sync_completion(&fx.r));
-	ok();
-	ck_assert_int_eq(fx.g.family_recent, 2);
-	exec("UPDATE refresh_tokens SET created_at = created_at - 61000 WHERE hash = 'r1'");
-	store_token_row_release(&fx.g);
-	store_refresh_get(fx.st, "r2", &fx.g, sync_completion(&fx.r));
-	ok();
-	ck_assert_int_eq(fx.g.family_recent, 1);
 }
 END_TEST
 
@@ -533,7 +490,6 @@ int main(void)
 	tcase_add_test(tc, test_oidc_side_travels);
 	tcase_add_test(tc, test_session_end_revokes_and_queues);
 	tcase_add_test(tc, test_session_end_drops_codes);
-	tcase_add_test(tc, test_codes_and_rotations_counted);
 	tcase_add_test(tc, test_user_deactivated_ends);
 	tcase_add_test(tc, test_password_change_ends);
 	tcase_add_test(tc, test_user_deleted_ends);
