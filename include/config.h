@@ -46,6 +46,7 @@ struct config {
 	char *key_encryption_key_file;   /* seals the signing keys in the store */
 	long key_activation_delay_s;     /* a rotated key signs this long after it is published */
 	int refresh_reuse_grace_s;       /* a rotated refresh token may be used once more this long */
+	int max_rotations_per_minute;    /* of one sign-in (family), in the last minute */
 	/* [passwords] */
 	uint32_t argon2_memory_kib;
 	uint32_t argon2_iterations;
@@ -60,6 +61,7 @@ struct config {
 	int signin_tracked_keys;             /* slots of each counter table */
 	/* [sessions] */
 	long session_ttl_s;       /* a session lasts this long from its last password check */
+	int max_codes_per_minute; /* codes one session is given in the last minute */
 	/* [oidc] */
 	long id_token_ttl_s;
 	/* where back-channel logouts may go (CIDRs); none: the default rules

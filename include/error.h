@@ -42,6 +42,7 @@ enum api_code {
 	E_NOT_IMPLEMENTED,     /* 501: a method HTTP does not define */
 	E_VERSION_NOT_SUPPORTED, /* 505: an HTTP version other than 1.0 and 1.1 */
 	E_STORE_UNAVAILABLE,   /* 503 system_error: no usable store connection (CONTRACT.md §9) */
+	E_THROTTLED,           /* 429 too_many_attempts: past a bound (README "Limits"), retry_after_s */
 	E__COUNT
 };
 
@@ -55,6 +56,8 @@ struct api_error {
 	char description[API_ERROR_DESCRIPTION_MAX];
 	/* 401 from a bearer endpoint: a token was sent (RFC 6750 §3.1 error="invalid_token") */
 	int token_was_sent;
+	/* 429: seconds until the bound lets the caller through (Retry-After) */
+	int retry_after_s;
 };
 
 /* Fills *err with the code's string and status and a printf-style sentence.

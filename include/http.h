@@ -73,6 +73,8 @@ void http_commit_batch(struct server *srv);
 const char *http_method_name(enum evhttp_cmd_type m);
 /* Adds a response header. */
 void http_add_header(struct request_ctx *ctx, const char *name, const char *value);
+/* Retry-After: seconds (at least 1: a throttled caller never retries at once). */
+void http_add_retry_after(struct request_ctx *ctx, int seconds);
 
 /* The answers. Inside the step runner they are recorded, and the runner
  * sends the one answer when the step returns; outside it (a handler that

@@ -12,8 +12,8 @@ void pg_event_record(struct store *st, const struct event *evs, size_t n,
 int pg_event_list(struct store *st, const struct event_filter *f,
                   void (*each)(void *arg, const char *record), void *arg,
                   struct api_error *err);
-/* Runs on the loop, so it does not wait for its count: 0, a failure is
- * logged. */
+/* Runs on the loop, so it does not wait for its count: the count of the
+ * last run that ended (pg_purge_run); a failure is logged. */
 int pg_event_purge(struct store *st, int batch, int64_t before, struct api_error *err);
 
 #endif

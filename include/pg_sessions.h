@@ -13,8 +13,8 @@ void pg_session_add_client(struct store *st, const char *session_id, const char 
 void pg_session_end(struct store *st, const char *id, const char *project_id,
                     const char *user_id, const struct event *ev, bool *ended,
                     struct completion done);
-/* Runs on the loop, so it does not wait for its count: 0, a failure is
- * logged. */
+/* Runs on the loop, so it does not wait for its count: the count of the
+ * last run that ended (pg_purge_run); a failure is logged. */
 int pg_session_purge(struct store *st, int batch, struct api_error *err);
 
 #endif

@@ -53,6 +53,10 @@ struct server {
 	struct throttle *signin_account_addresses;
 	struct throttle *signin_accounts;
 	struct throttle *signin_addresses;
+	/* The bounds of README "Limits": codes per session, refresh tokens per
+	 * sign-in (family), each per minute; NULL: none (a unit test's). */
+	struct throttle *session_codes;
+	struct throttle *family_rotations;
 	struct auth_cache *auth_cache;      /* verified bearer tokens */
 	struct untold *untold;              /* rotations answered with an error */
 	struct backchannel *backchannel;    /* back-channel logout delivery */

@@ -43,6 +43,8 @@ struct session_ask {
 	bool prompt_none;    /* never show the form: login_required instead */
 	bool prompt_login;   /* always show the form */
 	long max_age;        /* seconds since the last password check; -1: any */
+	/* the user an id_token_hint names (borrowed; NULL: no hint) */
+	const char *user_hint;
 };
 #define SESSION_MAX_AGE_MAX 2147483647L
 
@@ -58,9 +60,10 @@ enum session_verdict {
 	SESSION_FORM,             /* the sign-in form */
 	SESSION_LOGIN_REQUIRED,   /* the form would be shown, but prompt=none */
 };
-/* The form is shown when there is no live session, prompt is login, or
- * max_age is 0 or less than the time since auth_time (ms); prompt=none
- * turns showing the form into login_required. */
+/* The form is shown when there is no live session, prompt is login,
+ * max_age is 0 or less than the time since auth_time (ms), or the session
+ * is not the user_hint's (OIDC Core §3.1.2.1); prompt=none turns showing
+ * the form into login_required. */
 enum session_verdict session_judge(const struct session_ask *ask, const struct session_row *live,
                                    int64_t now);
 

@@ -60,7 +60,10 @@ struct code_mint {
 /* Makes a new authorization code: random (256 bits), stored only as its
  * hash, bound to the client, redirect URI, challenge and user, living
  * [tokens] code_ttl_s, the first of a new sign-in family. On success *out
- * is the code (caller wipes and frees: crypto_free_wiped). */
+ * is the code (caller wipes and frees: crypto_free_wiped). A code of a
+ * session counts against [sessions] max_codes_per_minute (README
+ * "Limits"): past it done gets E_THROTTLED with retry_after_s, and nothing
+ * is stored. */
 void signin_code_mint(struct code_mint *m, struct server *srv, const struct code_request *req,
                       char **out, struct completion done);
 void code_mint_release(struct code_mint *m);
@@ -89,7 +92,12 @@ enum signin_outcome {
 	SIGNIN_REFUSED,
 	SIGNIN_THROTTLED,    /* past a limit: retry_after_s; no password was checked */
 	SIGNIN_BUSY,         /* the hash queue is full: err (temporarily_unavailable) */
+	/* the password was right and the session goes on (session_secret), but
+	 * it was given [sessions] max_codes_per_minute codes in the last
+	 * minute: no code, retry_after_s */
+	SIGNIN_TOO_MANY_CODES,
 };
+
 
 /* How a sign-in ended. signin_result_release wipes the code and secret. */
 struct signin_result {
@@ -126,6 +134,7 @@ struct signin {
 	struct session_begin session;
 	struct code_mint mint;
 	bool code_failed;
+	bool too_many_codes;           /* the session's bound refused the code */
 	bool user_gone;                /* deleted or deactivated since user_get */
 	/* the audit trail (store_events.h): who the sign-in's events are by,
 	 * which counters this attempt brought to their limit, the events */
@@ -174,6 +183,9 @@ enum signin_silent_outcome {
 	SILENT_NO_CODE,          /* the session would do, but no code could be stored */
 	SILENT_FORM,             /* the sign-in form is to be shown */
 	SILENT_LOGIN_REQUIRED,   /* it would be, but the request said prompt=none */
+	/* the session was given [sessions] max_codes_per_minute codes in the
+	 * last minute: no code, retry_after_s */
+	SILENT_TOO_MANY_CODES,
 };
 
 /* A silent sign-in in progress; the fields are the flow's. */
@@ -187,6 +199,8 @@ struct signin_silent {
 	struct session_lookup session;
 	struct code_mint mint;
 	bool code_failed;
+	bool too_many_codes;
+	int retry_after_s;          /* SILENT_TOO_MANY_CODES: seconds to wait */
 };
 
 /* CONTRACT.md §7: the live session in->session_cookie names in the

@@ -43,6 +43,16 @@ enum store_core_stmt {
 
 struct pg_pool;
 
+/* A PostgreSQL purge (store_pg.h, pg_purge_run): it answers after the tick
+ * that started it, so a tick reads the count of the last run that ended. */
+struct store_purge_run {
+	bool busy;            /* a run is in flight: the tick starts none */
+	long long count;      /* the run's, as its result has it */
+	int last;             /* rows the last ended run deleted; 0 after a failure */
+	const char *what;     /* for the log line of a failure */
+};
+enum { STORE_PURGE_TOKENS, STORE_PURGE_SESSIONS, STORE_PURGE_EVENTS, STORE_PURGE__N };
+
 struct store {
 	sqlite3 *db;
 	/* The PostgreSQL backend (store_pg.h) when [store] backend = postgres;
@@ -51,6 +61,7 @@ struct store {
 	/* This node's name there (its host and listen address: the same after
 	 * a restart, another node's differs): its outbox claims (pg_outbox.c). */
 	char *pg_node;
+	struct store_purge_run purges[STORE_PURGE__N];
 	struct stmt_set core;
 	struct stmt_set projects;
 	struct stmt_set resources;

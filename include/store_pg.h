@@ -88,6 +88,12 @@ pg_map_fn pg_map_none;
  * for (a purge tick): a failure is logged as "edgeauth: what: ...". what
  * must be a string literal. */
 struct completion pg_logged(const char *what);
+/* A purge tick's statement s (its one column: the rows it deleted) as the
+ * run which (STORE_PURGE_*, what names it in the log): started unless one
+ * is in flight. Returns the rows the last ended run deleted, so that the
+ * tick after a full batch comes soon on PostgreSQL too. */
+int pg_purge_run(struct store *st, int which, const char *what, const struct pg_statement *s,
+                 const char *const *params);
 
 /* What a write function of schema/postgres/ answers: one row (status,
  * detail, record). status NULL: done, and record is the record (or NULL);

@@ -23,7 +23,9 @@ struct store_token_row {
 	int64_t expires_at;
 	bool used;
 	int64_t used_at;         /* when it was used; 0: not used */
-	bool revoked;            /* refresh tokens only */
+	/* a refresh token: revoked; a code: its session has ended or is gone
+	 * (the sign-in ended with it) */
+	bool revoked;
 	/* created at or before the last deactivation of its user, client or
 	 * project: dead for good (CONTRACT.md §5) */
 	bool predates_deactivation;

@@ -23,5 +23,11 @@ bool throttle_fail(struct throttle *t, const char *key, int64_t now_ms);
 void throttle_undo(struct throttle *t, const char *key);
 /* Forgets key (a successful sign-in). */
 void throttle_reset(struct throttle *t, const char *key);
+/* A bound on uses rather than failures (README "Limits"): counts a use of
+ * key and returns 0 while it is under the limit, else the seconds until it
+ * may be used again (> 0), counting nothing. A NULL t bounds nothing. */
+int throttle_take(struct throttle *t, const char *key, int64_t now_ms);
+/* The window of the bounds of what one session or one sign-in writes. */
+#define THROTTLE_BOUND_WINDOW_S 60
 
 #endif

@@ -18,6 +18,8 @@
 #include "crypto.h"
 #include "form.h"
 #include "html.h"
+#include "id_token.h"
+#include "keyring.h"
 #include "request.h"
 #include "session.h"
 #include "signin.h"
@@ -42,6 +44,7 @@ struct authz_params {
 	const char *prompt;
 	const char *max_age;
 	const char *login_hint;
+	const char *id_token_hint;    /* GET only: whom a silent sign-in may be for */
 	const char *request;          /* never supported: only checked for */
 	const char *request_uri;
 	/* the form's own fields (POST) */
@@ -61,7 +64,8 @@ static const struct authz_param {
 	PARAM(response_type, true), PARAM(client_id, true), PARAM(redirect_uri, true),
 	PARAM(code_challenge, true), PARAM(code_challenge_method, true), PARAM(state, true),
 	PARAM(scope, true), PARAM(nonce, true), PARAM(prompt, true), PARAM(max_age, true),
-	PARAM(login_hint, true), PARAM(request, false), PARAM(request_uri, false),
+	PARAM(login_hint, true), PARAM(id_token_hint, false), PARAM(request, false),
+	PARAM(request_uri, false),
 #undef PARAM
 };
 
@@ -83,6 +87,8 @@ struct authorize {
 	char *client_name;            /* NULL until read */
 	bool registered;              /* the redirect URI is the client's */
 	struct session_ask ask;
+	struct keyring_refresh keys;  /* for the id_token_hint */
+	struct id_token_hint hint;
 	char *oidc_scope;             /* signin_oidc_scope's; NULL: plain OAuth */
 	char *cookie;                 /* the project's session cookie, as sent */
 	struct signin_request in;
@@ -99,6 +105,8 @@ static void authorize_release(void *state)
 	struct authorize *a = state;
 
 	free(a->client_name);
+	keyring_refresh_release(&a->keys);
+	id_token_hint_release(&a->hint);
 	free(a->oidc_scope);
 	crypto_free_wiped(a->cookie);
 	signin_release(&a->signin);
@@ -146,16 +154,19 @@ static struct evbuffer *form_page(const char *issuer, struct authorize *a, const
 	return buf;
 }
 
-/* The form again after too many failures, with the seconds to wait. */
-static struct evbuffer *throttled_page(const char *issuer, struct authorize *a,
-                                       int retry_after_s)
+/* The 429 answer: Retry-After, and the form again saying what was too many
+ * (failed sign-ins, or sign-ins of one session) and the seconds to wait. */
+static enum step_result throttled(struct request_ctx *ctx, int retry_after_s, const char *what)
 {
 	char msg[96];
 
-	snprintf(msg, sizeof msg, "Too many failed sign-ins. Try again in %d seconds.",
-	         retry_after_s);
-	return form_page(issuer, a, msg, "too_many_attempts");
+	snprintf(msg, sizeof msg, "Too many %s. Try again in %d seconds.", what, retry_after_s);
+	http_add_retry_after(ctx, retry_after_s);
+	html_reply(ctx, 429, form_page(ctx->srv->cfg->issuer, ctx->state, msg, "too_many_attempts"));
+	return STEP_DONE;
 }
+
+#define TOO_MANY_CODES "sign-ins in this session"
 
 /* The 400 page of a request that cannot be redirected. */
 static enum step_result refuse(struct request_ctx *ctx, const char *reason)
@@ -322,6 +333,41 @@ static enum step_result name_get(struct flow *f)
 
 /* ---- GET: single sign-on, else the form ---- */
 
+/* A hint may name a key the ring has not read yet (a rotation by the CLI):
+ * the ring is brought up to the store first. */
+static enum step_result hint_keys(struct flow *f)
+{
+	struct request_ctx *ctx = request_of(f);
+	struct authorize *a = ctx->state;
+
+	if (!a->p.id_token_hint)
+		return STEP_NEXT;
+	keyring_refresh(&a->keys, ctx->srv->keys, ctx->srv->store, true, flow_completion(f));
+	return STEP_WAIT;
+}
+
+/* OIDC Core §3.1.2.1: id_token_hint names the user the client expects; a
+ * session of another user then signs no one in silently (the form, or
+ * login_required with prompt=none). A hint that is not one of our ID
+ * tokens is a malformed request (invalid_request, §3.1.2.6), whatever the
+ * prompt: it was meant to name someone, and we cannot tell whom. Its
+ * expiry is not checked, as at logout: an RP sends the ID token it holds,
+ * which has usually expired by the next silent sign-in. */
+static enum step_result hint_check(struct flow *f)
+{
+	struct request_ctx *ctx = request_of(f);
+	struct authorize *a = ctx->state;
+
+	if (!a->p.id_token_hint)
+		return STEP_NEXT;
+	if (id_token_verify_hint(ctx->srv->keys, ctx->srv->cfg->issuer, a->p.id_token_hint,
+	                         &a->hint) < 0)
+		return redirect_error(ctx, "invalid_request",
+		                      "id_token_hint is not an ID token of this server.");
+	a->ask.user_hint = a->hint.sub;
+	return STEP_NEXT;
+}
+
 static enum step_result silent_sign_in(struct flow *f)
 {
 	struct request_ctx *ctx = request_of(f);
@@ -353,6 +399,8 @@ static enum step_result silent_answer(struct flow *f)
 	case SILENT_LOGIN_REQUIRED:
 		return redirect_error(ctx, "login_required",
 		                      "prompt=none was sent, and the user must sign in.");
+	case SILENT_TOO_MANY_CODES:
+		return throttled(ctx, a->silent.retry_after_s, TOO_MANY_CODES);
 	case SILENT_FORM:
 		break;
 	}
@@ -369,7 +417,8 @@ static enum step_result form_show(struct flow *f)
 
 flow_step *const authorize_get_steps[] = {
 	query_read, client_get, client_check, redirect_get, redirect_check, request_check,
-	cookie_read, silent_sign_in, silent_answer, name_get, form_show, NULL,
+	hint_keys, hint_check, cookie_read, silent_sign_in, silent_answer, name_get, form_show,
+	NULL,
 };
 
 /* ---- POST: the sign-in ---- */
@@ -420,7 +469,6 @@ static enum step_result sign_in_answer(struct flow *f)
 	struct request_ctx *ctx = request_of(f);
 	struct authorize *a = ctx->state;
 	const char *issuer = ctx->srv->cfg->issuer;
-	char retry[16];
 
 	switch (a->result.outcome) {
 	case SIGNIN_SIGNED_IN:
@@ -433,10 +481,10 @@ static enum step_result sign_in_answer(struct flow *f)
 		html_reply(ctx, 401, form_page(issuer, a, SIGNIN_FAILED, NULL));
 		return STEP_DONE;
 	case SIGNIN_THROTTLED:
-		snprintf(retry, sizeof retry, "%d", a->result.retry_after_s);
-		http_add_header(ctx, "Retry-After", retry);
-		html_reply(ctx, 429, throttled_page(issuer, a, a->result.retry_after_s));
-		return STEP_DONE;
+		return throttled(ctx, a->result.retry_after_s, "failed sign-ins");
+	case SIGNIN_TOO_MANY_CODES:   /* the session went on under a new cookie */
+		html_set_session_cookie(ctx, a->client.project_id, a->result.session_secret);
+		return throttled(ctx, a->result.retry_after_s, TOO_MANY_CODES);
 	case SIGNIN_BUSY:
 		break;
 	}

@@ -303,6 +303,8 @@ static const struct config_key keys[] = {
 	  .min = 0, .max = 30 * DAY_S, .default_value = "3600" },
 	{ .section = "tokens", .key = "refresh_reuse_grace_s", INT_FIELD(refresh_reuse_grace_s),
 	  .min = 0, .max = 60, .default_value = "0" },
+	{ .section = "tokens", .key = "max_rotations_per_minute",
+	  INT_FIELD(max_rotations_per_minute), .min = 1, .max = 1000000, .default_value = "30" },
 
 	{ .section = "passwords", .key = "argon2_memory_kib", U32_FIELD(argon2_memory_kib),
 	  .min = 8, .max = 4L * 1024 * 1024, .default_value = "19456" },
@@ -330,6 +332,8 @@ static const struct config_key keys[] = {
 
 	{ .section = "sessions", .key = "ttl_s", LONG_FIELD(session_ttl_s),
 	  .min = 1, .max = 365 * DAY_S, .default_value = "28800" },
+	{ .section = "sessions", .key = "max_codes_per_minute", INT_FIELD(max_codes_per_minute),
+	  .min = 1, .max = 1000000, .default_value = "30" },
 
 	{ .section = "oidc", .key = "id_token_ttl_s", LONG_FIELD(id_token_ttl_s),
 	  .min = 1, .max = 31 * DAY_S, .default_value = "3600" },

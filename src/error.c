@@ -43,6 +43,7 @@ static const struct {
 	[E_NOT_IMPLEMENTED] = { "not_implemented", 501 },
 	[E_VERSION_NOT_SUPPORTED] = { "http_version_not_supported", 505 },
 	[E_STORE_UNAVAILABLE] = { "system_error", 503 },
+	[E_THROTTLED] = { "too_many_attempts", 429 },
 };
 
 int api_fail(struct api_error *err, enum api_code code, const char *fmt, ...)
@@ -54,6 +55,7 @@ int api_fail(struct api_error *err, enum api_code code, const char *fmt, ...)
 	err->api_code = code;
 	err->code = api_codes[code].code;
 	err->status = api_codes[code].status;
+	err->retry_after_s = 0;
 	va_start(ap, fmt);
 	vsnprintf(err->description, sizeof err->description, fmt, ap);
 	va_end(ap);

@@ -18,6 +18,7 @@
 #include "metrics.h"
 #include "store_users.h"
 #include "untold.h"
+#include "throttle.h"
 #include "util.h"
 
 static struct grant *grant_of(struct flow *f)
@@ -410,14 +411,16 @@ static enum step_result code_get(struct flow *f)
 }
 
 /* CONTRACT.md §5: unknown or another client's -> already used -> redirect
- * URI -> expired -> verifier. */
+ * URI -> expired -> verifier. An unused code whose session ended (or is
+ * gone) is as good as unknown: ending a session ends the sign-ins started
+ * through it. */
 static enum step_result code_check(struct flow *f)
 {
 	struct grant *g = grant_of(f);
 	const struct store_token_row *r = &g->record;
 
 	if (!r->found || strcmp(r->client_id, g->client_id) != 0 ||
-	    (r->predates_deactivation && !r->used))
+	    ((r->predates_deactivation || r->revoked) && !r->used))
 		return flow_fail(f, E_INVALID_AUTHORIZATION_CODE, "The authorization code is invalid.");
 	if (r->used)
 		return flow_branch(f, replay_steps);
@@ -471,6 +474,23 @@ static bool may_repeat(const struct grant *g)
 	       now_ms() - r->used_at <= g->repeat_ms;
 }
 
+/* README "Limits": a sign-in that was refreshed [tokens]
+ * max_rotations_per_minute times in its window is refused for now, its
+ * token left unused (a rotation writes a row that is kept until the token
+ * expires: this bounds how fast one sign-in grows the store). */
+static enum step_result rotations_bound(struct flow *f)
+{
+	struct grant *g = grant_of(f);
+	int wait = throttle_take(g->srv->family_rotations, g->record.family_id, now_ms());
+	enum step_result r;
+
+	if (wait == 0)
+		return STEP_NEXT;
+	r = flow_fail(f, E_THROTTLED, "This sign-in was refreshed too often in the last minute.");
+	f->err.retry_after_s = wait;
+	return r;
+}
+
 /* CONTRACT.md §5: unknown, revoked or another client's -> already used ->
  * expired. A used token answers already used every time, and revokes,
  * but for a repeat within the grace. */
@@ -488,7 +508,7 @@ static enum step_result refresh_check(struct flow *f)
 	g->grace = r->used;
 	if (!r->used && now_ms() >= r->expires_at)
 		return flow_fail(f, E_REFRESH_TOKEN_EXPIRED, "The refresh token has expired.");
-	return STEP_NEXT;
+	return rotations_bound(f);
 }
 
 /* The single use: a rotation, or a repeat within the grace. */

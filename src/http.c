@@ -93,6 +93,14 @@ void http_add_header(struct request_ctx *ctx, const char *name, const char *valu
 	evhttp_add_header(evhttp_request_get_output_headers(ctx->req), name, value);
 }
 
+void http_add_retry_after(struct request_ctx *ctx, int seconds)
+{
+	char v[16];
+
+	snprintf(v, sizeof v, "%d", seconds > 0 ? seconds : 1);
+	http_add_header(ctx, "Retry-After", v);
+}
+
 /* Group commit (store_batch_enable): while a batch transaction is open, no
  * answer leaves, since what it reports is not durable yet. The commit event
  * runs once the loop has handled everything that was ready together, commits
@@ -423,6 +431,8 @@ void http_reply_error(struct request_ctx *ctx, const struct api_error *err)
 		http_add_header(ctx, "WWW-Authenticate", "Basic realm=\"edgeauth\"");
 	else if (err->status == 503)
 		http_add_header(ctx, "Retry-After", "1");
+	else if (err->status == 429)
+		http_add_retry_after(ctx, err->retry_after_s);
 	else if (err->status == 403)
 		http_add_header(ctx, "WWW-Authenticate", "Bearer error=\"insufficient_scope\"");
 	http_reply_json(ctx, err->status, json_pack("{s:s, s:s}", "error", err->code,

@@ -199,11 +199,17 @@ static void on_drain_tick(evutil_socket_t fd, short what, void *arg)
  * a grace period after expiry (so that until then they still answer
  * auth_code_expired or refresh_token_expired, and a replay is still seen),
  * so one tick never holds the loop for long; a full batch asks for another
- * tick soon. Sessions that expired or ended go at once: nothing answers
+ * tick PURGE_AGAIN_MS later, so that the purge keeps up with any inflow:
+ * up to 50,000 rows a second of each table, each batch one statement,
+ * where each row came from a request of its own (and the bounds of
+ * README's "Limits" keep what one session or sign-in writes in a minute
+ * small). On PostgreSQL a tick reads the count of the last run that ended
+ * (pg_purge_run). Sessions that expired or ended go at once: nothing answers
  * about them (an ended session's sign-ins were revoked when it ended, and
  * deleting an expired one revokes nothing). Events of the audit trail go
  * once older than [audit] retention_days. */
 #define PURGE_BATCH 500
+#define PURGE_AGAIN_MS 10
 #define DAY_MS (86400 * 1000LL)
 
 struct purge {
@@ -225,7 +231,7 @@ static void on_purge_tick(evutil_socket_t fd, short what, void *arg)
 	(void)fd;
 	(void)what;
 	if (n >= PURGE_BATCH || sessions >= PURGE_BATCH || events >= PURGE_BATCH)
-		tv.tv_sec = 1;
+		tv = (struct timeval){ 0, PURGE_AGAIN_MS * 1000 };
 	evtimer_add(pg->ev, &tv);
 }
 
@@ -388,6 +394,10 @@ static int cmd_serve(const struct config *cfg)
 	srv.signin_addresses = throttle_new((size_t)cfg->signin_tracked_keys,
 	                                    cfg->signin_max_failures_per_address, cfg->signin_window_s);
 	srv.untold = untold_new();
+	srv.session_codes = throttle_new((size_t)cfg->signin_tracked_keys, cfg->max_codes_per_minute,
+	                                 THROTTLE_BOUND_WINDOW_S);
+	srv.family_rotations = throttle_new((size_t)cfg->signin_tracked_keys,
+	                                    cfg->max_rotations_per_minute, THROTTLE_BOUND_WINDOW_S);
 	if (start_tls(&srv) < 0 || http_start(&srv) < 0 || metrics_http_start(&srv) < 0)
 		goto out;
 	srv.backchannel = backchannel_new(&srv, NULL, errbuf, sizeof errbuf);
@@ -439,6 +449,8 @@ out:
 	throttle_free(srv.signin_accounts);
 	throttle_free(srv.signin_addresses);
 	untold_free(srv.untold);
+	throttle_free(srv.session_codes);
+	throttle_free(srv.family_rotations);
 	if (srv.base)
 		event_base_free(srv.base);
 	store_close(srv.store);

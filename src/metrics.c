@@ -55,7 +55,7 @@ static const char *const backchannel_names[METRICS_BACKCHANNEL__N] = {
 static const enum metrics_signin signin_label[] = {
 	[SIGNIN_SIGNED_IN] = METRICS_SIGNIN_SUCCESS, [SIGNIN_NO_CODE] = METRICS_SIGNIN_ERROR,
 	[SIGNIN_REFUSED] = METRICS_SIGNIN_FAILURE, [SIGNIN_THROTTLED] = METRICS_SIGNIN_THROTTLED,
-	[SIGNIN_BUSY] = METRICS_SIGNIN_ERROR,
+	[SIGNIN_BUSY] = METRICS_SIGNIN_ERROR, [SIGNIN_TOO_MANY_CODES] = METRICS_SIGNIN_THROTTLED,
 };
 
 /* Pattern 0 is "unmatched"; the route table's distinct patterns follow. */

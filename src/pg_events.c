@@ -23,8 +23,9 @@ static const struct pg_statement statements[PE__COUNT] = {
 	[PE_LIST] = { "events_list", "SELECT edgeauth_event_json(e)::text FROM events e"
 		" WHERE time >= $2 AND ($1::ctext IS NULL OR project_id = $1::ctext)"
 		" AND ($3::ctext IS NULL OR action = $3::ctext) ORDER BY time, id", 3, false },
-	[PE_PURGE] = { "events_purge", "DELETE FROM events WHERE id IN"
-		" (SELECT id FROM events WHERE time < $1 ORDER BY time LIMIT $2)", 2, true },
+	[PE_PURGE] = { "events_purge", "WITH d AS (DELETE FROM events WHERE id IN"
+		" (SELECT id FROM events WHERE time < $1 ORDER BY time LIMIT $2) RETURNING 1)"
+		" SELECT count(*) FROM d", 2, true },
 };
 
 const struct pg_statement_set pg_events_statements = { statements, PE__COUNT };
@@ -85,8 +86,7 @@ int pg_event_purge(struct store *st, int batch, int64_t before, struct api_error
 	char b[24], n[24];
 
 	(void)err;
-	pg_run(st, &statements[PE_PURGE], (const char *const[]){ pg_int_param(before, b),
-	       pg_int_param(batch, n) }, pg_map_none, NULL, NULL,
-	       pg_logged("purge of old audit events"));
-	return 0;
+	return pg_purge_run(st, STORE_PURGE_EVENTS, "purge of old audit events",
+	                    &statements[PE_PURGE], (const char *const[]){ pg_int_param(before, b),
+	                    pg_int_param(batch, n) });
 }

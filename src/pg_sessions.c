@@ -32,8 +32,9 @@ static const struct pg_statement statements[PS__COUNT] = {
 		2, true },
 	[PS_END] = { "sessions_end", "SELECT ended, event FROM edgeauth_session_end($1, $2, $3, $4)", 4,
 		true },
-	[PS_PURGE] = { "sessions_purge", "DELETE FROM sessions WHERE id IN (SELECT id FROM sessions"
-		" WHERE ended_at IS NOT NULL OR expires_at <= edgeauth_now_ms() LIMIT $1)", 1, true },
+	[PS_PURGE] = { "sessions_purge", "WITH d AS (DELETE FROM sessions WHERE id IN"
+		" (SELECT id FROM sessions WHERE ended_at IS NOT NULL OR expires_at <= edgeauth_now_ms()"
+		" LIMIT $1) RETURNING 1) SELECT count(*) FROM d", 1, true },
 };
 
 const struct pg_statement_set pg_sessions_statements = { statements, PS__COUNT };
@@ -103,13 +104,12 @@ void pg_session_end(struct store *st, const char *id, const char *project_id,
 	free(e);
 }
 
-/* On the loop, as the purge of tokens: no count to wait for. */
+/* On the loop, as the purge of tokens (pg_purge_run). */
 int pg_session_purge(struct store *st, int batch, struct api_error *err)
 {
 	char n[24];
 
 	(void)err;
-	pg_run(st, &statements[PS_PURGE], (const char *const[]){ pg_int_param(batch, n) },
-	       pg_map_none, NULL, NULL, pg_logged("purge of sessions"));
-	return 0;
+	return pg_purge_run(st, STORE_PURGE_SESSIONS, "purge of sessions", &statements[PS_PURGE],
+	                    (const char *const[]){ pg_int_param(batch, n) });
 }

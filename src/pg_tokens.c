@@ -25,6 +25,12 @@
 	" AND (" t ".created_at <= u.tokens_valid_after OR " t ".created_at <= c.tokens_valid_after" \
 	" OR " t ".created_at <= p.tokens_valid_after))"
 
+/* Whether the code row t was made in a session that has ended or is gone
+ * (schema/postgres/019): its sign-in ended with the session. */
+#define SESSION_GONE(t) \
+	" (" t ".session_id IS NOT NULL AND NOT EXISTS (SELECT 1 FROM sessions s" \
+	" WHERE s.id = " t ".session_id AND s.ended_at IS NULL))"
+
 enum {
 	PT_CODE_INSERT,
 	PT_CODE_GET,
@@ -59,7 +65,7 @@ static const struct pg_statement statements[PT__COUNT] = {
 	/* the sixteen columns of struct store_token_row, as store_tokens.c reads them */
 	[PT_CODE_GET] = { "tokens_code_get",
 		"SELECT family_id, project_id, client_id, user_id, redirect_uri, code_challenge,"
-		" expires_at, used_at IS NOT NULL, false," PREDATES_DEACTIVATION("t") ","
+		" expires_at, used_at IS NOT NULL," SESSION_GONE("t") "," PREDATES_DEACTIVATION("t") ","
 		" scope, nonce, auth_time, session_id, created_at, used_at FROM auth_codes t"
 		" WHERE hash = $1", 1, false },
 	[PT_REFRESH_GET] = { "tokens_refresh_get",
@@ -245,16 +251,16 @@ void pg_access_revoke(struct store *st, const char *jti, long long exp_s,
 	free(e);
 }
 
-/* The purge runs on the loop, so it cannot wait for its count: it is
- * logged when it fails, and the next tick comes at the usual interval. */
+/* The purge runs on the loop, so it cannot wait for its count
+ * (pg_purge_run): a failure is logged. */
 int pg_purge_expired(struct store *st, int batch, int64_t grace_ms, struct api_error *err)
 {
 	char grace[24], n[24];
 
 	(void)err;
-	pg_run(st, &statements[PT_PURGE], (const char *const[]){ pg_int_param(grace_ms, grace),
-	       pg_int_param(batch, n) }, pg_map_none, NULL, NULL, pg_logged("purge of expired tokens"));
-	return 0;
+	return pg_purge_run(st, STORE_PURGE_TOKENS, "purge of expired tokens",
+	                    &statements[PT_PURGE], (const char *const[]){
+	                    pg_int_param(grace_ms, grace), pg_int_param(batch, n) });
 }
 
 /* ---- what token issue reads of a user ---- */

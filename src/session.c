@@ -127,7 +127,8 @@ enum session_verdict session_judge(const struct session_ask *ask, const struct s
 {
 	bool form = !live || !live->found || ask->prompt_login ||
 	            (ask->max_age >= 0 &&
-	             (ask->max_age == 0 || ask->max_age * 1000LL < now - live->auth_time));
+	             (ask->max_age == 0 || ask->max_age * 1000LL < now - live->auth_time)) ||
+	            (ask->user_hint && strcmp(ask->user_hint, live->user_id) != 0);
 
 	if (!form)
 		return SESSION_SILENT;

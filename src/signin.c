@@ -20,6 +20,7 @@ void signin_code_mint(struct code_mint *m, struct server *srv, const struct code
                       char **out, struct completion done)
 {
 	int64_t now = now_ms();
+	int wait;
 
 	*out = crypto_new_secret();
 	m->family_id = crypto_new_id();
@@ -33,6 +34,14 @@ void signin_code_mint(struct code_mint *m, struct server *srv, const struct code
 		.auth_time = req->auth_time ? req->auth_time : now, .session_id = req->session_id,
 		.grant_scope = req->grant_scope,
 	};
+	if (req->session_id && (wait = throttle_take(srv->session_codes, req->session_id, now))) {
+		struct api_error err;
+
+		api_fail(&err, E_THROTTLED, "The session was given too many codes in the last minute.");
+		err.retry_after_s = wait;
+		complete(done, -1, &err);
+		return;
+	}
 	store_code_insert(srv->store, &m->row, done);
 }
 
@@ -271,7 +280,10 @@ static void code_stored(void *arg, const struct api_error *err)
 {
 	struct signin *s = arg;
 
-	s->code_failed = s->code_failed || err != NULL;
+	s->too_many_codes = err && err->api_code == E_THROTTLED;
+	s->code_failed = s->code_failed || (err != NULL && !s->too_many_codes);
+	if (s->too_many_codes)
+		s->out->retry_after_s = err->retry_after_s;
 	flow_resume(&s->flow, NULL);
 }
 
@@ -330,6 +342,11 @@ static enum step_result code_minted(struct flow *f)
 	if (!s->code_failed) {
 		s->out->session_secret = s->session.secret;   /* handed over */
 		s->session.secret = NULL;
+		if (s->too_many_codes) {
+			crypto_free_wiped(s->out->code);
+			s->out->code = NULL;
+			return ended(s, SIGNIN_TOO_MANY_CODES);
+		}
 		return ended(s, SIGNIN_SIGNED_IN);
 	}
 	crypto_free_wiped(s->out->code);
@@ -401,7 +418,10 @@ static void silent_stored(void *arg, const struct api_error *err)
 {
 	struct signin_silent *s = arg;
 
+	s->too_many_codes = err && err->api_code == E_THROTTLED;
 	s->code_failed = s->code_failed || err != NULL;
+	if (s->too_many_codes)
+		s->retry_after_s = err->retry_after_s;
 	flow_resume(&s->flow, NULL);
 }
 
@@ -437,7 +457,8 @@ static enum step_result silent_code_minted(struct flow *f)
 {
 	struct signin_silent *s = silent_of(f);
 
-	*s->outcome = s->code_failed ? SILENT_NO_CODE : SILENT_SIGNED_IN;
+	*s->outcome = s->too_many_codes ? SILENT_TOO_MANY_CODES :
+	              s->code_failed ? SILENT_NO_CODE : SILENT_SIGNED_IN;
 	if (s->code_failed) {
 		crypto_free_wiped(*s->code);
 		*s->code = NULL;

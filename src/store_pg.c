@@ -384,6 +384,30 @@ struct completion pg_logged(const char *what)
 	return (struct completion){ logged_done, (void *)what };
 }
 
+static void purge_done(void *arg, const struct api_error *err)
+{
+	struct store_purge_run *r = arg;
+
+	if (err)
+		log_error("%s: %s", r->what, err->description);
+	r->last = err ? 0 : (int)r->count;
+	r->busy = false;
+}
+
+int pg_purge_run(struct store *st, int which, const char *what, const struct pg_statement *s,
+                 const char *const *params)
+{
+	struct store_purge_run *r = &st->purges[which];
+
+	if (!r->busy) {
+		r->busy = true;
+		r->count = 0;
+		r->what = what;
+		pg_run(st, s, params, pg_map_int, &r->count, NULL, (struct completion){ purge_done, r });
+	}
+	return r->last;
+}
+
 /* ---- a cached read ---- */
 
 struct cached_read {

@@ -22,6 +22,12 @@
 	" AND (" t ".created_at <= u.tokens_valid_after OR " t ".created_at <= c.tokens_valid_after" \
 	" OR " t ".created_at <= p.tokens_valid_after))"
 
+/* Whether the code row t was made in a session that has ended or is gone
+ * (schema/013): its sign-in ended with the session. */
+#define SQL_SESSION_GONE(t) \
+	" (" t ".session_id IS NOT NULL AND NOT EXISTS (SELECT 1 FROM sessions s" \
+	" WHERE s.id = " t ".session_id AND s.ended_at IS NULL))"
+
 enum {
 	T_CODE_INSERT,
 	T_CODE_GET,
@@ -50,7 +56,8 @@ static const char *const sql[T__COUNT] = {
 		" session_id) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
 	[T_CODE_GET] =
 		"SELECT family_id, project_id, client_id, user_id, redirect_uri, code_challenge,"
-		" expires_at, used_at IS NOT NULL, 0," SQL_PREDATES_DEACTIVATION("t") ","
+		" expires_at, used_at IS NOT NULL," SQL_SESSION_GONE("t") ","
+		SQL_PREDATES_DEACTIVATION("t") ","
 		" scope, nonce, auth_time, session_id, created_at, used_at"
 		" FROM auth_codes t WHERE hash = ?1",
 	[T_CODE_USE] =

@@ -122,6 +122,18 @@ void throttle_undo(struct throttle *t, const char *key)
 		s->failures--;
 }
 
+int throttle_take(struct throttle *t, const char *key, int64_t now_ms)
+{
+	int wait;
+
+	if (!t)
+		return 0;
+	wait = throttle_wait_s(t, key, now_ms);
+	if (wait == 0)
+		throttle_fail(t, key, now_ms);
+	return wait;
+}
+
 void throttle_reset(struct throttle *t, const char *key)
 {
 	struct slot *s = find(t, key, 0, false);

@@ -124,6 +124,22 @@ logout GET --data-urlencode "id_token_hint=$(id_token_hint "$USER" "$A" "nosuchs
 check "a sid that never was: the signed-out page" "$STATUS" 200
 logout GET --data-urlencode "id_token_hint=$(id_token_hint "$USER" "$A" "" 'del(.sid)')"
 check "a hint without sid (a BYOU sign-in): the signed-out page" "$STATUS" 200
+# issue24.1: a code the session gave and nobody redeemed ends with the
+# session: after the logout it is as good as unknown, on either backend
+signed_in
+JAR=$BROWSER authorize_get "$B" "$RB"
+UNREDEEMED=$CODE UNREDEEMED_VERIFIER=$VERIFIER
+logout GET --data-urlencode "id_token_hint=$(id_token_hint "$USER" "$A" "$SID")"
+exchange "$B" "$RB" "$UNREDEEMED" "$UNREDEEMED_VERIFIER"
+check_err "issue24.1: a code of a session ended by logout does not redeem" 400 invalid_authorization_code
+check "issue24.1: no refresh token of the ended session" "$REFRESH" ""
+# ... and a code stored after its session ended (or whose session is gone)
+# is refused by the grant itself
+signed_in
+JAR=$BROWSER authorize_get "$B" "$RB"
+db "update auth_codes set session_id = 'gone' where hash = '$(secret_hash "$CODE")'" >/dev/null
+exchange "$B" "$RB" "$CODE" "$VERIFIER"
+check_err "issue24.1: a code whose session no longer lives does not redeem" 400 invalid_authorization_code
 # the hint of another user, or of another session, ends that one only
 signed_in
 OTHER_SID=$SID

@@ -141,6 +141,20 @@ JAR=$BROWSER authorize_get "$B" "$RB" "max_age=0" "prompt=none"
 check "max_age=0 with prompt=none: login_required" "$STATUS $(query_value "$LOCATION" error)" "302 login_required"
 JAR=$BROWSER authorize_get "$B" "$RB" "max_age=3600"
 check "max_age=3600: a code" "$STATUS $([ -n "$CODE" ] && echo code)" "302 code"
+# issue24.8: id_token_hint (OIDC Core §3.1.2.1) names whom the client
+# expects: a session of another user signs no one in silently
+JAR=$BROWSER authorize_get "$B" "$RB" "prompt=none" "id_token_hint=$(id_token_hint "$ALICE" "$B" "$SID")"
+check "issue24.8: prompt=none and a hint of the session's user: a code" "$STATUS $([ -n "$CODE" ] && echo code)" "302 code"
+JAR=$BROWSER authorize_get "$B" "$RB" "prompt=none" "id_token_hint=$(id_token_hint "$BOB" "$A" "another-session")"
+check "issue24.8: prompt=none and a hint of another user: login_required" \
+	"$STATUS $(query_value "$LOCATION" error) $(query_value "$LOCATION" state)" "302 login_required st-g"
+JAR=$BROWSER authorize_get "$B" "$RB" "id_token_hint=$(id_token_hint "$BOB" "$A" "another-session")"
+check "issue24.8: a hint of another user without prompt=none: the form" "$STATUS $CODE" "200 "
+JAR=$BROWSER authorize_get "$B" "$RB" "prompt=none" "id_token_hint=garbage"
+check "issue24.8: a hint that is not an ID token: invalid_request" "$STATUS $(query_value "$LOCATION" error)" "302 invalid_request"
+openssl ecparam -name prime256v1 -genkey -noout -out "$TMP/other-key.pem" 2>/dev/null
+JAR=$BROWSER authorize_get "$B" "$RB" "id_token_hint=$(KEY=$TMP/other-key.pem id_token_hint "$ALICE" "$B" "$SID")"
+check "issue24.8: a hint signed by another key: invalid_request" "$STATUS $(query_value "$LOCATION" error)" "302 invalid_request"
 db "update sessions set auth_time = $(date +%s%3N) - 5000 where id = '$SID'"
 JAR=$BROWSER authorize_get "$B" "$RB" "max_age=4"
 check "max_age smaller than the time since the password: the form" "$STATUS" 200
@@ -271,9 +285,13 @@ req PUT "$P/users/$ALICE" "$(jq -cn --arg r "$ROLE" '{display_name:"Alice",email
 JAR=$BROWSER authorize_get "$B" "$RB"
 check "reactivation brings no session back" "$STATUS" 200
 session_of "$BROWSER" alice@example.com "alice password"
+JAR=$BROWSER authorize_get "$B" "$RB"   # a code of the session, not redeemed
+UNREDEEMED=$CODE UNREDEEMED_VERIFIER=$VERIFIER
 req PUT "$P/users/$ALICE" "$(jq -cn --arg r "$ROLE" '{display_name:"Alice",email:"alice@example.com",role_id:$r,is_active:true,password:"alice password 2"}')"
 check_status "a new password for alice" 200
 ends "a new password"
+exchange "$B" "$RB" "$UNREDEEMED" "$UNREDEEMED_VERIFIER"
+check_err "issue24.1: a code of a session a new password ended does not redeem" 400 invalid_authorization_code
 session_of "$BROWSER" alice@example.com "alice password 2"
 ACCESS_DEL=$ACCESS
 req DELETE "$P/users/$ALICE"

@@ -132,4 +132,65 @@ for i in 1 2 3; do XFF=::ffff:192.0.2.7 attempt hal@example.com wrong; done
 XFF=192.0.2.7 attempt hal@example.com "hal password"
 check_status "issue24.7: an IPv4-mapped address is its IPv4 address" 429
 
+# issue24.3: what one session, and one sign-in, may write in a minute is
+# bounded: the N+1-th code of a session and the N+1-th refresh token of a
+# sign-in are refused with 429 too_many_attempts and Retry-After, counted
+# by answers (no clock involved)
+stop_server; rm -f "$TMP"/edgeauth.db*; PG_DB=
+start_server sessions.max_codes_per_minute=3 tokens.max_rotations_per_minute=3
+req POST "$P/clients" "{\"name\":\"app\",\"redirect_uris\":[\"$REDIRECT\"]}"
+APP=$(printf '%s' "$BODY" | jq -r .id)
+req POST "$P/users" '{"display_name":"gil","email":"gil@example.com","password":"gil password"}'
+JAR1=$TMP/jar-gil-1
+new_pkce
+JAR=$JAR1 authorize_post "$APP" "$REDIRECT" gil@example.com "gil password" "s1"
+check_status "issue24.3: a password sign-in, the session's first code" 302
+FIRST_CODE=$(query_value "$LOCATION" code) FIRST_VERIFIER=$VERIFIER
+SID=$(db "select session_id from auth_codes where hash = '$(secret_hash "$FIRST_CODE")'")
+codes=""
+for i in 2 3 4 5; do
+	JAR=$JAR1 authorize_get "$APP" "$REDIRECT" prompt=none
+	codes="$codes $STATUS"
+done
+check "issue24.3: silent sign-ins of one session: 3 codes, then 429" "$codes" " 302 302 429 429"
+check "issue24.3: the 429 says too_many_attempts" "$(grep -c 'data-error="too_many_attempts"' "$TMP/body")" 1
+check_header "issue24.3: with Retry-After" '^Retry-After: [0-9]'
+check "issue24.3: no redirect, no code" "$LOCATION" ""
+check "issue24.3: the session holds 3 codes" "$(db "select count(*) from auth_codes where session_id = '$SID'")" 3
+# a password sign-in in the same session: the session goes on, no code
+JAR=$JAR1 authorize_post "$APP" "$REDIRECT" gil@example.com "gil password" "s2"
+check_status "issue24.3: a password sign-in of the session over its bound" 429
+check "issue24.3: its cookie renewed" "$(printf '%s' "$HDRS" | grep -ci '^set-cookie: edgeauth_')" 1
+JAR=$JAR1 authorize_get "$APP" "$REDIRECT" prompt=none
+check "issue24.3: the renewed session is still over its bound (not signed out)" "$STATUS" 429
+# another session of the same user has a bound of its own
+JAR=$TMP/jar-gil-2 authorize_post "$APP" "$REDIRECT" gil@example.com "gil password" "s3"
+check_status "issue24.3: another session: a code" 302
+
+# rotations: 3 of one sign-in, then 429 (the code's redemption is no rotation)
+exchange "$APP" "$REDIRECT" "$FIRST_CODE" "$FIRST_VERIFIER"
+check_status "issue24.3: the first code redeems" 200
+rotations=""
+for i in 1 2 3 4 5; do
+	LAST=$REFRESH
+	refresh "$APP" "$REFRESH"
+	rotations="$rotations $STATUS"
+	[ "$STATUS" = 200 ] || REFRESH=$LAST
+done
+check "issue24.3: rotations of one sign-in: 3, then 429" "$rotations" " 200 200 200 429 429"
+check "issue24.3: the token endpoint's 429" "$(jq -r .error <<<"$BODY")" too_many_attempts
+check_header "issue24.3: with Retry-After" '^Retry-After: [1-9][0-9]?$'
+FAMILY=$(db "select family_id from refresh_tokens where hash = '$(secret_hash "$REFRESH")'")
+check "issue24.3: the sign-in holds 4 refresh tokens" "$(db "select count(*) from refresh_tokens where family_id = '$FAMILY'")" 4
+# the counters are the node's, in memory: a restart (or the minute's end)
+# lets the session and the sign-in go on, the refused token unused
+KEEP=("$PROJECT_ID" "$CLIENT_ID" "$CLIENT_SECRET")
+stop_server
+SERVER_PORT=$PORT start_server sessions.max_codes_per_minute=3 tokens.max_rotations_per_minute=3
+PROJECT_ID=${KEEP[0]} CLIENT_ID=${KEEP[1]} CLIENT_SECRET=${KEEP[2]}   # not printed again
+refresh "$APP" "$REFRESH"
+check_status "issue24.3: the refused token was left usable" 200
+JAR=$JAR1 authorize_get "$APP" "$REDIRECT" prompt=none
+check "issue24.3: the session gets codes again" "$STATUS" 302
+
 finish

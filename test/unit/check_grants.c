@@ -451,6 +451,9 @@ START_TEST(test_oidc_code_and_refresh)
 	json_t *id, *access, *perms;
 
 	user_with_role();
+	check_sql(fx.srv.store->db, "INSERT INTO sessions (id, secret_hash, project_id, user_id,"
+	          " auth_time, created_at, expires_at) VALUES ('sid-1', 'h', %Q, %Q, 1, 1, %lld)",
+	          fx.p.project_id, fx.user, (long long)now_ms() + 60000);
 	code = insert_code((struct new_code){
 		.scope = "openid profile roles", .nonce = "n-0S6_WzA2Mj", .auth_time = 1700000000500,
 		.session_id = "sid-1" });

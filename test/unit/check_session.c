@@ -240,26 +240,33 @@ static const struct judge_case {
 	bool live;
 	int64_t auth_time;
 	enum session_verdict want;
+	const char *hint;   /* id_token_hint's sub; the live session is "ann"'s */
 } judge_cases[] = {
-	{ false, false, -1, false, 0, SESSION_FORM },
-	{ true, false, -1, false, 0, SESSION_LOGIN_REQUIRED },
-	{ false, false, -1, true, NOW - 86400000, SESSION_SILENT },
-	{ true, false, -1, true, NOW, SESSION_SILENT },
-	{ false, true, -1, true, NOW, SESSION_FORM },
-	{ false, false, 0, true, NOW, SESSION_FORM },            /* max_age=0: always the form */
-	{ true, false, 0, true, NOW, SESSION_LOGIN_REQUIRED },
-	{ false, false, 60, true, NOW - 60000, SESSION_SILENT },  /* exactly max_age: fine */
-	{ false, false, 60, true, NOW - 60001, SESSION_FORM },
-	{ true, false, 60, true, NOW - 60001, SESSION_LOGIN_REQUIRED },
-	{ false, false, 60, true, NOW + 5000, SESSION_SILENT },   /* a clock behind: recent */
-	{ false, false, 2147483647L, true, 0, SESSION_SILENT },
+	{ false, false, -1, false, 0, SESSION_FORM, NULL },
+	{ true, false, -1, false, 0, SESSION_LOGIN_REQUIRED, NULL },
+	{ false, false, -1, true, NOW - 86400000, SESSION_SILENT, NULL },
+	{ true, false, -1, true, NOW, SESSION_SILENT, NULL },
+	{ false, true, -1, true, NOW, SESSION_FORM, NULL },
+	{ false, false, 0, true, NOW, SESSION_FORM, NULL },            /* max_age=0: always the form */
+	{ true, false, 0, true, NOW, SESSION_LOGIN_REQUIRED, NULL },
+	{ false, false, 60, true, NOW - 60000, SESSION_SILENT, NULL },  /* exactly max_age: fine */
+	{ false, false, 60, true, NOW - 60001, SESSION_FORM, NULL },
+	{ true, false, 60, true, NOW - 60001, SESSION_LOGIN_REQUIRED, NULL },
+	{ false, false, 60, true, NOW + 5000, SESSION_SILENT, NULL },   /* a clock behind: recent */
+	{ false, false, 2147483647L, true, 0, SESSION_SILENT, NULL },
+	/* issue24.8: OIDC Core §3.1.2.1, a hint of the session's user or another's */
+	{ true, false, -1, true, NOW, SESSION_SILENT, "ann" },
+	{ true, false, -1, true, NOW, SESSION_LOGIN_REQUIRED, "bob" },
+	{ false, false, -1, true, NOW, SESSION_FORM, "bob" },
+	{ true, false, -1, false, 0, SESSION_LOGIN_REQUIRED, "ann" },
 };
 
 START_TEST(test_judge)
 {
 	const struct judge_case *c = &judge_cases[_i];
-	struct session_ask ask = { c->none, c->login, c->max_age };
-	struct session_row row = { .found = c->live, .auth_time = c->auth_time };
+	struct session_ask ask = { c->none, c->login, c->max_age, c->hint };
+	struct session_row row = { .found = c->live, .user_id = c->live ? "ann" : NULL,
+	                           .auth_time = c->auth_time };
 
 	ck_assert_int_eq(session_judge(&ask, &row, NOW), c->want);
 	if (!c->live)

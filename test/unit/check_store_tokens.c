@@ -288,6 +288,41 @@ START_TEST(test_session_end_revokes_and_queues)
 }
 END_TEST
 
+/* A code of session sid at hash, not redeemed. */
+static void session_code(const char *hash, const char *sid)
+{
+	struct new_code c = {
+		.hash = hash, .family_id = hash, .project_id = fx.p.project_id,
+		.client_id = fx.p.client_id, .user_id = "u1", .redirect_uri = "https://a/cb",
+		.code_challenge = "c", .expires_at = now_ms() + 60000, .session_id = sid,
+	};
+
+	store_code_insert(fx.st, &c, sync_completion(&fx.r));
+}
+
+/* issue24.1 (schema/013): a session that ends takes its unredeemed codes
+ * with it; a redeemed one stays for its replay to be seen; a code whose
+ * session is gone reads as revoked. */
+START_TEST(test_session_end_drops_codes)
+{
+	session_with_sign_ins();
+	session_code("cu", "sid1");
+	ok();
+	store_code_get(fx.st, "cu", &fx.g, sync_completion(&fx.r));
+	ok();
+	ck_assert(fx.g.found && !fx.g.revoked);
+	exec("UPDATE sessions SET ended_at = 77 WHERE id = 'sid1'");
+	ck_assert_int_eq(count("SELECT count(*) FROM auth_codes WHERE hash = 'cu'"), 0);
+	ck_assert_int_eq(count("SELECT count(*) FROM auth_codes WHERE hash = 'cs'"), 1);
+	session_code("cg", "gone");
+	ok();
+	store_token_row_release(&fx.g);
+	store_code_get(fx.st, "cg", &fx.g, sync_completion(&fx.r));
+	ok();
+	ck_assert(fx.g.found && fx.g.revoked);
+}
+END_TEST
+
 /* Deactivation ends the user's sessions, and tells the clients of their
  * sign-ins outside a session (BYOU) with no sid. */
 START_TEST(test_user_deactivated_ends)
@@ -454,6 +489,7 @@ int main(void)
 	tcase_add_test(tc, test_purge_grace);
 	tcase_add_test(tc, test_oidc_side_travels);
 	tcase_add_test(tc, test_session_end_revokes_and_queues);
+	tcase_add_test(tc, test_session_end_drops_codes);
 	tcase_add_test(tc, test_user_deactivated_ends);
 	tcase_add_test(tc, test_password_change_ends);
 	tcase_add_test(tc, test_user_deleted_ends);

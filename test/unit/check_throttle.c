@@ -29,6 +29,25 @@ START_TEST(test_limit_and_window)
 }
 END_TEST
 
+/* issue24.3: a bound on uses (README "Limits"): max uses a window, the
+ * refused ones not counted, NULL bounding nothing. */
+START_TEST(test_take)
+{
+	struct throttle *t = throttle_new(64, 3, 60);
+	int64_t now = 1000000;
+
+	ck_assert_int_eq(throttle_take(t, "s", now), 0);
+	ck_assert_int_eq(throttle_take(t, "s", now + 1000), 0);
+	ck_assert_int_eq(throttle_take(t, "s", now + 2000), 0);
+	ck_assert_int_eq(throttle_take(t, "s", now + 3000), 57);    /* the fourth: refused */
+	ck_assert_int_eq(throttle_take(t, "s", now + 59000), 1);
+	ck_assert_int_eq(throttle_take(t, "other", now + 3000), 0);
+	ck_assert_int_eq(throttle_take(t, "s", now + 60000), 0);    /* a new window */
+	ck_assert_int_eq(throttle_take(NULL, "s", now), 0);
+	throttle_free(t);
+}
+END_TEST
+
 START_TEST(test_reset)
 {
 	struct throttle *t = throttle_new(64, 2, 10);
@@ -89,6 +108,7 @@ static Suite *throttle_suite(void)
 	Suite *s = suite_create("throttle");
 	TCase *tc = tcase_create("counters");
 	tcase_add_test(tc, test_limit_and_window);
+	tcase_add_test(tc, test_take);
 	tcase_add_test(tc, test_reset);
 	tcase_add_test(tc, test_undo);
 	tcase_add_test(tc, test_bounded_table);
