@@ -17,8 +17,8 @@
 #include "keyring.h"
 #include "metrics.h"
 #include "store_users.h"
-#include "untold.h"
 #include "throttle.h"
+#include "untold.h"
 #include "util.h"
 
 static struct grant *grant_of(struct flow *f)
