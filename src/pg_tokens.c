@@ -15,15 +15,18 @@
 #include "store_pg.h"
 #include "util.h"
 
-/* Whether the code or refresh token row t predates the last deactivation
- * of its user, client or project (schema/postgres/006): such a grant stays
- * dead after a reactivation. A NULL tokens_valid_after compares as NULL,
- * which is not true. */
+/* Whether the code or refresh token row t was created in or before the
+ * second of the last deactivation of its user, client or project
+ * (schema/postgres/006): such a grant stays dead after a reactivation.
+ * Whole seconds, as an access token's iat is compared (PT_HOLDERS), so
+ * that every kind issued in a deactivation's own second is refused alike.
+ * A NULL tokens_valid_after compares as NULL, which is not true. */
 #define PREDATES_DEACTIVATION(t) \
 	" EXISTS (SELECT 1 FROM users u, clients c, projects p WHERE u.id = " t ".user_id" \
 	" AND c.id = " t ".client_id AND p.id = " t ".project_id" \
-	" AND (" t ".created_at <= u.tokens_valid_after OR " t ".created_at <= c.tokens_valid_after" \
-	" OR " t ".created_at <= p.tokens_valid_after))"
+	" AND (" t ".created_at / 1000 <= u.tokens_valid_after / 1000" \
+	" OR " t ".created_at / 1000 <= c.tokens_valid_after / 1000" \
+	" OR " t ".created_at / 1000 <= p.tokens_valid_after / 1000))"
 
 enum {
 	PT_CODE_INSERT,

@@ -12,15 +12,19 @@
 #include "pg_tokens.h"
 #include "store_pg.h"
 
-/* Whether the code or refresh token row t was created at or before the last
- * deactivation of its user, client or project (schema/006): such a grant
- * stays dead after a reactivation. A NULL tokens_valid_after compares as
- * NULL, which EXISTS reads as false. */
+/* Whether the code or refresh token row t was created in or before the
+ * second of the last deactivation of its user, client or project
+ * (schema/006): such a grant stays dead after a reactivation. Whole
+ * seconds, as an access token's iat is compared (T_HOLDERS), so that every
+ * kind issued in a deactivation's own second is refused alike (README,
+ * "Decisions where the spec is silent"). A NULL tokens_valid_after
+ * compares as NULL, which EXISTS reads as false. */
 #define SQL_PREDATES_DEACTIVATION(t) \
 	" EXISTS (SELECT 1 FROM users u, clients c, projects p WHERE u.id = " t ".user_id" \
 	" AND c.id = " t ".client_id AND p.id = " t ".project_id" \
-	" AND (" t ".created_at <= u.tokens_valid_after OR " t ".created_at <= c.tokens_valid_after" \
-	" OR " t ".created_at <= p.tokens_valid_after))"
+	" AND (" t ".created_at / 1000 <= u.tokens_valid_after / 1000" \
+	" OR " t ".created_at / 1000 <= c.tokens_valid_after / 1000" \
+	" OR " t ".created_at / 1000 <= p.tokens_valid_after / 1000))"
 
 enum {
 	T_CODE_INSERT,
