@@ -76,18 +76,19 @@ static const struct pg_statement statements[PT__COUNT] = {
 		"SELECT edgeauth_family_revoke($1, $2) AS event", 2, true },
 	[PT_ACCESS_REVOKE] = { "tokens_access_revoke",
 		"SELECT edgeauth_access_revoke($1, $2, $3) AS event", 3, true },
-	/* up to $2 of each: codes and refresh tokens $1 ms after their expiry,
-	 * revocation entries of expired access tokens (no grace: an expired
-	 * token needs none) */
+	/* up to $2 of each: codes and refresh tokens $1 ms after their expiry
+	 * by the database's clock; revocation entries $1 ms after their access
+	 * token's expiry by the node's purge clock $3 (the clock exp was set
+	 * by, store_purge_expired) */
 	[PT_PURGE] = { "tokens_purge",
 		"WITH c AS (DELETE FROM auth_codes WHERE hash IN (SELECT hash FROM auth_codes"
 		" WHERE expires_at < edgeauth_now_ms() - $1::bigint LIMIT $2) RETURNING 1),"
 		" r AS (DELETE FROM refresh_tokens WHERE hash IN (SELECT hash FROM refresh_tokens"
 		" WHERE expires_at < edgeauth_now_ms() - $1::bigint LIMIT $2) RETURNING 1),"
 		" v AS (DELETE FROM revoked_tokens WHERE jti IN (SELECT jti FROM revoked_tokens"
-		" WHERE expires_at < edgeauth_now_ms() / 1000 LIMIT $2) RETURNING 1)"
+		" WHERE expires_at < ($3::bigint - $1::bigint) / 1000 LIMIT $2) RETURNING 1)"
 		" SELECT (SELECT count(*) FROM c) + (SELECT count(*) FROM r) + (SELECT count(*) FROM v)",
-		2, false },
+		3, false },
 	/* store_token_holders_ok: iat is in seconds, and a token of the
 	 * deactivation's own second is taken as issued before it */
 	[PT_HOLDERS] = { "tokens_holders",
@@ -250,13 +251,15 @@ void pg_access_revoke(struct store *st, const char *jti, long long exp_s,
 
 /* The purge runs on the loop, so it cannot wait for its count: it is
  * logged when it fails, and the next tick comes at the usual interval. */
-int pg_purge_expired(struct store *st, int batch, int64_t grace_ms, struct api_error *err)
+int pg_purge_expired(struct store *st, int batch, int64_t now, int64_t grace_ms,
+                     struct api_error *err)
 {
-	char grace[24], n[24];
+	char grace[24], n[24], at[24];
 
 	(void)err;
 	pg_run(st, &statements[PT_PURGE], (const char *const[]){ pg_int_param(grace_ms, grace),
-	       pg_int_param(batch, n) }, pg_map_none, NULL, NULL, pg_logged("purge of expired tokens"));
+	       pg_int_param(batch, n), pg_int_param(now, at) }, pg_map_none, NULL, NULL,
+	       pg_logged("purge of expired tokens"));
 	return 0;
 }
 

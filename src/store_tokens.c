@@ -394,19 +394,18 @@ void store_access_revoke(struct store *st, const char *jti, long long exp_s,
 	complete(done, store_write_tx_event(st, access_revoke, NULL, &r, ev, &err), &err);
 }
 
-int store_purge_expired(struct store *st, int batch, int64_t grace_ms, struct api_error *err)
+int store_purge_expired(struct store *st, int batch, int64_t now, int64_t grace_ms,
+                        struct api_error *err)
 {
 	if (st->pg)
-		return pg_purge_expired(st, batch, grace_ms, err);
+		return pg_purge_expired(st, batch, now, grace_ms, err);
 	static const int which[] = { T_PURGE_CODES, T_PURGE_REFRESH, T_PURGE_REVOKED };
-	int64_t now = now_ms();
 	int total = 0;
 
 	for (size_t i = 0; i < sizeof which / sizeof which[0]; i++) {
 		sqlite3_stmt *s = STMT(st, which[i]);
 		int rc;
-		/* an expired access token needs no revocation entry: no grace */
-		sqlite3_bind_int64(s, 1, which[i] == T_PURGE_REVOKED ? now : now - grace_ms);
+		sqlite3_bind_int64(s, 1, now - grace_ms);
 		sqlite3_bind_int(s, 2, batch);
 		rc = store_step_write(st, s, NULL, 0, NULL, err);
 		if (rc < 0)

@@ -6,16 +6,7 @@
 # tokens it gave were dead on arrival.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/signin_lib.sh"
-EMAIL="rita@example.com"; PASSWORD="rita's password"
-REDIRECT="http://127.0.0.1:9/callback"
 FAKETIME_LIB=/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1
-
-setup() {
-	reader_user "$EMAIL" "$PASSWORD" "Rita"
-	req POST "$P/clients" "{\"name\":\"app\",\"redirect_uris\":[\"$REDIRECT\"],\"permission_ids\":[]}"
-	check_status "create client" 201
-	APP=$(printf '%s' "$BODY" | jq -r .id); APP_SECRET=$(printf '%s' "$BODY" | jq -r .client_secret)
-}
 set_active() { # set_active user|client true|false
 	if [ "$1" = user ]; then
 		req PUT "$P/users/$USER" "$(jq -cn --arg e "$EMAIL" --argjson a "$2" '{display_name:"Rita",is_active:$a,email:$e}')"
@@ -72,7 +63,7 @@ if [ "$BACKEND" = sqlite ]; then
 	echo "@$(date -u -d 'tomorrow' +%F) 00:00:00 x0.001" > "$TMP/clock"
 	EDGEAUTH_WRAPPER="env LD_PRELOAD=$FAKETIME_LIB FAKETIME_TIMESTAMP_FILE=$TMP/clock FAKETIME_DONT_FAKE_MONOTONIC=1" \
 		start_server
-	setup
+	rita_and_app
 	for holder in user client; do
 		set_active $holder false
 		sleep 1.1   # a millisecond of the server's clock
@@ -92,7 +83,7 @@ fi
 # created in, a few milliseconds before it: the grant is refused, as an
 # access token of that second is.
 start_server
-setup
+rita_and_app
 cut_in_second_of() { # cut_in_second_of TABLE HASH: prints the cut-off it set, or nothing
 	local at
 	at=$(db "SELECT created_at FROM $1 WHERE hash = '$2'")
