@@ -205,8 +205,9 @@ static flow_step *const after_forced_keys[] = {
 /* The signature (or the cache of tokens whose signature checked out), the
  * claims, exp, and an iat not ahead of this clock: a token from before a
  * clock was stepped back is refused, so that a cut-off set after the step
- * (invalidate-all, a deactivation) cannot fall before it. A kid the ring does not publish has the ring read again
- * once (another process may sign with a key this one has not read yet). */
+ * (invalidate-all, a deactivation) cannot fall before it. A kid the ring
+ * does not publish has the ring read again once (another process may sign
+ * with a key this one has not read yet). */
 static enum step_result bearer_verify(struct flow *f)
 {
 	struct bearer_check *c = check_of(f);

@@ -257,7 +257,8 @@ static enum step_result password_judge(struct flow *f)
 		/* no memory for the hash: nothing was checked, so no failure
 		 * is counted or recorded (README, "Decisions where the spec is silent") */
 		uncount_attempt(s);
-		api_fail(&s->out->err, E_UNAVAILABLE, "The password could not be checked; try again shortly.");
+		api_fail(&s->out->err, E_UNAVAILABLE,
+		         "The password could not be checked; try again shortly.");
 		return ended(s, SIGNIN_BUSY);
 	}
 	if (s->verified != 1 || !s->user.found || !s->user.is_active)

@@ -270,7 +270,8 @@ int store_project_set_active(struct store *st, const char *id, bool active, stru
 static int invalidate_write(struct store *st, void *arg, struct api_error *err)
 {
 	static const int steps[] = {
-		SP_INVALIDATE_TOKENS, SP_END_SESSIONS, SP_REVOKE_ACCESS, SP_REVOKE_REFRESH, SP_END_CODES,
+		SP_INVALIDATE_TOKENS, SP_END_SESSIONS,
+		SP_REVOKE_ACCESS, SP_REVOKE_REFRESH, SP_END_CODES,
 	};
 	const int64_t *now = arg;
 
