@@ -17,9 +17,11 @@ struct passwords;
 struct passwords *passwords_new(struct event_base *base, const struct config *cfg);
 void passwords_free(struct passwords *pw);
 
-/* encoded: a new "$argon2id$..." string that the callback owns, or NULL on failure. */
+/* encoded: a new "$argon2id$..." string that the callback owns, or NULL when
+ * the hash could not run (argon2 got no memory). */
 typedef void passwords_hash_done(void *arg, char *encoded);
-/* ok: 1 the password matches, 0 it does not (or encoded was NULL), -1 failure. */
+/* ok: 1 the password matches, 0 it does not (or encoded was NULL), -1 the
+ * hash could not run (argon2 got no memory): no answer about the password. */
 typedef void passwords_verify_done(void *arg, int ok);
 
 /* Hashes password (copied and wiped here). Returns 0 when the work was

@@ -20,7 +20,8 @@ void pg_family_revoke(struct store *st, const char *family_id, const struct even
                       struct completion done);
 void pg_access_revoke(struct store *st, const char *jti, long long exp_s,
                       const struct event *ev, struct completion done);
-int pg_purge_expired(struct store *st, int batch, int64_t grace_ms, struct api_error *err);
+int pg_purge_expired(struct store *st, int batch, int64_t now, int64_t grace_ms,
+                     struct api_error *err);
 void pg_user_claims(struct store *st, const char *project_id, const char *user_id,
                     struct user_claims *out, struct completion done);
 void pg_token_holders_ok(struct store *st, const char *project_id, const char *client_id,

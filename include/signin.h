@@ -91,7 +91,9 @@ enum signin_outcome {
 	 * for all, so that it tells nothing about the account. */
 	SIGNIN_REFUSED,
 	SIGNIN_THROTTLED,    /* past a limit: retry_after_s; no password was checked */
-	SIGNIN_BUSY,         /* the hash queue is full: err (temporarily_unavailable) */
+	/* the hash queue is full, or the hash could not run (no memory):
+	 * err (temporarily_unavailable); not counted as a failure */
+	SIGNIN_BUSY,
 	/* the password was right and the session goes on (session_secret), but
 	 * it was given [sessions] max_codes_per_minute codes in the last
 	 * minute: no code, retry_after_s */

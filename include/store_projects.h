@@ -55,7 +55,10 @@ int store_project_set_active(struct store *st, const char *id, bool active, stru
  * tokens_valid_after moves to now, so access tokens of that second or
  * before, and refresh tokens and codes created up to now, are refused
  * (schema/006); every open session ends, which revokes its sign-ins and
- * queues its back-channel logouts (schema/008); a store.invalidate_all
+ * queues its back-channel logouts (schema/008); every refresh token, the
+ * access token issued with it and every unredeemed code end by their rows,
+ * which holds when the clock was stepped back since they were issued
+ * (schema/postgres/020); a store.invalidate_all
  * event of the store's origin records it. 0, or -1 with err. */
 int store_invalidate_all(struct store *st, int64_t now, struct api_error *err);
 

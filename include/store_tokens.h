@@ -109,9 +109,13 @@ void store_family_revoke(struct store *st, const char *family_id, const struct e
 void store_access_revoke(struct store *st, const char *jti, long long exp_s,
                          const struct event *ev, struct completion done);
 /* Deletes up to batch codes and refresh tokens that expired more than
- * grace_ms ago, and revocation entries of expired access tokens. Returns how
- * many rows went, or -1. */
-int store_purge_expired(struct store *st, int batch, int64_t grace_ms, struct api_error *err);
+ * grace_ms ago, and revocation entries whose access token expired more than
+ * grace_ms before now (ms): a revocation outlives its token by the grace,
+ * so that a clock stepped forward and back cannot bring the token back
+ * (on PostgreSQL codes and refresh tokens go by the database's clock).
+ * Returns how many rows went, or -1. */
+int store_purge_expired(struct store *st, int batch, int64_t now, int64_t grace_ms,
+                        struct api_error *err);
 
 
 /* ---- what token issue reads of a user ---- */

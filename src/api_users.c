@@ -234,7 +234,8 @@ static void password_hashed(void *arg, char *encoded)
 	struct api_error err;
 
 	if (!encoded) {
-		api_fail(&err, E_SYSTEM_ERROR, "The password could not be hashed.");
+		api_fail(&err, E_UNAVAILABLE,
+		         "The password could not be hashed; try again shortly.");
 		flow_resume(&ctx->flow, &err);
 		return;
 	}

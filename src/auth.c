@@ -203,11 +203,15 @@ static flow_step *const after_forced_keys[] = {
 };
 
 /* The signature (or the cache of tokens whose signature checked out), the
- * claims and exp. A kid the ring does not publish has the ring read again
- * once (another process may sign with a key this one has not read yet). */
+ * claims, exp, and an iat not ahead of this clock: a token from before a
+ * clock was stepped back is refused, so that a cut-off set after the step
+ * (invalidate-all, a deactivation) cannot fall before it. A kid the ring
+ * does not publish has the ring read again once (another process may sign
+ * with a key this one has not read yet). */
 static enum step_result bearer_verify(struct flow *f)
 {
 	struct bearer_check *c = check_of(f);
+	long long now = (long long)time(NULL);
 
 	if (!c->token)
 		return invalid(f, 0);
@@ -219,7 +223,7 @@ static enum step_result bearer_verify(struct flow *f)
 			return flow_branch(f, after_forced_keys);
 		return invalid(f, 1);
 	}
-	if (c->out->exp <= (long long)time(NULL))
+	if (c->out->exp <= now || c->out->iat > now + AUTH_IAT_LEEWAY_S)
 		return invalid(f, 1);
 	return STEP_NEXT;
 }

@@ -215,14 +215,28 @@ static void on_drain_tick(evutil_socket_t fd, short what, void *arg)
 struct purge {
 	struct server *srv;
 	struct event *ev;
+	int64_t started_ms;    /* the wall clock at start */
+	int64_t started_us;    /* the monotonic clock then */
 };
+
+/* The wall clock, but never ahead of the monotonic time since start: a
+ * clock stepped forward (and later back) must not purge a revocation while
+ * its token can still live in the corrected clock's view (README,
+ * "Decisions where the spec is silent"). One stepped back is taken as is:
+ * that only keeps rows longer. */
+static int64_t purge_clock(struct purge *pg)
+{
+	int64_t wall = now_ms(), steady = pg->started_ms + (mono_us() - pg->started_us) / 1000;
+
+	return wall < steady ? wall : steady;
+}
 
 static void on_purge_tick(evutil_socket_t fd, short what, void *arg)
 {
 	struct purge *pg = arg;
 	struct api_error err;
 	struct timeval tv = { pg->srv->cfg->purge_interval_s, 0 };
-	int n = store_purge_expired(pg->srv->store, PURGE_BATCH,
+	int n = store_purge_expired(pg->srv->store, PURGE_BATCH, purge_clock(pg),
 	                            pg->srv->cfg->purge_grace_s * 1000LL, &err);
 	int sessions = store_session_purge(pg->srv->store, PURGE_BATCH, now_ms(), &err);
 	int events = store_event_purge(pg->srv->store, PURGE_BATCH,
@@ -337,7 +351,7 @@ static int cmd_serve(const struct config *cfg)
 {
 	struct server srv = { .cfg = cfg };
 	struct shutdown sd = { .srv = &srv };
-	struct purge pg = { .srv = &srv };
+	struct purge pg = { .srv = &srv, .started_ms = now_ms(), .started_us = mono_us() };
 	struct suffix_mover sm = { .srv = &srv };
 	struct timeval first_tick = { 1, 0 };
 	struct event *sigint = NULL, *sigterm = NULL, *sighup = NULL;

@@ -36,14 +36,20 @@ struct pw_job {
 	void *arg;
 };
 
+/* NULL when the hash cannot run: argon2 takes argon2_memory_kib from the
+ * heap for each job, and under a memory limit that allocation (or this
+ * one) fails. Not xmalloc: a job that cannot get memory is answered 503,
+ * and the server goes on (README, "Decisions where the spec is silent"). */
 static char *hash_now(const struct config *cfg, const char *password)
 {
 	unsigned char salt[SALT_BYTES];
 	size_t len = argon2_encodedlen(cfg->argon2_iterations, cfg->argon2_memory_kib,
 	                               cfg->argon2_parallelism, SALT_BYTES, HASH_BYTES,
 	                               Argon2_id);
-	char *encoded = xmalloc(len);
+	char *encoded = malloc(len);
 
+	if (!encoded)
+		return NULL;
 	crypto_random(salt, sizeof salt);
 	if (argon2id_hash_encoded(cfg->argon2_iterations, cfg->argon2_memory_kib,
 	                          cfg->argon2_parallelism, password, strlen(password), salt,
@@ -123,17 +129,19 @@ static void done_hash(void *arg)
 	job_free(j);
 }
 
+/* ok -1 when the hash could not run (ARGON2_MEMORY_ALLOCATION_ERROR under a
+ * memory limit), for the dummy too: an unknown account then answers as a
+ * known one does, and neither counts as a wrong password. */
 static void work_verify(void *arg)
 {
 	struct pw_job *j = arg;
-	int rc = j->encoded ? argon2id_verify(j->encoded, j->password, strlen(j->password))
-	                    : ARGON2_VERIFY_MISMATCH;
+	int rc = argon2id_verify(j->encoded, j->password, strlen(j->password));
 
 	OPENSSL_cleanse(j->password, strlen(j->password));
-	if (j->is_dummy)
-		j->ok = 0;
+	if (rc != ARGON2_OK && rc != ARGON2_VERIFY_MISMATCH)
+		j->ok = -1;
 	else
-		j->ok = rc == ARGON2_OK ? 1 : rc == ARGON2_VERIFY_MISMATCH ? 0 : -1;
+		j->ok = rc == ARGON2_OK && !j->is_dummy;
 }
 
 static void done_verify(void *arg)

@@ -15,15 +15,18 @@
 #include "store_pg.h"
 #include "util.h"
 
-/* Whether the code or refresh token row t predates the last deactivation
- * of its user, client or project (schema/postgres/006): such a grant stays
- * dead after a reactivation. A NULL tokens_valid_after compares as NULL,
- * which is not true. */
+/* Whether the code or refresh token row t was created in or before the
+ * second of the last deactivation of its user, client or project
+ * (schema/postgres/006): such a grant stays dead after a reactivation.
+ * Whole seconds, as an access token's iat is compared (PT_HOLDERS), so
+ * that every kind issued in a deactivation's own second is refused alike.
+ * A NULL tokens_valid_after compares as NULL, which is not true. */
 #define PREDATES_DEACTIVATION(t) \
 	" EXISTS (SELECT 1 FROM users u, clients c, projects p WHERE u.id = " t ".user_id" \
 	" AND c.id = " t ".client_id AND p.id = " t ".project_id" \
-	" AND (" t ".created_at <= u.tokens_valid_after OR " t ".created_at <= c.tokens_valid_after" \
-	" OR " t ".created_at <= p.tokens_valid_after))"
+	" AND (" t ".created_at / 1000 <= u.tokens_valid_after / 1000" \
+	" OR " t ".created_at / 1000 <= c.tokens_valid_after / 1000" \
+	" OR " t ".created_at / 1000 <= p.tokens_valid_after / 1000))"
 
 /* Whether the code row t was made in a session that has ended or is gone
  * (schema/postgres/019): its sign-in ended with the session. */
@@ -79,18 +82,19 @@ static const struct pg_statement statements[PT__COUNT] = {
 		"SELECT edgeauth_family_revoke($1, $2) AS event", 2, true },
 	[PT_ACCESS_REVOKE] = { "tokens_access_revoke",
 		"SELECT edgeauth_access_revoke($1, $2, $3) AS event", 3, true },
-	/* up to $2 of each: codes and refresh tokens $1 ms after their expiry,
-	 * revocation entries of expired access tokens (no grace: an expired
-	 * token needs none) */
+	/* up to $2 of each: codes and refresh tokens $1 ms after their expiry
+	 * by the database's clock; revocation entries $1 ms after their access
+	 * token's expiry by the node's purge clock $3 (the clock exp was set
+	 * by, store_purge_expired) */
 	[PT_PURGE] = { "tokens_purge",
 		"WITH c AS (DELETE FROM auth_codes WHERE hash IN (SELECT hash FROM auth_codes"
 		" WHERE expires_at < edgeauth_now_ms() - $1::bigint LIMIT $2) RETURNING 1),"
 		" r AS (DELETE FROM refresh_tokens WHERE hash IN (SELECT hash FROM refresh_tokens"
 		" WHERE expires_at < edgeauth_now_ms() - $1::bigint LIMIT $2) RETURNING 1),"
 		" v AS (DELETE FROM revoked_tokens WHERE jti IN (SELECT jti FROM revoked_tokens"
-		" WHERE expires_at < edgeauth_now_ms() / 1000 LIMIT $2) RETURNING 1)"
+		" WHERE expires_at < ($3::bigint - $1::bigint) / 1000 LIMIT $2) RETURNING 1)"
 		" SELECT (SELECT count(*) FROM c) + (SELECT count(*) FROM r) + (SELECT count(*) FROM v)",
-		2, false },
+		3, false },
 	/* store_token_holders_ok: iat is in seconds, and a token of the
 	 * deactivation's own second is taken as issued before it */
 	[PT_HOLDERS] = { "tokens_holders",
@@ -253,14 +257,16 @@ void pg_access_revoke(struct store *st, const char *jti, long long exp_s,
 
 /* The purge runs on the loop, so it cannot wait for its count
  * (pg_purge_run): a failure is logged. */
-int pg_purge_expired(struct store *st, int batch, int64_t grace_ms, struct api_error *err)
+int pg_purge_expired(struct store *st, int batch, int64_t now, int64_t grace_ms,
+                     struct api_error *err)
 {
-	char grace[24], n[24];
+	char grace[24], n[24], at[24];
 
 	(void)err;
 	return pg_purge_run(st, STORE_PURGE_TOKENS, "purge of expired tokens",
 	                    &statements[PT_PURGE], (const char *const[]){
-	                    pg_int_param(grace_ms, grace), pg_int_param(batch, n) });
+	                    pg_int_param(grace_ms, grace), pg_int_param(batch, n),
+	                    pg_int_param(now, at) });
 }
 
 /* ---- what token issue reads of a user ---- */

@@ -267,6 +267,14 @@ static enum step_result password_judge(struct flow *f)
 {
 	struct signin *s = signin_of(f);
 
+	if (s->verified < 0) {
+		/* no memory for the hash: nothing was checked, so no failure
+		 * is counted or recorded (README, "Decisions where the spec is silent") */
+		uncount_attempt(s);
+		api_fail(&s->out->err, E_UNAVAILABLE,
+		         "The password could not be checked; try again shortly.");
+		return ended(s, SIGNIN_BUSY);
+	}
 	if (s->verified != 1 || !s->user.found || !s->user.is_active)
 		return flow_branch(f, refusal_steps);
 	count_success(s);

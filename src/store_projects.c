@@ -23,6 +23,9 @@ enum {
 	SP_SET_ACTIVE,
 	SP_INVALIDATE_TOKENS,
 	SP_END_SESSIONS,
+	SP_REVOKE_ACCESS,
+	SP_REVOKE_REFRESH,
+	SP_END_CODES,
 	SP__COUNT
 };
 
@@ -41,6 +44,15 @@ static const char *const sql[SP__COUNT] = {
 		"UPDATE projects SET tokens_valid_after = max(coalesce(tokens_valid_after, 0), ?1)",
 	/* schema/008's trigger revokes each session's sign-ins */
 	[SP_END_SESSIONS] = "UPDATE sessions SET ended_at = ?1 WHERE ended_at IS NULL",
+	/* What the store holds ends by its rows, whatever the clock says: the
+	 * access token of every refresh token that may still live (a clock
+	 * stepped back takes more, never fewer), every refresh token, every
+	 * unredeemed code. */
+	[SP_REVOKE_ACCESS] =
+		"INSERT OR IGNORE INTO revoked_tokens (jti, expires_at)"
+		" SELECT access_jti, access_exp FROM refresh_tokens WHERE access_exp > ?1 / 1000",
+	[SP_REVOKE_REFRESH] = "UPDATE refresh_tokens SET revoked_at = ?1 WHERE revoked_at IS NULL",
+	[SP_END_CODES] = "DELETE FROM auth_codes WHERE used_at IS NULL",
 };
 
 const struct stmt_set store_projects_sql = { SP__COUNT, sql, NULL };
@@ -257,14 +269,17 @@ int store_project_set_active(struct store *st, const char *id, bool active, stru
 
 static int invalidate_write(struct store *st, void *arg, struct api_error *err)
 {
+	static const int steps[] = {
+		SP_INVALIDATE_TOKENS, SP_END_SESSIONS,
+		SP_REVOKE_ACCESS, SP_REVOKE_REFRESH, SP_END_CODES,
+	};
 	const int64_t *now = arg;
 
-	sqlite3_bind_int64(stmt(st, SP_INVALIDATE_TOKENS), 1, *now);
-	if (store_step_write(st, stmt(st, SP_INVALIDATE_TOKENS), NULL, 0, NULL, err) < 0)
-		return -1;
-	sqlite3_bind_int64(stmt(st, SP_END_SESSIONS), 1, *now);
-	if (store_step_write(st, stmt(st, SP_END_SESSIONS), NULL, 0, NULL, err) < 0)
-		return -1;
+	for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++) {
+		sqlite3_bind_int64(stmt(st, steps[i]), 1, *now);
+		if (store_step_write(st, stmt(st, steps[i]), NULL, 0, NULL, err) < 0)
+			return -1;
+	}
 	return store_event_insert_own(st, (struct event){ NULL, NULL, EVENT_STORE_INVALIDATE_ALL,
 	                                                  NULL, NULL }, err);
 }

@@ -12,15 +12,19 @@
 #include "pg_tokens.h"
 #include "store_pg.h"
 
-/* Whether the code or refresh token row t was created at or before the last
- * deactivation of its user, client or project (schema/006): such a grant
- * stays dead after a reactivation. A NULL tokens_valid_after compares as
- * NULL, which EXISTS reads as false. */
+/* Whether the code or refresh token row t was created in or before the
+ * second of the last deactivation of its user, client or project
+ * (schema/006): such a grant stays dead after a reactivation. Whole
+ * seconds, as an access token's iat is compared (T_HOLDERS), so that every
+ * kind issued in a deactivation's own second is refused alike (README,
+ * "Decisions where the spec is silent"). A NULL tokens_valid_after
+ * compares as NULL, which EXISTS reads as false. */
 #define SQL_PREDATES_DEACTIVATION(t) \
 	" EXISTS (SELECT 1 FROM users u, clients c, projects p WHERE u.id = " t ".user_id" \
 	" AND c.id = " t ".client_id AND p.id = " t ".project_id" \
-	" AND (" t ".created_at <= u.tokens_valid_after OR " t ".created_at <= c.tokens_valid_after" \
-	" OR " t ".created_at <= p.tokens_valid_after))"
+	" AND (" t ".created_at / 1000 <= u.tokens_valid_after / 1000" \
+	" OR " t ".created_at / 1000 <= c.tokens_valid_after / 1000" \
+	" OR " t ".created_at / 1000 <= p.tokens_valid_after / 1000))"
 
 /* Whether the code row t was made in a session that has ended or is gone
  * (schema/013): its sign-in ended with the session. */
@@ -397,19 +401,18 @@ void store_access_revoke(struct store *st, const char *jti, long long exp_s,
 	complete(done, store_write_tx_event(st, access_revoke, NULL, &r, ev, &err), &err);
 }
 
-int store_purge_expired(struct store *st, int batch, int64_t grace_ms, struct api_error *err)
+int store_purge_expired(struct store *st, int batch, int64_t now, int64_t grace_ms,
+                        struct api_error *err)
 {
 	if (st->pg)
-		return pg_purge_expired(st, batch, grace_ms, err);
+		return pg_purge_expired(st, batch, now, grace_ms, err);
 	static const int which[] = { T_PURGE_CODES, T_PURGE_REFRESH, T_PURGE_REVOKED };
-	int64_t now = now_ms();
 	int total = 0;
 
 	for (size_t i = 0; i < sizeof which / sizeof which[0]; i++) {
 		sqlite3_stmt *s = STMT(st, which[i]);
 		int rc;
-		/* an expired access token needs no revocation entry: no grace */
-		sqlite3_bind_int64(s, 1, which[i] == T_PURGE_REVOKED ? now : now - grace_ms);
+		sqlite3_bind_int64(s, 1, now - grace_ms);
 		sqlite3_bind_int(s, 2, batch);
 		rc = store_step_write(st, s, NULL, 0, NULL, err);
 		if (rc < 0)

@@ -113,6 +113,18 @@ jwt_claim() {
 	printf '%s' "$p" | base64 -d 2>/dev/null | jq -r ".$2"
 }
 
+# rita_and_app: the reader user rita@example.com (EMAIL, PASSWORD; USER,
+# ROLE) and a client "app" without permissions whose redirect URI is
+# REDIRECT (APP, APP_SECRET)
+rita_and_app() {
+	EMAIL="rita@example.com"; PASSWORD="rita's password"
+	reader_user "$EMAIL" "$PASSWORD" "Rita"
+	REDIRECT="http://127.0.0.1:9/callback"
+	req POST "$P/clients" "{\"name\":\"app\",\"redirect_uris\":[\"$REDIRECT\"],\"permission_ids\":[]}"
+	check_status "create client" 201
+	APP=$(printf '%s' "$BODY" | jq -r .id); APP_SECRET=$(printf '%s' "$BODY" | jq -r .client_secret)
+}
+
 # reader_user EMAIL PASSWORD NAME: a role "reader" holding users:read and a
 # user with that email and password in it; sets ROLE and USER.
 reader_user() {

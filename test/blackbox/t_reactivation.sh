@@ -5,12 +5,7 @@
 . "$(dirname "$0")/signin_lib.sh"
 start_server
 
-EMAIL="rita@example.com"; PASSWORD="rita's password"
-reader_user "$EMAIL" "$PASSWORD" "Rita"
-REDIRECT="http://127.0.0.1:9/callback"
-req POST "$P/clients" "{\"name\":\"app\",\"redirect_uris\":[\"$REDIRECT\"],\"permission_ids\":[]}"
-check_status "create client" 201
-APP=$(printf '%s' "$BODY" | jq -r .id); APP_SECRET=$(printf '%s' "$BODY" | jq -r .client_secret)
+rita_and_app
 
 # A sign-in's tokens and a code not yet redeemed, all issued before.
 signed_in() { # sets ACCESS, REFRESH and a fresh unredeemed CODE2/VERIFIER2

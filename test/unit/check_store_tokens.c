@@ -162,8 +162,9 @@ START_TEST(test_refresh_rotate)
 END_TEST
 
 /* Expired codes and refresh tokens stay for the grace period (they still
- * answer *_expired and a replay is still seen), then go; a revocation entry
- * goes when its access token has expired. */
+ * answer *_expired and a replay is still seen), then go; so does a
+ * revocation entry after its access token's expiry (issue24.13: it must
+ * outlive the token should the clock go back). */
 START_TEST(test_purge_grace)
 {
 	int64_t now = now_ms();
@@ -180,9 +181,12 @@ START_TEST(test_purge_grace)
 	code("c_y", "f2", now + 60000);
 	store_code_redeem(fx.st, "c_y", &recent, &won, sync_completion(&fx.r));
 	ok();
-	ck_assert_int_eq(sqlite3_exec(fx.st->db, "INSERT INTO revoked_tokens VALUES ('gone', 1),"
-	                              " ('kept', 9999999999)", NULL, NULL, NULL), SQLITE_OK);
-	ck_assert_int_eq(store_purge_expired(fx.st, 100, 5000, &fx.err), 3);
+	char sql[160];
+
+	snprintf(sql, sizeof sql, "INSERT INTO revoked_tokens VALUES ('gone', 1),"
+	         " ('kept', 9999999999), ('graced', %lld)", (long long)(now / 1000 - 2));
+	ck_assert_int_eq(sqlite3_exec(fx.st->db, sql, NULL, NULL, NULL), SQLITE_OK);
+	ck_assert_int_eq(store_purge_expired(fx.st, 100, now, 5000, &fx.err), 3);
 	ck_assert_int_eq(count("SELECT count(*) FROM auth_codes WHERE hash = 'c_old'"), 0);
 	ck_assert_int_eq(count("SELECT count(*) FROM auth_codes WHERE hash = 'c_recent'"), 1);
 	ck_assert_int_eq(count("SELECT count(*) FROM auth_codes WHERE hash = 'c_live'"), 1);
@@ -190,8 +194,9 @@ START_TEST(test_purge_grace)
 	ck_assert_int_eq(count("SELECT count(*) FROM refresh_tokens WHERE hash = 'recent'"), 1);
 	ck_assert_int_eq(count("SELECT count(*) FROM revoked_tokens WHERE jti = 'gone'"), 0);
 	ck_assert_int_eq(count("SELECT count(*) FROM revoked_tokens WHERE jti = 'kept'"), 1);
+	ck_assert_int_eq(count("SELECT count(*) FROM revoked_tokens WHERE jti = 'graced'"), 1);
 	/* a batch bounds each table's deletions */
-	ck_assert_int_eq(store_purge_expired(fx.st, 1, 0, &fx.err), 2);
+	ck_assert_int_eq(store_purge_expired(fx.st, 1, now, 0, &fx.err), 3);
 }
 END_TEST
 
