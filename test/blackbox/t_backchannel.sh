@@ -98,9 +98,12 @@ client stalls "$R/stall/s";          S=$CID
 client bighead "$R/bighead/h";       H=$CID
 client metadata "http://169.254.169.254/latest/meta-data"; M=$CID
 client itself "$BASE/api/v1/logout"; SELF=$CID
+client metricsself "http://127.0.0.1:$MPORT/metrics"; MS=$CID     # issue24.6
+client metricsname "http://localhost:$MPORT/metrics"; MN=$CID
+client metricsmapped "http://[::ffff:127.0.0.1]:$MPORT/metrics"; MM=$CID
 client outside "$R/ok/outside";      OUT=$CID    # not in the session
 user ann; ANN=$UID_
-session sess-ann "$ANN" "$A" "$E" "$L" "$F" "$RJ" "$RD" "$S" "$H" "$M" "$SELF"
+session sess-ann "$ANN" "$A" "$E" "$L" "$F" "$RJ" "$RD" "$S" "$H" "$M" "$SELF" "$MS" "$MN" "$MM"
 check "no outbox row before the session ends" "$(db "select count(*) from backchannel_outbox")" 0
 
 T0=$(date +%s.%N)
@@ -188,18 +191,25 @@ grep -q "to client $M at 169.254.169.254: not sent: 169.254.169.254 is an addres
 	"$TMP/server.log" && pass || fail "169.254.169.254 was not refused"
 grep -q "to client $SELF at 127.0.0.1: not sent: 127.0.0.1 is an address" "$TMP/server.log" && pass ||
 	fail "edgeauth's own address was not refused"
+# issue24.6: nor its metrics listener, by address, by name, IPv4-mapped
+grep -q "to client $MS at 127.0.0.1: not sent: 127.0.0.1 is an address" "$TMP/server.log" && pass ||
+	fail "issue24.6: the metrics listener's address was not refused"
+grep -Eq "to client $MN at localhost: not sent: localhost resolves to (127\.0\.0\.1|::1)" "$TMP/server.log" &&
+	pass || fail "issue24.6: the metrics listener by name was not refused"
+grep -q "to client $MM at \[::ffff:127.0.0.1\]: not sent: " "$TMP/server.log" && pass ||
+	fail "issue24.6: the metrics listener IPv4-mapped was not refused"
 
 # the metrics count each outcome (CONTRACT.md §10), as the log lines above
 # tell them: at least the ones seen so far
 check "metrics: deliveries" "$(( $(delivered delivered) >= 1 ))" 1
 check "metrics: rejected (a 4xx, a redirect, a big header)" "$(( $(delivered rejected) >= 3 ))" 1
-check "metrics: refused (169.254.x, edgeauth itself)" "$(( $(delivered refused) >= 2 ))" 1
+check "metrics: refused (169.254.x, edgeauth itself, its metrics)" "$(( $(delivered refused) >= 5 ))" 1
 check "a client outside the session: nothing" "$(posts /ok/outside)" 0
 
 sleep 1.5
 check "no fourth attempt" "$(posts /fail/f)" 3
 check "a 4xx: still one attempt" "$(posts /reject/r)" 1
-check "finished rows are deleted" "$(db "select count(*) from backchannel_outbox where client_id in ('$A','$E','$L','$F','$RJ','$RD','$H','$M','$SELF')")" 0
+check "finished rows are deleted" "$(db "select count(*) from backchannel_outbox where client_id in ('$A','$E','$L','$F','$RJ','$RD','$H','$M','$SELF','$MS','$MN','$MM')")" 0
 check "the log holds no token" "$(grep -c 'eyJ' "$TMP/server.log")" 0
 
 # --- a BYOU user deleted: clients holding a refresh token, no sid ---
