@@ -289,5 +289,44 @@ wait_log "to client $EW at 127.0.0.1: not sent: 127.0.0.1 is an address" 5 && pa
 	fail "an address outside the list was not refused"
 check "outside the list: nothing sent" "$(posts /ok/elsewhere)" 0
 
+# --- issue24.5: one client's backlog neither delays nor drops another's ---
+# The sessions of one user with a client whose receiver never answers
+# (slow) end at once, more logouts than the queue holds (issue 24's 1,150);
+# once the queue is full, a victim's session with another client (fast)
+# ends. Its logout is delivered while the slow client's backlog waits (its
+# receiver has had a fraction of it, its rows are still in the outbox),
+# and what the full queue drops is the slow client's, counted and logged.
+restart_server metrics.listen=127.0.0.1:$MPORT
+client slowrp "$R/stall/fair"; SLOW=$CID
+client fastrp "$R/ok/fair";    FAST=$CID
+user noisy;  NOISY=$UID_
+user victim; VICTIM=$UID_
+FLOOD=1150
+NOW=$(($(date +%s%N) / 1000000))
+db "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < $FLOOD)
+    INSERT INTO sessions (id, secret_hash, project_id, user_id, auth_time, created_at, expires_at)
+    SELECT 'flood-' || i, 'hash-flood-' || i, '$PROJECT_ID', '$NOISY', $NOW, $NOW, $NOW + 3600000 FROM n"
+db "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < $FLOOD)
+    INSERT INTO session_clients SELECT 'flood-' || i, '$SLOW' FROM n"
+session sess-victim "$VICTIM" "$FAST"
+db "UPDATE sessions SET ended_at = $NOW WHERE id LIKE 'flood-%'"
+# slow_rows: the slow client's logouts in the outbox (not yet delivered or dropped)
+slow_rows() { db "select count(*) from backchannel_outbox where client_id = '$SLOW'"; }
+[ "$(slow_rows)" -ge 1000 ] && pass || fail "issue24.5: the noisy user's logouts are not queued"
+wait_log "logout [0-9a-f]+ to client $SLOW.*dropped: " 30 && pass ||
+	fail "issue24.5: the slow client's queue never filled"
+req PUT "$P/users/$VICTIM" '{"display_name":"victim","email":"victim@example.com","is_active":false}'
+check_status "the victim deactivated" 200
+wait_posts /ok/fair 1 30 || fail "issue24.5: the victim's logout to another client was not delivered"
+SLOW_GOT=$(posts /stall/fair)
+[ "$SLOW_GOT" -lt 1000 ] && pass ||
+	fail "issue24.5: the victim's logout came after the slow client's backlog ($SLOW_GOT posts)"
+[ "$(slow_rows)" -gt 0 ] && pass || fail "issue24.5: the slow client's backlog drained first"
+check "issue24.5: the victim's logout verifies" "$(jose_verify "$FAST" "$(token_at /ok/fair)" | jq -r .claims.sub)" "$VICTIM"
+check "issue24.5: no logout of the fast client dropped" "$(grep -c "to client $FAST.*dropped" "$TMP/server.log")" 0
+grep -Eq "warning: back-channel logout [0-9a-f]+ to client $SLOW: dropped: 1024 logouts are queued already, [0-9]+ of them waiting for this client, the most of any" \
+	"$TMP/server.log" && pass || fail "issue24.5: no warning for a dropped logout"
+check "issue24.5: metrics count the drops" "$(( $(delivered dropped) >= FLOOD - 16 - 1024 ))" 1
+
 stop_receivers
 finish
