@@ -656,7 +656,7 @@ static void delivery_free(struct delivery *d)
 
 /* d made room in a full queue, or found none: not sent, and never in
  * silence (a warning and the dropped counter). lane_waiting: how many its
- * client had waiting, the most of any client. */
+ * user had waiting for its client, the most of any. */
 static void drop(struct delivery *d, size_t lane_waiting)
 {
 	struct backchannel *bc = d->bc;
@@ -664,14 +664,14 @@ static void drop(struct delivery *d, size_t lane_waiting)
 	bc->stats.dropped++;
 	metrics_backchannel(METRICS_BACKCHANNEL_DROPPED);
 	log_warn("back-channel logout %s to client %s: dropped: %d logouts are queued already, "
-	         "%zu of them waiting for this client, the most of any", d->row.id,
+	         "%zu of them of this user to this client, the most of any", d->row.id,
 	         d->row.client_id, BACKCHANNEL_MAX_QUEUED, lane_waiting);
 	finish(d);
 }
 
-/* A new row: queued in its client's lane, and started when the queue
- * gives it a slot; when the queue is full, it or the newest of the client
- * with the most waiting is dropped. Takes the row's strings. */
+/* A new row: queued in the lane of its user at its client, and started
+ * when the queue gives it a slot; when the queue is full, it or the newest
+ * of the longest lane is dropped. Takes the row's strings. */
 static void admit(struct backchannel *bc, struct outbox_row *row)
 {
 	struct delivery *d = xcalloc(1, sizeof *d);
@@ -685,7 +685,8 @@ static void admit(struct backchannel *bc, struct outbox_row *row)
 	take(bc, d);
 	d->state = D_QUEUED;
 	dropped = backchannel_queue_add(&bc->queue, &d->in_queue,
-	                                d->row.client_id ? d->row.client_id : "", &lane_waiting);
+	                                d->row.client_id ? d->row.client_id : "",
+	                                d->row.subject ? d->row.subject : "", &lane_waiting);
 	if (dropped)
 		drop(DELIVERY_OF(dropped), lane_waiting);
 	pump(bc);

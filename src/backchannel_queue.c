@@ -1,8 +1,9 @@
 /*
  * The fair queue of back-channel logouts (backchannel_queue.h): a lane per
- * client, found by a hash of its key, and a ring of the lanes that have
- * some waiting. A lane lives while it holds an item in any state, so an
- * idle client costs nothing and the lanes are at most the items.
+ * user of a client and a record per client, each found by a hash of its
+ * key, and a ring of the lanes that have some waiting. A lane lives while
+ * it holds an item in any state, a client while it has a lane, so an idle
+ * client costs nothing and the lanes are at most the items.
  */
 #include <assert.h>
 #include <stdbool.h>
@@ -14,67 +15,121 @@
 
 TAILQ_HEAD(item_line, backchannel_queue_item);
 
+struct backchannel_client {
+	struct backchannel_queue_named name;   /* first: the table's entry */
+	size_t lanes, in_flight;
+};
+
 struct backchannel_lane {
-	char *key;
+	struct backchannel_queue_named name;   /* first: the table's entry */
+	struct backchannel_client *client;
 	struct item_line line;         /* BQ_WAITING, oldest first */
 	size_t waiting, in_flight, held;
 	bool in_ring;
 	TAILQ_ENTRY(backchannel_lane) ring;
-	struct backchannel_lane *next_same_bucket;
 };
 
 void backchannel_queue_init(struct backchannel_queue *q, size_t max_in_flight,
-                            size_t max_per_lane, size_t max_queued)
+                            size_t max_per_client, size_t max_queued)
 {
 	memset(q, 0, sizeof *q);
 	q->max_in_flight = max_in_flight;
-	q->max_per_lane = max_per_lane;
+	q->max_per_client = max_per_client;
 	q->max_queued = max_queued;
 	TAILQ_INIT(&q->ready);
 }
 
-/* ---- lanes by key ---- */
+/* ---- the tables: lanes by client and user, clients by ID ---- */
 
-static struct backchannel_lane **bucket_of(struct backchannel_queue *q, const char *key)
+/* The entry of key in table, or NULL. */
+static struct backchannel_queue_named *named_find(struct backchannel_queue_named **table,
+                                                  const char *key)
 {
-	return &q->by_key[str_hash(key) % BACKCHANNEL_QUEUE_BUCKETS];
+	struct backchannel_queue_named *n = table[str_hash(key) % BACKCHANNEL_QUEUE_BUCKETS];
+
+	while (n && strcmp(n->key, key) != 0)
+		n = n->next_same_bucket;
+	return n;
 }
 
-static struct backchannel_lane *lane_get(struct backchannel_queue *q, const char *key)
+/* Enters n, a new entry of size bytes (zeroed but its key, which it now
+ * owns), into table. */
+static void *named_add(struct backchannel_queue_named **table, char *key, size_t size)
 {
-	struct backchannel_lane **b = bucket_of(q, key), *l;
+	struct backchannel_queue_named *n = xcalloc(1, size);
+	struct backchannel_queue_named **b = &table[str_hash(key) % BACKCHANNEL_QUEUE_BUCKETS];
 
-	for (l = *b; l; l = l->next_same_bucket)
-		if (!strcmp(l->key, key))
-			return l;
-	l = xcalloc(1, sizeof *l);
-	l->key = xstrdup(key);
+	n->key = key;
+	n->next_same_bucket = *b;
+	*b = n;
+	return n;
+}
+
+/* Takes n out of table and frees it. */
+static void named_free(struct backchannel_queue_named **table, struct backchannel_queue_named *n)
+{
+	struct backchannel_queue_named **p = &table[str_hash(n->key) % BACKCHANNEL_QUEUE_BUCKETS];
+
+	while (*p != n)
+		p = &(*p)->next_same_bucket;
+	*p = n->next_same_bucket;
+	free(n->key);
+	free(n);
+}
+
+static void table_free(struct backchannel_queue_named **table)
+{
+	struct backchannel_queue_named *n;
+
+	for (size_t i = 0; i < BACKCHANNEL_QUEUE_BUCKETS; i++)
+		while ((n = table[i])) {
+			table[i] = n->next_same_bucket;
+			free(n->key);
+			free(n);
+		}
+}
+
+static struct backchannel_lane *lane_get(struct backchannel_queue *q, const char *client,
+                                         const char *user)
+{
+	char *key = xasprintf("%s\x1f%s", client, user);   /* no ID holds a unit separator */
+	struct backchannel_lane *l = (struct backchannel_lane *)named_find(q->lanes, key);
+	struct backchannel_client *c;
+
+	if (l) {
+		free(key);
+		return l;
+	}
+	l = named_add(q->lanes, key, sizeof *l);
 	TAILQ_INIT(&l->line);
-	l->next_same_bucket = *b;
-	*b = l;
+	c = (struct backchannel_client *)named_find(q->clients, client);
+	if (!c)
+		c = named_add(q->clients, xstrdup(client), sizeof *c);
+	c->lanes++;
+	l->client = c;
 	return l;
 }
 
-/* Frees l once it holds nothing. */
+/* Frees l once it holds nothing, and its client with its last lane. */
 static void lane_put(struct backchannel_queue *q, struct backchannel_lane *l)
 {
-	struct backchannel_lane **p;
+	struct backchannel_client *c = l->client;
 
 	if (l->waiting || l->in_flight || l->held)
 		return;
 	assert(!l->in_ring);
-	for (p = bucket_of(q, l->key); *p != l; p = &(*p)->next_same_bucket)
-		assert(*p);
-	*p = l->next_same_bucket;
-	free(l->key);
-	free(l);
+	named_free(q->lanes, &l->name);
+	if (--c->lanes == 0)
+		named_free(q->clients, &c->name);
 }
 
-/* The ring holds exactly the lanes with some waiting. */
+/* The ring holds exactly the lanes with some waiting. A lane that comes
+ * in goes first: it has had no turn lately, and a lane that one user keeps
+ * full has. */
 static void ring_update(struct backchannel_queue *q, struct backchannel_lane *l)
 {
 	if (l->waiting && !l->in_ring)
-		TAILQ_INSERT_TAIL(&q->ready, l, ring);
+		TAILQ_INSERT_HEAD(&q->ready, l, ring);
 	else if (!l->waiting && l->in_ring)
 		TAILQ_REMOVE(&q->ready, l, ring);
 	l->in_ring = l->waiting > 0;
@@ -82,8 +137,23 @@ static void ring_update(struct backchannel_queue *q, struct backchannel_lane *l)
 
 /* ---- items ---- */
 
+static void line_add(struct backchannel_queue *q, struct backchannel_queue_item *it,
+                     bool first)
+{
+	struct backchannel_lane *l = it->lane;
+
+	it->state = BQ_WAITING;
+	if (first)
+		TAILQ_INSERT_HEAD(&l->line, it, link);
+	else
+		TAILQ_INSERT_TAIL(&l->line, it, link);
+	l->waiting++;
+	q->waiting++;
+	ring_update(q, l);
+}
+
 /* Takes it (BQ_WAITING) out of its lane's line; it stays in the lane. */
-static void unline(struct backchannel_queue *q, struct backchannel_queue_item *it)
+static void line_remove(struct backchannel_queue *q, struct backchannel_queue_item *it)
 {
 	struct backchannel_lane *l = it->lane;
 
@@ -94,6 +164,15 @@ static void unline(struct backchannel_queue *q, struct backchannel_queue_item *i
 	ring_update(q, l);
 }
 
+/* Frees the slot of it (BQ_IN_FLIGHT). */
+static void slot_free(struct backchannel_queue *q, struct backchannel_queue_item *it)
+{
+	assert(it->state == BQ_IN_FLIGHT);
+	it->lane->in_flight--;
+	it->lane->client->in_flight--;
+	q->in_flight--;
+}
+
 void backchannel_queue_remove(struct backchannel_queue *q, struct backchannel_queue_item *it)
 {
 	struct backchannel_lane *l = it->lane;
@@ -102,11 +181,10 @@ void backchannel_queue_remove(struct backchannel_queue *q, struct backchannel_qu
 	case BQ_OUT:
 		return;
 	case BQ_WAITING:
-		unline(q, it);
+		line_remove(q, it);
 		break;
 	case BQ_IN_FLIGHT:
-		l->in_flight--;
-		q->in_flight--;
+		slot_free(q, it);
 		break;
 	case BQ_HELD:
 		l->held--;
@@ -131,9 +209,10 @@ static struct backchannel_lane *longest(struct backchannel_queue *q)
 
 struct backchannel_queue_item *backchannel_queue_add(struct backchannel_queue *q,
                                                      struct backchannel_queue_item *it,
-                                                     const char *key, size_t *lane_waiting)
+                                                     const char *client, const char *user,
+                                                     size_t *lane_waiting)
 {
-	struct backchannel_lane *l = lane_get(q, key), *max;
+	struct backchannel_lane *l = lane_get(q, client, user), *max;
 	struct backchannel_queue_item *dropped = NULL;
 
 	assert(it->state == BQ_OUT);
@@ -150,12 +229,8 @@ struct backchannel_queue_item *backchannel_queue_add(struct backchannel_queue *q
 			*lane_waiting = max->waiting;
 		backchannel_queue_remove(q, dropped);
 	}
-	it->state = BQ_WAITING;
 	it->lane = l;
-	TAILQ_INSERT_TAIL(&l->line, it, link);
-	l->waiting++;
-	q->waiting++;
-	ring_update(q, l);
+	line_add(q, it, false);
 	return dropped;
 }
 
@@ -167,14 +242,15 @@ struct backchannel_queue_item *backchannel_queue_next(struct backchannel_queue *
 	if (q->in_flight >= q->max_in_flight)
 		return NULL;
 	TAILQ_FOREACH(l, &q->ready, ring)
-		if (l->in_flight < q->max_per_lane)
+		if (l->client->in_flight < q->max_per_client)
 			break;
 	if (!l)
 		return NULL;
 	it = TAILQ_FIRST(&l->line);
-	unline(q, it);
+	line_remove(q, it);
 	it->state = BQ_IN_FLIGHT;
 	l->in_flight++;
+	l->client->in_flight++;
 	q->in_flight++;
 	if (l->in_ring) {   /* its turn is over: last in the ring */
 		TAILQ_REMOVE(&q->ready, l, ring);
@@ -185,9 +261,7 @@ struct backchannel_queue_item *backchannel_queue_next(struct backchannel_queue *
 
 void backchannel_queue_hold(struct backchannel_queue *q, struct backchannel_queue_item *it)
 {
-	assert(it->state == BQ_IN_FLIGHT);
-	it->lane->in_flight--;
-	q->in_flight--;
+	slot_free(q, it);
 	it->state = BQ_HELD;
 	it->lane->held++;
 	q->held++;
@@ -195,34 +269,17 @@ void backchannel_queue_hold(struct backchannel_queue *q, struct backchannel_queu
 
 void backchannel_queue_retry(struct backchannel_queue *q, struct backchannel_queue_item *it)
 {
-	struct backchannel_lane *l = it->lane;
-
 	assert(it->state == BQ_HELD);
-	l->held--;
+	it->lane->held--;
 	q->held--;
-	it->state = BQ_WAITING;
-	TAILQ_INSERT_HEAD(&l->line, it, link);
-	l->waiting++;
-	q->waiting++;
-	ring_update(q, l);
+	line_add(q, it, true);
 }
 
 void backchannel_queue_release(struct backchannel_queue *q)
 {
-	struct backchannel_lane *l;
-
-	for (size_t i = 0; i < BACKCHANNEL_QUEUE_BUCKETS; i++)
-		while ((l = q->by_key[i])) {
-			q->by_key[i] = l->next_same_bucket;
-			free(l->key);
-			free(l);
-		}
+	table_free(q->lanes);
+	table_free(q->clients);
 	memset(q, 0, sizeof *q);
-}
-
-const char *backchannel_queue_key(const struct backchannel_queue_item *it)
-{
-	return it->lane ? it->lane->key : NULL;
 }
 
 size_t backchannel_queue_in_flight(const struct backchannel_queue *q)
