@@ -62,7 +62,7 @@ enum delivery_state {
 	D_SENDING,      /* an attempt: connecting, writing, reading the answer */
 	D_ENDING,       /* the attempt's outcome is known; its end runs next */
 	D_RETRY_WAIT,   /* waiting to try again (held in bc->queue) */
-	D_FINISHED,     /* delivered or given up: its row is to go (bc->finished) */
+	D_FINISHED,     /* delivered, given up or dropped: its row is to go (bc->finished) */
 };
 
 enum outcome {
@@ -111,7 +111,7 @@ struct backchannel {
 	struct drain *drain;           /* the drain in progress, one at a time */
 	bool drain_again;              /* poked meanwhile: another drain follows */
 	bool stopping;                 /* backchannel_free: deletes, reads nothing */
-	struct backchannel_queue queue;   /* fair between clients */
+	struct backchannel_queue queue;   /* fair between clients and users */
 	struct delivery_list finished;
 	size_t finished_count, alive;
 	struct backchannel_stats stats;

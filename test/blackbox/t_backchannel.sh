@@ -341,7 +341,8 @@ wait_posts /ok/fair 1 30 || fail "issue24.5: the victim's logout to another clie
 check "issue24.5: the victim's logout to another client verifies" \
 	"$(jose_verify "$FAST" "$(token_at /ok/fair)" | jq -r .claims.sub)" "$VICTIM"
 for _ in $(seq 1 600); do [ "$(posts_of /stall/fair "$VICTIM")" -ge 1 ] && break; sleep 0.1; done
-check "issue24.5: the victim's logout to the slow client is sent" "$(posts_of /stall/fair "$VICTIM")" 1
+[ "$(posts_of /stall/fair "$VICTIM")" -ge 1 ] && pass ||
+	fail "issue24.5: the victim's logout to the slow client was not sent"
 SLOW_GOT=$(posts /stall/fair)
 [ "$SLOW_GOT" -lt 1000 ] && pass ||
 	fail "issue24.5: the victim's logout came after the noisy user's backlog ($SLOW_GOT posts)"
