@@ -9,9 +9,12 @@
  * what it reads. No answer to a browser waits for a delivery either: the
  * outbox is read after the commit that filled it.
  *
- * A delivery is tried up to BACKCHANNEL_ATTEMPTS times; its row is deleted
- * once it was delivered or given up, so a delivery cut short by a stop is
- * made again, with the same jti, at the next start. Loop thread only.
+ * Deliveries wait in a queue fair between clients and between users
+ * (backchannel_queue.h), so that a client that answers slowly, or one
+ * user's many logouts, delay and crowd out no one else's. A delivery is tried up to
+ * BACKCHANNEL_ATTEMPTS times; its row is deleted once it was delivered,
+ * given up or dropped, so a delivery cut short by a stop is made again,
+ * with the same jti, at the next start. Loop thread only.
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -20,7 +23,10 @@ struct server;
 struct evdns_base;
 
 #define BACKCHANNEL_MAX_IN_FLIGHT 64     /* attempts under way at once */
-#define BACKCHANNEL_MAX_QUEUED 1024      /* waiting for a slot or a retry; more are dropped */
+#define BACKCHANNEL_MAX_IN_FLIGHT_PER_CLIENT 16   /* of them, to one client */
+/* waiting for a slot or a retry; more drop the newest of the user with the
+ * most waiting for one client (backchannel_queue.h) */
+#define BACKCHANNEL_MAX_QUEUED 1024
 #define BACKCHANNEL_TIMEOUT_S 5          /* an attempt, from the lookup to the answer's headers */
 #define BACKCHANNEL_ANSWER_MAX_BYTES 4096   /* status line and headers; no body is read */
 #define BACKCHANNEL_TOKEN_TTL_S 120      /* a logout token's exp - iat */
@@ -34,7 +40,7 @@ struct backchannel_stats {
 	uint64_t retried;     /* failed attempts (no connection, timeout, 5xx) tried again */
 	uint64_t given_up;    /* deliveries whose every attempt failed */
 	uint64_t refused;     /* not sent: address not allowed, URI unusable, nothing signs */
-	uint64_t dropped;     /* not sent: the queue was full */
+	uint64_t dropped;     /* not sent: the queue was full (logged as a warning) */
 };
 
 struct backchannel;

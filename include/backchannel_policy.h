@@ -10,8 +10,10 @@
  * (0.0.0.0/8, :: (the IPv6 unspecified address, which reaches this host as
  * 0.0.0.0 does), 169.254.0.0/16, fe80::/10, 224.0.0.0/4 and ff00::/8
  * (multicast)); with a list, only its networks. Either way never one of
- * edgeauth's own listening sockets (address and port). An IPv4-mapped IPv6
- * address counts as its IPv4 address.
+ * edgeauth's own listening sockets (address and port): the API's and the
+ * metrics listener's. An IPv4-mapped IPv6 address counts as its IPv4
+ * address, and the unspecified address (0.0.0.0, ::) as the loopback one
+ * it reaches.
  */
 #include <stdbool.h>
 #include <stddef.h>
@@ -35,15 +37,16 @@ struct backchannel_policy {
 };
 
 /*
- * Fills p from cfg: its allow list, and the sockets of [server] listen: the
- * address itself, its name's addresses (resolved now, at start, as evhttp
- * does to bind), or for a wildcard (0.0.0.0, ::) every address of this
- * host's interfaces and the loopback networks. 0, or -1 with a reason.
+ * Fills p from cfg: its allow list, and the sockets of [server] listen and
+ * [metrics] listen (when set), each as the address itself, its name's
+ * addresses (resolved now, at start, as evhttp does to bind), or for a
+ * wildcard (0.0.0.0, ::) every address of this host's interfaces and the
+ * loopback networks. 0, or -1 with a reason.
  */
 int backchannel_policy_init(struct backchannel_policy *p, const struct config *cfg,
                             char *errbuf, size_t errlen);
 /* Adds host:port (an address, a name or a wildcard, as above) to p's own
- * sockets; for other listeners (metrics). 0, or -1 with a reason. */
+ * sockets. 0, or -1 with a reason. */
 int backchannel_policy_add_own(struct backchannel_policy *p, const char *host, unsigned port,
                                char *errbuf, size_t errlen);
 void backchannel_policy_release(struct backchannel_policy *p);

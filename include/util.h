@@ -15,6 +15,18 @@ char *xstrndup(const char *s, size_t n);
 /* printf into a new string; caller frees */
 char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* A string's hash for in-memory tables (djb2): fast, not for hostile keys
+ * where collisions would matter. Inline: the store's cache hashes on every
+ * read. */
+static inline size_t str_hash(const char *s)
+{
+	size_t h = 5381;
+
+	for (const char *p = s; *p; p++)
+		h = h * 33 + (unsigned char)*p;
+	return h;
+}
+
 /* Wall-clock time in milliseconds and seconds since the epoch. */
 int64_t now_ms(void);
 /* Monotonic time in microseconds, for measuring durations. */

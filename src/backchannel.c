@@ -11,6 +11,7 @@
 #include <netinet/in.h>
 #include <stdarg.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,6 +35,7 @@
 
 #include "backchannel.h"
 #include "backchannel_policy.h"
+#include "backchannel_queue.h"
 #include "cidr.h"
 #include "config.h"
 #include "flow.h"
@@ -55,12 +57,12 @@
 static const int retry_delay_s[BACKCHANNEL_ATTEMPTS - 1] = { 1, 5 };
 
 enum delivery_state {
-	D_QUEUED,       /* waiting for an attempt slot (bc->queue) */
+	D_QUEUED,       /* waiting for an attempt slot (its lane of bc->queue) */
 	D_RESOLVING,    /* an attempt: looking the host's name up */
 	D_SENDING,      /* an attempt: connecting, writing, reading the answer */
 	D_ENDING,       /* the attempt's outcome is known; its end runs next */
-	D_RETRY_WAIT,   /* waiting to try again */
-	D_FINISHED,     /* delivered or given up: its row is to go (bc->finished) */
+	D_RETRY_WAIT,   /* waiting to try again (held in bc->queue) */
+	D_FINISHED,     /* delivered, given up or dropped: its row is to go (bc->finished) */
 };
 
 enum outcome {
@@ -91,7 +93,8 @@ struct delivery {
 	struct target target;    /* of the attempt under way */
 	enum outcome outcome;
 	char why[160];           /* the outcome in words, for the log */
-	TAILQ_ENTRY(delivery) link;       /* bc->queue or bc->finished */
+	struct backchannel_queue_item in_queue;   /* from admitted to finished */
+	TAILQ_ENTRY(delivery) link;       /* bc->finished */
 	struct delivery *next_same_bucket;
 };
 
@@ -108,22 +111,21 @@ struct backchannel {
 	struct drain *drain;           /* the drain in progress, one at a time */
 	bool drain_again;              /* poked meanwhile: another drain follows */
 	bool stopping;                 /* backchannel_free: deletes, reads nothing */
-	struct delivery_list queue;
+	struct backchannel_queue queue;   /* fair between clients and users */
 	struct delivery_list finished;
-	size_t in_flight, queued, finished_count, alive;
+	size_t finished_count, alive;
 	struct backchannel_stats stats;
 	struct delivery *by_id[ID_BUCKETS];   /* every delivery alive, by row ID */
 };
+
+#define DELIVERY_OF(item) \
+	((struct delivery *)(void *)((char *)(item) - offsetof(struct delivery, in_queue)))
 
 /* ---- deliveries by row ID: an outbox row is taken once ---- */
 
 static struct delivery **bucket_of(struct backchannel *bc, const char *id)
 {
-	size_t h = 5381;
-
-	for (const char *p = id; *p; p++)
-		h = h * 33 + (unsigned char)*p;
-	return &bc->by_id[h % ID_BUCKETS];
+	return &bc->by_id[str_hash(id) % ID_BUCKETS];
 }
 
 static bool taken(struct backchannel *bc, const char *id)
@@ -514,7 +516,6 @@ static void attempt_start(struct delivery *d)
 	struct sockaddr_storage ss;
 	char port[8];
 
-	bc->in_flight++;
 	d->attempts++;
 	d->state = D_RESOLVING;
 	evtimer_add(d->timer, &deadline);
@@ -536,23 +537,21 @@ static void attempt_start(struct delivery *d)
 	d->lookup = evdns_getaddrinfo(bc->dns, d->target.name, port, &hints, on_resolved, d);
 }
 
-/* Starts queued deliveries while there are slots. */
+/* Starts queued deliveries while the queue gives slots. */
 static void pump(struct backchannel *bc)
 {
-	struct delivery *d;
+	struct backchannel_queue_item *it;
 
-	while (bc->in_flight < BACKCHANNEL_MAX_IN_FLIGHT && (d = TAILQ_FIRST(&bc->queue))) {
-		TAILQ_REMOVE(&bc->queue, d, link);
-		bc->queued--;
-		attempt_start(d);
-	}
+	while ((it = backchannel_queue_next(&bc->queue)))
+		attempt_start(DELIVERY_OF(it));
 }
 
-/* Delivered or given up: its row is deleted at the next read. */
+/* Delivered, given up or dropped: its row is deleted at the next read. */
 static void finish(struct delivery *d)
 {
 	struct backchannel *bc = d->bc;
 
+	backchannel_queue_remove(&bc->queue, &d->in_queue);
 	d->state = D_FINISHED;
 	TAILQ_INSERT_TAIL(&bc->finished, d, link);
 	bc->finished_count++;
@@ -568,7 +567,6 @@ static void attempt_done(struct delivery *d)
 	if (d->conn)
 		evhttp_connection_free(d->conn);   /* a request still on it goes without callbacks */
 	d->conn = NULL;
-	bc->in_flight--;
 	switch (d->outcome) {
 	case OUT_DELIVERED:
 		bc->stats.delivered++;
@@ -594,7 +592,7 @@ static void attempt_done(struct delivery *d)
 			bc->stats.retried++;
 			log_delivery(d, "%s; tried again in %ld s", d->why, (long)wait.tv_sec);
 			d->state = D_RETRY_WAIT;
-			bc->queued++;
+			backchannel_queue_hold(&bc->queue, &d->in_queue);
 			evtimer_add(d->timer, &wait);
 		} else {
 			bc->stats.given_up++;
@@ -629,9 +627,9 @@ static void on_timer(evutil_socket_t fd, short what, void *arg)
 	case D_ENDING:
 		attempt_done(d);
 		break;
-	case D_RETRY_WAIT:   /* first in line: its time has come */
+	case D_RETRY_WAIT:   /* first in its lane: its time has come */
 		d->state = D_QUEUED;
-		TAILQ_INSERT_HEAD(&d->bc->queue, d, link);
+		backchannel_queue_retry(&d->bc->queue, &d->in_queue);
 		pump(d->bc);
 		break;
 	case D_QUEUED:
@@ -650,34 +648,48 @@ static void delivery_free(struct delivery *d)
 		evhttp_connection_free(d->conn);
 	event_free(d->timer);
 	target_release(&d->target);
+	backchannel_queue_remove(&d->bc->queue, &d->in_queue);
 	untake(d->bc, d);
 	outbox_row_release(&d->row);
 	free(d);
 }
 
-/* A new row: started when a slot is free and none waits, else queued, or
- * dropped when the queue is full. Takes the row's strings. */
+/* d made room in a full queue, or found none: not sent, and never in
+ * silence (a warning and the dropped counter). lane_waiting: how many its
+ * user had waiting for its client, the most of any. */
+static void drop(struct delivery *d, size_t lane_waiting)
+{
+	struct backchannel *bc = d->bc;
+
+	bc->stats.dropped++;
+	metrics_backchannel(METRICS_BACKCHANNEL_DROPPED);
+	log_warn("back-channel logout %s to client %s: dropped: %d logouts are queued already, "
+	         "%zu of them of this user to this client, the most of any", d->row.id,
+	         d->row.client_id, BACKCHANNEL_MAX_QUEUED, lane_waiting);
+	finish(d);
+}
+
+/* A new row: queued in the lane of its user at its client, and started
+ * when the queue gives it a slot; when the queue is full, it or the newest
+ * of the longest lane is dropped. Takes the row's strings. */
 static void admit(struct backchannel *bc, struct outbox_row *row)
 {
 	struct delivery *d = xcalloc(1, sizeof *d);
+	struct backchannel_queue_item *dropped;
+	size_t lane_waiting = 0;
 
 	d->bc = bc;
 	d->row = *row;
 	memset(row, 0, sizeof *row);
 	d->timer = evtimer_new(bc->srv->base, on_timer, d);
 	take(bc, d);
-	if (bc->in_flight < BACKCHANNEL_MAX_IN_FLIGHT && TAILQ_EMPTY(&bc->queue)) {
-		attempt_start(d);
-	} else if (bc->queued < BACKCHANNEL_MAX_QUEUED) {
-		d->state = D_QUEUED;
-		TAILQ_INSERT_TAIL(&bc->queue, d, link);
-		bc->queued++;
-	} else {
-		bc->stats.dropped++;
-		metrics_backchannel(METRICS_BACKCHANNEL_DROPPED);
-		log_delivery(d, "dropped: %d logouts are queued already", BACKCHANNEL_MAX_QUEUED);
-		finish(d);
-	}
+	d->state = D_QUEUED;
+	dropped = backchannel_queue_add(&bc->queue, &d->in_queue,
+	                                d->row.client_id ? d->row.client_id : "",
+	                                d->row.subject ? d->row.subject : "", &lane_waiting);
+	if (dropped)
+		drop(DELIVERY_OF(dropped), lane_waiting);
+	pump(bc);
 }
 
 /* ---- a drain: delete what finished, read, refresh the keys, admit ---- */
@@ -859,7 +871,8 @@ struct backchannel *backchannel_new(struct server *srv, struct evdns_base *dns, 
 
 	bc->srv = srv;
 	bc->dns = dns;
-	TAILQ_INIT(&bc->queue);
+	backchannel_queue_init(&bc->queue, BACKCHANNEL_MAX_IN_FLIGHT,
+	                       BACKCHANNEL_MAX_IN_FLIGHT_PER_CLIENT, BACKCHANNEL_MAX_QUEUED);
 	TAILQ_INIT(&bc->finished);
 	if (backchannel_policy_init(&bc->policy, srv->cfg, errbuf, errlen) < 0) {
 		free(bc);
@@ -901,6 +914,7 @@ void backchannel_free(struct backchannel *bc)
 	SSL_CTX_free(bc->tls);
 	event_free(bc->drain_ev);
 	backchannel_policy_release(&bc->policy);
+	backchannel_queue_release(&bc->queue);
 	free(bc);
 }
 
@@ -911,10 +925,10 @@ const struct backchannel_stats *backchannel_stats(const struct backchannel *bc)
 
 size_t backchannel_in_flight(const struct backchannel *bc)
 {
-	return bc->in_flight;
+	return backchannel_queue_in_flight(&bc->queue);
 }
 
 size_t backchannel_queued(const struct backchannel *bc)
 {
-	return bc->queued;
+	return backchannel_queue_queued(&bc->queue);
 }

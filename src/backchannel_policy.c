@@ -103,8 +103,14 @@ int backchannel_policy_init(struct backchannel_policy *p, const struct config *c
 	memset(p, 0, sizeof *p);
 	p->allow = cfg->backchannel_allow;
 	p->allow_count = cfg->backchannel_allow_count;
-	return backchannel_policy_add_own(p, cfg->listen_host, (unsigned)cfg->listen_port, errbuf,
-	                                  errlen);
+	if (backchannel_policy_add_own(p, cfg->listen_host, (unsigned)cfg->listen_port, errbuf,
+	                               errlen) < 0)
+		return -1;
+	/* the metrics listener answers edgeauth's own state: never a target */
+	if (cfg->metrics_host)
+		return backchannel_policy_add_own(p, cfg->metrics_host, (unsigned)cfg->metrics_port,
+		                                  errbuf, errlen);
+	return 0;
 }
 
 void backchannel_policy_release(struct backchannel_policy *p)
@@ -113,15 +119,33 @@ void backchannel_policy_release(struct backchannel_policy *p)
 	memset(p, 0, sizeof *p);
 }
 
+/* The address a connection to sa reaches: Linux connects the unspecified
+ * address (0.0.0.0, ::) to the loopback one, so that an allow list holding
+ * it cannot lead to a listener on 127.0.0.1 or ::1. Into ss. */
+static const struct sockaddr *reached(const struct sockaddr *sa, const struct cidr *addr,
+                                      unsigned port, struct sockaddr_storage *ss)
+{
+	static const unsigned char zero[16];
+	size_t len = addr->family == AF_INET ? 4 : 16;
+
+	if (memcmp(addr->addr, zero, len) != 0)
+		return sa;
+	cidr_sockaddr_parse(addr->family == AF_INET ? "127.0.0.1" : "::1", port, ss);
+	return (const struct sockaddr *)ss;
+}
+
 bool backchannel_address_allowed(const struct backchannel_policy *p, const struct sockaddr *sa)
 {
+	struct sockaddr_storage ss;
+	const struct sockaddr *to;
 	struct cidr addr;
 	unsigned port;
 
 	if (cidr_of_sockaddr(sa, &addr, &port) < 0)
 		return false;
+	to = reached(sa, &addr, port, &ss);
 	for (size_t i = 0; i < p->own_count; i++)
-		if (p->own[i].port == port && cidr_contains(&p->own[i].addr, sa))
+		if (p->own[i].port == port && cidr_contains(&p->own[i].addr, to))
 			return false;
 	if (p->allow_count > 0)
 		return cidr_list_contains(p->allow, p->allow_count, sa);

@@ -32,11 +32,7 @@ bool store_stamp_equal(struct store_stamp a, struct store_stamp b)
 
 static struct slot *set_of(const struct store_cache *c, const char *key)
 {
-	size_t h = 5381;
-
-	for (const char *p = key; *p; p++)
-		h = h * 33 + (unsigned char)*p;
-	return (struct slot *)c->slots[h % SETS];
+	return (struct slot *)c->slots[str_hash(key) % SETS];
 }
 
 static void slot_clear(struct store_cache *c, struct slot *s)

@@ -98,9 +98,12 @@ client stalls "$R/stall/s";          S=$CID
 client bighead "$R/bighead/h";       H=$CID
 client metadata "http://169.254.169.254/latest/meta-data"; M=$CID
 client itself "$BASE/api/v1/logout"; SELF=$CID
+client metricsself "http://127.0.0.1:$MPORT/metrics"; MS=$CID     # issue24.6
+client metricsname "http://localhost:$MPORT/metrics"; MN=$CID
+client metricsmapped "http://[::ffff:127.0.0.1]:$MPORT/metrics"; MM=$CID
 client outside "$R/ok/outside";      OUT=$CID    # not in the session
 user ann; ANN=$UID_
-session sess-ann "$ANN" "$A" "$E" "$L" "$F" "$RJ" "$RD" "$S" "$H" "$M" "$SELF"
+session sess-ann "$ANN" "$A" "$E" "$L" "$F" "$RJ" "$RD" "$S" "$H" "$M" "$SELF" "$MS" "$MN" "$MM"
 check "no outbox row before the session ends" "$(db "select count(*) from backchannel_outbox")" 0
 
 T0=$(date +%s.%N)
@@ -188,18 +191,25 @@ grep -q "to client $M at 169.254.169.254: not sent: 169.254.169.254 is an addres
 	"$TMP/server.log" && pass || fail "169.254.169.254 was not refused"
 grep -q "to client $SELF at 127.0.0.1: not sent: 127.0.0.1 is an address" "$TMP/server.log" && pass ||
 	fail "edgeauth's own address was not refused"
+# issue24.6: nor its metrics listener, by address, by name, IPv4-mapped
+grep -q "to client $MS at 127.0.0.1: not sent: 127.0.0.1 is an address" "$TMP/server.log" && pass ||
+	fail "issue24.6: the metrics listener's address was not refused"
+grep -Eq "to client $MN at localhost: not sent: localhost resolves to (127\.0\.0\.1|::1)" "$TMP/server.log" &&
+	pass || fail "issue24.6: the metrics listener by name was not refused"
+grep -q "to client $MM at \[::ffff:127.0.0.1\]: not sent: " "$TMP/server.log" && pass ||
+	fail "issue24.6: the metrics listener IPv4-mapped was not refused"
 
 # the metrics count each outcome (CONTRACT.md §10), as the log lines above
 # tell them: at least the ones seen so far
 check "metrics: deliveries" "$(( $(delivered delivered) >= 1 ))" 1
 check "metrics: rejected (a 4xx, a redirect, a big header)" "$(( $(delivered rejected) >= 3 ))" 1
-check "metrics: refused (169.254.x, edgeauth itself)" "$(( $(delivered refused) >= 2 ))" 1
+check "metrics: refused (169.254.x, edgeauth itself, its metrics)" "$(( $(delivered refused) >= 5 ))" 1
 check "a client outside the session: nothing" "$(posts /ok/outside)" 0
 
 sleep 1.5
 check "no fourth attempt" "$(posts /fail/f)" 3
 check "a 4xx: still one attempt" "$(posts /reject/r)" 1
-check "finished rows are deleted" "$(db "select count(*) from backchannel_outbox where client_id in ('$A','$E','$L','$F','$RJ','$RD','$H','$M','$SELF')")" 0
+check "finished rows are deleted" "$(db "select count(*) from backchannel_outbox where client_id in ('$A','$E','$L','$F','$RJ','$RD','$H','$M','$SELF','$MS','$MN','$MM')")" 0
 check "the log holds no token" "$(grep -c 'eyJ' "$TMP/server.log")" 0
 
 # --- a BYOU user deleted: clients holding a refresh token, no sid ---
@@ -278,6 +288,70 @@ check_status "fay deactivated" 200
 wait_log "to client $EW at 127.0.0.1: not sent: 127.0.0.1 is an address" 5 && pass ||
 	fail "an address outside the list was not refused"
 check "outside the list: nothing sent" "$(posts /ok/elsewhere)" 0
+
+# --- issue24.5: one user's backlog neither delays nor drops another's ---
+# The sessions of one user (noisy) with a client whose receiver never
+# answers (slow) end at once, more logouts than the queue holds (issue 24's
+# 1,150); once the queue is full, a victim's session with that client and
+# another (fast) ends. The victim's logout to fast is delivered, and the
+# one to slow is sent, while noisy's backlog waits (slow's receiver has had
+# a fraction of it, its rows are still in the outbox); what the full queue
+# drops is noisy's, counted and logged as a warning.
+restart_server metrics.listen=127.0.0.1:$MPORT
+client slowrp "$R/stall/fair"; SLOW=$CID
+client fastrp "$R/ok/fair";    FAST=$CID
+user noisy;  NOISY=$UID_
+user victim; VICTIM=$UID_
+FLOOD=1150
+NOW=$(($(date +%s%N) / 1000000))
+db "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < $FLOOD)
+    INSERT INTO sessions (id, secret_hash, project_id, user_id, auth_time, created_at, expires_at)
+    SELECT 'flood-' || i, 'hash-flood-' || i, '$PROJECT_ID', '$NOISY', $NOW, $NOW, $NOW + 3600000 FROM n"
+db "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < $FLOOD)
+    INSERT INTO session_clients SELECT 'flood-' || i, '$SLOW' FROM n"
+session sess-victim "$VICTIM" "$SLOW" "$FAST"
+db "UPDATE sessions SET ended_at = $NOW WHERE id LIKE 'flood-%'"
+# slow_rows: the slow client's logouts in the outbox (not yet delivered or dropped)
+slow_rows() { db "select count(*) from backchannel_outbox where client_id = '$SLOW'"; }
+[ "$(slow_rows)" -ge 1000 ] && pass || fail "issue24.5: the noisy user's logouts are not queued"
+wait_log "logout [0-9a-f]+ to client $SLOW.*dropped: " 30 && pass ||
+	fail "issue24.5: the slow client's queue never filled"
+req PUT "$P/users/$VICTIM" '{"display_name":"victim","email":"victim@example.com","is_active":false}'
+check_status "the victim deactivated" 200
+# posts_of PATH SUB: how many requests at PATH carried a logout token for SUB
+posts_of() {
+	python3 - "$RLOG" "$1" "$2" <<'PY'
+import base64, json, sys
+log, path, sub = sys.argv[1:]
+n = 0
+for line in open(log):
+    try:
+        e = json.loads(line)
+    except ValueError:
+        continue   # a line the receiver is still writing
+    token = e["body"].partition("logout_token=")[2]
+    if e["path"] != path or token.count(".") != 2:
+        continue
+    p = token.split(".")[1]
+    n += json.loads(base64.urlsafe_b64decode(p + "=" * (-len(p) % 4))).get("sub") == sub
+print(n)
+PY
+}
+wait_posts /ok/fair 1 30 || fail "issue24.5: the victim's logout to another client was not delivered"
+check "issue24.5: the victim's logout to another client verifies" \
+	"$(jose_verify "$FAST" "$(token_at /ok/fair)" | jq -r .claims.sub)" "$VICTIM"
+# (a count takes a python start, seconds on a loaded machine: 60 tries a second apart)
+for _ in $(seq 1 60); do [ "$(posts_of /stall/fair "$VICTIM")" -ge 1 ] && break; sleep 1; done
+[ "$(posts_of /stall/fair "$VICTIM")" -ge 1 ] && pass ||
+	fail "issue24.5: the victim's logout to the slow client was not sent"
+SLOW_GOT=$(posts /stall/fair)
+[ "$SLOW_GOT" -lt 1000 ] && pass ||
+	fail "issue24.5: the victim's logout came after the noisy user's backlog ($SLOW_GOT posts)"
+[ "$(slow_rows)" -gt 0 ] && pass || fail "issue24.5: the noisy user's backlog drained first"
+check "issue24.5: the fast client lost no logout" "$(grep -c "to client $FAST: dropped" "$TMP/server.log")" 0
+grep -Eq "warning: back-channel logout [0-9a-f]+ to client $SLOW: dropped: 1024 logouts are queued already, [0-9]+ of them of this user to this client, the most of any" \
+	"$TMP/server.log" && pass || fail "issue24.5: no warning for a dropped logout"
+check "issue24.5: metrics count the drops" "$(( $(delivered dropped) >= FLOOD - 16 - 1024 ))" 1
 
 stop_receivers
 finish

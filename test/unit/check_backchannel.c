@@ -3,7 +3,8 @@
  * loopback in the same event base: the logout token and how it is posted,
  * an answer's outcome (2xx delivered, 4xx final, 5xx retried with the same
  * jti), refused addresses and URIs, a name that resolves to a forbidden
- * address, the queue limits, rows read only once committed, and rows kept
+ * address, the queue limits and its fairness between clients, rows read
+ * only once committed, and rows kept
  * for the next start when a stop cuts a delivery. A real SQLite store and
  * key ring in a temporary directory, fresh for each test.
  */
@@ -466,32 +467,88 @@ END_TEST
 
 #define FLOOD 1200
 
-static bool limits_reached(void)
-{
-	return backchannel_stats(fx.bc)->dropped == FLOOD - BACKCHANNEL_MAX_IN_FLIGHT -
-	       BACKCHANNEL_MAX_QUEUED && fx.n_got == BACKCHANNEL_MAX_IN_FLIGHT &&
-	       outbox_rows() == BACKCHANNEL_MAX_IN_FLIGHT + BACKCHANNEL_MAX_QUEUED;
-}
-
-/* 64 in flight, 1024 waiting, the rest dropped (and their rows deleted);
- * what a stop cuts stays in the outbox for the next start. */
-START_TEST(test_queue_limits)
+/* n rows of client at paths /PATH/1.. of the receiver, created at 1..n
+ * (the oldest first), for the user fx.user. */
+static void flood(const char *client, const char *path, int n)
 {
 	check_sql(fx.srv.store->db, "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1"
 	          " FROM n WHERE i < %d) INSERT INTO backchannel_outbox (id, client_id, uri, alg,"
-	          " subject, session_id, created_at) SELECT printf('%%06d', i), 'client-1',"
-	          " 'http://127.0.0.1:%u/stall/' || i, 'ES256', %Q, 's', i FROM n", FLOOD, fx.port,
-	          fx.user);
+	          " subject, session_id, created_at) SELECT printf('%%06d', i), %Q,"
+	          " 'http://127.0.0.1:%u/%q/' || i, 'ES256', %Q, 's', i FROM n", n, client,
+	          fx.port, path, fx.user);
+}
+
+static bool limits_reached(void)
+{
+	return backchannel_stats(fx.bc)->dropped == FLOOD - BACKCHANNEL_MAX_IN_FLIGHT_PER_CLIENT -
+	       BACKCHANNEL_MAX_QUEUED && fx.n_got == BACKCHANNEL_MAX_IN_FLIGHT_PER_CLIENT &&
+	       outbox_rows() == BACKCHANNEL_MAX_IN_FLIGHT_PER_CLIENT + BACKCHANNEL_MAX_QUEUED;
+}
+
+/* One client: 16 in flight, 1024 waiting, the rest dropped (and their
+ * rows deleted); what a stop cuts stays in the outbox for the next start. */
+START_TEST(test_queue_limits)
+{
+	flood("client-1", "stall", FLOOD);
 	start();
 	ck_assert(run_until(limits_reached, 4000));
-	ck_assert_uint_eq(backchannel_in_flight(fx.bc), BACKCHANNEL_MAX_IN_FLIGHT);
+	ck_assert_uint_eq(backchannel_in_flight(fx.bc), BACKCHANNEL_MAX_IN_FLIGHT_PER_CLIENT);
 	ck_assert_uint_eq(backchannel_queued(fx.bc), BACKCHANNEL_MAX_QUEUED);
-	/* oldest first: the first 64 rows are the ones under way */
+	/* oldest first: the first 16 rows are the ones under way */
 	ck_assert_ptr_nonnull(received_at("/stall/1"));
-	ck_assert_ptr_nonnull(received_at("/stall/64"));
+	ck_assert_ptr_nonnull(received_at("/stall/16"));
 	backchannel_free(fx.bc);
 	fx.bc = NULL;
-	ck_assert_int_eq(outbox_rows(), BACKCHANNEL_MAX_IN_FLIGHT + BACKCHANNEL_MAX_QUEUED);
+	ck_assert_int_eq(outbox_rows(), BACKCHANNEL_MAX_IN_FLIGHT_PER_CLIENT + BACKCHANNEL_MAX_QUEUED);
+}
+END_TEST
+
+#define NOISY 1150   /* issue 24's probe: more than the queue holds */
+
+static bool victim_delivered(void)
+{
+	return received_at("/ok/victim") != NULL;
+}
+
+static size_t stalled(void)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < fx.n_got; i++)
+		n += !strncmp(fx.got[i].path, "/stall/", 7);
+	return n;
+}
+
+static bool fair_settled(void)
+{
+	return backchannel_stats(fx.bc)->dropped == NOISY + 1 -
+	       BACKCHANNEL_MAX_IN_FLIGHT_PER_CLIENT - BACKCHANNEL_MAX_QUEUED &&
+	       outbox_rows() == BACKCHANNEL_MAX_IN_FLIGHT_PER_CLIENT + BACKCHANNEL_MAX_QUEUED - 1;
+}
+
+/* issue24.5: one client whose receiver never answers has more logouts than
+ * the queue holds, all older than another client's one; that one is not
+ * dropped, and is delivered while the first client's backlog waits: the
+ * slow client holds only its share of the slots, and the full queue drops
+ * the newest of the slow client's instead. */
+START_TEST(test_fair_between_clients)
+{
+	char *victim = xasprintf("http://127.0.0.1:%u/ok/victim", fx.port);
+
+	flood("client-slow", "stall", NOISY);
+	check_sql(fx.srv.store->db, "INSERT INTO backchannel_outbox (id, client_id, uri, alg,"
+	          " subject, session_id, created_at) VALUES ('victim', 'client-2', %Q, 'ES256',"
+	          " %Q, 's2', %d)", victim, fx.user, NOISY + 1);
+	free(victim);
+	start();
+	ck_assert_msg(run_until(victim_delivered, 10000),
+	              "issue24.5: another client's logout was not delivered behind %d stalled ones"
+	              " (dropped %llu)", NOISY, (unsigned long long)backchannel_stats(fx.bc)->dropped);
+	ck_assert_uint_le(stalled(), BACKCHANNEL_MAX_IN_FLIGHT_PER_CLIENT);
+	ck_assert(run_until(fair_settled, 4000));
+	ck_assert_uint_eq(backchannel_stats(fx.bc)->delivered, 1);
+	ck_assert_uint_eq(backchannel_in_flight(fx.bc), BACKCHANNEL_MAX_IN_FLIGHT_PER_CLIENT);
+	ck_assert_uint_eq(backchannel_queued(fx.bc), BACKCHANNEL_MAX_QUEUED - 1);
 }
 END_TEST
 
@@ -546,6 +603,7 @@ static Suite *backchannel_suite(void)
 	tcase_add_test(tc, test_refused);
 	tcase_add_test(tc, test_names_resolved_and_checked);
 	tcase_add_test(tc, test_queue_limits);
+	tcase_add_test(tc, test_fair_between_clients);
 	tcase_add_test(tc, test_sent_again_after_a_stop);
 	tcase_add_test(tc, test_read_after_commit);
 	suite_add_tcase(s, tc);

@@ -93,6 +93,10 @@ static const struct {
 	{ LIST, "169.253.1.1", 80, false },
 	{ LIST, "127.0.0.1", 8080, false },
 #undef LIST
+	/* issue24.6: 0.0.0.0 and :: reach the loopback address, so edgeauth too */
+	{ "0.0.0.0/0", "0.0.0.0", 8080, false },
+	{ "0.0.0.0/0", "0.0.0.0", 8081, true },
+	{ "0.0.0.0/0", "::ffff:0.0.0.0", 8080, false },
 };
 
 START_TEST(test_addresses)
@@ -159,6 +163,45 @@ START_TEST(test_named_listen)
 }
 END_TEST
 
+/* issue24.6: the metrics listener is edgeauth's own socket too, refused in
+ * every form the API's is: its address, IPv4-mapped, through the
+ * unspecified address, a wildcard's addresses, a name's, whatever a list
+ * allows. The API listens on 127.0.0.1:8080. */
+static const struct {
+	const char *metrics;
+	const char *allow;
+	const char *address;
+	unsigned port;
+	bool allowed;
+} metrics_cases[] = {
+	{ "127.0.0.1", "", "127.0.0.1", 9464, false },
+	{ "127.0.0.1", "", "::ffff:127.0.0.1", 9464, false },
+	{ "127.0.0.1", "", "127.0.0.1", 9465, true },
+	{ "127.0.0.1", "", "127.0.0.2", 9464, true },
+	{ "127.0.0.1", "127.0.0.0/8", "127.0.0.1", 9464, false },
+	{ "127.0.0.1", "0.0.0.0/0", "0.0.0.0", 9464, false },
+	{ "localhost", "", "127.0.0.1", 9464, false },
+	{ "0.0.0.0", "", "127.3.2.1", 9464, false },
+	{ "::", "", "::1", 9464, false },
+	{ "::", "", "127.0.0.1", 9464, false },
+	{ "::1", "", "::1", 9464, false },
+	{ "::1", "::/0", "::", 9464, false },
+	{ "192.0.2.9", "", "192.0.2.9", 9464, false },
+	{ "192.0.2.9", "", "127.0.0.1", 8080, false },   /* the API's still */
+};
+
+START_TEST(test_metrics_listener)
+{
+	fx.cfg.metrics_host = xstrdup(metrics_cases[_i].metrics);
+	fx.cfg.metrics_port = 9464;
+	open_policy("127.0.0.1", 8080, metrics_cases[_i].allow);
+	ck_assert_msg(allowed(metrics_cases[_i].address, metrics_cases[_i].port) ==
+	              metrics_cases[_i].allowed, "issue24.6: %s port %u, metrics on %s:9464, "
+	              "allow \"%s\"", metrics_cases[_i].address, metrics_cases[_i].port,
+	              metrics_cases[_i].metrics, metrics_cases[_i].allow);
+}
+END_TEST
+
 static Suite *policy_suite(void)
 {
 	Suite *s = suite_create("backchannel_policy");
@@ -167,6 +210,7 @@ static Suite *policy_suite(void)
 	tcase_add_loop_test(tc, test_addresses, 0, N_ELEMS(cases));
 	tcase_add_test(tc, test_wildcard_listen);
 	tcase_add_test(tc, test_named_listen);
+	tcase_add_loop_test(tc, test_metrics_listener, 0, N_ELEMS(metrics_cases));
 	suite_add_tcase(s, tc);
 	return s;
 }
