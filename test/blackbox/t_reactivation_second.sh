@@ -6,7 +6,7 @@
 # tokens it gave were dead on arrival.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/signin_lib.sh"
-FAKETIME_LIB=/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1
+FAKETIME_LIB=$(ls /usr/lib/*/faketime/libfaketime.so.1 2>/dev/null | head -1)
 set_active() { # set_active user|client true|false
 	if [ "$1" = user ]; then
 		req PUT "$P/users/$USER" "$(jq -cn --arg e "$EMAIL" --argjson a "$2" '{display_name:"Rita",is_active:$a,email:$e}')"
@@ -61,7 +61,7 @@ same_second() {
 # milliseconds after the one before.
 if [ "$BACKEND" = sqlite ]; then
 	echo "@$(date -u -d 'tomorrow' +%F) 00:00:00 x0.001" > "$TMP/clock"
-	EDGEAUTH_WRAPPER="env LD_PRELOAD=$FAKETIME_LIB FAKETIME_TIMESTAMP_FILE=$TMP/clock FAKETIME_DONT_FAKE_MONOTONIC=1" \
+	EDGEAUTH_WRAPPER="env LD_PRELOAD=$FAKETIME_LIB ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0 FAKETIME_TIMESTAMP_FILE=$TMP/clock FAKETIME_DONT_FAKE_MONOTONIC=1" \
 		start_server
 	rita_and_app
 	for holder in user client; do
