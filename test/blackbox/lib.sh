@@ -17,6 +17,7 @@
 #
 #   db SQL                           # runs SQL on the server's store (either backend)
 #   wait_for CMD...                  # until CMD succeeds, a minute at most
+#   metric PORT SERIES               # a sum of the metrics listener's samples
 #
 # EDGEAUTH_WRAPPER="valgrind --leak-check=full" runs the server under a tool;
 # the server's own exit status is then checked by stop_server.
@@ -117,6 +118,13 @@ wait_for() {
 		[ $((SECONDS - t0)) -ge 60 ] && return 1
 		sleep 0.05
 	done
+}
+
+# metric PORT SERIES: the sum of the samples of the metrics listener on
+# PORT whose series, as written (name{labels}), starts with SERIES
+metric() {
+	curl -s -m 60 "http://127.0.0.1:$1/metrics" |
+		awk -v s="$2" 'index($1, s) == 1 { n += $2 } END { print n + 0 }'
 }
 
 # notified METHOD PATH [BODY]: req, answered while a session LISTENs on

@@ -17,7 +17,6 @@ fi
 MPORT=$(free_port)
 EDGEAUTH_WRAPPER="env LD_PRELOAD=$TMP/slowsync.so SLOWSYNC_FILE=$DISK ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0" \
 	start_server store.synchronous=full "metrics.listen=127.0.0.1:$MPORT"
-MBASE=http://127.0.0.1:$MPORT
 
 # answer METHOD PATH [BODY]: "status" of one request, as the admin, a
 # minute at most
@@ -31,8 +30,8 @@ syncs_begun() { [ "$(syncs)" -ge "$1" ]; }
 # bearer tokens looked up: each request with one adds one (the metrics
 # listener answers on the loop, so a request it counted was handled)
 lookups() {
-	curl -s -m 60 "$MBASE/metrics" |
-		awk '/^edgeauth_cache_(hits|misses)_total\{cache="token_holders"\}/ { n += $2 } END { print n + 0 }'
+	echo $(( $(metric "$MPORT" 'edgeauth_cache_hits_total{cache="token_holders"}') +
+		$(metric "$MPORT" 'edgeauth_cache_misses_total{cache="token_holders"}') ))
 }
 lookups_reach() { [ "$(lookups)" -ge "$1" ]; }
 # pending FILE: "pending" while an answer's status has not reached FILE
@@ -86,6 +85,12 @@ check "... in a few syncs, not ten" "$([ "$SYNCS" -le 3 ] && echo yes || echo "n
 # retried refresh would be taken as reuse); the log, the metrics and
 # /healthz say that durability is lost, and writes are refused (503) until
 # a restart
+# the server's own write (new users' search keys, once it is idle) done
+# first, and its sync too (an answer waits for the sync under way), so that
+# the failing sync is the create's
+moved() { [ "$(db "select count(*) from user_suffixes_pending")" = 0 ]; }
+wait_for moved || fail "issue26.4: the search keys of the new users were never written"
+req GET "$P/users/external/many-1"
 echo fail > "$DISK"
 req POST "$P/users" '{"display_name":"Kept","external_user_id":"kept-1"}'
 check_status "issue24.9: a create whose sync failed is answered as committed" 201
