@@ -128,13 +128,14 @@ static void count_changed(const struct conn_guard *g)
  * being written are libevent's own answer: note where it starts, and have
  * on_answers show it to the hook before the loop sends it (bufferevents
  * write only when the loop next polls the socket). A closing connection
- * whose answer is all written is ended by the sweep, at once. */
+ * whose answer is all written is ended by the sweep, at once (then lingers:
+ * what it writes then, TLS's close_notify, ends nothing). */
 static void on_output(struct evbuffer *out, const struct evbuffer_cb_info *info, void *arg)
 {
 	struct conn_entry *e = arg;
 	struct conn_guard *g = e->g;
 
-	if (e->closing && info->n_deleted && evbuffer_get_length(out) == 0) {
+	if (e->closing && !e->lingering && info->n_deleted && evbuffer_get_length(out) == 0) {
 		e->deadline_us = 0;   /* the sweep ends it now */
 		event_active(g->sweep, EV_TIMEOUT, 0);
 	}

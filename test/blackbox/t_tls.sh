@@ -199,6 +199,7 @@ first = healthz()
 open(held, "w").close()   # connected, and answered: the reload may come
 deadline = time.monotonic() + 60
 while not os.path.exists(go) and time.monotonic() < deadline:
+    healthz()         # busy, lest request_timeout_s end it while a loaded machine reloads
     time.sleep(0.05)
 second = healthz()
 print(json.dumps({"first": first, "second": second,
