@@ -285,6 +285,16 @@ TOKEN=$(admin_token)   # the admin's token was of the retired key too
 # cache until it listens again and has emptied its caches.
 client_with lost clients:read
 T=$(token_on "$A" "$CID" "$CSECRET")
+LOST=$CID
+# issue26.4: the notifications of what came before (the client's creation)
+# reach B first, lest a late one empty B's caches after the check below: B
+# hears them in order, so once it heard a later deactivation it heard them
+client_with barrier clients:read
+TB=$(token_on "$A" "$CID" "$CSECRET")
+AUTH="Bearer $TB" on "$B" req GET "$P/clients"
+AUTH="Bearer $TOKEN" on "$A" req PUT "$P/clients/$CID" '{"name":"barrier","is_active":false}'
+within "B heard what came before" "$(settles "Bearer $TB" 401 "$B" GET "$P/clients")"
+CID=$LOST
 AUTH="Bearer $T" on "$B" req GET "$P/clients"
 check_status "before: the token on B" 200
 db "BEGIN; ALTER TABLE clients DISABLE TRIGGER clients_notify;
