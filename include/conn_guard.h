@@ -15,7 +15,11 @@
  * API's and the metrics listener's.
  *
  * It also tells libevent's own answers (error pages evhttp writes before a
- * request reaches edgeauth) from ours: see conn_guard_own_write.
+ * request reaches edgeauth) from ours: see conn_guard_own_write. A
+ * connection such an answer ends closes lingering (RFC 9112 §9.6): writing
+ * ends, and its input is read and dropped until the client closes,
+ * request_timeout_s at most, so that a client still sending its body reads
+ * the answer rather than a reset.
  */
 #include <stdbool.h>
 #include <stddef.h>

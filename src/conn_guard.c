@@ -14,6 +14,7 @@
 #include <sys/queue.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
+#include <unistd.h>
 #include <event2/buffer.h>
 #include <event2/bufferevent.h>
 #include <event2/event.h>
@@ -54,6 +55,8 @@ struct conn_entry {
 	/* libevent's own answer in the output, waiting for on_answer */
 	bool answer_pending;
 	bool closing;              /* ends once its answer is written; reads nothing more */
+	bool lingering;            /* evhttp let it go: its input is read and dropped */
+	bool linger_done;          /* the client closed: the sweep ends it */
 	bool answer_stale;         /* the output changed otherwise since */
 	struct header_scan scan;   /* the raw header section of its next request */
 	bool request_folded;       /* the request being handled had a folded line */
@@ -125,13 +128,14 @@ static void count_changed(const struct conn_guard *g)
  * being written are libevent's own answer: note where it starts, and have
  * on_answers show it to the hook before the loop sends it (bufferevents
  * write only when the loop next polls the socket). A closing connection
- * whose answer is all written is ended by the sweep, at once. */
+ * whose answer is all written is ended by the sweep, at once (then lingers:
+ * what it writes then, TLS's close_notify, ends nothing). */
 static void on_output(struct evbuffer *out, const struct evbuffer_cb_info *info, void *arg)
 {
 	struct conn_entry *e = arg;
 	struct conn_guard *g = e->g;
 
-	if (e->closing && info->n_deleted && evbuffer_get_length(out) == 0) {
+	if (e->closing && !e->lingering && info->n_deleted && evbuffer_get_length(out) == 0) {
 		e->deadline_us = 0;   /* the sweep ends it now */
 		event_active(g->sweep, EV_TIMEOUT, 0);
 	}
@@ -356,6 +360,45 @@ static void index_by_fd(struct conn_guard *g, struct conn_entry *e, int fd)
 	e->fd = fd;
 }
 
+/* ---- lingering close (RFC 9112 §9.6) ----
+ * A connection that libevent's own answer ends (a body over max_body_bytes)
+ * may still have the rest of its request under way. Closed with unread
+ * input, the socket would send a reset, and the client, still writing,
+ * could lose the answer before reading it. So once evhttp lets it go, we
+ * stop writing (a FIN after the answer, or TLS's close_notify) and read
+ * and drop its input until the client closes, request_timeout_s at most. */
+static void linger_read(struct bufferevent *bev, void *arg)
+{
+	(void)arg;
+	evbuffer_drain(bufferevent_get_input(bev), evbuffer_get_length(bufferevent_get_input(bev)));
+}
+
+static void linger_event(struct bufferevent *bev, short what, void *arg)
+{
+	struct conn_entry *e = arg;
+
+	(void)bev;
+	if (what & (BEV_EVENT_EOF | BEV_EVENT_ERROR)) {
+		e->linger_done = true;   /* ended by the sweep: never freed in its own callback */
+		event_active(e->g->sweep, EV_TIMEOUT, 0);
+	}
+}
+
+static void linger_start(struct conn_entry *e)
+{
+	int fd = bufferevent_getfd(e->bev);
+
+	e->lingering = true;
+	e->deadline_us = mono_us() + timeout_us(e->g);
+	if (e->tls)
+		tls_bufferevent_close_notify(e->bev);
+	else if (fd >= 0)
+		shutdown(fd, SHUT_WR);
+	bufferevent_setwatermark(e->bev, EV_READ, 0, 0);
+	bufferevent_setcb(e->bev, linger_read, NULL, linger_event, e);
+	bufferevent_enable(e->bev, EV_READ | (e->tls ? EV_WRITE : 0));
+}
+
 /* As if the client had ended the stream: evhttp frees the connection at
  * once, whatever it was waiting for, and reads nothing more. A shutdown of
  * the socket would let it first read (and serve) what the kernel holds, and
@@ -471,9 +514,16 @@ static void on_sweep(evutil_socket_t fd, short what, void *arg)
 		next = LIST_NEXT(e, link);
 		if (e->busy > 0)
 			continue;
+		if (e->lingering) {
+			if (e->linger_done || now > e->deadline_us)
+				entry_remove(g, e);
+			continue;
+		}
 		if (!released(e->bev) && now > e->deadline_us)
 			end_connection(e);
-		if (released(e->bev))
+		if (released(e->bev) && e->closing && !g->srv->stopping)
+			linger_start(e);
+		else if (released(e->bev))
 			entry_remove(g, e);
 	}
 	if (g->count < g->p.max_connections)

@@ -16,6 +16,8 @@
 #   expect AUTH WANT NAME METHOD PATH [BODY]  # a request and its answer
 #
 #   db SQL                           # runs SQL on the server's store (either backend)
+#   wait_for CMD...                  # until CMD succeeds, a minute at most
+#   metric PORT SERIES               # a sum of the metrics listener's samples
 #
 # EDGEAUTH_WRAPPER="valgrind --leak-check=full" runs the server under a tool;
 # the server's own exit status is then checked by stop_server.
@@ -105,6 +107,24 @@ pg_db_of() {
 db() {
 	if [ "$BACKEND" = postgres ]; then pg_psql "$([ -n "${2:-}" ] && pg_db_of "$2" || echo "$PG_DB")" -c "$1"
 	else sqlite3 -cmd ".timeout 5000" "${2:-$TMP/edgeauth.db}" "$1"; fi
+}
+
+# wait_for CMD...: runs CMD every 0.05 s until it succeeds, a minute at
+# most (then fails): a test waits for a state, never for a time, so that a
+# busy machine only makes it slower (issue26.4)
+wait_for() {
+	local t0=$SECONDS
+	until "$@"; do
+		[ $((SECONDS - t0)) -ge 60 ] && return 1
+		sleep 0.05
+	done
+}
+
+# metric PORT SERIES: the sum of the samples of the metrics listener on
+# PORT whose series, as written (name{labels}), starts with SERIES
+metric() {
+	curl -s -m 60 "http://127.0.0.1:$1/metrics" |
+		awk -v s="$2" 'index($1, s) == 1 { n += $2 } END { print n + 0 }'
 }
 
 # notified METHOD PATH [BODY]: req, answered while a session LISTENs on

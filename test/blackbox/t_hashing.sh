@@ -1,38 +1,44 @@
 # Password hashing runs off the loop: while 32 sign-ins hash, other requests
 # are answered at once; past max_pending_hashes a request gets 503.
+# issue26.4: "at once" is checked by state (discovery answered while the
+# hash queue still holds sign-ins), not by the time it took.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/signin_lib.sh"
 # One account's checks at once are limited to signin.max_failures (they count
 # when queued, t_throttle.sh): raised here, since this storm is one account's.
+MPORT=$(free_port)
 start_server passwords.argon2_memory_kib=32768 passwords.argon2_iterations=3 \
-	passwords.hash_threads=2 passwords.max_pending_hashes=40 signin.max_failures=64
+	passwords.hash_threads=2 passwords.max_pending_hashes=40 signin.max_failures=64 \
+	metrics.listen=127.0.0.1:$MPORT
+# queued: the hashes queued or running (the metrics of the server on MPORT)
+queued() { metric "$MPORT" edgeauth_password_hash_queue_depth; }
 
 REDIRECT="http://127.0.0.1:9/cb"
 req POST "$P/clients" "{\"name\":\"app\",\"redirect_uris\":[\"$REDIRECT\"]}"
 APP=$(printf '%s' "$BODY" | jq -r .id)
-START=$(date +%s%N)
 req POST "$P/users" '{"display_name":"Eve","email":"eve@example.com","password":"long enough"}'
-ONE_HASH_MS=$(( ($(date +%s%N) - START) / 1000000 ))
 check_status "user with a slow hash" 201
 
 new_pkce
 FORM="response_type=code&client_id=$APP&redirect_uri=$REDIRECT&code_challenge=$CHALLENGE&code_challenge_method=S256&email=eve%40example.com&password=long+enough"
-START=$(date +%s%N)
 PIDS=()
 for i in $(seq 1 32); do
 	curl -s -o /dev/null -w '%{http_code}\n' --data "$FORM" "$BASE/api/v1/authorize" > "$TMP/storm.$i" &
 	PIDS+=($!)
 done
-sleep 0.2
+# (more than the 2 threads hash: the rest wait in the queue)
+queued_beyond_threads() { [ "$(queued)" -ge 3 ]; }
+wait_for queued_beyond_threads
+DEPTH=$(queued)
 # While they hash: discovery answers without waiting for them.
-META_MS=$(curl -s -o /dev/null -w '%{time_total}' "$BASE/.well-known/oauth-authorization-server" | awk '{printf "%d", $1 * 1000}')
+META=$(curl -s -m 60 -o /dev/null -w '%{http_code}' "$BASE/.well-known/oauth-authorization-server")
+DEPTH_AFTER=$(queued)
 wait "${PIDS[@]}"   # not the server, which is a child too
-STORM_MS=$(( ($(date +%s%N) - START) / 1000000 ))
 check "32 sign-ins all redirect" "$(cat "$TMP"/storm.* | sort | uniq -c | awk '{print $2 "x" $1}')" "302x32"
-echo "one hash ${ONE_HASH_MS} ms, storm ${STORM_MS} ms, discovery during the storm ${META_MS} ms" >&2
-# The storm is many hashes long; discovery took a small part of one.
-check "the storm was long (hashing really queued)" "$([ "$STORM_MS" -gt $((ONE_HASH_MS * 4)) ] && echo yes)" yes
-check "discovery did not wait for the hashes" "$([ "$META_MS" -lt "$ONE_HASH_MS" ] && [ "$META_MS" -lt 200 ] && echo yes)" yes
+echo "hash queue ${DEPTH} before discovery, ${DEPTH_AFTER} after it" >&2
+check "the storm was long (hashing really queued)" "$([ "$DEPTH" -ge 3 ] && echo yes || echo "no: $DEPTH")" yes
+check "discovery did not wait for the hashes" \
+	"$META $([ "$DEPTH_AFTER" -ge 1 ] && echo "while they hash" || echo "after them")" "200 while they hash"
 stop_server
 
 # A tiny queue: the surplus is refused with 503 and Retry-After, never hangs.
@@ -62,28 +68,23 @@ stop_server
 # A user deleted or deactivated while their password is checked: the
 # sign-in is refused as for a user who is not there (401, the form), and
 # nothing is stored for them: no session, no code (a store error before).
-MPORT=$(free_port)
 start_server store.path="$TMP/gone.db" passwords.argon2_memory_kib=32768 \
 	passwords.argon2_iterations=16 passwords.hash_threads=1 metrics.listen=127.0.0.1:$MPORT
-# queued: the hashes queued or running (the metrics of the server on MPORT)
-queued() {
-	curl -s "http://127.0.0.1:$MPORT/metrics" |
-		awk '$1 == "edgeauth_password_hash_queue_depth" { print $2 }'
-}
 req POST "$P/clients" "{\"name\":\"app\",\"redirect_uris\":[\"$REDIRECT\"]}"
 APP=$(printf '%s' "$BODY" | jq -r .id)
 # gone_mid_check WHAT METHOD [BODY]: a sign-in of a new user, whose
 # password check is met by METHOD on the user; sets STATUS (the sign-in's)
 gone_mid_check() {
-	local what=$1 method=$2 body=${3:-} user bg q
+	local what=$1 method=$2 body=${3:-} user bg
 	req POST "$P/users" "{\"display_name\":\"G\",\"email\":\"g-$what@example.com\",\"password\":\"long enough\"}"
 	user=$(printf '%s' "$BODY" | jq -r .id)
 	new_pkce
 	(authorize_post "$APP" "$REDIRECT" "g-$what@example.com" "long enough" s
 	 echo "$STATUS" > "$TMP/gone.status") &
 	bg=$!
-	for _ in $(seq 1 250); do q=$(queued); [ "$q" = 1 ] && break; sleep 0.02; done
-	check "$what: the password check runs" "$q" 1
+	running() { [ "$(queued)" = 1 ]; }
+	wait_for running
+	check "$what: the password check runs" "$(queued)" 1
 	req "$method" "$P/users/$user" ${body:+"$body"}
 	check "$what: done while it runs" "$(queued)" 1
 	wait "$bg"

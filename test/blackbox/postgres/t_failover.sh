@@ -7,6 +7,9 @@
 # 2xx before is there, grants work, and a deactivation through A reaches B's
 # caches (B listens on the new primary). edgeauth warns at start when url
 # names several hosts and the primary replicates asynchronously.
+# issue26.4: each step waits for the state it needs (an acknowledged write,
+# a 503, a listener), up to a minute, never for a fixed time; how fast B
+# hears of a change is a benchmark row, not a check.
 . "$(dirname "$0")/../lib.sh"
 postgres_only
 CL_A=$(mktemp -u /tmp/edgeauth-pga.XXXXXX)   # the server user reaches these, not $TMP
@@ -37,7 +40,7 @@ write_config "$TMP/cli.conf" 1 "store.url=$URL" store.insecure_transport=true
 check "warned: several hosts, asynchronous replication" \
 	"$(grep -c 'names 2 hosts, but the primary.s synchronous_standby_names is empty' "$TMP/cli.err")" 1
 on_a "ALTER SYSTEM SET synchronous_standby_names = '*'" && on_a "SELECT pg_reload_conf()" > /dev/null
-for _ in $(seq 1 100); do
+for _ in $(seq 1 600); do
 	[ "$(on_a "select count(*) from pg_stat_replication where sync_state = 'sync'")" = 1 ] && break
 	sleep 0.05
 done
@@ -54,7 +57,7 @@ write_config "$TMP/b.conf" "$B_PORT" "server.issuer=$A" "store.url=$URL" store.i
 "$EDGEAUTH" -c "$TMP/b.conf" serve > /dev/null 2>> "$TMP/b.log" &
 B_PID=$!
 B="http://127.0.0.1:$B_PORT"
-for _ in $(seq 1 200); do curl -s -o /dev/null "$B/healthz" && break; sleep 0.05; done
+for _ in $(seq 1 600); do curl -s -o /dev/null "$B/healthz" && break; sleep 0.05; done
 
 # load: creates and grants through A until $TMP/stop exists; each answer's
 # status a line ("503 error" for a 503), each acknowledged client's ID kept
@@ -74,18 +77,18 @@ load() {
 		echo "$s" >> "$TMP/answers"
 	done
 }
-: > "$TMP/acked"
+acked() { [ -s "$TMP/acked" ]; }
+refused() { grep -q '^503' "$TMP/answers"; }
+recovered() { [ "$(tail -2 "$TMP/answers" | paste -sd,)" = "201,200" ]; }
+: > "$TMP/acked"; : > "$TMP/answers"
 load &
 LOAD=$!
-sleep 1
+wait_for acked
 BEFORE=$(wc -l < "$TMP/acked")
 pgc crash "$CL_A"
-sleep 0.5
+wait_for refused   # the load saw there is no primary
 pgc promote "$CL_B"
-for _ in $(seq 1 100); do
-	[ "$(tail -2 "$TMP/answers" | paste -sd,)" = "201,200" ] && break
-	sleep 0.1
-done
+wait_for recovered
 sleep 0.5
 touch "$TMP/stop"
 wait "$LOAD"
@@ -107,11 +110,11 @@ check_status "grants work after the failover" 200
 # B listens on the new primary: a deactivation through A reaches it (a
 # client without permissions: its token is good, 403; deactivated, 401)
 EDGEAUTH_PG_HOST=$CL_B EDGEAUTH_PG_PORT=$PORT_B
-for _ in $(seq 1 100); do
+listening() {
 	[ "$(db "select count(*) from pg_stat_activity where application_name = 'edgeauth listener'
-	         and state = 'idle'")" = 2 ] && break
-	sleep 0.05
-done
+	         and state = 'idle'")" = 2 ]
+}
+wait_for listening
 AUTH="Bearer $TOKEN" req POST "$P/clients" '{"name":"late"}'
 LATE=$(jq -r .id <<<"$BODY"); LATE_SECRET=$(jq -r .client_secret <<<"$BODY")
 T=$(BASE=$B client_token "$LATE" "$LATE_SECRET")
@@ -120,14 +123,9 @@ AUTH="Bearer $T" BASE=$B req GET "$P/clients"
 check_status "before: node B takes it (403: it holds no permission)" 403
 AUTH="Bearer $TOKEN" req PUT "$P/clients/$LATE" '{"name":"late","is_active":false}'
 check_status "deactivated through A" 200
-t0=$(date +%s%N)
-while :; do
-	AUTH="Bearer $T" BASE=$B req GET "$P/clients"
-	[ "$STATUS" = 401 ] && break
-	[ $(( ($(date +%s%N) - t0) / 1000000 )) -gt 2000 ] && break
-done
-check "node B refuses it within 100 ms" \
-	"$([ "$STATUS" = 401 ] && [ $(( ($(date +%s%N) - t0) / 1000000 )) -le 100 ] && echo yes)" yes
+b_refuses() { AUTH="Bearer $T" BASE=$B req GET "$P/clients"; [ "$STATUS" = 401 ]; }
+wait_for b_refuses
+check "issue26.4: node B refuses it (the deactivation reached its cache)" "$STATUS" 401
 kill -TERM "$B_PID"
 wait "$B_PID"
 check "node B stops cleanly" "$?" 0

@@ -1,5 +1,7 @@
 # Two nodes on one database (CONTRACT.md §9): a write through node A (or the
-# CLI) reaches node B's caches within 100 ms, through LISTEN/NOTIFY: a
+# CLI) reaches node B's caches through LISTEN/NOTIFY (B caches with no
+# expiry, so nothing else empties them; issue26.4: how soon is a benchmark
+# row, not a check, so each waits up to SETTLE_MS, on a busy machine too): a
 # client's deactivation, its deletion, a revocation, a change of a client's
 # permissions, a resource's new codes and deletion, a user's deactivation,
 # a change of a role's permissions, a key rotation and a retirement,
@@ -17,7 +19,7 @@ if [ "$BACKEND" != postgres ]; then
 	finish
 	exit 1
 fi
-WITHIN_MS=100
+SETTLE_MS=30000
 
 start_server tokens.key_activation_delay_s=0
 A=$BASE
@@ -38,7 +40,7 @@ on() { local node=$1; shift; BASE=$node "$@"; }
 # answers, not the harness: each takes its time as soon as curl returned)
 ms() { local t=${EPOCHREALTIME/[.,]/}; echo $(( t / 1000 )); }
 # settles AUTH WANT NODE METHOD PATH: asks NODE again and again until it
-# answers status WANT; prints how many ms that took (or "never", after 2 s)
+# answers status WANT; prints how many ms that took (or "never", after SETTLE_MS)
 settles() {
 	local auth=$1 want=$2 node=$3 method=$4 path=$5 t0 t1 status
 	t0=$(ms)
@@ -47,12 +49,12 @@ settles() {
 			"$node$path")
 		t1=$(ms)
 		[ "$status" = "$want" ] && { echo $(( t1 - t0 )); return; }
-		[ $(( t1 - t0 )) -gt 2000 ] && { echo never; return; }
+		[ $(( t1 - t0 )) -gt "$SETTLE_MS" ] && { echo never; return; }
 	done
 }
 # until_new NODE ID SECRET JQ WANT: client_credentials grants of ID on NODE
 # again and again until JQ of the answer (a jq filter) is WANT; prints how
-# many ms that took (or "never", after 2 s)
+# many ms that took (or "never", after SETTLE_MS)
 until_new() {
 	local node=$1 id=$2 secret=$3 filter=$4 want=$5 t0 t1 answer
 	t0=$(ms)
@@ -60,13 +62,13 @@ until_new() {
 		answer=$(curl -s -u "$id:$secret" -d grant_type=client_credentials "$node/api/v1/tokens")
 		t1=$(ms)
 		[ "$(jq -r "$filter" <<<"$answer")" = "$want" ] && { echo $(( t1 - t0 )); return; }
-		[ $(( t1 - t0 )) -gt 2000 ] && { echo never; return; }
+		[ $(( t1 - t0 )) -gt "$SETTLE_MS" ] && { echo never; return; }
 	done
 }
-# within NAME MS: MS is a number no greater than WITHIN_MS
+# within NAME MS: MS is a number (the change reached B), not "never"
 within() {
-	if [[ "$2" =~ ^[0-9]+$ ]] && [ "$2" -le "$WITHIN_MS" ]; then pass
-	else fail "$1: took ${2} ms, the limit is $WITHIN_MS"; fi
+	if [[ "$2" =~ ^[0-9]+$ ]]; then pass
+	else fail "issue26.4: $1: not after $SETTLE_MS ms"; fi
 }
 # the ID of a named permission of the project, from the database
 perm() {
@@ -242,7 +244,7 @@ AUTH="Bearer $TOKEN" on "$A" req PUT "$P/roles/$ROLE" \
 check_status "the role's permissions changed through A" 200
 # until_scope NODE WANT: refreshes Ann's sign-in on NODE (each answer's
 # refresh token the next one's) until the access token's scope is WANT;
-# prints how many ms that took (or "never", after 2 s)
+# prints how many ms that took (or "never", after SETTLE_MS)
 until_scope() {
 	local t0 t1 answer
 	t0=$(ms)
@@ -252,7 +254,7 @@ until_scope() {
 		t1=$(ms)
 		[ "$(jq -r "$SCOPE_OF" <<<"$answer")" = "$2" ] && { echo $(( t1 - t0 )); return; }
 		REFRESH=$(jq -r '.refresh_token // empty' <<<"$answer")
-		[ -z "$REFRESH" ] || [ $(( t1 - t0 )) -gt 2000 ] && { echo never; return; }
+		[ -z "$REFRESH" ] || [ $(( t1 - t0 )) -gt "$SETTLE_MS" ] && { echo never; return; }
 	done
 }
 # (the scope of the answer's access token: its payload, base64url)
@@ -283,6 +285,16 @@ TOKEN=$(admin_token)   # the admin's token was of the retired key too
 # cache until it listens again and has emptied its caches.
 client_with lost clients:read
 T=$(token_on "$A" "$CID" "$CSECRET")
+LOST=$CID
+# issue26.4: the notifications of what came before (the client's creation)
+# reach B first, lest a late one empty B's caches after the check below: B
+# hears them in order, so once it heard a later deactivation it heard them
+client_with barrier clients:read
+TB=$(token_on "$A" "$CID" "$CSECRET")
+AUTH="Bearer $TB" on "$B" req GET "$P/clients"
+AUTH="Bearer $TOKEN" on "$A" req PUT "$P/clients/$CID" '{"name":"barrier","is_active":false}'
+within "B heard what came before" "$(settles "Bearer $TB" 401 "$B" GET "$P/clients")"
+CID=$LOST
 AUTH="Bearer $T" on "$B" req GET "$P/clients"
 check_status "before: the token on B" 200
 db "BEGIN; ALTER TABLE clients DISABLE TRIGGER clients_notify;
@@ -298,7 +310,7 @@ KILLED=$(db "select count(pg_terminate_backend(pid)) from pg_stat_activity
 check "the listening connections killed (A's and B's)" "$KILLED" 2
 within "B refuses the token once its listener is gone" "$(settles "Bearer $T" 401 "$B" GET "$P/clients")"
 check "B said it lost its listener" "$(grep -c 'listening connection:.*reconnecting' "$TMP/b.log")" 1
-for _ in $(seq 1 100); do
+for _ in $(seq 1 600); do
 	[ "$(db "select count(*) from pg_stat_activity where application_name = 'edgeauth listener'
 	          and state = 'idle' and datname = current_database()")" -ge 2 ] && break
 	sleep 0.05
