@@ -51,8 +51,8 @@ watch_departure() (
 	PORT=$(free_port)
 	BASE="http://127.0.0.1:$PORT"
 	CONF=$TMP/edgeauth.conf
-	rotated=$(date +%s)
-	freeze "$rotated"
+	started=$(date +%s)
+	freeze "$started"
 	write_config "$CONF" "$PORT" "${SETTINGS[@]}"
 	$FAKED "$EDGEAUTH" -c "$CONF" serve > "$TMP/stdout" 2> "$TMP/server.log" &
 	pid=$!
@@ -61,6 +61,9 @@ watch_departure() (
 	CLIENT_SECRET=$(jq -r .client_secret "$TMP/stdout")
 	t1=$(admin_token)
 	k1=$(jwt_kid "$t1")
+	# a second on: a key of the start's own second would tie with it
+	rotated=$((started + 1))
+	freeze "$rotated"
 	$FAKED "$EDGEAUTH" -c "$CONF" key rotate --alg ES256 > /dev/null
 	published() { curl -s "$BASE/.well-known/jwks.json" | jq -e --arg k "$1" '[.keys[].kid] | index($k) != null' > /dev/null; }
 	# the server has seen the rotation: the new key is published
