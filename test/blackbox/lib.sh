@@ -139,6 +139,32 @@ notified() {
 	printf '%s %s' "$STATUS" "$(grep -c 'Asynchronous notification "edgeauth"' "$TMP/listen.out")"
 }
 
+# fake_clock: the server (EDGEAUTH_WRAPPER=$FAKED start_server) and the
+# CLI ($FAKED "$EDGEAUTH" ...) read their wall clock from $CLOCK under
+# libfaketime, so that a test moves time instead of waiting for it (the
+# monotonic clock is left alone, as NTP leaves it): `step +N` sets it N
+# seconds ahead of the real clock, `freeze EPOCH_S` stops it at a second.
+# On PostgreSQL the times the database writes itself (edgeauth_now_ms) are
+# its own clock, which no step reaches. A failure, then exit, without
+# libfaketime.
+fake_clock() {
+	FAKETIME_LIB=$(ls /usr/lib/*/faketime/libfaketime.so.1 2>/dev/null | head -1)
+	[ -r "$FAKETIME_LIB" ] || { fail "libfaketime is needed (apt-get install faketime; scripts/install-deps)"; finish; exit 1; }
+	CLOCK=$TMP/clock
+	FAKED="env LD_PRELOAD=$FAKETIME_LIB ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0 FAKETIME_TIMESTAMP_FILE=$CLOCK FAKETIME_NO_CACHE=1 FAKETIME_DONT_FAKE_MONOTONIC=1"
+	step +0
+}
+step() { echo "$1" > "$CLOCK"; }   # step OFFSET: +N / -N seconds from the real clock
+freeze() { date -d "@$1" '+%Y-%m-%d %H:%M:%S' > "$CLOCK"; }   # freeze EPOCH_S
+
+# eventually SECONDS CMD...: until CMD succeeds, at most SECONDS (for what
+# a background task does, e.g. the purge: a generous bound, checked by state)
+eventually() {
+	local limit=$(( $1 * 10 )); shift
+	for _ in $(seq 1 "$limit"); do "$@" && return 0; sleep 0.1; done
+	return 1
+}
+
 free_port() {
 	python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'
 }

@@ -5,22 +5,26 @@
 # key's tokens failing at once, the key-encryption key file's checks at
 # start, and the signing_key file: imported with its kid into a store
 # without keys, ignored with a warning when it differs from every stored key.
-# Short TTLs: access and ID tokens live 3 s, a rotated key signs at once.
+# Access and ID tokens live a minute, a rotated key signs at once.
 # A superseded key stays published as long as the longest-lived token it may
 # have signed, and logout tokens live 120 s whatever the config says: so
-# the old key's departure is watched on a second server of its own, in the
-# background, while the rest of this file runs (watch_departure).
-# run.sh: beside the others
+# the old key's departure is watched on a second server of its own
+# (watch_departure).
+# issue26.4: no check races the clock: the servers and the CLI read their
+# wall clock from a file (libfaketime; key times are the node's on both
+# backends), which the test moves past a token's expiry or a key's
+# departure instead of sleeping, and a token outlives the checks that use it.
 . "$(dirname "$0")/lib.sh"
 CLIENT_DIR=$ROOT/test/oauth-client
-TTL=3
+TTL=60
 SETTINGS=(tokens.access_ttl_s=$TTL tokens.key_activation_delay_s=0 oidc.id_token_ttl_s=$TTL)
+fake_clock
 
 need_node_project "$CLIENT_DIR" jose
 
 # key CMD...: runs the CLI on the server's config; sets OUT, ERR, RC
 key() {
-	"$EDGEAUTH" -c "$CONF" key "$@" > "$TMP/key.out" 2> "$TMP/key.err"
+	$FAKED "$EDGEAUTH" -c "$CONF" key "$@" > "$TMP/key.out" 2> "$TMP/key.err"
 	RC=$?
 	OUT=$(cat "$TMP/key.out")
 	ERR=$(cat "$TMP/key.err")
@@ -34,37 +38,46 @@ jwt_kid() {
 	printf '%s' "$h" | base64 -d | jq -r .kid
 }
 
-# watch_departure OUT: on a server with its own store and port, rotates the
-# ES256 key after a token of it, then waits for the old key to leave JWKS
-# (at most 140 s); writes "ROTATED TOKEN_EXP GONE STATE" (seconds since
-# 1970, GONE "never" when it did not go; the old key's state in `key list`
-# after) to OUT.
+# watch_departure OUT: on a server with its own store, port and clock,
+# frozen at a second, rotates the ES256 key after a token of it, then moves
+# the clock on (by tens of seconds, then second by second from 110 s on)
+# until the old key leaves JWKS (at most 140 s); writes "ROTATED TOKEN_EXP
+# GONE STATE" (seconds since 1970 by that clock, GONE "never" when it did
+# not go; the old key's state in `key list` after) to OUT.
 watch_departure() (
 	TMP=$(mktemp -d /tmp/edgeauth-bb.XXXXXX)
 	PG_DB=   # on PostgreSQL, a database of its own too
+	fake_clock   # a clock of its own
 	PORT=$(free_port)
 	BASE="http://127.0.0.1:$PORT"
 	CONF=$TMP/edgeauth.conf
+	started=$(date +%s)
+	freeze "$started"
 	write_config "$CONF" "$PORT" "${SETTINGS[@]}"
-	"$EDGEAUTH" -c "$CONF" serve > "$TMP/stdout" 2> "$TMP/server.log" &
+	$FAKED "$EDGEAUTH" -c "$CONF" serve > "$TMP/stdout" 2> "$TMP/server.log" &
 	pid=$!
 	for _ in $(seq 1 600); do curl -s -o /dev/null "$BASE/healthz" && break; sleep 0.05; done
 	CLIENT_ID=$(jq -r .client_id "$TMP/stdout")
 	CLIENT_SECRET=$(jq -r .client_secret "$TMP/stdout")
 	t1=$(admin_token)
 	k1=$(jwt_kid "$t1")
-	rotated=$(date +%s)
-	"$EDGEAUTH" -c "$CONF" key rotate --alg ES256 > /dev/null
+	# a second on: a key of the start's own second would tie with it
+	rotated=$((started + 1))
+	freeze "$rotated"
+	$FAKED "$EDGEAUTH" -c "$CONF" key rotate --alg ES256 > /dev/null
+	published() { curl -s "$BASE/.well-known/jwks.json" | jq -e --arg k "$1" '[.keys[].kid] | index($k) != null' > /dev/null; }
+	# the server has seen the rotation: the new key is published
+	k2=$($FAKED "$EDGEAUTH" -c "$CONF" key list | jq -r --arg k "$k1" '.[] | select(.alg == "ES256" and .kid != $k) | .kid')
+	eventually 60 published "$k2"
 	gone=never
-	for _ in $(seq 1 560); do
-		if curl -s "$BASE/.well-known/jwks.json" |
-			jq -e --arg k "$k1" '[.keys[].kid] | index($k) == null' > /dev/null; then
-			gone=$(date +%s)
+	for s in $(seq 0 10 100) $(seq 110 140); do
+		freeze $((rotated + s))
+		if ! published "$k1"; then
+			gone=$((rotated + s))
 			break
 		fi
-		sleep 0.25
 	done
-	state=$("$EDGEAUTH" -c "$CONF" key list | jq -r --arg k "$k1" '.[] | select(.kid == $k) | .state')
+	state=$($FAKED "$EDGEAUTH" -c "$CONF" key list | jq -r --arg k "$k1" '.[] | select(.kid == $k) | .state')
 	echo "$rotated $(jwt_claim "$t1" exp) $gone $state" > "$1"
 	kill -TERM "$pid"
 	wait "$pid"
@@ -96,7 +109,7 @@ jwt_claim() {
 	printf '%s' "$p" | base64 -d | jq -r ".$2"
 }
 
-start_server "${SETTINGS[@]}"
+EDGEAUTH_WRAPPER=$FAKED start_server "${SETTINGS[@]}"
 
 # --- a new store: both algorithms, the signing_key file's key imported ---
 key list
@@ -169,12 +182,15 @@ check "new token carries the new kid" "$(jwt_kid "$T2")" "$K2"
 AUTH="Bearer $T2" req GET "$P/clients"
 check_status "new token on the API" 200
 check "jose after the rotation: old and new tokens" "$(jose_verify "$T1" "$T2")" "ok ok"
-# (after the checks that race the 3 s tokens: its start takes a core a while)
-watch_departure "$TMP/departure" &
-WATCHER=$!
 
 # --- the old key stays published: a logout token it signed lives 120 s ---
-sleep $((TTL + 1))
+# issue26.4: the clock a second past the old token's expiry (unless the
+# real one is already there), instead of waiting for it
+T1_EXP=$(jwt_claim "$T1" exp)
+AHEAD=$(( T1_EXP + 1 - $(date +%s) ))
+step +$(( AHEAD > 0 ? AHEAD : 0 ))
+AUTH="Bearer $T1" req GET "$P/clients"
+check_err "issue26.4: the old key's access token has expired" 401 invalid_authorization_token
 jwks
 check_json "jwks: the old key outlives its access tokens" "[.keys[].kid] | index(\"$K1\") != null" true
 # (its departure: watch_departure, below); here it is retired, superseded
@@ -230,7 +246,7 @@ done
 # --- the old key leaves JWKS once the last token it signed may have expired ---
 # Its bound is the new key's activation + the longest lifetime of what a key
 # signs (here a logout token's 120 s) + 1 s.
-wait "$WATCHER"
+watch_departure "$TMP/departure"
 read -r ROTATED T1_EXP GONE STATE < "$TMP/departure"
 check "old key left JWKS" "$([ "$GONE" != never ] && echo gone)" gone
 check "not before its last token expired" "$([ "$GONE" != never ] && [ "$GONE" -ge "$T1_EXP" ] && echo after)" after
@@ -244,7 +260,7 @@ stop_server
 # restart: starts the server again on the same files; STARTED is "running"
 # or "exit N" when it stopped at start.
 restart() {
-	"$EDGEAUTH" -c "$CONF" serve > "$TMP/restart.out" 2> "$TMP/restart.err" &
+	$FAKED "$EDGEAUTH" -c "$CONF" serve > "$TMP/restart.out" 2> "$TMP/restart.err" &
 	local pid=$!
 	for _ in $(seq 1 100); do
 		kill -0 "$pid" 2> /dev/null || break

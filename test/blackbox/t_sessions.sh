@@ -155,12 +155,14 @@ check "issue24.8: a hint that is not an ID token: invalid_request" "$STATUS $(qu
 openssl ecparam -name prime256v1 -genkey -noout -out "$TMP/other-key.pem" 2>/dev/null
 JAR=$BROWSER authorize_get "$B" "$RB" "id_token_hint=$(KEY=$TMP/other-key.pem id_token_hint "$ALICE" "$B" "$SID")"
 check "issue24.8: a hint signed by another key: invalid_request" "$STATUS $(query_value "$LOCATION" error)" "302 invalid_request"
-db "update sessions set auth_time = $(date +%s%3N) - 5000 where id = '$SID'"
-JAR=$BROWSER authorize_get "$B" "$RB" "max_age=4"
+# issue26.4: the password 100 s ago, and max_ages far on either side of it
+# (a slow machine adds seconds, never minutes, to the age)
+db "update sessions set auth_time = $(date +%s%3N) - 100000 where id = '$SID'"
+JAR=$BROWSER authorize_get "$B" "$RB" "max_age=50"
 check "max_age smaller than the time since the password: the form" "$STATUS" 200
-JAR=$BROWSER authorize_get "$B" "$RB" "max_age=6"
+JAR=$BROWSER authorize_get "$B" "$RB" "max_age=1000"
 check "max_age larger: a code" "$STATUS $([ -n "$CODE" ] && echo code)" "302 code"
-JAR=$BROWSER authorize_get "$B" "$RB" "max_age=4" "prompt=none"
+JAR=$BROWSER authorize_get "$B" "$RB" "max_age=50" "prompt=none"
 check "too old with prompt=none: login_required" "$STATUS $(query_value "$LOCATION" error)" "302 login_required"
 
 ########## cookies that name no session ##########
@@ -304,7 +306,10 @@ check_err "deletion: its token is dead" 401 invalid_authorization_token
 
 ########## the purge ##########
 LIVE=$(db "select id from sessions where user_id = '$BOB' and ended_at is null order by created_at desc limit 1")
-sleep 2.2   # purge_interval_s = 1
+# issue26.4: the purge runs each second (purge_interval_s = 1): waited
+# for by state, at most two minutes
+gone_sessions() { [ "$(db "select count(*) from sessions where ended_at is not null or expires_at <= $(date +%s%3N)")" = 0 ]; }
+eventually 120 gone_sessions
 check "ended and expired sessions are purged" "$(db "select count(*) from sessions where ended_at is not null or expires_at <= $(date +%s%3N)")" 0
 check "a live one stays" "$(db "select count(*) from sessions where id = '$LIVE'")" 1
 check "the session_clients of purged ones go with them" "$(db "select count(*) from session_clients where session_id not in (select id from sessions)")" 0
