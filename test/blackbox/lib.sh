@@ -120,6 +120,15 @@ wait_for() {
 	done
 }
 
+# next_second: returns once the wall clock has entered a later second. A
+# deactivation's own second counts as before it (README "Reactivation
+# revives nothing"), so what a test issues after a reactivation must come
+# in a later second: a wait for a state of the clock, not a sleep.
+next_second() {
+	local s; s=$(date +%s)
+	wait_for sh -c "[ \$(date +%s) -gt $s ]"
+}
+
 # metric PORT SERIES: the sum of the samples of the metrics listener on
 # PORT whose series, as written (name{labels}), starts with SERIES
 metric() {

@@ -123,6 +123,7 @@ req PUT "$P/clients/$APP" '{"name":"app","is_active":false}'
 req POST "$BYOU" "$(body "$APP" "$REDIRECT" "$CHALLENGE" S256)"
 check_err "byou inactive client" 400 invalid_params
 req PUT "$P/clients/$APP" '{"name":"app","is_active":true}'
+next_second   # the codes below come after the reactivation's second
 req POST "$P/clients" '{"name":"limited","permission_ids":[]}'
 LIM_ID=$(printf '%s' "$BODY" | jq -r .id); LIM_SECRET=$(printf '%s' "$BODY" | jq -r .client_secret)
 AUTH="Bearer $(client_token "$LIM_ID" "$LIM_SECRET")" req POST "$BYOU" "$(body "$APP" "$REDIRECT" "$CHALLENGE" S256)"
