@@ -247,7 +247,7 @@ check_status "authorize for inactive client" 400
 req PUT "$P/clients/$APP" '{"name":"web app","is_active":true}'
 refresh "$APP" "$R6"
 check_err "a refresh token from before the deactivation stays dead" 400 invalid_refresh_token
-sleep 1.1   # an access token of the deactivation's own second counts as before it
+next_second   # a token of the deactivation's own second counts as before it
 sign_in "$APP" "$REDIRECT" "$EMAIL" "$PASSWORD"; exchange "$APP" "$REDIRECT" "$CODE" "$VERIFIER"
 check_status "a new sign-in after reactivation" 200
 R6=$REFRESH; A6=$ACCESS
@@ -272,6 +272,7 @@ check_err "code on inactive project" 400 project_not_active
 "$EDGEAUTH" -c "$CONF" project activate "$PROJECT_ID"
 exchange "$APP" "$REDIRECT" "$CODE" "$VERIFIER"
 check_err "a code from before the project's deactivation stays dead" 400 invalid_authorization_code
+next_second   # a code of the reactivation's own second would count as before it
 sign_in "$APP" "$REDIRECT" "$EMAIL" "$PASSWORD"; exchange "$APP" "$REDIRECT" "$CODE" "$VERIFIER"
 check_status "a new code after project reactivation" 200
 
