@@ -286,6 +286,7 @@ ends "deactivation"
 req PUT "$P/users/$ALICE" "$(jq -cn --arg r "$ROLE" '{display_name:"Alice",email:"alice@example.com",role_id:$r,is_active:true}')"
 JAR=$BROWSER authorize_get "$B" "$RB"
 check "reactivation brings no session back" "$STATUS" 200
+next_second   # a code of the deactivation's own second counts as before it
 session_of "$BROWSER" alice@example.com "alice password"
 JAR=$BROWSER authorize_get "$B" "$RB"   # a code of the session, not redeemed
 UNREDEEMED=$CODE UNREDEEMED_VERIFIER=$VERIFIER
