@@ -2,7 +2,7 @@
 
 CC       ?= cc
 PKGS     := libevent libevent_openssl sqlite3 libargon2 libssl libcrypto jansson inih
-# libpq's headers only: src/pq_lib.c loads the library when the PostgreSQL
+# libpq's headers only: src/store/pg/pq_lib.c loads the library when the PostgreSQL
 # store is asked for, so a server on SQLite never maps it (README "Libraries").
 HDR_PKGS := libpq
 # No -DNDEBUG, in any build: asserts guard only our own invariants (never
@@ -10,16 +10,20 @@ HDR_PKGS := libpq
 # measurable, and a broken one had better stop the server than let it go on
 # in a state no code expects. README "Development" says why.
 OPT      ?= -O2 -g
+# The folders of include/ mirror src/'s layers (docs/development.md); a file
+# includes a header by its name, and make layers holds who may include whom.
+INC_DIRS := $(shell find include -type d | sort)
+INCLUDES := $(addprefix -I,$(INC_DIRS))
 SAN      ?=
 CFLAGS   := $(OPT) $(SAN) -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes \
-            -Iinclude $(shell pkg-config --cflags $(PKGS) $(HDR_PKGS) 2>/dev/null)
+            $(INCLUDES) $(shell pkg-config --cflags $(PKGS) $(HDR_PKGS) 2>/dev/null)
 LDFLAGS  := $(SAN)
 LDLIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lpthread -ldl
 CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null)
 
 BUILD    ?= build
 BIN      ?= edgeauth
-SRCS     := $(wildcard src/*.c)
+SRCS     := $(shell find src -name '*.c' | sort)
 OBJS     := $(SRCS:src/%.c=$(BUILD)/%.o)
 LIB_OBJS := $(filter-out $(BUILD)/main.o,$(OBJS)) $(BUILD)/schema.o $(BUILD)/pg_schema.o
 SCHEMA   := $(sort $(wildcard schema/*.sql))
@@ -28,7 +32,7 @@ UNIT_SRCS := $(wildcard test/unit/check_*.c)
 UNIT_BINS := $(UNIT_SRCS:test/unit/%.c=$(BUILD)/test/%)
 CONF     ?= etc/edgeauth.conf
 
-.PHONY: all deps run test unit headers blackbox check fuzz bench clean install
+.PHONY: all deps run test unit headers layers blackbox check fuzz bench clean install
 all: $(BIN)
 
 deps:
@@ -42,6 +46,7 @@ $(BUILD)/libedgeauth.a: $(LIB_OBJS)
 	ar rcs $@ $^
 
 $(BUILD)/%.o: src/%.c | $(BUILD)
+	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -MMD -MP -c -o $@ $<
 
 $(BUILD)/test/%: test/unit/%.c $(BUILD)/libedgeauth.a | $(BUILD)
@@ -51,7 +56,7 @@ $(BUILD)/test/%: test/unit/%.c $(BUILD)/libedgeauth.a | $(BUILD)
 
 # Every header compiles on its own: a file that includes it and nothing else
 # builds, so no header leans on what its includers happened to include first.
-HEADER_CHECKS := $(patsubst include/%.h,$(BUILD)/headers/%.ok,$(wildcard include/*.h))
+HEADER_CHECKS := $(patsubst include/%.h,$(BUILD)/headers/%.ok,$(shell find include -name '*.h'))
 
 headers: $(HEADER_CHECKS)
 
@@ -87,8 +92,13 @@ run: deps
 
 # Every unit suite, then the black-box suite against the real binary.
 test: deps
+	@scripts/layers
 	@$(MAKE) --no-print-directory headers $(BIN) $(UNIT_BINS)
 	@EDGEAUTH=$(abspath $(BIN)) scripts/run-tests $(UNIT_BINS)
+
+# Who may include whom: docs/development.md, "Layout".
+layers:
+	@scripts/layers
 
 unit: headers $(BIN) $(UNIT_BINS)
 	@set -e; for t in $(UNIT_BINS); do $$t; done

@@ -1,6 +1,6 @@
 -- edgeauth schema, version 3: a trigram index over users' display names and
 -- emails, so that a search of 3 or more characters reads the index instead of
--- scanning every user of the project (src/store_users.c). The index only
+-- scanning every user of the project (src/store/store_users.c). The index only
 -- narrows: the search still applies its LIKE to the rows it returns, so the
 -- results are those of the scan (LIKE folds ASCII case only, the trigram
 -- tokenizer all of Unicode's simple folds: the index finds a superset).

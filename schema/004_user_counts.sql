@@ -1,6 +1,6 @@
 -- edgeauth schema, version 4: the number of users of each project, kept by
 -- triggers, so that an unfiltered users list answers its total without
--- counting every row (src/store_users.c).
+-- counting every row (src/store/store_users.c).
 
 CREATE TABLE user_counts (
 	project_id TEXT PRIMARY KEY REFERENCES projects(id) ON DELETE CASCADE,

@@ -11,7 +11,7 @@
 --
 -- lower() folds ASCII only, as the search's LIKE does, so for a term of up to
 -- 10 characters the range holds exactly the users whose name or email the
--- LIKE would match, and src/store_users.c counts them from the index alone.
+-- LIKE would match, and src/store/store_users.c counts them from the index alone.
 -- A longer term is looked up by its first 10 characters, and the LIKE then
 -- decides. Keys start with the project's rowid, so one project's search never
 -- reads another's users.

@@ -8,7 +8,7 @@
 -- does not open. The kid is the RFC 7638 thumbprint of the public key, so
 -- the public JWK is derived from the key and not stored beside it.
 --
--- Times are ms. A key signs from activates_at (src/key_schedule.c says
+-- Times are ms. A key signs from activates_at (src/crypto/key_schedule.c says
 -- which key signs when); publish_until is set once a newer key of its alg
 -- is scheduled to take over: that key's activation plus the longest
 -- lifetime of what a key signs (NULL: no key takes over, no bound yet).

@@ -14,7 +14,7 @@
 -- they move into user_suffixes as before.
 --
 -- A search reads the keys of both tables and scans the pending users
--- (src/store_users_list.c): `instr(lower(v), lo) > 0` holds exactly when
+-- (src/store/store_users_list.c): `instr(lower(v), lo) > 0` holds exactly when
 -- some key of v is in the search's range, so results and totals are the same.
 --
 -- Invariant: a user that is not pending has exactly its keys (in

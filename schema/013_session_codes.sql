@@ -6,7 +6,7 @@
 -- its refresh tokens are revoked (schema/008's sessions_ended), so that
 -- none can be redeemed after the end. A redeemed code stays: its replay
 -- must still be seen (RFC 6749 §4.1.2). The code grant also refuses a code
--- whose session has ended or is gone (src/store_tokens.c), for a code
+-- whose session has ended or is gone (src/store/store_tokens.c), for a code
 -- stored after the end.
 
 CREATE INDEX auth_codes_by_session ON auth_codes(session_id) WHERE session_id IS NOT NULL;

@@ -16,7 +16,7 @@ CREATE FUNCTION edgeauth_now_ms() RETURNS bigint LANGUAGE sql STABLE
 AS $$ SELECT floor(extract(epoch FROM now()) * 1000)::bigint $$;
 
 -- ms as RFC 3339 UTC with milliseconds (2026-11-22T12:00:00.123Z), as
--- format_timestamp (src/util.c) writes it: records are built here as JSON text.
+-- format_timestamp (src/util/util.c) writes it: records are built here as JSON text.
 -- Clamped to the years 0001..9999 (PostgreSQL has no year 0). One expression,
 -- STABLE as to_char is, so that the planner inlines it into every record.
 CREATE FUNCTION edgeauth_iso_time(ms bigint) RETURNS text LANGUAGE sql STABLE

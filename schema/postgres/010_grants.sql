@@ -1,7 +1,7 @@
 -- edgeauth's PostgreSQL schema, version 10 (PostgreSQL only): what the writes
 -- of schema/postgres/ share. An operation on PostgreSQL is one statement, so
 -- the checks SQLite's store runs inside a write's transaction
--- (src/store_grants.c: no escalation, CONTRACT.md §3) are functions here.
+-- (src/store/store_grants.c: no escalation, CONTRACT.md §3) are functions here.
 --
 -- A write function answers one row of edgeauth_outcome: status NULL and the
 -- record it wrote, or status saying why it wrote nothing: 'not_found' (the
@@ -29,7 +29,7 @@ AS $$ SELECT (p_status, NULL, NULL, NULL)::edgeauth_outcome $$;
 
 -- A permission's named form (CONTRACT.md §2: "users:read"), and whether a
 -- token may carry it: both codes are ones a create accepts, so that a scope
--- never needs a JSON escape (SQL_SCOPE_CODES_OK in include/store.h).
+-- never needs a JSON escape (SQL_SCOPE_CODES_OK in include/store/store.h).
 CREATE VIEW named_permissions AS
 SELECT pm.id, pm.project_id, r.is_default, (r.code || ':' || pm.code)::ctext AS named,
        r.code ~ '^[A-Za-z0-9_-]+$' AND pm.code ~ '^[A-Za-z0-9_-]+$' AS scope_ok

@@ -1,5 +1,5 @@
 -- edgeauth's PostgreSQL schema, version 12 (PostgreSQL only): the clients
--- area (src/store_clients.c, src/pg_clients.c): the record's one definition
+-- area (src/store/store_clients.c, src/store/pg/pg_clients.c): the record's one definition
 -- and the writes, each one statement that checks, writes and answers the
 -- record (edgeauth_outcome, version 10).
 
@@ -35,7 +35,7 @@ $$;
 
 -- The record (CONTRACT.md §4) of the clients row c with its permission IDs
 -- (edgeauth_client_permissions_of): the keys, their order and the
--- timestamps of CLIENT_JSON in src/store_clients.c. One expression, so that
+-- timestamps of CLIENT_JSON in src/store/store_clients.c. One expression, so that
 -- the planner inlines it.
 CREATE FUNCTION edgeauth_client_json(c clients, p_permission_ids json) RETURNS json
 LANGUAGE sql STABLE AS $$
@@ -89,7 +89,7 @@ FOR EACH ROW EXECUTE FUNCTION edgeauth_client_counted();
 
 -- The clients of p_project that a list keeps (CONTRACT.md §3): p_search, a
 -- case-insensitive substring of the name (PG_SQL_CONTAINS in
--- include/store_pg.h), and p_active; NULL keeps all. Inlined where it is used.
+-- include/store/pg/store_pg.h), and p_active; NULL keeps all. Inlined where it is used.
 CREATE FUNCTION edgeauth_client_matches(p_project ctext, p_search ctext, p_active boolean)
 RETURNS SETOF clients LANGUAGE sql STABLE AS $$
 	SELECT * FROM clients WHERE project_id = p_project
@@ -99,7 +99,7 @@ $$;
 
 -- A page of the list (CONTRACT.md §3): the number of all matches and the
 -- records of those at p_offset, p_limit of them, in p_order (a sort_by of
--- src/api_clients.c, with ' desc' for descending); ties broken by id in the
+-- src/api/api_clients.c, with ' desc' for descending); ties broken by id in the
 -- sort's direction, text sorted on lower() (CONTRACT.md §9). plpgsql with
 -- generic plans, kept for the session: as a prepared statement the page was
 -- planned again for each call's values (PostgreSQL judged that cheaper),

@@ -20,7 +20,7 @@ CREATE INDEX events_by_time ON events(time);
 CREATE INDEX events_by_project ON events(project_id, time);
 
 -- The record, as the list and the audit file show it: SQL_EVENT_RECORD's keys
--- and order (src/store_events.c).
+-- and order (src/store/store_events.c).
 CREATE FUNCTION edgeauth_event_json(e events) RETURNS json LANGUAGE sql STABLE AS $$
 	SELECT json_build_object('id', e.id, 'time', edgeauth_iso_time(e.time),
 		'project_id', e.project_id, 'actor', e.actor, 'action', e.action,

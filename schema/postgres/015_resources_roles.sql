@@ -1,6 +1,6 @@
 -- edgeauth's PostgreSQL schema, version 15 (PostgreSQL only): the resources
--- and roles areas (src/store_resources.c and src/store_roles.c; on PostgreSQL
--- src/pg_resources.c and src/pg_roles.c): the records' one definition and the
+-- and roles areas (src/store/store_resources.c and src/store/store_roles.c; on PostgreSQL
+-- src/store/pg/pg_resources.c and src/store/pg/pg_roles.c): the records' one definition and the
 -- writes, each one statement that checks, writes and answers the record
 -- (edgeauth_outcome, version 10) with the event it recorded (version 14). The
 -- caches these tables feed (a role's or a client's scope) are told by the
@@ -20,7 +20,7 @@ BEGIN
 END $$;
 
 -- The record (CONTRACT.md §4) of the resources row r: the keys, their order
--- and the timestamps of RESOURCE_JSON in src/store_resources.c.
+-- and the timestamps of RESOURCE_JSON in src/store/store_resources.c.
 CREATE FUNCTION edgeauth_resource_json(r resources) RETURNS json LANGUAGE sql STABLE AS $$
 	SELECT json_build_object('id', r.id, 'name', r.name, 'code', r.code,
 		'description', r.description, 'is_default', r.is_default,
@@ -32,7 +32,7 @@ $$;
 CREATE FUNCTION edgeauth_resource_record(p_id ctext) RETURNS text LANGUAGE sql STABLE
 AS $$ SELECT edgeauth_resource_json(r)::text FROM resources r WHERE r.id = p_id $$;
 
--- The permission items of a write, as src/pg_resources.c sends them: a JSON
+-- The permission items of a write, as src/store/pg/pg_resources.c sends them: a JSON
 -- array of {id, is_new, name, code, description, keep_description, position}
 -- (is_new: id is made for this write; keep_description: the item left it out).
 CREATE TYPE edgeauth_permission_item AS (id ctext, is_new boolean, name ctext, code ctext,
@@ -166,7 +166,7 @@ BEGIN
 END $$;
 
 -- The record (CONTRACT.md §4) of the roles row r: ROLE_JSON's keys, order
--- and timestamps (src/store_roles.c).
+-- and timestamps (src/store/store_roles.c).
 CREATE FUNCTION edgeauth_role_json(r roles) RETURNS json LANGUAGE sql STABLE AS $$
 	SELECT json_build_object('id', r.id, 'code', r.code, 'name', r.name,
 		'description', r.description,

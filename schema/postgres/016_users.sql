@@ -1,12 +1,12 @@
 -- edgeauth's PostgreSQL schema, version 16 (PostgreSQL only): the users area
--- (src/store_users.c, src/pg_users.c): the record's one definition, the
+-- (src/store/store_users.c, src/store/pg/pg_users.c): the record's one definition, the
 -- search's pattern and the writes, each one statement that checks, writes and
 -- answers the record (edgeauth_outcome, version 10). The search runs on
 -- version 3's pg_trgm indexes.
 
 CREATE EXTENSION IF NOT EXISTS pg_trgm;   -- version 3 made it; said again for the reader
 
--- Times as format_timestamp (src/util.c) writes them, out of range too:
+-- Times as format_timestamp (src/util/util.c) writes them, out of range too:
 -- version 1 clamped to the years 0001..9999 and took the milliseconds of the
 -- time before clamping; SQLite's records clamp to 0000-01-01T00:00:00.000Z ..
 -- 9999-12-31T23:59:59.999Z first (the proleptic year 0, PostgreSQL's 1 BC,
@@ -25,7 +25,7 @@ AS $$ SELECT edgeauth_iso_time_clamped(least(greatest(ms, -62167219200000), 2534
 
 -- The record (CONTRACT.md §4) of the users row u with its role's name: the
 -- keys, their order and the timestamps of USER_RECORD in
--- include/store_users_sql.h (email_verified null when there is no email).
+-- include/store/store_users_sql.h (email_verified null when there is no email).
 -- One expression, so that the planner inlines it.
 CREATE FUNCTION edgeauth_user_json(u users, p_role_name ctext) RETURNS json LANGUAGE sql STABLE
 AS $$
@@ -83,7 +83,7 @@ BEGIN
 	RETURN NULL;
 END $$;
 
--- store_user_check's checks, in CONTRACT.md §3's order (include/store_users.h):
+-- store_user_check's checks, in CONTRACT.md §3's order (include/store/store_users.h):
 -- not_found (p_id, an update's user, not in the project), role_not_found
 -- (p_role, a role the write sets, not of the project), no escalation (the
 -- user's role now: grant:user; then the role set: grant:role), with a locked

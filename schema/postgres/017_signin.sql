@@ -1,6 +1,6 @@
 -- edgeauth's PostgreSQL schema, version 17 (PostgreSQL only): the writes of
--- sign-in and of the token lifecycle (src/store_sessions.c,
--- src/store_tokens.c; src/pg_tokens.c, src/pg_sessions.c), each one statement
+-- sign-in and of the token lifecycle (src/store/store_sessions.c,
+-- src/store/store_tokens.c; src/store/pg/pg_tokens.c, src/store/pg/pg_sessions.c), each one statement
 -- that checks, writes and answers, and never raises on an expected outcome
 -- (a lost race, a session already ended).
 --

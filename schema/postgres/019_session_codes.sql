@@ -5,7 +5,7 @@
 -- invalidate-all; expiry is no end), its unredeemed codes go at once, as its
 -- refresh tokens are revoked; a redeemed code stays, for its replay to be
 -- seen (RFC 6749 §4.1.2). The code grant also refuses a code whose session
--- has ended or is gone (src/pg_tokens.c).
+-- has ended or is gone (src/store/pg/pg_tokens.c).
 
 CREATE INDEX auth_codes_by_session ON auth_codes(session_id) WHERE session_id IS NOT NULL;
 

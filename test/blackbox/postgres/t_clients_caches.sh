@@ -1,5 +1,5 @@
 # A client's create on PostgreSQL leaves the caches be (PG_WRITES_UNCACHED
-# in src/pg_clients.c; schema/postgres/012): a new client is in no node's
+# in src/store/pg/pg_clients.c; schema/postgres/012): a new client is in no node's
 # cache, so its commit empties none, neither this node's (the bearer verdict
 # of the caller's token stays cached through a run of creates) nor, without
 # permissions, the fleet's (no notification). Permissions granted at create

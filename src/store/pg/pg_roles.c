@@ -26,7 +26,7 @@ enum {
 	" OR" PG_SQL_CONTAINS("name", "$2::ctext") " OR" PG_SQL_CONTAINS("description", "$2::ctext") \
 	")"
 /* The number of all matches and the page's records, ties broken by id in
- * the sort's direction (ROLE_LIST's order, src/store_roles.c). */
+ * the sort's direction (ROLE_LIST's order, src/store/store_roles.c). */
 #define LIST(name, order) \
 	{ "roles_list_" name, \
 	  PG_SQL_PAGE("roles", LIST_FILTER, "edgeauth_role_json(r)", order, "$3", "$4"), 4, false }
