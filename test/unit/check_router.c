@@ -206,30 +206,45 @@ static char *slurp(const char *path)
 	return text;
 }
 
-/* Every name a file of src/ reads with request_param(..., "name"). */
-static void names_read_in_src(struct names *out)
+/* The names read with request_param(..., "name") in the file at path. */
+static void names_read_in_file(struct names *out, const char *path)
 {
-	DIR *d = opendir(SOURCE_DIR "/src");
+	char *text = slurp(path);
+
+	for (char *p = strstr(text, "request_param("); p; p = strstr(p + 1, "request_param(")) {
+		char *close = strchr(p, ')'), *quote = strchr(p, '"');
+		if (quote && close && quote < close)   /* a call with a literal name */
+			names_add(out, quote + 1, strcspn(quote + 1, "\""));
+	}
+	free(text);
+}
+
+/* Every name a file of dir (src/ and its layer folders) reads. */
+static void names_read_in_dir(struct names *out, const char *dir)
+{
+	DIR *d = opendir(dir);
 	struct dirent *e;
 
-	memset(out, 0, sizeof *out);
-	ck_assert_msg(d != NULL, "cannot open %s/src", SOURCE_DIR);
+	ck_assert_msg(d != NULL, "cannot open %s", dir);
 	while ((e = readdir(d)) != NULL) {
-		char path[512], *text;
+		char path[512];
 		size_t len = strlen(e->d_name);
 
-		if (len < 3 || strcmp(e->d_name + len - 2, ".c") != 0)
+		if (e->d_name[0] == '.')
 			continue;
-		snprintf(path, sizeof path, "%s/src/%s", SOURCE_DIR, e->d_name);
-		text = slurp(path);
-		for (char *p = strstr(text, "request_param("); p; p = strstr(p + 1, "request_param(")) {
-			char *close = strchr(p, ')'), *quote = strchr(p, '"');
-			if (quote && close && quote < close)   /* a call with a literal name */
-				names_add(out, quote + 1, strcspn(quote + 1, "\""));
-		}
-		free(text);
+		snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+		if (e->d_type == DT_DIR)
+			names_read_in_dir(out, path);
+		else if (len >= 3 && strcmp(e->d_name + len - 2, ".c") == 0)
+			names_read_in_file(out, path);
 	}
 	closedir(d);
+}
+
+static void names_read_in_src(struct names *out)
+{
+	memset(out, 0, sizeof *out);
+	names_read_in_dir(out, SOURCE_DIR "/src");
 }
 
 START_TEST(test_params_read_by_handlers)
