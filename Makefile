@@ -68,7 +68,7 @@ $(BUILD)/schema.c: $(SCHEMA) scripts/embed-schema | $(BUILD)
 $(BUILD)/schema.o: $(BUILD)/schema.c
 	$(CC) $(CFLAGS) -c -o $@ $<
 
-# ... and PostgreSQL's (CONTRACT.md §9), the same for the other backend.
+# ... and PostgreSQL's (docs/operations.md §"A fleet on PostgreSQL"), the same for the other backend.
 $(BUILD)/pg_schema.c: $(PG_SCHEMA) scripts/embed-schema | $(BUILD)
 	scripts/embed-schema --name pg_schema_migrations $@ $(PG_SCHEMA)
 
