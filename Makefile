@@ -73,7 +73,7 @@ $(BUILD)/schema.c: $(SCHEMA) scripts/embed-schema | $(BUILD)
 $(BUILD)/schema.o: $(BUILD)/schema.c
 	$(CC) $(CFLAGS) -c -o $@ $<
 
-# ... and PostgreSQL's (CONTRACT.md §9), the same for the other backend.
+# ... and PostgreSQL's (docs/operations.md §"A fleet on PostgreSQL"), the same for the other backend.
 $(BUILD)/pg_schema.c: $(PG_SCHEMA) scripts/embed-schema | $(BUILD)
 	scripts/embed-schema --name pg_schema_migrations $@ $(PG_SCHEMA)
 
@@ -93,6 +93,7 @@ run: deps
 # Every unit suite, then the black-box suite against the real binary.
 test: deps
 	@scripts/layers
+	@scripts/check-citations
 	@$(MAKE) --no-print-directory headers $(BIN) $(UNIT_BINS)
 	@EDGEAUTH=$(abspath $(BIN)) scripts/run-tests $(UNIT_BINS)
 

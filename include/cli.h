@@ -1,7 +1,7 @@
 #ifndef EDGEAUTH_CLI_H
 #define EDGEAUTH_CLI_H
 /*
- * The command line's commands beside `serve` (CONTRACT.md §1): a table of
+ * The command line's commands beside `serve` (docs/operations.md §"The program"): a table of
  * names, each run with the loaded config and the arguments after its name.
  * They work beside a running server (same store, WAL) and exit.
  */
@@ -9,7 +9,7 @@
 #include "store.h"
 #include "store_projects.h"
 
-/* CONTRACT.md §1: a usage or configuration error. */
+/* docs/operations.md §"The program": a usage or configuration error. */
 #define EXIT_USAGE 2
 
 struct cli_command {

@@ -1,6 +1,6 @@
 #ifndef EDGEAUTH_CONFIG_H
 #define EDGEAUTH_CONFIG_H
-/* The INI configuration of CONTRACT.md §1, parsed once at start into a plain
+/* The INI configuration of docs/operations.md §"Configuration", parsed once at start into a plain
  * struct that is read-only afterwards. */
 #include <stdbool.h>
 #include <stddef.h>
@@ -21,17 +21,17 @@ struct config {
 	int max_connections;
 	int max_connections_per_address;   /* open at once from one client address */
 	char **cors_origins;      /* NULL-terminated */
-	/* Only from these is X-Forwarded-For believed (CONTRACT.md §10). */
+	/* Only from these is X-Forwarded-For believed (docs/operations.md §"Client address behind a proxy"). */
 	struct cidr *trusted_proxies;
 	size_t trusted_proxies_count;
-	/* TLS on the listener (CONTRACT.md §11): both set, or both NULL */
+	/* TLS on the listener (docs/operations.md §"TLS"): both set, or both NULL */
 	char *tls_cert;           /* PEM: the certificate, then its chain */
 	char *tls_key;            /* PEM private key, mode 0600 */
 	long hsts_max_age_s;      /* 0: no Strict-Transport-Security */
 	/* [store] */
 	char *store_path;
 	bool synchronous_full;
-	bool store_postgres;      /* backend = postgres (CONTRACT.md §9) */
+	bool store_postgres;      /* backend = postgres (docs/operations.md §"A fleet on PostgreSQL") */
 	char *store_url;          /* a libpq connection string or URI; "" for none */
 	int pool_size;            /* connections to PostgreSQL */
 	int pg_timeout_ms;        /* a batch unanswered this long fails (503) */
@@ -72,12 +72,12 @@ struct config {
 	char *metrics_host;       /* NULL: no metrics listener */
 	int metrics_port;
 	/* [log] */
-	enum log_format log_format;          /* text (CONTRACT.md §1's line) or json */
+	enum log_format log_format;          /* text (docs/operations.md §"The program"'s line) or json */
 	/* what check-config shows: the file read, and each key's text as it took
 	 * effect (the table's order; the default when the file has none) */
 	char *source;
 	char **values;
-	/* [audit] (CONTRACT.md §10) */
+	/* [audit] (docs/operations.md §"Audit trail") */
 	int audit_retention_days;   /* events older than this are purged */
 	char *audit_file;           /* each event also appended here; NULL: none */
 };
@@ -113,7 +113,7 @@ struct config_key {
 /* The table, in the order of etc/edgeauth.conf; *count keys. */
 const struct config_key *config_keys(size_t *count);
 
-/* Fills cfg with the defaults of CONTRACT.md §1 (the table's). */
+/* Fills cfg with the defaults of docs/operations.md §"Configuration" (the table's). */
 void config_init(struct config *cfg);
 /* Reads path over the defaults. On a missing file, an unknown section or
  * key, or a bad value returns -1 with "FILE:LINE: reason" in errbuf. */
@@ -123,8 +123,8 @@ void config_release(struct config *cfg);
  * (secrets masked), for check-config. Caller frees. */
 char *config_dump(const struct config *cfg);
 /* value with any password masked: a URL's userinfo password
- * (scheme://user:***@host) and a libpq keyword password=*** (CONTRACT.md
- * §9). Caller frees. */
+ * (scheme://user:***@host) and a libpq keyword password=*** (docs/operations.md
+ * §"A fleet on PostgreSQL"). Caller frees. */
 char *config_mask_secret(const char *value);
 /* True when the listener speaks TLS ([server] tls_cert and tls_key set).
  * Its answers then carry Strict-Transport-Security (hsts_max_age_s > 0). */

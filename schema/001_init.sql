@@ -1,6 +1,6 @@
 -- edgeauth schema, version 1: projects and what they manage.
 -- Times are integer milliseconds since the epoch (UTC). IDs are opaque text.
--- Uniqueness rules of SPEC.md live here, so a race cannot create duplicates.
+-- The uniqueness rules of docs/api.md §"Errors" (the 409s) live here, so a race cannot create duplicates.
 
 CREATE TABLE projects (
 	id          TEXT PRIMARY KEY,

@@ -1,7 +1,7 @@
 -- edgeauth schema, version 2: authorization codes and refresh tokens.
 -- Codes and refresh tokens are stored only as SHA-256 hashes. A family is one
 -- sign-in: the code and every refresh token rotated from it share family_id,
--- so a replay can revoke all of them (CONTRACT.md §5).
+-- so a replay can revoke all of them (docs/tokens.md §"Refresh tokens and codes").
 
 CREATE TABLE auth_codes (
 	hash           TEXT PRIMARY KEY,

@@ -37,7 +37,7 @@ DROP TRIGGER users_search_delete;
 DROP TRIGGER users_search_update;
 DROP TABLE users_search;
 
--- 1..256, more than the longest display name or email (SPEC.md: 50, 100);
+-- 1..256, more than the longest display name or email (docs/api.md §"Limits": 50, 100);
 -- triggers cannot use a recursive CTE.
 CREATE TABLE search_positions (n INTEGER PRIMARY KEY);
 WITH RECURSIVE c(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM c WHERE n < 256)

@@ -2,7 +2,7 @@
 --
 -- Deactivating a user, client or project stops its tokens at once (the
 -- bearer check reads is_active); reactivating it must not bring back the
--- tokens issued before (CONTRACT.md §5). tokens_valid_after is the time (ms)
+-- tokens issued before (docs/tokens.md §"Bearer check"). tokens_valid_after is the time (ms)
 -- of the last deactivation: an access token whose iat falls in or before
 -- that second, and a code or refresh token created at or before it, stays
 -- dead. NULL: never deactivated.

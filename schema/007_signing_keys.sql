@@ -1,4 +1,4 @@
--- edgeauth schema, version 7: signing keys live in the store (CONTRACT.md §8).
+-- edgeauth schema, version 7: signing keys live in the store (docs/tokens.md §"Signing keys").
 --
 -- Every process on the file (the server, the CLI, later every node of a
 -- fleet) signs and verifies with the same keys. private_key is the PKCS#8

@@ -1,5 +1,5 @@
--- edgeauth schema, version 8: OpenID Connect and the records of CONTRACT.md
--- §7-§8. (Version 7 holds the signing keys.)
+-- edgeauth schema, version 8: OpenID Connect and the records of docs/api.md §"Records"
+-- and docs/signin.md. (Version 7 holds the signing keys.)
 --
 -- A sign-in's OpenID Connect side travels with its code and then with its
 -- refresh tokens, so that the code grant and every refresh of the sign-in

@@ -1,4 +1,4 @@
--- edgeauth schema, version 9: the refresh grace of CONTRACT.md §8.
+-- edgeauth schema, version 9: the refresh grace of docs/tokens.md §"Refresh grace".
 --
 -- A rotation records the token it issued in the row of the token it used
 -- up, so that a repeat of the used token within [tokens]

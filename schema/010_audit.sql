@@ -1,4 +1,4 @@
--- edgeauth schema, version 10: the audit trail of CONTRACT.md §10.
+-- edgeauth schema, version 10: the audit trail of docs/operations.md §"Audit trail".
 --
 -- One row per event, written by the transaction that makes the change it
 -- records (a rolled-back change leaves none). time is ms since the epoch;

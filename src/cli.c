@@ -1,5 +1,5 @@
 /*
- * The commands beside `serve` (CONTRACT.md §1, §8): each opens the store a
+ * The commands beside `serve` (docs/operations.md §"The program"; docs/api.md §"Read one and delete"): each opens the store a
  * running server uses (WAL, busy timeout), does one thing, prints JSON or
  * a message, and exits. The table at the end names them.
  */
@@ -53,7 +53,7 @@ int cli_usage(void)
 	return EXIT_USAGE;
 }
 
-/* The store of [store] backend (CONTRACT.md §9). */
+/* The store of [store] backend (docs/operations.md §"A fleet on PostgreSQL"). */
 struct store *cli_open_store(const struct config *cfg)
 {
 	char errbuf[512];
@@ -156,7 +156,7 @@ static int cmd_project(const struct config *cfg, int argc, char **argv)
 			fprintf(stderr, "edgeauth: no project %s\n", argv[1]);
 		rc = changed == 1 ? 0 : 1;
 	} else if (!strcmp(argv[0], "admin-client") && argc == 2) {
-		/* CONTRACT.md §8: recovers a project whose admin client was deleted */
+		/* docs/api.md §"Read one and delete": recovers a project whose admin client was deleted */
 		struct new_project np;
 		int made = store_project_admin_client(st, argv[1], &np, &err);
 		if (made == 0)
@@ -256,7 +256,7 @@ static int key_retire(const struct config *cfg, struct store *st, const char *ki
 	return r == 1 ? 0 : 1;
 }
 
-/* The key commands (CONTRACT.md §8) work beside a running server, which
+/* The key commands (docs/tokens.md §"Signing keys") work beside a running server, which
  * sees their changes at its next request. */
 static int cmd_key(const struct config *cfg, int argc, char **argv)
 {
@@ -292,7 +292,7 @@ static int cmd_key(const struct config *cfg, int argc, char **argv)
 /* ---- cert ---- */
 
 /* cert self-signed --host NAME [--cert FILE] [--key FILE]: the files
- * default to the config's tls_cert and tls_key, else var/ (CONTRACT.md §11). */
+ * default to the config's tls_cert and tls_key, else var/ (docs/operations.md §"TLS"). */
 static int cmd_cert(const struct config *cfg, int argc, char **argv)
 {
 	const char *host = NULL;
@@ -320,7 +320,7 @@ static int cmd_cert(const struct config *cfg, int argc, char **argv)
 	return 0;
 }
 
-/* ---- backup, restore, invalidate-all (CONTRACT.md §10) ---- */
+/* ---- backup, restore, invalidate-all (docs/operations.md §"Backup and restore") ---- */
 
 /* backup and restore copy SQLite's file: on PostgreSQL the database's own
  * tools do (and keep its point-in-time recovery). 1, said once. */
@@ -441,7 +441,7 @@ static int cmd_events(const struct config *cfg, int argc, char **argv)
 	return rc;
 }
 
-/* CONTRACT.md §10: main has loaded and checked the file (any error there
+/* docs/operations.md §"The program": main has loaded and checked the file (any error there
  * exits 2); this shows what took effect. */
 static int cmd_check_config(const struct config *cfg, int argc, char **argv)
 {

@@ -241,7 +241,7 @@ static void release_backchannel_allow(struct config *cfg)
 /*
  * Every key: its section, name, type, range and default, and nothing about
  * a key anywhere else (tmux's options-table.c is the model). The defaults
- * are CONTRACT.md §1's, written as in the file; check_config tests that
+ * are docs/operations.md §"Configuration"'s, written as in the file; check_config tests that
  * etc/edgeauth.conf and README.md's table show exactly these.
  */
 static const struct config_key keys[] = {
@@ -616,7 +616,7 @@ static int line_of(const struct load_state *ls, const char *section, const char 
 	return 0;
 }
 
-/* CONTRACT.md §9: with backend = postgres, url is required and held to
+/* docs/operations.md §"A fleet on PostgreSQL": with backend = postgres, url is required and held to
  * pg_url_check's rules. 0, or -1 with "FILE:LINE: reason" naming url's line
  * (backend's when url is missing). */
 static int check_store_url(const struct config *cfg, const struct load_state *ls,
@@ -671,13 +671,13 @@ int config_load(struct config *cfg, const char *path, char *errbuf, size_t errle
 		snprintf(errbuf, errlen, "%s:%d: syntax error", path, line);
 		return -1;
 	}
-	/* CONTRACT.md §10: the metrics never share the API's listener. */
+	/* docs/operations.md §"Metrics": the metrics never share the API's listener. */
 	if (cfg->metrics_host && cfg->metrics_port == cfg->listen_port &&
 	    !strcmp(cfg->metrics_host, cfg->listen_host)) {
 		snprintf(errbuf, errlen, "%s: [metrics] listen must differ from [server] listen", path);
 		return -1;
 	}
-	/* CONTRACT.md §11: TLS takes both files, and URLs of an https issuer */
+	/* docs/operations.md §"TLS": TLS takes both files, and URLs of an https issuer */
 	if (!cfg->tls_cert != !cfg->tls_key) {
 		snprintf(errbuf, errlen, "%s: tls_cert and tls_key go together: set both, or neither",
 		         path);

@@ -1,5 +1,5 @@
 /*
- * edgeauth: the command line (CONTRACT.md §1), start and clean stop.
+ * edgeauth: the command line (docs/operations.md §"The program"), start and clean stop.
  * `serve` runs one libevent loop; the other commands (cli.c) open the same
  * store beside a running server and exit.
  */
@@ -43,7 +43,7 @@
 
 #define SHUTDOWN_GRACE_MS 5000
 
-/* ---- TLS: the pair at start and on SIGHUP (CONTRACT.md §11) ---- */
+/* ---- TLS: the pair at start and on SIGHUP (docs/operations.md §"TLS") ---- */
 
 /* Loads the pair when the config has one; 0, or -1 (reason logged). */
 static int start_tls(struct server *srv)
@@ -301,7 +301,7 @@ static void on_suffix_move_tick(evutil_socket_t fd, short what, void *arg)
 	evtimer_add(sm->ev, &tv);
 }
 
-/* CONTRACT.md §1: under systemd stdout is the journal, which must not
+/* docs/operations.md §"The program": under systemd stdout is the journal, which must not
  * hold a secret: the admin client goes to a file of mode 0600 beside the
  * store instead, and only its path to the log. */
 static int hand_over_admin(const struct config *cfg, const struct new_project *np)
@@ -504,7 +504,7 @@ int main(int argc, char **argv)
 		conf = argv[i + 2];
 		argc = i + 1;
 	}
-	/* before libevent allocates anything (CONTRACT.md's secrets rule; crypto.h) */
+	/* before libevent allocates anything (the secrets rule of docs/operations.md §"The program"; crypto.h) */
 	event_set_mem_functions(xmalloc, crypto_realloc_wiped, crypto_free_wiped);
 	json_set_alloc_funcs(xmalloc, crypto_free_wiped);
 	config_init(&cfg);

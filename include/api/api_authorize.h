@@ -1,6 +1,6 @@
 #ifndef EDGEAUTH_API_AUTHORIZE_H
 #define EDGEAUTH_API_AUTHORIZE_H
-/* The authorization endpoint (RFC 6749 §4.1, PKCE RFC 7636, CONTRACT.md §6):
+/* The authorization endpoint (RFC 6749 §4.1, PKCE RFC 7636, docs/signin.md §"Password sign-in"):
  * a sign-in form for Fully Managed users that ends in a redirect with a code. */
 #include "flow.h"
 

@@ -1,6 +1,6 @@
 #ifndef EDGEAUTH_API_CLIENTS_H
 #define EDGEAUTH_API_CLIENTS_H
-/* The clients endpoints of SPEC.md, under /api/v1/projects/{project_id}/clients. */
+/* The clients endpoints of docs/api.md §"Clients", under /api/v1/projects/{project_id}/clients. */
 #include <stdbool.h>
 #include <jansson.h>
 
@@ -14,7 +14,7 @@ extern flow_step *const clients_create_steps[];
 extern flow_step *const clients_update_steps[];
 extern flow_step *const clients_list_steps[];
 extern flow_step *const clients_rotate_secret_steps[];
-/* GET and DELETE .../clients/{client_id} (CONTRACT.md §8). */
+/* GET and DELETE .../clients/{client_id} (docs/api.md §"Read one and delete"). */
 extern flow_step *const clients_get_steps[];
 extern flow_step *const clients_delete_steps[];
 

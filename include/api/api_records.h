@@ -2,7 +2,7 @@
 #define EDGEAUTH_API_RECORDS_H
 /*
  * What the record areas (resources, roles, users, clients) share for
- * CONTRACT.md §8's read-one and delete endpoints: a get asks its area's
+ * docs/api.md §"Read one and delete"'s read-one and delete endpoints: a get asks its area's
  * store for the record by the ID in the path and answers 200 with it as the
  * store wrote it; a delete asks its area's store to delete it and answers
  * 204. The store decides every error (*_not_found, no escalation).

@@ -1,6 +1,6 @@
 #ifndef EDGEAUTH_API_RESOURCES_H
 #define EDGEAUTH_API_RESOURCES_H
-/* The resources endpoints of SPEC.md, under /api/v1/projects/{project_id}/resources. */
+/* The resources endpoints of docs/api.md §"Resources", under /api/v1/projects/{project_id}/resources. */
 #include <stdbool.h>
 #include <jansson.h>
 
@@ -11,7 +11,7 @@
 extern flow_step *const resources_create_steps[];
 extern flow_step *const resources_update_steps[];
 extern flow_step *const resources_list_steps[];
-/* GET and DELETE .../resources/{resource_id} (CONTRACT.md §8). */
+/* GET and DELETE .../resources/{resource_id} (docs/api.md §"Read one and delete"). */
 extern flow_step *const resources_get_steps[];
 extern flow_step *const resources_delete_steps[];
 

@@ -1,6 +1,6 @@
 #ifndef EDGEAUTH_API_ROLES_H
 #define EDGEAUTH_API_ROLES_H
-/* The roles endpoints of SPEC.md, under /api/v1/projects/{project_id}/roles. */
+/* The roles endpoints of docs/api.md §"Roles", under /api/v1/projects/{project_id}/roles. */
 #include <jansson.h>
 
 #include "error.h"
@@ -11,7 +11,7 @@
 extern flow_step *const roles_create_steps[];
 extern flow_step *const roles_update_steps[];
 extern flow_step *const roles_list_steps[];
-/* GET and DELETE .../roles/{role_id} (CONTRACT.md §8). */
+/* GET and DELETE .../roles/{role_id} (docs/api.md §"Read one and delete"). */
 extern flow_step *const roles_get_steps[];
 extern flow_step *const roles_delete_steps[];
 

@@ -1,6 +1,6 @@
 #ifndef EDGEAUTH_API_USERS_H
 #define EDGEAUTH_API_USERS_H
-/* The users endpoints of SPEC.md, under /api/v1/projects/{project_id}/users,
+/* The users endpoints of docs/api.md §"Users", under /api/v1/projects/{project_id}/users,
  * PUT /api/v1/users/current (the user of the bearer token), and the codes
  * a project's backend asks for its BYOU users, as steps. */
 #include <jansson.h>
@@ -16,7 +16,7 @@ extern flow_step *const users_update_current_steps[];
 extern flow_step *const users_list_steps[];
 extern flow_step *const users_get_external_steps[];
 /* GET and DELETE .../users/{user_id}, GET /api/v1/users/current
- * (CONTRACT.md §8). */
+ * (docs/api.md §"Current user"). */
 extern flow_step *const users_get_steps[];
 extern flow_step *const users_delete_steps[];
 extern flow_step *const users_get_current_steps[];
@@ -33,7 +33,7 @@ enum user_write { USER_CREATE, USER_UPDATE, USER_CURRENT };
 int users_read_body(const json_t *body, enum user_write kind, struct user_fields *f,
                     struct str_field *password, struct api_error *err);
 
-/* CONTRACT.md §7 "Recent sign-in for account changes": PUT
+/* docs/signin.md §"Recent sign-in": PUT
  * /api/v1/users/current may change the email or set a password only with a
  * token whose sign-in (auth_time) is at most this many seconds old. */
 #define USERS_RECENT_SIGNIN_S 300

@@ -1,7 +1,7 @@
 #ifndef EDGEAUTH_HTML_H
 #define EDGEAUTH_HTML_H
 /* What the browser's endpoints (sign-in, logout) share: the pages and their
- * escaping, the headers every page carries (CONTRACT.md §6, §7), the
+ * escaping, the headers every page carries (docs/signin.md §"Password sign-in", §"Logout"), the
  * redirects they end in, the session cookie as the browser sends it, and
  * the Origin check of their forms' posts (login CSRF). */
 #include <stdbool.h>
@@ -43,7 +43,7 @@ void html_redirect(struct request_ctx *ctx, char *location);
  * http, 443 for https) the same as none (RFC 6454). "null", anything
  * malformed and any path are not. Pure: no request. */
 bool html_same_origin(const char *origin, const char *issuer);
-/* CONTRACT.md §7: a post of one of our forms may come from our own pages
+/* docs/signin.md §"Cross-site posts": a post of one of our forms may come from our own pages
  * only. True when the request has no Origin (curl, old browsers) or the
  * issuer's; else false, and the request is answered with the 403 page. */
 bool html_post_origin_check(struct request_ctx *ctx);

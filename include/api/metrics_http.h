@@ -1,7 +1,7 @@
 #ifndef EDGEAUTH_METRICS_HTTP_H
 #define EDGEAUTH_METRICS_HTTP_H
 /*
- * The metrics listener (CONTRACT.md §10): [metrics] listen gets its own
+ * The metrics listener (docs/operations.md §"Metrics"): [metrics] listen gets its own
  * evhttp in the server's loop, which answers GET /metrics with the
  * exposition (metrics.h) and nothing else; the API's listener never
  * serves /metrics. Loop thread only.

@@ -25,7 +25,7 @@ const char *request_param(const struct request_ctx *ctx, const char *name);
 const char *request_header(const struct request_ctx *ctx, const char *name);
 /* The client's address as text ("" when unknown): the peer's, or, when the
  * peer is one of [server] trusted_proxies, the last X-Forwarded-For entry
- * if that is an address (CONTRACT.md §10). Made once per request. */
+ * if that is an address (docs/operations.md §"Client address behind a proxy"). Made once per request. */
 const char *request_client_address(struct request_ctx *ctx);
 /* The client's address as the audit trail records it: NULL when unknown. */
 const char *request_event_address(struct request_ctx *ctx);

@@ -3,16 +3,16 @@
 /*
  * The route table: each endpoint's method, path pattern, authentication,
  * required permission and body type as data. The router enforces all of it,
- * in CONTRACT.md §3's order, before the route's own steps run.
+ * in the order of docs/api.md §"Which error wins", before the route's own steps run.
  */
 #include "http.h"
 
 enum route_auth { AUTH_NONE, AUTH_BEARER };
 enum route_body { BODY_NONE, BODY_JSON, BODY_FORM };
 /* CORS_PUBLIC: token, revocation, discovery, JWKS and UserInfo endpoints,
- * any origin (CONTRACT.md §5, §7). CORS_CONFIGURED: the origins of [server]
+ * any origin (docs/tokens.md §"CORS"; docs/signin.md §"Cross-site posts"). CORS_CONFIGURED: the origins of [server]
  * cors_origins. CORS_NONE: no origin (introspection, a server's endpoint,
- * CONTRACT.md §8). */
+ * docs/tokens.md §"Introspection"). */
 enum route_cors { CORS_CONFIGURED, CORS_PUBLIC, CORS_NONE };
 
 struct route {
@@ -37,7 +37,7 @@ struct route {
 /* The table itself, *count routes (check_router tests its invariants). */
 const struct route *router_routes(size_t *count);
 /* Finds the route and runs the request: the checks every route shares, in
- * CONTRACT.md §3's order, then the route's steps. */
+ * the order of docs/api.md §"Which error wins", then the route's steps. */
 void router_dispatch(struct request_ctx *ctx);
 
 #endif

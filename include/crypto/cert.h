@@ -2,7 +2,7 @@
 #define EDGEAUTH_CERT_H
 /*
  * X.509 helpers for TLS: a certificate's SHA-256 fingerprint, and the
- * self-signed certificate of `edgeauth cert self-signed` (CONTRACT.md §11)
+ * self-signed certificate of `edgeauth cert self-signed` (docs/operations.md §"TLS")
  * for a first start on a box without a CA.
  */
 #include <stddef.h>

@@ -2,7 +2,7 @@
 #define EDGEAUTH_KEY_SCHEDULE_H
 /*
  * Which signing key signs when, and how long each stays published
- * (CONTRACT.md §8), as pure functions of the rows and the clock: the store's
+ * (docs/tokens.md §"Signing keys"), as pure functions of the rows and the clock: the store's
  * writes apply them in their transactions, the key ring to the keys in
  * memory, `edgeauth key list` to the rows it prints. One definition each.
  */

@@ -1,7 +1,7 @@
 #ifndef EDGEAUTH_TLS_H
 #define EDGEAUTH_TLS_H
 /*
- * TLS on the listener (CONTRACT.md §11): the server's SSL_CTX (TLS 1.2 and
+ * TLS on the listener (docs/operations.md §"TLS"): the server's SSL_CTX (TLS 1.2 and
  * 1.3 only, the server's cipher order, TLS 1.2 only ECDHE with AES-GCM or
  * ChaCha20-Poly1305, no compression, renegotiation or early data), the
  * certificate and key of [server] tls_cert and tls_key, their reload, and

@@ -1,6 +1,6 @@
 #ifndef EDGEAUTH_ACCESS_TOKEN_H
 #define EDGEAUTH_ACCESS_TOKEN_H
-/* Issuing access tokens: the claims of RFC 9068 and CONTRACT.md §5, signed
+/* Issuing access tokens: the claims of RFC 9068 and docs/tokens.md §"Access tokens", signed
  * as a JWT (jwt.c). Checking one is auth.c's. */
 #include "error.h"
 #include "server.h"

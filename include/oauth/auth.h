@@ -1,6 +1,6 @@
 #ifndef EDGEAUTH_AUTH_H
 #define EDGEAUTH_AUTH_H
-/* Bearer tokens on the management API (CONTRACT.md §5): a token is valid when
+/* Bearer tokens on the management API (docs/tokens.md §"Bearer check"): a token is valid when
  * its signature, iss and exp check, it is not revoked, its client and project
  * are active and, for a user token, its user exists and is active, and none
  * of them was deactivated since it was issued. */

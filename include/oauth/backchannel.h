@@ -1,8 +1,8 @@
 #ifndef EDGEAUTH_BACKCHANNEL_H
 #define EDGEAUTH_BACKCHANNEL_H
 /*
- * Back-channel logout delivery (OIDC Back-Channel Logout 1.0, CONTRACT.md
- * §7). The rows of the outbox (store_outbox.h) become logout tokens POSTed
+ * Back-channel logout delivery (OIDC Back-Channel Logout 1.0, docs/signin.md
+ * §"Back-channel logout"). The rows of the outbox (store_outbox.h) become logout tokens POSTed
  * to the clients' back-channel URIs from the loop, and the loop never waits
  * for one: names are resolved with evdns, the POST is libevent's HTTP
  * client (over TLS for https), and each attempt is bounded in time and in

@@ -1,7 +1,7 @@
 #ifndef EDGEAUTH_BACKCHANNEL_POLICY_H
 #define EDGEAUTH_BACKCHANNEL_POLICY_H
 /*
- * Where back-channel logouts may be sent (CONTRACT.md §7): the check on
+ * Where back-channel logouts may be sent (docs/signin.md §"Back-channel logout"): the check on
  * every address a delivery would connect to, after its name was resolved,
  * so that a URI cannot reach what its text hides (a name that resolves to
  * a link-local metadata service, edgeauth's own listener).

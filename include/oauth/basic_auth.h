@@ -53,7 +53,7 @@ int client_credentials_read(const char *authorization, const char *form_client_i
 int client_credentials_scheme(const struct client_credentials *c, struct api_error *err);
 /* The client that asks: the Basic header's, else the form's client_id;
  * after client_credentials_scheme, a form client_id that differs from the
- * Basic one, or none at all, is invalid_params (CONTRACT.md §5). 0 with *id
+ * Basic one, or none at all, is invalid_params (docs/tokens.md §"Client authentication"). 0 with *id
  * set (borrowed), or -1. */
 int client_credentials_id(const struct client_credentials *c, const char **id,
                           struct api_error *err);

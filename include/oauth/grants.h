@@ -2,8 +2,8 @@
 #define EDGEAUTH_GRANTS_H
 /*
  * The token grants (RFC 6749 §4.1.3, §4.4, §6; PKCE RFC 7636) and the
- * revocation of what they issued (RFC 7009, SPEC.md's current/revoke). The
- * rules and their order are CONTRACT.md §5's; api_tokens.c and api_revoke.c
+ * revocation of what they issued (RFC 7009, docs/tokens.md §"Revocation" (current/revoke)). The
+ * rules and their order are those of docs/tokens.md §"Order of checks"; api_tokens.c and api_revoke.c
  * only read the request and render the answer. Nothing here knows HTTP.
  *
  * Each call is a flow (flow.h) that may wait on the store: the caller hands
@@ -40,7 +40,7 @@ struct grant_tokens {
 	long long expires_in;
 	char *scope;             /* the OIDC scopes granted, then named permissions */
 	char *refresh_token;     /* NULL for client_credentials */
-	char *id_token;          /* an OIDC sign-in's (CONTRACT.md §7); else NULL */
+	char *id_token;          /* an OIDC sign-in's (docs/signin.md §"ID tokens"); else NULL */
 };
 void grant_tokens_release(struct grant_tokens *t);
 
@@ -48,7 +48,7 @@ void grant_tokens_release(struct grant_tokens *t);
 struct revoke_request {
 	const char *token;
 	struct client_credentials client;
-	/* SPEC.md's current/revoke rather than RFC 7009: token is a refresh
+	/* docs/tokens.md §"Revocation" (current/revoke) rather than RFC 7009: token is a refresh
 	 * token of the body's client, and bearer_token (or NULL) an access
 	 * token to revoke too, whoever's. The client authenticates only when
 	 * confidential (or when it sends a secret); an unknown one is no error. */
@@ -94,13 +94,13 @@ struct grant {
 /* Runs the grant of in->grant_type (client_credentials, authorization_code,
  * refresh_token; anything else is invalid_params). On success *out holds the
  * tokens, with an ID token for a sign-in whose code asked for openid
- * (CONTRACT.md §7). A confidential client must send its secret
- * (invalid_client_credentials, CONTRACT.md §8). Within [tokens]
+ * (docs/signin.md §"ID tokens"). A confidential client must send its secret
+ * (invalid_client_credentials, docs/tokens.md §"Client authentication"). Within [tokens]
  * refresh_reuse_grace_s of a rotation, the rotated refresh token may be
  * used once more while its successor is unused (store_refresh_regrace);
  * so may a token whose rotation failed on this node within UNTOLD_WINDOW_S
  * (untold.h): it may have committed unknown to the client.
- * Errors: CONTRACT.md §5's, first to last. g is released by done's caller
+ * Errors: those of docs/tokens.md §"Order of checks", first to last. g is released by done's caller
  * with grant_release. */
 void grants_exchange(struct grant *g, struct server *srv, const struct grant_request *in,
                      struct grant_tokens *out, struct completion done);

@@ -1,7 +1,7 @@
 #ifndef EDGEAUTH_ID_TOKEN_H
 #define EDGEAUTH_ID_TOKEN_H
 /*
- * OpenID Connect ID tokens (CONTRACT.md §7): the OIDC scopes a sign-in
+ * OpenID Connect ID tokens (docs/signin.md §"ID tokens"): the OIDC scopes a sign-in
  * carries, the claims they grant (the ID token's and UserInfo's, one
  * builder), issuing an ID token (the code and refresh grants, grants.c),
  * and reading one back (the logout endpoint's id_token_hint, OIDC
@@ -17,7 +17,7 @@
 
 struct keyring;
 
-/* The OIDC scopes (CONTRACT.md §7), as bits of a mask. */
+/* The OIDC scopes (docs/signin.md §"ID tokens"), as bits of a mask. */
 enum {
 	ID_TOKEN_SCOPE_OPENID = 1 << 0,
 	ID_TOKEN_SCOPE_PROFILE = 1 << 1,
@@ -38,7 +38,7 @@ const char *id_token_scopes_text(unsigned mask, char out[ID_TOKEN_SCOPES_MAX]);
  * OAuth sign-in) otherwise. Caller frees. */
 char *id_token_scopes_granted(const char *requested);
 
-/* Writes into w the claims of user u that scopes grant (CONTRACT.md §7):
+/* Writes into w the claims of user u that scopes grant (docs/signin.md §"ID tokens"):
  * profile: name, preferred_username (the email, else the external ID),
  * picture, updated_at (seconds); email, for a user with one: email,
  * email_verified; roles: role (its code) and permissions (the named

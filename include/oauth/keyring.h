@@ -1,7 +1,7 @@
 #ifndef EDGEAUTH_KEYRING_H
 #define EDGEAUTH_KEYRING_H
 /*
- * The signing keys a process signs and verifies with (CONTRACT.md §8): the
+ * The signing keys a process signs and verifies with (docs/tokens.md §"Signing keys"): the
  * store's keys, opened with the key-encryption key, kept in memory, read
  * again when the store's keys changed (a rotation or retirement by the CLI
  * is seen at the next request). Which key signs, and which are published,
@@ -42,7 +42,7 @@ struct keyring *keyring_open(const struct config *cfg, struct store *st, char *e
                              size_t errlen);
 void keyring_free(struct keyring *r);
 
-/* A logout token's lifetime (CONTRACT.md §7: exp = iat + 120). */
+/* A logout token's lifetime (docs/signin.md §"Back-channel logout": exp = iat + 120). */
 #define LOGOUT_TOKEN_TTL_S 120
 
 /* The longest lifetime, in ms, of what a key signs: a key stays published

@@ -1,7 +1,7 @@
 #ifndef EDGEAUTH_SESSION_H
 #define EDGEAUTH_SESSION_H
 /*
- * Browser sessions (CONTRACT.md §7): a password sign-in starts one, and
+ * Browser sessions (docs/signin.md §"Sessions"): a password sign-in starts one, and
  * while it lives every client of its project signs the user in without the
  * form (single sign-on). The cookie holds a secret of 256 bits that the
  * store keeps only hashed; the session's public id (the ID token's sid) is
@@ -33,7 +33,7 @@ char *session_cookie_name(const char *project_id, bool secure);
  * one was planted, and we cannot tell which). Caller frees. */
 char *session_cookie_value(const char *const *headers, size_t n, const char *name);
 /* The Set-Cookie value that sets name to value for max_age_s seconds, or
- * (value NULL) removes it, with CONTRACT.md §7's attributes. Caller frees. */
+ * (value NULL) removes it, with docs/signin.md §"Sessions"'s attributes. Caller frees. */
 char *session_cookie_header(const char *name, const char *value, bool secure, long max_age_s);
 
 /* ---- when the form is spared ---- */
@@ -109,7 +109,7 @@ void session_find(struct session_lookup *l, struct server *srv, const char *cook
                   const char *project_id, struct completion done);
 void session_lookup_release(struct session_lookup *l);
 
-/* The value the logout confirmation form carries (CONTRACT.md §7): bound
+/* The value the logout confirmation form carries (docs/signin.md §"Logout"): bound
  * to the session's cookie value, which only the browser holds, and not the
  * stored hash. */
 void session_confirm_value(const char *cookie, char out[SECRET_HASH_LEN + 1]);

@@ -1,8 +1,8 @@
 #ifndef EDGEAUTH_SIGNIN_H
 #define EDGEAUTH_SIGNIN_H
 /*
- * Signing users in (CONTRACT.md §6, §7): the throttle on failed attempts
- * (CONTRACT.md §1 [signin]), the user look-up, the password check on the
+ * Signing users in (docs/signin.md §"Password sign-in", §"OpenID Connect"): the throttle on failed attempts
+ * (docs/operations.md §"Configuration" [signin]), the user look-up, the password check on the
  * worker pool, the session a password sign-in starts, the silent sign-in a
  * live session gives (single sign-on), and the code either ends with. A
  * sign-in is a flow (flow.h) nested in the caller's step, whose outcome is
@@ -19,7 +19,7 @@
 #include "store_tokens.h"
 #include "store_users.h"
 
-/* The OpenID Connect scopes edgeauth knows (CONTRACT.md §7), in the order
+/* The OpenID Connect scopes edgeauth knows (docs/signin.md §"ID tokens"), in the order
  * a code stores them. */
 #define SIGNIN_OIDC_SCOPES { "openid", "profile", "email", "roles" }
 #define SIGNIN_NONCE_MAX_CHARS 512
@@ -205,7 +205,7 @@ struct signin_silent {
 	int retry_after_s;          /* SILENT_TOO_MANY_CODES: seconds to wait */
 };
 
-/* CONTRACT.md §7: the live session in->session_cookie names in the
+/* docs/signin.md §"Sessions": the live session in->session_cookie names in the
  * client's project signs the user in without the form, unless session_judge
  * says the form (or login_required): the client is recorded in the session
  * (back-channel logout) and a code is minted that carries the session's id

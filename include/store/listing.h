@@ -1,7 +1,7 @@
 #ifndef EDGEAUTH_LISTING_H
 #define EDGEAUTH_LISTING_H
 /*
- * The one list API (CONTRACT.md §3). An api file reads a struct list_query
+ * The one list API (docs/api.md §"Lists"). An api file reads a struct list_query
  * from the query string (its sort vocabulary is its own), a store operation
  * answers a struct page, and list_render writes the envelope
  * {"data": [...], "page_num", "page_size", "total"}. The search term goes to

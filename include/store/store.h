@@ -244,7 +244,7 @@ void store_stmt_finish(sqlite3_stmt *s);
 int store_exists(struct store *st, sqlite3_stmt *s, const char *a, const char *b, const char *c,
                  struct api_error *err);
 /* One record of a project, by ID: binds id to ?1 and project_id to ?2 of
- * s, a statement that builds the record (one statement: CONTRACT.md §8's
+ * s, a statement that builds the record (one statement: docs/api.md §"Read one and delete"'s
  * get-by-id is a hot path), and steps it once; *out is a copy of the
  * record's text (caller frees). Without a row, *out is NULL and err is
  * missing: its code and sentence (the area's *_not_found). 0, or -1 with
@@ -260,7 +260,7 @@ int store_read_record(struct store *st, sqlite3_stmt *s, const char *id, const c
 void store_get_record(struct store *st, sqlite3_stmt *s, const char *id, const char *project_id,
                       const struct record_missing *missing, char **out, struct completion done);
 
-/* A delete of one record of a project (CONTRACT.md §8), in one transaction:
+/* A delete of one record of a project (docs/api.md §"Read one and delete"), in one transaction:
  * find (?1 the ID, ?2 the project) must give a row, else missing; then
  * check (NULL: none) may refuse, with the record still there (no
  * escalation, a default resource); then remove (?1 the ID) deletes it, and
@@ -282,14 +282,14 @@ struct page;
 int store_read_page(struct store *st, sqlite3_stmt *s, struct page *out, struct api_error *err);
 /* The condition that the SQL expression col holds the raw search term (an
  * SQL expression, a bound parameter) anywhere, ASCII letters in any case,
- * with %, _ and \ in it literal (CONTRACT.md §3). The pattern is made once
+ * with %, _ and \ in it literal (docs/api.md §"Lists"). The pattern is made once
  * per statement run: it depends on parameters only. */
 #define SQL_CONTAINS(col, term) \
 	" " col " LIKE ('%' || replace(replace(replace(" term ", '\\', '\\\\'), '%', '\\%')," \
 	" '_', '\\_') || '%') ESCAPE '\\'"
 /* The scope statements' condition on the resource r and the permission pm:
  * both codes are ones a create accepts (validate_code). An update may store
- * any resource code of 50 characters (SPEC.md), and "x users" + ":read"
+ * any resource code of 50 characters (docs/api.md §"Resources"), and "x users" + ":read"
  * would read as the scope tokens "x" and "users:read"; such a permission is
  * left out of every token. The API checks every permission code, but the
  * store is data: a row written by another tool is held to it too, so that
@@ -297,7 +297,7 @@ int store_read_page(struct store *st, sqlite3_stmt *s, struct page *out, struct 
 #define SQL_SCOPE_CODES_OK \
 	" AND r.code <> '' AND r.code NOT GLOB '*[^A-Za-z0-9_-]*'" \
 	" AND pm.code <> '' AND pm.code NOT GLOB '*[^A-Za-z0-9_-]*'"
-/* A permission's named form (CONTRACT.md §2: "users:read") over a
+/* A permission's named form (docs/api.md §"Permissions and default resources": "users:read") over a
  * permission pm and its resource r, spelled once for every statement. */
 #define SQL_NAMED_PERMISSION "r.code || ':' || pm.code"
 /* Joins pm, the permission whose ID is in column ref, and r, its resource. */

@@ -1,7 +1,7 @@
 #ifndef EDGEAUTH_STORE_BACKUP_H
 #define EDGEAUTH_STORE_BACKUP_H
 /*
- * Backup and restore of the SQLite store (CONTRACT.md §10), run by the CLI
+ * Backup and restore of the SQLite store (docs/operations.md §"Backup and restore"), run by the CLI
  * process: backup beside a running server, restore only while none runs.
  * A running server holds a shared lock on a file beside the store
  * (STORE.lock); restore takes it exclusively, so neither starts while the

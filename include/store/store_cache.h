@@ -4,7 +4,7 @@
  * Caches of what the store derives from its rows (a client's scope, a role's
  * permissions), keyed by record ID. An entry is good only at the store_stamp
  * it was read at: any commit, of ours or of another process (the CLI), moves
- * the stamp and so retires every entry at once (CONTRACT.md §1).
+ * the stamp and so retires every entry at once (docs/operations.md §"The program").
  */
 #include <stdbool.h>
 #include <stddef.h>

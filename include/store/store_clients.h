@@ -1,7 +1,7 @@
 #ifndef EDGEAUTH_STORE_CLIENTS_H
 #define EDGEAUTH_STORE_CLIENTS_H
 /*
- * The clients table and its permission set (CONTRACT.md §4 "client"), and
+ * The clients table and its permission set (docs/api.md §"Records" (client)), and
  * what token issue reads of a client. The management operations take the
  * project the caller's token is of, so that a client of another project is
  * never seen: it is client_not_found. A record is the JSON text of an object
@@ -24,7 +24,7 @@
 #include "store.h"
 #include "store_events.h"
 
-/* What a client is when its create does not say (CONTRACT.md §8): a public
+/* What a client is when its create does not say (docs/tokens.md §"Client authentication"): a public
  * client whose ID tokens are signed RS256 (OIDC's default). */
 #define CLIENT_AUTH_METHOD_DEFAULT "none"
 #define CLIENT_ID_TOKEN_ALG_DEFAULT "RS256"
@@ -52,7 +52,7 @@ struct client_fields {
 };
 
 /* Sort keys of the clients list: indexes into api_clients.c's sort_by
- * vocabulary (CONTRACT.md §3). */
+ * vocabulary (docs/api.md §"Lists"). */
 enum client_sort {
 	CLIENT_SORT_CREATED_AT,
 	CLIENT_SORT_UPDATED_AT,
@@ -63,7 +63,7 @@ enum client_sort {
 
 /* In the writes below, scope is the caller's token scope, for the
  * no-escalation rule (store_grants.h), checked inside the write's
- * transaction; and for CONTRACT.md §7's "who may change where tokens go": a
+ * transaction; and for docs/signin.md §"Who may change where tokens go": a
  * write that sets or changes redirect_uris, post_logout_redirect_uris,
  * backchannel_logout_uri or token_endpoint_auth_method needs scope to carry
  * all twelve named permissions of the default resources
@@ -102,7 +102,7 @@ void store_client_set_secret(struct store *st, const struct event_origin *by,
 void store_client_get(struct store *st, const char *project_id, const char *client_id,
                       char **record, struct completion done);
 
-/* Deletes the client (CONTRACT.md §8): its codes and refresh tokens go
+/* Deletes the client (docs/api.md §"Read one and delete"): its codes and refresh tokens go
  * with it, and every access token it was issued stops at once (the bearer
  * check finds no client). Fails with, first to last, client_not_found,
  * insufficient_permission (it holds a default-resource permission scope
@@ -127,7 +127,7 @@ struct client_auth {
 	bool is_active;
 	bool project_active;
 	/* token_endpoint_auth_method is not none: the client must prove its
-	 * secret on every grant and revocation (CONTRACT.md §8) */
+	 * secret on every grant and revocation (docs/tokens.md §"Client authentication") */
 	bool confidential;
 	char id_token_alg[8];       /* id_token_signed_response_alg: RS256, ES256 */
 	struct store_stamp stamp;   /* the store as this read saw it */
@@ -173,7 +173,7 @@ int store_client_insert(struct store *st, const char *project_id, const char *cl
                         const struct client_fields *f, const char *secret_hash, int64_t now,
                         struct api_error *err);
 /* Gives the client the twelve permissions of its project's default
- * resources (an admin client, CONTRACT.md §2, §8). 0, or -1 with
+ * resources (an admin client, docs/api.md §"Permissions and default resources", §"Read one and delete"). 0, or -1 with
  * system_error. */
 int store_client_grant_admin(struct store *st, const char *client_id, struct api_error *err);
 
@@ -185,7 +185,7 @@ void store_client_redirect_registered(struct store *st, const char *client_id,
                                       const char *redirect_uri, bool *registered,
                                       struct completion done);
 /* The same for the client's post_logout_redirect_uris (OIDC RP-Initiated
- * Logout §3, CONTRACT.md §7). */
+ * Logout §3, docs/signin.md §"Logout"). */
 void store_client_post_logout_registered(struct store *st, const char *client_id,
                                          const char *uri, bool *registered,
                                          struct completion done);

@@ -1,7 +1,7 @@
 #ifndef EDGEAUTH_STORE_EVENTS_H
 #define EDGEAUTH_STORE_EVENTS_H
 /*
- * The audit trail (CONTRACT.md §10, schema/010): an event is a row written
+ * The audit trail (docs/operations.md §"Audit trail", schema/010): an event is a row written
  * by the same transaction as the change it records, so a change that rolls
  * back leaves none. An event holds IDs and words of a fixed vocabulary,
  * never a secret nor text a user typed. Its record, as the list and the

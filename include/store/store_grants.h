@@ -1,7 +1,7 @@
 #ifndef EDGEAUTH_STORE_GRANTS_H
 #define EDGEAUTH_STORE_GRANTS_H
 /*
- * No escalation (CONTRACT.md §3): through the management API a caller may
+ * No escalation (docs/api.md §"No escalation"): through the management API a caller may
  * grant, and may touch a record holding, only those permissions of the four
  * default resources (resources, users, roles, clients) that its own token
  * carries. A project's own resources' permissions (orders:read) are free.
@@ -32,7 +32,7 @@ enum grant_holder {
 };
 
 /* The permission IDs a write would grant (ids may be NULL: none), in
- * CONTRACT.md §3's order: some_permissions_not_found unless each is a
+ * the order of docs/api.md §"Which error wins": some_permissions_not_found unless each is a
  * permission of the project, then insufficient_permission (naming one)
  * unless scope carries each of them that is of a default resource. Returns
  * 0 or -1 with err (or system_error). */
@@ -46,7 +46,7 @@ int store_grant_check_holder(struct store *st, const char *scope, enum grant_hol
                              const char *id, struct api_error *err);
 
 /* 0 when scope carries all twelve named permissions of the project's
- * default resources (CONTRACT.md §7: who may change where a client's
+ * default resources (docs/signin.md §"Who may change where tokens go": who may change where a client's
  * tokens go), else -1 with insufficient_permission naming one it lacks,
  * or system_error. */
 int store_grant_check_admin(struct store *st, const char *project_id, const char *scope,
@@ -56,7 +56,7 @@ int store_grant_check_admin(struct store *st, const char *project_id, const char
  * store_delete_record does (store.h: find, then remove, the statements of
  * its area; missing when find gives no row), refused as
  * store_grant_check_holder refuses, after missing and before the row
- * goes (CONTRACT.md §3). ev (NULL: none) is recorded in its transaction. */
+ * goes (docs/api.md §"No escalation"). ev (NULL: none) is recorded in its transaction. */
 void store_grant_delete_holder(struct store *st, enum grant_holder holder, sqlite3_stmt *find,
                                sqlite3_stmt *remove, const struct record_missing *missing,
                                const char *id, const char *project_id, const char *scope,

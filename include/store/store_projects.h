@@ -1,6 +1,6 @@
 #ifndef EDGEAUTH_STORE_PROJECTS_H
 #define EDGEAUTH_STORE_PROJECTS_H
-/* Projects in the store (CONTRACT.md §1-§2): what the CLI's project commands
+/* Projects in the store (docs/operations.md §"The program"; docs/api.md §"Permissions and default resources"): what the CLI's project commands
  * and the router's project check use. */
 #include <stdbool.h>
 #include <jansson.h>
@@ -18,7 +18,7 @@ struct new_project {
 	char *client_id;
 	char *client_secret;
 };
-/* Creates an active project with the four default resources (CONTRACT.md §2)
+/* Creates an active project with the four default resources (docs/api.md §"Permissions and default resources")
  * and an active admin client holding all twelve named permissions. The
  * writes here are the CLI's: each records its event (project.create,
  * .admin_client, .activate, .deactivate) by the store's origin
@@ -26,12 +26,12 @@ struct new_project {
 int store_project_create(struct store *st, const char *name, struct new_project *out,
                          struct api_error *err);
 void store_new_project_release(struct new_project *np);
-/* What a project's admin client is (CONTRACT.md §2, §8), and new
+/* What a project's admin client is (docs/api.md §"Permissions and default resources"; docs/tokens.md §"Client authentication"), and new
  * credentials for one into out (client_id, client_secret) with the
  * secret's hash: what both backends make it with. */
 extern const struct client_fields store_admin_client;
 void store_admin_credentials(struct new_project *out, char hash[SECRET_HASH_LEN + 1]);
-/* Makes a new admin client for an existing project (CONTRACT.md §8: the
+/* Makes a new admin client for an existing project (docs/api.md §"Read one and delete": the
  * CLI's recovery when the project's admin client was deleted): active,
  * holding the twelve permissions of the default resources. Its
  * credentials, with the project's ID, go to out (release it on 1). 1 made,
@@ -50,7 +50,7 @@ json_t *store_project_list(struct store *st, struct api_error *err);
 long store_project_count(struct store *st, struct api_error *err);
 /* 1 changed, 0 no such project, -1 error. */
 int store_project_set_active(struct store *st, const char *id, bool active, struct api_error *err);
-/* CONTRACT.md §10 (restore, invalidate-all): everything issued up to now
+/* docs/operations.md §"Backup and restore" (restore, invalidate-all): everything issued up to now
  * (ms) stops working, in one transaction: every project's
  * tokens_valid_after moves to now, so access tokens of that second or
  * before, and refresh tokens and codes created up to now, are refused

@@ -1,11 +1,11 @@
 #ifndef EDGEAUTH_STORE_RESOURCES_H
 #define EDGEAUTH_STORE_RESOURCES_H
 /*
- * Resources and their permissions in the store (CONTRACT.md §2, §4). The
+ * Resources and their permissions in the store (docs/api.md §"Permissions and default resources", §"Records"). The
  * api file checks every value first; these operations enforce what needs
  * the database: the record exists, is not a default one, owns the
  * permission IDs it is sent, and its code is free in the project. A record
- * is the JSON text of CONTRACT.md §4, its permissions in their stored order:
+ * is the JSON text of docs/api.md §"Records", its permissions in their stored order:
  *   {id, name, code, description, is_default, permissions, created_at, updated_at}
  */
 #include <stdbool.h>
@@ -69,7 +69,7 @@ void store_resource_get(struct store *st, const char *project_id, const char *re
  * role and client (the schema's ON DELETE CASCADE); tokens issued after
  * carry them no more, those already out keep their scope until they
  * expire. Errors, first to last: resource_not_found; invalid_params (a
- * default resource, CONTRACT.md §2); system_error. */
+ * default resource, docs/api.md §"Permissions and default resources"); system_error. */
 void store_resource_delete(struct store *st, const struct event_origin *by, const char *project_id,
                            const char *resource_id,
                            struct completion done);
@@ -93,7 +93,7 @@ extern const struct record_missing *const store_resource_missing;
 
 /* ---- for the SQLite backend's own use (store.c) ---- */
 
-/* Inserts CONTRACT.md §2's four default resources of a new project, each
+/* Inserts docs/api.md §"Permissions and default resources"'s four default resources of a new project, each
  * with its create, update and read permissions, created at now, inside the
  * caller's transaction. 0, or -1 with system_error. */
 int store_resource_insert_defaults(struct store *st, const char *project_id, int64_t now,

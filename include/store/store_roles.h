@@ -2,7 +2,7 @@
 #define EDGEAUTH_STORE_ROLES_H
 /*
  * Roles in the store: create, update, get, delete and list, answering the role
- * record of CONTRACT.md §4 as JSON text:
+ * record of docs/api.md §"Records" as JSON text:
  *   {id, code, name, description, permission_ids, created_at, updated_at}
  * permission_ids is sorted by ID, so that the same set always reads the same.
  * Each write checks references, authority and uniqueness inside its one
@@ -19,7 +19,7 @@
 #define ROLE_PERMISSION_IDS_MAX 1000
 
 /* What a create or update writes. code and name are required. description
- * and permission_ids follow CONTRACT.md §3: on update FIELD_ABSENT /
+ * and permission_ids follow docs/api.md §"Conventions": on update FIELD_ABSENT /
  * present == false keep the stored value; FIELD_CLEAR / an empty list clear
  * it. On create, absent and clear both mean "none". */
 struct role_fields {

@@ -27,7 +27,7 @@ struct store_token_row {
 	 * (the sign-in ended with it) */
 	bool revoked;
 	/* created at or before the last deactivation of its user, client or
-	 * project: dead for good (CONTRACT.md §5) */
+	 * project: dead for good (docs/tokens.md §"Bearer check") */
 	bool predates_deactivation;
 	/* The sign-in's OpenID Connect side (schema/008): the OIDC scopes
 	 * requested (NULL: a plain OAuth sign-in), the nonce (codes only), when
@@ -82,7 +82,7 @@ struct new_refresh {
 /* The refresh token with that hash (out->found false: none). */
 void store_refresh_get(struct store *st, const char *hash, struct store_token_row *out,
                        struct completion done);
-/* Single use (CONTRACT.md §5): marks the code, or the refresh token, used
+/* Single use (docs/tokens.md §"Refresh tokens and codes"): marks the code, or the refresh token, used
  * if nothing used or revoked it first, and stores its successor next, in
  * one transaction. *won is false when another use came first: then nothing
  * changed. */
@@ -90,7 +90,7 @@ void store_code_redeem(struct store *st, const char *hash, const struct new_refr
                        bool *won, struct completion done);
 void store_refresh_rotate(struct store *st, const char *hash, const struct new_refresh *next,
                           bool *won, struct completion done);
-/* The refresh grace (CONTRACT.md §8): the refresh token hash was used at
+/* The refresh grace (docs/tokens.md §"Refresh grace"): the refresh token hash was used at
  * or after since (ms), and the token that use issued is still unused and
  * not revoked. Then, in one transaction, that successor is revoked (the
  * single use, on its row: a use of it and this repeat race for the same
@@ -120,7 +120,7 @@ int store_purge_expired(struct store *st, int batch, int64_t now, int64_t grace_
 
 /* ---- what token issue reads of a user ---- */
 
-/* A user as an ID token and UserInfo describe them (CONTRACT.md §7).
+/* A user as an ID token and UserInfo describe them (docs/signin.md §"UserInfo").
  * Strings owned; user_claims_release frees. */
 struct user_claims {
 	bool found;               /* the user exists in the project */
@@ -141,8 +141,8 @@ void store_user_claims(struct store *st, const char *project_id, const char *use
 
 /* ---- what a bearer check reads ---- */
 
-/* Whether the holders of an access token still stand behind it (CONTRACT.md
- * §5): the client exists in the project, the client and project are active,
+/* Whether the holders of an access token still stand behind it (docs/tokens.md
+ * §"Bearer check"): the client exists in the project, the client and project are active,
  * a user token's user (user_id non-NULL) exists in the project and is
  * active, and none of them was deactivated in or after the second iat_s
  * (schema/006). */

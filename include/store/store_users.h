@@ -3,7 +3,7 @@
 /*
  * Users: the checks and writes of create and update, the record by external
  * ID, the list and its search, and what the grants read of a user. A user is
- * the CONTRACT.md §4 record as JSON text, never with a password or a hash.
+ * the docs/api.md §"Records" record as JSON text, never with a password or a hash.
  * Each operation is one transaction and calls done once (store.h); what it
  * hands back goes to out-parameters that must live until then. Uniqueness
  * (external ID; email without regard to case) is checked and written in the
@@ -31,7 +31,7 @@ struct user_fields {
 	struct str_field role_id;
 	int is_active;               /* 0 or 1; -1: create makes it active, update keeps it */
 	const char *password_hash;   /* argon2 encoding, or NULL: none (create) / keep (update) */
-	/* CONTRACT.md §7. email_by_user: the user sets their own email (PUT
+	/* docs/signin.md §"email_verified". email_by_user: the user sets their own email (PUT
 	 * /api/v1/users/current), so a changed one is not verified
 	 * (email_verified false); otherwise an email the write sets is (an
 	 * administrator vouched for it). email_locked: the write may not change
@@ -41,8 +41,8 @@ struct user_fields {
 	bool email_locked;
 };
 
-/* The sort keys of the users list (struct list_query's sort), in SPEC.md's
- * order; the first is the default. Their names are the api file's. */
+/* The sort keys of the users list (struct list_query's sort), in the order of
+ * docs/api.md §"Users"; the first is the default. Their names are the api file's. */
 enum user_sort {
 	USER_SORT_CREATED_AT,
 	USER_SORT_UPDATED_AT,
@@ -55,7 +55,7 @@ enum user_sort {
 };
 
 /*
- * The checks a write must pass after the body, in CONTRACT.md §3's order:
+ * The checks a write must pass after the body, in the order of docs/api.md §"Which error wins":
  * user_not_found (update: user_id not in the project) -> role_not_found (a
  * role_id that is SET and not of this project) -> insufficient_permission
  * (no escalation, store_grants.h: the user's role now, or the role_id set,
@@ -87,7 +87,7 @@ void store_user_update(struct store *st, const struct event_origin *by, const ch
 void store_user_get(struct store *st, const char *project_id, const char *user_id, char **out,
                     struct completion done);
 
-/* Deletes the user of the project (CONTRACT.md §8): its sessions end (and
+/* Deletes the user of the project (docs/api.md §"Read one and delete"): its sessions end (and
  * with them the sign-ins made through them, schema 008), its sessions,
  * codes and refresh tokens go with it, and its access tokens stop at once
  * (the bearer check finds no user). Errors, in this order: user_not_found,

@@ -7,7 +7,7 @@
  * added here, once. Only those two files include this.
  */
 
-/* CONTRACT.md §4: {id, display_name, avatar_url, external_user_id, email,
+/* docs/api.md §"Records": {id, display_name, avatar_url, external_user_id, email,
  * email_verified, is_active, role_id, role_name, created_at, updated_at},
  * empty fields null (email_verified too, for a user with no email),
  * over users u and their role r (USER_FROM). SQLite writes the text: building

@@ -1,7 +1,7 @@
 #ifndef EDGEAUTH_AUDIT_FILE_H
 #define EDGEAUTH_AUDIT_FILE_H
 /*
- * [audit] file (CONTRACT.md §10): each committed event of the audit trail
+ * [audit] file (docs/operations.md §"Audit trail"): each committed event of the audit trail
  * appended as one JSON line, for log shippers. The store hands over only
  * events whose transaction committed (store_events_sink). Reopened on
  * SIGHUP, so logrotate can move the file away and have the next event land

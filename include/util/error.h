@@ -3,7 +3,7 @@
 /*
  * The one error type. Service and store functions fill a struct api_error and
  * return -1; the HTTP layer turns it into the reply in one place. The codes and
- * statuses are SPEC.md's error table; nothing else chooses a status.
+ * statuses are docs/api.md §"Errors"; nothing else chooses a status.
  */
 
 enum api_code {
@@ -33,7 +33,7 @@ enum api_code {
 	E_USER_EXTERNAL_ID_ALREADY_USED,
 	E_USER_EMAIL_ALREADY_USED,
 	E_SYSTEM_ERROR,
-	/* Not in SPEC.md's table; CONTRACT.md and HTTP itself need them. */
+	/* Not in the API's own codes; HTTP itself needs them (docs/api.md §"Errors"). */
 	E_NOT_FOUND,           /* 404: no such route */
 	E_METHOD_NOT_ALLOWED,  /* 405 */
 	E_UNAVAILABLE,         /* 503: the hash queue is full */
@@ -41,7 +41,7 @@ enum api_code {
 	E_EXPECTATION_FAILED,  /* 417: an Expect other than 100-continue */
 	E_NOT_IMPLEMENTED,     /* 501: a method HTTP does not define */
 	E_VERSION_NOT_SUPPORTED, /* 505: an HTTP version other than 1.0 and 1.1 */
-	E_STORE_UNAVAILABLE,   /* 503 system_error: no usable store connection (CONTRACT.md §9) */
+	E_STORE_UNAVAILABLE,   /* 503 system_error: no usable store connection (docs/operations.md §"A fleet on PostgreSQL") */
 	E_THROTTLED,           /* 429 too_many_attempts: past a bound (README "Limits"), retry_after_s */
 	E__COUNT
 };

@@ -1,7 +1,7 @@
 #ifndef EDGEAUTH_LOG_H
 #define EDGEAUTH_LOG_H
 /*
- * The log on stderr (CONTRACT.md §1, §10): one line per request, and the
+ * The log on stderr (docs/operations.md §"The program", §"Operating"): one line per request, and the
  * start-up, warning and error lines. As text (the default: the line of §1)
  * or, with [log] format = json, one JSON object per line for journald and
  * log shippers. A request line holds method, path, status and time, never a

@@ -1,7 +1,7 @@
 #ifndef EDGEAUTH_METRICS_H
 #define EDGEAUTH_METRICS_H
 /*
- * The counters of CONTRACT.md §10, and their Prometheus text exposition
+ * The counters of docs/operations.md §"Metrics", and their Prometheus text exposition
  * (format 0.0.4). Counting is a plain increment in arrays indexed by route
  * and by enum: the loop is one thread, and text is made only when /metrics
  * is scraped (metrics_http.c). Every label is bounded: a route pattern of
@@ -34,7 +34,7 @@ enum metrics_cache {
 	METRICS_CACHE__N
 };
 
-/* A back-channel logout delivery's end (CONTRACT.md §7). */
+/* A back-channel logout delivery's end (docs/signin.md §"Back-channel logout"). */
 enum metrics_backchannel {
 	METRICS_BACKCHANNEL_DELIVERED,   /* a 2xx answer */
 	METRICS_BACKCHANNEL_REJECTED,    /* a 4xx answer: final */
@@ -71,7 +71,7 @@ void metrics_store_sync_failed(void);
 /* Gauges, set where they change. */
 void metrics_hash_queue(int pending);
 void metrics_connections(int open);
-/* Sessions (CONTRACT.md §7) and back-channel deliveries. */
+/* Sessions (docs/signin.md §"Sessions") and back-channel deliveries. */
 void metrics_session_started(void);
 void metrics_session_ended(void);
 void metrics_backchannel(enum metrics_backchannel outcome);

@@ -1,7 +1,7 @@
 #ifndef EDGEAUTH_NOTIFY_H
 #define EDGEAUTH_NOTIFY_H
 /*
- * The service manager's notifications (sd_notify, CONTRACT.md §10):
+ * The service manager's notifications (sd_notify, docs/operations.md §"systemd"):
  * READY=1 once every listener is bound, STOPPING=1 when a stop begins, and
  * WATCHDOG=1 from a timer of the loop at half of WATCHDOG_USEC when the
  * manager asks for it (so a stuck loop stops the pings). Without

@@ -1,6 +1,6 @@
 #ifndef EDGEAUTH_VALIDATE_H
 #define EDGEAUTH_VALIDATE_H
-/* Checks on single values, as SPEC.md and CONTRACT.md state them. Lengths
+/* Checks on single values, as docs/api.md §"Field values" and §"Limits" state them. Lengths
  * count Unicode code points. Nothing here allocates. */
 #include <stdbool.h>
 #include <stddef.h>

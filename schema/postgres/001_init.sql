@@ -1,5 +1,5 @@
 -- edgeauth's PostgreSQL schema, version 1: schema/001_init.sql for PostgreSQL
--- (CONTRACT.md §9). Every schema/NNN file has its postgres/NNN here, giving the
+-- (docs/operations.md §"A fleet on PostgreSQL"). Every schema/NNN file has its postgres/NNN here, giving the
 -- same behaviour; edgeauth applies them at start under an advisory lock.
 --
 -- As in SQLite: times are integer milliseconds since the epoch (UTC), IDs are

@@ -2,7 +2,7 @@
 -- (schema/003_users_search.sql; SQLite's versions 3 to 5 are three home-made
 -- indexes, PostgreSQL has the engine's own). A search is a case-insensitive
 -- substring of the display name or the email, with % and _ literal
--- (CONTRACT.md §3): LIKE over lower() of the text, with the term's % _ \
+-- (docs/api.md §"Lists"): LIKE over lower() of the text, with the term's % _ \
 -- escaped, which a pg_trgm GIN index answers for terms of 3 or more
 -- characters. lower() of ctext folds ASCII only, as SQLite's LIKE does.
 -- pg_trgm is a trusted extension: the database's owner may create it.

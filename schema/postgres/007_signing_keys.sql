@@ -1,5 +1,5 @@
 -- edgeauth's PostgreSQL schema, version 7: signing keys live in the store
--- (schema/007_signing_keys.sql, CONTRACT.md §8), so that every node signs and
+-- (schema/007_signing_keys.sql, docs/tokens.md §"Signing keys"), so that every node signs and
 -- verifies with the same keys. private_key is the PKCS#8 DER of the key sealed
 -- with AES-256-GCM under the key-encryption key file (nonce | ciphertext |
 -- tag, the kid as associated data). Times are ms; publish_until NULL: no key

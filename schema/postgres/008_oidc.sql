@@ -1,5 +1,5 @@
 -- edgeauth's PostgreSQL schema, version 8: OpenID Connect and the records of
--- CONTRACT.md §7-§8 (schema/008_oidc.sql).
+-- docs/signin.md §"OpenID Connect"; docs/api.md §"Read one and delete" (schema/008_oidc.sql).
 --
 -- A sign-in's OpenID Connect side travels with its code and then with its
 -- refresh tokens: the OIDC scopes requested (NULL for a plain OAuth sign-in),

@@ -1,5 +1,5 @@
 -- edgeauth's PostgreSQL schema, version 9 (PostgreSQL only): what tells every
--- node that its caches are stale (CONTRACT.md §9).
+-- node that its caches are stale (docs/operations.md §"A fleet on PostgreSQL").
 --
 -- Each node caches what it derives from the store (a client's scope, a role's
 -- permissions, a bearer token's verdict, the signing keys) and LISTENs on the

@@ -1,7 +1,7 @@
 -- edgeauth's PostgreSQL schema, version 10 (PostgreSQL only): what the writes
 -- of schema/postgres/ share. An operation on PostgreSQL is one statement, so
 -- the checks SQLite's store runs inside a write's transaction
--- (src/store/store_grants.c: no escalation, CONTRACT.md §3) are functions here.
+-- (src/store/store_grants.c: no escalation, docs/api.md §"No escalation") are functions here.
 --
 -- A write function answers one row of edgeauth_outcome: status NULL and the
 -- record it wrote, or status saying why it wrote nothing: 'not_found' (the
@@ -27,7 +27,7 @@ LANGUAGE sql IMMUTABLE AS $$ SELECT (r.status, r.detail, NULL, NULL)::edgeauth_o
 CREATE FUNCTION edgeauth_failed(p_status ctext) RETURNS edgeauth_outcome LANGUAGE sql IMMUTABLE
 AS $$ SELECT (p_status, NULL, NULL, NULL)::edgeauth_outcome $$;
 
--- A permission's named form (CONTRACT.md §2: "users:read"), and whether a
+-- A permission's named form (docs/api.md §"Permissions and default resources": "users:read"), and whether a
 -- token may carry it: both codes are ones a create accepts, so that a scope
 -- never needs a JSON escape (SQL_SCOPE_CODES_OK in include/store/store.h).
 CREATE VIEW named_permissions AS
@@ -123,7 +123,7 @@ BEGIN
 		ORDER BY np.named LIMIT 1);
 END $$;
 
--- CONTRACT.md §7: scope must carry all twelve permissions of the project's
+-- docs/signin.md §"Who may change where tokens go": scope must carry all twelve permissions of the project's
 -- default resources.
 CREATE FUNCTION edgeauth_check_admin(p_project ctext, p_scope ctext)
 RETURNS edgeauth_refusal LANGUAGE plpgsql STABLE AS $$

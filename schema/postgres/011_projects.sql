@@ -1,11 +1,11 @@
 -- edgeauth's PostgreSQL schema, version 11 (PostgreSQL only): a project's
 -- creation (src/store/store_projects.c), one statement: the project, its four
--- default resources with their twelve permissions (CONTRACT.md §2, as
+-- default resources with their twelve permissions (docs/api.md §"Permissions and default resources", as
 -- store_resource_insert_defaults makes them) and its admin client. IDs are
 -- edgeauth's own (crypto_new_id), passed in.
 
 -- An active admin client of the project, holding the twelve permissions of
--- its default resources (CONTRACT.md §2, §8); p_name, p_description and
+-- its default resources (docs/api.md §"Permissions and default resources", §"Read one and delete"); p_name, p_description and
 -- p_method are store_admin_client's (src/store/store_projects.c).
 CREATE FUNCTION edgeauth_admin_client_insert(p_project ctext, p_client ctext,
 	p_secret_hash ctext, p_name ctext, p_description ctext, p_method ctext, p_now bigint)

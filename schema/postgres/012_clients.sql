@@ -33,7 +33,7 @@ LANGUAGE sql STABLE AS $$
 	FROM client_permissions WHERE client_id = p_id
 $$;
 
--- The record (CONTRACT.md §4) of the clients row c with its permission IDs
+-- The record (docs/api.md §"Records") of the clients row c with its permission IDs
 -- (edgeauth_client_permissions_of): the keys, their order and the
 -- timestamps of CLIENT_JSON in src/store/store_clients.c. One expression, so that
 -- the planner inlines it.
@@ -87,7 +87,7 @@ END $$;
 CREATE TRIGGER clients_counted AFTER INSERT OR DELETE ON clients
 FOR EACH ROW EXECUTE FUNCTION edgeauth_client_counted();
 
--- The clients of p_project that a list keeps (CONTRACT.md §3): p_search, a
+-- The clients of p_project that a list keeps (docs/api.md §"Conventions"): p_search, a
 -- case-insensitive substring of the name (PG_SQL_CONTAINS in
 -- include/store/pg/store_pg.h), and p_active; NULL keeps all. Inlined where it is used.
 CREATE FUNCTION edgeauth_client_matches(p_project ctext, p_search ctext, p_active boolean)
@@ -97,10 +97,10 @@ RETURNS SETOF clients LANGUAGE sql STABLE AS $$
 	AND (p_active IS NULL OR is_active = p_active)
 $$;
 
--- A page of the list (CONTRACT.md §3): the number of all matches and the
+-- A page of the list (docs/api.md §"Lists"): the number of all matches and the
 -- records of those at p_offset, p_limit of them, in p_order (a sort_by of
 -- src/api/api_clients.c, with ' desc' for descending); ties broken by id in the
--- sort's direction, text sorted on lower() (CONTRACT.md §9). plpgsql with
+-- sort's direction, text sorted on lower() (docs/operations.md §"A fleet on PostgreSQL"). plpgsql with
 -- generic plans, kept for the session: as a prepared statement the page was
 -- planned again for each call's values (PostgreSQL judged that cheaper),
 -- which cost more than the page itself (docs/BENCHMARKS.md).
@@ -139,7 +139,7 @@ BEGIN
 	            FROM unnest(ids) WITH ORDINALITY AS o(id, n));
 END $$;
 
--- CONTRACT.md §7: whether a write sets (create: given a value other than the
+-- docs/signin.md §"Who may change where tokens go": whether a write sets (create: given a value other than the
 -- default) or changes (update: other than the stored one) where the client's
 -- tokens go; each p_set_* says whether the write gives that field, a NULL
 -- p_method keeps it.
@@ -157,7 +157,7 @@ $$;
 -- Every write takes p_event, the audit event it records when it has written
 -- (pg_event_json; NULL: none), and answers its record in the outcome.
 
--- Creates an active client with its permissions: CONTRACT.md §3's order,
+-- Creates an active client with its permissions: the order of docs/api.md §"Which error wins",
 -- some_permissions_not_found, then insufficient_permission (what it would
 -- grant, then where its tokens go).
 CREATE FUNCTION edgeauth_client_create(p_project ctext, p_id ctext, p_name ctext,
@@ -205,7 +205,7 @@ END $$;
 -- Updates the client (PUT: a p_set_* false keeps that field, a NULL method
 -- keeps it): client_not_found, some_permissions_not_found, then
 -- insufficient_permission for the new set, what the client holds, and where
--- its tokens go (CONTRACT.md §3, §7).
+-- its tokens go (docs/api.md §"No escalation"; docs/signin.md §"Who may change where tokens go").
 CREATE FUNCTION edgeauth_client_update(p_project ctext, p_id ctext, p_name ctext,
 	p_is_active boolean, p_set_description boolean, p_description ctext,
 	p_set_permissions boolean, p_permission_ids jsonb, p_set_redirect boolean, p_redirect jsonb,
@@ -282,7 +282,7 @@ BEGIN
 	RETURN edgeauth_done_event(NULL, edgeauth_event(p_event));
 END $$;
 
--- Deletes the client (CONTRACT.md §8): client_not_found, then
+-- Deletes the client (docs/api.md §"Read one and delete"): client_not_found, then
 -- insufficient_permission; its codes and refresh tokens cascade, its access
 -- tokens fail the bearer check, which finds no client.
 CREATE FUNCTION edgeauth_client_delete(p_project ctext, p_id ctext, p_scope ctext,

@@ -1,5 +1,5 @@
--- edgeauth's PostgreSQL schema, version 13: the refresh grace of CONTRACT.md
--- §8 (schema/009_refresh_grace.sql: the successor a rotation issued, kept
+-- edgeauth's PostgreSQL schema, version 13: the refresh grace of docs/tokens.md
+-- §"Refresh grace" (schema/009_refresh_grace.sql: the successor a rotation issued, kept
 -- in the used token's row; NULL: not rotated, or no grace).
 --
 -- The PostgreSQL versions number on their own: each translation of a SQLite

@@ -1,4 +1,4 @@
--- edgeauth's PostgreSQL schema, version 14: the audit trail of CONTRACT.md §10
+-- edgeauth's PostgreSQL schema, version 14: the audit trail of docs/operations.md §"Audit trail"
 -- (schema/010_audit.sql for PostgreSQL).
 --
 -- One row per event, inserted by the statement that makes the change it

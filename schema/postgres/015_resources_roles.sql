@@ -19,7 +19,7 @@ BEGIN
 	        FROM permissions p WHERE p.resource_id = p_id);
 END $$;
 
--- The record (CONTRACT.md §4) of the resources row r: the keys, their order
+-- The record (docs/api.md §"Records") of the resources row r: the keys, their order
 -- and the timestamps of RESOURCE_JSON in src/store/store_resources.c.
 CREATE FUNCTION edgeauth_resource_json(r resources) RETURNS json LANGUAGE sql STABLE AS $$
 	SELECT json_build_object('id', r.id, 'name', r.name, 'code', r.code,
@@ -62,7 +62,7 @@ RETURNS void LANGUAGE sql AS $$
 $$;
 
 -- Whether the project's resource p_id may be written: NULL, or 'not_found',
--- or p_default when it is a default one (CONTRACT.md §2). Locks its row.
+-- or p_default when it is a default one (docs/api.md §"Permissions and default resources"). Locks its row.
 CREATE FUNCTION edgeauth_resource_writable(p_project ctext, p_id ctext, p_default ctext)
 RETURNS edgeauth_refusal LANGUAGE plpgsql AS $$
 DECLARE
@@ -100,7 +100,7 @@ BEGIN
 	RETURN edgeauth_done_event(edgeauth_resource_record(p_id), edgeauth_event(p_event));
 END $$;
 
--- Updates a resource (CONTRACT.md §3's order): not_found, 'default_update',
+-- Updates a resource (the order of docs/api.md §"Which error wins"): not_found, 'default_update',
 -- 'foreign_permission' (an item's ID is not one of this resource's
 -- permissions), 'code_taken'. p_items NULL keeps the permissions;
 -- else they become exactly the items: every stored code is parked first (to
@@ -142,7 +142,7 @@ BEGIN
 END $$;
 
 -- Deletes a resource and its permissions, which leave every role and client
--- (ON DELETE CASCADE): not_found, then 'default_delete' (CONTRACT.md §2, §8).
+-- (ON DELETE CASCADE): not_found, then 'default_delete' (docs/api.md §"Permissions and default resources", §"Read one and delete").
 CREATE FUNCTION edgeauth_resource_delete(p_project ctext, p_id ctext, p_event json)
 RETURNS edgeauth_outcome LANGUAGE plpgsql AS $$
 DECLARE
@@ -165,7 +165,7 @@ BEGIN
 	        FROM role_permissions WHERE role_id = p_id);
 END $$;
 
--- The record (CONTRACT.md §4) of the roles row r: ROLE_JSON's keys, order
+-- The record (docs/api.md §"Records") of the roles row r: ROLE_JSON's keys, order
 -- and timestamps (src/store/store_roles.c).
 CREATE FUNCTION edgeauth_role_json(r roles) RETURNS json LANGUAGE sql STABLE AS $$
 	SELECT json_build_object('id', r.id, 'code', r.code, 'name', r.name,
@@ -178,7 +178,7 @@ $$;
 CREATE FUNCTION edgeauth_role_record(p_id ctext) RETURNS text LANGUAGE sql STABLE
 AS $$ SELECT edgeauth_role_json(r)::text FROM roles r WHERE r.id = p_id $$;
 
--- Creates a role (CONTRACT.md §3's order): some_permissions_not_found and
+-- Creates a role (the order of docs/api.md §"Which error wins"): some_permissions_not_found and
 -- insufficient_permission for what it would be given (p_permission_ids NULL:
 -- none), then 'code_taken' (a create racing it included).
 CREATE FUNCTION edgeauth_role_create(p_project ctext, p_id ctext, p_code ctext, p_name ctext,
@@ -206,7 +206,7 @@ BEGIN
 END $$;
 
 -- Whether the project's role p_id may be written by a caller with scope,
--- given p_ids (NULL: no new set) (CONTRACT.md §3's order): NULL, or
+-- given p_ids (NULL: no new set) (the order of docs/api.md §"Which error wins"): NULL, or
 -- 'not_found', some_permissions_not_found or insufficient_permission for the
 -- new set, then insufficient_permission for what the role holds. Locks its row.
 CREATE FUNCTION edgeauth_role_writable(p_project ctext, p_id ctext, p_scope ctext,

@@ -23,7 +23,7 @@ $$;
 CREATE OR REPLACE FUNCTION edgeauth_iso_time(ms bigint) RETURNS text LANGUAGE sql STABLE
 AS $$ SELECT edgeauth_iso_time_clamped(least(greatest(ms, -62167219200000), 253402300799999)) $$;
 
--- The record (CONTRACT.md §4) of the users row u with its role's name: the
+-- The record (docs/api.md §"Records") of the users row u with its role's name: the
 -- keys, their order and the timestamps of USER_RECORD in
 -- include/store/store_users_sql.h (email_verified null when there is no email).
 -- One expression, so that the planner inlines it.
@@ -54,7 +54,7 @@ BEGIN
 		WHERE rp.role_id = p_role AND np.scope_ok) || '}';
 END $$;
 
--- CONTRACT.md §3: a search is a case-insensitive substring, % and _ literal.
+-- docs/api.md §"Lists": a search is a case-insensitive substring, % and _ literal.
 -- The LIKE pattern of a term: lowered (ASCII folding, as ctext's lower() and
 -- SQLite's LIKE do), its \ % _ escaped with LIKE's default escape, \. Compared
 -- with lower(display_name) and lower(email), which version 3's trigram indexes
@@ -65,7 +65,7 @@ AS $$
 	       || '%'
 $$;
 
--- The conflicts of a write, in SPEC.md's order: another user of the project
+-- The conflicts of a write, in docs/api.md §"Which error wins": another user of the project
 -- (not p_id, the one updated) has the external ID, or the email without
 -- regard to case. NULL values set nothing.
 CREATE FUNCTION edgeauth_user_conflict(p_project ctext, p_id ctext, p_external ctext,
@@ -83,7 +83,7 @@ BEGIN
 	RETURN NULL;
 END $$;
 
--- store_user_check's checks, in CONTRACT.md §3's order (include/store/store_users.h):
+-- store_user_check's checks, in the order of docs/api.md §"Which error wins" (include/store/store_users.h):
 -- not_found (p_id, an update's user, not in the project), role_not_found
 -- (p_role, a role the write sets, not of the project), no escalation (the
 -- user's role now: grant:user; then the role set: grant:role), with a locked
@@ -162,7 +162,7 @@ BEGIN
 END $$;
 
 -- Updates the user (PUT: a p_set_* false keeps that field, a NULL
--- p_is_active or p_password_hash keeps it; CONTRACT.md §7: an email set by an
+-- p_is_active or p_password_hash keeps it; docs/signin.md §"email_verified": an email set by an
 -- administrator is verified, one the user sets (p_email_by_user) is not, the
 -- same one sent back keeps what it was). Checks as edgeauth_user_refusal,
 -- the row locked first; a value another transaction took after them is a
@@ -204,7 +204,7 @@ BEGIN
 	RETURN edgeauth_done_event(edgeauth_user_record(p_id), edgeauth_event(p_event));
 END $$;
 
--- Deletes the user (CONTRACT.md §8): not_found, then no escalation
+-- Deletes the user (docs/api.md §"Read one and delete"): not_found, then no escalation
 -- (grant:user). Version 8's trigger ends its sessions before the row goes;
 -- its sessions, codes and refresh tokens cascade, and its access tokens fail
 -- the bearer check, which finds no user.

@@ -123,7 +123,7 @@ BEGIN
 	RETURN edgeauth_event(p_event);
 END $$;
 
--- ---- sessions (CONTRACT.md §7) ----
+-- ---- sessions (docs/signin.md §"Sessions") ----
 
 -- Records that p_client got a code in the session p_session, if it has not
 -- ended (a client that got a code after the end would never be told) and the

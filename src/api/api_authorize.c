@@ -38,7 +38,7 @@ struct authz_params {
 	const char *code_challenge;
 	const char *code_challenge_method;
 	const char *state;
-	/* OpenID Connect (CONTRACT.md §7) */
+	/* OpenID Connect (docs/signin.md §"OpenID Connect") */
 	const char *scope;
 	const char *nonce;
 	const char *prompt;
@@ -269,7 +269,7 @@ static enum step_result redirect_check(struct flow *f)
 }
 
 /* The checks that redirect with an error, in this order (RFC 6749
- * §4.1.2.1, OIDC Core §3.1.2.6, CONTRACT.md §6-§7); on success a->ask and
+ * §4.1.2.1, OIDC Core §3.1.2.6, docs/signin.md §"Password sign-in", §"OpenID Connect"); on success a->ask and
  * a->oidc_scope are read. 0, or -1 with the error and its description. */
 static int request_read(struct authorize *a, const char **error, const char **why)
 {
@@ -423,7 +423,7 @@ flow_step *const authorize_get_steps[] = {
 
 /* ---- POST: the sign-in ---- */
 
-/* CONTRACT.md §7: a post from another site's page starts nothing (login
+/* docs/signin.md §"Cross-site posts": a post from another site's page starts nothing (login
  * CSRF). */
 static enum step_result origin_check(struct flow *f)
 {

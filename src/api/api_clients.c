@@ -1,5 +1,5 @@
 /*
- * The clients endpoints (SPEC.md "Client endpoints", CONTRACT.md §3-§4), as
+ * The clients endpoints (docs/api.md §"Clients", docs/api.md §"Conventions", §"Records"), as
  * steps. The router has checked the token, the project and the permission;
  * the first step reads the body or query (invalid_params), the next lets
  * the store decide client_not_found, some_permissions_not_found and
@@ -22,7 +22,7 @@
 #include "util.h"
 #include "validate.h"
 
-/* Caps that keep one request's work bounded; SPEC.md names none. */
+/* Caps that keep one request's work bounded; docs/api.md §"Limits" names none. */
 #define CLIENT_PERMISSION_IDS_MAX 1000
 #define CLIENT_REDIRECT_URIS_MAX 20
 
@@ -33,7 +33,7 @@ static const struct str_rule description_rule = {
 	.key = "description", .max_chars = DESCRIPTION_MAX_CHARS,
 };
 
-/* CONTRACT.md §3: the clients list's sort_by values, created_at the
+/* docs/api.md §"Lists": the clients list's sort_by values, created_at the
  * default; the store takes their index (enum client_sort). */
 static const char *const sort_keys[CLIENT_SORT__COUNT] = {
 	[CLIENT_SORT_CREATED_AT] = "created_at",
@@ -61,7 +61,7 @@ void clients_body_release(struct client_body *b)
  * One registered URI, item i of the list key: an absolute http or https URL
  * of at most URL_MAX_CHARS, without a fragment (RFC 6749 §3.1.2: "The
  * endpoint URI MUST NOT include a fragment component"; the logout URIs
- * follow the same rules, CONTRACT.md §7). The error names the position,
+ * follow the same rules, docs/signin.md §"Logout"). The error names the position,
  * never the value.
  */
 static int check_registered_uri(const char *key, const json_t *item, size_t i,
@@ -156,7 +156,7 @@ static int read_backchannel_uri(const json_t *body, struct str_field *out,
 	return 0;
 }
 
-/* body[key], one of the n values of choices (CONTRACT.md §8): absent ->
+/* body[key], one of the n values of choices (docs/tokens.md §"Client authentication"): absent ->
  * *out NULL; one of them -> *out that static string; anything else, null
  * too, is invalid_params naming them. */
 static int read_choice(const json_t *body, const char *key, const char *const *choices,
@@ -179,14 +179,14 @@ static int read_choice(const json_t *body, const char *key, const char *const *c
 	return api_fail(err, E_INVALID_PARAMS, "%s must be one of %s", key, names);
 }
 
-/* CONTRACT.md §8: how the client proves who it is at the token endpoint, and
+/* docs/tokens.md §"Client authentication": how the client proves who it is at the token endpoint, and
  * how its ID tokens are signed (§7); the first of each is the default. */
 static const char *const auth_methods[] = {
 	CLIENT_AUTH_METHOD_DEFAULT, "client_secret_basic", "client_secret_post",
 };
 static const char *const id_token_algs[] = { CLIENT_ID_TOKEN_ALG_DEFAULT, "ES256" };
 
-/* On update, name and is_active are required (CONTRACT.md §3). */
+/* On update, name and is_active are required (docs/api.md §"Conventions"). */
 int clients_read_body(const json_t *body, bool update, struct client_body *b,
                       struct api_error *err)
 {
@@ -257,7 +257,7 @@ static struct clients_write *clients_write_of(struct request_ctx *ctx)
 	return request_state(ctx, sizeof(struct clients_write), clients_write_release);
 }
 
-/* Stored only as a hash (CONTRACT.md §4). */
+/* Stored only as a hash (docs/api.md §"Records"). */
 static void new_secret(struct clients_write *w)
 {
 	w->secret = crypto_new_secret();
@@ -306,7 +306,7 @@ static enum step_result create_write(struct flow *f)
 	return STEP_WAIT;
 }
 
-/* CONTRACT.md §4: the secret is shown once, here, after the record's
+/* docs/api.md §"Records": the secret is shown once, here, after the record's
  * fields. It is base64url: no JSON escape. */
 static enum step_result create_reply(struct flow *f)
 {
@@ -346,7 +346,7 @@ flow_step *const clients_update_steps[] = { update_read, update_write, record_re
 
 /* ---- POST .../clients/{client_id}/secret ---- */
 
-/* CONTRACT.md §4: a new secret replaces the old one at once; the old one
+/* docs/api.md §"Records": a new secret replaces the old one at once; the old one
  * no longer authenticates at the token endpoint. */
 static enum step_result rotate_write(struct flow *f)
 {
@@ -373,7 +373,7 @@ static enum step_result rotate_reply(struct flow *f)
 
 flow_step *const clients_rotate_secret_steps[] = { rotate_write, rotate_reply, NULL };
 
-/* ---- GET and DELETE .../clients/{client_id} (CONTRACT.md §8) ---- */
+/* ---- GET and DELETE .../clients/{client_id} (docs/api.md §"Read one and delete") ---- */
 
 static enum step_result get(struct flow *f)
 {

@@ -1,5 +1,5 @@
 /*
- * POST /api/v1/tokens/introspect (RFC 7662, CONTRACT.md §8): a resource
+ * POST /api/v1/tokens/introspect (RFC 7662, docs/tokens.md §"Introspection"): a resource
  * server asks whether a token is good now. The caller is an active client
  * that proves its secret (Basic or client_secret_post), else 401
  * invalid_client_credentials. An access token is judged as the bearer
@@ -79,7 +79,7 @@ static enum step_result access_check(struct flow *f)
 	return STEP_WAIT;
 }
 
-/* RFC 7662 §2.2, with CONTRACT.md §8's members. */
+/* RFC 7662 §2.2, with docs/tokens.md §"Introspection"'s members. */
 static enum step_result access_answer(struct flow *f)
 {
 	struct request_ctx *ctx = request_of(f);

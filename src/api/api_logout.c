@@ -1,6 +1,6 @@
 /*
  * GET and POST /api/v1/logout, the end_session_endpoint (OpenID Connect
- * RP-Initiated Logout 1.0, CONTRACT.md §7). With a valid id_token_hint the
+ * RP-Initiated Logout 1.0, docs/signin.md §"Logout"). With a valid id_token_hint the
  * session the ID token names ends at once; without one the browser's own
  * session ends only after the user confirms on our page, whose post must
  * carry a value bound to the session and come from our origin. Until the
@@ -126,7 +126,7 @@ static enum step_result form_read(struct flow *f)
 	return params_read(f, &request_of(f)->form);
 }
 
-/* CONTRACT.md §7: the confirmation's post must come from our own page. */
+/* docs/signin.md §"Cross-site posts": the confirmation's post must come from our own page. */
 static enum step_result confirm_origin_check(struct flow *f)
 {
 	if (!logout_of(f)->p.confirm)

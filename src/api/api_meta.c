@@ -39,7 +39,7 @@ static enum step_result jwks_keys(struct flow *f)
 	return STEP_WAIT;
 }
 
-/* Every published key (CONTRACT.md §8). */
+/* Every published key (docs/tokens.md §"Signing keys"). */
 static enum step_result jwks(struct flow *f)
 {
 	struct request_ctx *ctx = request_of(f);
@@ -78,7 +78,7 @@ static const char *const introspection_auth_methods[] = {
 	"client_secret_basic", "client_secret_post", NULL,
 };
 static const char *const scopes[] = { "openid", "profile", "email", "roles", NULL };
-/* Every claim of CONTRACT.md §7: the ID token's and UserInfo's. */
+/* Every claim of docs/signin.md §"Discovery": the ID token's and UserInfo's. */
 static const char *const claims[] = {
 	"iss", "sub", "aud", "iat", "exp", "auth_time", "amr", "nonce", "at_hash", "sid", "name",
 	"preferred_username", "picture", "updated_at", "email", "email_verified", "role",
@@ -86,7 +86,7 @@ static const char *const claims[] = {
 };
 
 /* RFC 8414 §2 and OpenID Connect Discovery §3, one document at both
- * addresses (CONTRACT.md §7); every endpoint URL is the issuer followed by
+ * addresses (docs/signin.md §"Discovery"); every endpoint URL is the issuer followed by
  * its path. */
 static enum step_result metadata(struct flow *f)
 {

@@ -1,5 +1,5 @@
 /*
- * The read-one and delete endpoints' shared steps (CONTRACT.md §8). The
+ * The read-one and delete endpoints' shared steps (docs/api.md §"Read one and delete"). The
  * router has checked the token, the project and the permission; these
  * steps read no body and answer only what the store hands back.
  */

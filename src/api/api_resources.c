@@ -1,5 +1,5 @@
 /*
- * The resources endpoints (SPEC.md "Resource endpoints", CONTRACT.md §2-§4).
+ * The resources endpoints (docs/api.md §"Resources", docs/api.md §"Permissions and default resources", §"Conventions", §"Records").
  * Every body and query check runs here, before the store is asked anything,
  * so that invalid_params wins over *_not_found and *_already_used. Never
  * echoes a value from the request in an error.
@@ -19,13 +19,13 @@
 #include "validate.h"
 
 static const struct str_rule rule_name = { "name", true, 0, NAME_MAX_CHARS, CHECK_NONE };
-/* SPEC.md: on create a code is alphanumeric, dash, underscore; on update
+/* docs/api.md §"Resources": on create a code is alphanumeric, dash, underscore; on update
  * only its length is checked. */
 static const struct str_rule rule_code_create = { "code", true, 0, CODE_MAX_CHARS, CHECK_CODE };
 static const struct str_rule rule_code_update = { "code", true, 0, CODE_MAX_CHARS, CHECK_NONE };
 static const struct str_rule rule_description =
 	{ "description", false, 0, DESCRIPTION_MAX_CHARS, CHECK_NONE };
-/* CONTRACT.md §4: a permission item's name is 1..50, its code as a resource
+/* docs/api.md §"Records": a permission item's name is 1..50, its code as a resource
  * code on create (it becomes half of a named permission in a token's
  * space-separated scope, on update too), its description up to 200. */
 static const struct str_rule rule_item_name = { "name", true, 1, NAME_MAX_CHARS, CHECK_NONE };
@@ -207,7 +207,7 @@ static enum step_result written(struct flow *f)
 flow_step *const resources_create_steps[] = { write_read, create, written, NULL };
 flow_step *const resources_update_steps[] = { write_read, update, written, NULL };
 
-/* CONTRACT.md §3: resources are listed oldest first; there is no sort_by,
+/* docs/api.md §"Lists": resources are listed oldest first; there is no sort_by,
  * so sort parameters are not read. */
 static enum step_result list_read(struct flow *f)
 {
@@ -234,7 +234,7 @@ static enum step_result list(struct flow *f)
 
 flow_step *const resources_list_steps[] = { list_read, list, list_answer, NULL };
 
-/* ---- one resource: GET and DELETE (CONTRACT.md §8) ---- */
+/* ---- one resource: GET and DELETE (docs/api.md §"Read one and delete") ---- */
 
 static enum step_result get(struct flow *f)
 {

@@ -48,10 +48,10 @@ static enum step_result rfc7009_read(struct flow *f)
 	return STEP_NEXT;
 }
 
-/* POST /api/v1/tokens/current/revoke (SPEC.md): JSON client_id and
+/* POST /api/v1/tokens/current/revoke (docs/tokens.md §"Revocation"): JSON client_id and
  * refresh_token; the bearer access token, if sent, is revoked too. A
  * confidential client adds its secret as client_secret, or sends Basic in
- * place of the bearer token (CONTRACT.md §8). */
+ * place of the bearer token (docs/tokens.md §"Client authentication"). */
 static enum step_result current_read(struct flow *f)
 {
 	static const struct str_rule client_rule = { .key = "client_id", .required = true,

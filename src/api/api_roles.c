@@ -1,5 +1,5 @@
 /*
- * The roles endpoints (SPEC.md "Role endpoints"): create, update and list
+ * The roles endpoints (docs/api.md §"Roles"): create, update and list
  * the roles of the project in the path. The router has already checked the
  * token, the project and the permission; this file checks the body or query
  * (invalid_params) and leaves references, the caller's authority over the
@@ -24,7 +24,7 @@ static const char *const sort_keys[ROLE_SORT__COUNT] = {
 	[ROLE_SORT_CODE] = "code",
 };
 
-/* SPEC.md "Role": create and update take the same fields and limits. */
+/* docs/api.md §"Roles": create and update take the same fields and limits. */
 static const struct str_rule code_rule = {
 	.key = "code", .required = true, .max_chars = CODE_MAX_CHARS, .check = CHECK_CODE,
 };
@@ -66,7 +66,7 @@ static void role_write_release(void *p)
 	free(w->record);
 }
 
-/* CONTRACT.md §3: invalid_params before role_not_found. */
+/* docs/api.md §"Which error wins": invalid_params before role_not_found. */
 static enum step_result write_read(struct flow *f)
 {
 	struct request_ctx *ctx = request_of(f);
@@ -137,7 +137,7 @@ static enum step_result list(struct flow *f)
 
 flow_step *const roles_list_steps[] = { list_read, list, list_answer, NULL };
 
-/* ---- one role: GET and DELETE (CONTRACT.md §8) ---- */
+/* ---- one role: GET and DELETE (docs/api.md §"Read one and delete") ---- */
 
 static enum step_result get(struct flow *f)
 {

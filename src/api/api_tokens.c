@@ -32,7 +32,7 @@ static void token_exchange_release(void *p)
 }
 
 /* Each parameter may be given once. RFC 6749 names the code "code",
- * SPEC.md "authorization_code": one of them. */
+ * docs/tokens.md §"Token endpoint": one of them. */
 static int read_form(const struct evkeyvalq *form, struct grant_request *in,
                      struct api_error *err)
 {

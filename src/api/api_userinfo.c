@@ -1,5 +1,5 @@
 /*
- * GET and POST /api/v1/userinfo (OpenID Connect Core §5.3, CONTRACT.md §7):
+ * GET and POST /api/v1/userinfo (OpenID Connect Core §5.3, docs/signin.md §"UserInfo"):
  * the claims of a user's OpenID Connect sign-in. The router has checked the
  * bearer token (RFC 6750, access tokens only); here it must be a user's
  * whose scope has openid (else 403 insufficient_scope). The user is read

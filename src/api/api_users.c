@@ -1,5 +1,5 @@
 /*
- * The users endpoints (SPEC.md "User endpoints", CONTRACT.md §3-§4) as
+ * The users endpoints (docs/api.md §"Users", docs/api.md §"Conventions", §"Records") as
  * steps: read the request, ask the store, answer with its record. Create
  * and update hash a password on the worker pool between two steps, and only
  * after the checks a request can fail, so that one bound to fail costs no
@@ -39,7 +39,7 @@ static const char *const sort_keys[USER_SORT__COUNT] = {
 	[USER_SORT_ROLE_NAME] = "role_name",
 };
 
-/* SPEC.md "User" and "Limits"; CONTRACT.md §3 for URLs, emails and passwords. */
+/* docs/api.md §"Users" and §"Limits"; §"Field values" for URLs, emails and passwords. */
 static const struct str_rule rule_display_name = {
 	"display_name", true, 0, NAME_MAX_CHARS, CHECK_NONE };
 static const struct str_rule rule_avatar_url = {
@@ -79,7 +79,7 @@ static void user_write_release(void *p)
 	free(w->record);
 }
 
-/* PUT /api/v1/users/current (SPEC.md): email is required; the caller cannot
+/* PUT /api/v1/users/current (docs/api.md §"Users"): email is required; the caller cannot
  * touch external_user_id, role_id or is_active, which are kept. They are not
  * fields of this body, so like any unknown field they are not even read. */
 static int current_body_check(struct user_fields *f, struct api_error *err)
@@ -114,7 +114,7 @@ int users_current_recent_check(long long auth_time, long long now,
 }
 
 /* PUT /api/v1/users/current, after its body: the token's user, who sets
- * their own email (not verified, CONTRACT.md §7) and changes it or the
+ * their own email (not verified, docs/signin.md §"email_verified") and changes it or the
  * password only after a recent sign-in. */
 static int current_write_check(const struct principal *p, const struct str_field *password,
                                struct user_fields *f, struct api_error *err)
@@ -125,7 +125,7 @@ static int current_write_check(const struct principal *p, const struct str_field
 	return users_current_recent_check(p->auth_time, (long long)time(NULL), password, f, err);
 }
 
-/* SPEC.md rule 1 is read on the body, on update too (CONTRACT.md §3):
+/* The rule on the external ID (docs/api.md §"Users") is read on the body, on update too:
  * without an email the body must carry an external_user_id. Create rule 2:
  * an email needs a password. */
 int users_read_body(const json_t *body, enum user_write kind, struct user_fields *f,
@@ -341,7 +341,7 @@ flow_step *const users_list_steps[] = { list_read, list_reply, NULL };
 /* ---- one user: by external ID, by ID, the token's own; delete ---- */
 
 /* GET .../users/external/{external_user_id}[?include_permissions=true]
- * (CONTRACT.md §4): "permissions" only when asked for. */
+ * (docs/api.md §"Records"): "permissions" only when asked for. */
 static enum step_result external_get(struct flow *f)
 {
 	struct request_ctx *ctx = request_of(f);
@@ -372,7 +372,7 @@ static enum step_result delete(struct flow *f)
 flow_step *const users_get_steps[] = { get, record_answer, NULL };
 flow_step *const users_delete_steps[] = { delete, record_deleted, NULL };
 
-/* GET /api/v1/users/current (CONTRACT.md §8): the token's user, answered
+/* GET /api/v1/users/current (docs/api.md §"Current user"): the token's user, answered
  * as PUT answers a token that has none. */
 static enum step_result current_get(struct flow *f)
 {
@@ -391,14 +391,14 @@ flow_step *const users_get_current_steps[] = { current_get, record_answer, NULL 
 /* ---- BYOU codes ---- */
 
 /* POST .../users/external/{external_user_id}/authorization-codes: the
- * project's backend vouches for a BYOU user (CONTRACT.md §6). Checks: the
+ * project's backend vouches for a BYOU user (docs/signin.md §"BYOU codes"). Checks: the
  * body (invalid_params), user_not_found, client_not_found, the states that
  * need the records (invalid_params), then insufficient_permission: the code
  * yields a token with the user's role's permissions, so the caller must
- * carry those of them that are default-resource ones (CONTRACT.md §3, no
+ * carry those of them that are default-resource ones (docs/api.md §"No escalation", no
  * escalation). Each step judges what the one before it read, then starts
  * the next read. The body may carry scope and nonce, as an authorization
- * request does (CONTRACT.md §7): with openid, the code's sign-in is an
+ * request does (docs/signin.md §"BYOU codes"): with openid, the code's sign-in is an
  * OIDC one, and its code grant answers an ID token with that nonce. */
 enum byou_field {
 	BYOU_CLIENT_ID, BYOU_REDIRECT_URI, BYOU_CHALLENGE, BYOU_METHOD, BYOU_SCOPE, BYOU_NONCE,
@@ -432,7 +432,7 @@ static enum step_result byou_read(struct flow *f)
 		[BYOU_REDIRECT_URI] = { .key = "redirect_uri", .required = true, .check = CHECK_URL },
 		[BYOU_CHALLENGE] = { .key = "code_challenge", .required = true, .max_chars = 128 },
 		[BYOU_METHOD] = { .key = "code_challenge_method", .required = true, .max_chars = 16 },
-		/* CONTRACT.md §7: as the authorization request's */
+		/* docs/signin.md §"BYOU codes": as the authorization request's */
 		[BYOU_SCOPE] = { .key = "scope", .max_chars = 1024 },
 		[BYOU_NONCE] = { .key = "nonce", .max_chars = 512 },
 	};

@@ -102,7 +102,7 @@ void html_add_hidden(struct evbuffer *buf, const char *name, const char *value)
 	evbuffer_add(buf, "\">\n", 3);
 }
 
-/* CONTRACT.md §7: same-origin, never no-referrer: with no-referrer a
+/* docs/signin.md §"Cross-site posts": same-origin, never no-referrer: with no-referrer a
  * browser sends "Origin: null" on the page's own form post, which the
  * Origin check must refuse. */
 void html_reply(struct request_ctx *ctx, int status, struct evbuffer *buf)

@@ -1,6 +1,6 @@
 /*
  * The route table and the checks every request passes before its route's steps,
- * in CONTRACT.md §3's order: invalid_authorization_token -> project_not_found
+ * in the order of docs/api.md §"Which error wins": invalid_authorization_token -> project_not_found
  * -> insufficient_permission -> invalid_params (query, content type, body).
  */
 #include <stdio.h>
@@ -184,7 +184,7 @@ static void reply_fail(struct request_ctx *ctx, enum api_code code, const char *
 	http_reply_error(ctx, &err);
 }
 
-/* CONTRACT.md §5: the public endpoints allow any origin; the management API
+/* docs/tokens.md §"CORS": the public endpoints allow any origin; the management API
  * the configured ones. */
 static void add_cors_headers(struct request_ctx *ctx, enum route_cors cors, const char *allow)
 {
@@ -231,7 +231,7 @@ static int read_body(struct request_ctx *ctx, enum route_body kind, struct api_e
 	return 0;
 }
 
-/* ---- the checks every route shares, in CONTRACT.md §3's order ---- */
+/* ---- the checks every route shares, in the order of docs/api.md §"Which error wins" ---- */
 
 static enum step_result step_authenticate(struct flow *f)
 {

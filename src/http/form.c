@@ -138,7 +138,7 @@ int form_get(const struct evkeyvalq *q, const char *key, const char **out,
 	return 0;
 }
 
-/* CONTRACT.md §3: page_num >= 1, page_size 1..100. */
+/* docs/api.md §"Lists": page_num >= 1, page_size 1..100. */
 int form_read_page(const struct evkeyvalq *q, long *page_num, long *page_size,
                    struct api_error *err)
 {

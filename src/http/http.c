@@ -118,7 +118,7 @@ struct deferred_reply {
 
 static void send_now(struct request_ctx *ctx, int status, struct evbuffer *buf);
 
-/* CONTRACT.md §11: over TLS every answer carries Strict-Transport-Security
+/* docs/operations.md §"TLS": over TLS every answer carries Strict-Transport-Security
  * when hsts_max_age_s > 0, never with includeSubDomains (the domain's other
  * hosts may not speak TLS). Its value goes to buf; false when none is sent. */
 #define HSTS_VALUE_MAX 32

@@ -103,7 +103,7 @@ static int on_ticket_key(SSL *ssl, unsigned char *name, unsigned char *iv,
 	return enc || k == &t->tickets[0] ? 1 : 2;
 }
 
-/* The protocol settings of CONTRACT.md §11. 0, or -1 on an OpenSSL error. */
+/* The protocol settings of docs/operations.md §"TLS". 0, or -1 on an OpenSSL error. */
 static int ctx_configure(SSL_CTX *ctx, struct tls *t)
 {
 	SSL_CTX_set_options(ctx, SSL_OP_CIPHER_SERVER_PREFERENCE | SSL_OP_NO_COMPRESSION |

@@ -1,4 +1,4 @@
-/* Issuing access tokens (RFC 9068 profile, CONTRACT.md §5). */
+/* Issuing access tokens (RFC 9068 profile, docs/tokens.md §"Access tokens"). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

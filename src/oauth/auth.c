@@ -1,4 +1,4 @@
-/* Bearer token checks for the management API (CONTRACT.md §5). Every
+/* Bearer token checks for the management API (docs/tokens.md §"Bearer check"). Every
  * failure is the same invalid_authorization_token: the caller learns no
  * more than that the token is not good. */
 #include <stdlib.h>

@@ -323,7 +323,7 @@ static void on_done(struct evhttp_request *req, void *arg)
 
 /* ---- an attempt ---- */
 
-/* The logout token (CONTRACT.md §7), signed like the client's ID tokens:
+/* The logout token (docs/signin.md §"Back-channel logout"), signed like the client's ID tokens:
  * typ logout+jwt; iss, aud, iat, exp = iat + 120, jti (the row's ID, the
  * same for every attempt), sub, sid (none for a BYOU user), events; no
  * nonce. NULL with why when it cannot be made. Caller wipes and frees. */

@@ -15,7 +15,7 @@
 #include "config.h"
 #include "util.h"
 
-/* The default rules (CONTRACT.md §7): what no back-channel URI may reach
+/* The default rules (docs/signin.md §"Back-channel logout"): what no back-channel URI may reach
  * when [oidc] backchannel_allow is empty. */
 static const struct cidr default_refused[] = {
 	{ AF_INET, { 0 }, 8 },              /* 0.0.0.0/8: "this network", reaches this host */

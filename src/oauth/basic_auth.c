@@ -69,7 +69,7 @@ int client_credentials_read(const char *authorization, const char *form_client_i
 		return api_fail(err, E_INVALID_PARAMS, "The Authorization header is malformed.");
 	if (form_secret && !*form_secret)
 		form_secret = NULL;   /* some public clients send it empty */
-	/* CONTRACT.md §8: one secret, one way */
+	/* docs/tokens.md §"Client authentication": one secret, one way */
 	if (basic_sent && form_secret)
 		return api_fail(err, E_INVALID_PARAMS,
 		                "Send the client secret once: in the Basic header or as client_secret.");

@@ -1,6 +1,6 @@
 /*
  * The token grants and the revocation of what they issue (grants.h). Each
- * is a flow of steps over the store, in CONTRACT.md §5's order: the form,
+ * is a flow of steps over the store, in the order of docs/tokens.md §"Order of checks": the form,
  * the client, client_not_active, project_not_active, then the grant itself.
  * A replayed code or refresh token revokes its whole sign-in before the
  * reuse is answered (RFC 6749 §4.1.2, §10.4). Codes and refresh tokens
@@ -77,7 +77,7 @@ static const struct client_credentials *credentials(const struct grant *g)
 	return g->in ? &g->in->client : &g->revoke->client;
 }
 
-/* CONTRACT.md §8: a confidential client proves its secret (Basic or
+/* docs/tokens.md §"Client authentication": a confidential client proves its secret (Basic or
  * client_secret_post) on every grant and revocation; a secret sent by any
  * client was checked by client_authenticate. */
 static enum step_result client_proven(struct flow *f)
@@ -90,7 +90,7 @@ static enum step_result client_proven(struct flow *f)
 	return STEP_NEXT;
 }
 
-/* After authentication, CONTRACT.md §5's order: client_not_active, then
+/* After authentication, the order of docs/tokens.md §"Order of checks": client_not_active, then
  * project_not_active. */
 static enum step_result client_usable(struct flow *f)
 {
@@ -153,7 +153,7 @@ static enum step_result keys_fresh(struct flow *f)
 	return STEP_WAIT;
 }
 
-/* CONTRACT.md §7: the granted scope is the sign-in's OIDC scopes, in
+/* docs/signin.md §"Granted scope": the granted scope is the sign-in's OIDC scopes, in
  * their fixed order, then the holder's named permissions (which, without
  * OIDC scopes, it is: taken over as they are, a grant's hot path). */
 static void grant_scope(struct grant *g)
@@ -315,7 +315,7 @@ static enum step_result user_scope(struct flow *f)
 	return STEP_WAIT;
 }
 
-/* The ID token of an OIDC sign-in (CONTRACT.md §7), beside the access
+/* The ID token of an OIDC sign-in (docs/signin.md §"ID tokens"), beside the access
  * token just signed. */
 static int sign_id(struct grant *g, struct api_error *err)
 {
@@ -410,7 +410,7 @@ static enum step_result code_get(struct flow *f)
 	return STEP_WAIT;
 }
 
-/* CONTRACT.md §5: unknown or another client's -> already used -> redirect
+/* docs/tokens.md §"Order of checks": unknown or another client's -> already used -> redirect
  * URI -> expired -> verifier. An unused code whose session ended (or is
  * gone) is as good as unknown: ending a session ends the sign-ins started
  * through it. */
@@ -491,7 +491,7 @@ static enum step_result rotations_bound(struct flow *f)
 	return r;
 }
 
-/* CONTRACT.md §5: unknown, revoked or another client's -> already used ->
+/* docs/tokens.md §"Order of checks": unknown, revoked or another client's -> already used ->
  * expired. A used token answers already used every time, and revokes,
  * but for a repeat within the grace. */
 static enum step_result refresh_check(struct flow *f)
@@ -599,7 +599,7 @@ static enum step_result revoke_client(struct flow *f)
 
 /* current/revoke names its client in the body. A secret sent (Basic or
  * client_secret) must be its own; without one, an unknown client is no
- * error: the answer is 200 whatever was revoked (CONTRACT.md §5). */
+ * error: the answer is 200 whatever was revoked (docs/tokens.md §"Revocation"). */
 static enum step_result current_client(struct flow *f)
 {
 	struct grant *g = grant_of(f);
@@ -694,7 +694,7 @@ static flow_step *const rfc7009_steps[] = {
 	keys_fresh, revoke_access_token, revoked, NULL,
 };
 
-/* SPEC.md's current/revoke: the refresh token of client_id, and the bearer
+/* docs/tokens.md §"Revocation" (current/revoke): the refresh token of client_id, and the bearer
  * access token, whoever's it is. */
 static flow_step *const current_steps[] = {
 	current_client, client_proven, revoke_find_refresh, revoke_refresh, keys_fresh,

@@ -1,5 +1,5 @@
 /*
- * ID tokens (CONTRACT.md §7): the OIDC scopes, the claims they grant, the
+ * ID tokens (docs/signin.md §"ID tokens"): the OIDC scopes, the claims they grant, the
  * token itself, and reading one back as a logout hint. Issuing a token
  * reads nothing: the grant hands in the user as it read them.
  */

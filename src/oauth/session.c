@@ -80,7 +80,7 @@ char *session_cookie_value(const char *const *headers, size_t n, const char *nam
 	return found == 1 && value_len > 0 ? xstrndup(value, value_len) : NULL;
 }
 
-/* CONTRACT.md §7: a __Host- cookie must be Secure, for Path=/ and without
+/* docs/signin.md §"Sessions": a __Host- cookie must be Secure, for Path=/ and without
  * Domain (RFC 6265bis §4.1.3.2); over http the cookie goes only to the
  * API's paths. Lax: sent on the top-level GET an app sends the browser
  * with, not on another site's POST. */

@@ -223,7 +223,7 @@ static enum step_result password_check(struct flow *f)
 /* ---- a refusal's events ---- */
 
 /* The user the email names, or NULL: never the email, which may hold a
- * password typed in the wrong field (CONTRACT.md §10). */
+ * password typed in the wrong field (docs/operations.md §"Audit trail"). */
 static const char *target_user(const struct signin *s)
 {
 	return s->user.found ? s->user.user_id : NULL;

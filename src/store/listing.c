@@ -1,4 +1,4 @@
-/* Paging, sorting and searching for the list endpoints (CONTRACT.md §3). */
+/* Paging, sorting and searching for the list endpoints (docs/api.md §"Lists"). */
 #include <stdlib.h>
 #include <string.h>
 

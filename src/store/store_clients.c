@@ -45,7 +45,7 @@ enum client_stmt {
 #define PERMISSION_IDS_OF(id) \
 	"json((SELECT json_group_array(permission_id) FROM (SELECT permission_id" \
 	" FROM client_permissions WHERE client_id = " id " ORDER BY permission_id)))"
-/* The record (CONTRACT.md §4) of the clients row c: its one definition, read
+/* The record (docs/api.md §"Records") of the clients row c: its one definition, read
  * by get, list pages and the read back of a write. iso_time is
  * format_timestamp (store.c). */
 #define CLIENT_JSON(c) \
@@ -59,7 +59,7 @@ enum client_stmt {
 	" 'id_token_signed_response_alg', " c ".id_token_signed_response_alg," \
 	" 'created_at', iso_time(" c ".created_at), 'updated_at', iso_time(" c ".updated_at))"
 
-/* ?1 the project; ?2 a search term or NULL (CONTRACT.md §3: a
+/* ?1 the project; ?2 a search term or NULL (docs/api.md §"Lists": a
  * case-insensitive substring of the name); ?3 is_active: 0, 1 or NULL. */
 #define LIST_FILTER \
 	" WHERE project_id = ?1" \
@@ -105,7 +105,7 @@ static const char *const sql[CS__COUNT] = {
 	[CS_PERMS_DELETE] = "DELETE FROM client_permissions WHERE client_id = ?1",
 	[CS_PERM_INSERT] =
 		"INSERT OR IGNORE INTO client_permissions (client_id, permission_id) VALUES (?1, ?2)",
-	/* CONTRACT.md §2: the twelve permissions of the default resources. */
+	/* docs/api.md §"Permissions and default resources": the twelve permissions of the default resources. */
 	[CS_GRANT_ADMIN] =
 		"INSERT OR IGNORE INTO client_permissions (client_id, permission_id)"
 		" SELECT c.id, pm.id FROM clients c JOIN permissions pm ON pm.project_id = c.project_id"
@@ -231,7 +231,7 @@ static const char *uris_or_none(const char *uris)
 	return uris ? uris : "[]";
 }
 
-/* ---- who may change where tokens go (CONTRACT.md §7) ---- */
+/* ---- who may change where tokens go (docs/signin.md §"Who may change where tokens go") ---- */
 
 enum routing_field {
 	ROUTE_REDIRECT_URIS,
@@ -297,7 +297,7 @@ static int routing_changed_by_update(struct store *st, const struct client_write
 	return rc;
 }
 
-/* CONTRACT.md §7: a client with redirect URIs can receive the tokens of any
+/* docs/signin.md §"Who may change where tokens go": a client with redirect URIs can receive the tokens of any
  * user of its project, so only a caller carrying all twelve default-resource
  * permissions may set or change where they go. */
 static int routing_check(struct store *st, const struct client_write *w, bool update,
@@ -393,7 +393,7 @@ static int update_row(struct store *st, const struct client_write *w, struct api
 	return store_step_write(st, s, NULL, 0, NULL, err);
 }
 
-/* CONTRACT.md §3: client_not_found, some_permissions_not_found, then
+/* docs/api.md §"Which error wins": client_not_found, some_permissions_not_found, then
  * insufficient_permission (for the new set, or what the client holds; then
  * for where its tokens go, §7). */
 static int update_write(struct store *st, void *arg, struct api_error *err)

@@ -1,5 +1,5 @@
 /*
- * No escalation (CONTRACT.md §3): each check is one statement that finds a
+ * No escalation (docs/api.md §"No escalation"): each check is one statement that finds a
  * permission of a default resource the caller's scope lacks, among the
  * permissions a write would grant or a record holds. Statements are
  * prepared at open (store.c); nothing here writes.

@@ -74,11 +74,11 @@ void store_admin_credentials(struct new_project *out, char hash[SECRET_HASH_LEN 
 	crypto_hash_secret(out->client_secret, strlen(out->client_secret), hash);
 }
 
-/* Makes an admin client of out->project_id (CONTRACT.md §2: active, the
+/* Makes an admin client of out->project_id (docs/api.md §"Permissions and default resources": active, the
  * twelve permissions of the default resources, which must be there), its
  * credentials into out, inside the caller's transaction. It is
  * confidential (client_secret_basic): it is given a secret and used with
- * it, so nothing may be done in its name without it (CONTRACT.md §8). 0,
+ * it, so nothing may be done in its name without it (docs/tokens.md §"Client authentication"). 0,
  * or -1 with system_error. */
 static int admin_client_insert(struct store *st, struct new_project *out, int64_t now,
                                struct api_error *err)

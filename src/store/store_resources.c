@@ -31,7 +31,7 @@ enum resources_stmt {
 	RS__COUNT
 };
 
-/* The record of the resources row r (CONTRACT.md §4), the one definition
+/* The record of the resources row r (docs/api.md §"Records"), the one definition
  * that every read uses: the read back of a write and the list pages. The
  * permissions come in their stored order: the ordered subquery feeds
  * json_group_array (SQLite 3.40 has no ORDER BY inside an aggregate), and
@@ -66,7 +66,7 @@ static const char *const sql[RS__COUNT] = {
 		"INSERT INTO resources (id, project_id, name, code, description, is_default,"
 		" created_at, updated_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?7)",
 	[RS_HEAD] = "SELECT is_default FROM resources WHERE id = ?1 AND project_id = ?2",
-	/* ?5 true: the body left description out, keep it (CONTRACT.md §3). */
+	/* ?5 true: the body left description out, keep it (docs/api.md §"Conventions"). */
 	[RS_UPDATE] =
 		"UPDATE resources SET name = ?2, code = ?3,"
 		" description = CASE WHEN ?5 THEN description ELSE ?4 END, updated_at = ?6"
@@ -262,7 +262,7 @@ static int permissions_check_owned(struct store *st, const struct resource_write
 	return 0;
 }
 
-/* The checks of an update that need the record, in CONTRACT.md §3's order;
+/* The checks of an update that need the record, in the order of docs/api.md §"Which error wins";
  * the code's conflict is the write's own (write_rules). */
 static int update_check(struct store *st, const struct resource_write *w, struct api_error *err)
 {
@@ -278,7 +278,7 @@ static int update_check(struct store *st, const struct resource_write *w, struct
 	if (found <= 0)
 		return found < 0 ? -1 : api_fail(err, resource_missing.code, "%s",
 		                                 resource_missing.sentence);
-	/* CONTRACT.md §2: default resources cannot be updated. */
+	/* docs/api.md §"Permissions and default resources": default resources cannot be updated. */
 	if (is_default)
 		return api_fail(err, E_INVALID_PARAMS, RESOURCE_DEFAULT_UPDATE);
 	return permissions_check_owned(st, w, err);
@@ -361,7 +361,7 @@ void store_resource_get(struct store *st, const char *project_id, const char *re
 	                 done);
 }
 
-/* CONTRACT.md §2 and §8: default resources cannot be deleted. */
+/* docs/api.md §"Permissions and default resources", §"Read one and delete": default resources cannot be deleted. */
 static int refuse_default(struct store *st, const char *id, const void *arg,
                           struct api_error *err)
 {
@@ -408,7 +408,7 @@ void store_resource_list(struct store *st, const char *project_id, const struct 
 
 /* ---- a new project's ---- */
 
-/* CONTRACT.md §2: the four default resources, each with create, update, read. */
+/* docs/api.md §"Permissions and default resources": the four default resources, each with create, update, read. */
 static const struct {
 	const char *code;
 	const char *name;

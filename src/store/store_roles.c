@@ -1,7 +1,7 @@
 /*
  * Roles in the store. Every write is one transaction (store_write_tx) that
- * checks its references and the caller's authority in CONTRACT.md §3's
- * order, writes, and reads the record back; a taken code is the write's own
+ * checks its references and the caller's authority in the order of docs/api.md
+ * §"Which error wins", writes, and reads the record back; a taken code is the write's own
  * UNIQUE failure. Statements are prepared at open (store_roles_sql).
  */
 #include <assert.h>
@@ -27,7 +27,7 @@ enum role_stmt {
 	RS__COUNT = RS_LIST + 2 * ROLE_SORT__COUNT
 };
 
-/* The record of the roles row r (CONTRACT.md §4), the one definition that
+/* The record of the roles row r (docs/api.md §"Records"), the one definition that
  * every read uses: the read back of a write and the list pages.
  * permission_ids is sorted by ID: the ordered subquery feeds
  * json_group_array (SQLite 3.40 has no ORDER BY inside an aggregate), and
@@ -38,7 +38,7 @@ enum role_stmt {
 	" FROM role_permissions WHERE role_id = r.id ORDER BY permission_id)))," \
 	" 'created_at', iso_time(r.created_at), 'updated_at', iso_time(r.updated_at))"
 
-/* ?1 project, ?2 the search term or NULL: CONTRACT.md §3 search over code,
+/* ?1 project, ?2 the search term or NULL: docs/api.md §"Lists" search over code,
  * name and description. */
 #define ROLE_FILTER \
 	" WHERE r.project_id = ?1 AND (?2 IS NULL OR" SQL_CONTAINS("r.code", "?2") \
@@ -118,7 +118,7 @@ static const struct unique_rule code_rule[] = {
 	{ probe_code, E_ROLE_CODE_ALREADY_USED, ROLE_CODE_TAKEN },
 };
 
-/* Once the role is known (CONTRACT.md §3): its references, then the
+/* Once the role is known (docs/api.md §"Which error wins"): its references, then the
  * caller's authority over what the role would be given and, on update, over
  * the role itself; the code's conflict is the write's own (code_rule). */
 static int role_check(struct store *st, const struct role_write *w, bool update,
@@ -194,7 +194,7 @@ static int role_update(struct store *st, void *arg, struct api_error *err)
 	sqlite3_bind_int64(s, 7, now_ms());
 	if (store_step_write(st, s, code_rule, 1, w, err) < 0)
 		return -1;
-	/* CONTRACT.md §3: an omitted permission_ids keeps the set; [] or null clears it. */
+	/* docs/api.md §"Conventions": an omitted permission_ids keeps the set; [] or null clears it. */
 	if (f->permission_ids && f->permission_ids->present)
 		return role_set_permissions(st, w->id, f->permission_ids, true, err);
 	return 0;

@@ -147,7 +147,7 @@ static int client_record(struct store *st, const char *session_id, const char *c
 	return store_step_write(st, s, NULL, 0, NULL, err);
 }
 
-/* CONTRACT.md §7's lifecycle, in the start's transaction. The old session
+/* docs/signin.md §"Sessions"'s lifecycle, in the start's transaction. The old session
  * is looked up whoever its user is, active or not: another user's ends. */
 static int start_write(struct store *st, void *arg, struct api_error *err)
 {

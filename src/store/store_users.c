@@ -60,7 +60,7 @@ static const char *const sql[SU__COUNT] = {
 		" avatar_url = CASE WHEN ?5 THEN ?6 ELSE avatar_url END,"
 		" external_user_id = CASE WHEN ?7 THEN ?8 ELSE external_user_id END,"
 		" email = CASE WHEN ?9 THEN ?10 ELSE email END,"
-		/* CONTRACT.md §7: set by an administrator, verified; changed by the
+		/* docs/signin.md §"email_verified": set by an administrator, verified; changed by the
 		 * user (?15), not; the same email sent back keeps what it was. */
 		" email_verified = CASE WHEN NOT ?9 THEN email_verified WHEN NOT ?15 THEN 1"
 		" WHEN email IS ?10 THEN email_verified ELSE 0 END,"
@@ -134,7 +134,7 @@ struct user_write {
 	char **out;                   /* the record read back */
 };
 
-/* ---- the checks, in CONTRACT.md §3's order ---- */
+/* ---- the checks, in the order of docs/api.md §"Which error wins" ---- */
 
 /* The records a write names: user_not_found, then role_not_found. */
 static int check_references(struct store *st, const struct user_write *w, struct api_error *err)
@@ -159,7 +159,7 @@ static int check_references(struct store *st, const struct user_write *w, struct
 }
 
 /* No escalation (store_grants.h): the caller may change the user (through
- * the role it has now) and give it the new role. And CONTRACT.md §7: a
+ * the role it has now) and give it the new role. And docs/signin.md §"Recent sign-in": a
  * locked email stays as it is. */
 static int check_authority(struct store *st, const struct user_write *w, struct api_error *err)
 {
@@ -205,8 +205,8 @@ static int email_taken(struct store *st, void *arg, struct api_error *err)
 	return taken(st, w, SU_EMAIL_TAKEN, &w->f->email, err);
 }
 
-/* The conflicts, external ID first: CONTRACT.md §3 orders nothing between
- * the two, so we follow SPEC.md's error table. */
+/* The conflicts, external ID first: docs/api.md §"Which error wins" orders nothing between
+ * the two, so we follow docs/api.md §"Errors". */
 static const struct unique_rule conflicts[] = {
 	{ external_id_taken, E_USER_EXTERNAL_ID_ALREADY_USED, store_user_external_id_used },
 	{ email_taken, E_USER_EMAIL_ALREADY_USED, store_user_email_used },

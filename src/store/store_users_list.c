@@ -33,7 +33,7 @@ enum store_users_list_stmt {
 };
 
 /* List filters: ?1 project, ?2 LIKE pattern, ?3 is_active, ?4 role_id (NULL: any).
- * CONTRACT.md §3: search is a case-insensitive substring of display name or email. */
+ * docs/api.md §"Lists": search is a case-insensitive substring of display name or email. */
 #define USER_FILTER \
 	" WHERE u.project_id = ?1" \
 	" AND (?2 IS NULL OR u.display_name LIKE ?2 ESCAPE '\\' OR u.email LIKE ?2 ESCAPE '\\')" \
@@ -66,7 +66,7 @@ enum store_users_list_stmt {
 	" FROM (SELECT DISTINCT user_rowid FROM " SUFFIX_USERS ") m" \
 	" CROSS JOIN users u ON u.rowid = m.user_rowid"
 
-/* CONTRACT.md §3: text sorts ignore case; NULLs first ascending and last
+/* docs/api.md §"Lists": text sorts ignore case; NULLs first ascending and last
  * descending (SQLite's order); ties broken by ID so pages never overlap. */
 #define ORDER(key, dir) " ORDER BY " key " " dir ", u.id " dir " LIMIT ?5 OFFSET ?6"
 #define LIST(key, dir) "SELECT " USER_RECORD USER_FROM USER_FILTER ORDER(key, dir)

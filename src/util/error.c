@@ -1,4 +1,4 @@
-/* The error table of SPEC.md: each code's string and HTTP status, in one place. */
+/* The error table of docs/api.md §"Errors": each code's string and HTTP status, in one place. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>

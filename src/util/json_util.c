@@ -36,7 +36,7 @@ static const char *parse_error_sentence(enum json_error_code code)
 	}
 }
 
-/* CONTRACT.md §3: the top level is an object; a wrong document, invalid
+/* docs/api.md §"No escalation": the top level is an object; a wrong document, invalid
  * UTF-8 or U+0000 is invalid_params. Jansson refuses the last two by default
  * (no JSON_ALLOW_NUL); trailing data is refused (no JSON_DISABLE_EOF_CHECK). */
 json_t *json_parse_body(const char *data, size_t len, struct api_error *err)
@@ -95,7 +95,7 @@ int json_read_string(const json_t *body, const struct str_rule *rule,
 	v = json_object_get(body, rule->key);
 	if (v != NULL && !json_is_null(v) && !json_is_string(v))
 		return api_fail(err, E_INVALID_PARAMS, "%s must be a string", rule->key);
-	/* CONTRACT.md §3: a required string field must be non-empty. */
+	/* docs/api.md §"Conventions": a required string field must be non-empty. */
 	if (v == NULL || json_is_null(v) || json_string_length(v) == 0) {
 		if (rule->required)
 			return api_fail(err, E_INVALID_PARAMS, "%s is required", rule->key);
@@ -225,7 +225,7 @@ int json_read_id_list(const json_t *body, const char *key, size_t max_count,
 			         ID_MAX_CHARS);
 			goto fail;
 		}
-		/* CONTRACT.md §3: duplicate IDs count once. */
+		/* docs/api.md §"Conventions": duplicate IDs count once. */
 		if (id_seen(out->ids, out->count, id))
 			continue;
 		if (out->count == max_count) {

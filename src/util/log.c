@@ -1,5 +1,5 @@
 /*
- * The log (log.h): text lines as CONTRACT.md §1 has them, or JSON objects.
+ * The log (log.h): text lines as docs/operations.md §"The program" has them, or JSON objects.
  * Nothing from the network reaches a line unescaped: in text, bytes a
  * terminal would act on become '?'; in JSON, every string is escaped, so a
  * path cannot forge or break a line.

@@ -132,7 +132,7 @@ static bool is_space_or_control(uint32_t cp)
 	       cp == 0x202f || cp == 0x205f || cp == 0x3000 || cp == 0xfeff;
 }
 
-/* CONTRACT.md §3: "local@domain, no spaces". Nothing stricter: RFC 5321
+/* docs/api.md §"Field values": "local@domain, no spaces". Nothing stricter: RFC 5321
  * local parts are too varied to police, and delivery proves the rest. */
 bool validate_email(const char *s)
 {

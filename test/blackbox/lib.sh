@@ -22,7 +22,7 @@
 # EDGEAUTH_WRAPPER="valgrind --leak-check=full" runs the server under a tool;
 # the server's own exit status is then checked by stop_server.
 #
-# EDGEAUTH_BACKEND=postgres runs the server on PostgreSQL (CONTRACT.md §9):
+# EDGEAUTH_BACKEND=postgres runs the server on PostgreSQL (docs/operations.md §"A fleet on PostgreSQL"):
 # EDGEAUTH_PG_HOST is the socket directory of a cluster (test/blackbox/run.sh
 # starts a throw-away one, scripts/pg-cluster), and each test file has a
 # fresh database of its own there (EDGEAUTH_PG_PORT: its port, 5432).

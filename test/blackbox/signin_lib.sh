@@ -205,7 +205,7 @@ PY
 }
 
 # byou_code EXTERNAL_ID CLIENT REDIRECT [SCOPE [NONCE]]: as the admin
-# (TOKEN), a BYOU code for that user (CONTRACT.md §6; scope and nonce as an
+# (TOKEN), a BYOU code for that user (docs/signin.md §"BYOU codes"; scope and nonce as an
 # OpenID Connect request's, §7); sets CODE (empty on an error: STATUS and
 # BODY say which), VERIFIER and CHALLENGE
 byou_code() {

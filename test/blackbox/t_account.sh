@@ -1,4 +1,4 @@
-# A user's own account (CONTRACT.md §7): email_verified, true when the email
+# A user's own account (docs/signin.md §"email_verified"): email_verified, true when the email
 # was last set through the management API and false after the user set it
 # through PUT /api/v1/users/current (null without an email); and the
 # recent-sign-in rule: PUT /api/v1/users/current that changes the email or
@@ -102,7 +102,7 @@ expect "Bearer $RECENT" 200 "a recent sign-in sets a password" PUT /api/v1/users
 	'{"display_name":"Ann","email":"ann.b@example.com","password":"new password 1"}'
 sign_in "$APP" "$REDIRECT" ann.b@example.com "new password 1"
 check "the new password signs in" "$([ -n "$CODE" ] && echo yes)" yes
-# a new password ends the user's sessions (CONTRACT.md §7), and with them
+# a new password ends the user's sessions (docs/signin.md §"Sessions"), and with them
 # the sign-ins made in them: the token that set it too
 expect "Bearer $RECENT" "401 invalid_authorization_token" "the new password revoked the session's token" \
 	GET /api/v1/users/current

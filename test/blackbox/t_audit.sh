@@ -1,4 +1,4 @@
-# The audit trail (CONTRACT.md §10): each kind of event appears exactly once
+# The audit trail (docs/operations.md §"Audit trail"): each kind of event appears exactly once
 # after its action, with its actor, target and address; a failed write
 # leaves none; `edgeauth events` and its filters; the retention purge.
 . "$(dirname "$0")/lib.sh"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The audit trail of the CLI's writes and of client writes, on either backend
-# (CONTRACT.md §10): each write records one event in its own transaction, a
+# (docs/operations.md §"Audit trail"): each write records one event in its own transaction, a
 # refused write records none, and the [audit] file gets each committed event
 # once, in order. (t_audit.sh covers every kind of event.)
 . "$(dirname "$0")/lib.sh"

@@ -1,4 +1,4 @@
-# Back-channel logout (CONTRACT.md §7, OIDC Back-Channel Logout 1.0): a
+# Back-channel logout (docs/signin.md §"Back-channel logout", OIDC Back-Channel Logout 1.0): a
 # receiver started here (logout_receiver.py, 127.0.0.1) gets the logout
 # tokens of every client of a session that ends. Sessions are written into
 # the store beside the running server (lib.sh's db), as a sign-in does; they
@@ -213,7 +213,7 @@ grep -Eq "to client $MN at localhost: not sent: localhost resolves to (127\.0\.0
 grep -q "to client $MM at \[::ffff:127.0.0.1\]: not sent: " "$TMP/server.log" && pass ||
 	fail "issue24.6: the metrics listener IPv4-mapped was not refused"
 
-# the metrics count each outcome (CONTRACT.md §10), as the log lines above
+# the metrics count each outcome (docs/operations.md §"Metrics"), as the log lines above
 # tell them: at least the ones seen so far
 check "metrics: deliveries" "$(( $(delivered delivered) >= 1 ))" 1
 check "metrics: rejected (a 4xx, a redirect, a big header)" "$(( $(delivered rejected) >= 3 ))" 1

@@ -1,4 +1,4 @@
-# Backup and restore (CONTRACT.md §10): a backup under write load is a
+# Backup and restore (docs/operations.md §"Backup and restore"): a backup under write load is a
 # consistent copy (integrity_check) holding every write acknowledged before
 # it began, mode 0600, never over an existing file; restore is refused while
 # a server runs; a server on the restored store answers for those writes,

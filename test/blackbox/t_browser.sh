@@ -1,4 +1,4 @@
-# The sign-in page in a real browser (CONTRACT.md §6): Debian's chromium,
+# The sign-in page in a real browser (docs/signin.md §"Password sign-in"): Debian's chromium,
 # driven by playwright-core (pinned in test/browser/package-lock.json), signs
 # a user with a non-ASCII password in through the form, pressing Enter, and
 # follows the redirect to a callback listener that test/browser/signin.mjs

@@ -1,4 +1,4 @@
-# Single sign-on in a real browser (CONTRACT.md §7, issue 13): Debian's
+# Single sign-on in a real browser (docs/signin.md §"Sessions", issue 13): Debian's
 # chromium, driven by playwright-core (test/browser/sso.mjs), signs in to
 # app A; app B of the same project then gets its code without the form;
 # prompt=none without a session comes back with login_required; prompt=login

@@ -1,4 +1,4 @@
-# Confidential clients (CONTRACT.md §8): token_endpoint_auth_method
+# Confidential clients (docs/tokens.md §"Client authentication"): token_endpoint_auth_method
 # client_secret_basic or client_secret_post must send the secret on the
 # code and refresh grants and on both revocation endpoints, either way;
 # a secret sent both ways is invalid_params; a public (none) client's secret

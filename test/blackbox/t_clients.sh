@@ -1,6 +1,6 @@
 # Clients: create, update, list, secret rotation, and what they mean at the
-# token endpoint and for bearer tokens (SPEC.md "Client endpoints",
-# CONTRACT.md §3-§5). Permission IDs come straight from the database, as the
+# token endpoint and for bearer tokens (docs/api.md §"Clients",
+# docs/api.md §"Conventions", §"Records"; docs/tokens.md §"Bearer check"). Permission IDs come straight from the database, as the
 # resources endpoints are not ours to rely on.
 . "$(dirname "$0")/lib.sh"
 start_server
@@ -28,7 +28,7 @@ secret_hash() { printf '%s' "$1" | openssl dgst -sha256 -binary | base64 -w0 | t
 rep() { printf "%${2}s" '' | sed "s/ /$1/g"; }   # rep STRING N
 TS_RE='^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\\.[0-9]{3}Z$'
 RECORD_KEYS='backchannel_logout_uri,created_at,description,id,id_token_signed_response_alg,is_active,name,permission_ids,post_logout_redirect_uris,redirect_uris,token_endpoint_auth_method,updated_at'
-# CONTRACT.md §4's key order, the secret last in a create's answer
+# docs/api.md §"Records"'s key order, the secret last in a create's answer
 KEY_ORDER='id,name,description,is_active,permission_ids,redirect_uris,post_logout_redirect_uris,backchannel_logout_uri,token_endpoint_auth_method,id_token_signed_response_alg,created_at,updated_at'
 
 ########## create ##########

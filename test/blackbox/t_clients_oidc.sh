@@ -1,4 +1,4 @@
-# A client's OpenID Connect and confidential-client fields (CONTRACT.md §4,
+# A client's OpenID Connect and confidential-client fields (docs/api.md §"Records",
 # §7, §8): post_logout_redirect_uris (the rules of redirect_uris),
 # backchannel_logout_uri (an absolute http/https URL or null),
 # token_endpoint_auth_method and id_token_signed_response_alg (their
@@ -91,7 +91,7 @@ bad "id_token_signed_response_alg null" '"id_token_signed_response_alg":null'
 bad "id_token_signed_response_alg lower case" '"id_token_signed_response_alg":"rs256"'
 check "no refused create was written" "$(db "select count(*) from clients where name = 'x'")" 0
 
-########## who may change where tokens go (CONTRACT.md §7) ##########
+########## who may change where tokens go (docs/signin.md §"Who may change where tokens go") ##########
 # a client holding every clients permission and users:read, but not all twelve
 new_client "client manager" clients:create clients:read clients:update users:read
 AS_CM="Bearer $(client_token "$CID" "$CSECRET")"

@@ -1,4 +1,4 @@
-# No escalation through the management API (CONTRACT.md §3): a caller may
+# No escalation through the management API (docs/api.md §"No escalation"): a caller may
 # not grant, through permission_ids or a user's role_id, a permission of the
 # four default resources that its own token lacks, nor update, deactivate or
 # rotate the secret of a role, client or user holding one; 403

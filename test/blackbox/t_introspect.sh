@@ -1,4 +1,4 @@
-# Token introspection (RFC 7662, CONTRACT.md §8): an active access token's
+# Token introspection (RFC 7662, docs/tokens.md §"Introspection"): an active access token's
 # members (a user's and a client's), a refresh token active only to its own
 # client; {"active": false} for unknown, expired, revoked, used, another
 # project's, or a token whose user or client is no longer active; the

@@ -1,4 +1,4 @@
-# Signing keys in the store (CONTRACT.md §8): the CLI (key list, rotate,
+# Signing keys in the store (docs/tokens.md §"Signing keys"): the CLI (key list, rotate,
 # retire) beside a running server, a rotation that breaks no token (the
 # management API and jose's createRemoteJWKSet before and after it), the old
 # key leaving JWKS once the last token it signed has expired, a retired

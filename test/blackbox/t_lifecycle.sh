@@ -42,7 +42,7 @@ TOKEN=$(admin_token)
 signed_in "$APP" "$REDIRECT" bob@example.com "correct horse"
 check_status "a sign-in for the current user" 200
 USER_TOKEN=$ACCESS
-# CONTRACT.md §7: the email and the password change only with a token of a
+# docs/signin.md §"Recent sign-in": the email and the password change only with a token of a
 # recent sign-in: this one, which carries auth_time; t_account.sh tests the rule
 AUTH="Bearer $USER_TOKEN" req PUT /api/v1/users/current '{"display_name":"Robert","email":"robert@example.com","avatar_url":"https://img.example/r.png"}'
 check_status "update current user" 200
@@ -58,7 +58,7 @@ AUTH="Bearer $USER_TOKEN" req PUT /api/v1/users/current '{"display_name":"Robert
 check_status "change password" 200
 sign_in "$APP" "$REDIRECT" robert@example.com "new secret 1"
 check "new password works" "$([ -n "$CODE" ] && echo yes)" yes
-# a new password ends the user's sessions (CONTRACT.md §7), and with them
+# a new password ends the user's sessions (docs/signin.md §"Sessions"), and with them
 # the sign-ins made in them
 AUTH="Bearer $USER_TOKEN" req GET /api/v1/users/current
 check_err "the new password revoked the earlier sign-in" 401 invalid_authorization_token

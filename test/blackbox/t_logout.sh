@@ -1,4 +1,4 @@
-# Logout (OpenID Connect RP-Initiated Logout 1.0, CONTRACT.md §7):
+# Logout (OpenID Connect RP-Initiated Logout 1.0, docs/signin.md §"Logout"):
 # GET and POST /api/v1/logout with an id_token_hint (the session its sid
 # names ends, cookie or not; the client from client_id or the hint's aud),
 # without one (a confirmation page whose post carries a value bound to the
@@ -8,7 +8,7 @@
 # post_logout_redirect_uri (a page, never a redirect). Ending a session
 # revokes the sign-ins made through it.
 #
-# Until ID tokens are issued (the token side of CONTRACT.md §7),
+# Until ID tokens are issued (the token side of docs/signin.md §"ID tokens"),
 # id_token_hint (signin_lib.sh) makes one with the server's key file.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/signin_lib.sh"

@@ -1,4 +1,4 @@
-# [log] format = json (CONTRACT.md §10): every line of the log is one JSON
+# [log] format = json (docs/operations.md §"Logs"): every line of the log is one JSON
 # object, requests with time, method, path (no query), status and us, and the
 # start-up, stop and error lines with level and msg; paths from the network
 # with quotes, control bytes or bytes that are not UTF-8 cannot break a line.

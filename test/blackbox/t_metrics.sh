@@ -1,4 +1,4 @@
-# /metrics (CONTRACT.md §10): its own listener, the Prometheus text format
+# /metrics (docs/operations.md §"Metrics"): its own listener, the Prometheus text format
 # (promtool check metrics), and counters that move by exactly what a mixed
 # workload did; the API does not serve /metrics, the metrics listener no API.
 . "$(dirname "$0")/lib.sh"

@@ -1,4 +1,4 @@
-# The token side of OpenID Connect (CONTRACT.md §7): the ID token of an
+# The token side of OpenID Connect (docs/signin.md §"ID tokens"): the ID token of an
 # OIDC sign-in's code grant and of its refreshes (verified as a relying
 # party does, with jose against JWKS), the granted scope, auth_time in
 # access tokens, BYOU codes' scope and nonce, which token is accepted where

@@ -1,4 +1,4 @@
-# [server] trusted_proxies (CONTRACT.md §10): for a request from a trusted
+# [server] trusted_proxies (docs/operations.md §"Client address behind a proxy"): for a request from a trusted
 # proxy the last X-Forwarded-For entry is the client's address, which the
 # sign-in throttle counts by; from anyone else the header is ignored, and a
 # malformed one from a proxy leaves the proxy's own address.

@@ -1,4 +1,4 @@
-# Deactivation ends tokens for good (CONTRACT.md §5): after a user, client or
+# Deactivation ends tokens for good (docs/tokens.md §"Bearer check"): after a user, client or
 # project is reactivated, the access tokens, refresh tokens and codes issued
 # before its deactivation stay dead; new ones work.
 . "$(dirname "$0")/lib.sh"

@@ -1,4 +1,4 @@
-# Records you can read and delete (CONTRACT.md §8): GET and DELETE of one
+# Records you can read and delete (docs/api.md §"Current user"): GET and DELETE of one
 # resource, role, user and client, GET /api/v1/users/current, their errors
 # (404s, 403 escalation, the default-resource refusal), every cascade (a
 # deleted resource's permissions leave roles, clients and new tokens; a

@@ -1,4 +1,4 @@
-# The refresh grace (CONTRACT.md §8, [tokens] refresh_reuse_grace_s):
+# The refresh grace (docs/tokens.md §"Refresh grace", [tokens] refresh_reuse_grace_s):
 # within the window the client may use a rotated refresh token once more
 # while its successor is unused, and gets a new pair while the unused one
 # is revoked; a second repeat, a repeat after the successor was used, one
@@ -111,7 +111,7 @@ signed_in
 printf 'grant_type=refresh_token&client_id=%s&refresh_token=%s' "$APP" "$T0" > "$TMP/form"
 R=$(race "$TMP/form" 20)
 # handled one after another: the rotation, the one repeat, then a second
-# repeat, which revokes the sign-in (CONTRACT.md §8)
+# repeat, which revokes the sign-in (docs/tokens.md §"Refresh grace")
 check "20 at once with grace: the rotation and one repeat answer 200" "$R" "200x2 400x18"
 check "20 at once with grace: no two pairs stay valid" "$(valid_pairs)" 0
 

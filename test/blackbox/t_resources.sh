@@ -1,5 +1,5 @@
-# Resources and their permissions: create, update, list (SPEC.md "Resource
-# endpoints", CONTRACT.md §2-§4), every error each can give, precedence, the
+# Resources and their permissions: create, update, list (docs/api.md §"Resources",
+# docs/api.md §"Permissions and default resources", §"Which error wins", §"Records"), every error each can give, precedence, the
 # default resources, cascades to roles and clients, and paging over a few
 # thousand records.
 . "$(dirname "$0")/lib.sh"
@@ -226,7 +226,7 @@ check_json "description set" .description back
 req PUT "$RES/$ORDERS" '{"name":"Orders","code":"orders","description":""}'
 check_json "empty string clears description" .description null
 req PUT "$RES/$ORDERS" '{"name":"Orders","code":"has space:and colon"}'
-check_status "update: code only length-checked (SPEC.md)" 200
+check_status "update: code only length-checked (docs/api.md, Resources)" 200
 check_json "update: code stored" .code "has space:and colon"
 # ... but a code that is no valid create code never reaches a token's scope:
 # "x users" + ":read" would read as the scope tokens "x" and "users:read".

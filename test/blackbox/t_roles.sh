@@ -1,4 +1,4 @@
-# Roles: create, update and list (SPEC.md "Role endpoints", CONTRACT.md §3-§4).
+# Roles: create, update and list (docs/api.md §"Roles", docs/api.md §"Lists", §"Records").
 # Permission IDs are read from the test's own store (lib.sh's db).
 . "$(dirname "$0")/lib.sh"
 start_server

@@ -74,7 +74,7 @@ R3=$REFRESH; USER_ACCESS=$ACCESS
 # --- password change through the current user ------------------------------
 NEW_PW="New-$(openssl rand -hex 12)"
 keep "new password" "$NEW_PW"
-# the sign-in's token is of a recent sign-in: it carries auth_time (CONTRACT.md §7)
+# the sign-in's token is of a recent sign-in: it carries auth_time (docs/signin.md §"Recent sign-in")
 AUTH="Bearer $USER_ACCESS" req PUT /api/v1/users/current "$(jq -cn --arg e "$EMAIL" --arg p "$NEW_PW" '{display_name:"Sam",email:$e,password:$p}')"
 check_status "password change" 200
 sign_in "$APP" "$REDIRECT" "$EMAIL" "$NEW_PW"

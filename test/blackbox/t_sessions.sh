@@ -1,4 +1,4 @@
-# Sessions and single sign-on (CONTRACT.md §6-§7): the authorization
+# Sessions and single sign-on (docs/signin.md §"Password sign-in", §"Sessions"): the authorization
 # request's OpenID Connect parameters and their errors, the session a
 # password sign-in starts and its cookie (its flags, with an http and with
 # an https issuer), single sign-on across two clients of a project with a

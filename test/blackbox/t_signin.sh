@@ -25,7 +25,7 @@ check "page has no NUL byte" "$(tr -cd '\000' < "$TMP/body" | wc -c)" 0
 check_header "page is html utf-8" '^Content-Type: text/html; charset=utf-8'
 check_header "page csp" "^Content-Security-Policy: default-src 'none'; style-src 'sha256-"
 check_header "page frame options" '^X-Frame-Options: DENY'
-# CONTRACT.md §7: never no-referrer, with which a browser posts the form with Origin: null
+# docs/signin.md §"Cross-site posts": never no-referrer, with which a browser posts the form with Origin: null
 check_header "page referrer policy" '^Referrer-Policy: same-origin$'
 check_header "page no-store" '^Cache-Control: no-store'
 check_header "page no-cache for HTTP/1.0 caches" '^Pragma: no-cache'
@@ -78,7 +78,7 @@ for bad in "response_type=code&code_challenge_method=S256" \
 	check "error_description says PKCE S256 ($bad)" "$(query_value "$LOC" error_description | grep -c 'PKCE with S256 is required')" 1
 	check_header "error redirect no-store ($bad)" '^Cache-Control: no-store'
 done
-# CONTRACT.md §6 (amended): another response_type is unsupported_response_type
+# docs/signin.md §"Authorization errors": another response_type is unsupported_response_type
 for rt in token "code%20id_token" id_token; do
 	AUTH=none req GET "/api/v1/authorize?client_id=$APP&redirect_uri=$REDIRECT&state=s1&response_type=$rt&code_challenge=$CHALLENGE&code_challenge_method=S256"
 	LOC=$(printf '%s' "$HDRS" | tr -d '\r' | sed -n 's/^[Ll]ocation: //p')
@@ -128,7 +128,7 @@ check_err "code reuse revokes its access token" 401 invalid_authorization_token
 refresh "$APP" "$FIRST_REFRESH"
 check_err "code reuse revokes its refresh token" 400 invalid_refresh_token
 
-# --- the SPEC.md name authorization_code, with a query in the redirect URI ---
+# --- the docs/tokens.md §"Token endpoint" name authorization_code, with a query in the redirect URI ---
 new_pkce
 authorize_post "$APP" "$REDIRECT_Q" "$EMAIL" "$PASSWORD" ""
 check "no state when none was sent" "$(query_value "$LOCATION" state)" ""

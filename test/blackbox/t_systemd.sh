@@ -1,4 +1,4 @@
-# systemd (CONTRACT.md §10): sd_notify seen from the manager's side (READY=1
+# systemd (docs/operations.md §"systemd"): sd_notify seen from the manager's side (READY=1
 # once the port accepts, WATCHDOG=1 at half of WATCHDOG_USEC, STOPPING=1 on
 # SIGTERM), the unit file, make install, and check-config.
 . "$(dirname "$0")/lib.sh"

@@ -1,4 +1,4 @@
-# TLS on the listener (CONTRACT.md §11), with a test CA made here (lib.sh:
+# TLS on the listener (docs/operations.md §"TLS"), with a test CA made here (lib.sh:
 # a root that clients trust, an intermediate in the server's chain file):
 # the start-up checks, only TLS on the port, the README's curl walk-through
 # with --cacert, protocols and ciphers as openssl s_client sees them,

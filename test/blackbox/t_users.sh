@@ -1,5 +1,5 @@
-# Users: create, update and get by external ID (SPEC.md "User endpoints",
-# CONTRACT.md §3-§4): happy paths, every error code, precedence, limits.
+# Users: create, update and get by external ID (docs/api.md §"Users",
+# docs/api.md §"Which error wins", §"Records"): happy paths, every error code, precedence, limits.
 # Roles and a limited client are inserted through lib.sh's db (either backend).
 . "$(dirname "$0")/lib.sh"
 start_server
@@ -309,7 +309,7 @@ check_status "resource renamed" 200
 req GET "$P/users/external/both-1?include_permissions=true"
 check_json "include_permissions: after the resource's rename" '.permissions|tojson' '["purchases:read"]'
 # It lists what a token of the user carries: an update may store a resource
-# code that a create refuses (SPEC.md), and no token's scope holds its
+# code that a create refuses (docs/api.md §"Resources"), and no token's scope holds its
 # permissions (README "Codes"), so neither does the record.
 req PUT "$P/resources/res_orders" '{"name":"Orders","code":"x orders"}'
 check_status "resource renamed to a code no scope holds" 200

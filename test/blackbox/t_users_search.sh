@@ -1,7 +1,7 @@
 # Users search with terms of 3 characters or more, which read the suffix
 # index (schema/005_users_suffixes.sql; on PostgreSQL the pg_trgm indexes of
 # schema/postgres/003): the same answers as the scan that shorter terms use
-# (CONTRACT.md §3: a substring of display name or email, ASCII case ignored,
+# (docs/api.md §"Field values": a substring of display name or email, ASCII case ignored,
 # % _ \ " literal), after creates and updates, and with the other filters,
 # sorts and pages.
 . "$(dirname "$0")/lib.sh"

@@ -71,7 +71,7 @@ const { context } = browser
 const page = context.pages()[0] ?? await context.newPage()
 
 // Every console error, page error and failed request but the one expected:
-// a wrong password is a 401 (CONTRACT.md §6).
+// a wrong password is a 401 (docs/signin.md §"Password sign-in").
 const problems = watchProblems(page, 401, `${BASE}/api/v1/authorize`)
 
 // The hidden authorize parameters the form carries, as the browser sees them.

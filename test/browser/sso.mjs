@@ -1,5 +1,5 @@
 // Single sign-on, prompt, max_age, logout and the cross-site check in a real
-// browser (CONTRACT.md §7): Debian's chromium, driven by playwright-core,
+// browser (docs/signin.md §"Sessions", §"Logout"): Debian's chromium, driven by playwright-core,
 // signs a user in to app A, then app B of the same project gets its code
 // without the form; logout through A ends the session for both. Prints
 // "ok <step>" per step that passes and "FAIL <step>: why" for one that does

@@ -4,7 +4,7 @@
  * (resources_read_body, roles_read_body, users_read_body, clients_read_body)
  * and the generic readers with the rules of the other JSON bodies
  * (json_read_string, json_read_bool, json_read_id_list). What a reader
- * accepts is checked against SPEC.md's limits; what it refuses must be
+ * accepts is checked against docs/api.md §"Limits"; what it refuses must be
  * invalid_params with a sentence that repeats no value from the body.
  */
 #include <stdbool.h>

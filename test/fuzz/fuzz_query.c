@@ -2,7 +2,7 @@
  * libFuzzer harness: the list endpoints' query readers (listing.c,
  * form.c) on what form_parse makes of a query string: list_read_query
  * with each endpoint's sort keys, form_read_bool, form_read_enum and
- * form_read_page. Each outcome is compared with CONTRACT.md §3 read
+ * form_read_page. Each outcome is compared with docs/api.md §"Lists" read
  * independently here: which keys may appear once, which values are allowed,
  * and the defaults.
  */

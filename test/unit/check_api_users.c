@@ -1,5 +1,5 @@
 /*
- * Unit tests for api_users.c's rules that need no socket: CONTRACT.md §7's
+ * Unit tests for api_users.c's rules that need no socket: docs/signin.md §"Recent sign-in"'s
  * recent sign-in for account changes (users_current_recent_check), table
  * driven over the token's auth_time and what the body sets.
  */

@@ -307,7 +307,7 @@ END_TEST
 
 /* RFC 9068 §2.2.1: a user sign-in's token carries auth_time, the bearer
  * check reads it; an OIDC scope beside the named permissions changes no
- * permission (CONTRACT.md §7), in both ways the claims are written. */
+ * permission (docs/signin.md §"ID tokens"), in both ways the claims are written. */
 START_TEST(test_auth_time_and_oidc_scope)
 {
 	static const char *const subs[] = { "u1", "quote\"d" };
@@ -344,7 +344,7 @@ START_TEST(test_auth_time_and_oidc_scope)
 }
 END_TEST
 
-/* CONTRACT.md §7: only access tokens are bearer tokens; an ID token or a
+/* docs/signin.md §"Which token is accepted where": only access tokens are bearer tokens; an ID token or a
  * logout token with the very claims of a good access token is refused. */
 START_TEST(test_other_token_types_refused)
 {

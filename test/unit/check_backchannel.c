@@ -316,7 +316,7 @@ static char *token_alg(const char *token)
 	return alg;
 }
 
-/* The body is logout_token=<a logout token for jti> of CONTRACT.md §7:
+/* The body is logout_token=<a logout token for jti> of docs/signin.md §"Back-channel logout":
  * verifies as typ logout+jwt (and as nothing else) with the ring's key of
  * alg; iss, aud, sub, sid (or none), jti, events; exp = iat + 120; no nonce. */
 static void expect_logout_token(const struct received *r, const char *jti, const char *alg,

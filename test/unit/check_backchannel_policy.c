@@ -1,6 +1,6 @@
 /*
  * backchannel_policy.c: where back-channel logouts may go. The default
- * rules (CONTRACT.md §7), an allow list, and edgeauth's own listening
+ * rules (docs/signin.md §"Back-channel logout"), an allow list, and edgeauth's own listening
  * sockets, always refused: as an address, a wildcard, or a name.
  */
 #include <arpa/inet.h>

@@ -1,7 +1,7 @@
 /*
  * Client credentials (basic_auth.c): the Basic header as OAuth clients
  * send it (RFC 6749 §2.3.1), the form's client_secret (client_secret_post),
- * never both, and which client asks (CONTRACT.md §5, §8).
+ * never both, and which client asks (docs/tokens.md §"Token endpoint", §"Client authentication").
  */
 #include <sys/queue.h>
 #include <check.h>
@@ -56,7 +56,7 @@ START_TEST(test_post)
 }
 END_TEST
 
-/* CONTRACT.md §8: a secret sent both ways, or without a client_id. */
+/* docs/tokens.md §"Client authentication": a secret sent both ways, or without a client_id. */
 START_TEST(test_refused)
 {
 	int rc = client_credentials_read(BASIC_APP, "app", "s3cr!", &fx.basic, &fx.c, &fx.err);

@@ -1,5 +1,5 @@
 /*
- * Unit tests for config.c: the defaults of CONTRACT.md §1, a file that sets
+ * Unit tests for config.c: the defaults of docs/operations.md §"Configuration", a file that sets
  * every key, and every way a file can be refused ("FILE:LINE: reason", the
  * right line). Each test writes its files into its own mkdtemp directory,
  * which the checked teardown removes along with the config, so a failing
@@ -278,7 +278,7 @@ START_TEST(test_bounds_accepted)
 }
 END_TEST
 
-/* [store] backend = postgres: the urls CONTRACT.md §9 allows. */
+/* [store] backend = postgres: the urls docs/operations.md §"A fleet on PostgreSQL" allows. */
 START_TEST(test_postgres_urls_accepted)
 {
 	static const char *const ok[] = {
@@ -408,7 +408,7 @@ static const struct {
 	{ "log format in capitals", "[log]\nformat = JSON\n", 2, R_LOG_FORMAT },
 	{ "empty store path", "[store]\npath =\n", 2, R_EMPTY },
 	{ "empty signing_key", "[tokens]\nsigning_key =\n", 2, R_EMPTY },
-	/* [store] backend = postgres (CONTRACT.md §9): the url's line is named */
+	/* [store] backend = postgres (docs/operations.md §"A fleet on PostgreSQL"): the url's line is named */
 	{ "unknown backend", "[store]\nbackend = mysql\n", 2, "backend must be sqlite or postgres" },
 	{ "postgres without url", "[store]\n\nbackend = postgres\n", 3,
 	  "backend = postgres needs [store] url" },
@@ -489,7 +489,7 @@ START_TEST(test_error_line_after_valid_lines)
 }
 END_TEST
 
-/* CONTRACT.md §10: never the API's listener; an empty value turns it off. */
+/* docs/operations.md §"Metrics": never the API's listener; an empty value turns it off. */
 START_TEST(test_metrics_listen_apart)
 {
 	ck_assert_int_eq(load("[server]\nlisten = 127.0.0.1:9000\n[metrics]\nlisten = 127.0.0.1:9000\n"),
@@ -549,7 +549,7 @@ START_TEST(test_mask_secret)
 END_TEST
 
 /* check-config shows [store] url with a password masked: postgres refuses
- * one (CONTRACT.md §9), but a url beside backend = sqlite is not read */
+ * one (docs/operations.md §"A fleet on PostgreSQL"), but a url beside backend = sqlite is not read */
 START_TEST(test_dump_masks_store_url)
 {
 	char *text;
@@ -870,7 +870,7 @@ START_TEST(test_max_connections_per_address)
 }
 END_TEST
 
-/* CONTRACT.md §11: both files or neither; with them an https issuer; an
+/* docs/operations.md §"TLS": both files or neither; with them an https issuer; an
  * empty value is no file; hsts_max_age_s is a number of seconds. */
 START_TEST(test_tls_keys)
 {

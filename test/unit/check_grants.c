@@ -1,6 +1,6 @@
 /*
  * The grants service (grants.c) without a socket: each grant's happy path,
- * CONTRACT.md §5's checks in their order, single use, and replays revoking
+ * the checks of docs/tokens.md §"Order of checks" in their order, single use, and replays revoking
  * the whole sign-in; revocation; an OIDC sign-in's ID token and granted
  * scope (§7); confidential clients and the refresh grace (§8). A real
  * SQLite store and signing key in a temporary directory, fresh for each
@@ -196,7 +196,7 @@ START_TEST(test_client_credentials)
 }
 END_TEST
 
-/* CONTRACT.md §5: the form, the client, client_not_active, project_not_active. */
+/* docs/tokens.md §"Order of checks": the form, the client, client_not_active, project_not_active. */
 START_TEST(test_client_credentials_errors)
 {
 	struct grant_request in = { .grant_type = "client_credentials" };
@@ -238,7 +238,7 @@ START_TEST(test_code_then_refresh)
 }
 END_TEST
 
-/* CONTRACT.md §5's order for a code: unknown or another client's ->
+/* the order of docs/tokens.md §"Order of checks" for a code: unknown or another client's ->
  * already used -> redirect URI -> expired -> verifier. */
 START_TEST(test_code_errors_in_order)
 {
@@ -384,7 +384,7 @@ START_TEST(test_revoke)
 }
 END_TEST
 
-/* ---- OpenID Connect (CONTRACT.md §7) ---- */
+/* ---- OpenID Connect (docs/signin.md §"OpenID Connect") ---- */
 
 /* The claims of a token the ring verifies as typ (caller decrefs). */
 static json_t *claims_of(enum jwt_typ typ, const char *token)
@@ -549,7 +549,7 @@ START_TEST(test_oidc_variants)
 }
 END_TEST
 
-/* ---- confidential clients (CONTRACT.md §8) ---- */
+/* ---- confidential clients (docs/tokens.md §"Client authentication") ---- */
 
 #define APP_SECRET "app-secret-app-secret-app-secret-app-secre"
 
@@ -637,7 +637,7 @@ START_TEST(test_confidential_revocation)
 }
 END_TEST
 
-/* ---- the refresh grace (CONTRACT.md §8) ---- */
+/* ---- the refresh grace (docs/tokens.md §"Refresh grace") ---- */
 
 /* A refresh of token, the new refresh token into *next (caller frees):
  * NULL on success, else the error's code. */

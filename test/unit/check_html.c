@@ -1,6 +1,6 @@
 /*
  * What the browser's endpoints share (html.c), without a socket: the
- * Origin comparison of the cross-site post check (CONTRACT.md §7: scheme,
+ * Origin comparison of the cross-site post check (docs/signin.md §"Cross-site posts": scheme,
  * host without regard to case, port with the default dropped; "null" and
  * anything malformed are cross-site), the redirect URL's query, escaping,
  * and the page's frame.

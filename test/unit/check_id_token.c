@@ -217,7 +217,7 @@ static char *claims_of(const struct user_claims *u, unsigned scopes, const char 
 	free(got_); \
 } while (0)
 
-/* CONTRACT.md §7: each scope's claims, and a claim without a value left out. */
+/* docs/signin.md §"ID tokens": each scope's claims, and a claim without a value left out. */
 START_TEST(test_user_claims)
 {
 	struct user_claims u = alice();

@@ -656,7 +656,7 @@ START_TEST(test_project_list_order)
 }
 END_TEST
 
-/* CONTRACT.md §8: `project admin-client ID` makes a new admin client of an
+/* docs/api.md §"Read one and delete": `project admin-client ID` makes a new admin client of an
  * existing project (active, the twelve permissions of the default
  * resources, none of a resource the project added), its secret stored only
  * as a hash; an unknown project gets none and leaves no transaction. */
@@ -780,7 +780,7 @@ START_TEST(test_user_is_active)
 }
 END_TEST
 
-/* A token's holders (CONTRACT.md §5): the client in the project, client,
+/* A token's holders (docs/tokens.md §"Bearer check"): the client in the project, client,
  * project and user active, and none deactivated in or after the token's
  * iat second, also once reactivated (schema/006's triggers). */
 START_TEST(test_token_holders)
@@ -1104,7 +1104,7 @@ START_TEST(test_grant_check_holder)
 }
 END_TEST
 
-/* CONTRACT.md §7: who may change where a client's tokens go carries all
+/* docs/signin.md §"Who may change where tokens go": who may change where a client's tokens go carries all
  * twelve default-resource permissions; the project's own ones (orders:read)
  * are not needed, another project's scope is the same names. */
 static const struct {

@@ -383,7 +383,7 @@ START_TEST(test_insert_grant_admin)
 }
 END_TEST
 
-/* --- the OpenID Connect fields (CONTRACT.md §4, §7, §8) --- */
+/* --- the OpenID Connect fields (docs/api.md §"Records"; docs/signin.md §"OpenID Connect"; docs/api.md §"Read one and delete") --- */
 
 /* The four fields of fx.rec as one JSON text, to compare. */
 static void assert_oidc_fields(const char *want)
@@ -432,7 +432,7 @@ START_TEST(test_oidc_fields)
 }
 END_TEST
 
-/* CONTRACT.md §7: setting or changing where tokens go needs all twelve
+/* docs/signin.md §"Who may change where tokens go": setting or changing where tokens go needs all twelve
  * default-resource permissions; the same values, the defaults on create,
  * and id_token_signed_response_alg do not. A refusal changes nothing. */
 static const struct {
@@ -529,7 +529,7 @@ START_TEST(test_routing_needs_all_twelve)
 }
 END_TEST
 
-/* --- one client: get and delete (CONTRACT.md §8) --- */
+/* --- one client: get and delete (docs/api.md §"Read one and delete") --- */
 
 static int client_get(const char *project_id, const char *client_id)
 {

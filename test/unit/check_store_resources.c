@@ -1,7 +1,7 @@
 /*
  * Unit tests for store_resources.c against a real store in a temporary
- * directory: records, uniqueness, the update checks in CONTRACT.md §3's
- * order, permission IDs kept through renames and swaps, cascades to roles
+ * directory: records, uniqueness, the update checks in the order of docs/api.md
+ * §"Which error wins", permission IDs kept through renames and swaps, cascades to roles
  * and clients, and the list filters. Every test gets a fresh store and
  * project from the fixture, which the checked teardown removes.
  */
@@ -319,7 +319,7 @@ START_TEST(test_update_absent_permissions_kept)
 }
 END_TEST
 
-/* CONTRACT.md §4: permissions left out are dropped from every role and client. */
+/* docs/api.md §"Records": permissions left out are dropped from every role and client. */
 START_TEST(test_update_cascades)
 {
 	static const char *const codes[] = { "read" };
@@ -375,7 +375,7 @@ static int resource_delete(const char *project_id, const char *id)
 	return r.failed ? -1 : 0;
 }
 
-/* CONTRACT.md §8: the one record definition, by ID, in its project only. */
+/* docs/api.md §"Read one and delete": the one record definition, by ID, in its project only. */
 START_TEST(test_get)
 {
 	char *written, *id;
@@ -397,7 +397,7 @@ START_TEST(test_get)
 }
 END_TEST
 
-/* CONTRACT.md §8: the permissions leave every role and client; a default
+/* docs/api.md §"Read one and delete": the permissions leave every role and client; a default
  * resource, an unknown one and another project's are refused, in that
  * project's order, and change nothing. */
 START_TEST(test_delete)
@@ -485,7 +485,7 @@ START_TEST(test_list_filters)
 END_TEST
 
 /* The record has one definition: its text, key order included, is the same
- * in the answer to a write and in a list page (CONTRACT.md §4). */
+ * in the answer to a write and in a list page (docs/api.md §"Records"). */
 START_TEST(test_record_text)
 {
 	char *want, *page;
@@ -525,7 +525,7 @@ START_TEST(test_record_odd_times)
 }
 END_TEST
 
-/* CONTRACT.md §2: a new project's four default resources, as records. */
+/* docs/api.md §"Permissions and default resources": a new project's four default resources, as records. */
 START_TEST(test_defaults)
 {
 	static const char *const codes[] = { "resources", "users", "roles", "clients" };

@@ -499,7 +499,7 @@ START_TEST(test_no_escalation)
 }
 END_TEST
 
-/* --- one role: get and delete (CONTRACT.md §8) ---------------------------- */
+/* --- one role: get and delete (docs/api.md §"Read one and delete") ---------------------------- */
 
 static json_t *role_get(const char *project_id, const char *id)
 {
@@ -750,7 +750,7 @@ START_TEST(test_list_other_project_and_permissions)
 END_TEST
 
 /* The record has one definition: its text, key order included, is the same
- * in the answer to a write and in a list page (CONTRACT.md §4). */
+ * in the answer to a write and in a list page (docs/api.md §"Records"). */
 START_TEST(test_record_text)
 {
 	struct role_fields f = fields("admin", "Admin", FIELD_ABSENT, NULL,

@@ -366,7 +366,7 @@ START_TEST(test_user_deleted_ends)
 }
 END_TEST
 
-/* The refresh grace's write (CONTRACT.md §8): a repeat of r1 within the
+/* The refresh grace's write (docs/tokens.md §"Refresh grace"): a repeat of r1 within the
  * window takes back its unused successor r2 once, and stores r3; a second
  * repeat, one after the successor was used, or one outside the window
  * changes nothing. */

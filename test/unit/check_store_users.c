@@ -227,7 +227,7 @@ START_TEST(test_list_record_as_get)
 }
 END_TEST
 
-/* --- one user: by ID and its delete (CONTRACT.md §8) --------------------- */
+/* --- one user: by ID and its delete (docs/api.md §"Read one and delete") --------------------- */
 
 static json_t *user_get(const char *project_id, const char *id, struct api_error *err)
 {
@@ -341,7 +341,7 @@ START_TEST(test_delete)
 }
 END_TEST
 
-/* CONTRACT.md §7: email_verified is true when the management API last set
+/* docs/signin.md §"email_verified": email_verified is true when the management API last set
  * the email, false after the user changed it (email_by_user), kept when the
  * same email is sent back or none is; null without an email. */
 START_TEST(test_email_verified)
@@ -879,7 +879,7 @@ static void expect_found(const char *term, const char *want)
 }
 
 /* Whether hay holds needle, ASCII letters compared without case and every
- * other byte exactly: CONTRACT.md §3's search, as LIKE does it. */
+ * other byte exactly: docs/api.md §"Lists"'s search, as LIKE does it. */
 static bool contains_ascii_nocase(const char *hay, const char *needle)
 {
 	size_t n = strlen(needle);

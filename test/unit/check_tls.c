@@ -1,6 +1,6 @@
 /*
  * Unit tests for tls.c and cert.c: the context's protocols, ciphers and
- * options (CONTRACT.md §11), the pair's load errors, reload, session-ticket
+ * options (docs/operations.md §"TLS"), the pair's load errors, reload, session-ticket
  * key rotation (handshakes over memory BIOs), and the self-signed
  * certificate. Each test makes its files in its own temp directory.
  */

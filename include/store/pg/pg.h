@@ -2,7 +2,7 @@
 #define EDGEAUTH_PG_H
 /*
  * A small pool of PostgreSQL connections driven by the libevent loop
- * (CONTRACT.md §9): the loop never waits on the database. Connections are
+ * (docs/operations.md §"A fleet on PostgreSQL"): the loop never waits on the database. Connections are
  * made with PQconnectStart/PQconnectPoll on sockets the loop watches,
  * each prepares every statement when it connects (again after a
  * reconnect), and runs in pipeline mode: the queries submitted in one loop

@@ -1,8 +1,8 @@
 #ifndef EDGEAUTH_PG_URL_H
 #define EDGEAUTH_PG_URL_H
 /*
- * [store] url, a libpq connection string or URI, held to CONTRACT.md §9's
- * rules before anything connects: no password in it, a TCP host only over
+ * [store] url, a libpq connection string or URI, held to the rules of docs/operations.md
+ * §"A fleet on PostgreSQL" before anything connects: no password in it, a TCP host only over
  * TLS that checks the server's name (sslmode=verify-full) unless the
  * operator says the network needs none, and no host name that the loop
  * would have to resolve (libpq resolves names with a blocking

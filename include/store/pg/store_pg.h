@@ -1,7 +1,7 @@
 #ifndef EDGEAUTH_STORE_PG_H
 #define EDGEAUTH_STORE_PG_H
 /*
- * The store on PostgreSQL (CONTRACT.md §9): the same public API
+ * The store on PostgreSQL (docs/operations.md §"A fleet on PostgreSQL"): the same public API
  * (store_<area>.h), chosen by [store] backend. Each public store operation
  * starts with one dispatch line, `if (st->pg) return pg_<area>_<op>(...);`,
  * and the PostgreSQL side of an area lives in pg_<area>.c.
@@ -130,7 +130,7 @@ char *pg_event_json(const struct event *ev);
 /* The same as a JSON object (a new reference), NULL when nothing is to be
  * recorded. */
 json_t *pg_event_object(const struct event *ev);
-/* A list's search condition (CONTRACT.md §3, §9): whether the text of
+/* A list's search condition (docs/api.md §"Lists"; docs/operations.md §"A fleet on PostgreSQL"): whether the text of
  * column col holds the parameter term, ignoring ASCII case as SQLite's
  * LIKE does; strpos takes % and _ literally. NULL col: no. */
 #define PG_SQL_CONTAINS(col, term) " strpos(lower(" col "), lower(" term ")) > 0"

@@ -19,7 +19,7 @@ enum {
 	PR__COUNT = PR_LIST + 2 * ROLE_SORT__COUNT
 };
 
-/* $1 the project, $2 a search term or NULL (CONTRACT.md §3: in the code,
+/* $1 the project, $2 a search term or NULL (docs/api.md §"Lists": in the code,
  * name or description). */
 #define LIST_FILTER \
 	" WHERE project_id = $1 AND ($2::ctext IS NULL OR" PG_SQL_CONTAINS("code", "$2::ctext") \

@@ -32,7 +32,7 @@ enum {
 #define USER_FROM " FROM users u LEFT JOIN roles r ON r.id = u.role_id"
 
 /* List filters: $1 the project, $2 the search term (only the search
- * variants read it: CONTRACT.md §3, a case-insensitive substring of the
+ * variants read it: docs/api.md §"Lists", a case-insensitive substring of the
  * display name or the email), $3 is_active and $4 role_id (NULL: any). The
  * search is a LIKE of the escaped term (edgeauth_contains_pattern), not
  * PG_SQL_CONTAINS's strpos, because a LIKE is what the trigram indexes of
@@ -47,7 +47,7 @@ enum {
 	" AND ($4::ctext IS NULL OR u.role_id = $4::ctext)"
 /* The number of all matches and the page's records. The inner query sorts
  * and cuts the page, carrying each row, its role's name and its sort key;
- * the outer aggregates in that order. CONTRACT.md §3, §9: text sorts on
+ * the outer aggregates in that order. docs/api.md §"Lists"; docs/operations.md §"A fleet on PostgreSQL": text sorts on
  * lower() (ASCII folding, as SQLite's NOCASE), NULLs first ascending and
  * last descending as in SQLite (dir says so for a key that may be NULL),
  * ties broken by ID in the sort's direction. */

@@ -77,7 +77,7 @@ fail:
 	return -1;
 }
 
-/* CONTRACT.md §9: single use, revocation and what was acknowledged survive
+/* docs/operations.md §"A fleet on PostgreSQL": single use, revocation and what was acknowledged survive
  * a failover only when the primary replicates synchronously. */
 static void warn_async_replication(struct pg_pool *p, const struct config *cfg)
 {

@@ -1,4 +1,4 @@
-# Failover on loopback (CONTRACT.md §9): a primary and its hot standby
+# Failover on loopback (docs/operations.md §"A fleet on PostgreSQL"): a primary and its hot standby
 # (pg_basebackup -R, synchronous replication), two nodes with
 # url = host=A,B ... target_session_attrs=read-write. Under a write load
 # through node A the primary crashes and the standby is promoted: every

@@ -1,4 +1,4 @@
-# Two nodes on one database (CONTRACT.md §9): a write through node A (or the
+# Two nodes on one database (docs/operations.md §"A fleet on PostgreSQL"): a write through node A (or the
 # CLI) reaches node B's caches through LISTEN/NOTIFY (B caches with no
 # expiry, so nothing else empties them; issue26.4: how soon is a benchmark
 # row, not a check, so each waits up to SETTLE_MS, on a busy machine too): a

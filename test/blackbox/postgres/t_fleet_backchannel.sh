@@ -1,4 +1,4 @@
-# Back-channel logout from two nodes on one database (CONTRACT.md §7, §9):
+# Back-channel logout from two nodes on one database (docs/signin.md §"Back-channel logout"; docs/operations.md §"A fleet on PostgreSQL"):
 # each node reads the one outbox, and a read claims its rows for the node
 # (schema/postgres/018), so that every logout is POSTed once, whichever
 # node ended the session and whichever reads first; a new row's NOTIFY

@@ -1,4 +1,4 @@
-# The database goes away under load, and comes back (CONTRACT.md §9): while
+# The database goes away under load, and comes back (docs/operations.md §"A fleet on PostgreSQL"): while
 # no connection is usable every request that needs the store answers
 # 503 system_error with Retry-After, at once, never a 500, a hang, or an
 # answer that would be wrong (a 401 for a good token, a 404 for a client

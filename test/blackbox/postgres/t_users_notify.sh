@@ -1,5 +1,5 @@
 # Users on PostgreSQL tell the fleet what its caches derive from them
-# (CONTRACT.md §9, schema/postgres/016): a user's deactivation, role change
+# (docs/operations.md §"A fleet on PostgreSQL", schema/postgres/016): a user's deactivation, role change
 # and deletion NOTIFY channel edgeauth in the writing transaction, so that
 # every node drops the bearer verdicts and scopes it keeps; an update that
 # changes none of those (a rename, a PUT sending the same values) does not
