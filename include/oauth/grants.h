@@ -113,4 +113,23 @@ void grants_revoke(struct grant *g, struct server *srv, const struct revoke_requ
                    struct completion done);
 void grant_release(struct grant *g);
 
+/* The steps and helpers the grants (grants.c) and the revocation
+ * (grants_revoke.c) share; steps of a flow run by one of the calls above. */
+struct grant *grant_of(struct flow *f);
+void grant_finish(struct flow *f, enum step_result r);
+bool grant_missing(const char *v);
+/* The client's credentials as the request sent them. */
+const struct client_credentials *grant_credentials(const struct grant *g);
+/* Checks the secret a client sent against its own (a public client names
+ * itself and must exist). */
+enum step_result grant_client_authenticate(struct flow *f);
+/* A confidential client must have proven its secret. */
+enum step_result grant_client_proven(struct flow *f);
+/* The signing keys as the store has them now, before a signature. */
+enum step_result grant_keys_fresh(struct flow *f);
+/* The audit trail's event of what g does, by the asking client; its
+ * strings live as long as g. */
+const struct event *grant_event(struct grant *g, const char *project_id, const char *action,
+                                const char *target, const char *outcome);
+
 #endif

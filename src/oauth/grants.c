@@ -1,5 +1,5 @@
 /*
- * The token grants and the revocation of what they issue (grants.h). Each
+ * The token grants (grants.h; their revocation is grants_revoke.c). Each
  * is a flow of steps over the store, in the order of docs/tokens.md §"Order of checks": the form,
  * the client, client_not_active, project_not_active, then the grant itself.
  * A replayed code or refresh token revokes its whole sign-in before the
@@ -21,7 +21,7 @@
 #include "untold.h"
 #include "util.h"
 
-static struct grant *grant_of(struct flow *f)
+struct grant *grant_of(struct flow *f)
 {
 	return container_of(f, struct grant, flow);
 }
@@ -53,7 +53,7 @@ void grant_release(struct grant *g)
 	memset(g, 0, sizeof *g);
 }
 
-static void grant_finish(struct flow *f, enum step_result r)
+void grant_finish(struct flow *f, enum step_result r)
 {
 	struct grant *g = grant_of(f);
 
@@ -64,7 +64,7 @@ static void grant_finish(struct flow *f, enum step_result r)
 	complete(g->done, r == STEP_DONE ? 0 : -1, &f->err);
 }
 
-static bool missing(const char *v)
+bool grant_missing(const char *v)
 {
 	return !v || !*v;
 }
@@ -72,7 +72,7 @@ static bool missing(const char *v)
 /* ---- the client ---- */
 
 /* The client's credentials as the request sent them. */
-static const struct client_credentials *credentials(const struct grant *g)
+const struct client_credentials *grant_credentials(const struct grant *g)
 {
 	return g->in ? &g->in->client : &g->revoke->client;
 }
@@ -80,11 +80,11 @@ static const struct client_credentials *credentials(const struct grant *g)
 /* docs/tokens.md §"Client authentication": a confidential client proves its secret (Basic or
  * client_secret_post) on every grant and revocation; a secret sent by any
  * client was checked by client_authenticate. */
-static enum step_result client_proven(struct flow *f)
+enum step_result grant_client_proven(struct flow *f)
 {
 	struct grant *g = grant_of(f);
 
-	if (g->client.found && g->client.confidential && !credentials(g)->secret)
+	if (g->client.found && g->client.confidential && !grant_credentials(g)->secret)
 		return flow_fail(f, E_INVALID_CLIENT_CREDENTIALS,
 		                 "This client must authenticate with its secret.");
 	return STEP_NEXT;
@@ -105,11 +105,11 @@ static enum step_result client_usable(struct flow *f)
 
 /* A client that sends a secret (Basic or client_secret) must send its
  * own; a public client names itself (client_id), and must exist. */
-static enum step_result client_authenticate(struct flow *f)
+enum step_result grant_client_authenticate(struct flow *f)
 {
 	struct grant *g = grant_of(f);
 
-	store_client_authenticate(g->srv->store, g->client_id, credentials(g)->secret, &g->client,
+	store_client_authenticate(g->srv->store, g->client_id, grant_credentials(g)->secret, &g->client,
 	                          WAIT_ON(f));
 	return STEP_WAIT;
 }
@@ -145,7 +145,7 @@ static enum step_result client_scope(struct flow *f)
 /* The signing keys as the store has them now, before anything is signed or
  * verified: a rotation or retirement by the CLI counts from this request.
  * No statement unless the store changed since the ring's last look. */
-static enum step_result keys_fresh(struct flow *f)
+enum step_result grant_keys_fresh(struct flow *f)
 {
 	struct grant *g = grant_of(f);
 
@@ -214,7 +214,7 @@ static enum step_result cc_issue(struct flow *f)
 }
 
 static flow_step *const client_credentials_steps[] = {
-	cc_form, client_authenticate, client_usable, client_scope, keys_fresh, cc_issue, NULL,
+	cc_form, grant_client_authenticate, client_usable, client_scope, grant_keys_fresh, cc_issue, NULL,
 };
 
 /* ---- what the user grants share ---- */
@@ -223,7 +223,7 @@ static enum step_result code_form(struct flow *f)
 {
 	const struct grant_request *in = grant_of(f)->in;
 
-	if (missing(in->code) || missing(in->redirect_uri) || missing(in->code_verifier))
+	if (grant_missing(in->code) || grant_missing(in->redirect_uri) || grant_missing(in->code_verifier))
 		return flow_fail(f, E_INVALID_PARAMS,
 		                 "authorization_code needs code, redirect_uri and code_verifier.");
 	return STEP_NEXT;
@@ -231,7 +231,7 @@ static enum step_result code_form(struct flow *f)
 
 static enum step_result refresh_form(struct flow *f)
 {
-	if (missing(grant_of(f)->in->refresh_token))
+	if (grant_missing(grant_of(f)->in->refresh_token))
 		return flow_fail(f, E_INVALID_PARAMS, "refresh_token is required.");
 	return STEP_NEXT;
 }
@@ -248,7 +248,7 @@ static enum step_result user_grant_client(struct flow *f)
 
 /* The audit trail's event of what g does, by the asking client; its
  * strings must live as long as g. */
-static const struct event *grant_event(struct grant *g, const char *project_id,
+const struct event *grant_event(struct grant *g, const char *project_id,
                                        const char *action, const char *target,
                                        const char *outcome)
 {
@@ -446,8 +446,8 @@ static enum step_result code_redeem(struct flow *f)
 }
 
 static flow_step *const authorization_code_steps[] = {
-	code_form, user_grant_client, client_authenticate, client_proven, client_usable, code_get,
-	code_check, user_read, user_active_check, user_scope, keys_fresh, code_redeem, used_once,
+	code_form, user_grant_client, grant_client_authenticate, grant_client_proven, client_usable, code_get,
+	code_check, user_read, user_active_check, user_scope, grant_keys_fresh, code_redeem, used_once,
 	NULL,
 };
 
@@ -536,8 +536,8 @@ static enum step_result refresh_rotate(struct flow *f)
 }
 
 static flow_step *const refresh_token_steps[] = {
-	refresh_form, user_grant_client, client_authenticate, client_proven, client_usable,
-	refresh_get, refresh_check, user_read, user_active_check, user_scope, keys_fresh,
+	refresh_form, user_grant_client, grant_client_authenticate, grant_client_proven, client_usable,
+	refresh_get, refresh_check, user_read, user_active_check, user_scope, grant_keys_fresh,
 	refresh_rotate, used_once, NULL,
 };
 
@@ -549,7 +549,7 @@ static enum step_result choose_grant(struct flow *f)
 	struct grant *g = grant_of(f);
 	const char *type = g->in->grant_type;
 
-	if (missing(type))
+	if (grant_missing(type))
 		return flow_fail(f, E_INVALID_PARAMS, "grant_type is required.");
 	if (!strcmp(type, "client_credentials"))
 		return flow_branch(f, client_credentials_steps);
@@ -576,137 +576,4 @@ void grants_exchange(struct grant *g, struct server *srv, const struct grant_req
 	g->out = out;
 	g->done = done;
 	flow_run(&g->flow, steps, grant_finish);
-}
-
-/* ---- revocation ---- */
-
-static enum step_result revoke_client(struct flow *f)
-{
-	struct grant *g = grant_of(f);
-	const struct revoke_request *req = g->revoke;
-	struct api_error err;
-
-	if (missing(req->token))
-		return flow_fail(f, E_INVALID_PARAMS, "token is required.");
-	if (client_credentials_scheme(&req->client, &err) < 0)
-		return flow_error(f, &err);
-	if (!req->client.basic_client_id && missing(req->client.form_client_id))
-		return flow_fail(f, E_INVALID_PARAMS, "client_id or client authentication is required.");
-	if (client_credentials_id(&req->client, &g->client_id, &err) < 0)
-		return flow_error(f, &err);
-	return STEP_NEXT;
-}
-
-/* current/revoke names its client in the body. A secret sent (Basic or
- * client_secret) must be its own; without one, an unknown client is no
- * error: the answer is 200 whatever was revoked (docs/tokens.md §"Revocation"). */
-static enum step_result current_client(struct flow *f)
-{
-	struct grant *g = grant_of(f);
-	struct api_error err;
-
-	if (client_credentials_id(&g->revoke->client, &g->client_id, &err) < 0)
-		return flow_error(f, &err);
-	if (credentials(g)->secret)
-		return client_authenticate(f);
-	store_client_lookup(g->srv->store, g->client_id, &g->client, WAIT_ON(f));
-	return STEP_WAIT;
-}
-
-static enum step_result revoke_find_refresh(struct flow *f)
-{
-	struct grant *g = grant_of(f);
-
-	crypto_hash_secret(g->revoke->token, strlen(g->revoke->token), g->hash);
-	store_refresh_get(g->srv->store, g->hash, &g->record, WAIT_ON(f));
-	return STEP_WAIT;
-}
-
-/* A refresh token of the asking client revokes its sign-in; any other
- * token may still be an access token. */
-static enum step_result revoke_refresh(struct flow *f)
-{
-	struct grant *g = grant_of(f);
-
-	if (!g->record.found || strcmp(g->record.client_id, g->client_id) != 0)
-		return STEP_NEXT;
-	g->won = true;
-	store_family_revoke(g->srv->store, g->record.family_id,
-	                    grant_event(g, g->record.project_id, EVENT_TOKEN_REVOKE,
-	                                g->record.user_id, NULL),
-	                    WAIT_ON(f));
-	return STEP_WAIT;
-}
-
-/* Revokes token if it is an access token with a good signature of client_id
- * (any client when NULL); anything else is let be (RFC 7009 §2.2). */
-static enum step_result revoke_access(struct flow *f, const char *token, const char *client_id)
-{
-	struct grant *g = grant_of(f);
-	json_t *claims = token ? keyring_verify(g->srv->keys, JWT_TYP_ACCESS, token, strlen(token),
-	                                        NULL)
-	                       : NULL;
-	const char *jti, *cid, *project;
-	json_t *exp;
-
-	if (!claims)
-		return STEP_DONE;
-	jti = json_string_value(json_object_get(claims, "jti"));
-	cid = json_string_value(json_object_get(claims, "client_id"));
-	exp = json_object_get(claims, "exp");
-	if (!jti || !cid || !json_is_integer(exp) || (client_id && strcmp(cid, client_id) != 0)) {
-		json_decref(claims);
-		return STEP_DONE;
-	}
-	g->access.jti = xstrdup(jti);
-	project = json_string_value(json_object_get(claims, "project_id"));
-	g->access_project = project ? xstrdup(project) : NULL;
-	store_access_revoke(g->srv->store, g->access.jti, (long long)json_integer_value(exp),
-	                    grant_event(g, g->access_project, EVENT_TOKEN_REVOKE, g->access.jti,
-	                                NULL),
-	                    WAIT_ON(f));
-	json_decref(claims);
-	return STEP_WAIT;
-}
-
-static enum step_result revoke_access_token(struct flow *f)
-{
-	struct grant *g = grant_of(f);
-
-	return g->won ? STEP_DONE : revoke_access(f, g->revoke->token, g->client_id);
-}
-
-static enum step_result revoke_bearer(struct flow *f)
-{
-	return revoke_access(f, grant_of(f)->revoke->bearer_token, NULL);
-}
-
-static enum step_result revoked(struct flow *f)
-{
-	(void)f;
-	return STEP_DONE;
-}
-
-/* RFC 7009: the client authenticates (Basic or client_secret) or, when
- * public, names itself. */
-static flow_step *const rfc7009_steps[] = {
-	revoke_client, client_authenticate, client_proven, revoke_find_refresh, revoke_refresh,
-	keys_fresh, revoke_access_token, revoked, NULL,
-};
-
-/* docs/tokens.md §"Revocation" (current/revoke): the refresh token of client_id, and the bearer
- * access token, whoever's it is. */
-static flow_step *const current_steps[] = {
-	current_client, client_proven, revoke_find_refresh, revoke_refresh, keys_fresh,
-	revoke_bearer, revoked, NULL,
-};
-
-void grants_revoke(struct grant *g, struct server *srv, const struct revoke_request *req,
-                   struct completion done)
-{
-	memset(g, 0, sizeof *g);
-	g->srv = srv;
-	g->revoke = req;
-	g->done = done;
-	flow_run(&g->flow, req->current ? current_steps : rfc7009_steps, grant_finish);
 }
