@@ -5,7 +5,7 @@ json_object in the C sources, PostgreSQL's json_build_object in
 schema/postgres/), the enumerations and defaults of the CHECK constraints
 against the C lists they mirror, and the names that pass between the C code
 and the PostgreSQL functions (the event object, the refusals, the NOTIFY
-channel). A definition is found by its name wherever it lives under src/ and
+channel), and the tables and columns both have. A definition is found by its name wherever it lives under src/ and
 include/, so that files may move. Prints one line per failed check and
 "backends_agree: N passed, M failed"; exits 1 on a failure.
 
@@ -249,6 +249,46 @@ for m in re.finditer(r"pg_notify\('(\w+)'", PG_SQL):
     check("a pg_notify channel vs PG_CHANNEL", m.group(1), channel)
 for payload in re.findall(r"pg_notify\('\w+', '(\w+)'\)", PG_SQL):
     check(f"the NOTIFY payload '{payload}' is one pg.c reads", f'"{payload}"' in pg_c, True)
+
+
+
+# ---- the tables and their columns, in order ----
+def tables(sql):
+    """Each table the migrations leave, with its columns in order: CREATE
+    TABLE, then ALTER TABLE's ADD and DROP COLUMN, and DROP TABLE."""
+    out = {}
+    for stmt in re.sub(r"--[^\n]*", "", sql).split(";"):
+        stmt = stmt.strip()
+        m = re.match(r"CREATE TABLE (\w+)\s*\((.*)\)[\w\s]*$", stmt, re.S)
+        if m:
+            words = [a.split()[0] for a in split_args(m.group(2)) if a.split()]
+            out[m.group(1)] = [w for w in words
+                               if w.upper() not in ("PRIMARY", "UNIQUE", "FOREIGN", "CHECK", "CONSTRAINT")]
+            continue
+        m = re.match(r"ALTER TABLE (\w+)", stmt)
+        if m:
+            out[m.group(1)] += re.findall(r"ADD COLUMN (\w+)", stmt)
+            for c in re.findall(r"DROP COLUMN (\w+)", stmt):
+                out[m.group(1)].remove(c)
+        m = re.match(r"DROP TABLE (\w+)", stmt)
+        if m:
+            out.pop(m.group(1), None)
+    return out
+
+
+# What one backend has alone, and why: SQLite's users search and count
+# (PostgreSQL has trigram indexes, and counts with a query); PostgreSQL's
+# striped client counts, and the outbox claims of a fleet's nodes.
+SQLITE_ONLY = {"search_positions", "user_counts", "user_suffixes", "user_suffixes_pending",
+               "user_suffixes_recent"}
+PG_ONLY = {"client_counts"}
+PG_ONLY_COLUMNS = {"backchannel_outbox": ["claimed_by", "claimed_until"]}
+sqlite_tables, pg_tables = tables(SQLITE_SQL), tables(PG_SQL)
+check("the tables of SQLite alone", sorted(set(sqlite_tables) - set(pg_tables)), sorted(SQLITE_ONLY))
+check("the tables of PostgreSQL alone", sorted(set(pg_tables) - set(sqlite_tables)), sorted(PG_ONLY))
+for t in sorted(set(sqlite_tables) & set(pg_tables)):
+    check(f"the columns of {t}", sqlite_tables[t],
+          [c for c in pg_tables[t] if c not in PG_ONLY_COLUMNS.get(t, [])])
 
 print(f"backends_agree: {passed} passed, {failed} failed")
 sys.exit(1 if failed else 0)
