@@ -84,12 +84,14 @@ scenario() {
 	keep client.update
 	req POST "$P/clients/$shop/secret"
 	keep client.rotate_secret
-	named "$(jq -r .client_secret <<<"$BODY")" secret:shop2
+	local shop_secret; shop_secret=$(jq -r .client_secret <<<"$BODY"); named "$shop_secret" secret:shop2
 	req GET "$P/clients/$shop"; keep client.get
 	req GET "$P/clients?sort_by=name&sort_dir=asc&page_size=100"; keep client.list
 
-	# a sign-in of Ann at the public client, and what her tokens read
-	sign_in "$spa" "$REDIRECT" "Ann@Example.com" "$PW"
+	# an OpenID sign-in of Ann at the public client, and what her tokens read
+	new_pkce
+	authorize_post "$spa" "$REDIRECT" "Ann@Example.com" "$PW" st-1 "scope=openid profile email roles"
+	CODE=$(query_value "$LOCATION" code)
 	named "$CODE" code
 	exchange "$spa" "$REDIRECT" "$CODE" "$VERIFIER"
 	keep token.authorization_code
@@ -101,6 +103,19 @@ scenario() {
 	keep token.refresh
 	named "$ACCESS" access2; named "$REFRESH" refresh2
 	named "$(jq -r '.id_token // empty' <<<"$BODY")" id-token2
+	# what the shop (client_secret_post) reads of Ann's token and of its own
+	named "$BASE" issuer; named "$(jwt_claim "$ACCESS" jti)" jti2
+	ENDPOINT=/api/v1/tokens/introspect token_req "token=$ACCESS" "client_id=$shop" "client_secret=$shop_secret"
+	keep introspect.user
+	token_req grant_type=client_credentials "client_id=$shop" "client_secret=$shop_secret"
+	keep token.client_credentials
+	local cc; cc=$(jq -r .access_token <<<"$BODY"); named "$cc" access3; named "$(jwt_claim "$cc" jti)" jti3
+	ENDPOINT=/api/v1/tokens/introspect token_req "token=$cc" "client_id=$shop" "client_secret=$shop_secret"
+	keep introspect.client
+	ENDPOINT=/api/v1/tokens/revoke token_req "token=$REFRESH" "client_id=$spa"
+	keep token.revoke
+	refresh "$spa" "$REFRESH"
+	keep token.refresh_revoked
 
 	req DELETE "$P/roles/$temp"; keep role.delete
 	req GET "$P/users/$bo"; keep user.get_roleless
@@ -123,7 +138,7 @@ normal() {
 	awk '{ gsub(/[.]/, "[.]", $1); printf "s|%s|%s|g\n", $1, $2 }' "$dir/ids" > "$dir/ids.sed"
 	sed -f "$dir/ids.sed" "$1" |
 		sed -E 's/"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]+)?Z"/"<time>"/g
-			s/"(exp|iat|nbf|auth_time)":[0-9]+/"\1":"<s>"/g
+			s/"(exp|iat|nbf|auth_time|updated_at)":[0-9]+/"\1":"<s>"/g
 			s/\{"id":[0-9]+,"time"/{"id":"<n>","time"/g' |
 		perl -pe 's/("permission_ids":\[)([^\]]*)\]/$1 . join(",", sort split(",", $2)) . "]"/ge'
 }
