@@ -140,7 +140,8 @@ normal() {
 		sed -E 's/"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]+)?Z"/"<time>"/g
 			s/"(exp|iat|nbf|auth_time|updated_at)":[0-9]+/"\1":"<s>"/g
 			s/\{"id":[0-9]+,"time"/{"id":"<n>","time"/g' |
-		perl -pe 's/("permission_ids":\[)([^\]]*)\]/$1 . join(",", sort split(",", $2)) . "]"/ge'
+		python3 -c 'import re, sys; sys.stdout.write(re.sub(r"(\"permission_ids\":\[)([^]]*)]",
+			lambda m: m[1] + ",".join(sorted(m[2].split(","))) + "]", sys.stdin.read()))'
 }
 
 BACKEND=sqlite scenario
