@@ -209,8 +209,13 @@ static void events_committed(struct store *st, const PGresult *res)
 	for (int r = 0; col >= 0 && r < PQntuples(res); r++) {
 		const char *record = pg_text(res, r, col);
 
-		if (record)
-			store_events_keep(st, record);
+		if (record) {
+			/* as compact as SQLite's line (json_build_object writes " : ") */
+			char *line = pg_json_compact(record);
+
+			store_events_keep(st, line);
+			free(line);
+		}
 	}
 	/* outside a transaction nothing else waits: these are all committed */
 	if (col >= 0 && !in_tx)
