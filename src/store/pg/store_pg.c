@@ -13,6 +13,7 @@
 
 #include "log.h"
 #include "json_util.h"
+#include "pg_backend.h"
 #include "pg_url.h"
 #include "store_events.h"
 #include "store_grants.h"
@@ -149,6 +150,7 @@ struct store *store_open_postgres(const struct config *cfg, char *errbuf, size_t
 	};
 	struct api_error err;
 
+	st->be = &pg_backend;
 	pc.statements = statements(&pc.n_statements);
 	st->pg_node = node_name(cfg);
 	st->pg = pg_pool_open(&pc, errbuf, errlen);

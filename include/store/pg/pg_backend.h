@@ -1,0 +1,15 @@
+#ifndef EDGEAUTH_PG_BACKEND_H
+#define EDGEAUTH_PG_BACKEND_H
+/*
+ * The PostgreSQL backend's table (store_backend.h) and the areas' parts of
+ * it, each defined in its src/store/pg/pg_<area>.c. Only the PostgreSQL
+ * backend's files include this: store_open_postgres sets st->be to
+ * pg_backend.
+ */
+#include "store_backend.h"
+
+extern const struct store_roles_ops pg_roles_ops;
+
+extern const struct store_backend pg_backend;
+
+#endif

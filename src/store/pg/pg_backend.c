@@ -1,0 +1,10 @@
+/*
+ * The PostgreSQL backend's table of operations (store_backend.h): one line
+ * per area, each area's operations in its pg_<area>.c.
+ */
+#include "pg_backend.h"
+
+const struct store_backend pg_backend = {
+	.name = "postgres",
+	.roles = &pg_roles_ops,
+};

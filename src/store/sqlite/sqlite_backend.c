@@ -1,0 +1,10 @@
+/*
+ * The SQLite backend's table of operations (store_backend.h): one line per
+ * area, each area's operations in its sqlite_<area>.c.
+ */
+#include "sqlite_backend.h"
+
+const struct store_backend sqlite_backend = {
+	.name = "sqlite",
+	.roles = &sqlite_roles_ops,
+};
