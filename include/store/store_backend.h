@@ -24,6 +24,7 @@ struct event_origin;
 struct list_query;
 struct page;
 struct role_fields;
+struct resource_input;
 
 /* store_roles.h */
 struct store_roles_ops {
@@ -41,11 +42,27 @@ struct store_roles_ops {
 	             struct page *out, struct completion done);
 };
 
+/* store_resources.h */
+struct store_resources_ops {
+	void (*create)(struct store *st, const struct event_origin *by, const char *project_id,
+	               const struct resource_input *in, char **out, struct completion done);
+	void (*update)(struct store *st, const struct event_origin *by, const char *project_id,
+	               const char *resource_id, const struct resource_input *in, char **out,
+	               struct completion done);
+	void (*get)(struct store *st, const char *project_id, const char *resource_id, char **out,
+	            struct completion done);
+	void (*remove)(struct store *st, const struct event_origin *by, const char *project_id,
+	               const char *resource_id, struct completion done);
+	void (*list)(struct store *st, const char *project_id, const struct list_query *q,
+	             struct page *out, struct completion done);
+};
+
 /* A backend: its name (for the log) and its areas' operations. The
  * backend's open sets st->be to its own. */
 struct store_backend {
 	const char *name;
 	const struct store_roles_ops *roles;
+	const struct store_resources_ops *resources;
 };
 
 #endif

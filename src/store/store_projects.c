@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "crypto.h"
+#include "sqlite_backend.h"
 #include "store_events.h"
 #include "store_projects.h"
 #include "store_clients.h"

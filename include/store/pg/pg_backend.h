@@ -9,6 +9,7 @@
 #include "store_backend.h"
 
 extern const struct store_roles_ops pg_roles_ops;
+extern const struct store_resources_ops pg_resources_ops;
 
 extern const struct store_backend pg_backend;
 

@@ -7,4 +7,5 @@
 const struct store_backend pg_backend = {
 	.name = "postgres",
 	.roles = &pg_roles_ops,
+	.resources = &pg_resources_ops,
 };
