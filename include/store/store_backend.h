@@ -17,6 +17,10 @@
  * The record types are only named here, so that this header includes no
  * area's header (the front files include this one).
  */
+#include <stdbool.h>
+#include <stdint.h>
+#include <jansson.h>
+
 #include "flow.h"
 
 struct store;
@@ -24,6 +28,8 @@ struct event_origin;
 struct list_query;
 struct page;
 struct role_fields;
+struct new_project;
+struct project_state;
 struct resource_input;
 
 /* store_roles.h */
@@ -57,12 +63,30 @@ struct store_resources_ops {
 	             struct page *out, struct completion done);
 };
 
+/* store_projects.h. The CLI's and the start's operations complete before
+ * they return (a blocking caller: sync_completion); their front functions
+ * keep the synchronous signatures. */
+struct store_projects_ops {
+	void (*create)(struct store *st, const char *name, struct new_project *out,
+	               struct completion done);
+	void (*admin_client)(struct store *st, const char *project_id, struct new_project *out,
+	                     bool *made, struct completion done);
+	void (*get)(struct store *st, const char *id, struct project_state *out,
+	            struct completion done);
+	void (*list)(struct store *st, json_t **out, struct completion done);
+	void (*count)(struct store *st, long long *out, struct completion done);
+	void (*set_active)(struct store *st, const char *id, bool active, bool *changed,
+	                   struct completion done);
+	void (*invalidate_all)(struct store *st, int64_t now, struct completion done);
+};
+
 /* A backend: its name (for the log) and its areas' operations. The
  * backend's open sets st->be to its own. */
 struct store_backend {
 	const char *name;
 	const struct store_roles_ops *roles;
 	const struct store_resources_ops *resources;
+	const struct store_projects_ops *projects;
 };
 
 #endif

@@ -8,4 +8,5 @@ const struct store_backend pg_backend = {
 	.name = "postgres",
 	.roles = &pg_roles_ops,
 	.resources = &pg_resources_ops,
+	.projects = &pg_projects_ops,
 };

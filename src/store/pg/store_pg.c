@@ -273,11 +273,7 @@ int pg_run_sync(struct store *st, const struct pg_statement *s, const char *cons
 	struct sync_result r;
 
 	pg_run(st, s, params, map, out, how, sync_completion(&r));
-	if (!r.done)   /* a caller on the loop: a bug */
-		return api_fail(err, E_SYSTEM_ERROR, "The store failed.");
-	if (r.failed)
-		*err = r.err;
-	return r.failed ? -1 : 0;
+	return sync_wait(&r, err);
 }
 
 /* ---- maps ---- */

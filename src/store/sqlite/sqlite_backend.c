@@ -8,4 +8,5 @@ const struct store_backend sqlite_backend = {
 	.name = "sqlite",
 	.roles = &sqlite_roles_ops,
 	.resources = &sqlite_resources_ops,
+	.projects = &sqlite_projects_ops,
 };
