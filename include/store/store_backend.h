@@ -18,6 +18,7 @@
  * area's header (the front files include this one).
  */
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <jansson.h>
 
@@ -28,6 +29,8 @@ struct event_origin;
 struct list_query;
 struct page;
 struct role_fields;
+struct key_row;
+struct key_rows;
 struct new_project;
 struct project_state;
 struct resource_input;
@@ -80,6 +83,17 @@ struct store_projects_ops {
 	void (*invalidate_all)(struct store *st, int64_t now, struct completion done);
 };
 
+/* store_keys.h; the writes and the list are the CLI's and the start's. */
+struct store_keys_ops {
+	void (*changed)(struct store *st, int64_t known_version, int64_t now,
+	                struct key_rows *out, bool *changed, struct completion done);
+	void (*list)(struct store *st, struct key_rows *out, struct completion done);
+	void (*add)(struct store *st, const struct key_row *rows, size_t n, bool if_alg_missing,
+	            int64_t lifetime_ms, int *added, struct completion done);
+	void (*retire)(struct store *st, const char *kid, int64_t now, int64_t lifetime_ms,
+	               bool *found, struct completion done);
+};
+
 /* A backend: its name (for the log) and its areas' operations. The
  * backend's open sets st->be to its own. */
 struct store_backend {
@@ -87,6 +101,7 @@ struct store_backend {
 	const struct store_roles_ops *roles;
 	const struct store_resources_ops *resources;
 	const struct store_projects_ops *projects;
+	const struct store_keys_ops *keys;
 };
 
 #endif

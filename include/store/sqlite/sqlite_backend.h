@@ -14,6 +14,7 @@ struct api_error;
 extern const struct store_roles_ops sqlite_roles_ops;
 extern const struct store_resources_ops sqlite_resources_ops;
 extern const struct store_projects_ops sqlite_projects_ops;
+extern const struct store_keys_ops sqlite_keys_ops;
 
 extern const struct store_backend sqlite_backend;
 

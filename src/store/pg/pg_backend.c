@@ -9,4 +9,5 @@ const struct store_backend pg_backend = {
 	.roles = &pg_roles_ops,
 	.resources = &pg_resources_ops,
 	.projects = &pg_projects_ops,
+	.keys = &pg_keys_ops,
 };

@@ -9,4 +9,5 @@ const struct store_backend sqlite_backend = {
 	.roles = &sqlite_roles_ops,
 	.resources = &sqlite_resources_ops,
 	.projects = &sqlite_projects_ops,
+	.keys = &sqlite_keys_ops,
 };
