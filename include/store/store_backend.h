@@ -29,6 +29,8 @@ struct event_origin;
 struct list_query;
 struct page;
 struct role_fields;
+struct event;
+struct event_filter;
 struct key_row;
 struct key_rows;
 struct new_project;
@@ -94,6 +96,16 @@ struct store_keys_ops {
 	               bool *found, struct completion done);
 };
 
+/* store_events.h; the list is the CLI's. */
+struct store_events_ops {
+	void (*record)(struct store *st, const struct event *evs, size_t n, struct completion done);
+	void (*list)(struct store *st, const struct event_filter *f,
+	             void (*each)(void *arg, const char *record), void *arg,
+	             struct completion done);
+	void (*purge)(struct store *st, int batch, int64_t before, int *deleted,
+	              struct completion done);
+};
+
 /* A backend: its name (for the log) and its areas' operations. The
  * backend's open sets st->be to its own. */
 struct store_backend {
@@ -102,6 +114,7 @@ struct store_backend {
 	const struct store_resources_ops *resources;
 	const struct store_projects_ops *projects;
 	const struct store_keys_ops *keys;
+	const struct store_events_ops *events;
 };
 
 #endif

@@ -15,12 +15,13 @@ extern const struct store_roles_ops sqlite_roles_ops;
 extern const struct store_resources_ops sqlite_resources_ops;
 extern const struct store_projects_ops sqlite_projects_ops;
 extern const struct store_keys_ops sqlite_keys_ops;
+extern const struct store_events_ops sqlite_events_ops;
 
 extern const struct store_backend sqlite_backend;
 
 /* ---- what the SQLite areas use of each other ---- */
 
-/* Inserts the four default resources of a new project (README "Projects"),
+/* Inserts the four default resources of a new project (README "Endpoints"),
  * each with its create, update and read permissions, created at now,
  * inside the caller's transaction. 0, or -1 with system_error. */
 int store_resource_insert_defaults(struct store *st, const char *project_id, int64_t now,
