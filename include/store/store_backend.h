@@ -29,6 +29,7 @@ struct event_origin;
 struct list_query;
 struct page;
 struct role_fields;
+struct outbox_rows;
 struct event;
 struct event_filter;
 struct key_row;
@@ -106,11 +107,19 @@ struct store_events_ops {
 	              struct completion done);
 };
 
+/* store_outbox.h */
+struct store_outbox_ops {
+	void (*read)(struct store *st, size_t limit, struct outbox_rows *out,
+	             struct completion done);
+	void (*remove)(struct store *st, const char *const *ids, size_t n, struct completion done);
+};
+
 /* A backend: its name (for the log) and its areas' operations. The
  * backend's open sets st->be to its own. */
 struct store_backend {
 	const char *name;
 	const struct store_roles_ops *roles;
+	const struct store_outbox_ops *outbox;
 	const struct store_resources_ops *resources;
 	const struct store_projects_ops *projects;
 	const struct store_keys_ops *keys;

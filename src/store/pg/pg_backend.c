@@ -11,4 +11,5 @@ const struct store_backend pg_backend = {
 	.projects = &pg_projects_ops,
 	.keys = &pg_keys_ops,
 	.events = &pg_events_ops,
+	.outbox = &pg_outbox_ops,
 };

@@ -11,4 +11,5 @@ const struct store_backend sqlite_backend = {
 	.projects = &sqlite_projects_ops,
 	.keys = &sqlite_keys_ops,
 	.events = &sqlite_events_ops,
+	.outbox = &sqlite_outbox_ops,
 };
