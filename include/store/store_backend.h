@@ -29,6 +29,8 @@ struct event_origin;
 struct list_query;
 struct page;
 struct role_fields;
+struct session_row;
+struct new_session;
 struct outbox_rows;
 struct event;
 struct event_filter;
@@ -114,11 +116,26 @@ struct store_outbox_ops {
 	void (*remove)(struct store *st, const char *const *ids, size_t n, struct completion done);
 };
 
+/* store_sessions.h */
+struct store_sessions_ops {
+	void (*start)(struct store *st, const struct new_session *s, char **sid,
+	              struct completion done);
+	void (*find)(struct store *st, const char *secret_hash, const char *project_id, int64_t now,
+	             struct session_row *out, struct completion done);
+	void (*add_client)(struct store *st, const char *session_id, const char *client_id,
+	                   struct completion done);
+	void (*end)(struct store *st, const char *id, const char *project_id, const char *user_id,
+	            const struct event *ev, bool *ended, struct completion done);
+	void (*purge)(struct store *st, int batch, int64_t now, int *deleted,
+	              struct completion done);
+};
+
 /* A backend: its name (for the log) and its areas' operations. The
  * backend's open sets st->be to its own. */
 struct store_backend {
 	const char *name;
 	const struct store_roles_ops *roles;
+	const struct store_sessions_ops *sessions;
 	const struct store_outbox_ops *outbox;
 	const struct store_resources_ops *resources;
 	const struct store_projects_ops *projects;

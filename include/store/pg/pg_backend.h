@@ -14,6 +14,7 @@ extern const struct store_projects_ops pg_projects_ops;
 extern const struct store_keys_ops pg_keys_ops;
 extern const struct store_events_ops pg_events_ops;
 extern const struct store_outbox_ops pg_outbox_ops;
+extern const struct store_sessions_ops pg_sessions_ops;
 
 extern const struct store_backend pg_backend;
 

@@ -17,6 +17,7 @@ extern const struct store_projects_ops sqlite_projects_ops;
 extern const struct store_keys_ops sqlite_keys_ops;
 extern const struct store_events_ops sqlite_events_ops;
 extern const struct store_outbox_ops sqlite_outbox_ops;
+extern const struct store_sessions_ops sqlite_sessions_ops;
 
 extern const struct store_backend sqlite_backend;
 

@@ -12,4 +12,5 @@ const struct store_backend pg_backend = {
 	.keys = &pg_keys_ops,
 	.events = &pg_events_ops,
 	.outbox = &pg_outbox_ops,
+	.sessions = &pg_sessions_ops,
 };

@@ -12,4 +12,5 @@ const struct store_backend sqlite_backend = {
 	.keys = &sqlite_keys_ops,
 	.events = &sqlite_events_ops,
 	.outbox = &sqlite_outbox_ops,
+	.sessions = &sqlite_sessions_ops,
 };
