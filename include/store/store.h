@@ -53,7 +53,12 @@ struct store_purge_run {
 };
 enum { STORE_PURGE_TOKENS, STORE_PURGE_SESSIONS, STORE_PURGE_EVENTS, STORE_PURGE__N };
 
+struct store_backend;
+
 struct store {
+	/* The backend's table of operations (store_backend.h), set at open:
+	 * the front's functions call through it. */
+	const struct store_backend *be;
 	sqlite3 *db;
 	/* The PostgreSQL backend (store_pg.h) when [store] backend = postgres;
 	 * then db is NULL, and each operation's first line hands it over. */

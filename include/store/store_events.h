@@ -71,8 +71,9 @@ struct event {
 	const char *outcome;             /* NULL: EVENT_SUCCESS; else an error code */
 };
 
-/* Inserts ev inside the caller's open transaction (a store_write_tx write
- * function, or a CLI operation's own), at now. With no origin (ev->by
+/* SQLite's (sqlite_events.c), for its areas' writes. Inserts ev inside
+ * the caller's open transaction (a store_write_tx write function, or a
+ * CLI operation's own), at now. With no origin (ev->by
  * NULL: what no one asked for, as the default project of a first start)
  * nothing is recorded. When the store has a sink (store_events_sink), the
  * event's record waits for the commit and goes to the sink after it; a

@@ -91,12 +91,4 @@ extern const struct record_missing *const store_resource_missing;
 #define RESOURCE_DEFAULT_UPDATE "A default resource cannot be updated."
 #define RESOURCE_DEFAULT_DELETE "A default resource cannot be deleted."
 
-/* ---- for the SQLite backend's own use (store.c) ---- */
-
-/* Inserts docs/api.md §"Permissions and default resources"'s four default resources of a new project, each
- * with its create, update and read permissions, created at now, inside the
- * caller's transaction. 0, or -1 with system_error. */
-int store_resource_insert_defaults(struct store *st, const char *project_id, int64_t now,
-                                   struct api_error *err);
-
 #endif

@@ -48,6 +48,10 @@ struct sync_result {
 	struct api_error err;
 };
 struct completion sync_completion(struct sync_result *r);
+/* After the call that took sync_completion(r): 0, or -1 with its error
+ * in err; system_error when it has not run (a caller on the loop with a
+ * network store: a bug). */
+int sync_wait(const struct sync_result *r, struct api_error *err);
 
 enum step_result {
 	STEP_NEXT,

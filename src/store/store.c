@@ -17,6 +17,7 @@
 #include "listing.h"
 #include "log.h"
 #include "metrics.h"
+#include "sqlite_backend.h"
 #include "store.h"
 #include "store_clients.h"
 #include "store_pg.h"
@@ -469,6 +470,7 @@ struct store *store_open(const char *path, bool synchronous_full, char *errbuf, 
 	struct stat wal;
 	char *wal_path = xasprintf("%s-wal", path);
 
+	st->be = &sqlite_backend;
 	st->files.wal_fd = -1;
 	sqlite_single_thread();
 	store_make_parent_dir(path);

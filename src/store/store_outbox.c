@@ -1,34 +1,25 @@
-/* The back-channel logout outbox (store_outbox.h). */
+/*
+ * The back-channel outbox: the front (store_outbox.h). Each operation is
+ * the backend's (st->be->outbox: sqlite_outbox.c, pg_outbox.c); the rows'
+ * memory and the queued hook are here, once for both.
+ */
 #include <stdlib.h>
 #include <string.h>
 
-#include "pg_outbox.h"
 #include "store.h"
-#include "store_pg.h"
+#include "store_backend.h"
 #include "store_outbox.h"
-#include "util.h"
 
-enum {
-	O_ANY,
-	O_READ,
-	O_DELETE,
-	O__COUNT
-};
+void store_outbox_read(struct store *st, size_t limit, struct outbox_rows *out,
+                       struct completion done)
+{
+	st->be->outbox->read(st, limit, out, done);
+}
 
-static const char *const sql[O__COUNT] = {
-	/* Read after every commit and mostly empty: O_READ's ORDER BY opens
-	 * a sorter even for no row, 26,000 instructions of the 30,000 it cost
-	 * (callgrind; docs/BENCHMARKS.md), so a look first. */
-	[O_ANY] = "SELECT 1 FROM backchannel_outbox LIMIT 1",
-	[O_READ] = ("SELECT id, client_id, uri, alg, subject, session_id,"
-		    " created_at FROM backchannel_outbox"
-		    " ORDER BY created_at, id LIMIT ?1"),
-	[O_DELETE] = "DELETE FROM backchannel_outbox WHERE id = ?1",
-};
-
-const struct stmt_set store_outbox_sql = { O__COUNT, sql, NULL };
-
-#define STMT(st, i) ((st)->outbox.stmt[i])
+void store_outbox_delete(struct store *st, const char *const *ids, size_t n, struct completion done)
+{
+	st->be->outbox->remove(st, ids, n, done);
+}
 
 void outbox_row_release(struct outbox_row *o)
 {
@@ -47,91 +38,6 @@ void outbox_rows_release(struct outbox_rows *r)
 		outbox_row_release(&r->rows[i]);
 	free(r->rows);
 	memset(r, 0, sizeof *r);
-}
-
-/* Column col of s, copied; NULL for SQL NULL. */
-static char *column_dup(sqlite3_stmt *s, int col)
-{
-	const char *v = store_column_text(s, col);
-
-	return v ? xstrdup(v) : NULL;
-}
-
-static int outbox_read(struct store *st, size_t limit, struct outbox_rows *out,
-                       struct api_error *err)
-{
-	sqlite3_stmt *s = STMT(st, O_READ);
-	size_t cap = 0;
-	int rc;
-
-	memset(out, 0, sizeof *out);
-	rc = store_exists(st, STMT(st, O_ANY), NULL, NULL, NULL, err);
-	if (rc <= 0)
-		return rc;   /* empty: no rows, or -1 */
-	sqlite3_bind_int64(s, 1, (sqlite3_int64)limit);
-	while ((rc = store_step(st, s, err)) == 1) {   /* LIMIT: at most limit rows */
-		struct outbox_row *o;
-
-		/* Grown as rows come: read after every commit, the outbox is
-		 * mostly empty, and zeroing room for limit rows cost a refresh
-		 * ~19,000 instructions (docs/BENCHMARKS.md). */
-		if (out->count == cap) {
-			cap = cap ? cap * 2 : 16;
-			out->rows = xrealloc(out->rows, cap * sizeof *out->rows);
-		}
-		o = &out->rows[out->count];
-		o->id = column_dup(s, 0);
-		o->client_id = column_dup(s, 1);
-		o->uri = column_dup(s, 2);
-		o->alg = column_dup(s, 3);
-		o->subject = column_dup(s, 4);
-		o->session_id = column_dup(s, 5);
-		o->created_at = sqlite3_column_int64(s, 6);
-		out->count++;
-	}
-	store_stmt_finish(s);
-	if (rc < 0) {
-		outbox_rows_release(out);
-		return -1;
-	}
-	return 0;
-}
-
-void store_outbox_read(struct store *st, size_t limit, struct outbox_rows *out,
-                       struct completion done)
-{
-	PG_DISPATCH(st, pg_outbox_read(st, limit, out, done));
-	struct api_error err;
-
-	complete(done, outbox_read(st, limit, out, &err), &err);
-}
-
-struct outbox_delete {
-	const char *const *ids;
-	size_t n;
-};
-
-static int delete_write(struct store *st, void *arg, struct api_error *err)
-{
-	const struct outbox_delete *d = arg;
-	sqlite3_stmt *s = STMT(st, O_DELETE);
-
-	for (size_t i = 0; i < d->n; i++) {
-		store_bind_text(s, 1, d->ids[i]);
-		if (store_step_write(st, s, NULL, 0, NULL, err) < 0)
-			return -1;
-	}
-	return 0;
-}
-
-void store_outbox_delete(struct store *st, const char *const *ids, size_t n,
-                         struct completion done)
-{
-	PG_DISPATCH(st, pg_outbox_delete(st, ids, n, done));
-	struct outbox_delete d = { ids, n };
-	struct api_error err;
-
-	complete(done, store_write_tx(st, delete_write, NULL, &d, &err), &err);
 }
 
 void store_outbox_on_queued(struct store *st, void (*fn)(void *arg), void *arg)

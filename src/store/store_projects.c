@@ -1,66 +1,15 @@
 /*
- * Projects: create (with the four default resources and the admin client,
- * through their areas' inserts), look-up, list and (de)activation. The CLI's
- * project commands and the router's project check read them.
+ * Projects: the front (store_projects.h). Each operation is the backend's
+ * (st->be->projects: sqlite_projects.c, pg_projects.c); the admin client's
+ * shape and credentials, and the release of a failed create's, are here,
+ * once for both. The CLI's operations wait with sync_completion: they
+ * complete before they return.
  */
 #include <stdlib.h>
 #include <string.h>
 
-#include "crypto.h"
-#include "store_events.h"
+#include "store_backend.h"
 #include "store_projects.h"
-#include "store_clients.h"
-#include "store_resources.h"
-#include "util.h"
-#include "pg_projects.h"
-#include "store_pg.h"
-
-enum {
-	SP_INSERT,
-	SP_GET,
-	SP_LIST,
-	SP_COUNT,
-	SP_SET_ACTIVE,
-	SP_INVALIDATE_TOKENS,
-	SP_END_SESSIONS,
-	SP_REVOKE_ACCESS,
-	SP_REVOKE_REFRESH,
-	SP_END_CODES,
-	SP__COUNT
-};
-
-static const char *const sql[SP__COUNT] = {
-	[SP_INSERT] =
-		"INSERT INTO projects (id, name, is_active, created_at, updated_at)"
-		" VALUES (?1, ?2, 1, ?3, ?3)",
-	[SP_GET] = "SELECT is_active FROM projects WHERE id = ?1",
-	[SP_LIST] =
-		"SELECT id, name, is_active, created_at, updated_at FROM projects"
-		" ORDER BY created_at, id",
-	[SP_COUNT] = "SELECT count(*) FROM projects",
-	[SP_SET_ACTIVE] = "UPDATE projects SET is_active = ?2, updated_at = ?3 WHERE id = ?1",
-	/* schema/006's rule, for every project at once; it never moves back */
-	[SP_INVALIDATE_TOKENS] =
-		"UPDATE projects SET tokens_valid_after = max(coalesce(tokens_valid_after, 0), ?1)",
-	/* schema/008's trigger revokes each session's sign-ins */
-	[SP_END_SESSIONS] = "UPDATE sessions SET ended_at = ?1 WHERE ended_at IS NULL",
-	/* What the store holds ends by its rows, whatever the clock says: the
-	 * access token of every refresh token that may still live (a clock
-	 * stepped back takes more, never fewer), every refresh token, every
-	 * unredeemed code. */
-	[SP_REVOKE_ACCESS] =
-		"INSERT OR IGNORE INTO revoked_tokens (jti, expires_at)"
-		" SELECT access_jti, access_exp FROM refresh_tokens WHERE access_exp > ?1 / 1000",
-	[SP_REVOKE_REFRESH] = "UPDATE refresh_tokens SET revoked_at = ?1 WHERE revoked_at IS NULL",
-	[SP_END_CODES] = "DELETE FROM auth_codes WHERE used_at IS NULL",
-};
-
-const struct stmt_set store_projects_sql = { SP__COUNT, sql, NULL };
-
-static sqlite3_stmt *stmt(struct store *st, int which)
-{
-	return st->projects.stmt[which];
-}
 
 const struct client_fields store_admin_client = {
 	.name = "admin", .description = "The project's admin client", .redirect_uris = "[]",
@@ -74,56 +23,6 @@ void store_admin_credentials(struct new_project *out, char hash[SECRET_HASH_LEN 
 	crypto_hash_secret(out->client_secret, strlen(out->client_secret), hash);
 }
 
-/* Makes an admin client of out->project_id (docs/api.md §"Permissions and default resources": active, the
- * twelve permissions of the default resources, which must be there), its
- * credentials into out, inside the caller's transaction. It is
- * confidential (client_secret_basic): it is given a secret and used with
- * it, so nothing may be done in its name without it (docs/tokens.md §"Client authentication"). 0,
- * or -1 with system_error. */
-static int admin_client_insert(struct store *st, struct new_project *out, int64_t now,
-                               struct api_error *err)
-{
-	char hash[SECRET_HASH_LEN + 1];
-
-	store_admin_credentials(out, hash);
-	if (store_client_insert(st, out->project_id, out->client_id, &store_admin_client, hash, now,
-	                        err) < 0)
-		return -1;
-	return store_client_grant_admin(st, out->client_id, err);
-}
-
-int store_project_create(struct store *st, const char *name, struct new_project *out,
-                         struct api_error *err)
-{
-	if (st->pg)
-		return pg_project_create(st, name, out, err);
-	int64_t now = now_ms();
-	sqlite3_stmt *s;
-
-	memset(out, 0, sizeof *out);
-	out->project_id = crypto_new_id();
-	if (store_begin(st, err) < 0)
-		goto fail;
-	s = stmt(st, SP_INSERT);
-	store_bind_text(s, 1, out->project_id);
-	store_bind_text(s, 2, name);
-	sqlite3_bind_int64(s, 3, now);
-	if (store_step_write(st, s, NULL, 0, NULL, err) < 0 ||
-	    store_resource_insert_defaults(st, out->project_id, now, err) < 0 ||
-	    admin_client_insert(st, out, now, err) < 0 ||
-	    store_event_insert_own(st, (struct event){ NULL, out->project_id, EVENT_PROJECT_CREATE,
-	                                               out->project_id, NULL }, err) < 0)
-		goto fail_tx;
-	if (store_commit(st, err) < 0)
-		goto fail;
-	return 0;
-fail_tx:
-	store_rollback(st);
-fail:
-	store_new_project_release(out);
-	return -1;
-}
-
 void store_new_project_release(struct new_project *np)
 {
 	free(np->project_id);
@@ -132,87 +31,49 @@ void store_new_project_release(struct new_project *np)
 	memset(np, 0, sizeof *np);
 }
 
-/* 1 found (and *is_active set), 0 not found, -1 error. */
-static int project_read(struct store *st, const char *id, bool *is_active, struct api_error *err)
+int store_project_create(struct store *st, const char *name, struct new_project *out,
+                         struct api_error *err)
 {
-	sqlite3_stmt *s = stmt(st, SP_GET);
-	int rc;
+	struct sync_result r;
 
-	store_bind_text(s, 1, id);
-	rc = store_step(st, s, err);
-	if (rc == 1)
-		*is_active = sqlite3_column_int(s, 0) != 0;
-	store_stmt_finish(s);
-	return rc;
-}
-
-void store_project_get(struct store *st, const char *id, struct project_state *out,
-                       struct completion done)
-{
-	PG_DISPATCH(st, pg_project_get(st, id, out, done));
-	struct api_error err;
-	int rc;
-
-	out->is_active = false;
-	rc = project_read(st, id, &out->is_active, &err);
-
-	out->found = rc == 1;
-	complete(done, rc, &err);
+	memset(out, 0, sizeof *out);
+	st->be->projects->create(st, name, out, sync_completion(&r));
+	if (sync_wait(&r, err) < 0) {
+		store_new_project_release(out);
+		return -1;
+	}
+	return 0;
 }
 
 int store_project_admin_client(struct store *st, const char *project_id,
                                struct new_project *out, struct api_error *err)
 {
-	if (st->pg)
-		return pg_project_admin_client(st, project_id, out, err);
-	bool is_active;
-	int found;
+	struct sync_result r;
+	bool made = false;
 
 	memset(out, 0, sizeof *out);
-	if (store_begin(st, err) < 0)
-		return -1;
-	found = project_read(st, project_id, &is_active, err);
-	if (found == 1) {
-		out->project_id = xstrdup(project_id);
-		if (admin_client_insert(st, out, now_ms(), err) < 0 ||
-		    store_event_insert_own(st, (struct event){ NULL, project_id,
-		                                               EVENT_PROJECT_ADMIN_CLIENT,
-		                                               out->client_id, NULL }, err) < 0)
-			found = -1;
-	}
-	if (found != 1) {
-		store_rollback(st);
+	st->be->projects->admin_client(st, project_id, out, &made, sync_completion(&r));
+	if (sync_wait(&r, err) < 0 || !made) {
 		store_new_project_release(out);
-		return found;
-	}
-	if (store_commit(st, err) < 0) {
-		store_new_project_release(out);
-		return -1;
+		return r.failed || !r.done ? -1 : 0;
 	}
 	return 1;
 }
 
+void store_project_get(struct store *st, const char *id, struct project_state *out,
+                       struct completion done)
+{
+	st->be->projects->get(st, id, out, done);
+}
+
 json_t *store_project_list(struct store *st, struct api_error *err)
 {
-	if (st->pg)
-		return pg_project_list(st, err);
-	sqlite3_stmt *s = stmt(st, SP_LIST);
-	json_t *list = json_array();
-	int rc;
+	struct sync_result r;
+	json_t *list = NULL;
 
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		char created[TIMESTAMP_LEN], updated[TIMESTAMP_LEN];
-		format_timestamp(sqlite3_column_int64(s, 3), created);
-		format_timestamp(sqlite3_column_int64(s, 4), updated);
-		json_array_append_new(list, json_pack("{s:s, s:s, s:b, s:s, s:s}",
-			"id", store_column_text(s, 0), "name", store_column_text(s, 1),
-			"is_active", sqlite3_column_int(s, 2), "created_at", created,
-			"updated_at", updated));
-	}
-	store_stmt_finish(s);
-	if (rc != SQLITE_DONE) {
+	st->be->projects->list(st, &list, sync_completion(&r));
+	if (sync_wait(&r, err) < 0) {
 		json_decref(list);
-		store_fail(st, err, "project list");
 		return NULL;
 	}
 	return list;
@@ -220,73 +81,26 @@ json_t *store_project_list(struct store *st, struct api_error *err)
 
 long store_project_count(struct store *st, struct api_error *err)
 {
-	if (st->pg)
-		return pg_project_count(st, err);
-	sqlite3_stmt *s = stmt(st, SP_COUNT);
-	long n = -1;
+	struct sync_result r;
+	long long n = -1;
 
-	if (store_step(st, s, err) == 1)
-		n = (long)sqlite3_column_int64(s, 0);
-	store_stmt_finish(s);
-	return n;
-}
-
-/* What a set_active works on, for store_write_tx. */
-struct project_activation {
-	const char *id;
-	bool active;
-	bool changed;
-};
-
-static int set_active_write(struct store *st, void *arg, struct api_error *err)
-{
-	struct project_activation *a = arg;
-	sqlite3_stmt *s = stmt(st, SP_SET_ACTIVE);
-
-	store_bind_text(s, 1, a->id);
-	sqlite3_bind_int(s, 2, a->active);
-	sqlite3_bind_int64(s, 3, now_ms());
-	if (store_step_write(st, s, NULL, 0, NULL, err) < 0)
-		return -1;
-	a->changed = sqlite3_changes(st->db) > 0;
-	if (!a->changed)
-		return 0;
-	return store_event_insert_own(st, (struct event){
-		NULL, a->id, a->active ? EVENT_PROJECT_ACTIVATE : EVENT_PROJECT_DEACTIVATE, a->id, NULL,
-	}, err);
+	st->be->projects->count(st, &n, sync_completion(&r));
+	return sync_wait(&r, err) < 0 ? -1 : (long)n;
 }
 
 int store_project_set_active(struct store *st, const char *id, bool active, struct api_error *err)
 {
-	if (st->pg)
-		return pg_project_set_active(st, id, active, err);
-	struct project_activation a = { id, active, false };
+	struct sync_result r;
+	bool changed = false;
 
-	if (store_write_tx(st, set_active_write, NULL, &a, err) < 0)
-		return -1;
-	return a.changed;
-}
-
-static int invalidate_write(struct store *st, void *arg, struct api_error *err)
-{
-	static const int steps[] = {
-		SP_INVALIDATE_TOKENS, SP_END_SESSIONS,
-		SP_REVOKE_ACCESS, SP_REVOKE_REFRESH, SP_END_CODES,
-	};
-	const int64_t *now = arg;
-
-	for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++) {
-		sqlite3_bind_int64(stmt(st, steps[i]), 1, *now);
-		if (store_step_write(st, stmt(st, steps[i]), NULL, 0, NULL, err) < 0)
-			return -1;
-	}
-	return store_event_insert_own(st, (struct event){ NULL, NULL, EVENT_STORE_INVALIDATE_ALL,
-	                                                  NULL, NULL }, err);
+	st->be->projects->set_active(st, id, active, &changed, sync_completion(&r));
+	return sync_wait(&r, err) < 0 ? -1 : changed;
 }
 
 int store_invalidate_all(struct store *st, int64_t now, struct api_error *err)
 {
-	if (st->pg)
-		return pg_invalidate_all(st, err);
-	return store_write_tx(st, invalidate_write, NULL, &now, err);
+	struct sync_result r;
+
+	st->be->projects->invalidate_all(st, now, sync_completion(&r));
+	return sync_wait(&r, err);
 }

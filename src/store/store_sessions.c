@@ -1,65 +1,49 @@
 /*
- * The sessions area of the SQLite backend (store_sessions.h). A session is
- * ended only by setting ended_at, so that schema/008's triggers revoke its
- * sign-ins and queue its back-channel logouts; nothing here deletes a live
- * one but the purge of expired ones, which by design ends nothing.
+ * Sessions: the front (store_sessions.h). Each operation is the backend's
+ * (st->be->sessions: sqlite_sessions.c, pg_sessions.c); the row's memory
+ * is here, once for both.
  */
 #include <stdlib.h>
 #include <string.h>
 
-#include "pg_sessions.h"
-#include "store_pg.h"
+#include "store.h"
+#include "store_backend.h"
 #include "store_sessions.h"
-#include "util.h"
 
-enum session_stmt {
-	SS_FIND_ANY_USER,
-	SS_FIND,
-	SS_INSERT,
-	SS_CONTINUE,
-	SS_END,
-	SS_ADD_CLIENT,
-	SS_PURGE,
-	SS__COUNT
-};
-
-/* A live session of project ?2 at ?3 behind the secret hash ?1; SS_FIND
- * also wants its user active (the triggers end a deactivated user's
- * sessions; a row another tool wrote is held to it too). */
-#define SQL_LIVE \
-	" FROM sessions s WHERE s.secret_hash = ?1 AND s.project_id = ?2" \
-	" AND s.ended_at IS NULL AND s.expires_at > ?3"
-
-static const char *const sql[SS__COUNT] = {
-	[SS_FIND_ANY_USER] = "SELECT s.id, s.user_id, s.auth_time, s.expires_at" SQL_LIVE,
-	[SS_FIND] =
-		"SELECT s.id, s.user_id, s.auth_time, s.expires_at" SQL_LIVE
-		" AND EXISTS (SELECT 1 FROM users u WHERE u.id = s.user_id AND u.is_active)",
-	/* nothing when the user went (or was deactivated) since the password
-	 * check */
-	[SS_INSERT] =
-		"INSERT INTO sessions (id, secret_hash, project_id, user_id, auth_time, created_at,"
-		" expires_at) SELECT ?1, ?2, ?3, ?4, ?5, ?5, ?6 FROM users WHERE id = ?4 AND is_active",
-	[SS_CONTINUE] =
-		"UPDATE sessions SET secret_hash = ?2, auth_time = ?3, expires_at = ?4 WHERE id = ?1",
-	[SS_END] =
-		"UPDATE sessions SET ended_at = ?4 WHERE id = ?1 AND project_id = ?2"
-		" AND (?3 IS NULL OR user_id = ?3) AND ended_at IS NULL",
-	/* only into a session that has not ended: a client that got a code
-	 * after the end would never be told */
-	[SS_ADD_CLIENT] =
-		"INSERT OR IGNORE INTO session_clients (session_id, client_id)"
-		" SELECT id, ?2 FROM sessions WHERE id = ?1 AND ended_at IS NULL",
-	[SS_PURGE] =
-		"DELETE FROM sessions WHERE id IN (SELECT id FROM sessions"
-		" WHERE ended_at IS NOT NULL OR expires_at <= ?1 LIMIT ?2)",
-};
-
-const struct stmt_set store_sessions_sql = { SS__COUNT, sql, NULL };
-
-static sqlite3_stmt *stmt(struct store *st, enum session_stmt which)
+void store_session_start(struct store *st, const struct new_session *s, char **sid,
+                         struct completion done)
 {
-	return st->sessions.stmt[which];
+	st->be->sessions->start(st, s, sid, done);
+}
+
+void store_session_find(struct store *st, const char *secret_hash, const char *project_id,
+                        int64_t now, struct session_row *out, struct completion done)
+{
+	st->be->sessions->find(st, secret_hash, project_id, now, out, done);
+}
+
+void store_session_add_client(struct store *st, const char *session_id, const char *client_id,
+                              struct completion done)
+{
+	st->be->sessions->add_client(st, session_id, client_id, done);
+}
+
+void store_session_end(struct store *st, const char *id, const char *project_id,
+                       const char *user_id, const struct event *ev, bool *ended,
+                       struct completion done)
+{
+	st->be->sessions->end(st, id, project_id, user_id, ev, ended, done);
+}
+
+/* On PostgreSQL the purge completes at once, with the count of its last
+ * run that ended (pg_purge_run). */
+int store_session_purge(struct store *st, int batch, int64_t now, struct api_error *err)
+{
+	struct sync_result r;
+	int deleted = -1;
+
+	st->be->sessions->purge(st, batch, now, &deleted, sync_completion(&r));
+	return sync_wait(&r, err) < 0 ? -1 : deleted;
 }
 
 void session_row_release(struct session_row *r)
@@ -67,203 +51,4 @@ void session_row_release(struct session_row *r)
 	free(r->id);
 	free(r->user_id);
 	memset(r, 0, sizeof *r);
-}
-
-/* Steps a find statement into *out. 0, or -1 with err. */
-static int session_read(struct store *st, sqlite3_stmt *s, const char *secret_hash,
-                        const char *project_id, int64_t now, struct session_row *out,
-                        struct api_error *err)
-{
-	int rc;
-
-	memset(out, 0, sizeof *out);
-	store_bind_text(s, 1, secret_hash);
-	store_bind_text(s, 2, project_id);
-	sqlite3_bind_int64(s, 3, now);
-	rc = store_step(st, s, err);
-	if (rc == 1) {
-		out->found = true;
-		out->id = xstrdup(store_column_text(s, 0));
-		out->user_id = xstrdup(store_column_text(s, 1));
-		out->auth_time = sqlite3_column_int64(s, 2);
-		out->expires_at = sqlite3_column_int64(s, 3);
-	}
-	store_stmt_finish(s);
-	return rc < 0 ? -1 : 0;
-}
-
-/* What a start works on, for store_write_tx. */
-struct session_start {
-	const struct new_session *s;
-	char **sid;
-};
-
-static int session_insert(struct store *st, const struct new_session *n, struct api_error *err)
-{
-	sqlite3_stmt *s = stmt(st, SS_INSERT);
-
-	store_bind_text(s, 1, n->id);
-	store_bind_text(s, 2, n->secret_hash);
-	store_bind_text(s, 3, n->project_id);
-	store_bind_text(s, 4, n->user_id);
-	sqlite3_bind_int64(s, 5, n->now);
-	sqlite3_bind_int64(s, 6, n->expires_at);
-	if (store_step_write(st, s, NULL, 0, NULL, err) < 0)
-		return -1;
-	return sqlite3_changes(st->db) ? 0 : api_fail(err, E_USER_NOT_FOUND, STORE_SESSION_USER_GONE);
-}
-
-static int session_continue(struct store *st, const struct new_session *n, const char *id,
-                            struct api_error *err)
-{
-	sqlite3_stmt *s = stmt(st, SS_CONTINUE);
-
-	store_bind_text(s, 1, id);
-	store_bind_text(s, 2, n->secret_hash);
-	sqlite3_bind_int64(s, 3, n->now);
-	sqlite3_bind_int64(s, 4, n->expires_at);
-	return store_step_write(st, s, NULL, 0, NULL, err);
-}
-
-static int session_end(struct store *st, const char *id, const char *project_id,
-                       const char *user_id, int64_t now, struct api_error *err)
-{
-	sqlite3_stmt *s = stmt(st, SS_END);
-
-	store_bind_text(s, 1, id);
-	store_bind_text(s, 2, project_id);
-	store_bind_text(s, 3, user_id);
-	sqlite3_bind_int64(s, 4, now);
-	return store_step_write(st, s, NULL, 0, NULL, err);
-}
-
-static int client_record(struct store *st, const char *session_id, const char *client_id,
-                         struct api_error *err)
-{
-	sqlite3_stmt *s = stmt(st, SS_ADD_CLIENT);
-
-	store_bind_text(s, 1, session_id);
-	store_bind_text(s, 2, client_id);
-	return store_step_write(st, s, NULL, 0, NULL, err);
-}
-
-/* docs/signin.md §"Sessions"'s lifecycle, in the start's transaction. The old session
- * is looked up whoever its user is, active or not: another user's ends. */
-static int start_write(struct store *st, void *arg, struct api_error *err)
-{
-	struct session_start *w = arg;
-	const struct new_session *n = w->s;
-	struct session_row old = { 0 };
-	int rc = 0;
-
-	if (n->old_secret_hash &&
-	    session_read(st, stmt(st, SS_FIND_ANY_USER), n->old_secret_hash, n->project_id, n->now,
-	                 &old, err) < 0)
-		return -1;
-	if (old.found && strcmp(old.user_id, n->user_id) == 0) {
-		rc = session_continue(st, n, old.id, err);
-		*w->sid = xstrdup(old.id);
-	} else {
-		if (old.found)
-			rc = session_end(st, old.id, n->project_id, NULL, n->now, err);
-		if (rc == 0)
-			rc = session_insert(st, n, err);
-		*w->sid = xstrdup(n->id);
-	}
-	session_row_release(&old);
-	return rc < 0 ? -1 : client_record(st, *w->sid, n->client_id, err);
-}
-
-void store_session_start(struct store *st, const struct new_session *s, char **sid,
-                         struct completion done)
-{
-	PG_DISPATCH(st, pg_session_start(st, s, sid, done));
-	struct session_start w = { s, sid };
-	struct api_error err;
-	int rc;
-
-	*sid = NULL;
-	rc = store_write_tx_event(st, start_write, NULL, &w, s->event, &err);
-	if (rc < 0) {
-		free(*sid);   /* nothing was written */
-		*sid = NULL;
-	}
-	complete(done, rc, &err);
-}
-
-void store_session_find(struct store *st, const char *secret_hash, const char *project_id,
-                        int64_t now, struct session_row *out, struct completion done)
-{
-	PG_DISPATCH(st, pg_session_find(st, secret_hash, project_id, out, done));
-	struct api_error err;
-
-	complete(done, session_read(st, stmt(st, SS_FIND), secret_hash, project_id, now, out, &err),
-	         &err);
-}
-
-static int add_client(struct store *st, void *arg, struct api_error *err)
-{
-	const char *const *ids = arg;
-
-	return client_record(st, ids[0], ids[1], err);
-}
-
-void store_session_add_client(struct store *st, const char *session_id, const char *client_id,
-                              struct completion done)
-{
-	PG_DISPATCH(st, pg_session_add_client(st, session_id, client_id, done));
-	const char *ids[2] = { session_id, client_id };
-	struct api_error err;
-
-	complete(done, store_write_tx(st, add_client, NULL, ids, &err), &err);
-}
-
-/* What an end works on, for store_write_tx. */
-struct session_ending {
-	const char *id;
-	const char *project_id;
-	const char *user_id;
-	const struct event *ev;
-	bool *ended;
-};
-
-static int end_write(struct store *st, void *arg, struct api_error *err)
-{
-	const struct session_ending *e = arg;
-
-	if (session_end(st, e->id, e->project_id, e->user_id, now_ms(), err) < 0)
-		return -1;
-	*e->ended = sqlite3_changes(st->db) > 0;
-	if (!e->ev || !*e->ended)
-		return 0;   /* nothing ended: nothing to record */
-	return store_event_insert(st, e->ev, err);
-}
-
-void store_session_end(struct store *st, const char *id, const char *project_id,
-                       const char *user_id, const struct event *ev, bool *ended,
-                       struct completion done)
-{
-	PG_DISPATCH(st, pg_session_end(st, id, project_id, user_id, ev, ended, done));
-	struct session_ending e = { id, project_id, user_id, ev, ended };
-	struct api_error err;
-	int rc;
-
-	*ended = false;
-	rc = store_write_tx(st, end_write, NULL, &e, &err);
-	if (rc < 0)
-		*ended = false;   /* rolled back */
-	complete(done, rc, &err);
-}
-
-int store_session_purge(struct store *st, int batch, int64_t now, struct api_error *err)
-{
-	if (st->pg)
-		return pg_session_purge(st, batch, err);
-	sqlite3_stmt *s = stmt(st, SS_PURGE);
-
-	sqlite3_bind_int64(s, 1, now);
-	sqlite3_bind_int(s, 2, batch);
-	if (store_step_write(st, s, NULL, 0, NULL, err) < 0)
-		return -1;
-	return sqlite3_changes(st->db);
 }

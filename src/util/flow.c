@@ -30,6 +30,15 @@ struct completion sync_completion(struct sync_result *r)
 	return (struct completion){ sync_done, r };
 }
 
+int sync_wait(const struct sync_result *r, struct api_error *err)
+{
+	if (!r->done)
+		return api_fail(err, E_SYSTEM_ERROR, "The store failed.");
+	if (r->failed)
+		*err = r->err;
+	return r->failed ? -1 : 0;
+}
+
 /* The flow whose step runs now (flow_current_root). */
 static struct flow *current;
 

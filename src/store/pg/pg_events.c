@@ -1,5 +1,5 @@
 /*
- * The audit trail on PostgreSQL (pg_events.h): the events a change of its own
+ * The audit trail on PostgreSQL (store_events_ops, store_backend.h): the events a change of its own
  * records (a refused sign-in), the list the CLI reads, the retention purge.
  * The record is built by the database (edgeauth_event_json), so the list and
  * the audit file read alike on both backends.
@@ -7,7 +7,8 @@
 #include <stdlib.h>
 #include <jansson.h>
 
-#include "pg_events.h"
+#include "pg_backend.h"
+#include "store_events.h"
 #include "store_pg.h"
 #include "util.h"
 
@@ -30,8 +31,8 @@ static const struct pg_statement statements[PE__COUNT] = {
 
 const struct pg_statement_set pg_events_statements = { statements, PE__COUNT };
 
-void pg_event_record(struct store *st, const struct event *evs, size_t n,
-                     struct completion done)
+static void pg_event_record(struct store *st, const struct event *evs, size_t n,
+                            struct completion done)
 {
 	json_t *a = json_array();
 	char *text;
@@ -70,23 +71,33 @@ static int list_map(const PGresult *res, void *out, const void *how, struct api_
 	return 0;
 }
 
-int pg_event_list(struct store *st, const struct event_filter *f,
-                  void (*each)(void *arg, const char *record), void *arg,
-                  struct api_error *err)
+/* The CLI's: a blocking caller, so e lives until done has run. */
+static void pg_event_list(struct store *st, const struct event_filter *f,
+                          void (*each)(void *arg, const char *record), void *arg,
+                          struct completion done)
 {
 	struct each_row e = { each, arg };
 	char since[24];
 
-	return pg_run_sync(st, &statements[PE_LIST], (const char *const[]){ f->project_id,
-	                   pg_int_param(f->since, since), f->action }, list_map, NULL, &e, err);
+	pg_run(st, &statements[PE_LIST], (const char *const[]){ f->project_id,
+	       pg_int_param(f->since, since), f->action }, list_map, NULL, &e, done);
 }
 
-int pg_event_purge(struct store *st, int batch, int64_t before, struct api_error *err)
+/* Runs on the loop, so it does not wait for its count: *deleted is the
+ * count of the last run that ended (pg_purge_run); a failure is logged. */
+static void pg_event_purge(struct store *st, int batch, int64_t before, int *deleted,
+                           struct completion done)
 {
 	char b[24], n[24];
 
-	(void)err;
-	return pg_purge_run(st, STORE_PURGE_EVENTS, "purge of old audit events",
-	                    &statements[PE_PURGE], (const char *const[]){ pg_int_param(before, b),
-	                    pg_int_param(batch, n) });
+	*deleted = pg_purge_run(st, STORE_PURGE_EVENTS, "purge of old audit events",
+	                        &statements[PE_PURGE], (const char *const[]){ pg_int_param(before, b),
+	                        pg_int_param(batch, n) });
+	complete(done, 0, NULL);
 }
+
+const struct store_events_ops pg_events_ops = {
+	.record = pg_event_record,
+	.list = pg_event_list,
+	.purge = pg_event_purge,
+};

@@ -1,5 +1,5 @@
 /*
- * Signing keys on PostgreSQL (pg_keys.h). What a request reads is one
+ * Signing keys on PostgreSQL (store_keys_ops, store_backend.h). What a request reads is one
  * statement: the key version and, when it moved, the published keys. The
  * writes (CLI, start) are blocking transactions under the table's lock.
  * Private keys stay sealed; bytea travels as hex.
@@ -8,7 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pg_keys.h"
+#include "pg_backend.h"
+#include "store_keys.h"
 #include "store_events.h"
 #include "store_pg.h"
 #include "util.h"
@@ -95,8 +96,8 @@ static void keys_read_done(void *arg, const struct api_error *err)
 	complete(done, err ? -1 : 0, err);
 }
 
-void pg_keys_changed(struct store *st, int64_t known_version, int64_t now,
-                     struct key_rows *out, bool *changed, struct completion done)
+static void pg_keys_changed(struct store *st, int64_t known_version, int64_t now,
+                            struct key_rows *out, bool *changed, struct completion done)
 {
 	struct keys_read *r = xcalloc(1, sizeof *r);
 	char at[24], known[24];
@@ -113,7 +114,7 @@ void pg_keys_changed(struct store *st, int64_t known_version, int64_t now,
 
 /* ---- the CLI's and the start's ---- */
 
-int pg_keys_list(struct store *st, struct key_rows *out, struct api_error *err)
+static int keys_list(struct store *st, struct key_rows *out, struct api_error *err)
 {
 	memset(out, 0, sizeof *out);
 	if (pg_run_sync(st, &statements[PK_ALL], NULL, rows_read, out, NULL, err) < 0) {
@@ -188,8 +189,7 @@ static int begin(struct store *st, struct api_error *err)
 
 /* The event of a key write, by the store's own origin (the CLI's; none at
  * a node's start), in the write's transaction. */
-static int key_event(struct store *st, const char *action, const char *kid,
-                     struct api_error *err)
+static int key_event(struct store *st, const char *action, const char *kid, struct api_error *err)
 {
 	char *ev = pg_event_json(&(struct event){ st->events_origin, NULL, action, kid, NULL });
 	int rc = ev ? write(st, PK_EVENT, (const char *const[]){ ev }, err) : 0;
@@ -210,8 +210,8 @@ static int has_published(struct store *st, enum jwt_alg alg, int64_t now, struct
 	return rc;
 }
 
-int pg_keys_add(struct store *st, const struct key_row *rows, size_t n, bool if_alg_missing,
-                int64_t lifetime_ms, struct api_error *err)
+static int keys_add(struct store *st, const struct key_row *rows, size_t n, bool if_alg_missing,
+                    int64_t lifetime_ms, struct api_error *err)
 {
 	int64_t now = now_ms();
 	bool touched[JWT_ALG_COUNT] = { false };
@@ -244,7 +244,7 @@ static int retire(struct store *st, const char *kid, int64_t now, int64_t lifeti
 	char at[24];
 	int rc;
 
-	if (pg_keys_list(st, &all, err) < 0)
+	if (keys_list(st, &all, err) < 0)
 		return -1;
 	rc = store_keys_retirement(&all, kid, now, &k, err);
 	if (k && (write(st, PK_RETIRE, (const char *const[]){ kid, pg_int_param(now, at) },
@@ -255,10 +255,45 @@ static int retire(struct store *st, const char *kid, int64_t now, int64_t lifeti
 	return rc;
 }
 
-int pg_key_retire(struct store *st, const char *kid, int64_t now, int64_t lifetime_ms,
-                  struct api_error *err)
+static int key_retire(struct store *st, const char *kid, int64_t now, int64_t lifetime_ms,
+                      struct api_error *err)
 {
 	int rc = begin(st, err);
 
 	return pg_tx_end(st, rc < 0 ? -1 : retire(st, kid, now, lifetime_ms, err), err);
 }
+
+static void pg_keys_list(struct store *st, struct key_rows *out, struct completion done)
+{
+	struct api_error err;
+
+	complete(done, keys_list(st, out, &err), &err);
+}
+
+/* The writes are blocking transactions (pg_tx_begin): each completes
+ * before it returns. */
+static void pg_keys_add(struct store *st, const struct key_row *rows, size_t n, bool if_alg_missing,
+                        int64_t lifetime_ms, int *added, struct completion done)
+{
+	struct api_error err;
+
+	*added = keys_add(st, rows, n, if_alg_missing, lifetime_ms, &err);
+	complete(done, *added, &err);
+}
+
+static void pg_keys_retire(struct store *st, const char *kid, int64_t now, int64_t lifetime_ms,
+                           bool *found, struct completion done)
+{
+	struct api_error err;
+	int rc = key_retire(st, kid, now, lifetime_ms, &err);
+
+	*found = rc == 1;
+	complete(done, rc, &err);
+}
+
+const struct store_keys_ops pg_keys_ops = {
+	.changed = pg_keys_changed,
+	.list = pg_keys_list,
+	.add = pg_keys_add,
+	.retire = pg_keys_retire,
+};

@@ -1,13 +1,14 @@
 /*
- * The back-channel logout outbox on PostgreSQL (pg_outbox.h): the rows the
- * triggers of schema/postgres/008 write, read and deleted by statements that
- * complete on the loop. A read claims its rows for this node
+ * The back-channel logout outbox on PostgreSQL (store_outbox_ops,
+ * store_backend.h): the rows the triggers of schema/postgres/008 write,
+ * read and deleted by statements that complete on the loop. A read claims its rows for this node
  * (schema/postgres/018), so that of several nodes one sends each logout.
  */
 #include <stdlib.h>
 #include <string.h>
 
-#include "pg_outbox.h"
+#include "pg_backend.h"
+#include "store_outbox.h"
 #include "store_pg.h"
 #include "util.h"
 
@@ -54,8 +55,8 @@ static int rows_read(const PGresult *res, void *out, const void *how, struct api
 	return 0;
 }
 
-void pg_outbox_read(struct store *st, size_t limit, struct outbox_rows *out,
-                    struct completion done)
+static void pg_outbox_read(struct store *st, size_t limit, struct outbox_rows *out,
+                           struct completion done)
 {
 	char n[24], claim[24];
 
@@ -64,8 +65,8 @@ void pg_outbox_read(struct store *st, size_t limit, struct outbox_rows *out,
 	       st->pg_node, pg_int_param(OUTBOX_CLAIM_MS, claim) }, rows_read, out, NULL, done);
 }
 
-void pg_outbox_delete(struct store *st, const char *const *ids, size_t n,
-                      struct completion done)
+static void pg_outbox_remove(struct store *st, const char *const *ids, size_t n,
+                             struct completion done)
 {
 	struct json_id_list list = { true, n, (const char **)ids };
 	char *json = pg_json_ids(&list);
@@ -74,3 +75,8 @@ void pg_outbox_delete(struct store *st, const char *const *ids, size_t n,
 	       done);
 	free(json);
 }
+
+const struct store_outbox_ops pg_outbox_ops = {
+	.read = pg_outbox_read,
+	.remove = pg_outbox_remove,
+};

@@ -1,5 +1,5 @@
 /*
- * Projects on PostgreSQL (pg_projects.h): a project's creation is one
+ * Projects on PostgreSQL (store_projects_ops, store_backend.h): a project's creation is one
  * statement (schema/postgres/011_projects.sql); the router's project check
  * is the one operation here that runs on the loop.
  */
@@ -7,9 +7,10 @@
 #include <string.h>
 
 #include "crypto.h"
-#include "pg_projects.h"
+#include "pg_backend.h"
 #include "store_events.h"
 #include "store_pg.h"
+#include "store_projects.h"
 #include "util.h"
 
 /* How many IDs a new project's defaults take: four resources, twelve
@@ -70,51 +71,38 @@ static char *default_ids(void)
 	return json;
 }
 
-int pg_project_create(struct store *st, const char *name, struct new_project *out,
-                      struct api_error *err)
+/* The front (store_projects.c) releases out when the create fails. */
+static void pg_project_create(struct store *st, const char *name, struct new_project *out,
+                              struct completion done)
 {
 	char hash[SECRET_HASH_LEN + 1];
 	char *ids = default_ids(), *ev;
-	bool ignored;
-	int rc;
 
-	memset(out, 0, sizeof *out);
 	out->project_id = crypto_new_id();
 	store_admin_credentials(out, hash);
 	ev = own_event(st, out->project_id, EVENT_PROJECT_CREATE, out->project_id);
-	rc = pg_run_sync(st, &statements[PP_CREATE], (const char *const[]){
+	pg_run(st, &statements[PP_CREATE], (const char *const[]){
 		out->project_id, name, ids, out->client_id, hash, store_admin_client.name,
 		store_admin_client.description, store_admin_client.token_endpoint_auth_method, ev },
-		pg_map_exists, &ignored, NULL, err);
+		pg_map_none, NULL, NULL, done);
 	free(ids);
 	free(ev);
-	if (rc < 0)
-		store_new_project_release(out);
-	return rc;
 }
 
-int pg_project_admin_client(struct store *st, const char *project_id, struct new_project *out,
-                            struct api_error *err)
+static void pg_project_admin_client(struct store *st, const char *project_id,
+                                    struct new_project *out, bool *made, struct completion done)
 {
 	char hash[SECRET_HASH_LEN + 1];
-	bool made = false;
 	char *ev;
-	int rc;
 
-	memset(out, 0, sizeof *out);
 	out->project_id = xstrdup(project_id);
 	store_admin_credentials(out, hash);
 	ev = own_event(st, project_id, EVENT_PROJECT_ADMIN_CLIENT, out->client_id);
-	rc = pg_run_sync(st, &statements[PP_ADMIN_CLIENT], (const char *const[]){
+	pg_run(st, &statements[PP_ADMIN_CLIENT], (const char *const[]){
 		project_id, out->client_id, hash, store_admin_client.name,
 		store_admin_client.description, store_admin_client.token_endpoint_auth_method, ev },
-		pg_map_bool, &made, NULL, err);
+		pg_map_bool, made, NULL, done);
 	free(ev);
-	if (rc < 0 || !made) {
-		store_new_project_release(out);
-		return rc < 0 ? -1 : 0;
-	}
-	return 1;
 }
 
 /* The project's state, or found false. */
@@ -130,55 +118,60 @@ static int project_state_read(const PGresult *res, void *out, const void *how,
 	return 0;
 }
 
-void pg_project_get(struct store *st, const char *id, struct project_state *out,
-                    struct completion done)
+static void pg_project_get(struct store *st, const char *id, struct project_state *out,
+                           struct completion done)
 {
 	memset(out, 0, sizeof *out);
 	pg_run(st, &statements[PP_GET], (const char *const[]){ id }, project_state_read, out, NULL,
 	       done);
 }
 
-json_t *pg_project_list(struct store *st, struct api_error *err)
+/* out is a json_t **: the list, parsed from column 0. */
+static int project_list_read(const PGresult *res, void *out, const void *how,
+                             struct api_error *err)
 {
-	char *text = NULL;
-	json_t *list;
-
-	if (pg_run_sync(st, &statements[PP_LIST], NULL, pg_map_text, &text, NULL, err) < 0)
-		return NULL;
-	list = json_loads(text, 0, NULL);
-	free(text);
-	if (!list)
-		api_fail(err, E_SYSTEM_ERROR, "The store failed.");
-	return list;
+	(void)how;
+	*(json_t **)out = PQntuples(res) ? json_loads(pg_text(res, 0, 0), 0, NULL) : NULL;
+	return *(json_t **)out ? 0 : api_fail(err, E_SYSTEM_ERROR, "The store failed.");
 }
 
-long pg_project_count(struct store *st, struct api_error *err)
+static void pg_project_list(struct store *st, json_t **out, struct completion done)
 {
-	long long n = -1;
-
-	if (pg_run_sync(st, &statements[PP_COUNT], NULL, pg_map_int, &n, NULL, err) < 0)
-		return -1;
-	return (long)n;
+	pg_run(st, &statements[PP_LIST], NULL, project_list_read, out, NULL, done);
 }
 
-int pg_project_set_active(struct store *st, const char *id, bool active, struct api_error *err)
+static void pg_project_count(struct store *st, long long *out, struct completion done)
 {
-	bool changed = false;
+	pg_run(st, &statements[PP_COUNT], NULL, pg_map_int, out, NULL, done);
+}
+
+static void pg_project_set_active(struct store *st, const char *id, bool active, bool *changed,
+                                  struct completion done)
+{
 	char *ev = own_event(st, id, active ? EVENT_PROJECT_ACTIVATE : EVENT_PROJECT_DEACTIVATE, id);
-	int rc = pg_run_sync(st, &statements[PP_SET_ACTIVE],
-	                     (const char *const[]){ id, pg_bool_param(active), ev }, pg_map_exists,
-	                     &changed, NULL, err);
 
+	pg_run(st, &statements[PP_SET_ACTIVE], (const char *const[]){ id, pg_bool_param(active), ev },
+	       pg_map_exists, changed, NULL, done);
 	free(ev);
-	return rc < 0 ? -1 : changed;
 }
 
-int pg_invalidate_all(struct store *st, struct api_error *err)
+/* The time is the database's: now is this node's. */
+static void pg_project_invalidate_all(struct store *st, int64_t now, struct completion done)
 {
 	char *ev = own_event(st, NULL, EVENT_STORE_INVALIDATE_ALL, NULL);
-	int rc = pg_run_sync(st, &statements[PP_INVALIDATE_ALL], (const char *const[]){ ev },
-	                     pg_map_none, NULL, NULL, err);
 
+	(void)now;
+	pg_run(st, &statements[PP_INVALIDATE_ALL], (const char *const[]){ ev }, pg_map_none, NULL,
+	       NULL, done);
 	free(ev);
-	return rc;
 }
+
+const struct store_projects_ops pg_projects_ops = {
+	.create = pg_project_create,
+	.admin_client = pg_project_admin_client,
+	.get = pg_project_get,
+	.list = pg_project_list,
+	.count = pg_project_count,
+	.set_active = pg_project_set_active,
+	.invalidate_all = pg_project_invalidate_all,
+};

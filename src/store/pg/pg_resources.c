@@ -7,7 +7,8 @@
 #include <jansson.h>
 
 #include "crypto.h"
-#include "pg_resources.h"
+#include "pg_backend.h"
+#include "store_resources.h"
 #include "store_pg.h"
 
 enum { PR_CREATE, PR_UPDATE, PR_GET, PR_DELETE, PR_LIST, PR__COUNT };
@@ -84,8 +85,9 @@ static char *items_json(const struct resource_input *in)
 	return text;
 }
 
-void pg_resource_create(struct store *st, const struct event_origin *by, const char *project_id,
-                        const struct resource_input *in, char **out, struct completion done)
+static void pg_resource_create(struct store *st, const struct event_origin *by,
+                               const char *project_id, const struct resource_input *in, char **out,
+                               struct completion done)
 {
 	char *id = crypto_new_id(), *items = items_json(in);
 	char *ev = pg_event_json(&(struct event){ by, project_id, EVENT_RESOURCE_CREATE, id, NULL });
@@ -99,9 +101,9 @@ void pg_resource_create(struct store *st, const struct event_origin *by, const c
 	free(ev);
 }
 
-void pg_resource_update(struct store *st, const struct event_origin *by, const char *project_id,
-                        const char *resource_id, const struct resource_input *in, char **out,
-                        struct completion done)
+static void pg_resource_update(struct store *st, const struct event_origin *by,
+                               const char *project_id, const char *resource_id,
+                               const struct resource_input *in, char **out, struct completion done)
 {
 	char *items = items_json(in);
 	char *ev = pg_event_json(&(struct event){ by, project_id, EVENT_RESOURCE_UPDATE,
@@ -116,15 +118,16 @@ void pg_resource_update(struct store *st, const struct event_origin *by, const c
 	free(ev);
 }
 
-void pg_resource_get(struct store *st, const char *project_id, const char *resource_id,
-                     char **out, struct completion done)
+static void pg_resource_get(struct store *st, const char *project_id, const char *resource_id,
+                            char **out, struct completion done)
 {
 	pg_run(st, &statements[PR_GET], (const char *const[]){ resource_id, project_id },
 	       pg_map_record, out, store_resource_missing, done);
 }
 
-void pg_resource_delete(struct store *st, const struct event_origin *by, const char *project_id,
-                        const char *resource_id, struct completion done)
+static void pg_resource_remove(struct store *st, const struct event_origin *by,
+                               const char *project_id, const char *resource_id,
+                               struct completion done)
 {
 	char *ev = pg_event_json(&(struct event){ by, project_id, EVENT_RESOURCE_DELETE,
 	                                          resource_id, NULL });
@@ -134,8 +137,8 @@ void pg_resource_delete(struct store *st, const struct event_origin *by, const c
 	free(ev);
 }
 
-void pg_resource_list(struct store *st, const char *project_id, const struct list_query *q,
-                      struct page *out, struct completion done)
+static void pg_resource_list(struct store *st, const char *project_id, const struct list_query *q,
+                             struct page *out, struct completion done)
 {
 	char size[24], offset[24];
 
@@ -144,3 +147,11 @@ void pg_resource_list(struct store *st, const char *project_id, const struct lis
 	       pg_int_param(q->page_size, size), pg_int_param(list_offset(q), offset) },
 	       pg_map_page, out, NULL, done);
 }
+
+const struct store_resources_ops pg_resources_ops = {
+	.create = pg_resource_create,
+	.update = pg_resource_update,
+	.get = pg_resource_get,
+	.remove = pg_resource_remove,
+	.list = pg_resource_list,
+};

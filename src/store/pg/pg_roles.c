@@ -1,13 +1,15 @@
 /*
- * Roles on PostgreSQL (pg_roles.h). Every write is one call of a function
- * of schema/postgres/015_resources_roles.sql that checks (no escalation
- * included), writes and answers the record; every read is one statement.
+ * Roles on PostgreSQL (store_roles_ops, store_backend.h). Every write is
+ * one call of a function of schema/postgres/015_resources_roles.sql that
+ * checks (no escalation included), writes and answers the record; every
+ * read is one statement.
  */
 #include <assert.h>
 #include <stdlib.h>
 
 #include "crypto.h"
-#include "pg_roles.h"
+#include "pg_backend.h"
+#include "store_roles.h"
 #include "store_pg.h"
 
 enum {
@@ -72,9 +74,9 @@ static char *given_ids(const struct role_fields *f)
 	                                                        : NULL;
 }
 
-void pg_role_create(struct store *st, const struct event_origin *by, const char *project_id,
-                    const struct role_fields *f, const char *scope, char **out,
-                    struct completion done)
+static void pg_role_create(struct store *st, const struct event_origin *by, const char *project_id,
+                           const struct role_fields *f, const char *scope, char **out,
+                           struct completion done)
 {
 	char *id = crypto_new_id(), *ids = given_ids(f);
 	char *ev = pg_event_json(&(struct event){ by, project_id, EVENT_ROLE_CREATE, id, NULL });
@@ -88,9 +90,9 @@ void pg_role_create(struct store *st, const struct event_origin *by, const char 
 	free(ev);
 }
 
-void pg_role_update(struct store *st, const struct event_origin *by, const char *project_id,
-                    const char *role_id, const struct role_fields *f, const char *scope,
-                    char **out, struct completion done)
+static void pg_role_update(struct store *st, const struct event_origin *by, const char *project_id,
+                           const char *role_id, const struct role_fields *f, const char *scope,
+                           char **out, struct completion done)
 {
 	char *ids = given_ids(f);
 	char *ev = pg_event_json(&(struct event){ by, project_id, EVENT_ROLE_UPDATE, role_id,
@@ -105,15 +107,15 @@ void pg_role_update(struct store *st, const struct event_origin *by, const char 
 	free(ev);
 }
 
-void pg_role_get(struct store *st, const char *project_id, const char *role_id, char **out,
-                 struct completion done)
+static void pg_role_get(struct store *st, const char *project_id, const char *role_id, char **out,
+                        struct completion done)
 {
 	pg_run(st, &statements[PR_GET], (const char *const[]){ role_id, project_id },
 	       pg_map_record, out, store_role_missing, done);
 }
 
-void pg_role_delete(struct store *st, const struct event_origin *by, const char *project_id,
-                    const char *role_id, const char *scope, struct completion done)
+static void pg_role_remove(struct store *st, const struct event_origin *by, const char *project_id,
+                           const char *role_id, const char *scope, struct completion done)
 {
 	char *ev = pg_event_json(&(struct event){ by, project_id, EVENT_ROLE_DELETE, role_id,
 	                                          NULL });
@@ -123,8 +125,8 @@ void pg_role_delete(struct store *st, const struct event_origin *by, const char 
 	free(ev);
 }
 
-void pg_role_list(struct store *st, const char *project_id, const struct list_query *q,
-                  struct page *out, struct completion done)
+static void pg_role_list(struct store *st, const char *project_id, const struct list_query *q,
+                         struct page *out, struct completion done)
 {
 	char size[24], offset[24];
 
@@ -133,3 +135,11 @@ void pg_role_list(struct store *st, const char *project_id, const struct list_qu
 	       (const char *const[]){ project_id, q->search, pg_int_param(q->page_size, size),
 	       pg_int_param(list_offset(q), offset) }, pg_map_page, out, NULL, done);
 }
+
+const struct store_roles_ops pg_roles_ops = {
+	.create = pg_role_create,
+	.update = pg_role_update,
+	.get = pg_role_get,
+	.remove = pg_role_remove,
+	.list = pg_role_list,
+};

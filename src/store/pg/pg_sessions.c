@@ -1,5 +1,5 @@
 /*
- * Browser sessions on PostgreSQL (pg_sessions.h): a start and an end are
+ * Browser sessions on PostgreSQL (store_sessions_ops): a start and an end are
  * each one call of a function of schema/postgres/017_signin.sql, which
  * records the event; whether a session is live is asked of the database's
  * clock, the same for every node.
@@ -7,7 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pg_sessions.h"
+#include "pg_backend.h"
+#include "store_sessions.h"
 #include "store_pg.h"
 #include "util.h"
 
@@ -40,16 +41,15 @@ static const struct pg_statement statements[PS__COUNT] = {
 const struct pg_statement_set pg_sessions_statements = { statements, PS__COUNT };
 
 /* No row: the user went since the password check. */
-static int session_started(const PGresult *res, void *out, const void *how,
-                           struct api_error *err)
+static int session_started(const PGresult *res, void *out, const void *how, struct api_error *err)
 {
 	if (PQntuples(res) == 0)
 		return api_fail(err, E_USER_NOT_FOUND, STORE_SESSION_USER_GONE);
 	return pg_map_text(res, out, how, err);
 }
 
-void pg_session_start(struct store *st, const struct new_session *s, char **sid,
-                      struct completion done)
+static void pg_session_start(struct store *st, const struct new_session *s, char **sid,
+                             struct completion done)
 {
 	char auth[24], exp[24], *ev = pg_event_json(s->event);
 
@@ -78,24 +78,26 @@ static int session_read(const PGresult *res, void *out, const void *how, struct 
 }
 
 /* Expiry is the database clock's, not a now of the node's. */
-void pg_session_find(struct store *st, const char *secret_hash, const char *project_id,
-                     struct session_row *out, struct completion done)
+/* Expiry is the database's clock's: now is this node's. */
+static void pg_session_find(struct store *st, const char *secret_hash, const char *project_id,
+                            int64_t now, struct session_row *out, struct completion done)
 {
+	(void)now;
 	memset(out, 0, sizeof *out);
 	pg_run(st, &statements[PS_FIND], (const char *const[]){ secret_hash, project_id },
 	       session_read, out, NULL, done);
 }
 
-void pg_session_add_client(struct store *st, const char *session_id, const char *client_id,
-                           struct completion done)
+static void pg_session_add_client(struct store *st, const char *session_id, const char *client_id,
+                                  struct completion done)
 {
 	pg_run(st, &statements[PS_ADD_CLIENT], (const char *const[]){ session_id, client_id },
 	       pg_map_none, NULL, NULL, done);
 }
 
-void pg_session_end(struct store *st, const char *id, const char *project_id,
-                    const char *user_id, const struct event *ev, bool *ended,
-                    struct completion done)
+static void pg_session_end(struct store *st, const char *id, const char *project_id,
+                           const char *user_id, const struct event *ev, bool *ended,
+                           struct completion done)
 {
 	char *e = pg_event_json(ev);
 
@@ -105,11 +107,24 @@ void pg_session_end(struct store *st, const char *id, const char *project_id,
 }
 
 /* On the loop, as the purge of tokens (pg_purge_run). */
-int pg_session_purge(struct store *st, int batch, struct api_error *err)
+/* Runs on the loop, so it does not wait for its count: *deleted is the
+ * count of the last run that ended (pg_purge_run); a failure is logged.
+ * Expiry is the database's clock's: now is this node's. */
+static void pg_session_purge(struct store *st, int batch, int64_t now, int *deleted,
+                             struct completion done)
 {
 	char n[24];
 
-	(void)err;
-	return pg_purge_run(st, STORE_PURGE_SESSIONS, "purge of sessions", &statements[PS_PURGE],
-	                    (const char *const[]){ pg_int_param(batch, n) });
+	(void)now;
+	*deleted = pg_purge_run(st, STORE_PURGE_SESSIONS, "purge of sessions",
+	                        &statements[PS_PURGE], (const char *const[]){ pg_int_param(batch, n) });
+	complete(done, 0, NULL);
 }
+
+const struct store_sessions_ops pg_sessions_ops = {
+	.start = pg_session_start,
+	.find = pg_session_find,
+	.add_client = pg_session_add_client,
+	.end = pg_session_end,
+	.purge = pg_session_purge,
+};

@@ -13,6 +13,7 @@
 
 #include "log.h"
 #include "json_util.h"
+#include "pg_backend.h"
 #include "pg_url.h"
 #include "store_events.h"
 #include "store_grants.h"
@@ -149,6 +150,7 @@ struct store *store_open_postgres(const struct config *cfg, char *errbuf, size_t
 	};
 	struct api_error err;
 
+	st->be = &pg_backend;
 	pc.statements = statements(&pc.n_statements);
 	st->pg_node = node_name(cfg);
 	st->pg = pg_pool_open(&pc, errbuf, errlen);
@@ -276,11 +278,7 @@ int pg_run_sync(struct store *st, const struct pg_statement *s, const char *cons
 	struct sync_result r;
 
 	pg_run(st, s, params, map, out, how, sync_completion(&r));
-	if (!r.done)   /* a caller on the loop: a bug */
-		return api_fail(err, E_SYSTEM_ERROR, "The store failed.");
-	if (r.failed)
-		*err = r.err;
-	return r.failed ? -1 : 0;
+	return sync_wait(&r, err);
 }
 
 /* ---- maps ---- */

@@ -1,0 +1,21 @@
+#ifndef EDGEAUTH_PG_BACKEND_H
+#define EDGEAUTH_PG_BACKEND_H
+/*
+ * The PostgreSQL backend's table (store_backend.h) and the areas' parts of
+ * it, each defined in its src/store/pg/pg_<area>.c. Only the PostgreSQL
+ * backend's files include this: store_open_postgres sets st->be to
+ * pg_backend.
+ */
+#include "store_backend.h"
+
+extern const struct store_roles_ops pg_roles_ops;
+extern const struct store_resources_ops pg_resources_ops;
+extern const struct store_projects_ops pg_projects_ops;
+extern const struct store_keys_ops pg_keys_ops;
+extern const struct store_events_ops pg_events_ops;
+extern const struct store_outbox_ops pg_outbox_ops;
+extern const struct store_sessions_ops pg_sessions_ops;
+
+extern const struct store_backend pg_backend;
+
+#endif

@@ -1,0 +1,32 @@
+#ifndef EDGEAUTH_SQLITE_BACKEND_H
+#define EDGEAUTH_SQLITE_BACKEND_H
+/*
+ * The SQLite backend's table (store_backend.h) and the areas' parts of it,
+ * each defined in its src/store/sqlite/sqlite_<area>.c. Only the store's
+ * own files include this: store_open sets st->be to sqlite_backend.
+ */
+#include <stdint.h>
+
+#include "store_backend.h"
+
+struct api_error;
+
+extern const struct store_roles_ops sqlite_roles_ops;
+extern const struct store_resources_ops sqlite_resources_ops;
+extern const struct store_projects_ops sqlite_projects_ops;
+extern const struct store_keys_ops sqlite_keys_ops;
+extern const struct store_events_ops sqlite_events_ops;
+extern const struct store_outbox_ops sqlite_outbox_ops;
+extern const struct store_sessions_ops sqlite_sessions_ops;
+
+extern const struct store_backend sqlite_backend;
+
+/* ---- what the SQLite areas use of each other ---- */
+
+/* Inserts the four default resources of a new project (README "Endpoints"),
+ * each with its create, update and read permissions, created at now,
+ * inside the caller's transaction. 0, or -1 with system_error. */
+int store_resource_insert_defaults(struct store *st, const char *project_id, int64_t now,
+                                   struct api_error *err);
+
+#endif

@@ -1,0 +1,146 @@
+#ifndef EDGEAUTH_STORE_BACKEND_H
+#define EDGEAUTH_STORE_BACKEND_H
+/*
+ * The table of operations each store backend fills (SQLite in
+ * src/store/sqlite/, PostgreSQL in src/store/pg/), the shape of git's
+ * struct ref_storage_be. Code outside src/store/ uses store.h and the
+ * store_<area>.h front headers only; the front's public functions are
+ * one-line calls through st->be, plus the logic both backends share.
+ *
+ * One ops struct per area, `struct store_<area>_ops`, its members the
+ * area's operations under their short names, with the public function's
+ * contract (store_<area>.h). Each backend's functions are static and
+ * assigned in its `const struct store_<area>_ops`, so the compiler checks
+ * them against these types. An operation completes its struct completion
+ * (flow.h) once; a synchronous caller waits with the sync completion.
+ *
+ * The record types are only named here, so that this header includes no
+ * area's header (the front files include this one).
+ */
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <jansson.h>
+
+#include "flow.h"
+
+struct store;
+struct event_origin;
+struct list_query;
+struct page;
+struct role_fields;
+struct session_row;
+struct new_session;
+struct outbox_rows;
+struct event;
+struct event_filter;
+struct key_row;
+struct key_rows;
+struct new_project;
+struct project_state;
+struct resource_input;
+
+/* store_roles.h */
+struct store_roles_ops {
+	void (*create)(struct store *st, const struct event_origin *by, const char *project_id,
+	               const struct role_fields *f, const char *scope, char **out,
+	               struct completion done);
+	void (*update)(struct store *st, const struct event_origin *by, const char *project_id,
+	               const char *role_id, const struct role_fields *f, const char *scope,
+	               char **out, struct completion done);
+	void (*get)(struct store *st, const char *project_id, const char *role_id, char **out,
+	            struct completion done);
+	void (*remove)(struct store *st, const struct event_origin *by, const char *project_id,
+	               const char *role_id, const char *scope, struct completion done);
+	void (*list)(struct store *st, const char *project_id, const struct list_query *q,
+	             struct page *out, struct completion done);
+};
+
+/* store_resources.h */
+struct store_resources_ops {
+	void (*create)(struct store *st, const struct event_origin *by, const char *project_id,
+	               const struct resource_input *in, char **out, struct completion done);
+	void (*update)(struct store *st, const struct event_origin *by, const char *project_id,
+	               const char *resource_id, const struct resource_input *in, char **out,
+	               struct completion done);
+	void (*get)(struct store *st, const char *project_id, const char *resource_id, char **out,
+	            struct completion done);
+	void (*remove)(struct store *st, const struct event_origin *by, const char *project_id,
+	               const char *resource_id, struct completion done);
+	void (*list)(struct store *st, const char *project_id, const struct list_query *q,
+	             struct page *out, struct completion done);
+};
+
+/* store_projects.h. The CLI's and the start's operations complete before
+ * they return (a blocking caller: sync_completion); their front functions
+ * keep the synchronous signatures. */
+struct store_projects_ops {
+	void (*create)(struct store *st, const char *name, struct new_project *out,
+	               struct completion done);
+	void (*admin_client)(struct store *st, const char *project_id, struct new_project *out,
+	                     bool *made, struct completion done);
+	void (*get)(struct store *st, const char *id, struct project_state *out,
+	            struct completion done);
+	void (*list)(struct store *st, json_t **out, struct completion done);
+	void (*count)(struct store *st, long long *out, struct completion done);
+	void (*set_active)(struct store *st, const char *id, bool active, bool *changed,
+	                   struct completion done);
+	void (*invalidate_all)(struct store *st, int64_t now, struct completion done);
+};
+
+/* store_keys.h; the writes and the list are the CLI's and the start's. */
+struct store_keys_ops {
+	void (*changed)(struct store *st, int64_t known_version, int64_t now,
+	                struct key_rows *out, bool *changed, struct completion done);
+	void (*list)(struct store *st, struct key_rows *out, struct completion done);
+	void (*add)(struct store *st, const struct key_row *rows, size_t n, bool if_alg_missing,
+	            int64_t lifetime_ms, int *added, struct completion done);
+	void (*retire)(struct store *st, const char *kid, int64_t now, int64_t lifetime_ms,
+	               bool *found, struct completion done);
+};
+
+/* store_events.h; the list is the CLI's. */
+struct store_events_ops {
+	void (*record)(struct store *st, const struct event *evs, size_t n, struct completion done);
+	void (*list)(struct store *st, const struct event_filter *f,
+	             void (*each)(void *arg, const char *record), void *arg,
+	             struct completion done);
+	void (*purge)(struct store *st, int batch, int64_t before, int *deleted,
+	              struct completion done);
+};
+
+/* store_outbox.h */
+struct store_outbox_ops {
+	void (*read)(struct store *st, size_t limit, struct outbox_rows *out,
+	             struct completion done);
+	void (*remove)(struct store *st, const char *const *ids, size_t n, struct completion done);
+};
+
+/* store_sessions.h */
+struct store_sessions_ops {
+	void (*start)(struct store *st, const struct new_session *s, char **sid,
+	              struct completion done);
+	void (*find)(struct store *st, const char *secret_hash, const char *project_id, int64_t now,
+	             struct session_row *out, struct completion done);
+	void (*add_client)(struct store *st, const char *session_id, const char *client_id,
+	                   struct completion done);
+	void (*end)(struct store *st, const char *id, const char *project_id, const char *user_id,
+	            const struct event *ev, bool *ended, struct completion done);
+	void (*purge)(struct store *st, int batch, int64_t now, int *deleted,
+	              struct completion done);
+};
+
+/* A backend: its name (for the log) and its areas' operations. The
+ * backend's open sets st->be to its own. */
+struct store_backend {
+	const char *name;
+	const struct store_roles_ops *roles;
+	const struct store_sessions_ops *sessions;
+	const struct store_outbox_ops *outbox;
+	const struct store_resources_ops *resources;
+	const struct store_projects_ops *projects;
+	const struct store_keys_ops *keys;
+	const struct store_events_ops *events;
+};
+
+#endif

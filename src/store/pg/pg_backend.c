@@ -1,0 +1,16 @@
+/*
+ * The PostgreSQL backend's table of operations (store_backend.h): one line
+ * per area, each area's operations in its pg_<area>.c.
+ */
+#include "pg_backend.h"
+
+const struct store_backend pg_backend = {
+	.name = "postgres",
+	.roles = &pg_roles_ops,
+	.resources = &pg_resources_ops,
+	.projects = &pg_projects_ops,
+	.keys = &pg_keys_ops,
+	.events = &pg_events_ops,
+	.outbox = &pg_outbox_ops,
+	.sessions = &pg_sessions_ops,
+};
