@@ -10,4 +10,5 @@ const struct store_backend pg_backend = {
 	.resources = &pg_resources_ops,
 	.projects = &pg_projects_ops,
 	.keys = &pg_keys_ops,
+	.clients = &pg_clients_ops,
 };

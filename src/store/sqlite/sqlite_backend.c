@@ -10,4 +10,5 @@ const struct store_backend sqlite_backend = {
 	.resources = &sqlite_resources_ops,
 	.projects = &sqlite_projects_ops,
 	.keys = &sqlite_keys_ops,
+	.clients = &sqlite_clients_ops,
 };
