@@ -13,6 +13,7 @@ extern const struct store_resources_ops pg_resources_ops;
 extern const struct store_projects_ops pg_projects_ops;
 extern const struct store_keys_ops pg_keys_ops;
 extern const struct store_clients_ops pg_clients_ops;
+extern const struct store_users_ops pg_users_ops;
 
 extern const struct store_backend pg_backend;
 

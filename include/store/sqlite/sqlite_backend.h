@@ -16,6 +16,7 @@ extern const struct store_resources_ops sqlite_resources_ops;
 extern const struct store_projects_ops sqlite_projects_ops;
 extern const struct store_keys_ops sqlite_keys_ops;
 extern const struct store_clients_ops sqlite_clients_ops;
+extern const struct store_users_ops sqlite_users_ops;
 
 extern const struct store_backend sqlite_backend;
 

@@ -11,4 +11,5 @@ const struct store_backend pg_backend = {
 	.projects = &pg_projects_ops,
 	.keys = &pg_keys_ops,
 	.clients = &pg_clients_ops,
+	.users = &pg_users_ops,
 };

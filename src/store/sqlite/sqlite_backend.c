@@ -11,4 +11,5 @@ const struct store_backend sqlite_backend = {
 	.projects = &sqlite_projects_ops,
 	.keys = &sqlite_keys_ops,
 	.clients = &sqlite_clients_ops,
+	.users = &sqlite_users_ops,
 };
