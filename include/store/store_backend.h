@@ -39,6 +39,11 @@ struct key_rows;
 struct new_project;
 struct project_state;
 struct resource_input;
+struct client_fields;
+struct client_auth;
+struct store_stamp;
+struct user_fields;
+struct store_user_signin;
 
 /* store_roles.h */
 struct store_roles_ops {
@@ -130,6 +135,69 @@ struct store_sessions_ops {
 	              struct completion done);
 };
 
+/* store_clients.h */
+struct store_clients_ops {
+	void (*create)(struct store *st, const struct event_origin *by, const char *project_id,
+	               const struct client_fields *f, const char *secret_hash, const char *scope,
+	               char **record, struct completion done);
+	void (*update)(struct store *st, const struct event_origin *by, const char *project_id,
+	               const char *client_id, const struct client_fields *f, const char *scope,
+	               char **record, struct completion done);
+	void (*set_secret)(struct store *st, const struct event_origin *by, const char *project_id,
+	                   const char *client_id, const char *secret_hash, const char *scope,
+	                   struct completion done);
+	void (*get)(struct store *st, const char *project_id, const char *client_id, char **record,
+	            struct completion done);
+	void (*remove)(struct store *st, const struct event_origin *by, const char *project_id,
+	               const char *client_id, const char *scope, struct completion done);
+	void (*list)(struct store *st, const char *project_id, const struct list_query *q,
+	             struct page *out, struct completion done);
+	void (*lookup)(struct store *st, const char *client_id, struct client_auth *out,
+	               struct completion done);
+	void (*authenticate)(struct store *st, const char *client_id, const char *secret,
+	                     struct client_auth *out, struct completion done);
+	void (*scope)(struct store *st, const char *client_id, struct store_stamp at, char **out,
+	              struct completion done);
+	void (*redirect_registered)(struct store *st, const char *client_id,
+	                            const char *redirect_uri, bool *registered,
+	                            struct completion done);
+	void (*post_logout_registered)(struct store *st, const char *client_id, const char *uri,
+	                               bool *registered, struct completion done);
+	void (*name)(struct store *st, const char *client_id, char **name, struct completion done);
+};
+
+/* store_users.h. suffixes_move and suffixes_backlog are the server's idle
+ * work, synchronous: their front functions wait with sync_completion. */
+struct store_users_ops {
+	void (*check)(struct store *st, const char *project_id, const char *user_id,
+	              const struct user_fields *f, const char *scope, struct completion done);
+	void (*create)(struct store *st, const struct event_origin *by, const char *project_id,
+	               const struct user_fields *f, const char *scope, char **out,
+	               struct completion done);
+	void (*update)(struct store *st, const struct event_origin *by, const char *project_id,
+	               const char *user_id, const struct user_fields *f, const char *scope,
+	               char **out, struct completion done);
+	void (*get)(struct store *st, const char *project_id, const char *user_id, char **out,
+	            struct completion done);
+	void (*remove)(struct store *st, const struct event_origin *by, const char *project_id,
+	               const char *user_id, const char *scope, struct completion done);
+	void (*get_external)(struct store *st, const char *project_id,
+	                     const char *external_user_id, bool with_permissions, char **out,
+	                     struct completion done);
+	void (*list)(struct store *st, const char *project_id, const struct list_query *q,
+	             struct page *out, struct completion done);
+	void (*is_active)(struct store *st, const char *project_id, const char *user_id,
+	                  bool *active, struct completion done);
+	void (*scope)(struct store *st, const char *user_id, char **out, struct completion done);
+	void (*suffixes_move)(struct store *st, int max_keys, int *moved, struct completion done);
+	void (*suffixes_backlog)(struct store *st, long long users, bool *over,
+	                         struct completion done);
+	void (*signin)(struct store *st, const char *project_id, const char *email,
+	               struct store_user_signin *out, struct completion done);
+	void (*byou)(struct store *st, const char *project_id, const char *external_user_id,
+	             struct store_user_signin *out, struct completion done);
+};
+
 /* A backend: its name (for the log) and its areas' operations. The
  * backend's open sets st->be to its own. */
 struct store_backend {
@@ -141,6 +209,8 @@ struct store_backend {
 	const struct store_projects_ops *projects;
 	const struct store_keys_ops *keys;
 	const struct store_events_ops *events;
+	const struct store_clients_ops *clients;
+	const struct store_users_ops *users;
 };
 
 #endif

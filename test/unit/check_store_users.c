@@ -186,7 +186,7 @@ END_TEST
 static json_t *list_page(const struct list_query *q, long long *total);
 
 /* A list's records are the records that create and update answer (one
- * definition, store_users_sql.h): same keys in the same order, same values
+ * definition, sqlite_users_sql.h): same keys in the same order, same values
  * and types, for a full record, one with nothing optional, an inactive one
  * and one with characters JSON must escape. */
 START_TEST(test_list_record_as_get)

@@ -1,5 +1,5 @@
 /*
- * Clients on PostgreSQL (pg_clients.h). Every write is one call of a
+ * Clients on PostgreSQL (store_clients_ops, store_backend.h). Every write is one call of a
  * function of schema/postgres/012_clients.sql that checks, writes and
  * answers the record; every read is one statement. What token issue reads
  * (lookup, authenticate, scope) is here too: a client_credentials grant
@@ -11,7 +11,8 @@
 #include <string.h>
 
 #include "crypto.h"
-#include "pg_clients.h"
+#include "pg_backend.h"
+#include "store_clients.h"
 #include "store_pg.h"
 #include "util.h"
 
@@ -88,9 +89,10 @@ static const char *uris(const char *json)
 
 /* ---- the writes ---- */
 
-void pg_client_create(struct store *st, const struct event_origin *by, const char *project_id,
-                      const struct client_fields *f, const char *secret_hash, const char *scope,
-                      char **record, struct completion done)
+static void pg_client_create(struct store *st, const struct event_origin *by,
+                             const char *project_id, const struct client_fields *f,
+                             const char *secret_hash, const char *scope, char **record,
+                             struct completion done)
 {
 	char *id = crypto_new_id(), *ids = pg_json_ids(f->permission_ids);
 	char *ev = pg_event_json(&(struct event){ by, project_id, EVENT_CLIENT_CREATE, id, NULL });
@@ -109,9 +111,10 @@ void pg_client_create(struct store *st, const struct event_origin *by, const cha
 	free(ev);
 }
 
-void pg_client_update(struct store *st, const struct event_origin *by, const char *project_id,
-                      const char *client_id, const struct client_fields *f, const char *scope,
-                      char **record, struct completion done)
+static void pg_client_update(struct store *st, const struct event_origin *by,
+                             const char *project_id, const char *client_id,
+                             const struct client_fields *f, const char *scope, char **record,
+                             struct completion done)
 {
 	char *ids = f->set_permissions ? pg_json_ids(f->permission_ids) : NULL;
 	char *ev = pg_event_json(&(struct event){ by, project_id, EVENT_CLIENT_UPDATE, client_id,
@@ -131,9 +134,9 @@ void pg_client_update(struct store *st, const struct event_origin *by, const cha
 	free(ev);
 }
 
-void pg_client_set_secret(struct store *st, const struct event_origin *by,
-                          const char *project_id, const char *client_id,
-                          const char *secret_hash, const char *scope, struct completion done)
+static void pg_client_set_secret(struct store *st, const struct event_origin *by,
+                                 const char *project_id, const char *client_id,
+                                 const char *secret_hash, const char *scope, struct completion done)
 {
 	char *ev = pg_event_json(&(struct event){ by, project_id, EVENT_CLIENT_ROTATE_SECRET,
 	                                          client_id, NULL });
@@ -146,15 +149,16 @@ void pg_client_set_secret(struct store *st, const struct event_origin *by,
 
 /* ---- one client, the list ---- */
 
-void pg_client_get(struct store *st, const char *project_id, const char *client_id,
-                   char **record, struct completion done)
+static void pg_client_get(struct store *st, const char *project_id, const char *client_id,
+                          char **record, struct completion done)
 {
 	pg_run(st, &statements[PC_GET], (const char *const[]){ client_id, project_id },
 	       pg_map_record, record, store_client_missing, done);
 }
 
-void pg_client_delete(struct store *st, const struct event_origin *by, const char *project_id,
-                      const char *client_id, const char *scope, struct completion done)
+static void pg_client_remove(struct store *st, const struct event_origin *by,
+                             const char *project_id, const char *client_id, const char *scope,
+                             struct completion done)
 {
 	char *ev = pg_event_json(&(struct event){ by, project_id, EVENT_CLIENT_DELETE, client_id,
 	                                          NULL });
@@ -164,8 +168,8 @@ void pg_client_delete(struct store *st, const struct event_origin *by, const cha
 	free(ev);
 }
 
-void pg_client_list(struct store *st, const char *project_id, const struct list_query *q,
-                    struct page *out, struct completion done)
+static void pg_client_list(struct store *st, const char *project_id, const struct list_query *q,
+                           struct page *out, struct completion done)
 {
 	char size[24], offset[24];
 
@@ -180,8 +184,7 @@ void pg_client_list(struct store *st, const char *project_id, const struct list_
 
 /* The client as PC_AUTH reads it into the struct client_auth out (its
  * stamp is the one taken when the read was sent). */
-static int client_auth_read(const PGresult *res, void *out, const void *how,
-                            struct api_error *err)
+static int client_auth_read(const PGresult *res, void *out, const void *how, struct api_error *err)
 {
 	struct client_auth *c = out;
 
@@ -255,28 +258,28 @@ static void client_read(struct store *st, const char *client_id, bool check, con
 	       NULL, (struct completion){ client_filled, f });
 }
 
-void pg_client_lookup(struct store *st, const char *client_id, struct client_auth *out,
-                      struct completion done)
+static void pg_client_lookup(struct store *st, const char *client_id, struct client_auth *out,
+                             struct completion done)
 {
 	client_read(st, client_id, false, NULL, out, done);
 }
 
-void pg_client_authenticate(struct store *st, const char *client_id, const char *secret,
-                            struct client_auth *out, struct completion done)
+static void pg_client_authenticate(struct store *st, const char *client_id, const char *secret,
+                                   struct client_auth *out, struct completion done)
 {
 	client_read(st, client_id, true, secret, out, done);
 }
 
-void pg_client_scope(struct store *st, const char *client_id, struct store_stamp at,
-                     char **out, struct completion done)
+static void pg_client_scope(struct store *st, const char *client_id, struct store_stamp at,
+                            char **out, struct completion done)
 {
 	pg_run_cached(st, &st->scopes, METRICS_CACHE_CLIENT_SCOPE, client_id, at,
 	              &statements[PC_SCOPE], out, done);
 }
 
-void pg_client_redirect_registered(struct store *st, const char *client_id,
-                                   const char *redirect_uri, bool *registered,
-                                   struct completion done)
+static void pg_client_redirect_registered(struct store *st, const char *client_id,
+                                          const char *redirect_uri, bool *registered,
+                                          struct completion done)
 {
 	*registered = false;
 	pg_run(st, &statements[PC_REDIRECT_REGISTERED],
@@ -284,8 +287,9 @@ void pg_client_redirect_registered(struct store *st, const char *client_id,
 	       done);
 }
 
-void pg_client_post_logout_registered(struct store *st, const char *client_id, const char *uri,
-                                      bool *registered, struct completion done)
+static void pg_client_post_logout_registered(struct store *st, const char *client_id,
+                                             const char *uri, bool *registered,
+                                             struct completion done)
 {
 	*registered = false;
 	pg_run(st, &statements[PC_POST_LOGOUT_REGISTERED], (const char *const[]){ client_id, uri },
@@ -302,10 +306,25 @@ static int name_read(const PGresult *res, void *out, const void *how, struct api
 	return 0;
 }
 
-void pg_client_name(struct store *st, const char *client_id, char **name,
-                    struct completion done)
+static void pg_client_name(struct store *st, const char *client_id, char **name,
+                           struct completion done)
 {
 	*name = NULL;
 	pg_run(st, &statements[PC_NAME], (const char *const[]){ client_id }, name_read, name, NULL,
 	       done);
 }
+
+const struct store_clients_ops pg_clients_ops = {
+	.create = pg_client_create,
+	.update = pg_client_update,
+	.set_secret = pg_client_set_secret,
+	.get = pg_client_get,
+	.remove = pg_client_remove,
+	.list = pg_client_list,
+	.lookup = pg_client_lookup,
+	.authenticate = pg_client_authenticate,
+	.scope = pg_client_scope,
+	.redirect_registered = pg_client_redirect_registered,
+	.post_logout_registered = pg_client_post_logout_registered,
+	.name = pg_client_name,
+};

@@ -1,15 +1,16 @@
 /*
- * Users on PostgreSQL (pg_users.h). Every write is one call of a function of
+ * Users on PostgreSQL (store_users_ops, store_backend.h). Every write is one call of a function of
  * schema/postgres/016_users.sql that checks, writes and answers the record;
  * every read, the list with its count and search too, is one statement.
- * Never hands back a password hash but sign-in's, as store_users.c.
+ * Never hands back a password hash but sign-in's, as sqlite_users.c.
  */
 #include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "crypto.h"
-#include "pg_users.h"
+#include "pg_backend.h"
+#include "store_users.h"
 #include "store_pg.h"
 #include "util.h"
 
@@ -124,8 +125,8 @@ static const struct pg_outcomes *user_outcomes(void)
 
 /* ---- the checks and writes ---- */
 
-void pg_user_check(struct store *st, const char *project_id, const char *user_id,
-                   const struct user_fields *f, const char *scope, struct completion done)
+static void pg_user_check(struct store *st, const char *project_id, const char *user_id,
+                          const struct user_fields *f, const char *scope, struct completion done)
 {
 	pg_run(st, &statements[PU_CHECK], (const char *const[]){
 		project_id, user_id, f->external_user_id.value,
@@ -134,9 +135,9 @@ void pg_user_check(struct store *st, const char *project_id, const char *user_id
 		pg_map_outcome, NULL, user_outcomes(), done);
 }
 
-void pg_user_create(struct store *st, const struct event_origin *by, const char *project_id,
-                    const struct user_fields *f, const char *scope, char **out,
-                    struct completion done)
+static void pg_user_create(struct store *st, const struct event_origin *by, const char *project_id,
+                           const struct user_fields *f, const char *scope, char **out,
+                           struct completion done)
 {
 	char *id = crypto_new_id();
 	char *ev = pg_event_json(&(struct event){ by, project_id, EVENT_USER_CREATE, id, NULL });
@@ -154,9 +155,9 @@ void pg_user_create(struct store *st, const struct event_origin *by, const char 
  * had it, and the value (NULL clears). */
 #define OPTIONAL(field) pg_bool_param((field).state != FIELD_ABSENT), (field).value
 
-void pg_user_update(struct store *st, const struct event_origin *by, const char *project_id,
-                    const char *user_id, const struct user_fields *f, const char *scope,
-                    char **out, struct completion done)
+static void pg_user_update(struct store *st, const struct event_origin *by, const char *project_id,
+                           const char *user_id, const struct user_fields *f, const char *scope,
+                           char **out, struct completion done)
 {
 	char *ev = pg_event_json(&(struct event){ by, project_id, EVENT_USER_UPDATE, user_id,
 	                                          NULL });
@@ -172,8 +173,8 @@ void pg_user_update(struct store *st, const struct event_origin *by, const char 
 	free(ev);
 }
 
-void pg_user_delete(struct store *st, const struct event_origin *by, const char *project_id,
-                    const char *user_id, const char *scope, struct completion done)
+static void pg_user_remove(struct store *st, const struct event_origin *by, const char *project_id,
+                           const char *user_id, const char *scope, struct completion done)
 {
 	char *ev = pg_event_json(&(struct event){ by, project_id, EVENT_USER_DELETE, user_id,
 	                                          NULL });
@@ -185,24 +186,24 @@ void pg_user_delete(struct store *st, const struct event_origin *by, const char 
 
 /* ---- the reads ---- */
 
-void pg_user_get(struct store *st, const char *project_id, const char *user_id, char **out,
-                 struct completion done)
+static void pg_user_get(struct store *st, const char *project_id, const char *user_id, char **out,
+                        struct completion done)
 {
 	pg_run(st, &statements[PU_GET], (const char *const[]){ user_id, project_id },
 	       pg_map_record, out, store_user_missing, done);
 }
 
-void pg_user_get_external(struct store *st, const char *project_id,
-                          const char *external_user_id, bool with_permissions, char **out,
-                          struct completion done)
+static void pg_user_get_external(struct store *st, const char *project_id,
+                                 const char *external_user_id, bool with_permissions, char **out,
+                                 struct completion done)
 {
 	pg_run(st, &statements[PU_GET_EXTERNAL], (const char *const[]){ project_id,
 	       external_user_id, pg_bool_param(with_permissions) }, pg_map_record, out,
 	       store_user_external_missing, done);
 }
 
-void pg_user_list(struct store *st, const char *project_id, const struct list_query *q,
-                  struct page *out, struct completion done)
+static void pg_user_list(struct store *st, const char *project_id, const struct list_query *q,
+                         struct page *out, struct completion done)
 {
 	bool search = q->search && *q->search;   /* "": no search, as on SQLite */
 	char size[24], offset[24];
@@ -217,15 +218,15 @@ void pg_user_list(struct store *st, const char *project_id, const struct list_qu
 	       pg_map_page, out, NULL, done);
 }
 
-void pg_user_is_active(struct store *st, const char *project_id, const char *user_id,
-                       bool *active, struct completion done)
+static void pg_user_is_active(struct store *st, const char *project_id, const char *user_id,
+                              bool *active, struct completion done)
 {
 	*active = false;
 	pg_run(st, &statements[PU_ACTIVE], (const char *const[]){ user_id, project_id },
 	       pg_map_exists, active, NULL, done);
 }
 
-void pg_user_scope(struct store *st, const char *user_id, char **out, struct completion done)
+static void pg_user_scope(struct store *st, const char *user_id, char **out, struct completion done)
 {
 	*out = NULL;
 	pg_run(st, &statements[PU_SCOPE], (const char *const[]){ user_id }, pg_map_text, out,
@@ -251,18 +252,56 @@ static int signin_read(const PGresult *res, void *out, const void *how, struct a
 	return 0;
 }
 
-void pg_signin_user(struct store *st, const char *project_id, const char *email,
-                    struct store_user_signin *out, struct completion done)
+static void pg_user_signin(struct store *st, const char *project_id, const char *email,
+                           struct store_user_signin *out, struct completion done)
 {
 	memset(out, 0, sizeof *out);
 	pg_run(st, &statements[PU_SIGNIN], (const char *const[]){ project_id, email },
 	       signin_read, out, NULL, done);
 }
 
-void pg_byou_user(struct store *st, const char *project_id, const char *external_user_id,
-                  struct store_user_signin *out, struct completion done)
+static void pg_user_byou(struct store *st, const char *project_id, const char *external_user_id,
+                         struct store_user_signin *out, struct completion done)
 {
 	memset(out, 0, sizeof *out);
 	pg_run(st, &statements[PU_BYOU], (const char *const[]){ project_id, external_user_id },
 	       signin_read, out, NULL, done);
 }
+
+/* ---- the search index's upkeep: none here ---- */
+
+/* PostgreSQL's search index needs no moving (schema/postgres/005): no step
+ * has anything to do, and no user waits for keys. */
+static void pg_user_suffixes_move(struct store *st, int max_keys, int *moved,
+                                  struct completion done)
+{
+	(void)st;
+	(void)max_keys;
+	*moved = 0;
+	complete(done, 0, NULL);
+}
+
+static void pg_user_suffixes_backlog(struct store *st, long long users, bool *over,
+                                     struct completion done)
+{
+	(void)st;
+	(void)users;
+	*over = false;
+	complete(done, 0, NULL);
+}
+
+const struct store_users_ops pg_users_ops = {
+	.check = pg_user_check,
+	.create = pg_user_create,
+	.update = pg_user_update,
+	.get = pg_user_get,
+	.remove = pg_user_remove,
+	.get_external = pg_user_get_external,
+	.list = pg_user_list,
+	.is_active = pg_user_is_active,
+	.scope = pg_user_scope,
+	.suffixes_move = pg_user_suffixes_move,
+	.suffixes_backlog = pg_user_suffixes_backlog,
+	.signin = pg_user_signin,
+	.byou = pg_user_byou,
+};

@@ -13,4 +13,6 @@ const struct store_backend sqlite_backend = {
 	.events = &sqlite_events_ops,
 	.outbox = &sqlite_outbox_ops,
 	.sessions = &sqlite_sessions_ops,
+	.clients = &sqlite_clients_ops,
+	.users = &sqlite_users_ops,
 };

@@ -1,6 +1,7 @@
 /*
- * The users list in the SQLite store: a page of records, its total, and the
- * search, which a term of 3 characters or more runs on the suffix index of
+ * The users list on SQLite (sqlite_user_list, sqlite_users_ops' list): a
+ * page of records, its total, and the search, which a term of 3
+ * characters or more runs on the suffix index of
  * schema/005_users_suffixes.sql. The search term arrives raw; what it means
  * for a LIKE and for the index is worked out here, and nowhere else.
  */
@@ -8,11 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sqlite_backend.h"
+#include "sqlite_users_sql.h"
 #include "store_users.h"
-#include "store_users_sql.h"
 #include "util.h"
-#include "pg_users.h"
-#include "store_pg.h"
 
 enum store_users_list_stmt {
 	SL_COUNT,
@@ -301,10 +301,9 @@ static int list_page(struct store *st, const char *project_id, const struct list
 	return page_read(st, s, &out->data, err);
 }
 
-void store_user_list(struct store *st, const char *project_id, const struct list_query *q,
-                     struct page *out, struct completion done)
+void sqlite_user_list(struct store *st, const char *project_id, const struct list_query *q,
+                      struct page *out, struct completion done)
 {
-	PG_DISPATCH(st, pg_user_list(st, project_id, q, out, done));
 	struct search search;
 	struct api_error err;
 	int rc;
@@ -393,24 +392,21 @@ static int write_pending(struct store *st, int max_keys, struct api_error *err)
 	return rc < 0 ? -1 : 1;
 }
 
-bool store_user_suffixes_backlog(struct store *st, long long users)
+void sqlite_user_suffixes_backlog(struct store *st, long long users, bool *over,
+                                  struct completion done)
 {
-	if (st->pg)
-		return false;
 	sqlite3_stmt *s = stmt(st, SL_SUFFIX_PENDING_SPAN);
 	struct api_error err;
+
 	/* a failure (logged by store_fail) reads as no backlog: the idle mover
 	 * still writes the keys */
-	bool over = store_step(st, s, &err) == 1 && sqlite3_column_int64(s, 0) > users;
-
+	*over = store_step(st, s, &err) == 1 && sqlite3_column_int64(s, 0) > users;
 	store_stmt_finish(s);
-	return over;
+	complete(done, 0, NULL);
 }
 
-int store_user_suffixes_move(struct store *st, int max_keys, struct api_error *err)
+static int suffixes_move(struct store *st, int max_keys, struct api_error *err)
 {
-	if (st->pg)
-		return 0;   /* PostgreSQL's search index needs no moving (schema/postgres/005) */
 	sqlite3_stmt *bound = stmt(st, SL_SUFFIX_MOVE_BOUND);
 	sqlite3_stmt *copy = stmt(st, SL_SUFFIX_MOVE_COPY), *del = stmt(st, SL_SUFFIX_MOVE_DELETE);
 	int rc;
@@ -432,4 +428,12 @@ int store_user_suffixes_move(struct store *st, int max_keys, struct api_error *e
 	store_stmt_finish(copy);   /* if the transaction never began */
 	store_stmt_finish(del);
 	return rc < 0 ? -1 : 1;
+}
+
+void sqlite_user_suffixes_move(struct store *st, int max_keys, int *moved, struct completion done)
+{
+	struct api_error err;
+
+	*moved = suffixes_move(st, max_keys, &err);
+	complete(done, *moved, &err);
 }

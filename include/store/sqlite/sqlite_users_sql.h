@@ -2,10 +2,14 @@
 #define EDGEAUTH_STORE_USERS_SQL_H
 /*
  * The user record as the SQLite backend writes it, for every read of it:
- * store_users.c (the read back of a write, the external ID) and
- * store_users_list.c (pages). One column list, one key order: a field is
- * added here, once. Only those two files include this.
+ * sqlite_users.c (the read back of a write, the external ID) and
+ * sqlite_users_list.c (pages). One column list, one key order: a field is
+ * added here, once. Only those two files include this; it also names the
+ * list's operations, which sqlite_users.c puts in sqlite_users_ops.
  */
+#include <stdbool.h>
+
+#include "store_backend.h"
 
 /* docs/api.md §"Records": {id, display_name, avatar_url, external_user_id, email,
  * email_verified, is_active, role_id, role_name, created_at, updated_at},
@@ -22,5 +26,13 @@
 	" 'role_id', u.role_id, 'role_name', r.name," \
 	" 'created_at', iso_time(u.created_at), 'updated_at', iso_time(u.updated_at))"
 #define USER_FROM " FROM users u LEFT JOIN roles r ON r.id = u.role_id"
+
+/* sqlite_users_list.c: store_users_ops' list, suffixes_move and
+ * suffixes_backlog (store_users.h). */
+void sqlite_user_list(struct store *st, const char *project_id, const struct list_query *q,
+                      struct page *out, struct completion done);
+void sqlite_user_suffixes_move(struct store *st, int max_keys, int *moved, struct completion done);
+void sqlite_user_suffixes_backlog(struct store *st, long long users, bool *over,
+                                  struct completion done);
 
 #endif
