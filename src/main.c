@@ -23,6 +23,7 @@
 #include "keyring.h"
 #include "log.h"
 #include "metrics_http.h"
+#include "router.h"
 #include "notify.h"
 #include "passwords.h"
 #include "server.h"
@@ -412,7 +413,8 @@ static int cmd_serve(const struct config *cfg)
 	                                 THROTTLE_BOUND_WINDOW_S);
 	srv.family_rotations = throttle_new((size_t)cfg->signin_tracked_keys,
 	                                    cfg->max_rotations_per_minute, THROTTLE_BOUND_WINDOW_S);
-	if (start_tls(&srv) < 0 || http_start(&srv) < 0 || metrics_http_start(&srv) < 0)
+	if (start_tls(&srv) < 0 || http_start(&srv, &router_http_dispatch) < 0 ||
+	    metrics_http_start(&srv) < 0)
 		goto out;
 	srv.backchannel = backchannel_new(&srv, NULL, errbuf, sizeof errbuf);
 	if (!srv.backchannel) {

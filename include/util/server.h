@@ -18,6 +18,7 @@ struct throttle;
 struct auth_cache;
 struct event;
 struct deferred_reply;
+struct http_dispatch;
 struct backchannel;
 struct tls;
 struct audit_file;
@@ -43,6 +44,7 @@ struct server {
 	struct passwords *passwords;   /* argon2 work, off the loop */
 	struct event_base *base;
 	struct evhttp *http;
+	const struct http_dispatch *dispatch;   /* where http.c hands each request */
 	struct evhttp_bound_socket *bound;
 	struct evhttp *metrics_http;    /* [metrics] listen, or NULL */
 	struct conn_guard *metrics_guard;   /* its limits */

@@ -18,14 +18,12 @@
 #include <event2/util.h>
 #include <openssl/crypto.h>
 
-#include "auth.h"
 #include "backchannel.h"
 #include "config.h"
 #include "conn_guard.h"
 #include "http.h"
 #include "log.h"
 #include "metrics.h"
-#include "router.h"
 #include "store.h"
 #include "util.h"
 #include "validate.h"
@@ -71,26 +69,26 @@ const char *http_method_name(enum evhttp_cmd_type m)
 	}
 }
 
+/* The transport's part of a request: its first member (http.h). */
+static struct http_exchange *exchange_of(struct request_ctx *ctx)
+{
+	return (struct http_exchange *)(void *)ctx;
+}
+
 static void ctx_free(struct request_ctx *ctx)
 {
-	for (size_t i = 0; i < ctx->nparams; i++)
-		free(ctx->params[i]);
-	evhttp_clear_headers(&ctx->query);
-	evhttp_clear_headers(&ctx->form);   /* passwords, codes: wiped as freed (main.c) */
-	json_decref(ctx->body);
-	auth_principal_release(&ctx->principal);
-	if (ctx->state_release)
-		ctx->state_release(ctx->state);
-	free(ctx->state);
-	if (ctx->reply_body)
-		evbuffer_free(ctx->reply_body);
-	free(ctx->path);
+	struct http_exchange *x = exchange_of(ctx);
+
+	x->srv->dispatch->release(ctx);
+	if (x->reply_body)
+		evbuffer_free(x->reply_body);
+	free(x->path);
 	free(ctx);
 }
 
 void http_add_header(struct request_ctx *ctx, const char *name, const char *value)
 {
-	evhttp_add_header(evhttp_request_get_output_headers(ctx->req), name, value);
+	evhttp_add_header(evhttp_request_get_output_headers(exchange_of(ctx)->req), name, value);
 }
 
 void http_add_retry_after(struct request_ctx *ctx, int seconds)
@@ -143,7 +141,7 @@ static void on_batch_writing(void *arg)
 	struct request_ctx *ctx = flow_current_owner();   /* request_run's */
 
 	if (ctx)
-		ctx->wrote_batch = srv->batch_seq;
+		exchange_of(ctx)->wrote_batch = srv->batch_seq;
 	else
 		srv->batch_unattributed = true;
 }
@@ -164,7 +162,7 @@ static struct evbuffer *error_body(const struct api_error *err)
  * listing can show. */
 static bool failed_with_batch(const struct server *srv, const struct deferred_reply *d)
 {
-	return srv->batch_unattributed || d->ctx->wrote_batch == srv->batch_seq;
+	return srv->batch_unattributed || exchange_of(d->ctx)->wrote_batch == srv->batch_seq;
 }
 
 /* Sends every answer of q, or, when the store failed the batch (err), the
@@ -180,9 +178,10 @@ static void queue_send(struct server *srv, struct reply_queue *q, const struct a
 			send_now(d->ctx, d->status, d->buf);
 		} else {
 			evbuffer_free(d->buf);
-			evhttp_clear_headers(evhttp_request_get_output_headers(d->ctx->req));
-			evhttp_add_header(evhttp_request_get_output_headers(d->ctx->req),
-			                  "Content-Type", "application/json");
+			struct evkeyvalq *out = evhttp_request_get_output_headers(exchange_of(d->ctx)->req);
+
+			evhttp_clear_headers(out);
+			evhttp_add_header(out, "Content-Type", "application/json");
 			send_now(d->ctx, err->status, error_body(err));
 		}
 		free(d);
@@ -286,12 +285,12 @@ static void on_commit(evutil_socket_t fd, short what, void *arg)
 
 static void send_and_free(struct request_ctx *ctx, int status, struct evbuffer *buf)
 {
-	struct server *srv = ctx->srv;
-
+	struct http_exchange *x = exchange_of(ctx);
+	struct server *srv = x->srv;
 	struct reply_queue *wait = NULL;
 
-	ctx->replied = true;
-	if (ctx->route && ctx->route->storeless)
+	x->replied = true;
+	if (x->storeless)
 		wait = NULL;             /* it tells nothing of the store: not even the open batch */
 	else if (srv->store && store_batch_open(srv->store))
 		wait = &srv->deferred;
@@ -312,8 +311,9 @@ static void send_and_free(struct request_ctx *ctx, int status, struct evbuffer *
 
 static void send_now(struct request_ctx *ctx, int status, struct evbuffer *buf)
 {
-	struct server *srv = ctx->srv;
-	struct evhttp_request *req = ctx->req;
+	struct http_exchange *x = exchange_of(ctx);
+	struct server *srv = x->srv;
+	struct evhttp_request *req = x->req;
 	int64_t us;
 	char hsts[HSTS_VALUE_MAX];
 
@@ -340,11 +340,11 @@ static void send_now(struct request_ctx *ctx, int status, struct evbuffer *buf)
 	evhttp_send_reply(req, status, status_reason(status), buf);
 	conn_guard_own_write(srv->guard, false);
 	evbuffer_free(buf);
-	conn_guard_request_done(srv->guard, ctx->conn);
-	us = mono_us() - ctx->start_us;
-	log_request(http_method_name(ctx->method), ctx->path, status, us);
+	conn_guard_request_done(srv->guard, x->conn);
+	us = mono_us() - x->start_us;
+	log_request(http_method_name(x->method), x->path, status, us);
 	event_active(srv->log_ev, EV_TIMEOUT, 0);
-	metrics_request(ctx->route_index, ctx->method, status, us);
+	metrics_request(x->route_index, x->method, status, us);
 	srv->in_flight--;
 	ctx_free(ctx);
 }
@@ -353,15 +353,17 @@ static void send_now(struct request_ctx *ctx, int status, struct evbuffer *buf)
  * finish to send (http_reply_send); outside, sent at once. */
 static void reply(struct request_ctx *ctx, int status, struct evbuffer *buf)
 {
-	if (ctx->replied || ctx->reply_ready) {   /* a bug: two answers; keep the first */
-		log_error("second reply to %s ignored", ctx->path);
+	struct http_exchange *x = exchange_of(ctx);
+
+	if (x->replied || x->reply_ready) {   /* a bug: two answers; keep the first */
+		log_error("second reply to %s ignored", x->path);
 		evbuffer_free(buf);
 		return;
 	}
-	if (ctx->flow.running) {
-		ctx->reply_ready = true;
-		ctx->reply_status = status;
-		ctx->reply_body = buf;
+	if (x->steps && x->steps->running) {
+		x->reply_ready = true;
+		x->reply_status = status;
+		x->reply_body = buf;
 		return;
 	}
 	send_and_free(ctx, status, buf);
@@ -369,11 +371,12 @@ static void reply(struct request_ctx *ctx, int status, struct evbuffer *buf)
 
 void http_reply_send(struct request_ctx *ctx)
 {
-	struct evbuffer *buf = ctx->reply_body;
+	struct http_exchange *x = exchange_of(ctx);
+	struct evbuffer *buf = x->reply_body;
 
-	ctx->reply_body = NULL;
-	ctx->reply_ready = false;
-	send_and_free(ctx, ctx->reply_status, buf);
+	x->reply_body = NULL;
+	x->reply_ready = false;
+	send_and_free(ctx, x->reply_status, buf);
 }
 
 void http_reply_raw(struct request_ctx *ctx, int status, const char *content_type,
@@ -383,7 +386,7 @@ void http_reply_raw(struct request_ctx *ctx, int status, const char *content_typ
 
 	if (content_type)
 		http_add_header(ctx, "Content-Type", content_type);
-	if (data && len && ctx->method != EVHTTP_REQ_HEAD)
+	if (data && len && exchange_of(ctx)->method != EVHTTP_REQ_HEAD)
 		evbuffer_add(buf, data, len);
 	reply(ctx, status, buf);
 }
@@ -625,35 +628,35 @@ static bool on_libevent_answer(struct evbuffer *out, size_t from, void *arg)
 static void on_request(struct evhttp_request *req, void *arg)
 {
 	struct server *srv = arg;
-	struct request_ctx *ctx = xcalloc(1, sizeof *ctx);
+	struct request_ctx *ctx = xcalloc(1, srv->dispatch->ctx_size);
+	struct http_exchange *x = exchange_of(ctx);
 	struct api_error err;
 	const struct evhttp_uri *uri = evhttp_request_get_evhttp_uri(req);
 	const char *path = uri ? evhttp_uri_get_path(uri) : NULL;
 
-	ctx->srv = srv;
-	ctx->req = req;
-	ctx->start_us = mono_us();
-	ctx->method = evhttp_request_get_command(req);
-	ctx->route_index = -1;
-	TAILQ_INIT(&ctx->query);
-	TAILQ_INIT(&ctx->form);
-	ctx->path = xstrdup(path && *path ? path : "/");
+	x->srv = srv;
+	x->req = req;
+	x->start_us = mono_us();
+	x->method = evhttp_request_get_command(req);
+	x->route_index = -1;
+	x->path = xstrdup(path && *path ? path : "/");
 	srv->in_flight++;
 	srv->requests++;
-	ctx->conn = conn_guard_request_started(srv->guard, req);
-	if (request_sane(req, ctx->conn, &err) < 0) {
+	x->conn = conn_guard_request_started(srv->guard, req);
+	if (request_sane(req, x->conn, &err) < 0) {
 		/* the framing itself is in doubt: answer and close */
 		http_add_header(ctx, "Connection", "close");
 		http_reply_error(ctx, &err);
 		return;
 	}
-	router_dispatch(ctx);
+	srv->dispatch->dispatch(ctx);
 }
 
-int http_start(struct server *srv)
+int http_start(struct server *srv, const struct http_dispatch *d)
 {
 	const struct config *cfg = srv->cfg;
 
+	srv->dispatch = d;
 	/* a zeroed STAILQ is no empty queue: made one before any answer waits */
 	STAILQ_INIT(&srv->deferred);
 	STAILQ_INIT(&srv->unsynced);
