@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <jansson.h>
+#include <event2/buffer.h>
 #include <event2/http.h>
 #include <event2/keyvalq_struct.h>
 
@@ -59,9 +60,10 @@ int http_start(struct server *srv, const struct http_dispatch *d);
 /* Stops accepting new connections; in-flight requests go on. */
 void http_stop_accepting(struct server *srv);
 void http_free(struct server *srv);
-/* Commits the store's open batch and sends the answers that waited for it
- * (group commit; normally run by the loop). */
-void http_commit_batch(struct server *srv);
+/* Sends an answer the server's hold_answer kept back: as it was, or, with
+ * err, err's error answer in its place (its batch failed to commit). */
+void http_send_held(struct request_ctx *ctx, int status, struct evbuffer *buf,
+                    const struct api_error *err);
 
 /* "GET", "POST" ...; "?" for a method libevent has no name for. Static. */
 const char *http_method_name(enum evhttp_cmd_type m);
