@@ -8,10 +8,47 @@
  * one place error answers are written. Then the answer goes to http.c,
  * which sends it (or holds it for the group commit) and frees the request.
  */
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
+#include <jansson.h>
+#include <event2/http.h>
+#include <event2/keyvalq_struct.h>
 
+#include "auth.h"
 #include "flow.h"
 #include "http.h"
+#include "store_events.h"
+#include "store_projects.h"
+
+#define ROUTE_MAX_PARAMS 4
+
+struct route;
+
+/* One request, from the transport's hand-over (router_dispatch) to its
+ * answer. */
+struct request_ctx {
+	struct http_exchange http;           /* first: the transport's part (http.h) */
+	const struct route *route;           /* the route it matched (router.c) */
+	const char *param_names[ROUTE_MAX_PARAMS];   /* into the route's pattern */
+	size_t param_name_lens[ROUTE_MAX_PARAMS];
+	char *params[ROUTE_MAX_PARAMS];      /* percent-decoded path parameters */
+	size_t nparams;
+	struct evkeyvalq query;              /* query string, parsed */
+	json_t *body;                        /* JSON body, when the route takes one */
+	struct evkeyvalq form;               /* form body, when the route takes one */
+	struct principal principal;
+	struct bearer_check bearer;          /* the check that made principal */
+	struct project_state project;        /* the path's project, when looked up */
+	char client_address[48];             /* request_client_address, once asked ("" before) */
+	struct event_origin origin;          /* request_origin, once asked */
+	struct flow flow;                    /* its steps */
+	void *state;                         /* request_state */
+	void (*state_release)(void *state);
+};
+
+/* Frees what a request holds (http_dispatch's release). */
+void request_release(struct request_ctx *ctx);
 
 /* The request a step's flow belongs to. */
 static inline struct request_ctx *request_of(struct flow *f)

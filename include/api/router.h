@@ -5,7 +5,8 @@
  * required permission and body type as data. The router enforces all of it,
  * in the order of docs/api.md §"Which error wins", before the route's own steps run.
  */
-#include "http.h"
+#include "flow.h"
+#include "request.h"   /* struct request_ctx, ROUTE_MAX_PARAMS */
 
 enum route_auth { AUTH_NONE, AUTH_BEARER };
 enum route_body { BODY_NONE, BODY_JSON, BODY_FORM };
@@ -39,5 +40,7 @@ const struct route *router_routes(size_t *count);
 /* Finds the route and runs the request: the checks every route shares, in
  * the order of docs/api.md §"Which error wins", then the route's steps. */
 void router_dispatch(struct request_ctx *ctx);
+/* The transport's hand-over to router_dispatch (http_start). */
+extern const struct http_dispatch router_http_dispatch;
 
 #endif

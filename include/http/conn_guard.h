@@ -58,7 +58,7 @@ struct conn_policy {
 /* Installs itself on p->http (after its socket is bound); p is copied. */
 struct conn_guard *conn_guard_new(struct server *srv, const struct conn_policy *p);
 /* Lowers (or raises) max_connections from now on: the descriptors the
- * process may open leave room for fewer (main.c). */
+ * process may open leave room for fewer (serve.c). */
 void conn_guard_set_max_connections(struct conn_guard *g, int n);
 /* The listener is gone (shutdown): never touch it again. */
 void conn_guard_stop_listening(struct conn_guard *g);

@@ -1,8 +1,9 @@
 #ifndef EDGEAUTH_HTTP_H
 #define EDGEAUTH_HTTP_H
 /*
- * evhttp set-up, the per-request context and the reply helpers. Each request
- * gets one struct request_ctx; a handler answers it exactly once with one of
+ * evhttp set-up, the transport's part of a request and the reply helpers.
+ * Each request is handed to the dispatcher given at start, as a struct
+ * request_ctx; a handler answers it exactly once with one of
  * the http_reply_* functions, now or later (after a worker finishes), and the
  * context is freed by that reply. Only the loop thread touches any of this.
  */
@@ -10,64 +11,59 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <jansson.h>
+#include <event2/buffer.h>
 #include <event2/http.h>
 #include <event2/keyvalq_struct.h>
 
-#include "auth.h"
 #include "error.h"
-#include "flow.h"
 #include "server.h"
-#include "store.h"
-#include "store_events.h"
-#include "store_projects.h"
-
-#define ROUTE_MAX_PARAMS 4
 
 struct conn_entry;
-struct route;
+struct flow;
+/* The request of the layers above (request.h). The transport never reads it:
+ * it begins with a struct http_exchange, which is all the transport knows. */
+struct request_ctx;
 
-
-struct request_ctx {
+/* A request as the transport sees it: the first member of every struct
+ * request_ctx, made and freed here. */
+struct http_exchange {
 	struct server *srv;
 	struct evhttp_request *req;
 	enum evhttp_cmd_type method;
 	char *path;                          /* raw path, as sent */
-	const struct route *route;           /* the route it matched (router.c) */
-	int route_index;                     /* its table index, or the path's (405); -1 none */
-	const char *param_names[ROUTE_MAX_PARAMS];   /* into the route's pattern */
-	size_t param_name_lens[ROUTE_MAX_PARAMS];
-	char *params[ROUTE_MAX_PARAMS];      /* percent-decoded path parameters */
-	size_t nparams;
-	struct evkeyvalq query;              /* query string, parsed */
-	json_t *body;                        /* JSON body, when the route takes one */
-	struct evkeyvalq form;               /* form body, when the route takes one */
-	struct principal principal;
-	struct bearer_check bearer;          /* the check that made principal */
-	struct project_state project;        /* the path's project, when looked up */
+	int route_index;                     /* its route for the metrics (the dispatcher's); -1 none */
+	bool storeless;                      /* its answer tells nothing of the store */
+	const struct flow *steps;            /* while they run, an answer is recorded (request.h) */
 	struct conn_entry *conn;             /* conn_guard's record of the connection */
 	int64_t start_us;
-	char client_address[48];             /* request_client_address, once asked ("" before) */
-	struct event_origin origin;          /* request_origin, once asked */
 	bool replied;
 	/* The group commit batch it wrote in last (server's batch_seq); 0: none */
 	uint64_t wrote_batch;
-	struct flow flow;                    /* its steps (request.h) */
 	bool reply_ready;                    /* a step recorded its answer */
 	int reply_status;
 	struct evbuffer *reply_body;
-	void *state;                         /* request_state */
-	void (*state_release)(void *state);
 };
 
-/* Binds and starts serving on the configured address. Returns -1 with a
- * reason on stderr. */
-int http_start(struct server *srv);
+/* Where the transport hands each request that passed its own checks (given
+ * to http_start). It makes ctx_size zeroed bytes, fills their http_exchange
+ * and calls dispatch, which answers the request now or later; once the
+ * answer is sent, release frees what the layers above keep in it. */
+struct http_dispatch {
+	size_t ctx_size;
+	void (*dispatch)(struct request_ctx *ctx);
+	void (*release)(struct request_ctx *ctx);
+};
+
+/* Binds and starts serving on the configured address, each request handed
+ * to d (kept: static). Returns -1 with a reason on stderr. */
+int http_start(struct server *srv, const struct http_dispatch *d);
 /* Stops accepting new connections; in-flight requests go on. */
 void http_stop_accepting(struct server *srv);
 void http_free(struct server *srv);
-/* Commits the store's open batch and sends the answers that waited for it
- * (group commit; normally run by the loop). */
-void http_commit_batch(struct server *srv);
+/* Sends an answer the server's hold_answer kept back: as it was, or, with
+ * err, err's error answer in its place (its batch failed to commit). */
+void http_send_held(struct request_ctx *ctx, int status, struct evbuffer *buf,
+                    const struct api_error *err);
 
 /* "GET", "POST" ...; "?" for a method libevent has no name for. Static. */
 const char *http_method_name(enum evhttp_cmd_type m);

@@ -13,6 +13,7 @@
 
 #include "crypto.h"
 #include "flow.h"
+#include "metrics.h"
 #include "server.h"
 #include "session.h"
 #include "store_events.h"
@@ -99,6 +100,8 @@ enum signin_outcome {
 	 * minute: no code, retry_after_s */
 	SIGNIN_TOO_MANY_CODES,
 };
+/* The metrics label of an outcome (edgeauth_signins_total). */
+enum metrics_signin signin_metric(enum signin_outcome outcome);
 
 
 /* How a sign-in ended. signin_result_release wipes the code and secret. */

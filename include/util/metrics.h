@@ -17,6 +17,7 @@
 /* Route table entries at most (router.c's table is well under it). */
 #define METRICS_MAX_ROUTES 128
 
+/* A sign-in's end, by label: signin.c maps its outcomes onto these. */
 enum metrics_signin {
 	METRICS_SIGNIN_SUCCESS,
 	METRICS_SIGNIN_FAILURE,      /* wrong email or password, or an inactive user */
@@ -59,8 +60,8 @@ void metrics_request(int route, enum evhttp_cmd_type method, int status, int64_t
 void metrics_token_issued(const char *grant_type);
 /* A code or refresh token used again (the sign-in revoked). */
 void metrics_reuse_detected(const char *grant_type);
-/* A sign-in's end: an enum signin_outcome of signin.h. */
-void metrics_signin(unsigned signin_outcome);
+/* A sign-in's end, as signin_metric (signin.h) counts it. */
+void metrics_signin(enum metrics_signin outcome);
 void metrics_cache_lookup(enum metrics_cache cache, bool hit);
 /* The store's commit that began at start_us (mono_us) ended, ok or not. */
 void metrics_store_commit(int64_t start_us, bool ok);

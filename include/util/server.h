@@ -18,17 +18,20 @@ struct throttle;
 struct auth_cache;
 struct event;
 struct deferred_reply;
+struct http_dispatch;
+struct request_ctx;
+struct evbuffer;
 struct backchannel;
 struct tls;
 struct audit_file;
 struct workers;
 struct untold;
 
-/* Answers that wait for the store (http.c), in the order they were made. */
+/* Answers that wait for the store (group_commit.c), in the order they were made. */
 STAILQ_HEAD(reply_queue, deferred_reply);
 
 /* The one sync of committed batches under way (store_sync_target); srv and
- * files are set once, by http_start. */
+ * files are set once, by group_commit_start. */
 struct sync_job {
 	struct server *srv;
 	struct store_files *files;
@@ -43,6 +46,10 @@ struct server {
 	struct passwords *passwords;   /* argon2 work, off the loop */
 	struct event_base *base;
 	struct evhttp *http;
+	const struct http_dispatch *dispatch;   /* where http.c hands each request */
+	/* Asked before an answer leaves: true when it keeps the answer to send
+	 * later (http_send_held); NULL: every answer leaves at once. */
+	bool (*hold_answer)(struct request_ctx *ctx, int status, struct evbuffer *buf);
 	struct evhttp_bound_socket *bound;
 	struct evhttp *metrics_http;    /* [metrics] listen, or NULL */
 	struct conn_guard *metrics_guard;   /* its limits */

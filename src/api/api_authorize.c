@@ -162,7 +162,7 @@ static enum step_result throttled(struct request_ctx *ctx, int retry_after_s, co
 
 	snprintf(msg, sizeof msg, "Too many %s. Try again in %d seconds.", what, retry_after_s);
 	http_add_retry_after(ctx, retry_after_s);
-	html_reply(ctx, 429, form_page(ctx->srv->cfg->issuer, ctx->state, msg, "too_many_attempts"));
+	html_reply(ctx, 429, form_page(ctx->http.srv->cfg->issuer, ctx->state, msg, "too_many_attempts"));
 	return STEP_DONE;
 }
 
@@ -194,7 +194,7 @@ static enum step_result redirect_error(struct request_ctx *ctx, const char *erro
 {
 	struct authorize *a = ctx->state;
 
-	html_redirect(ctx, redirect_location(ctx->srv->cfg->issuer, &a->p, NULL, error,
+	html_redirect(ctx, redirect_location(ctx->http.srv->cfg->issuer, &a->p, NULL, error,
 	                                     description));
 	return STEP_DONE;
 }
@@ -233,7 +233,7 @@ static enum step_result client_get(struct flow *f)
 
 	if (missing(a->p.client_id))
 		return STEP_NEXT;   /* a->client.found stays false */
-	store_client_lookup(ctx->srv->store, a->p.client_id, &a->client, flow_completion(f));
+	store_client_lookup(ctx->http.srv->store, a->p.client_id, &a->client, flow_completion(f));
 	return STEP_WAIT;
 }
 
@@ -254,7 +254,7 @@ static enum step_result redirect_get(struct flow *f)
 
 	if (!a->p.redirect_uri)
 		return STEP_NEXT;   /* a->registered stays false */
-	store_client_redirect_registered(ctx->srv->store, a->p.client_id, a->p.redirect_uri,
+	store_client_redirect_registered(ctx->http.srv->store, a->p.client_id, a->p.redirect_uri,
 	                                 &a->registered, flow_completion(f));
 	return STEP_WAIT;
 }
@@ -327,7 +327,7 @@ static enum step_result name_get(struct flow *f)
 	struct request_ctx *ctx = request_of(f);
 	struct authorize *a = ctx->state;
 
-	store_client_name(ctx->srv->store, a->p.client_id, &a->client_name, flow_completion(f));
+	store_client_name(ctx->http.srv->store, a->p.client_id, &a->client_name, flow_completion(f));
 	return STEP_WAIT;
 }
 
@@ -342,7 +342,7 @@ static enum step_result hint_keys(struct flow *f)
 
 	if (!a->p.id_token_hint)
 		return STEP_NEXT;
-	keyring_refresh(&a->keys, ctx->srv->keys, ctx->srv->store, true, flow_completion(f));
+	keyring_refresh(&a->keys, ctx->http.srv->keys, ctx->http.srv->store, true, flow_completion(f));
 	return STEP_WAIT;
 }
 
@@ -360,7 +360,7 @@ static enum step_result hint_check(struct flow *f)
 
 	if (!a->p.id_token_hint)
 		return STEP_NEXT;
-	if (id_token_verify_hint(ctx->srv->keys, ctx->srv->cfg->issuer, a->p.id_token_hint,
+	if (id_token_verify_hint(ctx->http.srv->keys, ctx->http.srv->cfg->issuer, a->p.id_token_hint,
 	                         &a->hint) < 0)
 		return redirect_error(ctx, "invalid_request",
 		                      "id_token_hint is not an ID token of this server.");
@@ -379,7 +379,7 @@ static enum step_result silent_sign_in(struct flow *f)
 		.scope = a->oidc_scope, .nonce = a->p.nonce, .session_cookie = a->cookie,
 		.ask = a->ask,
 	};
-	signin_silent_run(&a->silent, ctx->srv, &a->silent_in, &a->silent_outcome,
+	signin_silent_run(&a->silent, ctx->http.srv, &a->silent_in, &a->silent_outcome,
 	                  &a->silent_code, flow_completion(f));
 	return STEP_WAIT;
 }
@@ -391,7 +391,7 @@ static enum step_result silent_answer(struct flow *f)
 
 	switch (a->silent_outcome) {
 	case SILENT_SIGNED_IN:
-		html_redirect(ctx, redirect_location(ctx->srv->cfg->issuer, &a->p, a->silent_code,
+		html_redirect(ctx, redirect_location(ctx->http.srv->cfg->issuer, &a->p, a->silent_code,
 		                                     NULL, NULL));
 		return STEP_DONE;
 	case SILENT_NO_CODE:
@@ -411,7 +411,7 @@ static enum step_result form_show(struct flow *f)
 {
 	struct request_ctx *ctx = request_of(f);
 
-	html_reply(ctx, 200, form_page(ctx->srv->cfg->issuer, ctx->state, NULL, NULL));
+	html_reply(ctx, 200, form_page(ctx->http.srv->cfg->issuer, ctx->state, NULL, NULL));
 	return STEP_DONE;
 }
 
@@ -441,7 +441,7 @@ static enum step_result credentials_read(struct flow *f)
 	if (form_get(&ctx->form, "email", &p->email, &err) < 0 ||
 	    form_get(&ctx->form, "password", &p->password, &err) < 0 ||
 	    missing(p->email) || missing(p->password)) {
-		html_reply(ctx, 401, form_page(ctx->srv->cfg->issuer, a, SIGNIN_FAILED, NULL));
+		html_reply(ctx, 401, form_page(ctx->http.srv->cfg->issuer, a, SIGNIN_FAILED, NULL));
 		return STEP_DONE;
 	}
 	return STEP_NEXT;
@@ -460,7 +460,7 @@ static enum step_result sign_in(struct flow *f)
 		.address = request_client_address(ctx),
 		.session_cookie = a->cookie,
 	};
-	signin_run(&a->signin, ctx->srv, &a->in, &a->result, flow_completion(f));
+	signin_run(&a->signin, ctx->http.srv, &a->in, &a->result, flow_completion(f));
 	return STEP_WAIT;
 }
 
@@ -468,7 +468,7 @@ static enum step_result sign_in_answer(struct flow *f)
 {
 	struct request_ctx *ctx = request_of(f);
 	struct authorize *a = ctx->state;
-	const char *issuer = ctx->srv->cfg->issuer;
+	const char *issuer = ctx->http.srv->cfg->issuer;
 
 	switch (a->result.outcome) {
 	case SIGNIN_SIGNED_IN:

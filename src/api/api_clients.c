@@ -16,7 +16,7 @@
 #include "crypto.h"
 #include "form.h"
 #include "json_util.h"
-#include "listing.h"
+#include "list_params.h"
 #include "request.h"
 #include "store_clients.h"
 #include "util.h"
@@ -301,7 +301,7 @@ static enum step_result create_write(struct flow *f)
 	struct clients_write *w = ctx->state;
 
 	new_secret(w);
-	store_client_create(ctx->srv->store, request_origin(ctx), request_param(ctx, "project_id"), &w->fields, w->hash,
+	store_client_create(ctx->http.srv->store, request_origin(ctx), request_param(ctx, "project_id"), &w->fields, w->hash,
 	                    ctx->principal.scope, &w->record, flow_completion(f));
 	return STEP_WAIT;
 }
@@ -336,7 +336,7 @@ static enum step_result update_write(struct flow *f)
 	struct request_ctx *ctx = request_of(f);
 	struct clients_write *w = ctx->state;
 
-	store_client_update(ctx->srv->store, request_origin(ctx), request_param(ctx, "project_id"),
+	store_client_update(ctx->http.srv->store, request_origin(ctx), request_param(ctx, "project_id"),
 	                    request_param(ctx, "client_id"), &w->fields, ctx->principal.scope,
 	                    &w->record, flow_completion(f));
 	return STEP_WAIT;
@@ -354,7 +354,7 @@ static enum step_result rotate_write(struct flow *f)
 	struct clients_write *w = clients_write_of(ctx);
 
 	new_secret(w);
-	store_client_set_secret(ctx->srv->store, request_origin(ctx), request_param(ctx, "project_id"),
+	store_client_set_secret(ctx->http.srv->store, request_origin(ctx), request_param(ctx, "project_id"),
 	                        request_param(ctx, "client_id"), w->hash, ctx->principal.scope,
 	                        flow_completion(f));
 	return STEP_WAIT;
@@ -419,7 +419,7 @@ static enum step_result list_fetch(struct flow *f)
 	struct request_ctx *ctx = request_of(f);
 	struct clients_list *l = ctx->state;
 
-	store_client_list(ctx->srv->store, request_param(ctx, "project_id"), &l->q, &l->page,
+	store_client_list(ctx->http.srv->store, request_param(ctx, "project_id"), &l->q, &l->page,
 	                  flow_completion(f));
 	return STEP_WAIT;
 }

@@ -74,7 +74,7 @@ static enum step_result access_check(struct flow *f)
 	struct request_ctx *ctx = request_of(f);
 	struct introspection *x = ctx->state;
 
-	auth_token(&x->check, ctx->srv, x->token, &x->access,
+	auth_token(&x->check, ctx->http.srv, x->token, &x->access,
 	           (struct completion){ access_checked, f });
 	return STEP_WAIT;
 }
@@ -91,7 +91,7 @@ static enum step_result access_answer(struct flow *f)
 	http_reply_json(ctx, 200, json_pack(
 		"{s:b, s:s, s:s, s:s, s:s, s:s, s:I, s:I, s:s, s:s}", "active", 1, "scope", p->scope,
 		"client_id", p->client_id, "sub", p->user_id ? p->user_id : p->client_id,
-		"aud", p->project_id, "iss", ctx->srv->cfg->issuer, "exp", (json_int_t)p->exp,
+		"aud", p->project_id, "iss", ctx->http.srv->cfg->issuer, "exp", (json_int_t)p->exp,
 		"iat", (json_int_t)p->iat, "jti", p->jti, "token_type", "Bearer"));
 	return STEP_DONE;
 }
@@ -106,7 +106,7 @@ static enum step_result refresh_get(struct flow *f)
 	struct introspection *x = ctx->state;
 
 	crypto_hash_secret(x->token, strlen(x->token), x->hash);
-	store_refresh_get(ctx->srv->store, x->hash, &x->refresh, flow_completion(f));
+	store_refresh_get(ctx->http.srv->store, x->hash, &x->refresh, flow_completion(f));
 	return STEP_WAIT;
 }
 
@@ -122,7 +122,7 @@ static enum step_result refresh_holders(struct flow *f)
 	if (!r->found || strcmp(r->client_id, x->client_id) != 0 || r->used || r->revoked ||
 	    r->predates_deactivation || now_ms() >= r->expires_at)
 		return inactive(f);
-	store_token_holders_ok(ctx->srv->store, r->project_id, r->client_id, r->user_id,
+	store_token_holders_ok(ctx->http.srv->store, r->project_id, r->client_id, r->user_id,
 	                       (long long)time(NULL), &x->holders_ok, flow_completion(f));
 	return STEP_WAIT;
 }
@@ -176,7 +176,7 @@ static enum step_result introspect_caller(struct flow *f)
 	struct request_ctx *ctx = request_of(f);
 	struct introspection *x = ctx->state;
 
-	store_client_authenticate(ctx->srv->store, x->client_id, x->credentials.secret, &x->caller,
+	store_client_authenticate(ctx->http.srv->store, x->client_id, x->credentials.secret, &x->caller,
 	                          flow_completion(f));
 	return STEP_WAIT;
 }

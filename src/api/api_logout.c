@@ -143,7 +143,7 @@ static enum step_result keys_refresh(struct flow *f)
 
 	if (!l->p.id_token_hint)
 		return STEP_NEXT;
-	keyring_refresh(&l->keys, ctx->srv->keys, ctx->srv->store, true, flow_completion(f));
+	keyring_refresh(&l->keys, ctx->http.srv->keys, ctx->http.srv->store, true, flow_completion(f));
 	return STEP_WAIT;
 }
 
@@ -155,7 +155,7 @@ static enum step_result hint_check(struct flow *f)
 	struct logout *l = logout_of(f);
 
 	if (l->p.id_token_hint) {
-		if (id_token_verify_hint(ctx->srv->keys, ctx->srv->cfg->issuer, l->p.id_token_hint,
+		if (id_token_verify_hint(ctx->http.srv->keys, ctx->http.srv->cfg->issuer, l->p.id_token_hint,
 		                         &l->hint) < 0)
 			return refuse(ctx, "The id_token_hint is not an ID token of this server.");
 		l->hinted = true;
@@ -174,7 +174,7 @@ static enum step_result client_get(struct flow *f)
 	struct request_ctx *ctx = request_of(f);
 	struct logout *l = logout_of(f);
 
-	store_client_lookup(ctx->srv->store, l->client_id, &l->client, flow_completion(f));
+	store_client_lookup(ctx->http.srv->store, l->client_id, &l->client, flow_completion(f));
 	return STEP_WAIT;
 }
 
@@ -194,7 +194,7 @@ static enum step_result uri_get(struct flow *f)
 
 	if (!l->p.post_logout_redirect_uri)
 		return STEP_NEXT;
-	store_client_post_logout_registered(ctx->srv->store, l->client_id,
+	store_client_post_logout_registered(ctx->http.srv->store, l->client_id,
 	                                    l->p.post_logout_redirect_uri, &l->registered,
 	                                    flow_completion(f));
 	return STEP_WAIT;
@@ -217,7 +217,7 @@ static enum step_result session_get(struct flow *f)
 	struct logout *l = logout_of(f);
 
 	l->cookie = html_session_cookie(ctx, l->client.project_id);
-	session_find(&l->session, ctx->srv, l->cookie, l->client.project_id, flow_completion(f));
+	session_find(&l->session, ctx->http.srv, l->cookie, l->client.project_id, flow_completion(f));
 	return STEP_WAIT;
 }
 
@@ -245,7 +245,7 @@ static enum step_result hint_end(struct flow *f)
 		return STEP_NEXT;
 	l->ended = l->session.row.found && strcmp(l->session.row.id, l->hint.sid) == 0 &&
 	           strcmp(l->session.row.user_id, l->hint.sub) == 0;
-	store_session_end(ctx->srv->store, l->hint.sid, l->client.project_id, l->hint.sub,
+	store_session_end(ctx->http.srv->store, l->hint.sid, l->client.project_id, l->hint.sub,
 	                  end_event(ctx, l, l->hint.sid), &l->store_ended, flow_completion(f));
 	return STEP_WAIT;
 }
@@ -273,7 +273,7 @@ static enum step_result confirmed_end(struct flow *f)
 	if (!l->session.row.found)
 		return STEP_NEXT;
 	l->ended = true;
-	store_session_end(ctx->srv->store, l->session.row.id, l->client.project_id, NULL,
+	store_session_end(ctx->http.srv->store, l->session.row.id, l->client.project_id, NULL,
 	                  end_event(ctx, l, l->session.row.id), &l->store_ended, flow_completion(f));
 	return STEP_WAIT;
 }
@@ -312,7 +312,7 @@ static enum step_result name_get(struct flow *f)
 	struct request_ctx *ctx = request_of(f);
 	struct logout *l = logout_of(f);
 
-	store_client_name(ctx->srv->store, l->client_id, &l->client_name, flow_completion(f));
+	store_client_name(ctx->http.srv->store, l->client_id, &l->client_name, flow_completion(f));
 	return STEP_WAIT;
 }
 
@@ -328,7 +328,7 @@ static enum step_result confirm_show(struct flow *f)
 	html_escape_into(page, l->client_name ? l->client_name : "An application");
 	evbuffer_add_printf(page, " asks to sign you out. You will be signed out of every"
 	                    " application you signed in to here.</p>\n<form method=\"post\" action=\"");
-	html_escape_into(page, ctx->srv->cfg->issuer);
+	html_escape_into(page, ctx->http.srv->cfg->issuer);
 	evbuffer_add_printf(page, "/api/v1/logout\">\n");
 	html_add_hidden(page, "client_id", l->client_id);
 	html_add_hidden(page, "post_logout_redirect_uri", l->p.post_logout_redirect_uri);

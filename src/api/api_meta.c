@@ -15,7 +15,7 @@ static enum step_result health(struct flow *f)
 {
 	struct request_ctx *ctx = request_of(f);
 
-	if (ctx->srv->store && store_writes_failed(ctx->srv->store))
+	if (ctx->http.srv->store && store_writes_failed(ctx->http.srv->store))
 		http_reply_json(ctx, 503, json_pack("{s:s,s:s}", "status", "store_failed",
 		                                    "reason", "the store refuses writes; see the log"));
 	else
@@ -35,7 +35,7 @@ static enum step_result jwks_keys(struct flow *f)
 	struct request_ctx *ctx = request_of(f);
 	struct keyring_refresh *s = request_state(ctx, sizeof *s, jwks_state_release);
 
-	keyring_refresh(s, ctx->srv->keys, ctx->srv->store, true, flow_completion(f));
+	keyring_refresh(s, ctx->http.srv->keys, ctx->http.srv->store, true, flow_completion(f));
 	return STEP_WAIT;
 }
 
@@ -45,7 +45,7 @@ static enum step_result jwks(struct flow *f)
 	struct request_ctx *ctx = request_of(f);
 
 	http_add_header(ctx, "Cache-Control", "public, max-age=300");
-	http_reply_json(ctx, 200, keyring_jwks(ctx->srv->keys));
+	http_reply_json(ctx, 200, keyring_jwks(ctx->http.srv->keys));
 	return STEP_DONE;
 }
 
@@ -91,7 +91,7 @@ static const char *const claims[] = {
 static enum step_result metadata(struct flow *f)
 {
 	struct request_ctx *ctx = request_of(f);
-	const char *iss = ctx->srv->cfg->issuer;
+	const char *iss = ctx->http.srv->cfg->issuer;
 	json_t *doc = json_pack(
 		"{s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:[s,s,s], s:[s], s:[s], s:[s], s:o, s:o,"
 		" s:o, s:b, s:o, s:[s], s:[s,s], s:[s,s], s:b, s:b, s:b, s:o, s:b, s:b}",

@@ -25,7 +25,7 @@ enum step_result record_get(struct flow *f, record_get_op *get, const char *para
 	struct request_ctx *ctx = request_of(f);
 	struct record_read *r = record_read_state(ctx);
 
-	get(ctx->srv->store, request_param(ctx, "project_id"), request_param(ctx, param), &r->record,
+	get(ctx->http.srv->store, request_param(ctx, "project_id"), request_param(ctx, param), &r->record,
 	    flow_completion(f));
 	return STEP_WAIT;
 }
@@ -34,7 +34,7 @@ enum step_result record_delete(struct flow *f, record_delete_op *del, const char
 {
 	struct request_ctx *ctx = request_of(f);
 
-	del(ctx->srv->store, request_origin(ctx), request_param(ctx, "project_id"), request_param(ctx, param),
+	del(ctx->http.srv->store, request_origin(ctx), request_param(ctx, "project_id"), request_param(ctx, param),
 	    ctx->principal.scope, flow_completion(f));
 	return STEP_WAIT;
 }

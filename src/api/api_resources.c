@@ -12,7 +12,7 @@
 #include "api_resources.h"
 #include "form.h"
 #include "json_util.h"
-#include "listing.h"
+#include "list_params.h"
 #include "request.h"
 #include "store_resources.h"
 #include "util.h"
@@ -167,7 +167,7 @@ static enum step_result write_read(struct flow *f)
 	struct resource_write *w = request_state(ctx, sizeof *w, resource_write_release);
 	struct api_error err;
 
-	if (resources_read_body(ctx->body, ctx->method == EVHTTP_REQ_PUT, &w->in, &err) < 0)
+	if (resources_read_body(ctx->body, ctx->http.method == EVHTTP_REQ_PUT, &w->in, &err) < 0)
 		return flow_error(f, &err);
 	return STEP_NEXT;
 }
@@ -177,7 +177,7 @@ static enum step_result create(struct flow *f)
 	struct request_ctx *ctx = request_of(f);
 	struct resource_write *w = ctx->state;
 
-	store_resource_create(ctx->srv->store, request_origin(ctx), request_param(ctx, "project_id"), &w->in,
+	store_resource_create(ctx->http.srv->store, request_origin(ctx), request_param(ctx, "project_id"), &w->in,
 	                      &w->record, flow_completion(f));
 	return STEP_WAIT;
 }
@@ -187,7 +187,7 @@ static enum step_result update(struct flow *f)
 	struct request_ctx *ctx = request_of(f);
 	struct resource_write *w = ctx->state;
 
-	store_resource_update(ctx->srv->store, request_origin(ctx), request_param(ctx, "project_id"),
+	store_resource_update(ctx->http.srv->store, request_origin(ctx), request_param(ctx, "project_id"),
 	                      request_param(ctx, "resource_id"), &w->in, &w->record,
 	                      flow_completion(f));
 	return STEP_WAIT;
@@ -199,7 +199,7 @@ static enum step_result written(struct flow *f)
 	struct request_ctx *ctx = request_of(f);
 	const char *record = ((struct resource_write *)ctx->state)->record;
 
-	http_reply_raw(ctx, ctx->method == EVHTTP_REQ_POST ? 201 : 200, "application/json", record,
+	http_reply_raw(ctx, ctx->http.method == EVHTTP_REQ_POST ? 201 : 200, "application/json", record,
 	               strlen(record));
 	return STEP_DONE;
 }
@@ -227,7 +227,7 @@ static enum step_result list(struct flow *f)
 	struct request_ctx *ctx = request_of(f);
 	struct list_state *l = ctx->state;
 
-	store_resource_list(ctx->srv->store, request_param(ctx, "project_id"), &l->q, &l->page,
+	store_resource_list(ctx->http.srv->store, request_param(ctx, "project_id"), &l->q, &l->page,
 	                    flow_completion(f));
 	return STEP_WAIT;
 }
@@ -249,7 +249,7 @@ static enum step_result delete(struct flow *f)
 {
 	struct request_ctx *ctx = request_of(f);
 
-	store_resource_delete(ctx->srv->store, request_origin(ctx), request_param(ctx, "project_id"),
+	store_resource_delete(ctx->http.srv->store, request_origin(ctx), request_param(ctx, "project_id"),
 	                      request_param(ctx, "resource_id"), flow_completion(f));
 	return STEP_WAIT;
 }

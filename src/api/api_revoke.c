@@ -84,7 +84,7 @@ static enum step_result revoke(struct flow *f)
 	struct revocation *r = ctx->state;
 
 	r->in.address = request_event_address(ctx);
-	grants_revoke(&r->grant, ctx->srv, &r->in, flow_completion(f));
+	grants_revoke(&r->grant, ctx->http.srv, &r->in, flow_completion(f));
 	return STEP_WAIT;
 }
 

@@ -11,7 +11,7 @@
 #include "api_records.h"
 #include "api_roles.h"
 #include "json_util.h"
-#include "listing.h"
+#include "list_params.h"
 #include "request.h"
 #include "store_roles.h"
 #include "validate.h"
@@ -83,7 +83,7 @@ static enum step_result create(struct flow *f)
 	struct request_ctx *ctx = request_of(f);
 	struct role_write *w = ctx->state;
 
-	store_role_create(ctx->srv->store, request_origin(ctx), request_param(ctx, "project_id"), &w->f,
+	store_role_create(ctx->http.srv->store, request_origin(ctx), request_param(ctx, "project_id"), &w->f,
 	                  ctx->principal.scope, &w->record, flow_completion(f));
 	return STEP_WAIT;
 }
@@ -93,7 +93,7 @@ static enum step_result update(struct flow *f)
 	struct request_ctx *ctx = request_of(f);
 	struct role_write *w = ctx->state;
 
-	store_role_update(ctx->srv->store, request_origin(ctx), request_param(ctx, "project_id"),
+	store_role_update(ctx->http.srv->store, request_origin(ctx), request_param(ctx, "project_id"),
 	                  request_param(ctx, "role_id"), &w->f, ctx->principal.scope, &w->record,
 	                  flow_completion(f));
 	return STEP_WAIT;
@@ -105,7 +105,7 @@ static enum step_result written(struct flow *f)
 	struct request_ctx *ctx = request_of(f);
 	const char *record = ((struct role_write *)ctx->state)->record;
 
-	http_reply_raw(ctx, ctx->method == EVHTTP_REQ_POST ? 201 : 200, "application/json", record,
+	http_reply_raw(ctx, ctx->http.method == EVHTTP_REQ_POST ? 201 : 200, "application/json", record,
 	               strlen(record));
 	return STEP_DONE;
 }
@@ -130,7 +130,7 @@ static enum step_result list(struct flow *f)
 	struct request_ctx *ctx = request_of(f);
 	struct list_state *l = ctx->state;
 
-	store_role_list(ctx->srv->store, request_param(ctx, "project_id"), &l->q, &l->page,
+	store_role_list(ctx->http.srv->store, request_param(ctx, "project_id"), &l->q, &l->page,
 	                flow_completion(f));
 	return STEP_WAIT;
 }

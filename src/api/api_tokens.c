@@ -71,7 +71,7 @@ static enum step_result exchange_grant(struct flow *f)
 	struct token_exchange *x = ctx->state;
 
 	x->in.address = request_event_address(ctx);
-	grants_exchange(&x->grant, ctx->srv, &x->in, &x->out, flow_completion(f));
+	grants_exchange(&x->grant, ctx->http.srv, &x->in, &x->out, flow_completion(f));
 	return STEP_WAIT;
 }
 

@@ -39,7 +39,7 @@ static enum step_result userinfo_user(struct flow *f)
 	if (!p->user_id || !(u->scopes & ID_TOKEN_SCOPE_OPENID))
 		return flow_fail(f, E_INSUFFICIENT_PERMISSION,
 		                 "UserInfo needs a user's token whose scope has openid.");
-	store_user_claims(ctx->srv->store, p->project_id, p->user_id, &u->user, flow_completion(f));
+	store_user_claims(ctx->http.srv->store, p->project_id, p->user_id, &u->user, flow_completion(f));
 	return STEP_WAIT;
 }
 
@@ -50,7 +50,7 @@ static enum step_result userinfo_permissions(struct flow *f)
 
 	if (!(u->scopes & ID_TOKEN_SCOPE_ROLES))
 		return STEP_NEXT;
-	store_user_scope(ctx->srv->store, ctx->principal.user_id, &u->permissions,
+	store_user_scope(ctx->http.srv->store, ctx->principal.user_id, &u->permissions,
 	                 flow_completion(f));
 	return STEP_WAIT;
 }

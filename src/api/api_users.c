@@ -17,7 +17,7 @@
 #include "crypto.h"
 #include "form.h"
 #include "json_util.h"
-#include "listing.h"
+#include "list_params.h"
 #include "passwords.h"
 #include "request.h"
 #include "store_users.h"
@@ -221,7 +221,7 @@ static enum step_result write_check(struct flow *f)
 
 	if (!w->password)
 		return STEP_NEXT;
-	store_user_check(ctx->srv->store, w->project_id, w->user_id, &w->f, w->scope,
+	store_user_check(ctx->http.srv->store, w->project_id, w->user_id, &w->f, w->scope,
 	                 flow_completion(f));
 	return STEP_WAIT;
 }
@@ -253,7 +253,7 @@ static enum step_result write_hash(struct flow *f)
 
 	if (!w->password)
 		return STEP_NEXT;
-	rc = passwords_hash(ctx->srv->passwords, w->password, password_hashed, ctx, &err);
+	rc = passwords_hash(ctx->http.srv->passwords, w->password, password_hashed, ctx, &err);
 	crypto_free_wiped(w->password);   /* the hash took its own copy */
 	w->password = NULL;
 	return rc < 0 ? flow_error(f, &err) : STEP_WAIT;
@@ -265,10 +265,10 @@ static enum step_result write_store(struct flow *f)
 	struct user_write_state *w = ctx->state;
 
 	if (w->kind == USER_CREATE)
-		store_user_create(ctx->srv->store, request_origin(ctx), w->project_id, &w->f, w->scope, &w->record,
+		store_user_create(ctx->http.srv->store, request_origin(ctx), w->project_id, &w->f, w->scope, &w->record,
 		                  flow_completion(f));
 	else
-		store_user_update(ctx->srv->store, request_origin(ctx), w->project_id, w->user_id, &w->f, w->scope,
+		store_user_update(ctx->http.srv->store, request_origin(ctx), w->project_id, w->user_id, &w->f, w->scope,
 		                  &w->record, flow_completion(f));
 	return STEP_WAIT;
 }
@@ -320,7 +320,7 @@ static enum step_result list_read(struct flow *f)
 		return flow_error(f, &err);
 	if (l->q.role_id && !*l->q.role_id)
 		l->q.role_id = NULL;
-	store_user_list(ctx->srv->store, request_param(ctx, "project_id"), &l->q, &l->page,
+	store_user_list(ctx->http.srv->store, request_param(ctx, "project_id"), &l->q, &l->page,
 	                flow_completion(f));
 	return STEP_WAIT;
 }
@@ -351,7 +351,7 @@ static enum step_result external_get(struct flow *f)
 
 	if (form_read_bool(&ctx->query, "include_permissions", &with_permissions, &err) < 0)
 		return flow_error(f, &err);
-	store_user_get_external(ctx->srv->store, request_param(ctx, "project_id"),
+	store_user_get_external(ctx->http.srv->store, request_param(ctx, "project_id"),
 	                        request_param(ctx, "external_user_id"), with_permissions == 1,
 	                        &r->record, flow_completion(f));
 	return STEP_WAIT;
@@ -381,7 +381,7 @@ static enum step_result current_get(struct flow *f)
 
 	if (current_user_check(&ctx->principal, &err) < 0)
 		return flow_error(f, &err);
-	store_user_get(ctx->srv->store, ctx->principal.project_id, ctx->principal.user_id,
+	store_user_get(ctx->http.srv->store, ctx->principal.project_id, ctx->principal.user_id,
 	               &record_read_state(ctx)->record, flow_completion(f));
 	return STEP_WAIT;
 }
@@ -457,7 +457,7 @@ static enum step_result byou_user_get(struct flow *f)
 	struct request_ctx *ctx = request_of(f);
 	struct byou_code *b = ctx->state;
 
-	store_byou_user(ctx->srv->store, request_param(ctx, "project_id"),
+	store_byou_user(ctx->http.srv->store, request_param(ctx, "project_id"),
 	                request_param(ctx, "external_user_id"), &b->user, flow_completion(f));
 	return STEP_WAIT;
 }
@@ -469,7 +469,7 @@ static enum step_result byou_client_get(struct flow *f)
 
 	if (!b->user.found)
 		return flow_fail(f, E_USER_NOT_FOUND, "No user of this project has that external ID.");
-	store_client_lookup(ctx->srv->store, b->f[BYOU_CLIENT_ID].value, &b->client,
+	store_client_lookup(ctx->http.srv->store, b->f[BYOU_CLIENT_ID].value, &b->client,
 	                    flow_completion(f));
 	return STEP_WAIT;
 }
@@ -483,7 +483,7 @@ static enum step_result byou_redirect_get(struct flow *f)
 		return flow_fail(f, E_CLIENT_NOT_FOUND, "The client does not exist in this project.");
 	if (!b->user.is_active || !b->client.is_active)
 		return flow_fail(f, E_INVALID_PARAMS, "The user or the client is not active.");
-	store_client_redirect_registered(ctx->srv->store, b->f[BYOU_CLIENT_ID].value,
+	store_client_redirect_registered(ctx->http.srv->store, b->f[BYOU_CLIENT_ID].value,
 	                                 b->f[BYOU_REDIRECT_URI].value, &b->registered,
 	                                 flow_completion(f));
 	return STEP_WAIT;
@@ -505,7 +505,7 @@ static enum step_result byou_mint(struct flow *f)
 
 	if (!b->registered)
 		return flow_fail(f, E_INVALID_PARAMS, "redirect_uri is not registered on the client.");
-	signin_code_mint(&b->mint, ctx->srv, &req, &b->code, flow_completion(f));
+	signin_code_mint(&b->mint, ctx->http.srv, &req, &b->code, flow_completion(f));
 	return STEP_WAIT;
 }
 
@@ -515,7 +515,7 @@ static enum step_result byou_answer(struct flow *f)
 	const struct byou_code *b = ctx->state;
 
 	http_reply_json(ctx, 201, json_pack("{s:s, s:I}", "code", b->code,
-	                "expires_in", (json_int_t)ctx->srv->cfg->code_ttl_s));
+	                "expires_in", (json_int_t)ctx->http.srv->cfg->code_ttl_s));
 	return STEP_DONE;
 }
 

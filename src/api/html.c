@@ -227,7 +227,7 @@ bool html_post_origin_check(struct request_ctx *ctx)
 {
 	const char *origin = request_header(ctx, "Origin");
 
-	if (!origin || html_same_origin(origin, ctx->srv->cfg->issuer))
+	if (!origin || html_same_origin(origin, ctx->http.srv->cfg->issuer))
 		return true;
 	html_reply(ctx, 403, html_error_page("Request refused", "This request came from another site",
 	                                     "A form of this server was posted from another site. "
@@ -241,7 +241,7 @@ bool html_post_origin_check(struct request_ctx *ctx)
 
 char *html_session_cookie(struct request_ctx *ctx, const char *project_id)
 {
-	const struct evkeyvalq *in = evhttp_request_get_input_headers(ctx->req);
+	const struct evkeyvalq *in = evhttp_request_get_input_headers(ctx->http.req);
 	const char *values[COOKIE_HEADERS_MAX];
 	const struct evkeyval *h;
 	char *name, *value;
@@ -256,7 +256,7 @@ char *html_session_cookie(struct request_ctx *ctx, const char *project_id)
 			return NULL;
 		values[n++] = h->value;
 	}
-	name = session_cookie_name(project_id, session_cookie_secure(ctx->srv->cfg->issuer));
+	name = session_cookie_name(project_id, session_cookie_secure(ctx->http.srv->cfg->issuer));
 	value = session_cookie_value(values, n, name);
 	free(name);
 	return value;
@@ -264,7 +264,7 @@ char *html_session_cookie(struct request_ctx *ctx, const char *project_id)
 
 void html_set_session_cookie(struct request_ctx *ctx, const char *project_id, const char *value)
 {
-	const struct config *cfg = ctx->srv->cfg;
+	const struct config *cfg = ctx->http.srv->cfg;
 	bool secure = session_cookie_secure(cfg->issuer);
 	char *name = session_cookie_name(project_id, secure);
 	char *header = session_cookie_header(name, value, secure, cfg->session_ttl_s);

@@ -5,6 +5,7 @@
  * headers, the client's address.
  */
 #include <arpa/inet.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,17 +21,20 @@
 #include "request.h"
 #include "util.h"
 
+/* http.c reaches its part of a request through the request's address. */
+_Static_assert(offsetof(struct request_ctx, http) == 0, "http_exchange is not first");
+
 static void request_finish(struct flow *f, enum step_result r)
 {
 	struct request_ctx *ctx = request_of(f);
 
-	if (r == STEP_DONE && !ctx->reply_ready) {
-		log_error("bug: %s answered nothing", ctx->path);
+	if (r == STEP_DONE && !ctx->http.reply_ready) {
+		log_error("bug: %s answered nothing", ctx->http.path);
 		flow_fail(f, E_SYSTEM_ERROR, "The request was not answered.");
 		r = STEP_FAIL;
 	}
-	if (r == STEP_FAIL && ctx->reply_ready)
-		log_error("bug: %s answered, then failed", ctx->path);
+	if (r == STEP_FAIL && ctx->http.reply_ready)
+		log_error("bug: %s answered, then failed", ctx->http.path);
 	else if (r == STEP_FAIL)
 		http_reply_error(ctx, &f->err);   /* recorded: f is still running */
 	http_reply_send(ctx);
@@ -38,7 +42,21 @@ static void request_finish(struct flow *f, enum step_result r)
 
 void request_run(struct request_ctx *ctx, flow_step *const *steps)
 {
+	ctx->http.steps = &ctx->flow;
 	flow_run_owned(&ctx->flow, steps, request_finish, ctx);
+}
+
+void request_release(struct request_ctx *ctx)
+{
+	for (size_t i = 0; i < ctx->nparams; i++)
+		free(ctx->params[i]);
+	evhttp_clear_headers(&ctx->query);
+	evhttp_clear_headers(&ctx->form);   /* passwords, codes: wiped as freed (main.c) */
+	json_decref(ctx->body);
+	auth_principal_release(&ctx->principal);
+	if (ctx->state_release)
+		ctx->state_release(ctx->state);
+	free(ctx->state);
 }
 
 void *request_state(struct request_ctx *ctx, size_t size, void (*release)(void *state))
@@ -61,7 +79,7 @@ const char *request_param(const struct request_ctx *ctx, const char *name)
 
 const char *request_header(const struct request_ctx *ctx, const char *name)
 {
-	return evhttp_find_header(evhttp_request_get_input_headers(ctx->req), name);
+	return evhttp_find_header(evhttp_request_get_input_headers(ctx->http.req), name);
 }
 
 /* The last entry of the last X-Forwarded-For header, as an address into
@@ -73,7 +91,7 @@ static int forwarded_for(const struct request_ctx *ctx, struct sockaddr_storage 
 	char text[64];
 	size_t n;
 
-	TAILQ_FOREACH(kv, evhttp_request_get_input_headers(ctx->req), next)
+	TAILQ_FOREACH(kv, evhttp_request_get_input_headers(ctx->http.req), next)
 		if (!strcasecmp(kv->key, "X-Forwarded-For"))
 			last = kv->value;
 	if (!last)
@@ -101,8 +119,8 @@ static void address_text(const struct sockaddr *sa, char *buf, size_t size)
 
 const char *request_client_address(struct request_ctx *ctx)
 {
-	struct evhttp_connection *evcon = evhttp_request_get_connection(ctx->req);
-	const struct config *cfg = ctx->srv->cfg;
+	struct evhttp_connection *evcon = evhttp_request_get_connection(ctx->http.req);
+	const struct config *cfg = ctx->http.srv->cfg;
 	struct sockaddr_storage peer, client;
 	const struct sockaddr *who = (const struct sockaddr *)&peer;
 	char *text = NULL;

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/queue.h>
 #include <event2/buffer.h>
 
 #include "api_authorize.h"
@@ -189,13 +190,13 @@ static void reply_fail(struct request_ctx *ctx, enum api_code code, const char *
 static void add_cors_headers(struct request_ctx *ctx, enum route_cors cors, const char *allow)
 {
 	const char *origin = request_header(ctx, "Origin");
-	bool preflight = ctx->method == EVHTTP_REQ_OPTIONS;
+	bool preflight = ctx->http.method == EVHTTP_REQ_OPTIONS;
 
 	if (!origin || cors == CORS_NONE)
 		return;
 	if (cors == CORS_PUBLIC) {
 		http_add_header(ctx, "Access-Control-Allow-Origin", "*");
-	} else if (config_cors_allowed(ctx->srv->cfg, origin)) {
+	} else if (config_cors_allowed(ctx->http.srv->cfg, origin)) {
 		http_add_header(ctx, "Access-Control-Allow-Origin", origin);
 		http_add_header(ctx, "Vary", "Origin");
 	} else {
@@ -212,7 +213,7 @@ static void add_cors_headers(struct request_ctx *ctx, enum route_cors cors, cons
 
 static int read_body(struct request_ctx *ctx, enum route_body kind, struct api_error *err)
 {
-	struct evbuffer *in = evhttp_request_get_input_buffer(ctx->req);
+	struct evbuffer *in = evhttp_request_get_input_buffer(ctx->http.req);
 	size_t len = evbuffer_get_length(in);
 	const char *ctype = request_header(ctx, "Content-Type");
 	const char *data = len ? (const char *)evbuffer_pullup(in, -1) : "";
@@ -239,7 +240,7 @@ static enum step_result step_authenticate(struct flow *f)
 
 	if (ctx->route->auth != AUTH_BEARER)
 		return STEP_NEXT;
-	auth_bearer(&ctx->bearer, ctx->srv, request_header(ctx, "Authorization"), &ctx->principal,
+	auth_bearer(&ctx->bearer, ctx->http.srv, request_header(ctx, "Authorization"), &ctx->principal,
 	            flow_completion(f));
 	return STEP_WAIT;
 }
@@ -262,7 +263,7 @@ static enum step_result step_project(struct flow *f)
 	ctx->project.found = true;
 	if (project_known(ctx))
 		return STEP_NEXT;
-	store_project_get(ctx->srv->store, request_param(ctx, "project_id"), &ctx->project,
+	store_project_get(ctx->http.srv->store, request_param(ctx, "project_id"), &ctx->project,
 	                  flow_completion(f));
 	return STEP_WAIT;
 }
@@ -292,7 +293,7 @@ static enum step_result step_permission(struct flow *f)
 static enum step_result step_input(struct flow *f)
 {
 	struct request_ctx *ctx = request_of(f);
-	const struct evhttp_uri *uri = evhttp_request_get_evhttp_uri(ctx->req);
+	const struct evhttp_uri *uri = evhttp_request_get_evhttp_uri(ctx->http.req);
 	const char *query = uri ? evhttp_uri_get_query(uri) : NULL;
 	struct api_error err;
 
@@ -365,10 +366,13 @@ void router_dispatch(struct request_ctx *ctx)
 	enum route_cors cors = CORS_CONFIGURED;
 	bool path_known = false;
 	const size_t *slashes = route_slashes();
-	size_t path_slashes = slash_count(ctx->path);
+	size_t path_slashes = slash_count(ctx->http.path);
+
+	TAILQ_INIT(&ctx->query);
+	TAILQ_INIT(&ctx->form);
 
 	for (size_t i = 0; i < ROUTE_COUNT; i++) {
-		if (slashes[i] != path_slashes || !path_match(routes[i].path, ctx->path, caps, &ncaps))
+		if (slashes[i] != path_slashes || !path_match(routes[i].path, ctx->http.path, caps, &ncaps))
 			continue;
 		if (!path_known)
 			path_route = &routes[i];
@@ -376,17 +380,17 @@ void router_dispatch(struct request_ctx *ctx)
 		cors = routes[i].cors;
 		if (nhits < ROUTE_ALLOW_METHODS)
 			hits[nhits++] = &routes[i];
-		if (!match && method_matches(routes[i].method, ctx->method)) {
+		if (!match && method_matches(routes[i].method, ctx->http.method)) {
 			match = &routes[i];
 			memcpy(match_caps, caps, sizeof caps);
 			match_ncaps = ncaps;
 		}
 	}
 	if (path_known)   /* metrics: the route, or the path's pattern (405, OPTIONS) */
-		ctx->route_index = (int)((match ? match : path_route) - routes);
-	if (path_known && (!match || ctx->method == EVHTTP_REQ_OPTIONS))
+		ctx->http.route_index = (int)((match ? match : path_route) - routes);
+	if (path_known && (!match || ctx->http.method == EVHTTP_REQ_OPTIONS))
 		allow_list(hits, nhits, allow);
-	if (path_known && ctx->method == EVHTTP_REQ_OPTIONS) {
+	if (path_known && ctx->http.method == EVHTTP_REQ_OPTIONS) {
 		snprintf(allow + strlen(allow), sizeof allow - strlen(allow), ", OPTIONS");
 		add_cors_headers(ctx, cors, allow);
 		http_add_header(ctx, "Allow", allow);
@@ -396,7 +400,7 @@ void router_dispatch(struct request_ctx *ctx)
 	/* Errors too carry the CORS headers: without them a browser hides the
 	 * answer from the page, which sees a network error instead of a 404. An
 	 * unknown path is treated as the management API's. */
-	if (ctx->method != EVHTTP_REQ_OPTIONS)
+	if (ctx->http.method != EVHTTP_REQ_OPTIONS)
 		add_cors_headers(ctx, cors, allow);
 	if (!path_known) {
 		reply_fail(ctx, E_NOT_FOUND, "No such endpoint.");
@@ -418,9 +422,16 @@ void router_dispatch(struct request_ctx *ctx)
 		ctx->params[ctx->nparams++] = v;
 	}
 	ctx->route = match;
+	ctx->http.storeless = match->storeless;
 	if (match->no_store) {
 		http_add_header(ctx, "Cache-Control", "no-store");
 		http_add_header(ctx, "Pragma", "no-cache");
 	}
 	request_run(ctx, shared_steps);
 }
+
+const struct http_dispatch router_http_dispatch = {
+	.ctx_size = sizeof (struct request_ctx),
+	.dispatch = router_dispatch,
+	.release = request_release,
+};

@@ -1,6 +1,7 @@
 /*
- * evhttp set-up, the request context and replies. A request is answered
- * exactly once; the context dies with the reply, after its log line (log.c).
+ * evhttp set-up, the transport's part of a request and replies. A request
+ * is handed to the dispatcher given at start and answered exactly once; the
+ * context dies with the reply, after its log line (log.c).
  */
 #include <limits.h>
 #include <stdio.h>
@@ -18,18 +19,14 @@
 #include <event2/util.h>
 #include <openssl/crypto.h>
 
-#include "auth.h"
-#include "backchannel.h"
 #include "config.h"
 #include "conn_guard.h"
+#include "flow.h"
 #include "http.h"
 #include "log.h"
 #include "metrics.h"
-#include "router.h"
-#include "store.h"
 #include "util.h"
 #include "validate.h"
-#include "workers.h"
 
 
 static const char *status_reason(int status)
@@ -71,26 +68,26 @@ const char *http_method_name(enum evhttp_cmd_type m)
 	}
 }
 
+/* The transport's part of a request: its first member (http.h). */
+static struct http_exchange *exchange_of(struct request_ctx *ctx)
+{
+	return (struct http_exchange *)(void *)ctx;
+}
+
 static void ctx_free(struct request_ctx *ctx)
 {
-	for (size_t i = 0; i < ctx->nparams; i++)
-		free(ctx->params[i]);
-	evhttp_clear_headers(&ctx->query);
-	evhttp_clear_headers(&ctx->form);   /* passwords, codes: wiped as freed (main.c) */
-	json_decref(ctx->body);
-	auth_principal_release(&ctx->principal);
-	if (ctx->state_release)
-		ctx->state_release(ctx->state);
-	free(ctx->state);
-	if (ctx->reply_body)
-		evbuffer_free(ctx->reply_body);
-	free(ctx->path);
+	struct http_exchange *x = exchange_of(ctx);
+
+	x->srv->dispatch->release(ctx);
+	if (x->reply_body)
+		evbuffer_free(x->reply_body);
+	free(x->path);
 	free(ctx);
 }
 
 void http_add_header(struct request_ctx *ctx, const char *name, const char *value)
 {
-	evhttp_add_header(evhttp_request_get_output_headers(ctx->req), name, value);
+	evhttp_add_header(evhttp_request_get_output_headers(exchange_of(ctx)->req), name, value);
 }
 
 void http_add_retry_after(struct request_ctx *ctx, int seconds)
@@ -100,23 +97,6 @@ void http_add_retry_after(struct request_ctx *ctx, int seconds)
 	snprintf(v, sizeof v, "%d", seconds > 0 ? seconds : 1);
 	http_add_header(ctx, "Retry-After", v);
 }
-
-/* Group commit (store_batch_enable): while a batch transaction is open, no
- * answer leaves, since what it reports is not durable yet. The commit event
- * runs once the loop has handled everything that was ready together, commits
- * the batch, then sends the answers that waited; if the commit fails they all
- * become system_error. With synchronous=full the batch's sync runs on a
- * thread of its own (store_batch_needs_sync) while the loop goes on: its
- * answers, and those of requests that may have read what it wrote, wait for
- * that sync. */
-struct deferred_reply {
-	struct request_ctx *ctx;
-	int status;
-	struct evbuffer *buf;
-	STAILQ_ENTRY(deferred_reply) next;
-};
-
-static void send_now(struct request_ctx *ctx, int status, struct evbuffer *buf);
 
 /* docs/operations.md §"TLS": over TLS every answer carries Strict-Transport-Security
  * when hsts_max_age_s > 0, never with includeSubDomains (the domain's other
@@ -130,139 +110,12 @@ static bool hsts_value(const struct server *srv, char buf[HSTS_VALUE_MAX])
 	return true;
 }
 
-static void on_batch_opened(void *arg)
-{
-	struct server *srv = arg;
-	event_active(srv->commit_ev, EV_TIMEOUT, 0);
-}
-
-/* A write begins in the open batch: the request running now owns it. */
-static void on_batch_writing(void *arg)
-{
-	struct server *srv = arg;
-	struct request_ctx *ctx = flow_current_owner();   /* request_run's */
-
-	if (ctx)
-		ctx->wrote_batch = srv->batch_seq;
-	else
-		srv->batch_unattributed = true;
-}
-
 static struct evbuffer *error_body(const struct api_error *err)
 {
 	struct evbuffer *buf = evbuffer_new();
 	evbuffer_add_printf(buf, "{\"error\":\"%s\",\"error_description\":\"%s\"}", err->code,
 	                    err->description);
 	return buf;
-}
-
-/* Whether the answer d waits for must fail with a batch whose commit
- * failed: its request wrote in that batch, or a write no request owns did
- * (then nothing says whose answer it shaped). A request that only read
- * keeps its answer: it reports what committed batches hold, or the writes
- * of requests whose answers (their IDs) have not left yet, which only a
- * listing can show. */
-static bool failed_with_batch(const struct server *srv, const struct deferred_reply *d)
-{
-	return srv->batch_unattributed || d->ctx->wrote_batch == srv->batch_seq;
-}
-
-/* Sends every answer of q, or, when the store failed the batch (err), the
- * error in place of each answer of a request that wrote in it; q is left
- * empty. */
-static void queue_send(struct server *srv, struct reply_queue *q, const struct api_error *err)
-{
-	struct deferred_reply *d;
-
-	while ((d = STAILQ_FIRST(q))) {
-		STAILQ_REMOVE_HEAD(q, next);
-		if (!err || !failed_with_batch(srv, d)) {
-			send_now(d->ctx, d->status, d->buf);
-		} else {
-			evbuffer_free(d->buf);
-			evhttp_clear_headers(evhttp_request_get_output_headers(d->ctx->req));
-			evhttp_add_header(evhttp_request_get_output_headers(d->ctx->req),
-			                  "Content-Type", "application/json");
-			send_now(d->ctx, err->status, error_body(err));
-		}
-		free(d);
-	}
-}
-
-static void sync_start(struct server *srv);
-
-static void sync_work(void *arg)
-{
-	struct sync_job *job = arg;
-
-	job->check = store_files_sync(job->files, job->why, sizeof job->why);
-}
-
-/* Loop thread: the answers the sync made durable go; the next sync starts
- * if a batch committed meanwhile. A sync that failed leaves its batches
- * committed, and others have seen them: their answers go as they are (an
- * error would be a lie, and a retried rotation would be taken as reuse),
- * and the store refuses writes from now on, saying why. */
-static void sync_done(void *arg)
-{
-	struct sync_job *job = arg;
-	struct server *srv = job->srv;
-	struct reply_queue done = STAILQ_HEAD_INITIALIZER(done);
-
-	STAILQ_CONCAT(&done, &srv->syncing);
-	srv->sync_running = false;
-	if (job->check < 0) {
-		log_error("store: %s: the writes just answered may not survive a crash", job->why);
-		metrics_store_sync_failed();
-		store_fail_writes(srv->store, job->check, job->why);
-	}
-	queue_send(srv, &done, NULL);
-	sync_start(srv);
-}
-
-/* Starts a sync of what the batches committed since the last one began,
- * unless one runs (sync_done starts the next). */
-static void sync_start(struct server *srv)
-{
-	if (srv->sync_running || !srv->sync_wanted)
-		return;
-	srv->sync_wanted = false;
-	srv->sync_running = true;
-	STAILQ_CONCAT(&srv->syncing, &srv->unsynced);
-	if (workers_submit(srv->syncer, sync_work, sync_done, &srv->sync) < 0) {
-		/* stopping: the pool takes no job, so the sync runs here */
-		sync_work(&srv->sync);
-		sync_done(&srv->sync);
-	}
-}
-
-/* Commits the open batch and sends every answer that waited for it, or
- * hands them to the sync that makes the batch durable. */
-void http_commit_batch(struct server *srv)
-{
-	struct api_error err;
-	bool was_open = store_batch_open(srv->store);
-	bool ok = store_batch_commit(srv->store, &err) == 0;
-	struct reply_queue batch = STAILQ_HEAD_INITIALIZER(batch);
-
-	/* the batch may have ended sessions: their back-channel logouts are
-	 * read once the answers below are on their way; a batch that ran no
-	 * statement that can queue one is not worth the read (~19,000
-	 * instructions and a read transaction; docs/BENCHMARKS.md) */
-	if (ok && was_open && srv->backchannel && store_batch_queued_logouts(srv->store))
-		backchannel_poke(srv->backchannel);
-	STAILQ_CONCAT(&batch, &srv->deferred);
-	if (!ok) {
-		queue_send(srv, &batch, &err);
-	} else if (srv->syncer && store_batch_needs_sync(srv->store)) {
-		STAILQ_CONCAT(&srv->unsynced, &batch);
-		srv->sync_wanted = true;
-		sync_start(srv);
-	} else {
-		queue_send(srv, &batch, NULL);
-	}
-	srv->batch_seq++;
-	srv->batch_unattributed = false;
 }
 
 /* Active once a request line waits: runs after the iteration's other
@@ -277,43 +130,26 @@ static void on_log_flush(evutil_socket_t fd, short what, void *arg)
 	log_flush();
 }
 
-static void on_commit(evutil_socket_t fd, short what, void *arg)
-{
-	(void)fd;
-	(void)what;
-	http_commit_batch(arg);
-}
+static void send_now(struct request_ctx *ctx, int status, struct evbuffer *buf);
 
+/* The answer leaves now, unless the server's holder keeps it back (group
+ * commit: what it reports is not durable yet). */
 static void send_and_free(struct request_ctx *ctx, int status, struct evbuffer *buf)
 {
-	struct server *srv = ctx->srv;
+	struct http_exchange *x = exchange_of(ctx);
+	struct server *srv = x->srv;
 
-	struct reply_queue *wait = NULL;
-
-	ctx->replied = true;
-	if (ctx->route && ctx->route->storeless)
-		wait = NULL;             /* it tells nothing of the store: not even the open batch */
-	else if (srv->store && store_batch_open(srv->store))
-		wait = &srv->deferred;
-	else if (srv->sync_wanted)
-		wait = &srv->unsynced;   /* it may have read a batch no sync covers yet */
-	else if (srv->sync_running)
-		wait = &srv->syncing;    /* it can have read only what that sync covers */
-	if (wait) {
-		struct deferred_reply *d = xcalloc(1, sizeof *d);
-		d->ctx = ctx;
-		d->status = status;
-		d->buf = buf;
-		STAILQ_INSERT_TAIL(wait, d, next);
+	x->replied = true;
+	if (!x->storeless && srv->hold_answer && srv->hold_answer(ctx, status, buf))
 		return;
-	}
 	send_now(ctx, status, buf);
 }
 
 static void send_now(struct request_ctx *ctx, int status, struct evbuffer *buf)
 {
-	struct server *srv = ctx->srv;
-	struct evhttp_request *req = ctx->req;
+	struct http_exchange *x = exchange_of(ctx);
+	struct server *srv = x->srv;
+	struct evhttp_request *req = x->req;
 	int64_t us;
 	char hsts[HSTS_VALUE_MAX];
 
@@ -340,28 +176,45 @@ static void send_now(struct request_ctx *ctx, int status, struct evbuffer *buf)
 	evhttp_send_reply(req, status, status_reason(status), buf);
 	conn_guard_own_write(srv->guard, false);
 	evbuffer_free(buf);
-	conn_guard_request_done(srv->guard, ctx->conn);
-	us = mono_us() - ctx->start_us;
-	log_request(http_method_name(ctx->method), ctx->path, status, us);
+	conn_guard_request_done(srv->guard, x->conn);
+	us = mono_us() - x->start_us;
+	log_request(http_method_name(x->method), x->path, status, us);
 	event_active(srv->log_ev, EV_TIMEOUT, 0);
-	metrics_request(ctx->route_index, ctx->method, status, us);
+	metrics_request(x->route_index, x->method, status, us);
 	srv->in_flight--;
 	ctx_free(ctx);
+}
+
+void http_send_held(struct request_ctx *ctx, int status, struct evbuffer *buf,
+                    const struct api_error *err)
+{
+	if (err) {
+		struct evkeyvalq *out = evhttp_request_get_output_headers(exchange_of(ctx)->req);
+
+		evbuffer_free(buf);
+		evhttp_clear_headers(out);
+		evhttp_add_header(out, "Content-Type", "application/json");
+		status = err->status;
+		buf = error_body(err);
+	}
+	send_now(ctx, status, buf);
 }
 
 /* Every answer passes here: inside a flow it is recorded for the request's
  * finish to send (http_reply_send); outside, sent at once. */
 static void reply(struct request_ctx *ctx, int status, struct evbuffer *buf)
 {
-	if (ctx->replied || ctx->reply_ready) {   /* a bug: two answers; keep the first */
-		log_error("second reply to %s ignored", ctx->path);
+	struct http_exchange *x = exchange_of(ctx);
+
+	if (x->replied || x->reply_ready) {   /* a bug: two answers; keep the first */
+		log_error("second reply to %s ignored", x->path);
 		evbuffer_free(buf);
 		return;
 	}
-	if (ctx->flow.running) {
-		ctx->reply_ready = true;
-		ctx->reply_status = status;
-		ctx->reply_body = buf;
+	if (x->steps && x->steps->running) {
+		x->reply_ready = true;
+		x->reply_status = status;
+		x->reply_body = buf;
 		return;
 	}
 	send_and_free(ctx, status, buf);
@@ -369,11 +222,12 @@ static void reply(struct request_ctx *ctx, int status, struct evbuffer *buf)
 
 void http_reply_send(struct request_ctx *ctx)
 {
-	struct evbuffer *buf = ctx->reply_body;
+	struct http_exchange *x = exchange_of(ctx);
+	struct evbuffer *buf = x->reply_body;
 
-	ctx->reply_body = NULL;
-	ctx->reply_ready = false;
-	send_and_free(ctx, ctx->reply_status, buf);
+	x->reply_body = NULL;
+	x->reply_ready = false;
+	send_and_free(ctx, x->reply_status, buf);
 }
 
 void http_reply_raw(struct request_ctx *ctx, int status, const char *content_type,
@@ -383,7 +237,7 @@ void http_reply_raw(struct request_ctx *ctx, int status, const char *content_typ
 
 	if (content_type)
 		http_add_header(ctx, "Content-Type", content_type);
-	if (data && len && ctx->method != EVHTTP_REQ_HEAD)
+	if (data && len && exchange_of(ctx)->method != EVHTTP_REQ_HEAD)
 		evbuffer_add(buf, data, len);
 	reply(ctx, status, buf);
 }
@@ -625,39 +479,35 @@ static bool on_libevent_answer(struct evbuffer *out, size_t from, void *arg)
 static void on_request(struct evhttp_request *req, void *arg)
 {
 	struct server *srv = arg;
-	struct request_ctx *ctx = xcalloc(1, sizeof *ctx);
+	struct request_ctx *ctx = xcalloc(1, srv->dispatch->ctx_size);
+	struct http_exchange *x = exchange_of(ctx);
 	struct api_error err;
 	const struct evhttp_uri *uri = evhttp_request_get_evhttp_uri(req);
 	const char *path = uri ? evhttp_uri_get_path(uri) : NULL;
 
-	ctx->srv = srv;
-	ctx->req = req;
-	ctx->start_us = mono_us();
-	ctx->method = evhttp_request_get_command(req);
-	ctx->route_index = -1;
-	TAILQ_INIT(&ctx->query);
-	TAILQ_INIT(&ctx->form);
-	ctx->path = xstrdup(path && *path ? path : "/");
+	x->srv = srv;
+	x->req = req;
+	x->start_us = mono_us();
+	x->method = evhttp_request_get_command(req);
+	x->route_index = -1;
+	x->path = xstrdup(path && *path ? path : "/");
 	srv->in_flight++;
 	srv->requests++;
-	ctx->conn = conn_guard_request_started(srv->guard, req);
-	if (request_sane(req, ctx->conn, &err) < 0) {
+	x->conn = conn_guard_request_started(srv->guard, req);
+	if (request_sane(req, x->conn, &err) < 0) {
 		/* the framing itself is in doubt: answer and close */
 		http_add_header(ctx, "Connection", "close");
 		http_reply_error(ctx, &err);
 		return;
 	}
-	router_dispatch(ctx);
+	srv->dispatch->dispatch(ctx);
 }
 
-int http_start(struct server *srv)
+int http_start(struct server *srv, const struct http_dispatch *d)
 {
 	const struct config *cfg = srv->cfg;
 
-	/* a zeroed STAILQ is no empty queue: made one before any answer waits */
-	STAILQ_INIT(&srv->deferred);
-	STAILQ_INIT(&srv->unsynced);
-	STAILQ_INIT(&srv->syncing);
+	srv->dispatch = d;
 	srv->http = evhttp_new(srv->base);
 	if (!srv->http)
 		return -1;
@@ -695,16 +545,7 @@ int http_start(struct server *srv)
 		.on_answer_arg = srv,
 		.on_count = metrics_connections,
 	});
-	srv->commit_ev = event_new(srv->base, -1, 0, on_commit, srv);
 	srv->log_ev = event_new(srv->base, -1, 0, on_log_flush, srv);
-	store_batch_enable(srv->store, on_batch_opened, srv);
-	store_batch_on_write(srv->store, on_batch_writing);
-	srv->batch_seq = 1;
-	/* the WAL is fixed once batches are on, for as long as the store */
-	srv->sync.srv = srv;
-	srv->sync.files = store_sync_target(srv->store);
-	if (srv->sync.files)
-		srv->syncer = workers_new(srv->base, 1, 1, WORKERS_NORMAL, NULL);
 	return 0;
 }
 
@@ -719,14 +560,6 @@ void http_stop_accepting(struct server *srv)
 
 void http_free(struct server *srv)
 {
-	if (srv->commit_ev) {
-		http_commit_batch(srv);   /* answers still waiting go out (or fail) */
-		event_free(srv->commit_ev);
-		srv->commit_ev = NULL;
-	}
-	/* the sync under way ends, its answers go, and any after it is run here */
-	workers_free(srv->syncer);
-	srv->syncer = NULL;
 	if (srv->http)
 		evhttp_free(srv->http);
 	srv->http = NULL;

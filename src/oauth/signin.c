@@ -3,6 +3,7 @@
  * worker pool. The password reaches only the hash job, which wipes its copy.
  * Loop thread only.
  */
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -167,10 +168,22 @@ static void count_success(struct signin *s)
 
 /* ---- the steps ---- */
 
+enum metrics_signin signin_metric(enum signin_outcome outcome)
+{
+	static const enum metrics_signin label[] = {
+		[SIGNIN_SIGNED_IN] = METRICS_SIGNIN_SUCCESS, [SIGNIN_NO_CODE] = METRICS_SIGNIN_ERROR,
+		[SIGNIN_REFUSED] = METRICS_SIGNIN_FAILURE, [SIGNIN_THROTTLED] = METRICS_SIGNIN_THROTTLED,
+		[SIGNIN_BUSY] = METRICS_SIGNIN_ERROR, [SIGNIN_TOO_MANY_CODES] = METRICS_SIGNIN_THROTTLED,
+	};
+
+	assert((size_t)outcome < sizeof label / sizeof label[0]);
+	return label[outcome];
+}
+
 static enum step_result ended(struct signin *s, enum signin_outcome outcome)
 {
 	s->out->outcome = outcome;
-	metrics_signin(outcome);
+	metrics_signin(signin_metric(outcome));
 	return STEP_DONE;
 }
 

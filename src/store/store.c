@@ -12,20 +12,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "crypto.h"
-#include "json_util.h"
-#include "listing.h"
 #include "log.h"
 #include "metrics.h"
 #include "sqlite_backend.h"
 #include "store.h"
-#include "store_clients.h"
 #include "store_pg.h"
 #include "store_events.h"
 #include "store_files.h"
-#include "store_resources.h"
 #include "util.h"
-#include "validate.h"
 
 extern const char *const schema_migrations[];
 

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "log.h"
-#include "util.h"
+#include "timestamp.h"
 #include "validate.h"
 
 /* Where a text line's path is cut ("..." then marks it). */

@@ -8,7 +8,6 @@
 #include <string.h>
 
 #include "metrics.h"
-#include "signin.h"
 #include "util.h"
 #include "version.h"
 
@@ -23,7 +22,6 @@ static const struct {
 	{ 1000000, "1" }, { 2500000, "2.5" }, { 5000000, "5" }, { 10000000, "10" },
 };
 #define N_BUCKETS (sizeof buckets / sizeof buckets[0])
-#define N_ELEMS(a) (sizeof(a) / sizeof((a)[0]))
 
 struct histogram {
 	uint64_t count[N_BUCKETS + 1];   /* [N_BUCKETS]: above the last bound */
@@ -51,13 +49,6 @@ static const char *const cache_names[METRICS_CACHE__N] = {
 static const char *const backchannel_names[METRICS_BACKCHANNEL__N] = {
 	"delivered", "rejected", "failed", "refused", "dropped",
 };
-/* signin.h's outcomes as labels */
-static const enum metrics_signin signin_label[] = {
-	[SIGNIN_SIGNED_IN] = METRICS_SIGNIN_SUCCESS, [SIGNIN_NO_CODE] = METRICS_SIGNIN_ERROR,
-	[SIGNIN_REFUSED] = METRICS_SIGNIN_FAILURE, [SIGNIN_THROTTLED] = METRICS_SIGNIN_THROTTLED,
-	[SIGNIN_BUSY] = METRICS_SIGNIN_ERROR, [SIGNIN_TOO_MANY_CODES] = METRICS_SIGNIN_THROTTLED,
-};
-
 /* Pattern 0 is "unmatched"; the route table's distinct patterns follow. */
 #define MAX_PATTERNS (METRICS_MAX_ROUTES + 1)
 
@@ -163,10 +154,10 @@ void metrics_reuse_detected(const char *grant_type)
 		m.reuses[g]++;
 }
 
-void metrics_signin(unsigned signin_outcome)
+void metrics_signin(enum metrics_signin outcome)
 {
-	assert(signin_outcome < N_ELEMS(signin_label));
-	m.signins[signin_label[signin_outcome]]++;
+	assert(outcome < METRICS_SIGNIN__N);
+	m.signins[outcome]++;
 }
 
 void metrics_cache_lookup(enum metrics_cache cache, bool hit)

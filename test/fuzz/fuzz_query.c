@@ -17,7 +17,7 @@
 
 #include "form.h"
 #include "fuzz.h"
-#include "listing.h"
+#include "list_params.h"
 #include "validate.h"
 
 /* The sort keys of the users, roles and clients lists (api_users.c,

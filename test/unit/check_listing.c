@@ -17,7 +17,7 @@
 #include "check_suite.h"
 #include "error.h"
 #include "form.h"
-#include "listing.h"
+#include "list_params.h"
 
 
 static struct {

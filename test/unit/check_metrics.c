@@ -210,12 +210,12 @@ START_TEST(test_hooks_count)
 	metrics_token_issued("authorization_code");
 	metrics_token_issued("password");   /* not a grant edgeauth has: not counted */
 	metrics_reuse_detected("refresh_token");
-	metrics_signin(SIGNIN_SIGNED_IN);
-	metrics_signin(SIGNIN_REFUSED);
-	metrics_signin(SIGNIN_REFUSED);
-	metrics_signin(SIGNIN_THROTTLED);
-	metrics_signin(SIGNIN_BUSY);
-	metrics_signin(SIGNIN_NO_CODE);
+	metrics_signin(signin_metric(SIGNIN_SIGNED_IN));
+	metrics_signin(signin_metric(SIGNIN_REFUSED));
+	metrics_signin(signin_metric(SIGNIN_REFUSED));
+	metrics_signin(signin_metric(SIGNIN_THROTTLED));
+	metrics_signin(signin_metric(SIGNIN_BUSY));
+	metrics_signin(signin_metric(SIGNIN_NO_CODE));
 	metrics_cache_lookup(METRICS_CACHE_CLIENT_SCOPE, true);
 	metrics_cache_lookup(METRICS_CACHE_CLIENT_SCOPE, false);
 	metrics_cache_lookup(METRICS_CACHE_TOKEN_HOLDERS, true);
