@@ -6,7 +6,7 @@
 
 #include "error.h"
 #include "flow.h"
-#include "json_util.h"
+#include "jbody.h"
 
 /* The routes' steps (router.c): create and secret rotation answer with a
  * secret, so their routes are no_store. */
@@ -29,7 +29,7 @@ struct client_body {
 	struct str_field name;
 	struct str_field description;
 	int is_active;                 /* -1 absent (create), else 0 or 1 */
-	struct json_id_list permission_ids;
+	struct jbody_id_list permission_ids;
 	struct uri_list redirect_uris;
 	struct uri_list post_logout_redirect_uris;
 	struct str_field backchannel_logout_uri;

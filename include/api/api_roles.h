@@ -5,7 +5,7 @@
 
 #include "error.h"
 #include "flow.h"
-#include "json_util.h"
+#include "jbody.h"
 #include "store_roles.h"
 
 extern flow_step *const roles_create_steps[];
@@ -18,7 +18,7 @@ extern flow_step *const roles_delete_steps[];
 /* Reads a create or update body into f; ids receives permission_ids and
  * must be released by the caller whatever this returns. Strings are
  * borrowed from body. Fails only with invalid_params. */
-int roles_read_body(const json_t *body, struct role_fields *f, struct json_id_list *ids,
+int roles_read_body(const json_t *body, struct role_fields *f, struct jbody_id_list *ids,
                     struct api_error *err);
 
 #endif

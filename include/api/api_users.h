@@ -7,7 +7,7 @@
 
 #include "error.h"
 #include "flow.h"
-#include "json_util.h"
+#include "jbody.h"
 #include "store_users.h"
 
 extern flow_step *const users_create_steps[];

@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <jansson.h>
 
-#include "json_util.h"
+#include "jbody.h"
 #include "jwt.h"
 #include "store_tokens.h"
 
@@ -44,7 +44,7 @@ char *id_token_scopes_granted(const char *requested);
  * email_verified; roles: role (its code) and permissions (the named
  * permissions of the space-separated permissions, in their order). A
  * claim without a value is left out. */
-void id_token_user_claims(struct json_writer *w, const struct user_claims *u, unsigned scopes,
+void id_token_user_claims(struct jbody_writer *w, const struct user_claims *u, unsigned scopes,
                           const char *permissions);
 
 /* at_hash (OIDC Core §3.1.3.6): the base64url of the left half of the

@@ -19,7 +19,7 @@
 
 #include "error.h"
 #include "flow.h"
-#include "json_util.h"
+#include "jbody.h"
 #include "listing.h"
 #include "store.h"
 #include "store_events.h"
@@ -40,7 +40,7 @@ struct client_fields {
 	bool set_description;
 	const char *description;              /* NULL: none */
 	bool set_permissions;
-	const struct json_id_list *permission_ids; /* replaces the whole set */
+	const struct jbody_id_list *permission_ids; /* replaces the whole set */
 	bool set_redirect_uris;
 	const char *redirect_uris;            /* a JSON array of strings, as text; NULL: [] */
 	bool set_post_logout_redirect_uris;

@@ -19,7 +19,7 @@
  * /api/v1/users/current, which cannot change a role).
  */
 #include "error.h"
-#include "json_util.h"
+#include "jbody.h"
 #include "store.h"
 
 /* The records that hold permissions: a role and a client hold theirs, a
@@ -37,7 +37,7 @@ enum grant_holder {
  * unless scope carries each of them that is of a default resource. Returns
  * 0 or -1 with err (or system_error). */
 int store_grant_check_ids(struct store *st, const char *project_id, const char *scope,
-                          const struct json_id_list *ids, struct api_error *err);
+                          const struct jbody_id_list *ids, struct api_error *err);
 
 /* 0 when scope carries every default-resource permission that the role,
  * client or user id holds (none when there is no such record), else -1 with
@@ -73,6 +73,6 @@ int store_grant_refuse(const char *kind, const char *named, struct api_error *er
 /* Fails with some_permissions_not_found unless every ID names a permission
  * of the project. Returns 0 or -1. */
 int store_permissions_check(struct store *st, const char *project_id,
-                            const struct json_id_list *ids, struct api_error *err);
+                            const struct jbody_id_list *ids, struct api_error *err);
 
 #endif

@@ -10,7 +10,7 @@
  */
 #include "error.h"
 #include "flow.h"
-#include "json_util.h"
+#include "jbody.h"
 #include "listing.h"
 #include "store.h"
 #include "store_events.h"
@@ -26,7 +26,7 @@ struct role_fields {
 	const char *code;
 	const char *name;
 	struct str_field description;
-	const struct json_id_list *permission_ids;
+	const struct jbody_id_list *permission_ids;
 };
 
 /* In the writes below, scope is the caller's token scope, for the

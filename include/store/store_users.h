@@ -13,7 +13,7 @@
 
 #include "error.h"
 #include "flow.h"
-#include "json_util.h"
+#include "jbody.h"
 #include "listing.h"
 #include "store.h"
 #include "store_events.h"

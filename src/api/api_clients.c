@@ -15,7 +15,7 @@
 #include "api_records.h"
 #include "crypto.h"
 #include "form.h"
-#include "json_util.h"
+#include "jbody.h"
 #include "list_params.h"
 #include "request.h"
 #include "store_clients.h"
@@ -46,12 +46,12 @@ void clients_body_init(struct client_body *b)
 {
 	memset(b, 0, sizeof *b);
 	b->is_active = -1;
-	b->permission_ids = (struct json_id_list)ID_LIST_INIT;
+	b->permission_ids = (struct jbody_id_list)ID_LIST_INIT;
 }
 
 void clients_body_release(struct client_body *b)
 {
-	json_id_list_release(&b->permission_ids);
+	jbody_id_list_release(&b->permission_ids);
 	free(b->redirect_uris.json);
 	free(b->post_logout_redirect_uris.json);
 	b->redirect_uris.json = b->post_logout_redirect_uris.json = NULL;
@@ -148,7 +148,7 @@ static const struct str_rule backchannel_rule = {
 static int read_backchannel_uri(const json_t *body, struct str_field *out,
                                 struct api_error *err)
 {
-	if (json_read_string(body, &backchannel_rule, out, err) < 0)
+	if (jbody_read_string(body, &backchannel_rule, out, err) < 0)
 		return -1;
 	if (out->state == FIELD_SET && strchr(out->value, '#'))
 		return api_fail(err, E_INVALID_PARAMS,
@@ -190,12 +190,12 @@ static const char *const id_token_algs[] = { CLIENT_ID_TOKEN_ALG_DEFAULT, "ES256
 int clients_read_body(const json_t *body, bool update, struct client_body *b,
                       struct api_error *err)
 {
-	if (json_read_string(body, &name_rule, &b->name, err) < 0)
+	if (jbody_read_string(body, &name_rule, &b->name, err) < 0)
 		return -1;
-	if (update && json_read_bool(body, "is_active", true, &b->is_active, err) < 0)
+	if (update && jbody_read_bool(body, "is_active", true, &b->is_active, err) < 0)
 		return -1;
-	if (json_read_string(body, &description_rule, &b->description, err) < 0 ||
-	    json_read_id_list(body, "permission_ids", CLIENT_PERMISSION_IDS_MAX,
+	if (jbody_read_string(body, &description_rule, &b->description, err) < 0 ||
+	    jbody_read_id_list(body, "permission_ids", CLIENT_PERMISSION_IDS_MAX,
 	                      &b->permission_ids, err) < 0 ||
 	    read_uri_list(body, "redirect_uris", &b->redirect_uris, err) < 0 ||
 	    read_uri_list(body, "post_logout_redirect_uris", &b->post_logout_redirect_uris,

@@ -11,7 +11,7 @@
 #include "api_records.h"
 #include "api_resources.h"
 #include "form.h"
-#include "json_util.h"
+#include "jbody.h"
 #include "list_params.h"
 #include "request.h"
 #include "store_resources.h"
@@ -67,9 +67,9 @@ static int item_read(const json_t *item, size_t i, bool with_id, struct permissi
 
 	if (!json_is_object(item))
 		return api_fail(err, E_INVALID_PARAMS, "permissions[%zu] must be an object", i);
-	if (json_read_string(item, &rule_item_name, &name, err) < 0 ||
-	    json_read_string(item, &rule_item_code, &code, err) < 0 ||
-	    json_read_string(item, &rule_description, &out->description, err) < 0 ||
+	if (jbody_read_string(item, &rule_item_name, &name, err) < 0 ||
+	    jbody_read_string(item, &rule_item_code, &code, err) < 0 ||
+	    jbody_read_string(item, &rule_description, &out->description, err) < 0 ||
 	    (with_id && item_read_id(item, &out->id, err) < 0))
 		return item_fail(err, i);
 	out->name = name.value;
@@ -128,10 +128,10 @@ int resources_read_body(const json_t *body, bool is_update, struct resource_inpu
 	struct str_field name, code;
 
 	memset(in, 0, sizeof *in);
-	if (json_read_string(body, &rule_name, &name, err) < 0 ||
-	    json_read_string(body, is_update ? &rule_code_update : &rule_code_create, &code,
+	if (jbody_read_string(body, &rule_name, &name, err) < 0 ||
+	    jbody_read_string(body, is_update ? &rule_code_update : &rule_code_create, &code,
 	                     err) < 0 ||
-	    json_read_string(body, &rule_description, &in->description, err) < 0 ||
+	    jbody_read_string(body, &rule_description, &in->description, err) < 0 ||
 	    permissions_read(body, is_update, in, err) < 0)
 		return -1;
 	in->name = name.value;

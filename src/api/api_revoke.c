@@ -12,7 +12,7 @@
 #include "basic_auth.h"
 #include "grants.h"
 #include "form.h"
-#include "json_util.h"
+#include "jbody.h"
 #include "request.h"
 #include "validate.h"
 
@@ -65,9 +65,9 @@ static enum step_result current_read(struct flow *f)
 	struct str_field client_id, refresh, secret;
 	struct api_error err;
 
-	if (json_read_string(ctx->body, &client_rule, &client_id, &err) < 0 ||
-	    json_read_string(ctx->body, &refresh_rule, &refresh, &err) < 0 ||
-	    json_read_string(ctx->body, &secret_rule, &secret, &err) < 0)
+	if (jbody_read_string(ctx->body, &client_rule, &client_id, &err) < 0 ||
+	    jbody_read_string(ctx->body, &refresh_rule, &refresh, &err) < 0 ||
+	    jbody_read_string(ctx->body, &secret_rule, &secret, &err) < 0)
 		return flow_error(f, &err);
 	r->in.current = true;
 	r->in.token = refresh.value;

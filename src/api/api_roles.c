@@ -10,7 +10,7 @@
 
 #include "api_records.h"
 #include "api_roles.h"
-#include "json_util.h"
+#include "jbody.h"
 #include "list_params.h"
 #include "request.h"
 #include "store_roles.h"
@@ -35,15 +35,15 @@ static const struct str_rule description_rule = {
 	.key = "description", .max_chars = DESCRIPTION_MAX_CHARS,
 };
 
-int roles_read_body(const json_t *body, struct role_fields *f, struct json_id_list *ids,
+int roles_read_body(const json_t *body, struct role_fields *f, struct jbody_id_list *ids,
                     struct api_error *err)
 {
 	struct str_field code, name;
 
-	if (json_read_string(body, &code_rule, &code, err) < 0 ||
-	    json_read_string(body, &name_rule, &name, err) < 0 ||
-	    json_read_string(body, &description_rule, &f->description, err) < 0 ||
-	    json_read_id_list(body, "permission_ids", ROLE_PERMISSION_IDS_MAX, ids, err) < 0)
+	if (jbody_read_string(body, &code_rule, &code, err) < 0 ||
+	    jbody_read_string(body, &name_rule, &name, err) < 0 ||
+	    jbody_read_string(body, &description_rule, &f->description, err) < 0 ||
+	    jbody_read_id_list(body, "permission_ids", ROLE_PERMISSION_IDS_MAX, ids, err) < 0)
 		return -1;
 	f->code = code.value;
 	f->name = name.value;
@@ -54,7 +54,7 @@ int roles_read_body(const json_t *body, struct role_fields *f, struct json_id_li
 /* A create or update: the body read, and the record written. */
 struct role_write {
 	struct role_fields f;
-	struct json_id_list ids;
+	struct jbody_id_list ids;
 	char *record;
 };
 
@@ -62,7 +62,7 @@ static void role_write_release(void *p)
 {
 	struct role_write *w = p;
 
-	json_id_list_release(&w->ids);
+	jbody_id_list_release(&w->ids);
 	free(w->record);
 }
 

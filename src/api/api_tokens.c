@@ -11,7 +11,7 @@
 #include "crypto.h"
 #include "grants.h"
 #include "form.h"
-#include "json_util.h"
+#include "jbody.h"
 #include "request.h"
 #include "util.h"
 
@@ -76,7 +76,7 @@ static enum step_result exchange_grant(struct flow *f)
 }
 
 /* RFC 6749 §5.1 (and OIDC Core §3.1.3.3's id_token); fields without a value
- * are left out. Written directly (json_writer), not through jansson:
+ * are left out. Written directly (jbody_writer), not through jansson:
  * escaping a long token byte by byte cost a sixth of the request, and a
  * formatted string 2% (docs/BENCHMARKS.md). No value needs a JSON
  * escape (tokens are base64url and dots; a scope holds only OIDC scope
@@ -86,21 +86,21 @@ static enum step_result exchange_reply(struct flow *f)
 {
 	struct request_ctx *ctx = request_of(f);
 	const struct grant_tokens *t = &((struct token_exchange *)ctx->state)->out;
-	struct json_writer w;
+	struct jbody_writer w;
 	size_t len;
 	char *body;
 
-	json_writer_init(&w, 128 + strlen(t->access_token) +
+	jbody_writer_init(&w, 128 + strlen(t->access_token) +
 	                     (t->scope ? strlen(t->scope) : 0) +
 	                     (t->refresh_token ? strlen(t->refresh_token) : 0) +
 	                     (t->id_token ? strlen(t->id_token) : 0));
-	json_writer_string(&w, "access_token", t->access_token);
-	json_writer_string(&w, "token_type", "Bearer");
-	json_writer_int(&w, "expires_in", t->expires_in);
-	json_writer_string(&w, "scope", t->scope && *t->scope ? t->scope : NULL);
-	json_writer_string(&w, "refresh_token", t->refresh_token);
-	json_writer_string(&w, "id_token", t->id_token);
-	body = json_writer_finish(&w, &len);
+	jbody_writer_string(&w, "access_token", t->access_token);
+	jbody_writer_string(&w, "token_type", "Bearer");
+	jbody_writer_int(&w, "expires_in", t->expires_in);
+	jbody_writer_string(&w, "scope", t->scope && *t->scope ? t->scope : NULL);
+	jbody_writer_string(&w, "refresh_token", t->refresh_token);
+	jbody_writer_string(&w, "id_token", t->id_token);
+	body = jbody_writer_finish(&w, &len);
 	if (!body)
 		return flow_fail(f, E_SYSTEM_ERROR, "A token held a character it cannot hold.");
 	http_reply_raw(ctx, 200, "application/json", body, len);

@@ -61,7 +61,7 @@ static enum step_result userinfo_answer(struct flow *f)
 {
 	struct request_ctx *ctx = request_of(f);
 	const struct userinfo *u = ctx->state;
-	struct json_writer w;
+	struct jbody_writer w;
 	size_t len;
 	char *claims;
 
@@ -70,10 +70,10 @@ static enum step_result userinfo_answer(struct flow *f)
 		f->err.token_was_sent = 1;
 		return STEP_FAIL;
 	}
-	json_writer_init(&w, 512);
-	json_writer_text(&w, "sub", ctx->principal.user_id);
+	jbody_writer_init(&w, 512);
+	jbody_writer_text(&w, "sub", ctx->principal.user_id);
 	id_token_user_claims(&w, &u->user, u->scopes, u->permissions);
-	claims = json_writer_finish(&w, &len);   /* never refused: json_writer_text escapes */
+	claims = jbody_writer_finish(&w, &len);   /* never refused: jbody_writer_text escapes */
 	http_reply_raw(ctx, 200, "application/json", claims, len);
 	free(claims);
 	return STEP_DONE;

@@ -16,7 +16,7 @@
 #include "auth.h"
 #include "crypto.h"
 #include "form.h"
-#include "json_util.h"
+#include "jbody.h"
 #include "list_params.h"
 #include "passwords.h"
 #include "request.h"
@@ -136,14 +136,14 @@ int users_read_body(const json_t *body, enum user_write kind, struct user_fields
 
 	f->is_active = -1;   /* create: ignored, new users are active */
 	f->external_user_id = f->role_id = (struct str_field){ FIELD_ABSENT, NULL };
-	if (json_read_string(body, &rule_display_name, &display_name, err) < 0 ||
-	    (is_update && json_read_bool(body, "is_active", true, &f->is_active, err) < 0) ||
-	    json_read_string(body, &rule_avatar_url, &f->avatar_url, err) < 0 ||
+	if (jbody_read_string(body, &rule_display_name, &display_name, err) < 0 ||
+	    (is_update && jbody_read_bool(body, "is_active", true, &f->is_active, err) < 0) ||
+	    jbody_read_string(body, &rule_avatar_url, &f->avatar_url, err) < 0 ||
 	    (!is_current &&
-	     json_read_string(body, &rule_external_user_id, &f->external_user_id, err) < 0) ||
-	    json_read_string(body, &rule_email, &f->email, err) < 0 ||
-	    json_read_string(body, &rule_password, password, err) < 0 ||
-	    (!is_current && json_read_string(body, &rule_role_id, &f->role_id, err) < 0))
+	     jbody_read_string(body, &rule_external_user_id, &f->external_user_id, err) < 0) ||
+	    jbody_read_string(body, &rule_email, &f->email, err) < 0 ||
+	    jbody_read_string(body, &rule_password, password, err) < 0 ||
+	    (!is_current && jbody_read_string(body, &rule_role_id, &f->role_id, err) < 0))
 		return -1;
 	f->display_name = display_name.value;
 	if (kind == USER_CURRENT)
@@ -441,7 +441,7 @@ static enum step_result byou_read(struct flow *f)
 	struct api_error err;
 
 	for (size_t i = 0; i < BYOU__N; i++)
-		if (json_read_string(ctx->body, &rules[i], &b->f[i], &err) < 0)
+		if (jbody_read_string(ctx->body, &rules[i], &b->f[i], &err) < 0)
 			return flow_error(f, &err);
 	if (!validate_code_challenge(b->f[BYOU_CHALLENGE].value))
 		return flow_fail(f, E_INVALID_PARAMS, "code_challenge must be 43 to 128 characters of"

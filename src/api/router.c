@@ -23,7 +23,7 @@
 #include "auth.h"
 #include "config.h"
 #include "form.h"
-#include "json_util.h"
+#include "jbody.h"
 #include "request.h"
 #include "router.h"
 #include "store.h"
@@ -221,7 +221,7 @@ static int read_body(struct request_ctx *ctx, enum route_body kind, struct api_e
 	if (kind == BODY_JSON) {
 		if (!form_content_type_is(ctype, "application/json"))
 			return api_fail(err, E_INVALID_PARAMS, "Content-Type must be application/json.");
-		ctx->body = json_parse_body(data, len, err);
+		ctx->body = jbody_parse(data, len, err);
 		return ctx->body ? 0 : -1;
 	}
 	if (!form_content_type_is(ctype, "application/x-www-form-urlencoded"))

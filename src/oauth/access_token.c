@@ -7,11 +7,11 @@
 #include "access_token.h"
 #include "config.h"
 #include "crypto.h"
-#include "json_util.h"
+#include "jbody.h"
 #include "keyring.h"
 #include "util.h"
 
-/* The claims as JSON text, written directly (json_writer): json_pack and
+/* The claims as JSON text, written directly (jbody_writer): json_pack and
  * json_dumps were a seventh of a grant, and a formatted string with the
  * values checked first still 2% (docs/BENCHMARKS.md). A value that
  * needs an escape (a row another program wrote) goes through jansson.
@@ -20,23 +20,23 @@ static char *claims_text(const char *iss, const struct access_claims *c, long lo
                          long long exp, const char *jti, size_t *len)
 {
 	const char *sub = c->user_id ? c->user_id : c->client_id;
-	struct json_writer w;
+	struct jbody_writer w;
 	json_t *claims;
 	char *text;
 
-	json_writer_init(&w, 256 + strlen(iss) + strlen(c->scope));
-	json_writer_string(&w, "iss", iss);
-	json_writer_string(&w, "sub", sub);
-	json_writer_string(&w, "aud", c->project_id);
-	json_writer_string(&w, "client_id", c->client_id);
-	json_writer_string(&w, "project_id", c->project_id);
-	json_writer_string(&w, "scope", c->scope);
-	json_writer_int(&w, "iat", iat);
-	json_writer_int(&w, "exp", exp);
-	json_writer_string(&w, "jti", jti);
+	jbody_writer_init(&w, 256 + strlen(iss) + strlen(c->scope));
+	jbody_writer_string(&w, "iss", iss);
+	jbody_writer_string(&w, "sub", sub);
+	jbody_writer_string(&w, "aud", c->project_id);
+	jbody_writer_string(&w, "client_id", c->client_id);
+	jbody_writer_string(&w, "project_id", c->project_id);
+	jbody_writer_string(&w, "scope", c->scope);
+	jbody_writer_int(&w, "iat", iat);
+	jbody_writer_int(&w, "exp", exp);
+	jbody_writer_string(&w, "jti", jti);
 	if (c->auth_time > 0)
-		json_writer_int(&w, "auth_time", c->auth_time);
-	text = json_writer_finish(&w, len);
+		jbody_writer_int(&w, "auth_time", c->auth_time);
+	text = jbody_writer_finish(&w, len);
 	if (text)
 		return text;
 	claims = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:I, s:I, s:s}", "iss", iss, "sub", sub,

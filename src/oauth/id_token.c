@@ -12,7 +12,7 @@
 
 #include "b64url.h"
 #include "crypto.h"
-#include "json_util.h"
+#include "jbody.h"
 #include "jwt.h"
 #include "keyring.h"
 #include "util.h"
@@ -70,13 +70,13 @@ char *id_token_scopes_granted(const char *requested)
 /* ---- claims ---- */
 
 /* A claim with a value: NULL and "" are left out. */
-static void set_string(struct json_writer *w, const char *name, const char *value)
+static void set_string(struct jbody_writer *w, const char *name, const char *value)
 {
 	if (value && *value)
-		json_writer_text(w, name, value);
+		jbody_writer_text(w, name, value);
 }
 
-void id_token_user_claims(struct json_writer *w, const struct user_claims *u, unsigned scopes,
+void id_token_user_claims(struct jbody_writer *w, const struct user_claims *u, unsigned scopes,
                           const char *permissions)
 {
 	if (scopes & ID_TOKEN_SCOPE_PROFILE) {
@@ -84,15 +84,15 @@ void id_token_user_claims(struct json_writer *w, const struct user_claims *u, un
 		set_string(w, "preferred_username",
 		           u->email && *u->email ? u->email : u->external_user_id);
 		set_string(w, "picture", u->avatar_url);
-		json_writer_int(w, "updated_at", u->updated_at / 1000);
+		jbody_writer_int(w, "updated_at", u->updated_at / 1000);
 	}
 	if ((scopes & ID_TOKEN_SCOPE_EMAIL) && u->email && *u->email) {
 		set_string(w, "email", u->email);
-		json_writer_raw(w, "email_verified", u->email_verified ? "true" : "false");
+		jbody_writer_raw(w, "email_verified", u->email_verified ? "true" : "false");
 	}
 	if (scopes & ID_TOKEN_SCOPE_ROLES) {
 		set_string(w, "role", u->role_code);
-		json_writer_words(w, "permissions", permissions);
+		jbody_writer_words(w, "permissions", permissions);
 	}
 }
 
@@ -108,34 +108,34 @@ void id_token_at_hash(const char *access_token, char out[ID_TOKEN_AT_HASH_LEN + 
 	memcpy(out, full, ID_TOKEN_AT_HASH_LEN + 1);
 }
 
-/* The claims are written directly (json_writer): json_pack and json_dumps
+/* The claims are written directly (jbody_writer): json_pack and json_dumps
  * were two fifths of what an ID token adds to a refresh besides its
  * signature (docs/BENCHMARKS.md). */
 char *id_token_issue(const struct keyring *r, const struct id_token_request *req)
 {
 	long long iat = (long long)time(NULL);
 	char at_hash[ID_TOKEN_AT_HASH_LEN + 1];
-	struct json_writer w;
+	struct jbody_writer w;
 	size_t len;
 	char *payload, *token;
 
-	json_writer_init(&w, 512 + (req->permissions ? strlen(req->permissions) : 0));
-	json_writer_text(&w, "iss", req->issuer);
-	json_writer_text(&w, "sub", req->user_id);
-	json_writer_text(&w, "aud", req->client_id);
-	json_writer_int(&w, "iat", iat);
-	json_writer_int(&w, "exp", iat + req->ttl_s);
+	jbody_writer_init(&w, 512 + (req->permissions ? strlen(req->permissions) : 0));
+	jbody_writer_text(&w, "iss", req->issuer);
+	jbody_writer_text(&w, "sub", req->user_id);
+	jbody_writer_text(&w, "aud", req->client_id);
+	jbody_writer_int(&w, "iat", iat);
+	jbody_writer_int(&w, "exp", iat + req->ttl_s);
 	if (req->auth_time > 0)
-		json_writer_int(&w, "auth_time", req->auth_time);
+		jbody_writer_int(&w, "auth_time", req->auth_time);
 	/* a session is made by a password sign-in; a BYOU sign-in has none */
 	if (req->session_id)
-		json_writer_raw(&w, "amr", "[\"pwd\"]");
+		jbody_writer_raw(&w, "amr", "[\"pwd\"]");
 	set_string(&w, "nonce", req->nonce);
 	id_token_at_hash(req->access_token, at_hash);
-	json_writer_text(&w, "at_hash", at_hash);
+	jbody_writer_text(&w, "at_hash", at_hash);
 	set_string(&w, "sid", req->session_id);
 	id_token_user_claims(&w, req->user, req->scopes, req->permissions);
-	payload = json_writer_finish(&w, &len);   /* never refused: json_writer_text escapes */
+	payload = jbody_writer_finish(&w, &len);   /* never refused: jbody_writer_text escapes */
 	token = keyring_sign(r, req->alg, JWT_TYP_ID, payload, len);
 	free(payload);
 	return token;

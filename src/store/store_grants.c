@@ -96,7 +96,7 @@ static int check_one(struct store *st, int which, const char *scope, const char 
 }
 
 int store_grant_check_ids(struct store *st, const char *project_id, const char *scope,
-                          const struct json_id_list *ids, struct api_error *err)
+                          const struct jbody_id_list *ids, struct api_error *err)
 {
 	assert(!st->pg);   /* PostgreSQL's writes check in their statements */
 	if (!ids)
@@ -160,7 +160,7 @@ void store_grant_delete_holder(struct store *st, enum grant_holder holder, sqlit
 }
 
 int store_permissions_check(struct store *st, const char *project_id,
-                            const struct json_id_list *ids, struct api_error *err)
+                            const struct jbody_id_list *ids, struct api_error *err)
 {
 	assert(!st->pg);   /* PostgreSQL's writes check in their statements */
 	sqlite3_stmt *s = st->grants.stmt[GS_IN_PROJECT];

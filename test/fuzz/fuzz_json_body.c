@@ -1,9 +1,9 @@
 /*
- * libFuzzer harness: json_parse_body (json_util.c), then every per-area body
+ * libFuzzer harness: jbody_parse (jbody.c), then every per-area body
  * reader the JSON endpoints run before the store is asked anything
  * (resources_read_body, roles_read_body, users_read_body, clients_read_body)
  * and the generic readers with the rules of the other JSON bodies
- * (json_read_string, json_read_bool, json_read_id_list). What a reader
+ * (jbody_read_string, jbody_read_bool, jbody_read_id_list). What a reader
  * accepts is checked against docs/api.md §"Limits"; what it refuses must be
  * invalid_params with a sentence that repeats no value from the body.
  */
@@ -15,7 +15,7 @@
 #include "api_roles.h"
 #include "api_users.h"
 #include "fuzz.h"
-#include "json_util.h"
+#include "jbody.h"
 #include "validate.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
@@ -72,7 +72,7 @@ static void check_error(const json_t *body, const struct api_error *err)
 	check_not_echoed(body, err->description);
 }
 
-/* json_parse_body's promise for every string it hands out, keys included:
+/* jbody_parse's promise for every string it hands out, keys included:
  * UTF-8 without U+0000. */
 static void check_strings(const json_t *v)
 {
@@ -113,7 +113,7 @@ static void check_field(const struct str_field *f, size_t max)
 }
 
 /* Distinct, non-empty IDs of at most ID_MAX_CHARS, at most max of them. */
-static void check_ids(const struct json_id_list *ids, size_t max)
+static void check_ids(const struct jbody_id_list *ids, size_t max)
 {
 	FUZZ_CHECK(ids->count <= max);
 	for (size_t i = 0; i < ids->count; i++) {
@@ -162,7 +162,7 @@ static void fuzz_resources(const json_t *body, bool is_update)
 static void fuzz_roles(const json_t *body)
 {
 	struct role_fields f;
-	struct json_id_list ids = ID_LIST_INIT;
+	struct jbody_id_list ids = ID_LIST_INIT;
 	struct api_error err = { 0 };
 
 	if (roles_read_body(body, &f, &ids, &err) < 0) {
@@ -174,7 +174,7 @@ static void fuzz_roles(const json_t *body)
 		FUZZ_CHECK(f.permission_ids == &ids);
 		check_ids(&ids, ROLE_PERMISSION_IDS_MAX);
 	}
-	json_id_list_release(&ids);
+	jbody_id_list_release(&ids);
 }
 
 static void fuzz_users(const json_t *body, enum user_write kind)
@@ -296,14 +296,14 @@ static const struct str_rule other_rules[] = {
 static void fuzz_generic(const json_t *body)
 {
 	struct api_error err = { 0 };
-	struct json_id_list ids = ID_LIST_INIT;
+	struct jbody_id_list ids = ID_LIST_INIT;
 	struct str_field f;
 	int b;
 
 	for (size_t i = 0; i < sizeof other_rules / sizeof other_rules[0]; i++) {
 		const struct str_rule *r = &other_rules[i];
 
-		if (json_read_string(body, r, &f, &err) < 0) {
+		if (jbody_read_string(body, r, &f, &err) < 0) {
 			check_error(body, &err);
 			continue;
 		}
@@ -323,23 +323,23 @@ static void fuzz_generic(const json_t *body)
 			FUZZ_CHECK(validate_code(f.value));
 	}
 	for (int required = 0; required < 2; required++) {
-		if (json_read_bool(body, "is_active", required, &b, &err) < 0)
+		if (jbody_read_bool(body, "is_active", required, &b, &err) < 0)
 			check_error(body, &err);
 		else
 			FUZZ_CHECK(b == 1 || b == 0 || (b == -1 && !required));
 	}
 	/* A small cap, so that the "at most" path is reached. */
-	if (json_read_id_list(body, "permission_ids", 3, &ids, &err) < 0)
+	if (jbody_read_id_list(body, "permission_ids", 3, &ids, &err) < 0)
 		check_error(body, &err);
 	else
 		check_ids(&ids, 3);
-	json_id_list_release(&ids);
+	jbody_id_list_release(&ids);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct api_error err = { 0 };
-	json_t *body = json_parse_body((const char *)data, size, &err);
+	json_t *body = jbody_parse((const char *)data, size, &err);
 
 	if (!body) {
 		FUZZ_CHECK(err.api_code == E_INVALID_PARAMS && err.description[0]);

@@ -196,13 +196,13 @@ static struct user_claims alice(void)
 /* The claims of scopes for u, as compact JSON text (caller frees). */
 static char *claims_of(const struct user_claims *u, unsigned scopes, const char *permissions)
 {
-	struct json_writer w;
+	struct jbody_writer w;
 	json_t *c;
 	char *text;
 
-	json_writer_init(&w, 16);
+	jbody_writer_init(&w, 16);
 	id_token_user_claims(&w, u, scopes, permissions);
-	text = json_writer_finish(&w, NULL);
+	text = jbody_writer_finish(&w, NULL);
 	c = json_loads(text, JSON_REJECT_DUPLICATES, NULL);   /* well-formed, once each */
 	ck_assert_ptr_nonnull(c);
 	free(text);

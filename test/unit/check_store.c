@@ -21,7 +21,7 @@
 #include "check_suite.h"
 #include "crypto.h"
 #include "error.h"
-#include "json_util.h"
+#include "jbody.h"
 #include "store_grants.h"
 #include "store_projects.h"
 #include "store_tokens.h"
@@ -928,7 +928,7 @@ START_TEST(test_permissions_check)
 {
 	char a1[80], a2[80], b1[80];
 	const char *ok_ids[2], *mixed[3], *unknown[1];
-	struct json_id_list list;
+	struct jbody_id_list list;
 
 	open_store();
 	create_project("a", &fx.p1);
@@ -938,34 +938,34 @@ START_TEST(test_permissions_check)
 	permission_id(fx.p2.project_id, "users:read", b1, sizeof b1);
 	ck_assert_str_ne(a1, b1);
 
-	list = (struct json_id_list){ true, 2, ok_ids };
+	list = (struct jbody_id_list){ true, 2, ok_ids };
 	ck_assert_int_eq(store_permissions_check(fx.st, fx.p1.project_id, &list, &fx.err), 0);
 
-	list = (struct json_id_list){ true, 0, NULL };
+	list = (struct jbody_id_list){ true, 0, NULL };
 	ck_assert_int_eq(store_permissions_check(fx.st, fx.p1.project_id, &list, &fx.err), 0);
 
 	/* one of another project among the project's own */
 	mixed[0] = a1;
 	mixed[1] = b1;
 	mixed[2] = a2;
-	list = (struct json_id_list){ true, 3, mixed };
+	list = (struct jbody_id_list){ true, 3, mixed };
 	memset(&fx.err, 0, sizeof fx.err);
 	ck_assert_int_eq(store_permissions_check(fx.st, fx.p1.project_id, &list, &fx.err), -1);
 	ck_assert_str_eq(fx.err.code, "some_permissions_not_found");
 	ck_assert_int_eq(fx.err.status, 404);
 
 	/* the same IDs are fine for the project they belong to, except a1 and a2 */
-	list = (struct json_id_list){ true, 1, &mixed[1] };
+	list = (struct jbody_id_list){ true, 1, &mixed[1] };
 	ck_assert_int_eq(store_permissions_check(fx.st, fx.p2.project_id, &list, &fx.err), 0);
 
 	unknown[0] = "no-such-permission";
-	list = (struct json_id_list){ true, 1, unknown };
+	list = (struct jbody_id_list){ true, 1, unknown };
 	memset(&fx.err, 0, sizeof fx.err);
 	ck_assert_int_eq(store_permissions_check(fx.st, fx.p1.project_id, &list, &fx.err), -1);
 	ck_assert_str_eq(fx.err.code, "some_permissions_not_found");
 
 	/* a permission ID under an unknown project */
-	list = (struct json_id_list){ true, 1, ok_ids };
+	list = (struct jbody_id_list){ true, 1, ok_ids };
 	memset(&fx.err, 0, sizeof fx.err);
 	ck_assert_int_eq(store_permissions_check(fx.st, "no-such-project", &list, &fx.err), -1);
 	ck_assert_str_eq(fx.err.code, "some_permissions_not_found");
@@ -1044,7 +1044,7 @@ START_TEST(test_grant_check_ids)
 {
 	char buf[3][80];
 	const char *ids[3];
-	struct json_id_list list = { true, 0, ids };
+	struct jbody_id_list list = { true, 0, ids };
 
 	grants_fixture();
 	for (size_t i = 0; i < 3 && grant_id_cases[_i].grant[i]; i++, list.count++) {

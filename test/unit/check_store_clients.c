@@ -16,7 +16,7 @@
 
 #include "check_suite.h"
 #include "crypto.h"
-#include "json_util.h"
+#include "jbody.h"
 #include "listing.h"
 #include "store_projects.h"
 #include "store.h"
@@ -144,7 +144,7 @@ static int client_set_secret(const char *project_id, const char *client_id, cons
 }
 
 /* A client created in project one; returns its ID (borrowed from fx.rec). */
-static const char *create(const char *name, const struct json_id_list *ids, const char *uris)
+static const char *create(const char *name, const struct jbody_id_list *ids, const char *uris)
 {
 	struct client_fields f = {
 		.name = name, .set_description = true, .set_permissions = true,
@@ -170,7 +170,7 @@ START_TEST(test_create_record)
 {
 	const char *ids[] = { perm(0, fx.p1.project_id, "users:read"),
 	                      perm(1, fx.p1.project_id, "clients:read") };
-	struct json_id_list list = { true, 2, ids };
+	struct jbody_id_list list = { true, 2, ids };
 	json_t *pids;
 
 	create("Billing", &list, "[\"https://a.example/cb\"]");
@@ -195,7 +195,7 @@ START_TEST(test_create_unknown_permission_writes_nothing)
 {
 	const char *ids[] = { perm(0, fx.p1.project_id, "users:read"),
 	                      perm(1, fx.p2.project_id, "users:read") };
-	struct json_id_list list = { true, 2, ids };
+	struct jbody_id_list list = { true, 2, ids };
 	struct client_fields f = { .name = "x", .set_description = true, .set_permissions = true,
 	                           .permission_ids = &list, .set_redirect_uris = true };
 	long long before = count_rows("SELECT count(*) FROM clients");
@@ -210,7 +210,7 @@ END_TEST
 START_TEST(test_update_keeps_clears_replaces)
 {
 	const char *ids[] = { perm(0, fx.p1.project_id, "users:read") };
-	struct json_id_list list = { true, 1, ids }, none = { true, 0, NULL };
+	struct jbody_id_list list = { true, 1, ids }, none = { true, 0, NULL };
 	char *id = strdup(create("A", &list, "[\"https://a.example/\"]"));
 	struct client_fields keep = { .name = "B", .is_active = false };
 	struct client_fields clear = { .name = "C", .is_active = true, .set_description = true,
@@ -235,7 +235,7 @@ END_TEST
 START_TEST(test_update_not_found_order)
 {
 	const char *bad[] = { "nope" };
-	struct json_id_list list = { true, 1, bad };
+	struct jbody_id_list list = { true, 1, bad };
 	struct client_fields f = { .name = "x", .set_permissions = true, .permission_ids = &list };
 
 	/* unknown client, unknown permission: client_not_found first */
@@ -298,7 +298,7 @@ static void expect_record_shape(const json_t *rec)
 START_TEST(test_record_one_definition)
 {
 	const char *ids[] = { perm(0, fx.p1.project_id, "users:read") };
-	struct json_id_list list = { true, 1, ids };
+	struct jbody_id_list list = { true, 1, ids };
 	struct client_fields rename = { .name = "Billing 2", .is_active = true };
 	struct list_query q = LIST_QUERY_INIT;
 	struct page page = { NULL, -1 };
@@ -656,10 +656,10 @@ static const struct {
 START_TEST(test_no_escalation)
 {
 	const char *mine_ids[] = { perm(0, fx.p1.project_id, "clients:read") };
-	struct json_id_list mine_list = { true, 1, mine_ids };
+	struct jbody_id_list mine_list = { true, 1, mine_ids };
 	char *mine = strdup(create("mine", &mine_list, NULL));
 	const char *target = grant_cases[_i].target, *granted[1];
-	struct json_id_list list = { grant_cases[_i].grant != NULL, grant_cases[_i].grant != NULL,
+	struct jbody_id_list list = { grant_cases[_i].grant != NULL, grant_cases[_i].grant != NULL,
 	                        granted };
 	struct client_fields f = { .name = "x", .is_active = grant_cases[_i].op != OP_DEACTIVATE,
 	                           .set_permissions = list.present, .permission_ids = &list };

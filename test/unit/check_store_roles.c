@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "check_suite.h"
-#include "json_util.h"
+#include "jbody.h"
 #include "listing.h"
 #include "store_projects.h"
 #include "store.h"
@@ -33,7 +33,7 @@ static struct {
 	json_t *rec;               /* the record a test got back */
 	json_t *list;
 	const char *ids[MAX_PERMS];
-	struct json_id_list idl;
+	struct jbody_id_list idl;
 	struct api_error err;
 } fx;
 
@@ -80,7 +80,7 @@ static void setup(void)
 	ck_assert_uint_eq(fx.nperm, 12);
 	ck_assert_uint_eq(query_texts("SELECT id FROM permissions WHERE project_id = ?1 LIMIT 1",
 	                              fx.other.project_id, &fx.other_perm, 1), 1);
-	fx.idl = (struct json_id_list)ID_LIST_INIT;
+	fx.idl = (struct jbody_id_list)ID_LIST_INIT;
 }
 
 static void teardown(void)
@@ -100,8 +100,8 @@ static void teardown(void)
 		fprintf(stderr, "cannot remove %s\n", fx.dir);
 }
 
-/* An json_id_list in the fixture over the given IDs (present). */
-static const struct json_id_list *ids_of(size_t n, ...)
+/* An jbody_id_list in the fixture over the given IDs (present). */
+static const struct jbody_id_list *ids_of(size_t n, ...)
 {
 	va_list ap;
 
@@ -116,7 +116,7 @@ static const struct json_id_list *ids_of(size_t n, ...)
 }
 
 static struct role_fields fields(const char *code, const char *name, enum field_state dstate,
-                                 const char *desc, const struct json_id_list *ids)
+                                 const char *desc, const struct jbody_id_list *ids)
 {
 	struct role_fields f = { code, name, { dstate, desc }, ids };
 	return f;
@@ -192,7 +192,7 @@ static struct list_query query(enum role_sort sort, bool desc, long page_size, l
 /* Creates a role that must succeed; returns its ID (owned by fx.rec's successor). */
 static char *create_ok(const char *code, const char *name, const char *desc)
 {
-	static const struct json_id_list none = ID_LIST_INIT;
+	static const struct jbody_id_list none = ID_LIST_INIT;
 	struct role_fields f = fields(code, name, desc ? FIELD_SET : FIELD_ABSENT, desc, &none);
 	json_t *rec = role_create(fx.p.project_id, &f, NULL);
 	char *id;
@@ -298,7 +298,7 @@ END_TEST
 START_TEST(test_update_keep_and_clear)
 {
 	struct role_fields f = fields("r", "R", FIELD_SET, "D", ids_of(2, fx.perm[0], fx.perm[1]));
-	static const struct json_id_list absent = ID_LIST_INIT;
+	static const struct jbody_id_list absent = ID_LIST_INIT;
 	char *id;
 
 	fx.rec = role_create(fx.p.project_id, &f, NULL);
@@ -461,7 +461,7 @@ START_TEST(test_no_escalation)
 {
 	char *taken = create_ok("taken", "T", NULL), *self = create_ok("self", "S", NULL);
 	char *held = NULL, *given = NULL, *before, *after;
-	static const struct json_id_list absent = ID_LIST_INIT;
+	static const struct jbody_id_list absent = ID_LIST_INIT;
 	struct role_fields f;
 	long long roles = query_count("SELECT count(*) FROM roles", NULL);
 

@@ -19,7 +19,7 @@
 #include "config.h"
 #include "error.h"
 #include "flow.h"
-#include "json_util.h"
+#include "jbody.h"
 #include "listing.h"
 #include "metrics.h"
 #include "pg.h"
@@ -120,7 +120,7 @@ pg_map_fn pg_map_outcome;
 char *pg_json_compact(const char *json);
 /* ids as a JSON array of strings, the way statements take a list (NULL:
  * SQL NULL). Caller frees. */
-char *pg_json_ids(const struct json_id_list *ids);
+char *pg_json_ids(const struct jbody_id_list *ids);
 /* The event a write records, as the parameter p_event of its function
  * (schema/postgres/014: edgeauth_event(p_event, target)): a JSON object,
  * or NULL when nothing is to be recorded (ev NULL or ev->by NULL). Caller

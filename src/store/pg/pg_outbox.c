@@ -68,7 +68,7 @@ static void pg_outbox_read(struct store *st, size_t limit, struct outbox_rows *o
 static void pg_outbox_remove(struct store *st, const char *const *ids, size_t n,
                              struct completion done)
 {
-	struct json_id_list list = { true, n, (const char **)ids };
+	struct jbody_id_list list = { true, n, (const char **)ids };
 	char *json = pg_json_ids(&list);
 
 	pg_run(st, &statements[PO_DELETE], (const char *const[]){ json }, pg_map_none, NULL, NULL,

@@ -60,7 +60,7 @@ static char *own_event(struct store *st, const char *project_id, const char *act
 static char *default_ids(void)
 {
 	char *ids[DEFAULT_IDS];
-	struct json_id_list list = { true, DEFAULT_IDS, (const char **)ids };
+	struct jbody_id_list list = { true, DEFAULT_IDS, (const char **)ids };
 	char *json;
 
 	for (int i = 0; i < DEFAULT_IDS; i++)

@@ -12,7 +12,7 @@
 #include <jansson.h>
 
 #include "log.h"
-#include "json_util.h"
+#include "jbody.h"
 #include "pg_backend.h"
 #include "pg_url.h"
 #include "store_events.h"
@@ -482,7 +482,7 @@ char *pg_json_compact(const char *json)
 	return out;
 }
 
-char *pg_json_ids(const struct json_id_list *ids)
+char *pg_json_ids(const struct jbody_id_list *ids)
 {
 	json_t *a;
 	char *text;

@@ -196,7 +196,7 @@ static int client_check_exists(struct store *st, const struct client_write *w,
 }
 
 /* Adds the permissions ids (checked by the caller; NULL: none). */
-static int permissions_add(struct store *st, const char *client_id, const struct json_id_list *ids,
+static int permissions_add(struct store *st, const char *client_id, const struct jbody_id_list *ids,
                            struct api_error *err)
 {
 	sqlite3_stmt *s = stmt(st, CS_PERM_INSERT);
@@ -211,7 +211,7 @@ static int permissions_add(struct store *st, const char *client_id, const struct
 }
 
 static int permissions_replace(struct store *st, const char *client_id,
-                               const struct json_id_list *ids, struct api_error *err)
+                               const struct jbody_id_list *ids, struct api_error *err)
 {
 	sqlite3_stmt *s = stmt(st, CS_PERMS_DELETE);
 

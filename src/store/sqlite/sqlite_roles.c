@@ -118,7 +118,7 @@ static const struct unique_rule code_rule[] = {
 static int role_check(struct store *st, const struct role_write *w, bool update,
                       struct api_error *err)
 {
-	const struct json_id_list *ids = w->f->permission_ids;
+	const struct jbody_id_list *ids = w->f->permission_ids;
 
 	if (ids && ids->present &&
 	    store_grant_check_ids(st, w->project_id, w->scope, ids, err) < 0)
@@ -130,7 +130,7 @@ static int role_check(struct store *st, const struct role_write *w, bool update,
 
 /* Replaces the role's permission set with ids (on create: sets it). */
 static int role_set_permissions(struct store *st, const char *role_id,
-                                const struct json_id_list *ids, bool clear_first,
+                                const struct jbody_id_list *ids, bool clear_first,
                                 struct api_error *err)
 {
 	sqlite3_stmt *s = stmt(st, RS_PERMS_CLEAR);

@@ -1,5 +1,5 @@
 /*
- * Unit tests for json_util.c: body parsing, string/bool/ID-list fields and
+ * Unit tests for jbody.c: body parsing, string/bool/ID-list fields and
  * the response helpers. Every test owns what it allocates through
  * the fixture `fx`, which the checked teardown releases even when an
  * assertion fails, so valgrind stays clean whatever happens.
@@ -14,7 +14,7 @@
 
 #include "check_suite.h"
 #include "error.h"
-#include "json_util.h"
+#include "jbody.h"
 #include "util.h"
 #include "validate.h"
 
@@ -23,7 +23,7 @@
 static struct {
 	json_t *body;          /* the parsed or built request body */
 	json_t *v;             /* a value built by a response helper */
-	struct json_id_list ids;
+	struct jbody_id_list ids;
 	struct api_error err;
 	char *buf;             /* scratch text */
 } fx;
@@ -31,21 +31,21 @@ static struct {
 static void setup(void)
 {
 	memset(&fx, 0, sizeof fx);
-	fx.ids = (struct json_id_list)ID_LIST_INIT;
+	fx.ids = (struct jbody_id_list)ID_LIST_INIT;
 }
 
 static void teardown(void)
 {
 	json_decref(fx.body);
 	json_decref(fx.v);
-	json_id_list_release(&fx.ids);
+	jbody_id_list_release(&fx.ids);
 	free(fx.buf);
 }
 
-/* Parses text with json_parse_body into fx.body; the text must be valid. */
+/* Parses text with jbody_parse into fx.body; the text must be valid. */
 static void load(const char *text)
 {
-	fx.body = json_parse_body(text, strlen(text), &fx.err);
+	fx.body = jbody_parse(text, strlen(text), &fx.err);
 	ck_assert_msg(fx.body != NULL, "test body does not parse: %s", text);
 }
 
@@ -69,7 +69,7 @@ static const char *build(const char *prefix, const char *unit, size_t n,
 
 #define expect_invalid(rc, msg) check_invalid_params(&fx.err, (rc), (msg))
 
-/* --- json_parse_body ------------------------------------------------------ */
+/* --- jbody_parse ------------------------------------------------------ */
 
 #define NOT_OBJECT "request body must be a JSON object"
 #define NOT_JSON "request body is not valid JSON"
@@ -134,7 +134,7 @@ START_TEST(test_parse_body)
 	const char *text = body_cases[_i].text;
 	size_t len = body_cases[_i].len == LEN_STRLEN ? strlen(text) : body_cases[_i].len;
 
-	fx.body = json_parse_body(text, len, &fx.err);
+	fx.body = jbody_parse(text, len, &fx.err);
 	if (body_cases[_i].msg == NULL) {
 		ck_assert_msg(fx.body != NULL, "%s: should parse (%s)", body_cases[_i].desc,
 		              fx.err.description);
@@ -150,7 +150,7 @@ END_TEST
 
 START_TEST(test_parse_body_null)
 {
-	fx.body = json_parse_body(NULL, 0, &fx.err);
+	fx.body = jbody_parse(NULL, 0, &fx.err);
 	ck_assert_ptr_null(fx.body);
 	expect_invalid(-1, NOT_OBJECT);
 }
@@ -171,13 +171,13 @@ START_TEST(test_parse_body_deep)
 	free(fx.buf);
 	fx.buf = text;
 
-	fx.body = json_parse_body(fx.buf, strlen(fx.buf), &fx.err);
+	fx.body = jbody_parse(fx.buf, strlen(fx.buf), &fx.err);
 	ck_assert_ptr_null(fx.body);
 	expect_invalid(-1, "request body is nested too deeply");
 
 	/* Deep objects too, even unclosed. */
 	build("", "{\"a\":", depth, "");
-	fx.body = json_parse_body(fx.buf, strlen(fx.buf), &fx.err);
+	fx.body = jbody_parse(fx.buf, strlen(fx.buf), &fx.err);
 	ck_assert_ptr_null(fx.body);
 	ck_assert_str_eq(fx.err.code, "invalid_params");
 }
@@ -195,12 +195,12 @@ START_TEST(test_parse_body_moderate_depth)
 	strcpy(text + strlen(fx.buf) + 100, "}");
 	free(fx.buf);
 	fx.buf = text;
-	fx.body = json_parse_body(fx.buf, strlen(fx.buf), &fx.err);
+	fx.body = jbody_parse(fx.buf, strlen(fx.buf), &fx.err);
 	ck_assert_ptr_nonnull(fx.body);
 }
 END_TEST
 
-/* --- json_read_string ------------------------------------------------------ */
+/* --- jbody_read_string ------------------------------------------------------ */
 
 #define OPT_DESCRIPTION { "description", false, 0, DESCRIPTION_MAX_CHARS, CHECK_NONE }
 #define REQ_NAME { "name", true, 0, NAME_MAX_CHARS, CHECK_NONE }
@@ -281,7 +281,7 @@ START_TEST(test_read_string)
 	int rc;
 
 	load(string_cases[_i].body);
-	rc = json_read_string(fx.body, &string_cases[_i].rule, &f, &fx.err);
+	rc = jbody_read_string(fx.body, &string_cases[_i].rule, &f, &fx.err);
 	if (string_cases[_i].msg != NULL) {
 		const json_t *v = json_object_get(fx.body, string_cases[_i].rule.key);
 
@@ -319,7 +319,7 @@ static void body_with(const char *key, const char *text)
 static int read_with(const struct str_rule *rule, const char *text, struct str_field *f)
 {
 	body_with(rule->key, text);
-	return json_read_string(fx.body, rule, f, &fx.err);
+	return jbody_read_string(fx.body, rule, f, &fx.err);
 }
 
 #define EMOJI "\xf0\x9f\x98\x80"
@@ -363,15 +363,15 @@ START_TEST(test_read_string_nocheck)
 
 	fx.body = json_object();
 	json_object_set_new(fx.body, "name", json_stringn_nocheck("a\0b", 3));
-	expect_invalid(json_read_string(fx.body, &name, &f, &fx.err),
+	expect_invalid(jbody_read_string(fx.body, &name, &f, &fx.err),
 	               "name must be UTF-8 text without U+0000");
 	json_object_set_new(fx.body, "name", json_string_nocheck("a\xff"));
-	expect_invalid(json_read_string(fx.body, &name, &f, &fx.err),
+	expect_invalid(jbody_read_string(fx.body, &name, &f, &fx.err),
 	               "name must be UTF-8 text without U+0000");
 }
 END_TEST
 
-/* --- json_read_bool ---------------------------------------------------------- */
+/* --- jbody_read_bool ---------------------------------------------------------- */
 
 static const struct {
 	const char *body;
@@ -400,7 +400,7 @@ START_TEST(test_read_bool)
 	int rc;
 
 	load(bool_cases[_i].body);
-	rc = json_read_bool(fx.body, "is_active", bool_cases[_i].required, &out, &fx.err);
+	rc = jbody_read_bool(fx.body, "is_active", bool_cases[_i].required, &out, &fx.err);
 	if (bool_cases[_i].msg != NULL) {
 		expect_invalid(rc, bool_cases[_i].msg);
 		return;
@@ -410,7 +410,7 @@ START_TEST(test_read_bool)
 }
 END_TEST
 
-/* --- json_read_id_list ------------------------------------------------------- */
+/* --- jbody_read_id_list ------------------------------------------------------- */
 
 static const struct {
 	const char *body;
@@ -465,7 +465,7 @@ START_TEST(test_read_id_list)
 	int rc;
 
 	load(id_cases[_i].body);
-	rc = json_read_id_list(fx.body, "permission_ids", id_cases[_i].max_count, &fx.ids,
+	rc = jbody_read_id_list(fx.body, "permission_ids", id_cases[_i].max_count, &fx.ids,
 	                       &fx.err);
 	if (id_cases[_i].msg != NULL) {
 		expect_invalid(rc, id_cases[_i].msg);
@@ -492,21 +492,21 @@ START_TEST(test_read_id_list_lengths)
 	body_with("x", "");
 	json_object_set_new(fx.body, "permission_ids",
 	                    json_pack("[s]", build("", "i", ID_MAX_CHARS, "")));
-	ck_assert_int_eq(json_read_id_list(fx.body, "permission_ids", 10, &fx.ids, &fx.err), 0);
+	ck_assert_int_eq(jbody_read_id_list(fx.body, "permission_ids", 10, &fx.ids, &fx.err), 0);
 	ck_assert_uint_eq(fx.ids.count, 1);
 	/* borrowed from the body */
 	arr = json_object_get(fx.body, "permission_ids");
 	ck_assert_ptr_eq(fx.ids.ids[0], json_string_value(json_array_get(arr, 0)));
-	json_id_list_release(&fx.ids);
+	jbody_id_list_release(&fx.ids);
 
 	json_object_set_new(fx.body, "permission_ids",
 	                    json_pack("[s]", build("", EMOJI, ID_MAX_CHARS, "")));
-	ck_assert_int_eq(json_read_id_list(fx.body, "permission_ids", 10, &fx.ids, &fx.err), 0);
-	json_id_list_release(&fx.ids);
+	ck_assert_int_eq(jbody_read_id_list(fx.body, "permission_ids", 10, &fx.ids, &fx.err), 0);
+	jbody_id_list_release(&fx.ids);
 
 	json_object_set_new(fx.body, "permission_ids",
 	                    json_pack("[ss]", "a", build("", "i", ID_MAX_CHARS + 1, "")));
-	expect_invalid(json_read_id_list(fx.body, "permission_ids", 10, &fx.ids, &fx.err),
+	expect_invalid(jbody_read_id_list(fx.body, "permission_ids", 10, &fx.ids, &fx.err),
 	               "permission_ids must contain IDs of at most 64 characters");
 	ck_assert_ptr_null(fx.ids.ids);
 }
@@ -522,7 +522,7 @@ START_TEST(test_read_id_list_many_duplicates)
 	json_object_set_new(fx.body, "permission_ids", arr);
 	for (i = 0; i < 5000; i++)
 		json_array_append_new(arr, json_string(i % 2 ? "odd" : "even"));
-	ck_assert_int_eq(json_read_id_list(fx.body, "permission_ids", 2, &fx.ids, &fx.err), 0);
+	ck_assert_int_eq(jbody_read_id_list(fx.body, "permission_ids", 2, &fx.ids, &fx.err), 0);
 	ck_assert_uint_eq(fx.ids.count, 2);
 	ck_assert_str_eq(fx.ids.ids[0], "even");
 	ck_assert_str_eq(fx.ids.ids[1], "odd");
@@ -531,68 +531,68 @@ END_TEST
 
 START_TEST(test_id_list_release_null)
 {
-	struct json_id_list empty = ID_LIST_INIT;
+	struct jbody_id_list empty = ID_LIST_INIT;
 
-	json_id_list_release(NULL);
-	json_id_list_release(&empty);
-	json_id_list_release(&empty);
+	jbody_id_list_release(NULL);
+	jbody_id_list_release(&empty);
+	jbody_id_list_release(&empty);
 	ck_assert_ptr_null(empty.ids);
 }
 END_TEST
 
 /* --- response helpers ----------------------------------------------------------- */
 
-/* json_writer: the text jansson would write, members left out for NULL. */
+/* jbody_writer: the text jansson would write, members left out for NULL. */
 START_TEST(test_writer_object)
 {
-	struct json_writer w;
+	struct jbody_writer w;
 	size_t len = 0;
 	char *text;
 
-	json_writer_init(&w, 4);   /* a small hint: the buffer grows */
-	json_writer_string(&w, "a", "x y");
-	json_writer_string(&w, "gone", NULL);
-	json_writer_int(&w, "n", -42);
-	json_writer_string(&w, "u", "h\xc3\xa9 \xe2\x82\xac ~");
-	json_writer_int(&w, "big", 9007199254740993LL);
-	json_writer_int(&w, "zero", 0);
-	json_writer_int(&w, "min", LLONG_MIN);
-	text = json_writer_finish(&w, &len);
+	jbody_writer_init(&w, 4);   /* a small hint: the buffer grows */
+	jbody_writer_string(&w, "a", "x y");
+	jbody_writer_string(&w, "gone", NULL);
+	jbody_writer_int(&w, "n", -42);
+	jbody_writer_string(&w, "u", "h\xc3\xa9 \xe2\x82\xac ~");
+	jbody_writer_int(&w, "big", 9007199254740993LL);
+	jbody_writer_int(&w, "zero", 0);
+	jbody_writer_int(&w, "min", LLONG_MIN);
+	text = jbody_writer_finish(&w, &len);
 	ck_assert_str_eq(text, "{\"a\":\"x y\",\"n\":-42,\"u\":\"h\xc3\xa9 \xe2\x82\xac ~\","
 	                       "\"big\":9007199254740993,\"zero\":0,\"min\":-9223372036854775808}");
 	ck_assert_uint_eq(len, strlen(text));
 	free(text);
 
-	json_writer_init(&w, 0);
-	text = json_writer_finish(&w, &len);
+	jbody_writer_init(&w, 0);
+	text = jbody_writer_finish(&w, &len);
 	ck_assert_str_eq(text, "{}");
 	free(text);
 }
 END_TEST
 
-/* json_writer_text and json_writer_words write what jansson writes for
+/* jbody_writer_text and jbody_writer_words write what jansson writes for
  * the same members, escapes included; what jansson refuses is left out. */
 START_TEST(test_writer_text)
 {
-	struct json_writer w;
+	struct jbody_writer w;
 	json_t *o = json_object(), *a = json_array();
 	char *got, *want;
 
-	json_writer_init(&w, 8);
-	json_writer_text(&w, "name", "Ann \"Q\" \\ \x01 \xc3\xa9");
+	jbody_writer_init(&w, 8);
+	jbody_writer_text(&w, "name", "Ann \"Q\" \\ \x01 \xc3\xa9");
 	json_object_set_new(o, "name", json_string("Ann \"Q\" \\ \x01 \xc3\xa9"));
-	json_writer_text(&w, "bad", "\xff\xfe");   /* invalid UTF-8: left out */
-	json_writer_text(&w, "plain", "x");
+	jbody_writer_text(&w, "bad", "\xff\xfe");   /* invalid UTF-8: left out */
+	jbody_writer_text(&w, "plain", "x");
 	json_object_set_new(o, "plain", json_string("x"));
-	json_writer_words(&w, "none", "   ");
-	json_writer_words(&w, "words", " a:read  b\"c \xff d ");
+	jbody_writer_words(&w, "none", "   ");
+	jbody_writer_words(&w, "words", " a:read  b\"c \xff d ");
 	json_array_append_new(a, json_string("a:read"));
 	json_array_append_new(a, json_string("b\"c"));
 	json_array_append_new(a, json_string("d"));
 	json_object_set_new(o, "words", a);
-	json_writer_raw(&w, "flag", "true");
+	jbody_writer_raw(&w, "flag", "true");
 	json_object_set_new(o, "flag", json_true());
-	got = json_writer_finish(&w, NULL);
+	got = jbody_writer_finish(&w, NULL);
 	want = json_dumps(o, JSON_COMPACT);
 	ck_assert_str_eq(got, want);
 	free(got);
@@ -611,16 +611,16 @@ START_TEST(test_writer_refuses_escapes)
 	for (size_t b = 0; b < sizeof bad; b++)
 		for (size_t n = 1; n < sizeof value; n++)
 			for (size_t at = 0; at < n; at++) {
-				struct json_writer w;
+				struct jbody_writer w;
 				size_t len = 99;
 
 				memset(value, 'a', n);
 				value[n] = '\0';
 				value[at] = bad[b];
-				json_writer_init(&w, 16);
-				json_writer_string(&w, "ok", "fine");
-				json_writer_string(&w, "v", value);
-				ck_assert_ptr_null(json_writer_finish(&w, &len));
+				jbody_writer_init(&w, 16);
+				jbody_writer_string(&w, "ok", "fine");
+				jbody_writer_string(&w, "v", value);
+				ck_assert_ptr_null(jbody_writer_finish(&w, &len));
 				ck_assert_uint_eq(len, 0);
 			}
 }
@@ -629,16 +629,16 @@ END_TEST
 
 START_TEST(test_string_or_null)
 {
-	fx.v = json_string_or_null(NULL);
+	fx.v = jbody_string_or_null(NULL);
 	ck_assert(json_is_null(fx.v));
 	json_decref(fx.v);
-	fx.v = json_string_or_null("");
+	fx.v = jbody_string_or_null("");
 	ck_assert_str_eq(json_string_value(fx.v), "");
 	json_decref(fx.v);
-	fx.v = json_string_or_null("caf\xc3\xa9");
+	fx.v = jbody_string_or_null("caf\xc3\xa9");
 	ck_assert_str_eq(json_string_value(fx.v), "caf\xc3\xa9");
 	json_decref(fx.v);
-	fx.v = json_string_or_null("bad\xff");
+	fx.v = jbody_string_or_null("bad\xff");
 	ck_assert(json_is_null(fx.v));
 }
 END_TEST
@@ -647,7 +647,7 @@ static const struct {
 	long long ms;
 	const char *text;
 } ts_cases[] = {
-	/* json_timestamp is format_timestamp's text (check_util.c tests the
+	/* jbody_timestamp is format_timestamp's text (check_util.c tests the
 	 * calendar), for any time the store holds */
 	{ 1795348800123LL, "2026-11-22T12:00:00.123Z" },
 	{ -1, "1969-12-31T23:59:59.999Z" },
@@ -657,7 +657,7 @@ static const struct {
 
 START_TEST(test_timestamp)
 {
-	fx.v = json_timestamp(ts_cases[_i].ms);
+	fx.v = jbody_timestamp(ts_cases[_i].ms);
 	ck_assert(json_is_string(fx.v));
 	ck_assert_str_eq(json_string_value(fx.v), ts_cases[_i].text);
 }
@@ -665,9 +665,9 @@ END_TEST
 
 #define tcase_new(name) check_tcase((name), setup, teardown)
 
-static Suite *json_util_suite(void)
+static Suite *jbody_suite(void)
 {
-	Suite *s = suite_create("json_util");
+	Suite *s = suite_create("jbody");
 	TCase *tc;
 
 	tc = tcase_new("parse_body");
@@ -706,5 +706,5 @@ static Suite *json_util_suite(void)
 
 int main(void)
 {
-	return check_run(srunner_create(json_util_suite()));
+	return check_run(srunner_create(jbody_suite()));
 }

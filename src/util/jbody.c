@@ -11,7 +11,7 @@
 
 #include <openssl/crypto.h>
 
-#include "json_util.h"
+#include "jbody.h"
 #include "log.h"
 #include "util.h"
 #include "validate.h"
@@ -39,7 +39,7 @@ static const char *parse_error_sentence(enum json_error_code code)
 /* docs/api.md §"No escalation": the top level is an object; a wrong document, invalid
  * UTF-8 or U+0000 is invalid_params. Jansson refuses the last two by default
  * (no JSON_ALLOW_NUL); trailing data is refused (no JSON_DISABLE_EOF_CHECK). */
-json_t *json_parse_body(const char *data, size_t len, struct api_error *err)
+json_t *jbody_parse(const char *data, size_t len, struct api_error *err)
 {
 	json_error_t jerr;
 	json_t *body;
@@ -82,7 +82,7 @@ static size_t check_max_chars(enum str_check check)
 	}
 }
 
-int json_read_string(const json_t *body, const struct str_rule *rule,
+int jbody_read_string(const json_t *body, const struct str_rule *rule,
                      struct str_field *out, struct api_error *err)
 {
 	const json_t *v;
@@ -105,7 +105,7 @@ int json_read_string(const json_t *body, const struct str_rule *rule,
 
 	s = json_string_value(v);
 	len = json_string_length(v);
-	/* json_parse_body already refused these; a json_t built another way may not have. */
+	/* jbody_parse already refused these; a json_t built another way may not have. */
 	if (strlen(s) != len || !utf8_valid(s, len))
 		return api_fail(err, E_INVALID_PARAMS,
 		                "%s must be UTF-8 text without U+0000", rule->key);
@@ -148,7 +148,7 @@ int json_read_string(const json_t *body, const struct str_rule *rule,
 	return 0;
 }
 
-int json_read_bool(const json_t *body, const char *key, bool required, int *out,
+int jbody_read_bool(const json_t *body, const char *key, bool required, int *out,
                    struct api_error *err)
 {
 	const json_t *v;
@@ -179,8 +179,8 @@ static bool id_seen(const char *const *ids, size_t n, const char *id)
 	return false;
 }
 
-int json_read_id_list(const json_t *body, const char *key, size_t max_count,
-                      struct json_id_list *out, struct api_error *err)
+int jbody_read_id_list(const json_t *body, const char *key, size_t max_count,
+                      struct jbody_id_list *out, struct api_error *err)
 {
 	const json_t *v, *item;
 	size_t n, i, cap;
@@ -239,11 +239,11 @@ int json_read_id_list(const json_t *body, const char *key, size_t max_count,
 	return 0;
 
 fail:
-	json_id_list_release(out);
+	jbody_id_list_release(out);
 	return -1;
 }
 
-void json_id_list_release(struct json_id_list *list)
+void jbody_id_list_release(struct jbody_id_list *list)
 {
 	if (list == NULL)
 		return;
@@ -267,7 +267,7 @@ static json_t *json_or_abort(json_t *v)
 /* Text that is not valid UTF-8 must never have been stored (every input is
  * checked); should some reach a response anyway, it is sent as null rather
  * than as JSON no client could parse. */
-json_t *json_string_or_null(const char *s)
+json_t *jbody_string_or_null(const char *s)
 {
 	size_t n;
 
@@ -276,7 +276,7 @@ json_t *json_string_or_null(const char *s)
 	return json_or_abort(json_stringn_nocheck(s, n));   /* checked just above */
 }
 
-json_t *json_timestamp(long long ms)
+json_t *jbody_timestamp(long long ms)
 {
 	char buf[TIMESTAMP_LEN];
 
@@ -308,7 +308,7 @@ static bool json_bytes_plain(const char *p, size_t n)
 }
 
 /* Room for n more bytes and the NUL. */
-static void writer_reserve(struct json_writer *w, size_t n)
+static void writer_reserve(struct jbody_writer *w, size_t n)
 {
 	if (w->cap - w->len <= n) {
 		w->cap = (w->len + n + 1) * 2;
@@ -318,7 +318,7 @@ static void writer_reserve(struct json_writer *w, size_t n)
 
 /* ,"name": (no comma before the first member), with room for n bytes of
  * value after it. Returns where the value goes. */
-static char *writer_member(struct json_writer *w, const char *name, size_t n)
+static char *writer_member(struct jbody_writer *w, const char *name, size_t n)
 {
 	size_t nl = strlen(name);
 	char *p;
@@ -335,14 +335,14 @@ static char *writer_member(struct json_writer *w, const char *name, size_t n)
 	return p;
 }
 
-static void writer_raw_bytes(struct json_writer *w, const char *p, size_t n)
+static void writer_raw_bytes(struct jbody_writer *w, const char *p, size_t n)
 {
 	writer_reserve(w, n);
 	memcpy(w->buf + w->len, p, n);
 	w->len += n;
 }
 
-void json_writer_init(struct json_writer *w, size_t hint)
+void jbody_writer_init(struct jbody_writer *w, size_t hint)
 {
 	w->cap = hint + 2;
 	w->buf = xmalloc(w->cap);
@@ -351,7 +351,7 @@ void json_writer_init(struct json_writer *w, size_t hint)
 	w->plain = true;
 }
 
-void json_writer_string(struct json_writer *w, const char *name, const char *value)
+void jbody_writer_string(struct jbody_writer *w, const char *name, const char *value)
 {
 	size_t n;
 	char *p;
@@ -369,7 +369,7 @@ void json_writer_string(struct json_writer *w, const char *name, const char *val
 }
 
 /* Digits by hand: snprintf was a third of a small object's cost. */
-void json_writer_int(struct json_writer *w, const char *name, long long n)
+void jbody_writer_int(struct jbody_writer *w, const char *name, long long n)
 {
 	char digits[24], *d = digits + sizeof digits, *p;
 	unsigned long long u = n < 0 ? 0ULL - (unsigned long long)n : (unsigned long long)n;
@@ -387,7 +387,7 @@ void json_writer_int(struct json_writer *w, const char *name, long long n)
 	w->len = (size_t)(p + k - w->buf);
 }
 
-void json_writer_raw(struct json_writer *w, const char *name, const char *json)
+void jbody_writer_raw(struct jbody_writer *w, const char *name, const char *json)
 {
 	size_t n = strlen(json);
 	char *p = writer_member(w, name, n);
@@ -398,7 +398,7 @@ void json_writer_raw(struct json_writer *w, const char *name, const char *json)
 
 /* value[0..n) as a JSON string, escaped by jansson when it must be; false
  * when jansson refuses it. p: where it goes (room for n + 2 reserved). */
-static bool writer_text_value(struct json_writer *w, const char *value, size_t n)
+static bool writer_text_value(struct jbody_writer *w, const char *value, size_t n)
 {
 	json_t *s;
 	char *enc, *p;
@@ -428,7 +428,7 @@ static bool writer_text_value(struct json_writer *w, const char *value, size_t n
 	return true;
 }
 
-void json_writer_text(struct json_writer *w, const char *name, const char *value)
+void jbody_writer_text(struct jbody_writer *w, const char *name, const char *value)
 {
 	size_t at = w->len, n;
 
@@ -440,7 +440,7 @@ void json_writer_text(struct json_writer *w, const char *name, const char *value
 		w->len = at;   /* left out, as jansson leaves it */
 }
 
-void json_writer_words(struct json_writer *w, const char *name, const char *list)
+void jbody_writer_words(struct jbody_writer *w, const char *name, const char *list)
 {
 	bool open = false;
 	size_t words = 0;
@@ -471,7 +471,7 @@ void json_writer_words(struct json_writer *w, const char *name, const char *list
 		writer_raw_bytes(w, "]", 1);
 }
 
-char *json_writer_finish(struct json_writer *w, size_t *len)
+char *jbody_writer_finish(struct jbody_writer *w, size_t *len)
 {
 	char *text;
 
