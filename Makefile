@@ -104,7 +104,8 @@ unit: headers $(BIN) $(UNIT_BINS)
 blackbox: $(BIN)
 	@EDGEAUTH=$(abspath $(BIN)) test/blackbox/run.sh $(if $(JOBS),--jobs $(JOBS))
 
-# The whole suite again, built with AddressSanitizer and UBSan; any report fails.
+# make test again, built with AddressSanitizer and UBSan; any report fails.
+# (test, not test-full: CI runs test-full too, within its 90 minutes.)
 SAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 check: deps
 	$(MAKE) BUILD=build/asan BIN=build/asan/edgeauth OPT="-O1 -g" SAN="$(SAN_FLAGS)" test
