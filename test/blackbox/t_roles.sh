@@ -1,5 +1,6 @@
 # Roles: create, update and list (SPEC.md "Role endpoints", CONTRACT.md §3-§4).
 # Permission IDs are read from the test's own store (lib.sh's db).
+# run.sh: early (one of the longest files: started first)
 . "$(dirname "$0")/lib.sh"
 start_server
 R="$P/roles"
