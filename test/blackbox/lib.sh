@@ -174,8 +174,43 @@ eventually() {
 	return 1
 }
 
+# free_port: a port for a server (or listener) of this file. Under run.sh,
+# the next port of its job slot's block (EDGEAUTH_TEST_PORT_BASE, _COUNT;
+# _NEXT: the slot's counter file) that nothing holds: no other file of the
+# run, nor another run, hands that block out, so the port is still free when
+# the server binds it. Run alone, a port the kernel picks (port 0), which
+# any other program might take before the server binds it.
+PORT_NEXT=${EDGEAUTH_TEST_PORT_NEXT:-$TMP/port-next}
 free_port() {
-	python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'
+	python3 - "${EDGEAUTH_TEST_PORT_BASE:-0}" "${EDGEAUTH_TEST_PORT_COUNT:-1}" "$PORT_NEXT" <<'PY'
+import fcntl, socket, sys
+base, count, path = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
+def free(port):
+    s = socket.socket()
+    try:
+        s.bind(("127.0.0.1", port))
+        return s.getsockname()[1]
+    except OSError:
+        return None
+    finally:
+        s.close()
+if base == 0:
+    print(free(0))
+    sys.exit(0)
+with open(path, "a+") as f:
+    fcntl.flock(f, fcntl.LOCK_EX)   # a file's background jobs ask too
+    f.seek(0)
+    n = int(f.read() or 0)
+    for i in range(count):
+        port = free(base + (n + i) % count)
+        if port:
+            f.seek(0)
+            f.truncate()
+            f.write(str(n + i + 1))
+            print(port)
+            sys.exit(0)
+sys.exit("free_port: every port of %d-%d is taken" % (base, base + count - 1))
+PY
 }
 
 # write_config FILE PORT [section.key=value ...]
@@ -372,8 +407,9 @@ need_node_project() {
 		why="node and npm are needed for this test (run scripts/install-deps)"
 	elif [ "$(node -p 'process.versions.node.split(".")[0]')" -lt 20 ]; then
 		why="this test needs Node.js 20 or newer, found $(node --version)"
-	elif [ ! -d "$dir/node_modules/$module" ] &&
-	     ! (cd "$dir" && npm ci --silent --no-audit --no-fund > "$TMP/npm.log" 2>&1); then
+	elif ! (flock 9   # files run at once (run.sh --jobs) install it once
+		[ -d "$dir/node_modules/$module" ] ||
+			(cd "$dir" && npm ci --silent --no-audit --no-fund > "$TMP/npm.log" 2>&1)) 9< "$dir"; then
 		cat "$TMP/npm.log" >&2
 		why="npm ci in $dir failed"
 	fi

@@ -10,6 +10,7 @@
 # [oidc] backchannel_allow forbids (169.254.x, edgeauth itself, a listed
 # CIDR allows); https is verified against the trust store; the answer that
 # ends a session never waits for a delivery.
+# run.sh: alone (the retries' gaps are measured: 1 s, then 5 s)
 . "$(dirname "$0")/lib.sh"
 . "$BB_DIR/signin_lib.sh"
 CLIENT_DIR=$ROOT/test/oauth-client

@@ -5,6 +5,8 @@
 # request throughout, close slow and idle connections after
 # request_timeout_s, never hold more client sockets than max_connections
 # (plus a margin), nor more memory for a connection than a request's worth.
+# run.sh: alone (healthz must answer within 1 s beside a flood, idle
+# connections close within request_timeout_s + 1.5 s: no other file's load)
 . "$(dirname "$0")/lib.sh"
 CA="$BB_DIR/connabuse.py"
 # Under AddressSanitizer (make check) freed memory waits in a quarantine of

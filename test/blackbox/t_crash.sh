@@ -14,7 +14,7 @@ fi
 for mode in "${modes[@]}"; do
 	set -- $mode
 	if [ "$1" = postgres ]; then args=(--postgres "$(pg_url)"); else args=(--synchronous "$1"); fi
-	out=$("$ROOT/scripts/crash-test" --binary "$EDGEAUTH" "${args[@]}" --kills "$2" \
+	out=$("$ROOT/scripts/crash-test" --binary "$EDGEAUTH" "${args[@]}" --kills "$2" --port "$(free_port)" \
 		--min-run 0.1 --max-run 0.5 2> "$TMP/crash-$1.log")
 	rc=$?
 	cat "$TMP/crash-$1.log" >&2

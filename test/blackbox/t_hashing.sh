@@ -2,6 +2,8 @@
 # are answered at once; past max_pending_hashes a request gets 503.
 # issue26.4: "at once" is checked by state (discovery answered while the
 # hash queue still holds sign-ins), not by the time it took.
+# run.sh: alone (three slow hashes in flight at SIGTERM must end within the
+# stop's grace period)
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/signin_lib.sh"
 # One account's checks at once are limited to signin.max_failures (they count

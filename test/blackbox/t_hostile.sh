@@ -2,6 +2,7 @@
 # server, each checked for its status and `error` code; the server must stay
 # alive through all of them, still answer /healthz, keep control characters
 # out of its log, and exit 0 on SIGTERM (finish -> stop_server).
+# run.sh: early (one of the longest files: started first)
 . "$(dirname "$0")/lib.sh"
 # 256 KiB, so that 100k '[' reach the JSON parser instead of the size limit.
 MAX_BODY=262144

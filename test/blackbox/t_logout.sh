@@ -10,6 +10,7 @@
 #
 # Until ID tokens are issued (the token side of docs/signin.md §"ID tokens"),
 # id_token_hint (signin_lib.sh) makes one with the server's key file.
+# run.sh: early (one of the longest files: started first)
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/signin_lib.sh"
 MPORT=$(free_port)

@@ -2,6 +2,7 @@
 # docs/api.md §"Permissions and default resources", §"Which error wins", §"Records"), every error each can give, precedence, the
 # default resources, cascades to roles and clients, and paging over a few
 # thousand records.
+# run.sh: early (one of the longest files: started first)
 . "$(dirname "$0")/lib.sh"
 start_server
 RES="$P/resources"

@@ -1,5 +1,6 @@
 # Roles: create, update and list (docs/api.md §"Roles", docs/api.md §"Lists", §"Records").
 # Permission IDs are read from the test's own store (lib.sh's db).
+# run.sh: early (one of the longest files: started first)
 . "$(dirname "$0")/lib.sh"
 start_server
 R="$P/roles"

@@ -7,6 +7,7 @@
 # lifecycle (a sign-in continues the same user's session under a new value;
 # another user's session ends), the ends of a session by deactivation, a new
 # password and deletion, the purge, and the Origin check of the sign-in post.
+# run.sh: early (one of the longest files: started first)
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/signin_lib.sh"
 start_server tokens.purge_interval_s=1

@@ -5,6 +5,7 @@
 # loaded machine took 30-120 s per hash here), and its end is a step of the
 # server's clock (libfaketime; the counters are the node's, in memory, on
 # both backends); the later servers' windows are a day too.
+# run.sh: alone (a throttled answer must come sooner than one hash takes)
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/signin_lib.sh"
 WINDOW=86400

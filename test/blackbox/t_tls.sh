@@ -5,6 +5,7 @@
 # session resumption without early data, HSTS, a handshake that stalls,
 # SIGHUP with a new and a broken pair, and `edgeauth cert self-signed`.
 # The connection limits over TLS are t_tls_connections.sh.
+# run.sh: alone (stalled handshakes close within request_timeout_s + 1 s)
 export EDGEAUTH_TLS=1
 . "$(dirname "$0")/lib.sh"
 D=$TMP/ca
