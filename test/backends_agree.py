@@ -174,8 +174,8 @@ for name, sqlite_def, pg_def in RECORDS:
           object_keys(sqlite_def, "json_object"), object_keys(pg_def, "json_build_object"))
 
 # A project of the CLI's list: SQLite's json_pack, PostgreSQL's statement.
-sqlite_project = call_args(c_function("store_project_list"), "json_pack")[1::2]
-check("a project's keys (store_project_list's json_pack vs pg_projects.c's json_build_object)",
+sqlite_project = call_args(c_function("project_list"), "json_pack")[1::2]
+check("a project's keys (SQLite project_list's json_pack vs pg_projects.c's json_build_object)",
       [k.strip().strip('"') for k in sqlite_project],
       object_keys(re.sub(r'"\s+"', "", next(t for p, t in c_sources(True).items()
                                              if p.endswith("pg_projects.c"))), "json_build_object"))
