@@ -141,11 +141,15 @@ if [ "$BACKEND" != postgres ]; then
 		local t
 		for t in "${terms[@]}"; do printf '%s=%s;' "$t" "$(found "$t")"; done
 	}
-	# A burst of creates and searches keeps the server busy, so the mover
-	# waits; an attempt counts if its users were still pending after its
-	# searches (the mover could run in a gap, hence three attempts).
+	# The mover runs only when a 50 ms tick saw no request: one curl sends
+	# /healthz back to back over one connection meanwhile, so the server is
+	# never idle for a tick however slow the machine is between the test's
+	# own requests. An attempt counts if its users were still pending after
+	# its searches (a descheduled curl could leave a gap: more attempts).
+	urls=(); for _ in $(seq 20000); do urls+=("$BASE/healthz"); done
+	curl -s "${urls[@]}" > /dev/null & busy=$!
 	ids="" seen=0
-	for attempt in 1 2 3; do
+	for attempt in 1 2 3 4 5 6; do
 		add "Pending Pat $attempt" "pat.$attempt@wait.example"
 		add "pending quinn $attempt"
 		ids="${ids:+$ids }u$((N - 1)) u$N"
@@ -157,6 +161,7 @@ if [ "$BACKEND" != postgres ]; then
 			break
 		fi
 	done
+	kill "$busy" 2>/dev/null; wait "$busy" 2>/dev/null
 	check "an attempt searched while its users were pending" "$seen" 1
 	check "users found while they wait for their keys" "$got" "$want"
 	before=$(answers)
