@@ -325,6 +325,29 @@ AUTH="Bearer $TOKEN" on "$A" req PUT "$P/clients/$CID" '{"name":"after","is_acti
 within "listening again, B hears the next deactivation" \
 	"$(settles "Bearer $T" 401 "$B" GET "$P/clients")"
 
+########## the purge's deletions tell no node ##########
+# issue26.4: deleting an ended or expired session (what the purge does every
+# tick) changes nothing a node caches, so it notifies no one; before, each
+# tick that found one emptied every node's caches, and B forgot the verdict
+# "without a notification B still answers from its cache" above relies on.
+# A live session's deletion still notifies. A probe session of Ann's is
+# deleted in a session that LISTENs: PostgreSQL delivers a
+# session's own notifications to it at its commit, so psql prints them.
+# notifies_on_delete ENDED_AT EXPIRES_AT: how many notifications deleting a
+# probe session of those times brought, and the rows deleted
+notifies_on_delete() {
+	db "INSERT INTO sessions SELECT 'purge-probe', 'purge-probe-secret', project_id, id,
+	        edgeauth_now_ms(), edgeauth_now_ms(), $2, $1 FROM users WHERE id = '$ANN'" > /dev/null
+	db "LISTEN edgeauth; WITH d AS (DELETE FROM sessions WHERE id = 'purge-probe' RETURNING 1)
+	    SELECT 'deleted ' || count(*) FROM d" 2>&1 |
+		awk '/^deleted/ { d = $2 } /notification/ { n++ } END { print (n + 0) " of " d }'
+}
+check "the purge's deletion of an ended session notifies no one" \
+	"$(notifies_on_delete "edgeauth_now_ms()" "edgeauth_now_ms() + 3600000")" "0 of 1"
+check "... nor of an expired one" "$(notifies_on_delete NULL "edgeauth_now_ms() - 1")" "0 of 1"
+check "... a live session's deletion notifies" \
+	"$(notifies_on_delete NULL "edgeauth_now_ms() + 3600000")" "1 of 1"
+
 ########## what copies SQLite's file ##########
 "$EDGEAUTH" -c "$CONF" backup "$TMP/copy.db" > /dev/null 2> "$TMP/cmd.err"
 check "backup refused on PostgreSQL" "$?" 1
