@@ -51,7 +51,7 @@ void store_outbox_delete(struct store *st, const char *const *ids, size_t n,
                          struct completion done);
 /* fn(arg) runs on the loop when a logout may have been queued by another
  * process or node (PostgreSQL's notification; on SQLite, never: the batch's
- * commit says so, http_commit_batch). */
+ * commit says so, group_commit_run). */
 void store_outbox_on_queued(struct store *st, void (*fn)(void *arg), void *arg);
 
 #endif
