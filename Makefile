@@ -32,11 +32,18 @@ UNIT_SRCS := $(wildcard test/unit/check_*.c)
 UNIT_BINS := $(UNIT_SRCS:test/unit/%.c=$(BUILD)/test/%)
 CONF     ?= etc/edgeauth.conf
 
-.PHONY: all deps run test test-full unit headers layers blackbox check fuzz bench clean install
+.PHONY: all deps deps-run deps-test deps-fuzz deps-bench run test test-full unit headers layers \
+        blackbox check fuzz bench clean install
 all: $(BIN)
 
+# The Debian packages each target needs, installed when missing (as root):
+# make run only what builds and runs the server, the tests and benchmarks
+# their own tools (scripts/install-deps says which). make deps: all of them.
 deps:
-	@scripts/install-deps
+	@scripts/install-deps run test fuzz bench
+
+deps-run deps-test deps-fuzz deps-bench:
+	@scripts/install-deps $(@:deps-%=%)
 
 $(BIN): $(BUILD)/libedgeauth.a $(BUILD)/main.o
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(BUILD)/main.o $(BUILD)/libedgeauth.a $(LDLIBS)
@@ -86,7 +93,7 @@ $(BUILD):
 # run and test build in a second make, started after deps: the flags above
 # come from pkg-config when make reads this file, which on a fresh machine is
 # before deps has installed the libraries.
-run: deps
+run: deps-run
 	@$(MAKE) --no-print-directory $(BIN)
 	./$(BIN) -c $(CONF) serve
 
@@ -95,13 +102,13 @@ run: deps
 # (scripts/run-tests says which). test-full: every file on both. JOBS=N
 # suites and files at once (default: twice the CPUs).
 RUN_TESTS = EDGEAUTH=$(abspath $(BIN)) scripts/run-tests $(if $(JOBS),--jobs $(JOBS))
-test: deps
+test: deps-test
 	@scripts/layers
 	@scripts/check-citations
 	@$(MAKE) --no-print-directory headers $(BIN) $(UNIT_BINS)
 	@$(RUN_TESTS) $(UNIT_BINS)
 
-test-full: deps
+test-full: deps-test
 	@scripts/layers
 	@scripts/check-citations
 	@$(MAKE) --no-print-directory headers $(BIN) $(UNIT_BINS)
@@ -120,18 +127,18 @@ blackbox: $(BIN)
 # make test again, built with AddressSanitizer and UBSan; any report fails.
 # (test, not test-full: CI runs test-full too, within its 90 minutes.)
 SAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
-check: deps
+check: deps-test
 	$(MAKE) BUILD=build/asan BIN=build/asan/edgeauth OPT="-O1 -g" SAN="$(SAN_FLAGS)" test
 
 # libFuzzer harnesses (clang), each run FUZZ_SECONDS.
 FUZZ_SECONDS ?= 20
-fuzz: deps
+fuzz: deps-fuzz
 	@scripts/fuzz $(FUZZ_SECONDS)
 
 # Throughput and latency of the hot paths on loopback (see docs/BENCHMARKS.md).
 # make bench BACKEND=postgres: the PostgreSQL rows against SQLite's
 BACKEND ?= sqlite
-bench: deps
+bench: deps-bench
 	@BACKEND=$(BACKEND) scripts/bench/run
 
 # The binary, the systemd unit and its user, and the config (only when there
