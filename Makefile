@@ -32,7 +32,7 @@ UNIT_SRCS := $(wildcard test/unit/check_*.c)
 UNIT_BINS := $(UNIT_SRCS:test/unit/%.c=$(BUILD)/test/%)
 CONF     ?= etc/edgeauth.conf
 
-.PHONY: all deps deps-run deps-test deps-fuzz deps-bench run test test-full unit headers layers \
+.PHONY: FORCE all deps deps-run deps-test deps-fuzz deps-bench run test test-full unit headers layers \
         blackbox check fuzz bench clean install
 all: $(BIN)
 
@@ -44,6 +44,16 @@ deps:
 
 deps-run deps-test deps-fuzz deps-bench:
 	@scripts/install-deps $(@:deps-%=%)
+
+# What edgeauth --version names: the source's commit (git describe; "unknown"
+# outside a git tree). A change of it rebuilds main.o alone, through the stamp.
+COMMIT := $(shell [ "$$(git rev-parse --show-toplevel 2>/dev/null)" = "$(CURDIR)" ] && \
+            git describe --always --dirty 2>/dev/null || echo unknown)
+$(BUILD)/main.o: CFLAGS += -DEDGEAUTH_COMMIT='"$(COMMIT)"'
+$(BUILD)/main.o: $(BUILD)/commit.stamp
+$(BUILD)/commit.stamp: FORCE | $(BUILD)
+	@echo '$(COMMIT)' | cmp -s - $@ || echo '$(COMMIT)' > $@
+FORCE:
 
 $(BIN): $(BUILD)/libedgeauth.a $(BUILD)/main.o
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(BUILD)/main.o $(BUILD)/libedgeauth.a $(LDLIBS)

@@ -15,6 +15,11 @@
 #include "util.h"
 #include "version.h"
 
+/* The source's commit, which the Makefile passes (git describe) */
+#ifndef EDGEAUTH_COMMIT
+#define EDGEAUTH_COMMIT "unknown"
+#endif
+
 int main(int argc, char **argv)
 {
 	const char *conf = "etc/edgeauth.conf";
@@ -24,7 +29,7 @@ int main(int argc, char **argv)
 	int i = 1, rc;
 
 	if (argc > 1 && (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V"))) {
-		printf("edgeauth %s\n", EDGEAUTH_VERSION);
+		printf("edgeauth %s (commit %s)\n", EDGEAUTH_VERSION, EDGEAUTH_COMMIT);
 		return 0;
 	}
 	if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
