@@ -172,7 +172,7 @@ install: $(BIN)
 		echo "kept $(DESTDIR)$(SYSCONFDIR)/edgeauth/edgeauth.conf"; \
 	else \
 		mkdir -p $(DESTDIR)$(SYSCONFDIR)/edgeauth && \
-		sed 's|= var/|= $(STATEDIR)/|' $(CONF) > $(DESTDIR)$(SYSCONFDIR)/edgeauth/edgeauth.conf && \
+		sed 's|= \.\./var/|= $(STATEDIR)/|' $(CONF) > $(DESTDIR)$(SYSCONFDIR)/edgeauth/edgeauth.conf && \
 		chmod 0644 $(DESTDIR)$(SYSCONFDIR)/edgeauth/edgeauth.conf && \
 		echo "wrote $(DESTDIR)$(SYSCONFDIR)/edgeauth/edgeauth.conf"; \
 	fi
