@@ -46,13 +46,17 @@ deps-run deps-test deps-fuzz deps-bench:
 	@scripts/install-deps $(@:deps-%=%)
 
 # What edgeauth --version names: the source's commit (git describe; "unknown"
-# outside a git tree). A change of it rebuilds main.o alone, through the stamp.
+# outside a git tree). CONFIG_PATH: the config file when neither -c nor
+# $EDGEAUTH_CONFIG names one. A change of either rebuilds main.o alone,
+# through the stamp.
 COMMIT := $(shell [ "$$(git rev-parse --show-toplevel 2>/dev/null)" = "$(CURDIR)" ] && \
             git describe --always --dirty 2>/dev/null || echo unknown)
-$(BUILD)/main.o: CFLAGS += -DEDGEAUTH_COMMIT='"$(COMMIT)"'
-$(BUILD)/main.o: $(BUILD)/commit.stamp
-$(BUILD)/commit.stamp: FORCE | $(BUILD)
-	@echo '$(COMMIT)' | cmp -s - $@ || echo '$(COMMIT)' > $@
+CONFIG_PATH ?= etc/edgeauth.conf
+$(BUILD)/main.o: CFLAGS += -DEDGEAUTH_COMMIT='"$(COMMIT)"' \
+                           -DEDGEAUTH_DEFAULT_CONFIG='"$(CONFIG_PATH)"'
+$(BUILD)/main.o: $(BUILD)/main.stamp
+$(BUILD)/main.stamp: FORCE | $(BUILD)
+	@echo '$(COMMIT) $(CONFIG_PATH)' | cmp -s - $@ || echo '$(COMMIT) $(CONFIG_PATH)' > $@
 FORCE:
 
 $(BIN): $(BUILD)/libedgeauth.a $(BUILD)/main.o
