@@ -32,11 +32,32 @@ UNIT_SRCS := $(wildcard test/unit/check_*.c)
 UNIT_BINS := $(UNIT_SRCS:test/unit/%.c=$(BUILD)/test/%)
 CONF     ?= etc/edgeauth.conf
 
-.PHONY: all deps run test test-full unit headers layers blackbox check fuzz bench clean install
+.PHONY: FORCE all deps deps-run deps-test deps-fuzz deps-bench run test test-full unit headers layers \
+        blackbox check fuzz bench clean install
 all: $(BIN)
 
+# The Debian packages each target needs, installed when missing (as root):
+# make run only what builds and runs the server, the tests and benchmarks
+# their own tools (scripts/install-deps says which). make deps: all of them.
 deps:
-	@scripts/install-deps
+	@scripts/install-deps run test fuzz bench
+
+deps-run deps-test deps-fuzz deps-bench:
+	@scripts/install-deps $(@:deps-%=%)
+
+# What edgeauth --version names: the source's commit (git describe; "unknown"
+# outside a git tree). CONFIG_PATH: the config file when neither -c nor
+# $EDGEAUTH_CONFIG names one. A change of either rebuilds main.o alone,
+# through the stamp.
+COMMIT := $(shell [ "$$(git rev-parse --show-toplevel 2>/dev/null)" = "$(CURDIR)" ] && \
+            git describe --always --dirty 2>/dev/null || echo unknown)
+CONFIG_PATH ?= etc/edgeauth.conf
+$(BUILD)/main.o: CFLAGS += -DEDGEAUTH_COMMIT='"$(COMMIT)"' \
+                           -DEDGEAUTH_DEFAULT_CONFIG='"$(CONFIG_PATH)"'
+$(BUILD)/main.o: $(BUILD)/main.stamp
+$(BUILD)/main.stamp: FORCE | $(BUILD)
+	@echo '$(COMMIT) $(CONFIG_PATH)' | cmp -s - $@ || echo '$(COMMIT) $(CONFIG_PATH)' > $@
+FORCE:
 
 $(BIN): $(BUILD)/libedgeauth.a $(BUILD)/main.o
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(BUILD)/main.o $(BUILD)/libedgeauth.a $(LDLIBS)
@@ -86,7 +107,7 @@ $(BUILD):
 # run and test build in a second make, started after deps: the flags above
 # come from pkg-config when make reads this file, which on a fresh machine is
 # before deps has installed the libraries.
-run: deps
+run: deps-run
 	@$(MAKE) --no-print-directory $(BIN)
 	./$(BIN) -c $(CONF) serve
 
@@ -95,13 +116,13 @@ run: deps
 # (scripts/run-tests says which). test-full: every file on both. JOBS=N
 # suites and files at once (default: twice the CPUs).
 RUN_TESTS = EDGEAUTH=$(abspath $(BIN)) scripts/run-tests $(if $(JOBS),--jobs $(JOBS))
-test: deps
+test: deps-test
 	@scripts/layers
 	@scripts/check-citations
 	@$(MAKE) --no-print-directory headers $(BIN) $(UNIT_BINS)
 	@$(RUN_TESTS) $(UNIT_BINS)
 
-test-full: deps
+test-full: deps-test
 	@scripts/layers
 	@scripts/check-citations
 	@$(MAKE) --no-print-directory headers $(BIN) $(UNIT_BINS)
@@ -120,18 +141,18 @@ blackbox: $(BIN)
 # make test again, built with AddressSanitizer and UBSan; any report fails.
 # (test, not test-full: CI runs test-full too, within its 90 minutes.)
 SAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
-check: deps
+check: deps-test
 	$(MAKE) BUILD=build/asan BIN=build/asan/edgeauth OPT="-O1 -g" SAN="$(SAN_FLAGS)" test
 
 # libFuzzer harnesses (clang), each run FUZZ_SECONDS.
 FUZZ_SECONDS ?= 20
-fuzz: deps
+fuzz: deps-fuzz
 	@scripts/fuzz $(FUZZ_SECONDS)
 
 # Throughput and latency of the hot paths on loopback (see docs/BENCHMARKS.md).
 # make bench BACKEND=postgres: the PostgreSQL rows against SQLite's
 BACKEND ?= sqlite
-bench: deps
+bench: deps-bench
 	@BACKEND=$(BACKEND) scripts/bench/run
 
 # The binary, the systemd unit and its user, and the config (only when there
@@ -155,7 +176,7 @@ install: $(BIN)
 		echo "kept $(DESTDIR)$(SYSCONFDIR)/edgeauth/edgeauth.conf"; \
 	else \
 		mkdir -p $(DESTDIR)$(SYSCONFDIR)/edgeauth && \
-		sed 's|= var/|= $(STATEDIR)/|' $(CONF) > $(DESTDIR)$(SYSCONFDIR)/edgeauth/edgeauth.conf && \
+		sed 's|= \.\./var/|= $(STATEDIR)/|' $(CONF) > $(DESTDIR)$(SYSCONFDIR)/edgeauth/edgeauth.conf && \
 		chmod 0644 $(DESTDIR)$(SYSCONFDIR)/edgeauth/edgeauth.conf && \
 		echo "wrote $(DESTDIR)$(SYSCONFDIR)/edgeauth/edgeauth.conf"; \
 	fi

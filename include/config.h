@@ -108,6 +108,9 @@ struct config_key {
 	int (*parse)(struct config *cfg, const char *value, char reason[CONFIG_REASON_MAX]);
 	void (*release)(struct config *cfg);   /* CONFIG_PARSED, NULL when nothing is owned */
 	bool secret;   /* a value that may hold a password: check-config masks it */
+	/* a file (a string type): a relative value is taken relative to the
+	 * config file's directory (config_load) */
+	bool path;
 };
 
 /* The table, in the order of etc/edgeauth.conf; *count keys. */

@@ -44,8 +44,8 @@ const char cli_usage_text[] =
 	"       edgeauth [-c FILE] invalidate-all               end every token, code and session\n"
 	"       edgeauth [-c FILE] check-config                 check the config, print the values in effect\n"
 	"       edgeauth check-config -c FILE\n"
-	"       edgeauth --version | --help\n"
-	"FILE defaults to etc/edgeauth.conf.\n";
+	"       edgeauth --version | [-c FILE] --help\n"
+	"FILE defaults to $EDGEAUTH_CONFIG, else the path compiled in (--help shows the one in force).\n";
 
 int cli_usage(void)
 {

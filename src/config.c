@@ -2,6 +2,7 @@
  * Any key we do not know, or a value we cannot use, stops the program: a
  * typo must not pass silently. */
 #include <assert.h>
+#include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <sys/stat.h>
@@ -264,14 +265,14 @@ static const struct config_key keys[] = {
 	{ .section = "server", .key = "trusted_proxies", .type = CONFIG_PARSED,
 	  .parse = parse_trusted_proxies, .release = release_trusted_proxies, .default_value = "" },
 	{ .section = "server", .key = "tls_cert", OPTIONAL_STRING_FIELD(tls_cert),
-	  .default_value = "" },
+	  .default_value = "", .path = true },
 	{ .section = "server", .key = "tls_key", OPTIONAL_STRING_FIELD(tls_key),
-	  .default_value = "" },
+	  .default_value = "", .path = true },
 	{ .section = "server", .key = "hsts_max_age_s", LONG_FIELD(hsts_max_age_s),
 	  .min = 0, .max = 2 * 365 * DAY_S, .default_value = "0" },
 
 	{ .section = "store", .key = "path", STRING_FIELD(store_path),
-	  .default_value = "var/edgeauth.db" },
+	  .default_value = "var/edgeauth.db", .conf_value = "../var/edgeauth.db", .path = true },
 	{ .section = "store", .key = "synchronous", .type = CONFIG_PARSED,
 	  .parse = parse_synchronous, .default_value = "full" },
 	{ .section = "store", .key = "backend", .type = CONFIG_PARSED,
@@ -296,9 +297,11 @@ static const struct config_key keys[] = {
 	{ .section = "tokens", .key = "purge_grace_s", LONG_FIELD(purge_grace_s),
 	  .min = 0, .max = 3650 * DAY_S, .default_value = "86400" },
 	{ .section = "tokens", .key = "signing_key", STRING_FIELD(signing_key),
-	  .default_value = "var/signing-key.pem" },
+	  .default_value = "var/signing-key.pem", .conf_value = "../var/signing-key.pem",
+	  .path = true },
 	{ .section = "tokens", .key = "key_encryption_key_file",
-	  STRING_FIELD(key_encryption_key_file), .default_value = "var/key-encryption.key" },
+	  STRING_FIELD(key_encryption_key_file), .default_value = "var/key-encryption.key",
+	  .conf_value = "../var/key-encryption.key", .path = true },
 	{ .section = "tokens", .key = "key_activation_delay_s", LONG_FIELD(key_activation_delay_s),
 	  .min = 0, .max = 30 * DAY_S, .default_value = "3600" },
 	{ .section = "tokens", .key = "refresh_reuse_grace_s", INT_FIELD(refresh_reuse_grace_s),
@@ -351,7 +354,7 @@ static const struct config_key keys[] = {
 	{ .section = "audit", .key = "retention_days", INT_FIELD(audit_retention_days),
 	  .min = 1, .max = 36500, .default_value = "90" },
 	{ .section = "audit", .key = "file", OPTIONAL_STRING_FIELD(audit_file),
-	  .default_value = "" },
+	  .default_value = "", .path = true },
 };
 
 #define KEY_COUNT (sizeof keys / sizeof keys[0])
@@ -640,6 +643,61 @@ static int check_store_url(const struct config *cfg, const struct load_state *ls
 	return 0;
 }
 
+/* value, a relative path, taken relative to dir (absolute, no symbolic
+ * links): its leading "./" and "../" are folded into dir, so that logs and
+ * errors show the file's plain path. A new string. */
+static char *path_under(const char *dir, const char *value)
+{
+	size_t n = strlen(dir);
+
+	for (;;) {
+		if (!strncmp(value, "./", 2)) {
+			value += 2;
+		} else if (!strncmp(value, "../", 3)) {
+			value += 3;
+			while (n > 1 && dir[n - 1] != '/')
+				n--;
+			if (n > 1)
+				n--;   /* the slash, unless it is the root */
+		} else {
+			break;
+		}
+	}
+	return n == 1 && dir[0] == '/' ? xasprintf("/%s", value)
+	                               : xasprintf("%.*s/%s", (int)n, dir, value);
+}
+
+/* docs/operations.md §"Configuration": a relative path of a path key (its
+ * default too) is taken relative to the directory of the config file at
+ * path, never to the directory a command runs in, so that the server and a
+ * command run elsewhere open the same files. 0, or -1 with the reason. */
+static int resolve_paths(struct config *cfg, const char *path, char *errbuf, size_t errlen)
+{
+	const char *slash = strrchr(path, '/');
+	char *named = slash ? xstrndup(path, slash == path ? 1 : (size_t)(slash - path))
+	                    : xstrdup(".");
+	char *dir = realpath(named, NULL);
+
+	free(named);
+	if (!dir) {
+		snprintf(errbuf, errlen, "%s: cannot resolve the configuration file's directory: %s",
+		         path, strerror(errno));
+		return -1;
+	}
+	for (size_t i = 0; i < KEY_COUNT; i++) {
+		char **field = keys[i].path ? field_of(cfg, &keys[i]) : NULL;
+
+		if (field && *field && **field != '/') {
+			char *resolved = path_under(dir, *field);
+
+			free(*field);
+			*field = resolved;
+		}
+	}
+	free(dir);
+	return 0;
+}
+
 int config_load(struct config *cfg, const char *path, char *errbuf, size_t errlen)
 {
 	int key_line[KEY_COUNT] = { 0 };
@@ -695,5 +753,7 @@ int config_load(struct config *cfg, const char *path, char *errbuf, size_t errle
 		         cfg->argon2_parallelism);
 		return -1;
 	}
-	return check_store_url(cfg, &ls, path, errbuf, errlen);
+	if (check_store_url(cfg, &ls, path, errbuf, errlen) < 0)
+		return -1;
+	return resolve_paths(cfg, path, errbuf, errlen);
 }

@@ -15,27 +15,52 @@
 #include "util.h"
 #include "version.h"
 
+/* The source's commit, and the config file when neither -c nor
+ * $EDGEAUTH_CONFIG names one: the Makefile passes both (COMMIT, CONFIG_PATH). */
+#ifndef EDGEAUTH_COMMIT
+#define EDGEAUTH_COMMIT "unknown"
+#endif
+#ifndef EDGEAUTH_DEFAULT_CONFIG
+#define EDGEAUTH_DEFAULT_CONFIG "etc/edgeauth.conf"
+#endif
+
+/* The config file when no -c names one (docs/operations.md §"The program"):
+ * $EDGEAUTH_CONFIG, else the path compiled in; *from says which. */
+static const char *default_config(const char **from)
+{
+	const char *env = getenv("EDGEAUTH_CONFIG");
+
+	if (env && *env) {
+		*from = "$EDGEAUTH_CONFIG";
+		return env;
+	}
+	*from = "compiled in";
+	return EDGEAUTH_DEFAULT_CONFIG;
+}
+
 int main(int argc, char **argv)
 {
-	const char *conf = "etc/edgeauth.conf";
+	const char *from, *conf = default_config(&from);
 	const struct cli_command *cmd;
 	struct config cfg;
 	char errbuf[512];
 	int i = 1, rc;
 
 	if (argc > 1 && (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V"))) {
-		printf("edgeauth %s\n", EDGEAUTH_VERSION);
-		return 0;
-	}
-	if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
-		fputs(cli_usage_text, stdout);
+		printf("edgeauth %s (commit %s)\n", EDGEAUTH_VERSION, EDGEAUTH_COMMIT);
 		return 0;
 	}
 	if (i < argc && !strcmp(argv[i], "-c")) {
 		if (i + 1 >= argc)
 			return cli_usage();
 		conf = argv[i + 1];
+		from = "-c";
 		i += 2;
+	}
+	if (i < argc && (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h"))) {
+		fputs(cli_usage_text, stdout);
+		printf("config in force: %s (%s)\n", conf, from);
+		return 0;
 	}
 	/* check-config also takes its file after its name */
 	if (argc == i + 3 && !strcmp(argv[i], "check-config") && !strcmp(argv[i + 1], "-c")) {

@@ -158,7 +158,7 @@ notified() {
 # libfaketime.
 fake_clock() {
 	FAKETIME_LIB=$(ls /usr/lib/*/faketime/libfaketime.so.1 2>/dev/null | head -1)
-	[ -r "$FAKETIME_LIB" ] || { fail "libfaketime is needed (apt-get install faketime; scripts/install-deps)"; finish; exit 1; }
+	[ -r "$FAKETIME_LIB" ] || { fail "libfaketime is needed (apt-get install faketime; scripts/install-deps test)"; finish; exit 1; }
 	CLOCK=$TMP/clock
 	FAKED="env LD_PRELOAD=$FAKETIME_LIB ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0 FAKETIME_TIMESTAMP_FILE=$CLOCK FAKETIME_NO_CACHE=1 FAKETIME_DONT_FAKE_MONOTONIC=1"
 	step +0
@@ -404,7 +404,7 @@ expect() {
 need_node_project() {
 	local dir=$1 module=$2 why=""
 	if ! command -v node > /dev/null || ! command -v npm > /dev/null; then
-		why="node and npm are needed for this test (run scripts/install-deps)"
+		why="node and npm are needed for this test (run scripts/install-deps test)"
 	elif [ "$(node -p 'process.versions.node.split(".")[0]')" -lt 20 ]; then
 		why="this test needs Node.js 20 or newer, found $(node --version)"
 	elif ! (flock 9   # files run at once (run.sh --jobs) install it once

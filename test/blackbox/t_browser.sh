@@ -3,7 +3,7 @@
 # a user with a non-ASCII password in through the form, pressing Enter, and
 # follows the redirect to a callback listener that test/browser/signin.mjs
 # runs; the code is then exchanged with the PKCE verifier. Screenshots go to
-# build/browser-signin*.png. Needs chromium, node and npm (scripts/install-deps).
+# build/browser-signin*.png. Needs chromium, node and npm (scripts/install-deps test).
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/signin_lib.sh"
 BROWSER_DIR=$ROOT/test/browser
@@ -14,7 +14,7 @@ wrong_password_keeps_email password_typed signin_redirects callback_reached call
 token_exchange narrow_viewport no_console_errors"
 
 if [ ! -x "$CHROMIUM" ]; then
-	fail "chromium is needed for this test and $CHROMIUM is missing (run scripts/install-deps: Debian package chromium)"
+	fail "chromium is needed for this test and $CHROMIUM is missing (run scripts/install-deps test: Debian package chromium)"
 	finish; exit 1
 fi
 need_node_project "$BROWSER_DIR" playwright-core   # no browser download: Debian's is used

@@ -10,7 +10,7 @@
 # posting the sign-in form gets 403 and starts no session; a deactivated
 # user's session signs in no more. The session cookie's flags are read from
 # the browser's cookie jar (over https, t_tls_browser_sso.sh: Secure and the
-# __Host- name). Needs chromium, node and npm (scripts/install-deps).
+# __Host- name). Needs chromium, node and npm (scripts/install-deps test).
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/signin_lib.sh"
 BROWSER_DIR=$ROOT/test/browser
@@ -21,7 +21,7 @@ b_backchannel_received cross_site_post_refused logout_confirmation logout_posted
 no_console_errors"
 
 if [ ! -x "$CHROMIUM" ]; then
-	fail "chromium is needed for this test and $CHROMIUM is missing (run scripts/install-deps: Debian package chromium)"
+	fail "chromium is needed for this test and $CHROMIUM is missing (run scripts/install-deps test: Debian package chromium)"
 	finish; exit 1
 fi
 need_node_project "$BROWSER_DIR" playwright-core

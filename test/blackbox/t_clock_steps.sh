@@ -8,7 +8,7 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/signin_lib.sh"
 FAKETIME_LIB=$(ls /usr/lib/*/faketime/libfaketime.so.1 2>/dev/null | head -1)
-[ -r "$FAKETIME_LIB" ] || { fail "libfaketime is needed (apt-get install faketime; scripts/install-deps)"; finish; exit 1; }
+[ -r "$FAKETIME_LIB" ] || { fail "libfaketime is needed (apt-get install faketime; scripts/install-deps test)"; finish; exit 1; }
 CLOCK=$TMP/clock
 FAKED="env LD_PRELOAD=$FAKETIME_LIB ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0 FAKETIME_TIMESTAMP_FILE=$CLOCK FAKETIME_NO_CACHE=1 FAKETIME_DONT_FAKE_MONOTONIC=1"
 step() { echo "$1" > "$CLOCK"; }   # step OFFSET: +N / -N seconds from the real clock

@@ -3,7 +3,7 @@
 # discovery, authorization code + PKCE with RFC 9207 iss, refresh with
 # rotation, client_credentials with client_secret_basic, RFC 7662
 # introspection, RFC 7009 revocation and RFC 9068 access-token validation.
-# Needs node and npm (scripts/install-deps).
+# Needs node and npm (scripts/install-deps test).
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/signin_lib.sh"
 CLIENT_DIR=$ROOT/test/oauth-client

@@ -9,7 +9,7 @@
 # introspection, RP-initiated logout followed back to the app with state,
 # back-channel logout tokens verified with jose, and after the logout the
 # session's tokens revoked and prompt=none answered login_required.
-# Needs node and npm (scripts/install-deps).
+# Needs node and npm (scripts/install-deps test).
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/signin_lib.sh"
 CLIENT_DIR=$ROOT/test/oauth-client

@@ -12,6 +12,7 @@
  */
 #include <check.h>
 #include <dirent.h>
+#include <limits.h>
 #include <ini.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -78,6 +79,19 @@ static int load(const char *text)
 	return config_load(&fx.cfg, write_conf(text), fx.err, sizeof fx.err);
 }
 
+/* fx.dir with its symbolic links resolved, as config_load resolves the
+ * directory a relative path is taken relative to; then "/" and rel. */
+static const char *in_dir(const char *dir, const char *rel)
+{
+	static char out[PATH_MAX + 64];
+	char *real = realpath(dir, NULL);
+
+	ck_assert_ptr_nonnull(real);
+	snprintf(out, sizeof out, "%s/%s", real, rel);
+	free(real);
+	return out;
+}
+
 static size_t count_origins(const struct config *c)
 {
 	size_t n = 0;
@@ -103,7 +117,9 @@ static void expect_error_at(int line, const char *reason, const char *desc)
 
 /* --- defaults ------------------------------------------------------------- */
 
-static void expect_defaults(const struct config *c)
+/* The defaults; the paths' relative to dir (a loaded file's directory), or
+ * as the table says them when dir is NULL (no file loaded). */
+static void expect_defaults(const struct config *c, const char *dir)
 {
 	ck_assert_str_eq(c->listen_host, "127.0.0.1");
 	ck_assert_int_eq(c->listen_port, 8080);
@@ -117,7 +133,7 @@ static void expect_defaults(const struct config *c)
 	ck_assert_ptr_null(c->tls_key);
 	ck_assert_int_eq(c->hsts_max_age_s, 0);
 	ck_assert(!config_tls_enabled(c));
-	ck_assert_str_eq(c->store_path, "var/edgeauth.db");
+	ck_assert_str_eq(c->store_path, dir ? in_dir(dir, "var/edgeauth.db") : "var/edgeauth.db");
 	ck_assert(c->synchronous_full);
 	ck_assert(!c->store_postgres);
 	ck_assert_str_eq(c->store_url, "");
@@ -127,7 +143,8 @@ static void expect_defaults(const struct config *c)
 	ck_assert_int_eq(c->access_ttl_s, 900);
 	ck_assert_int_eq(c->refresh_ttl_s, 2592000);
 	ck_assert_int_eq(c->code_ttl_s, 60);
-	ck_assert_str_eq(c->signing_key, "var/signing-key.pem");
+	ck_assert_str_eq(c->signing_key,
+	                 dir ? in_dir(dir, "var/signing-key.pem") : "var/signing-key.pem");
 	ck_assert_uint_eq(c->argon2_memory_kib, 19456);
 	ck_assert_uint_eq(c->argon2_iterations, 2);
 	ck_assert_uint_eq(c->argon2_parallelism, 1);
@@ -140,7 +157,7 @@ static void expect_defaults(const struct config *c)
 
 START_TEST(test_defaults)
 {
-	expect_defaults(&fx.cfg);
+	expect_defaults(&fx.cfg, NULL);
 	ck_assert_ptr_null(fx.cfg.metrics_host);   /* etc/edgeauth.conf turns it on */
 }
 END_TEST
@@ -150,10 +167,10 @@ END_TEST
 START_TEST(test_empty_file_keeps_defaults)
 {
 	ck_assert_int_eq(load(""), 0);
-	expect_defaults(&fx.cfg);
+	expect_defaults(&fx.cfg, fx.dir);
 	ck_assert_int_eq(load("; a comment\n# another\n\n[server]\n[store]\n[tokens]\n"
 	                      "[passwords]\n"), 0);
-	expect_defaults(&fx.cfg);
+	expect_defaults(&fx.cfg, fx.dir);
 }
 END_TEST
 
@@ -225,7 +242,7 @@ START_TEST(test_full_file_overrides_every_key)
 	ck_assert_int_eq(c->access_ttl_s, 300);
 	ck_assert_int_eq(c->refresh_ttl_s, 86400);
 	ck_assert_int_eq(c->code_ttl_s, 30);
-	ck_assert_str_eq(c->signing_key, "keys/signing.pem");
+	ck_assert_str_eq(c->signing_key, in_dir(fx.dir, "keys/signing.pem"));
 	ck_assert_uint_eq(c->argon2_memory_kib, 65536);
 	ck_assert_uint_eq(c->argon2_iterations, 3);
 	ck_assert_uint_eq(c->argon2_parallelism, 4);
@@ -572,7 +589,7 @@ START_TEST(test_missing_file)
 	ck_assert_msg(strncmp(fx.err, path, strlen(path)) == 0,
 	              "error \"%s\" does not start with the file name", fx.err);
 	/* and nothing was changed */
-	expect_defaults(&fx.cfg);
+	expect_defaults(&fx.cfg, NULL);
 }
 END_TEST
 
@@ -781,7 +798,8 @@ START_TEST(test_table_matches_conf_file)
 	/* and it loads, to the defaults */
 	ck_assert_msg(config_load(&fx.cfg, SOURCE_DIR "/etc/edgeauth.conf", fx.err,
 	                          sizeof fx.err) == 0, "%s", fx.err);
-	expect_defaults(&fx.cfg);
+	/* its ../var paths: the source tree's var/ */
+	expect_defaults(&fx.cfg, SOURCE_DIR);
 }
 END_TEST
 
@@ -844,6 +862,9 @@ START_TEST(test_table_sane)
 			ck_assert_msg(strcmp(k[i].section, k[j].section) || strcmp(k[i].key, k[j].key),
 			              "[%s] %s twice", k[i].section, k[i].key);
 		ck_assert_msg(k[i].min <= k[i].max, "[%s] %s: min > max", k[i].section, k[i].key);
+		ck_assert_msg(!k[i].path || k[i].type == CONFIG_STRING ||
+		              k[i].type == CONFIG_OPTIONAL_STRING,
+		              "[%s] %s: a path is a string", k[i].section, k[i].key);
 		ck_assert_msg((k[i].type == CONFIG_PARSED) == (k[i].parse != NULL),
 		              "[%s] %s: a parse function is for CONFIG_PARSED only", k[i].section,
 		              k[i].key);
@@ -888,7 +909,7 @@ START_TEST(test_tls_keys)
 	ck_assert_msg(load("[server]\nissuer = https://edge.lan:8443\ntls_cert = c.pem\n"
 	                   "tls_key = k.pem\nhsts_max_age_s = 63072000\n") == 0, "%s", fx.err);
 	ck_assert(config_tls_enabled(&fx.cfg));
-	ck_assert_str_eq(fx.cfg.tls_key, "k.pem");
+	ck_assert_str_eq(fx.cfg.tls_key, in_dir(fx.dir, "k.pem"));
 	ck_assert_int_eq(fx.cfg.hsts_max_age_s, 63072000);
 	/* an https issuer without TLS of our own: a reverse proxy in front */
 	ck_assert_msg(load("[server]\ntls_cert =\ntls_key =\n") == 0, "%s", fx.err);
@@ -899,6 +920,40 @@ START_TEST(test_tls_keys)
 	expect_error_at(2, "expected a whole number from 0 to 63072000", "hsts above two years");
 	ck_assert_int_eq(load("[server]\nhsts_max_age_s = -1\n"), -1);
 	expect_error_at(2, "expected a whole number from 0 to 63072000", "negative hsts");
+}
+END_TEST
+
+/* issue27.3 (docs/operations.md §"Configuration"): every path key's relative value is
+ * taken relative to the config file's directory, also when the file is
+ * named by a relative path; absolute values stay as they are. */
+START_TEST(test_relative_paths_under_config_dir)
+{
+	char parent[PATH_MAX], cwd[PATH_MAX], rel[PATH_MAX];
+	char *real = realpath(fx.dir, NULL);
+
+	ck_assert_ptr_nonnull(real);
+	snprintf(parent, sizeof parent, "%.*s", (int)(strrchr(real, '/') - real), real);
+	ck_assert_msg(load("[server]\nissuer = https://edge.lan\ntls_cert = tls/c.pem\n"
+	                   "tls_key = /abs/k.pem\n[store]\npath = ./data/e.db\n"
+	                   "[tokens]\nsigning_key = s.pem\nkey_encryption_key_file = ../kek\n"
+	                   "[audit]\nfile = a.jsonl\n") == 0, "%s", fx.err);
+	ck_assert_str_eq(fx.cfg.tls_cert, in_dir(fx.dir, "tls/c.pem"));
+	ck_assert_str_eq(fx.cfg.tls_key, "/abs/k.pem");
+	ck_assert_str_eq(fx.cfg.store_path, in_dir(fx.dir, "data/e.db"));
+	ck_assert_str_eq(fx.cfg.signing_key, in_dir(fx.dir, "s.pem"));
+	ck_assert_str_eq(fx.cfg.key_encryption_key_file, in_dir(parent, "kek"));
+	ck_assert_str_eq(fx.cfg.audit_file, in_dir(fx.dir, "a.jsonl"));
+	/* the file named relative to the working directory: the same files */
+	config_release(&fx.cfg);
+	config_init(&fx.cfg);
+	ck_assert_ptr_nonnull(getcwd(cwd, sizeof cwd));
+	ck_assert_int_eq(chdir(parent), 0);
+	snprintf(rel, sizeof rel, "%s/edgeauth.conf", strrchr(real, '/') + 1);
+	ck_assert_msg(config_load(&fx.cfg, rel, fx.err, sizeof fx.err) == 0, "%s", fx.err);
+	ck_assert_int_eq(chdir(cwd), 0);
+	ck_assert_str_eq(fx.cfg.store_path, in_dir(fx.dir, "data/e.db"));
+	ck_assert_str_eq(fx.cfg.key_encryption_key_file, in_dir(parent, "kek"));
+	free(real);
 }
 END_TEST
 
@@ -919,6 +974,7 @@ static Suite *config_suite(void)
 	tcase_add_test(tc, test_listen_forms);
 	tcase_add_test(tc, test_bounds_accepted);
 	tcase_add_test(tc, test_postgres_urls_accepted);
+	tcase_add_test(tc, test_relative_paths_under_config_dir);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("refused");
