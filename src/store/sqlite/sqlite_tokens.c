@@ -8,7 +8,7 @@
 #include <time.h>
 
 #include "sqlite_backend.h"
-#include "store_grants.h"
+#include "sqlite_grants.h"
 #include "store_tokens.h"
 #include "util.h"
 
@@ -184,7 +184,7 @@ static int code_insert(struct store *st, void *arg, struct api_error *err)
 	sqlite3_stmt *s = STMT(st, T_CODE_INSERT);
 
 	if (c->grant_scope &&
-	    store_grant_check_holder(st, c->grant_scope, GRANT_HOLDER_USER, c->user_id, err) < 0)
+	    sqlite_grant_check_holder(st, c->grant_scope, GRANT_HOLDER_USER, c->user_id, err) < 0)
 		return -1;
 
 	store_bind_text(s, 1, c->hash);

@@ -14,7 +14,7 @@
 #include "crypto.h"
 #include "sqlite_backend.h"
 #include "sqlite_users_sql.h"
-#include "store_grants.h"
+#include "sqlite_grants.h"
 #include "store_users.h"
 #include "util.h"
 
@@ -153,7 +153,7 @@ static int check_authority(struct store *st, const struct user_write *w, struct 
 	int changes;
 
 	if (w->user_id &&
-	    store_grant_check_holder(st, w->scope, GRANT_HOLDER_USER, w->user_id, err) < 0)
+	    sqlite_grant_check_holder(st, w->scope, GRANT_HOLDER_USER, w->user_id, err) < 0)
 		return -1;
 	if (w->user_id && f->email_locked && f->email.state != FIELD_ABSENT) {
 		changes = lookup(st, SU_EMAIL_CHANGES, w->user_id, w->project_id,
@@ -163,7 +163,7 @@ static int check_authority(struct store *st, const struct user_write *w, struct 
 			                                    store_user_email_locked);
 	}
 	if (f->role_id.state == FIELD_SET)
-		return store_grant_check_holder(st, w->scope, GRANT_HOLDER_ROLE, f->role_id.value, err);
+		return sqlite_grant_check_holder(st, w->scope, GRANT_HOLDER_ROLE, f->role_id.value, err);
 	return 0;
 }
 
@@ -343,7 +343,7 @@ static void sqlite_user_remove(struct store *st, const struct event_origin *by,
 {
 	const struct event ev = { by, project_id, EVENT_USER_DELETE, user_id, NULL };
 
-	store_grant_delete_holder(st, GRANT_HOLDER_USER, stmt(st, SU_USER_IN_PROJECT),
+	sqlite_grant_delete_holder(st, GRANT_HOLDER_USER, stmt(st, SU_USER_IN_PROJECT),
 	                          stmt(st, SU_DELETE), store_user_missing, user_id, project_id,
 	                          scope, &ev, done);
 }
