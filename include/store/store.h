@@ -134,9 +134,6 @@ struct store {
  * normal), prepares every statement. Returns NULL with a reason in errbuf. */
 struct store *store_open(const char *path, bool synchronous_full, char *errbuf, size_t errlen);
 void store_close(struct store *st);
-/* Creates the parent directory of path (one level, mode 0700) when it is
- * missing; a failure is left for the open that follows to report. */
-void store_make_parent_dir(const char *path);
 /* The schema version this edgeauth migrates to (the migrations it holds). */
 extern const size_t schema_migration_count;
 
