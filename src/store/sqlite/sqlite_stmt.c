@@ -35,6 +35,13 @@ const char *store_column_text(sqlite3_stmt *s, int col)
 	return (const char *)sqlite3_column_text(s, col);
 }
 
+char *store_column_dup(sqlite3_stmt *s, int col)
+{
+	const char *v = store_column_text(s, col);
+
+	return v ? xstrdup(v) : NULL;
+}
+
 int store_step_done(struct store *st, sqlite3_stmt *s, struct api_error *err)
 {
 	int rc = sqlite3_step(s);

@@ -125,12 +125,6 @@ const struct stmt_set store_tokens_sql = { T__COUNT, sql, NULL };
 
 #define STMT(st, i) ((st)->tokens.stmt[i])
 
-static char *dup_column(sqlite3_stmt *s, int col)
-{
-	const char *v = store_column_text(s, col);
-	return v ? xstrdup(v) : NULL;
-}
-
 /* Both lookups select the same sixteen columns. */
 static int grant_get(struct store *st, sqlite3_stmt *s, const char *hash,
                      struct store_token_row *out, struct api_error *err)
@@ -142,20 +136,20 @@ static int grant_get(struct store *st, sqlite3_stmt *s, const char *hash,
 	rc = store_step(st, s, err);
 	if (rc == 1) {
 		out->found = true;
-		out->family_id = dup_column(s, 0);
-		out->project_id = dup_column(s, 1);
-		out->client_id = dup_column(s, 2);
-		out->user_id = dup_column(s, 3);
-		out->redirect_uri = dup_column(s, 4);
-		out->code_challenge = dup_column(s, 5);
+		out->family_id = store_column_dup(s, 0);
+		out->project_id = store_column_dup(s, 1);
+		out->client_id = store_column_dup(s, 2);
+		out->user_id = store_column_dup(s, 3);
+		out->redirect_uri = store_column_dup(s, 4);
+		out->code_challenge = store_column_dup(s, 5);
 		out->expires_at = sqlite3_column_int64(s, 6);
 		out->used = sqlite3_column_int(s, 7) != 0;
 		out->revoked = sqlite3_column_int(s, 8) != 0;
 		out->predates_deactivation = sqlite3_column_int(s, 9) != 0;
-		out->scope = dup_column(s, 10);
-		out->nonce = dup_column(s, 11);
+		out->scope = store_column_dup(s, 10);
+		out->nonce = store_column_dup(s, 11);
 		out->auth_time = sqlite3_column_int64(s, 12);
-		out->session_id = dup_column(s, 13);
+		out->session_id = store_column_dup(s, 13);
 		out->created_at = sqlite3_column_int64(s, 14);
 		out->used_at = sqlite3_column_int64(s, 15);
 	}
@@ -424,13 +418,13 @@ static void sqlite_user_claims(struct store *st, const char *project_id, const c
 	if (rc == 1) {
 		out->found = true;
 		out->is_active = sqlite3_column_int(s, 0) != 0;
-		out->display_name = dup_column(s, 1);
-		out->email = dup_column(s, 2);
+		out->display_name = store_column_dup(s, 1);
+		out->email = store_column_dup(s, 2);
 		out->email_verified = sqlite3_column_int(s, 3) != 0;
-		out->external_user_id = dup_column(s, 4);
-		out->avatar_url = dup_column(s, 5);
+		out->external_user_id = store_column_dup(s, 4);
+		out->avatar_url = store_column_dup(s, 5);
 		out->updated_at = sqlite3_column_int64(s, 6);
-		out->role_code = dup_column(s, 7);
+		out->role_code = store_column_dup(s, 7);
 	}
 	store_stmt_finish(s);
 	complete(done, rc < 0 ? -1 : 0, &err);

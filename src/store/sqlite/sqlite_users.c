@@ -468,13 +468,6 @@ static void sqlite_user_scope(struct store *st, const char *user_id, char **out,
  * The one read of a password hash in this file: sign-in's, which hands it
  * to the password check and nowhere else. */
 
-static char *column_dup(sqlite3_stmt *s, int col)
-{
-	const char *v = store_column_text(s, col);
-
-	return v ? xstrdup(v) : NULL;
-}
-
 /* Looks up the user of project_id by a second key (?2) with statement which. */
 static void store_user_signin_read(struct store *st, enum store_users_stmt which,
                                    const char *project_id, const char *key,
@@ -490,9 +483,9 @@ static void store_user_signin_read(struct store *st, enum store_users_stmt which
 	rc = store_step(st, s, &err);
 	if (rc == 1) {
 		out->found = true;
-		out->user_id = column_dup(s, 0);
+		out->user_id = store_column_dup(s, 0);
 		out->is_active = sqlite3_column_int(s, 1) != 0;
-		out->password_hash = column_dup(s, 2);
+		out->password_hash = store_column_dup(s, 2);
 	}
 	store_stmt_finish(s);
 	complete(done, rc, &err);
