@@ -134,9 +134,6 @@ struct store {
  * normal), prepares every statement. Returns NULL with a reason in errbuf. */
 struct store *store_open(const char *path, bool synchronous_full, char *errbuf, size_t errlen);
 void store_close(struct store *st);
-/* Creates the parent directory of path (one level, mode 0700) when it is
- * missing; a failure is left for the open that follows to report. */
-void store_make_parent_dir(const char *path);
 /* The schema version this edgeauth migrates to (the migrations it holds). */
 extern const size_t schema_migration_count;
 
@@ -239,6 +236,8 @@ int store_write_tx_event(struct store *st,
  * turn an unexpected SQLite result into system_error (and log it). */
 int store_bind_text(sqlite3_stmt *s, int idx, const char *v);
 const char *store_column_text(sqlite3_stmt *s, int col);   /* NULL for SQL NULL */
+/* Column col of s, copied (caller frees); NULL for SQL NULL. */
+char *store_column_dup(sqlite3_stmt *s, int col);
 int store_step_done(struct store *st, sqlite3_stmt *s, struct api_error *err);
 int store_fail(struct store *st, struct api_error *err, const char *what);
 /* Resets a statement and drops its bindings, which point into the caller's

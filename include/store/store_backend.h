@@ -44,6 +44,10 @@ struct client_auth;
 struct store_stamp;
 struct user_fields;
 struct store_user_signin;
+struct new_code;
+struct new_refresh;
+struct store_token_row;
+struct user_claims;
 
 /* store_roles.h */
 struct store_roles_ops {
@@ -198,6 +202,34 @@ struct store_users_ops {
 	             struct store_user_signin *out, struct completion done);
 };
 
+/* store_tokens.h. The purge is the server's tick, synchronous: its front
+ * function waits with sync_completion. */
+struct store_tokens_ops {
+	void (*code_insert)(struct store *st, const struct new_code *c, struct completion done);
+	void (*code_get)(struct store *st, const char *hash, struct store_token_row *out,
+	                 struct completion done);
+	void (*code_redeem)(struct store *st, const char *hash, const struct new_refresh *next,
+	                    bool *won, struct completion done);
+	void (*refresh_get)(struct store *st, const char *hash, struct store_token_row *out,
+	                    struct completion done);
+	void (*refresh_rotate)(struct store *st, const char *hash, const struct new_refresh *next,
+	                       bool *won, struct completion done);
+	void (*refresh_regrace)(struct store *st, const char *hash, int64_t since,
+	                        const struct new_refresh *next, bool *won, struct completion done);
+	void (*family_revoke)(struct store *st, const char *family_id, const struct event *ev,
+	                      struct completion done);
+	void (*access_revoke)(struct store *st, const char *jti, long long exp_s,
+	                      const struct event *ev, struct completion done);
+	void (*purge)(struct store *st, int batch, int64_t now, int64_t grace_ms, int *deleted,
+	              struct completion done);
+	void (*user_claims)(struct store *st, const char *project_id, const char *user_id,
+	                    struct user_claims *out, struct completion done);
+	void (*holders_ok)(struct store *st, const char *project_id, const char *client_id,
+	                   const char *user_id, long long iat_s, bool *ok, struct completion done);
+	void (*is_revoked)(struct store *st, const char *jti, bool *revoked,
+	                   struct store_stamp *stamp, struct completion done);
+};
+
 /* A backend: its name (for the log) and its areas' operations. The
  * backend's open sets st->be to its own. */
 struct store_backend {
@@ -211,6 +243,7 @@ struct store_backend {
 	const struct store_events_ops *events;
 	const struct store_clients_ops *clients;
 	const struct store_users_ops *users;
+	const struct store_tokens_ops *tokens;
 };
 
 #endif

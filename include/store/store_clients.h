@@ -67,13 +67,13 @@ enum client_sort {
  * write that sets or changes redirect_uris, post_logout_redirect_uris,
  * backchannel_logout_uri or token_endpoint_auth_method needs scope to carry
  * all twelve named permissions of the default resources
- * (store_grant_check_admin), checked last. A create "sets" a field it gives
+ * (store_grants.h: kind "admin"), checked last. A create "sets" a field it gives
  * a value other than the default; an update "changes" one whose new value
  * differs from the stored one, as text (a list in another order is a
  * change: the safe side). */
 
 /* Inserts an active client with the given secret hash, after the checks of
- * its permission IDs (store_grant_check_ids). *record: the new record (caller
+ * its permission IDs (store_grants.h). *record: the new record (caller
  * frees; its "id" is the new ID). Fails with some_permissions_not_found,
  * insufficient_permission (a permission scope lacks, or where tokens go)
  * or system_error. */

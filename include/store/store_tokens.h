@@ -55,7 +55,7 @@ struct new_code {
 	int64_t auth_time;
 	const char *session_id;
 	/* the issuer's scope, which must carry what the user holds
-	 * (store_grant_check_holder); NULL: no check */
+	 * (no escalation, store_grants.h); NULL: no check */
 	const char *grant_scope;
 };
 /* Stores a new code, in its own transaction, after the no-escalation check

@@ -1,8 +1,8 @@
 /*
  * The store file and its WAL under the running server: the batches' sync
  * through a descriptor opened once, and the checks that the names still
- * lead to the files SQLite writes. Touches no connection: the sync thread
- * runs it.
+ * lead to the files SQLite writes; at open, the parent directory and the
+ * files' modes. Touches no connection: the sync thread runs it.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -98,4 +98,36 @@ void store_files_close(struct store_files *f)
 		close(f->wal_fd);
 	free(f->db_path);
 	free(f->wal_path);
+}
+
+void store_files_make_parent_dir(const char *path)
+{
+	char *dir = xstrdup(path);
+	char *slash = strrchr(dir, '/');
+	if (slash && slash != dir) {
+		*slash = '\0';
+		(void)mkdir(dir, 0700);   /* a failure: sqlite3_open reports the real problem */
+	}
+	free(dir);
+}
+
+/* The store holds password and token hashes: a file others may read is
+ * refused, as the signing key is. */
+int store_files_check_private(const char *path, char *errbuf, size_t errlen)
+{
+	static const char *const suffixes[] = { "", "-wal" };
+	int rc = 0;
+
+	for (size_t i = 0; i < sizeof suffixes / sizeof suffixes[0] && rc == 0; i++) {
+		char *name = xasprintf("%s%s", path, suffixes[i]);
+		struct stat sb;
+
+		if (stat(name, &sb) == 0 && (sb.st_mode & (S_IRWXG | S_IRWXO))) {
+			snprintf(errbuf, errlen, "store file %s is accessible to others (mode %03o);"
+			         " run chmod 600 on it", name, (unsigned)(sb.st_mode & 0777));
+			rc = -1;
+		}
+		free(name);
+	}
+	return rc;
 }

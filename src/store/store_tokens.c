@@ -1,129 +1,92 @@
-/* Codes, refresh tokens, revocation, and what token issue reads of a
- * user. Single use is an UPDATE ... WHERE used_at IS NULL whose change
- * count says who won, so of two uses exactly one succeeds even across
- * processes; the refresh grace takes back a successor the same way. */
+/*
+ * Codes, refresh tokens, revocation and the bearer checks: the front
+ * (store_tokens.h). Each operation is the backend's (st->be->tokens:
+ * sqlite_tokens.c, pg_tokens.c); the rows' memory is here, once for both.
+ */
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
-#include "store_grants.h"
+#include "store.h"
+#include "store_backend.h"
 #include "store_tokens.h"
-#include "util.h"
-#include "pg_tokens.h"
-#include "store_pg.h"
 
-/* Whether the code or refresh token row t was created in or before the
- * second of the last deactivation of its user, client or project
- * (schema/006): such a grant stays dead after a reactivation. Whole
- * seconds, as an access token's iat is compared (T_HOLDERS), so that every
- * kind issued in a deactivation's own second is refused alike (README,
- * "Decisions where the spec is silent"). A NULL tokens_valid_after
- * compares as NULL, which EXISTS reads as false. */
-#define SQL_PREDATES_DEACTIVATION(t) \
-	" EXISTS (SELECT 1 FROM users u, clients c, projects p WHERE u.id = " t ".user_id" \
-	" AND c.id = " t ".client_id AND p.id = " t ".project_id" \
-	" AND (" t ".created_at / 1000 <= u.tokens_valid_after / 1000" \
-	" OR " t ".created_at / 1000 <= c.tokens_valid_after / 1000" \
-	" OR " t ".created_at / 1000 <= p.tokens_valid_after / 1000))"
+void store_code_insert(struct store *st, const struct new_code *c, struct completion done)
+{
+	st->be->tokens->code_insert(st, c, done);
+}
 
-/* Whether the code row t was made in a session that has ended or is gone
- * (schema/013): its sign-in ended with the session. */
-#define SQL_SESSION_GONE(t) \
-	" (" t ".session_id IS NOT NULL AND NOT EXISTS (SELECT 1 FROM sessions s" \
-	" WHERE s.id = " t ".session_id AND s.ended_at IS NULL))"
+void store_code_get(struct store *st, const char *hash, struct store_token_row *out,
+                    struct completion done)
+{
+	st->be->tokens->code_get(st, hash, out, done);
+}
 
-enum {
-	T_CODE_INSERT,
-	T_CODE_GET,
-	T_CODE_USE,
-	T_REFRESH_INSERT,
-	T_REFRESH_GET,
-	T_REFRESH_USE,
-	T_REGRACE_SUCCESSOR,
-	T_REGRACE_ACCESS,
-	T_FAMILY_REVOKE_ACCESS,
-	T_FAMILY_REVOKE_REFRESH,
-	T_ACCESS_REVOKE,
-	T_PURGE_CODES,
-	T_PURGE_REFRESH,
-	T_PURGE_REVOKED,
-	T_REVOKED,
-	T_HOLDERS,
-	T_USER_CLAIMS,
-	T__COUNT
-};
+void store_refresh_get(struct store *st, const char *hash, struct store_token_row *out,
+                       struct completion done)
+{
+	st->be->tokens->refresh_get(st, hash, out, done);
+}
 
-static const char *const sql[T__COUNT] = {
-	[T_CODE_INSERT] =
-		"INSERT INTO auth_codes (hash, family_id, project_id, client_id, user_id,"
-		" redirect_uri, code_challenge, created_at, expires_at, scope, nonce, auth_time,"
-		" session_id) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
-	[T_CODE_GET] =
-		"SELECT family_id, project_id, client_id, user_id, redirect_uri, code_challenge,"
-		" expires_at, used_at IS NOT NULL," SQL_SESSION_GONE("t") ","
-		SQL_PREDATES_DEACTIVATION("t") ","
-		" scope, nonce, auth_time, session_id, created_at, used_at"
-		" FROM auth_codes t WHERE hash = ?1",
-	[T_CODE_USE] =
-		"UPDATE auth_codes SET used_at = ?2 WHERE hash = ?1 AND used_at IS NULL",
-	[T_REFRESH_INSERT] =
-		"INSERT INTO refresh_tokens (hash, family_id, project_id, client_id, user_id,"
-		" access_jti, access_exp, created_at, expires_at, scope, auth_time, session_id)"
-		" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
-	[T_REFRESH_GET] =
-		"SELECT family_id, project_id, client_id, user_id, NULL, NULL, expires_at,"
-		" used_at IS NOT NULL, revoked_at IS NOT NULL," SQL_PREDATES_DEACTIVATION("t") ","
-		" scope, NULL, auth_time, session_id, created_at, used_at"
-		" FROM refresh_tokens t WHERE hash = ?1",
-	[T_REFRESH_USE] =
-		"UPDATE refresh_tokens SET used_at = ?2, successor_hash = ?3 WHERE hash = ?1"
-		" AND used_at IS NULL AND revoked_at IS NULL",
-	/* The refresh grace's single use, on the successor's row: ?1 the
-	 * repeated token, ?2 now, ?3 the window's start. */
-	[T_REGRACE_SUCCESSOR] =
-		"UPDATE refresh_tokens SET revoked_at = ?2 WHERE hash = (SELECT successor_hash"
-		" FROM refresh_tokens WHERE hash = ?1 AND used_at >= ?3 AND revoked_at IS NULL)"
-		" AND used_at IS NULL AND revoked_at IS NULL",
-	[T_REGRACE_ACCESS] =
-		"INSERT OR IGNORE INTO revoked_tokens (jti, expires_at)"
-		" SELECT s.access_jti, s.access_exp FROM refresh_tokens t"
-		" JOIN refresh_tokens s ON s.hash = t.successor_hash WHERE t.hash = ?1",
-	[T_FAMILY_REVOKE_ACCESS] =
-		"INSERT OR IGNORE INTO revoked_tokens (jti, expires_at)"
-		" SELECT access_jti, access_exp FROM refresh_tokens WHERE family_id = ?1",
-	[T_FAMILY_REVOKE_REFRESH] =
-		"UPDATE refresh_tokens SET revoked_at = ?2 WHERE family_id = ?1 AND revoked_at IS NULL",
-	[T_ACCESS_REVOKE] =
-		"INSERT OR IGNORE INTO revoked_tokens (jti, expires_at) VALUES (?1, ?2)",
-	[T_PURGE_CODES] =
-		"DELETE FROM auth_codes WHERE hash IN (SELECT hash FROM auth_codes"
-		" WHERE expires_at < ?1 LIMIT ?2)",
-	[T_PURGE_REFRESH] =
-		"DELETE FROM refresh_tokens WHERE hash IN (SELECT hash FROM refresh_tokens"
-		" WHERE expires_at < ?1 LIMIT ?2)",
-	[T_REVOKED] = "SELECT 1 FROM revoked_tokens WHERE jti = ?1",
-	/* iat is in seconds: a token of the deactivation's own second is taken
-	 * as issued before it (the safe side). */
-	[T_HOLDERS] =
-		"SELECT 1 FROM clients c JOIN projects p ON p.id = c.project_id"
-		" WHERE c.id = ?1 AND c.project_id = ?2 AND c.is_active AND p.is_active"
-		" AND (c.tokens_valid_after IS NULL OR ?4 > c.tokens_valid_after / 1000)"
-		" AND (p.tokens_valid_after IS NULL OR ?4 > p.tokens_valid_after / 1000)"
-		" AND (?3 IS NULL OR EXISTS (SELECT 1 FROM users u WHERE u.id = ?3"
-		" AND u.project_id = ?2 AND u.is_active"
-		" AND (u.tokens_valid_after IS NULL OR ?4 > u.tokens_valid_after / 1000)))",
-	[T_USER_CLAIMS] =
-		"SELECT u.is_active, u.display_name, u.email, u.email_verified, u.external_user_id,"
-		" u.avatar_url, u.updated_at, r.code FROM users u LEFT JOIN roles r ON r.id = u.role_id"
-		" WHERE u.id = ?1 AND u.project_id = ?2",
-	[T_PURGE_REVOKED] =
-		"DELETE FROM revoked_tokens WHERE jti IN (SELECT jti FROM revoked_tokens"
-		" WHERE expires_at < ?1 / 1000 LIMIT ?2)",
-};
+void store_code_redeem(struct store *st, const char *hash, const struct new_refresh *next,
+                       bool *won, struct completion done)
+{
+	st->be->tokens->code_redeem(st, hash, next, won, done);
+}
 
-const struct stmt_set store_tokens_sql = { T__COUNT, sql, NULL };
+void store_refresh_rotate(struct store *st, const char *hash, const struct new_refresh *next,
+                          bool *won, struct completion done)
+{
+	st->be->tokens->refresh_rotate(st, hash, next, won, done);
+}
 
-#define STMT(st, i) ((st)->tokens.stmt[i])
+void store_refresh_regrace(struct store *st, const char *hash, int64_t since,
+                           const struct new_refresh *next, bool *won, struct completion done)
+{
+	st->be->tokens->refresh_regrace(st, hash, since, next, won, done);
+}
+
+void store_family_revoke(struct store *st, const char *family_id, const struct event *ev,
+                         struct completion done)
+{
+	st->be->tokens->family_revoke(st, family_id, ev, done);
+}
+
+void store_access_revoke(struct store *st, const char *jti, long long exp_s,
+                         const struct event *ev, struct completion done)
+{
+	st->be->tokens->access_revoke(st, jti, exp_s, ev, done);
+}
+
+/* On PostgreSQL the purge completes at once, with the count of its last
+ * run that ended (pg_purge_run). */
+int store_purge_expired(struct store *st, int batch, int64_t now, int64_t grace_ms,
+                        struct api_error *err)
+{
+	struct sync_result r;
+	int deleted = -1;
+
+	st->be->tokens->purge(st, batch, now, grace_ms, &deleted, sync_completion(&r));
+	return sync_wait(&r, err) < 0 ? -1 : deleted;
+}
+
+void store_user_claims(struct store *st, const char *project_id, const char *user_id,
+                       struct user_claims *out, struct completion done)
+{
+	st->be->tokens->user_claims(st, project_id, user_id, out, done);
+}
+
+void store_token_holders_ok(struct store *st, const char *project_id, const char *client_id,
+                            const char *user_id, long long iat_s, bool *ok,
+                            struct completion done)
+{
+	st->be->tokens->holders_ok(st, project_id, client_id, user_id, iat_s, ok, done);
+}
+
+void store_token_is_revoked(struct store *st, const char *jti, bool *revoked,
+                            struct store_stamp *stamp, struct completion done)
+{
+	st->be->tokens->is_revoked(st, jti, revoked, stamp, done);
+}
 
 void store_token_row_release(struct store_token_row *g)
 {
@@ -139,291 +102,6 @@ void store_token_row_release(struct store_token_row *g)
 	memset(g, 0, sizeof *g);
 }
 
-static char *dup_column(sqlite3_stmt *s, int col)
-{
-	const char *v = store_column_text(s, col);
-	return v ? xstrdup(v) : NULL;
-}
-
-/* Both lookups select the same sixteen columns. */
-static int grant_get(struct store *st, sqlite3_stmt *s, const char *hash,
-                     struct store_token_row *out, struct api_error *err)
-{
-	int rc;
-
-	memset(out, 0, sizeof *out);
-	store_bind_text(s, 1, hash);
-	rc = store_step(st, s, err);
-	if (rc == 1) {
-		out->found = true;
-		out->family_id = dup_column(s, 0);
-		out->project_id = dup_column(s, 1);
-		out->client_id = dup_column(s, 2);
-		out->user_id = dup_column(s, 3);
-		out->redirect_uri = dup_column(s, 4);
-		out->code_challenge = dup_column(s, 5);
-		out->expires_at = sqlite3_column_int64(s, 6);
-		out->used = sqlite3_column_int(s, 7) != 0;
-		out->revoked = sqlite3_column_int(s, 8) != 0;
-		out->predates_deactivation = sqlite3_column_int(s, 9) != 0;
-		out->scope = dup_column(s, 10);
-		out->nonce = dup_column(s, 11);
-		out->auth_time = sqlite3_column_int64(s, 12);
-		out->session_id = dup_column(s, 13);
-		out->created_at = sqlite3_column_int64(s, 14);
-		out->used_at = sqlite3_column_int64(s, 15);
-	}
-	store_stmt_finish(s);
-	return rc < 0 ? -1 : 0;
-}
-
-/* Runs an UPDATE that marks a row used (?1 its hash, ?2 now, and for a
- * refresh token ?3 its successor's hash); 1 when it changed a row. */
-static int mark_used(struct store *st, sqlite3_stmt *s, const char *hash, const char *successor,
-                     struct api_error *err)
-{
-	int rc;
-
-	store_bind_text(s, 1, hash);
-	sqlite3_bind_int64(s, 2, now_ms());
-	if (successor)
-		store_bind_text(s, 3, successor);
-	rc = store_step_write(st, s, NULL, 0, NULL, err);
-	return rc < 0 ? -1 : sqlite3_changes(st->db) == 1;
-}
-
-static int code_insert(struct store *st, void *arg, struct api_error *err)
-{
-	const struct new_code *c = arg;
-	sqlite3_stmt *s = STMT(st, T_CODE_INSERT);
-
-	if (c->grant_scope &&
-	    store_grant_check_holder(st, c->grant_scope, GRANT_HOLDER_USER, c->user_id, err) < 0)
-		return -1;
-
-	store_bind_text(s, 1, c->hash);
-	store_bind_text(s, 2, c->family_id);
-	store_bind_text(s, 3, c->project_id);
-	store_bind_text(s, 4, c->client_id);
-	store_bind_text(s, 5, c->user_id);
-	store_bind_text(s, 6, c->redirect_uri);
-	store_bind_text(s, 7, c->code_challenge);
-	sqlite3_bind_int64(s, 8, now_ms());
-	sqlite3_bind_int64(s, 9, c->expires_at);
-	store_bind_text(s, 10, c->scope);
-	store_bind_text(s, 11, c->nonce);
-	sqlite3_bind_int64(s, 12, c->auth_time);
-	store_bind_text(s, 13, c->session_id);
-	return store_step_write(st, s, NULL, 0, NULL, err);
-}
-
-void store_code_insert(struct store *st, const struct new_code *c, struct completion done)
-{
-	PG_DISPATCH(st, pg_code_insert(st, c, done));
-	struct api_error err;
-
-	complete(done, store_write_tx(st, code_insert, NULL, (void *)c, &err), &err);
-}
-
-void store_code_get(struct store *st, const char *hash, struct store_token_row *out,
-                    struct completion done)
-{
-	PG_DISPATCH(st, pg_code_get(st, hash, out, done));
-	struct api_error err;
-
-	complete(done, grant_get(st, STMT(st, T_CODE_GET), hash, out, &err), &err);
-}
-
-
-static int refresh_insert(struct store *st, const struct new_refresh *r, struct api_error *err)
-{
-	sqlite3_stmt *s = STMT(st, T_REFRESH_INSERT);
-
-	store_bind_text(s, 1, r->hash);
-	store_bind_text(s, 2, r->family_id);
-	store_bind_text(s, 3, r->project_id);
-	store_bind_text(s, 4, r->client_id);
-	store_bind_text(s, 5, r->user_id);
-	store_bind_text(s, 6, r->access_jti);
-	sqlite3_bind_int64(s, 7, r->access_exp_s);
-	sqlite3_bind_int64(s, 8, now_ms());
-	sqlite3_bind_int64(s, 9, r->expires_at);
-	store_bind_text(s, 10, r->scope);
-	sqlite3_bind_int64(s, 11, r->auth_time);
-	store_bind_text(s, 12, r->session_id);
-	return store_step_write(st, s, NULL, 0, NULL, err);
-}
-
-/* A single use in progress (use_once): the code or refresh token hash;
- * for a refresh token, its successor is recorded in its row. */
-struct single_use {
-	sqlite3_stmt *use;
-	const char *hash;
-	const struct new_refresh *next;
-	bool records_successor;
-	bool *won;
-};
-
-/* Marks the row used if nothing used it first, and stores its successor:
- * of simultaneous uses exactly one wins; a loser changes nothing. */
-static int use_once(struct store *st, void *arg, struct api_error *err)
-{
-	struct single_use *u = arg;
-	int rc = mark_used(st, u->use, u->hash, u->records_successor ? u->next->hash : NULL, err);
-
-	*u->won = rc == 1;
-	return rc == 1 ? refresh_insert(st, u->next, err) : rc;
-}
-
-void store_code_redeem(struct store *st, const char *hash, const struct new_refresh *next,
-                       bool *won, struct completion done)
-{
-	PG_DISPATCH(st, pg_code_redeem(st, hash, next, won, done));
-	struct single_use u = { STMT(st, T_CODE_USE), hash, next, false, won };
-	struct api_error err;
-	int rc = store_write_tx(st, use_once, NULL, &u, &err);
-
-	*won = *won && rc == 0;
-	complete(done, rc, &err);
-}
-
-void store_refresh_rotate(struct store *st, const char *hash, const struct new_refresh *next,
-                          bool *won, struct completion done)
-{
-	PG_DISPATCH(st, pg_refresh_rotate(st, hash, next, won, done));
-	struct single_use u = { STMT(st, T_REFRESH_USE), hash, next, true, won };
-	struct api_error err;
-	int rc = store_write_tx(st, use_once, NULL, &u, &err);
-
-	*won = *won && rc == 0;
-	complete(done, rc, &err);
-}
-
-/* A repeat within the grace (store_refresh_regrace). */
-struct regrace {
-	const char *hash;
-	int64_t since;
-	const struct new_refresh *next;
-	bool *won;
-};
-
-/* Takes back the unused successor, if the repeat may, then revokes its
- * access token and stores the new one: the access revocation reads the
- * successor through the repeated token's row, before anything else. */
-static int regrace(struct store *st, void *arg, struct api_error *err)
-{
-	struct regrace *g = arg;
-	sqlite3_stmt *take = STMT(st, T_REGRACE_SUCCESSOR), *access = STMT(st, T_REGRACE_ACCESS);
-
-	store_bind_text(take, 1, g->hash);
-	sqlite3_bind_int64(take, 2, now_ms());
-	sqlite3_bind_int64(take, 3, g->since);
-	if (store_step_write(st, take, NULL, 0, NULL, err) < 0)
-		return -1;
-	*g->won = sqlite3_changes(st->db) == 1;
-	if (!*g->won)
-		return 0;
-	store_bind_text(access, 1, g->hash);
-	if (store_step_write(st, access, NULL, 0, NULL, err) < 0)
-		return -1;
-	return refresh_insert(st, g->next, err);
-}
-
-void store_refresh_regrace(struct store *st, const char *hash, int64_t since,
-                           const struct new_refresh *next, bool *won, struct completion done)
-{
-	PG_DISPATCH(st, pg_refresh_regrace(st, hash, since, next, won, done));
-	struct regrace g = { hash, since, next, won };
-	struct api_error err;
-	int rc;
-
-	*won = false;
-	rc = store_write_tx(st, regrace, NULL, &g, &err);
-	*won = *won && rc == 0;
-	complete(done, rc, &err);
-}
-
-void store_refresh_get(struct store *st, const char *hash, struct store_token_row *out,
-                       struct completion done)
-{
-	PG_DISPATCH(st, pg_refresh_get(st, hash, out, done));
-	struct api_error err;
-
-	complete(done, grant_get(st, STMT(st, T_REFRESH_GET), hash, out, &err), &err);
-}
-
-
-static int family_revoke(struct store *st, void *arg, struct api_error *err)
-{
-	const char *family_id = arg;
-	sqlite3_stmt *a = STMT(st, T_FAMILY_REVOKE_ACCESS), *r = STMT(st, T_FAMILY_REVOKE_REFRESH);
-
-	store_bind_text(a, 1, family_id);
-	if (store_step_write(st, a, NULL, 0, NULL, err) < 0)
-		return -1;
-	store_bind_text(r, 1, family_id);
-	sqlite3_bind_int64(r, 2, now_ms());
-	return store_step_write(st, r, NULL, 0, NULL, err);
-}
-
-void store_family_revoke(struct store *st, const char *family_id, const struct event *ev,
-                         struct completion done)
-{
-	PG_DISPATCH(st, pg_family_revoke(st, family_id, ev, done));
-	struct api_error err;
-
-	complete(done, store_write_tx_event(st, family_revoke, NULL, (void *)family_id, ev, &err),
-	         &err);
-}
-
-struct access_revocation {
-	const char *jti;
-	long long exp_s;
-};
-
-static int access_revoke(struct store *st, void *arg, struct api_error *err)
-{
-	const struct access_revocation *r = arg;
-	sqlite3_stmt *s = STMT(st, T_ACCESS_REVOKE);
-
-	store_bind_text(s, 1, r->jti);
-	sqlite3_bind_int64(s, 2, r->exp_s);
-	return store_step_write(st, s, NULL, 0, NULL, err);
-}
-
-void store_access_revoke(struct store *st, const char *jti, long long exp_s,
-                         const struct event *ev, struct completion done)
-{
-	PG_DISPATCH(st, pg_access_revoke(st, jti, exp_s, ev, done));
-	struct access_revocation r = { jti, exp_s };
-	struct api_error err;
-
-	complete(done, store_write_tx_event(st, access_revoke, NULL, &r, ev, &err), &err);
-}
-
-int store_purge_expired(struct store *st, int batch, int64_t now, int64_t grace_ms,
-                        struct api_error *err)
-{
-	if (st->pg)
-		return pg_purge_expired(st, batch, now, grace_ms, err);
-	static const int which[] = { T_PURGE_CODES, T_PURGE_REFRESH, T_PURGE_REVOKED };
-	int total = 0;
-
-	for (size_t i = 0; i < sizeof which / sizeof which[0]; i++) {
-		sqlite3_stmt *s = STMT(st, which[i]);
-		int rc;
-		sqlite3_bind_int64(s, 1, now - grace_ms);
-		sqlite3_bind_int(s, 2, batch);
-		rc = store_step_write(st, s, NULL, 0, NULL, err);
-		if (rc < 0)
-			return -1;
-		total += sqlite3_changes(st->db);
-	}
-	return total;
-}
-
-/* ---- what token issue reads of a user ---- */
-
 void user_claims_release(struct user_claims *u)
 {
 	free(u->display_name);
@@ -432,60 +110,4 @@ void user_claims_release(struct user_claims *u)
 	free(u->avatar_url);
 	free(u->role_code);
 	memset(u, 0, sizeof *u);
-}
-
-void store_user_claims(struct store *st, const char *project_id, const char *user_id,
-                       struct user_claims *out, struct completion done)
-{
-	PG_DISPATCH(st, pg_user_claims(st, project_id, user_id, out, done));
-	sqlite3_stmt *s = STMT(st, T_USER_CLAIMS);
-	struct api_error err;
-	int rc;
-
-	memset(out, 0, sizeof *out);
-	store_bind_text(s, 1, user_id);
-	store_bind_text(s, 2, project_id);
-	rc = store_step(st, s, &err);
-	if (rc == 1) {
-		out->found = true;
-		out->is_active = sqlite3_column_int(s, 0) != 0;
-		out->display_name = dup_column(s, 1);
-		out->email = dup_column(s, 2);
-		out->email_verified = sqlite3_column_int(s, 3) != 0;
-		out->external_user_id = dup_column(s, 4);
-		out->avatar_url = dup_column(s, 5);
-		out->updated_at = sqlite3_column_int64(s, 6);
-		out->role_code = dup_column(s, 7);
-	}
-	store_stmt_finish(s);
-	complete(done, rc < 0 ? -1 : 0, &err);
-}
-
-/* ---- what a bearer check reads ---- */
-
-void store_token_holders_ok(struct store *st, const char *project_id, const char *client_id,
-                            const char *user_id, long long iat_s, bool *ok,
-                            struct completion done)
-{
-	PG_DISPATCH(st, pg_token_holders_ok(st, project_id, client_id, user_id, iat_s, ok, done));
-	sqlite3_stmt *s = STMT(st, T_HOLDERS);
-	struct api_error err;
-	int rc;
-
-	sqlite3_bind_int64(s, 4, iat_s);
-	rc = store_exists(st, s, client_id, project_id, user_id, &err);
-	*ok = rc == 1;
-	complete(done, rc, &err);
-}
-
-void store_token_is_revoked(struct store *st, const char *jti, bool *revoked,
-                            struct store_stamp *stamp, struct completion done)
-{
-	PG_DISPATCH(st, pg_token_is_revoked(st, jti, revoked, stamp, done));
-	struct api_error err;
-	int rc = store_exists(st, STMT(st, T_REVOKED), jti, NULL, NULL, &err);
-
-	*revoked = rc == 1;
-	*stamp = store_stamp(st);
-	complete(done, rc, &err);
 }

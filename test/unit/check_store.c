@@ -22,12 +22,11 @@
 #include "crypto.h"
 #include "error.h"
 #include "jbody.h"
-#include "store_grants.h"
+#include "sqlite_grants.h"
 #include "store_projects.h"
 #include "store_tokens.h"
 #include "store.h"
 #include "store_clients.h"
-#include "store_grants.h"
 #include "store_users.h"
 #include "util.h"
 
@@ -922,7 +921,7 @@ START_TEST(test_write_idioms)
 }
 END_TEST
 
-/* --- store_permissions_check ---------------------------------------------------- */
+/* --- sqlite_permissions_check ---------------------------------------------------- */
 
 START_TEST(test_permissions_check)
 {
@@ -939,10 +938,10 @@ START_TEST(test_permissions_check)
 	ck_assert_str_ne(a1, b1);
 
 	list = (struct jbody_id_list){ true, 2, ok_ids };
-	ck_assert_int_eq(store_permissions_check(fx.st, fx.p1.project_id, &list, &fx.err), 0);
+	ck_assert_int_eq(sqlite_permissions_check(fx.st, fx.p1.project_id, &list, &fx.err), 0);
 
 	list = (struct jbody_id_list){ true, 0, NULL };
-	ck_assert_int_eq(store_permissions_check(fx.st, fx.p1.project_id, &list, &fx.err), 0);
+	ck_assert_int_eq(sqlite_permissions_check(fx.st, fx.p1.project_id, &list, &fx.err), 0);
 
 	/* one of another project among the project's own */
 	mixed[0] = a1;
@@ -950,24 +949,24 @@ START_TEST(test_permissions_check)
 	mixed[2] = a2;
 	list = (struct jbody_id_list){ true, 3, mixed };
 	memset(&fx.err, 0, sizeof fx.err);
-	ck_assert_int_eq(store_permissions_check(fx.st, fx.p1.project_id, &list, &fx.err), -1);
+	ck_assert_int_eq(sqlite_permissions_check(fx.st, fx.p1.project_id, &list, &fx.err), -1);
 	ck_assert_str_eq(fx.err.code, "some_permissions_not_found");
 	ck_assert_int_eq(fx.err.status, 404);
 
 	/* the same IDs are fine for the project they belong to, except a1 and a2 */
 	list = (struct jbody_id_list){ true, 1, &mixed[1] };
-	ck_assert_int_eq(store_permissions_check(fx.st, fx.p2.project_id, &list, &fx.err), 0);
+	ck_assert_int_eq(sqlite_permissions_check(fx.st, fx.p2.project_id, &list, &fx.err), 0);
 
 	unknown[0] = "no-such-permission";
 	list = (struct jbody_id_list){ true, 1, unknown };
 	memset(&fx.err, 0, sizeof fx.err);
-	ck_assert_int_eq(store_permissions_check(fx.st, fx.p1.project_id, &list, &fx.err), -1);
+	ck_assert_int_eq(sqlite_permissions_check(fx.st, fx.p1.project_id, &list, &fx.err), -1);
 	ck_assert_str_eq(fx.err.code, "some_permissions_not_found");
 
 	/* a permission ID under an unknown project */
 	list = (struct jbody_id_list){ true, 1, ok_ids };
 	memset(&fx.err, 0, sizeof fx.err);
-	ck_assert_int_eq(store_permissions_check(fx.st, "no-such-project", &list, &fx.err), -1);
+	ck_assert_int_eq(sqlite_permissions_check(fx.st, "no-such-project", &list, &fx.err), -1);
 	ck_assert_str_eq(fx.err.code, "some_permissions_not_found");
 }
 END_TEST
@@ -1056,11 +1055,11 @@ START_TEST(test_grant_check_ids)
 		else
 			ids[i] = permission_id(fx.p1.project_id, named, buf[i], sizeof buf[i]);
 	}
-	expect_grant(store_grant_check_ids(fx.st, fx.p1.project_id, grant_id_cases[_i].scope, &list,
+	expect_grant(sqlite_grant_check_ids(fx.st, fx.p1.project_id, grant_id_cases[_i].scope, &list,
 	                                   &fx.err),
 	             grant_id_cases[_i].want, grant_id_cases[_i].lacked, grant_id_cases[_i].desc);
 	/* no IDs, nothing to grant */
-	ck_assert_int_eq(store_grant_check_ids(fx.st, fx.p1.project_id, "", NULL, &fx.err), 0);
+	ck_assert_int_eq(sqlite_grant_check_ids(fx.st, fx.p1.project_id, "", NULL, &fx.err), 0);
 }
 END_TEST
 
@@ -1097,7 +1096,7 @@ START_TEST(test_grant_check_holder)
 	grants_fixture();
 	if (!strcmp(id, "admin"))
 		id = fx.p1.client_id;
-	expect_grant(store_grant_check_holder(fx.st, grant_holder_cases[_i].scope,
+	expect_grant(sqlite_grant_check_holder(fx.st, grant_holder_cases[_i].scope,
 	                                      grant_holder_cases[_i].holder, id, &fx.err),
 	             grant_holder_cases[_i].want, grant_holder_cases[_i].lacked,
 	             grant_holder_cases[_i].desc);
@@ -1126,7 +1125,7 @@ static const struct {
 START_TEST(test_grant_check_admin)
 {
 	grants_fixture();
-	expect_grant(store_grant_check_admin(fx.st, fx.p1.project_id, grant_admin_cases[_i].scope,
+	expect_grant(sqlite_grant_check_admin(fx.st, fx.p1.project_id, grant_admin_cases[_i].scope,
 	                                     &fx.err),
 	             grant_admin_cases[_i].want, grant_admin_cases[_i].lacked,
 	             grant_admin_cases[_i].desc);

@@ -17,6 +17,7 @@ extern const struct store_outbox_ops pg_outbox_ops;
 extern const struct store_sessions_ops pg_sessions_ops;
 extern const struct store_clients_ops pg_clients_ops;
 extern const struct store_users_ops pg_users_ops;
+extern const struct store_tokens_ops pg_tokens_ops;
 
 extern const struct store_backend pg_backend;
 

@@ -2,9 +2,9 @@
 #define EDGEAUTH_STORE_PG_H
 /*
  * The store on PostgreSQL (docs/operations.md §"A fleet on PostgreSQL"): the same public API
- * (store_<area>.h), chosen by [store] backend. Each public store operation
- * starts with one dispatch line, `if (st->pg) return pg_<area>_<op>(...);`,
- * and the PostgreSQL side of an area lives in pg_<area>.c.
+ * (store_<area>.h), chosen by [store] backend: the open sets st->be to
+ * pg_backend (pg_backend.h), and the PostgreSQL side of an area lives in
+ * pg_<area>.c, its operations static in the area's struct store_<area>_ops.
  *
  * The pattern (docs/ARCHITECTURE.md, "The store on PostgreSQL"): each
  * operation is one prepared statement, one round trip, that does the
@@ -151,17 +151,6 @@ const char *pg_bool_param(bool v);
 /* A number as a parameter, into buf. */
 const char *pg_int_param(long long v, char buf[24]);
 
-/* The first line of each public store operation that completes a
- * struct completion: on PostgreSQL, call (pg_<area>_<op>(...)) does the
- * operation instead. (A synchronous one, of the CLI or the start, says
- * `if (st->pg) return pg_<area>_<op>(...);`.) */
-#define PG_DISPATCH(st, call) \
-	do { \
-		if ((st)->pg) { \
-			call; \
-			return; \
-		} \
-	} while (0)
 
 /* A read whose text is cached at a stamp (a scope): from *cache (made on
  * first use, its lookups counted under metric) when it holds key at at,

@@ -15,4 +15,5 @@ const struct store_backend pg_backend = {
 	.sessions = &pg_sessions_ops,
 	.clients = &pg_clients_ops,
 	.users = &pg_users_ops,
+	.tokens = &pg_tokens_ops,
 };

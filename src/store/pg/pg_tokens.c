@@ -1,6 +1,6 @@
 /*
  * Codes, refresh tokens, revocation and the bearer checks on PostgreSQL
- * (pg_tokens.h). A use (redeem, rotate, repeat) is one call of a function of
+ * (store_tokens_ops). A use (redeem, rotate, repeat) is one call of a function of
  * schema/postgres/017_signin.sql whose UPDATE ... WHERE used_at IS NULL
  * decides who wins, across nodes too. Times compared across nodes are the
  * database's (edgeauth_now_ms): uses, revocations and tokens_valid_after
@@ -10,7 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pg_tokens.h"
+#include "pg_backend.h"
+#include "store_tokens.h"
 #include "store_users.h"
 #include "store_pg.h"
 #include "util.h"
@@ -65,7 +66,7 @@ static const struct pg_statement statements[PT__COUNT] = {
 		"SELECT u.is_active, u.display_name, u.email, u.email_verified, u.external_user_id,"
 		" u.avatar_url, u.updated_at, r.code FROM users u LEFT JOIN roles r ON r.id = u.role_id"
 		" WHERE u.id = $1 AND u.project_id = $2", 2, false },
-	/* the sixteen columns of struct store_token_row, as store_tokens.c reads them */
+	/* the sixteen columns of struct store_token_row, as sqlite_tokens.c reads them */
 	[PT_CODE_GET] = { "tokens_code_get",
 		"SELECT family_id, project_id, client_id, user_id, redirect_uri, code_challenge,"
 		" expires_at, used_at IS NOT NULL," SESSION_GONE("t") "," PREDATES_DEACTIVATION("t") ","
@@ -140,16 +141,16 @@ static int grant_read(const PGresult *res, void *out, const void *how, struct ap
 	return 0;
 }
 
-void pg_code_get(struct store *st, const char *hash, struct store_token_row *out,
-                 struct completion done)
+static void pg_code_get(struct store *st, const char *hash, struct store_token_row *out,
+                        struct completion done)
 {
 	memset(out, 0, sizeof *out);
 	pg_run(st, &statements[PT_CODE_GET], (const char *const[]){ hash }, grant_read, out, NULL,
 	       done);
 }
 
-void pg_refresh_get(struct store *st, const char *hash, struct store_token_row *out,
-                    struct completion done)
+static void pg_refresh_get(struct store *st, const char *hash, struct store_token_row *out,
+                           struct completion done)
 {
 	memset(out, 0, sizeof *out);
 	pg_run(st, &statements[PT_REFRESH_GET], (const char *const[]){ hash }, grant_read, out,
@@ -168,7 +169,7 @@ static const struct pg_outcomes *code_outcomes(void)
 	return &o;
 }
 
-void pg_code_insert(struct store *st, const struct new_code *c, struct completion done)
+static void pg_code_insert(struct store *st, const struct new_code *c, struct completion done)
 {
 	char exp[24], auth[24];
 
@@ -212,22 +213,22 @@ static void use_once(struct store *st, const struct pg_statement *s, const char 
 	pg_run(st, s, p, pg_map_bool, won, NULL, done);
 }
 
-void pg_code_redeem(struct store *st, const char *hash, const struct new_refresh *next,
-                    bool *won, struct completion done)
+static void pg_code_redeem(struct store *st, const char *hash, const struct new_refresh *next,
+                           bool *won, struct completion done)
 {
 	use_once(st, &statements[PT_CODE_REDEEM], hash, NULL, next, won, done);
 }
 
-void pg_refresh_rotate(struct store *st, const char *hash, const struct new_refresh *next,
-                       bool *won, struct completion done)
+static void pg_refresh_rotate(struct store *st, const char *hash, const struct new_refresh *next,
+                              bool *won, struct completion done)
 {
 	use_once(st, &statements[PT_REFRESH_ROTATE], hash, NULL, next, won, done);
 }
 
 /* since is the node's now less the grace, taken just before: the window is
  * measured again on the database's clock, which wrote used_at. */
-void pg_refresh_regrace(struct store *st, const char *hash, int64_t since,
-                        const struct new_refresh *next, bool *won, struct completion done)
+static void pg_refresh_regrace(struct store *st, const char *hash, int64_t since,
+                               const struct new_refresh *next, bool *won, struct completion done)
 {
 	char grace[24];
 
@@ -235,8 +236,8 @@ void pg_refresh_regrace(struct store *st, const char *hash, int64_t since,
 	         next, won, done);
 }
 
-void pg_family_revoke(struct store *st, const char *family_id, const struct event *ev,
-                      struct completion done)
+static void pg_family_revoke(struct store *st, const char *family_id, const struct event *ev,
+                             struct completion done)
 {
 	char *e = pg_event_json(ev);
 
@@ -245,8 +246,8 @@ void pg_family_revoke(struct store *st, const char *family_id, const struct even
 	free(e);
 }
 
-void pg_access_revoke(struct store *st, const char *jti, long long exp_s,
-                      const struct event *ev, struct completion done)
+static void pg_access_revoke(struct store *st, const char *jti, long long exp_s,
+                             const struct event *ev, struct completion done)
 {
 	char exp[24], *e = pg_event_json(ev);
 
@@ -255,18 +256,19 @@ void pg_access_revoke(struct store *st, const char *jti, long long exp_s,
 	free(e);
 }
 
-/* The purge runs on the loop, so it cannot wait for its count
- * (pg_purge_run): a failure is logged. */
-int pg_purge_expired(struct store *st, int batch, int64_t now, int64_t grace_ms,
-                     struct api_error *err)
+/* The purge runs on the loop, so it cannot wait for its count: *deleted
+ * is the count of the last run that ended (pg_purge_run); a failure is
+ * logged. */
+static void pg_purge_expired(struct store *st, int batch, int64_t now, int64_t grace_ms,
+                             int *deleted, struct completion done)
 {
 	char grace[24], n[24], at[24];
 
-	(void)err;
-	return pg_purge_run(st, STORE_PURGE_TOKENS, "purge of expired tokens",
-	                    &statements[PT_PURGE], (const char *const[]){
-	                    pg_int_param(grace_ms, grace), pg_int_param(batch, n),
-	                    pg_int_param(now, at) });
+	*deleted = pg_purge_run(st, STORE_PURGE_TOKENS, "purge of expired tokens",
+	                        &statements[PT_PURGE], (const char *const[]){
+	                        pg_int_param(grace_ms, grace), pg_int_param(batch, n),
+	                        pg_int_param(now, at) });
+	complete(done, 0, NULL);
 }
 
 /* ---- what token issue reads of a user ---- */
@@ -291,8 +293,8 @@ static int claims_read(const PGresult *res, void *out, const void *how, struct a
 	return 0;
 }
 
-void pg_user_claims(struct store *st, const char *project_id, const char *user_id,
-                    struct user_claims *out, struct completion done)
+static void pg_user_claims(struct store *st, const char *project_id, const char *user_id,
+                           struct user_claims *out, struct completion done)
 {
 	memset(out, 0, sizeof *out);
 	pg_run(st, &statements[PT_USER_CLAIMS], (const char *const[]){ user_id, project_id },
@@ -301,9 +303,9 @@ void pg_user_claims(struct store *st, const char *project_id, const char *user_i
 
 /* ---- what a bearer check reads ---- */
 
-void pg_token_holders_ok(struct store *st, const char *project_id, const char *client_id,
-                         const char *user_id, long long iat_s, bool *ok,
-                         struct completion done)
+static void pg_token_holders_ok(struct store *st, const char *project_id, const char *client_id,
+                                const char *user_id, long long iat_s, bool *ok,
+                                struct completion done)
 {
 	char iat[24];
 
@@ -312,11 +314,26 @@ void pg_token_holders_ok(struct store *st, const char *project_id, const char *c
 	       pg_int_param(iat_s, iat) }, pg_map_exists, ok, NULL, done);
 }
 
-void pg_token_is_revoked(struct store *st, const char *jti, bool *revoked,
-                         struct store_stamp *stamp, struct completion done)
+static void pg_token_is_revoked(struct store *st, const char *jti, bool *revoked,
+                                struct store_stamp *stamp, struct completion done)
 {
 	*revoked = false;
 	*stamp = store_stamp(st);   /* before the read: a change after it moves the stamp */
 	pg_run(st, &statements[PT_REVOKED], (const char *const[]){ jti }, pg_map_exists, revoked,
 	       NULL, done);
 }
+
+const struct store_tokens_ops pg_tokens_ops = {
+	.code_insert = pg_code_insert,
+	.code_get = pg_code_get,
+	.code_redeem = pg_code_redeem,
+	.refresh_get = pg_refresh_get,
+	.refresh_rotate = pg_refresh_rotate,
+	.refresh_regrace = pg_refresh_regrace,
+	.family_revoke = pg_family_revoke,
+	.access_revoke = pg_access_revoke,
+	.purge = pg_purge_expired,
+	.user_claims = pg_user_claims,
+	.holders_ok = pg_token_holders_ok,
+	.is_revoked = pg_token_is_revoked,
+};

@@ -15,4 +15,5 @@ const struct store_backend sqlite_backend = {
 	.sessions = &sqlite_sessions_ops,
 	.clients = &sqlite_clients_ops,
 	.users = &sqlite_users_ops,
+	.tokens = &sqlite_tokens_ops,
 };

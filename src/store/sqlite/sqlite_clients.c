@@ -14,7 +14,7 @@
 #include "crypto.h"
 #include "sqlite_backend.h"
 #include "store_clients.h"
-#include "store_grants.h"
+#include "sqlite_grants.h"
 #include "util.h"
 
 enum client_stmt {
@@ -307,7 +307,7 @@ static int routing_check(struct store *st, const struct client_write *w, bool up
 	                 : routing_changes(w->f, routing_defaults);
 	if (changed <= 0)
 		return changed;
-	return store_grant_check_admin(st, w->project_id, w->scope, err);
+	return sqlite_grant_check_admin(st, w->project_id, w->scope, err);
 }
 
 int store_client_insert(struct store *st, const char *project_id, const char *client_id,
@@ -346,7 +346,7 @@ static int create_write(struct store *st, void *arg, struct api_error *err)
 {
 	struct client_write *w = arg;
 
-	if (store_grant_check_ids(st, w->project_id, w->scope, w->f->permission_ids, err) < 0 ||
+	if (sqlite_grant_check_ids(st, w->project_id, w->scope, w->f->permission_ids, err) < 0 ||
 	    routing_check(st, w, false, err) < 0)
 		return -1;
 	return store_client_insert(st, w->project_id, w->client_id, w->f, w->secret_hash, now_ms(),
@@ -399,8 +399,8 @@ static int update_write(struct store *st, void *arg, struct api_error *err)
 
 	if (client_check_exists(st, w, err) < 0 ||
 	    (set_permissions &&
-	     store_grant_check_ids(st, w->project_id, w->scope, w->f->permission_ids, err) < 0) ||
-	    store_grant_check_holder(st, w->scope, GRANT_HOLDER_CLIENT, w->client_id, err) < 0 ||
+	     sqlite_grant_check_ids(st, w->project_id, w->scope, w->f->permission_ids, err) < 0) ||
+	    sqlite_grant_check_holder(st, w->scope, GRANT_HOLDER_CLIENT, w->client_id, err) < 0 ||
 	    routing_check(st, w, true, err) < 0 || update_row(st, w, err) < 0)
 		return -1;
 	return set_permissions ? permissions_replace(st, w->client_id, w->f->permission_ids, err) : 0;
@@ -423,7 +423,7 @@ static int secret_write(struct store *st, void *arg, struct api_error *err)
 	sqlite3_stmt *s = stmt(st, CS_SET_SECRET);
 
 	if (client_check_exists(st, w, err) < 0 ||
-	    store_grant_check_holder(st, w->scope, GRANT_HOLDER_CLIENT, w->client_id, err) < 0)
+	    sqlite_grant_check_holder(st, w->scope, GRANT_HOLDER_CLIENT, w->client_id, err) < 0)
 		return -1;
 	store_bind_text(s, 1, w->client_id);
 	store_bind_text(s, 2, w->project_id);
@@ -458,7 +458,7 @@ static void sqlite_client_remove(struct store *st, const struct event_origin *by
 {
 	const struct event ev = { by, project_id, EVENT_CLIENT_DELETE, client_id, NULL };
 
-	store_grant_delete_holder(st, GRANT_HOLDER_CLIENT, stmt(st, CS_EXISTS), stmt(st, CS_DELETE),
+	sqlite_grant_delete_holder(st, GRANT_HOLDER_CLIENT, stmt(st, CS_EXISTS), stmt(st, CS_DELETE),
 	                          store_client_missing, client_id, project_id, scope, &ev, done);
 }
 

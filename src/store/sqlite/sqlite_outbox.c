@@ -30,14 +30,6 @@ const struct stmt_set store_outbox_sql = { O__COUNT, sql, NULL };
 
 #define STMT(st, i) ((st)->outbox.stmt[i])
 
-/* Column col of s, copied; NULL for SQL NULL. */
-static char *column_dup(sqlite3_stmt *s, int col)
-{
-	const char *v = store_column_text(s, col);
-
-	return v ? xstrdup(v) : NULL;
-}
-
 static int outbox_read(struct store *st, size_t limit, struct outbox_rows *out,
                        struct api_error *err)
 {
@@ -61,12 +53,12 @@ static int outbox_read(struct store *st, size_t limit, struct outbox_rows *out,
 			out->rows = xrealloc(out->rows, cap * sizeof *out->rows);
 		}
 		o = &out->rows[out->count];
-		o->id = column_dup(s, 0);
-		o->client_id = column_dup(s, 1);
-		o->uri = column_dup(s, 2);
-		o->alg = column_dup(s, 3);
-		o->subject = column_dup(s, 4);
-		o->session_id = column_dup(s, 5);
+		o->id = store_column_dup(s, 0);
+		o->client_id = store_column_dup(s, 1);
+		o->uri = store_column_dup(s, 2);
+		o->alg = store_column_dup(s, 3);
+		o->subject = store_column_dup(s, 4);
+		o->session_id = store_column_dup(s, 5);
 		o->created_at = sqlite3_column_int64(s, 6);
 		out->count++;
 	}

@@ -9,7 +9,7 @@
 
 #include "crypto.h"
 #include "sqlite_backend.h"
-#include "store_grants.h"
+#include "sqlite_grants.h"
 #include "store_roles.h"
 #include "util.h"
 
@@ -121,10 +121,10 @@ static int role_check(struct store *st, const struct role_write *w, bool update,
 	const struct jbody_id_list *ids = w->f->permission_ids;
 
 	if (ids && ids->present &&
-	    store_grant_check_ids(st, w->project_id, w->scope, ids, err) < 0)
+	    sqlite_grant_check_ids(st, w->project_id, w->scope, ids, err) < 0)
 		return -1;
 	if (update)
-		return store_grant_check_holder(st, w->scope, GRANT_HOLDER_ROLE, w->id, err);
+		return sqlite_grant_check_holder(st, w->scope, GRANT_HOLDER_ROLE, w->id, err);
 	return 0;
 }
 
@@ -242,7 +242,7 @@ static void sqlite_role_remove(struct store *st, const struct event_origin *by,
 {
 	const struct event ev = { by, project_id, EVENT_ROLE_DELETE, role_id, NULL };
 
-	store_grant_delete_holder(st, GRANT_HOLDER_ROLE, stmt(st, RS_FIND), stmt(st, RS_DELETE),
+	sqlite_grant_delete_holder(st, GRANT_HOLDER_ROLE, stmt(st, RS_FIND), stmt(st, RS_DELETE),
 	                          store_role_missing, role_id, project_id, scope, &ev, done);
 }
 

@@ -14,7 +14,7 @@
 #include "crypto.h"
 #include "sqlite_backend.h"
 #include "sqlite_users_sql.h"
-#include "store_grants.h"
+#include "sqlite_grants.h"
 #include "store_users.h"
 #include "util.h"
 
@@ -153,7 +153,7 @@ static int check_authority(struct store *st, const struct user_write *w, struct 
 	int changes;
 
 	if (w->user_id &&
-	    store_grant_check_holder(st, w->scope, GRANT_HOLDER_USER, w->user_id, err) < 0)
+	    sqlite_grant_check_holder(st, w->scope, GRANT_HOLDER_USER, w->user_id, err) < 0)
 		return -1;
 	if (w->user_id && f->email_locked && f->email.state != FIELD_ABSENT) {
 		changes = lookup(st, SU_EMAIL_CHANGES, w->user_id, w->project_id,
@@ -163,7 +163,7 @@ static int check_authority(struct store *st, const struct user_write *w, struct 
 			                                    store_user_email_locked);
 	}
 	if (f->role_id.state == FIELD_SET)
-		return store_grant_check_holder(st, w->scope, GRANT_HOLDER_ROLE, f->role_id.value, err);
+		return sqlite_grant_check_holder(st, w->scope, GRANT_HOLDER_ROLE, f->role_id.value, err);
 	return 0;
 }
 
@@ -343,7 +343,7 @@ static void sqlite_user_remove(struct store *st, const struct event_origin *by,
 {
 	const struct event ev = { by, project_id, EVENT_USER_DELETE, user_id, NULL };
 
-	store_grant_delete_holder(st, GRANT_HOLDER_USER, stmt(st, SU_USER_IN_PROJECT),
+	sqlite_grant_delete_holder(st, GRANT_HOLDER_USER, stmt(st, SU_USER_IN_PROJECT),
 	                          stmt(st, SU_DELETE), store_user_missing, user_id, project_id,
 	                          scope, &ev, done);
 }
@@ -468,13 +468,6 @@ static void sqlite_user_scope(struct store *st, const char *user_id, char **out,
  * The one read of a password hash in this file: sign-in's, which hands it
  * to the password check and nowhere else. */
 
-static char *column_dup(sqlite3_stmt *s, int col)
-{
-	const char *v = store_column_text(s, col);
-
-	return v ? xstrdup(v) : NULL;
-}
-
 /* Looks up the user of project_id by a second key (?2) with statement which. */
 static void store_user_signin_read(struct store *st, enum store_users_stmt which,
                                    const char *project_id, const char *key,
@@ -490,9 +483,9 @@ static void store_user_signin_read(struct store *st, enum store_users_stmt which
 	rc = store_step(st, s, &err);
 	if (rc == 1) {
 		out->found = true;
-		out->user_id = column_dup(s, 0);
+		out->user_id = store_column_dup(s, 0);
 		out->is_active = sqlite3_column_int(s, 1) != 0;
-		out->password_hash = column_dup(s, 2);
+		out->password_hash = store_column_dup(s, 2);
 	}
 	store_stmt_finish(s);
 	complete(done, rc, &err);
