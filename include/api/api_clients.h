@@ -6,6 +6,7 @@
 
 #include "error.h"
 #include "flow.h"
+#include "input_names.h"
 #include "jbody.h"
 
 /* The routes' steps (router.c): create and secret rotation answer with a
@@ -17,6 +18,10 @@ extern flow_step *const clients_rotate_secret_steps[];
 /* GET and DELETE .../clients/{client_id} (docs/api.md §"Read one and delete"). */
 extern flow_step *const clients_get_steps[];
 extern flow_step *const clients_delete_steps[];
+/* The names create and update take (input_names.h), and the list's. */
+extern const struct input_names clients_create_names;
+extern const struct input_names clients_update_names;
+extern const char *const clients_list_query[];
 
 /* A list of URIs of a body (redirect_uris, post_logout_redirect_uris). */
 struct uri_list {

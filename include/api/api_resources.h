@@ -6,6 +6,7 @@
 
 #include "error.h"
 #include "flow.h"
+#include "input_names.h"
 #include "store_resources.h"
 
 extern flow_step *const resources_create_steps[];
@@ -14,6 +15,10 @@ extern flow_step *const resources_list_steps[];
 /* GET and DELETE .../resources/{resource_id} (docs/api.md §"Read one and delete"). */
 extern flow_step *const resources_get_steps[];
 extern flow_step *const resources_delete_steps[];
+/* The names create and update take (input_names.h), and the list's. */
+extern const struct input_names resources_create_names;
+extern const struct input_names resources_update_names;
+extern const char *const resources_list_query[];
 
 /* Reads and checks a create (is_update false) or update body into in; every
  * failure is invalid_params, and nothing is asked of the store. Strings are

@@ -5,6 +5,7 @@
 
 #include "error.h"
 #include "flow.h"
+#include "input_names.h"
 #include "jbody.h"
 #include "store_roles.h"
 
@@ -14,6 +15,9 @@ extern flow_step *const roles_list_steps[];
 /* GET and DELETE .../roles/{role_id} (docs/api.md §"Read one and delete"). */
 extern flow_step *const roles_get_steps[];
 extern flow_step *const roles_delete_steps[];
+/* The names create and update take (input_names.h), and the list's. */
+extern const struct input_names roles_write_names;
+extern const char *const roles_list_query[];
 
 /* Reads a create or update body into f; ids receives permission_ids and
  * must be released by the caller whatever this returns. Strings are

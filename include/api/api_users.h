@@ -7,6 +7,7 @@
 
 #include "error.h"
 #include "flow.h"
+#include "input_names.h"
 #include "jbody.h"
 #include "store_users.h"
 
@@ -22,6 +23,13 @@ extern flow_step *const users_delete_steps[];
 extern flow_step *const users_get_current_steps[];
 /* POST .../users/external/{external_user_id}/authorization-codes (BYOU). */
 extern flow_step *const byou_code_steps[];
+/* The names of each body and query (input_names.h). */
+extern const struct input_names users_create_names;
+extern const struct input_names users_update_names;
+extern const struct input_names users_current_names;
+extern const struct input_names byou_code_names;
+extern const char *const users_list_query[];
+extern const char *const users_external_query[];
 
 /* Which body users_read_body reads: POST .../users, PUT .../users/{id}, or
  * PUT /api/v1/users/current. */

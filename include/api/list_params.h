@@ -13,6 +13,11 @@
 #include "flow.h"
 #include "listing.h"
 
+/* The query parameters list_read_query reads, for an endpoint's table of
+ * the names it takes (input_names.h): every list's, and a sorted list's. */
+#define LIST_QUERY_NAMES "page_num", "page_size", "search"
+#define LIST_SORT_NAMES "sort_by", "sort_dir"
+
 /* Reads page_num, page_size, sort_by (one of sort_keys, default index 0),
  * sort_dir (asc | desc, default desc) and search (empty: none) into *out.
  * With n_sort_keys 0 the list has no sort: sort_by and sort_dir are not

@@ -6,6 +6,7 @@
  * in the order of docs/api.md §"Which error wins", before the route's own steps run.
  */
 #include "flow.h"
+#include "input_names.h"
 #include "request.h"   /* struct request_ctx, ROUTE_MAX_PARAMS */
 
 enum route_auth { AUTH_NONE, AUTH_BEARER };
@@ -28,6 +29,12 @@ struct route {
 	 * commit or its sync (http.c) */
 	bool storeless;
 	flow_step *const *steps;     /* the route's steps, NULL-terminated */
+	/* docs/api.md §"Conventions": a management endpoint's names, any
+	 * other refused. query NULL: unknown parameters are ignored (the OAuth
+	 * and OpenID Connect endpoints, RFC 6749 §3.1); fields NULL: unknown
+	 * body fields are (a JSON body of a revocation endpoint). */
+	const char *const *query;
+	const struct input_names *fields;
 };
 
 /* Room for the Allow header of 405 and OPTIONS answers: the routes of one

@@ -186,6 +186,25 @@ static const char *const auth_methods[] = {
 };
 static const char *const id_token_algs[] = { CLIENT_ID_TOKEN_ALG_DEFAULT, "ES256" };
 
+/* docs/api.md §"Records": the client record, whose other fields a body may
+ * carry back (ignored). Not client_secret: a secret is never set by a
+ * caller, and one sent is refused rather than dropped. */
+static const char *const client_record[] = {
+	"id", "name", "description", "is_active", "permission_ids", "redirect_uris",
+	"post_logout_redirect_uris", "backchannel_logout_uri", "token_endpoint_auth_method",
+	"id_token_signed_response_alg", "created_at", "updated_at", NULL,
+};
+#define CLIENT_TAKEN "name", "description", "permission_ids", "redirect_uris", \
+	"post_logout_redirect_uris", "backchannel_logout_uri", "token_endpoint_auth_method", \
+	"id_token_signed_response_alg"
+const struct input_names clients_create_names = {
+	.taken = (const char *const[]){ CLIENT_TAKEN, NULL }, .ignored = client_record,
+};
+const struct input_names clients_update_names = {
+	.taken = (const char *const[]){ CLIENT_TAKEN, "is_active", NULL }, .ignored = client_record,
+};
+const char *const clients_list_query[] = { LIST_QUERY_NAMES, LIST_SORT_NAMES, "is_active", NULL };
+
 /* On update, name and is_active are required (docs/api.md §"Conventions"). */
 int clients_read_body(const json_t *body, bool update, struct client_body *b,
                       struct api_error *err)

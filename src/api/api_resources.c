@@ -59,7 +59,7 @@ static int item_read_id(const json_t *item, const char **out, struct api_error *
 }
 
 /* Reads item i of "permissions"; with_id on update only (create ignores an
- * "id", as any unknown field). */
+ * "id", a field of the record: resources_create_names). */
 static int item_read(const json_t *item, size_t i, bool with_id, struct permission_input *out,
                      struct api_error *err)
 {
@@ -121,6 +121,30 @@ static int permissions_read(const json_t *body, bool with_id, struct resource_in
 	}
 	return 0;
 }
+
+/* docs/api.md §"Records": the resource record and its permission items,
+ * whose other fields a body may carry back (ignored): an item's id on
+ * create, is_default. */
+static const char *const resource_record[] = {
+	"id", "name", "code", "description", "is_default", "permissions", "created_at",
+	"updated_at", NULL,
+};
+static const char *const permission_record[] = { "id", "name", "code", "description", NULL };
+static const char *const resource_taken[] = { "name", "code", "description", "permissions", NULL };
+static const struct input_names item_create_names = {
+	.taken = (const char *const[]){ "name", "code", "description", NULL },
+	.ignored = permission_record,
+};
+static const struct input_names item_update_names = { .taken = permission_record };
+const struct input_names resources_create_names = {
+	.taken = resource_taken, .ignored = resource_record,
+	.items_key = "permissions", .items = &item_create_names,
+};
+const struct input_names resources_update_names = {
+	.taken = resource_taken, .ignored = resource_record,
+	.items_key = "permissions", .items = &item_update_names,
+};
+const char *const resources_list_query[] = { LIST_QUERY_NAMES, "is_default", NULL };
 
 int resources_read_body(const json_t *body, bool is_update, struct resource_input *in,
                         struct api_error *err)

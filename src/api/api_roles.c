@@ -35,6 +35,17 @@ static const struct str_rule description_rule = {
 	.key = "description", .max_chars = DESCRIPTION_MAX_CHARS,
 };
 
+/* docs/api.md §"Records": the role record, whose other fields a body may
+ * carry back (ignored). */
+static const char *const role_record[] = {
+	"id", "code", "name", "description", "permission_ids", "created_at", "updated_at", NULL,
+};
+const struct input_names roles_write_names = {
+	.taken = (const char *const[]){ "code", "name", "description", "permission_ids", NULL },
+	.ignored = role_record,
+};
+const char *const roles_list_query[] = { LIST_QUERY_NAMES, LIST_SORT_NAMES, NULL };
+
 int roles_read_body(const json_t *body, struct role_fields *f, struct jbody_id_list *ids,
                     struct api_error *err)
 {

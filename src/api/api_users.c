@@ -54,6 +54,29 @@ static const struct str_rule rule_password = {
 static const struct str_rule rule_role_id = {
 	"role_id", false, 0, ID_MAX_CHARS, CHECK_NONE };
 
+/* docs/api.md §"Records": the user record, whose other fields a body may
+ * carry back (ignored): PUT /api/v1/users/current ignores the ones a user
+ * cannot change. */
+static const char *const user_record[] = {
+	"id", "display_name", "avatar_url", "external_user_id", "email", "email_verified",
+	"is_active", "role_id", "role_name", "created_at", "updated_at", NULL,
+};
+#define USER_TAKEN "display_name", "avatar_url", "external_user_id", "email", "password", "role_id"
+const struct input_names users_create_names = {
+	.taken = (const char *const[]){ USER_TAKEN, NULL }, .ignored = user_record,
+};
+const struct input_names users_update_names = {
+	.taken = (const char *const[]){ USER_TAKEN, "is_active", NULL }, .ignored = user_record,
+};
+const struct input_names users_current_names = {
+	.taken = (const char *const[]){ "display_name", "avatar_url", "email", "password", NULL },
+	.ignored = user_record,
+};
+const char *const users_list_query[] = {
+	LIST_QUERY_NAMES, LIST_SORT_NAMES, "is_active", "role_id", NULL,
+};
+const char *const users_external_query[] = { "include_permissions", NULL };
+
 /* A create or update from its first step to its answer. The strings of f
  * are borrowed from ctx->body, which lives until the answer. */
 struct user_write_state {
@@ -80,8 +103,9 @@ static void user_write_release(void *p)
 }
 
 /* PUT /api/v1/users/current (docs/api.md §"Users"): email is required; the caller cannot
- * touch external_user_id, role_id or is_active, which are kept. They are not
- * fields of this body, so like any unknown field they are not even read. */
+ * touch external_user_id, role_id or is_active, which are kept. They are
+ * fields of the record this body does not take: the router let them through
+ * (users_current_names) and they are not read. */
 static int current_body_check(struct user_fields *f, struct api_error *err)
 {
 	if (f->email.state != FIELD_SET)
@@ -424,6 +448,15 @@ static void byou_code_release(void *state)
 	code_mint_release(&b->mint);
 	crypto_free_wiped(b->code);
 }
+
+/* The body's names: the rules' keys; the answer {code, expires_in} holds
+ * nothing a caller sends back. */
+const struct input_names byou_code_names = {
+	.taken = (const char *const[]){
+		"client_id", "redirect_uri", "code_challenge", "code_challenge_method", "scope",
+		"nonce", NULL,
+	},
+};
 
 static enum step_result byou_read(struct flow *f)
 {

@@ -1,7 +1,8 @@
 /*
  * The route table and the checks every request passes before its route's steps,
  * in the order of docs/api.md §"Which error wins": invalid_authorization_token -> project_not_found
- * -> insufficient_permission -> invalid_params (query, content type, body).
+ * -> insufficient_permission -> invalid_params (query, content type, body), unknown
+ * names of a management endpoint's query or body among them (input_names.h).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -54,9 +55,10 @@ static const struct route routes[] = {
 	{ .method = EVHTTP_REQ_GET, .path = "/api/v1/authorize", .no_store = true,
 	  .steps = authorize_get_steps },
 	{ .method = EVHTTP_REQ_PUT, .path = "/api/v1/users/current", .auth = AUTH_BEARER,
-	  .body = BODY_JSON, .steps = users_update_current_steps },
+	  .body = BODY_JSON, .query = input_query_none, .fields = &users_current_names,
+	  .steps = users_update_current_steps },
 	{ .method = EVHTTP_REQ_GET, .path = "/api/v1/users/current", .auth = AUTH_BEARER,
-	  .steps = users_get_current_steps },
+	  .query = input_query_none, .steps = users_get_current_steps },
 	{ .method = EVHTTP_REQ_POST, .path = "/api/v1/authorize", .body = BODY_FORM,
 	  .no_store = true, .steps = authorize_post_steps },
 	{ .method = EVHTTP_REQ_GET, .path = "/api/v1/logout", .no_store = true,
@@ -65,56 +67,67 @@ static const struct route routes[] = {
 	  .no_store = true, .steps = logout_post_steps },
 
 	{ .method = EVHTTP_REQ_POST, .path = P "/resources", .auth = AUTH_BEARER,
-	  .permission = "resources:create", .body = BODY_JSON, .steps = resources_create_steps },
+	  .permission = "resources:create", .body = BODY_JSON, .query = input_query_none,
+	  .fields = &resources_create_names, .steps = resources_create_steps },
 	{ .method = EVHTTP_REQ_PUT, .path = P "/resources/:resource_id", .auth = AUTH_BEARER,
-	  .permission = "resources:update", .body = BODY_JSON, .steps = resources_update_steps },
+	  .permission = "resources:update", .body = BODY_JSON, .query = input_query_none,
+	  .fields = &resources_update_names, .steps = resources_update_steps },
 	{ .method = EVHTTP_REQ_GET, .path = P "/resources", .auth = AUTH_BEARER,
-	  .permission = "resources:read", .steps = resources_list_steps },
+	  .permission = "resources:read", .query = resources_list_query, .steps = resources_list_steps },
 	{ .method = EVHTTP_REQ_GET, .path = P "/resources/:resource_id", .auth = AUTH_BEARER,
-	  .permission = "resources:read", .steps = resources_get_steps },
+	  .permission = "resources:read", .query = input_query_none, .steps = resources_get_steps },
 	{ .method = EVHTTP_REQ_DELETE, .path = P "/resources/:resource_id", .auth = AUTH_BEARER,
-	  .permission = "resources:update", .steps = resources_delete_steps },
+	  .permission = "resources:update", .query = input_query_none,
+	  .steps = resources_delete_steps },
 
 	{ .method = EVHTTP_REQ_POST, .path = P "/roles", .auth = AUTH_BEARER,
-	  .permission = "roles:create", .body = BODY_JSON, .steps = roles_create_steps },
+	  .permission = "roles:create", .body = BODY_JSON, .query = input_query_none,
+	  .fields = &roles_write_names, .steps = roles_create_steps },
 	{ .method = EVHTTP_REQ_PUT, .path = P "/roles/:role_id", .auth = AUTH_BEARER,
-	  .permission = "roles:update", .body = BODY_JSON, .steps = roles_update_steps },
+	  .permission = "roles:update", .body = BODY_JSON, .query = input_query_none,
+	  .fields = &roles_write_names, .steps = roles_update_steps },
 	{ .method = EVHTTP_REQ_GET, .path = P "/roles", .auth = AUTH_BEARER,
-	  .permission = "roles:read", .steps = roles_list_steps },
+	  .permission = "roles:read", .query = roles_list_query, .steps = roles_list_steps },
 	{ .method = EVHTTP_REQ_GET, .path = P "/roles/:role_id", .auth = AUTH_BEARER,
-	  .permission = "roles:read", .steps = roles_get_steps },
+	  .permission = "roles:read", .query = input_query_none, .steps = roles_get_steps },
 	{ .method = EVHTTP_REQ_DELETE, .path = P "/roles/:role_id", .auth = AUTH_BEARER,
-	  .permission = "roles:update", .steps = roles_delete_steps },
+	  .permission = "roles:update", .query = input_query_none, .steps = roles_delete_steps },
 
 	{ .method = EVHTTP_REQ_POST, .path = P "/users", .auth = AUTH_BEARER,
-	  .permission = "users:create", .body = BODY_JSON, .steps = users_create_steps },
+	  .permission = "users:create", .body = BODY_JSON, .query = input_query_none,
+	  .fields = &users_create_names, .steps = users_create_steps },
 	{ .method = EVHTTP_REQ_PUT, .path = P "/users/:user_id", .auth = AUTH_BEARER,
-	  .permission = "users:update", .body = BODY_JSON, .steps = users_update_steps },
+	  .permission = "users:update", .body = BODY_JSON, .query = input_query_none,
+	  .fields = &users_update_names, .steps = users_update_steps },
 	{ .method = EVHTTP_REQ_GET, .path = P "/users", .auth = AUTH_BEARER,
-	  .permission = "users:read", .steps = users_list_steps },
+	  .permission = "users:read", .query = users_list_query, .steps = users_list_steps },
 	{ .method = EVHTTP_REQ_GET, .path = P "/users/:user_id", .auth = AUTH_BEARER,
-	  .permission = "users:read", .steps = users_get_steps },
+	  .permission = "users:read", .query = input_query_none, .steps = users_get_steps },
 	{ .method = EVHTTP_REQ_DELETE, .path = P "/users/:user_id", .auth = AUTH_BEARER,
-	  .permission = "users:update", .steps = users_delete_steps },
+	  .permission = "users:update", .query = input_query_none, .steps = users_delete_steps },
 	{ .method = EVHTTP_REQ_GET, .path = P "/users/external/:external_user_id",
-	  .auth = AUTH_BEARER, .permission = "users:read", .steps = users_get_external_steps },
+	  .auth = AUTH_BEARER, .permission = "users:read", .query = users_external_query,
+	  .steps = users_get_external_steps },
 	{ .method = EVHTTP_REQ_POST, .path = P "/users/external/:external_user_id/authorization-codes",
 	  .auth = AUTH_BEARER, .permission = "users:update", .body = BODY_JSON, .no_store = true,
-	  .steps = byou_code_steps },
+	  .query = input_query_none, .fields = &byou_code_names, .steps = byou_code_steps },
 
 	{ .method = EVHTTP_REQ_POST, .path = P "/clients", .auth = AUTH_BEARER,
 	  .permission = "clients:create", .body = BODY_JSON, .no_store = true,
-	  .steps = clients_create_steps },
+	  .query = input_query_none, .fields = &clients_create_names, .steps = clients_create_steps },
 	{ .method = EVHTTP_REQ_PUT, .path = P "/clients/:client_id", .auth = AUTH_BEARER,
-	  .permission = "clients:update", .body = BODY_JSON, .steps = clients_update_steps },
+	  .permission = "clients:update", .body = BODY_JSON, .query = input_query_none,
+	  .fields = &clients_update_names, .steps = clients_update_steps },
 	{ .method = EVHTTP_REQ_GET, .path = P "/clients", .auth = AUTH_BEARER,
-	  .permission = "clients:read", .steps = clients_list_steps },
+	  .permission = "clients:read", .query = clients_list_query, .steps = clients_list_steps },
 	{ .method = EVHTTP_REQ_GET, .path = P "/clients/:client_id", .auth = AUTH_BEARER,
-	  .permission = "clients:read", .steps = clients_get_steps },
+	  .permission = "clients:read", .query = input_query_none, .steps = clients_get_steps },
 	{ .method = EVHTTP_REQ_DELETE, .path = P "/clients/:client_id", .auth = AUTH_BEARER,
-	  .permission = "clients:update", .steps = clients_delete_steps },
+	  .permission = "clients:update", .query = input_query_none,
+	  .steps = clients_delete_steps },
 	{ .method = EVHTTP_REQ_POST, .path = P "/clients/:client_id/secret", .auth = AUTH_BEARER,
-	  .permission = "clients:update", .no_store = true, .steps = clients_rotate_secret_steps },
+	  .permission = "clients:update", .no_store = true, .query = input_query_none,
+	  .steps = clients_rotate_secret_steps },
 };
 
 #define ROUTE_COUNT (sizeof routes / sizeof routes[0])
@@ -299,7 +312,12 @@ static enum step_result step_input(struct flow *f)
 
 	if (query && form_parse(query, strlen(query), &ctx->query) < 0)
 		return flow_fail(f, E_INVALID_PARAMS, "The query string is malformed.");
+	if (ctx->route->query && input_names_check_query(&ctx->query, ctx->route->query, &err) < 0)
+		return flow_error(f, &err);
 	if (ctx->route->body != BODY_NONE && read_body(ctx, ctx->route->body, &err) < 0)
+		return flow_error(f, &err);
+	if (ctx->route->fields && ctx->body &&
+	    input_names_check_body(ctx->body, ctx->route->fields, &err) < 0)
 		return flow_error(f, &err);
 	return STEP_NEXT;
 }

@@ -53,9 +53,9 @@ json_t *jbody_parse(const char *data, size_t len, struct api_error *err)
 	if (body == NULL) {
 		if (json_error_code(&jerr) == json_error_out_of_memory)
 			api_fail(err, E_SYSTEM_ERROR, "out of memory");
-		else
-			api_fail(err, E_INVALID_PARAMS, "%s",
-			         parse_error_sentence(json_error_code(&jerr)));
+		else   /* docs/api.md §"Conventions": where, never what (it could be a password) */
+			api_fail(err, E_INVALID_PARAMS, "%s (line %d, column %d)",
+			         parse_error_sentence(json_error_code(&jerr)), jerr.line, jerr.column);
 		return NULL;
 	}
 	if (!json_is_object(body)) {

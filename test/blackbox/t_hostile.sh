@@ -89,6 +89,14 @@ check_allow() {
 	check "$2: Allow header" "$got" "$want"
 }
 
+# check_desc REGEX NAME: the answer's error_description matches the extended REGEX
+check_desc() {
+	local d
+	d=$(jq -r '.error_description // empty' "$TMP/body" 2>/dev/null)
+	if printf '%s' "$d" | grep -Eq -- "$1"; then pass
+	else fail "$2: error_description '$d' does not match '$1'"; fi
+}
+
 run_case() {
 	local name=$1 method=$2 path=$3 headers=$4 body=$5 want_status=$6 want_err=$7 hcheck=${8:-}
 	local args=(-s --path-as-is --max-time 20 -D "$TMP/hdrs" -o "$TMP/body" -w '%{http_code}') h
@@ -139,6 +147,7 @@ run_case() {
 	case $hcheck in
 	'') ;;
 	allow:*) check_allow "${hcheck#allow:}" "$name" ;;
+	desc:*) check_desc "${hcheck#desc:}" "$name" ;;
 	*) check_header "$name: header" "$hcheck" ;;
 	esac
 	if ! kill -0 "$SERVER_PID" 2>/dev/null; then

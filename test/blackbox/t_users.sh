@@ -52,7 +52,10 @@ db "INSERT INTO resources (id, project_id, name, code, is_default, created_at, u
 RECORD_KEYS='["avatar_url","created_at","display_name","email","email_verified","external_user_id","id","is_active","role_id","role_name","updated_at"]'
 
 # ---- create: happy paths ----
+# issue27: an unknown field is refused; the record's own fields (is_active, id) are ignored
 req POST "$P/users" '{"display_name":"Bea Byou","external_user_id":"byou-1","is_active":false,"unknown":[1,{"x":2}]}'
+check_err "create: unknown field refused" 400 invalid_params
+req POST "$P/users" '{"display_name":"Bea Byou","external_user_id":"byou-1","is_active":false,"id":"mine"}'
 check_status "create byou" 201
 check_header "create content type" '^Content-Type: application/json$'
 check_json "create keys" 'keys|tojson' "$RECORD_KEYS"
@@ -229,6 +232,8 @@ req PUT "$P/users/$BYOU_ID" '{"display_name":"Bea","is_active":true,"external_us
 check_status "update: email added without password" 200
 check "update: byou user still has no password" "$(db "SELECT CAST(password_hash IS NULL AS INTEGER) FROM users WHERE id = '$BYOU_ID'")" 1
 req PUT "$P/users/$BYOU_ID" '{"display_name":"Bea","is_active":true,"external_user_id":"byou-1","unknown":1}'
+check_err "update: unknown field refused (issue27)" 400 invalid_params
+req PUT "$P/users/$BYOU_ID" '{"display_name":"Bea","is_active":true,"external_user_id":"byou-1"}'
 check_json "update: omitted email kept" .email bea@example.com
 req PUT "$P/users/$BYOU_ID" '{"display_name":"Bea","is_active":true,"external_user_id":"byou-1","is_active":true}'
 check_err "update: duplicate key" 400 invalid_params

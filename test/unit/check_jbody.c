@@ -148,6 +148,18 @@ START_TEST(test_parse_body)
 }
 END_TEST
 
+/* issue27: a malformed document's message says where, never what. */
+START_TEST(test_parse_body_position)
+{
+	const char *text = "{\n  \"password\": \"hunter2\",\n}";
+
+	fx.body = jbody_parse(text, strlen(text), &fx.err);
+	ck_assert_ptr_null(fx.body);
+	expect_invalid(-1, NOT_JSON " (line 3, column 1)");
+	ck_assert_ptr_null(strstr(fx.err.description, "hunter2"));
+}
+END_TEST
+
 START_TEST(test_parse_body_null)
 {
 	fx.body = jbody_parse(NULL, 0, &fx.err);
@@ -673,6 +685,7 @@ static Suite *jbody_suite(void)
 	tc = tcase_new("parse_body");
 	tcase_add_loop_test(tc, test_parse_body, 0, N_ELEMS(body_cases));
 	tcase_add_test(tc, test_parse_body_null);
+	tcase_add_test(tc, test_parse_body_position);
 	tcase_add_test(tc, test_parse_body_deep);
 	tcase_add_test(tc, test_parse_body_moderate_depth);
 	suite_add_tcase(s, tc);

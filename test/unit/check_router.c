@@ -127,6 +127,29 @@ START_TEST(test_project_routes_need_token_and_permission)
 }
 END_TEST
 
+/* issue27 strict input: every management endpoint has its table of names
+ * (docs/api.md §"Conventions"); the OAuth and OpenID Connect endpoints have
+ * none, and ignore what they do not know (RFC 6749 §3.1). */
+START_TEST(test_management_routes_name_their_input)
+{
+	for (size_t i = 0; i < nroutes; i++) {
+		const struct route *r = &routes[i];
+		bool management = strncmp(r->path, PROJECT_PREFIX, strlen(PROJECT_PREFIX)) == 0 ||
+		                  strcmp(r->path, "/api/v1/users/current") == 0;
+
+		ck_assert_msg(!management || r->query, "%s %s: no table of query parameters",
+		              http_method_name(r->method), r->path);
+		ck_assert_msg(!management || r->body != BODY_JSON || r->fields,
+		              "%s %s: no table of body fields", http_method_name(r->method), r->path);
+		ck_assert_msg(management || (!r->query && !r->fields),
+		              "%s %s: an OAuth endpoint refuses unknown names",
+		              http_method_name(r->method), r->path);
+		ck_assert_msg(r->body == BODY_JSON || !r->fields, "%s %s: fields without a JSON body",
+		              http_method_name(r->method), r->path);
+	}
+}
+END_TEST
+
 START_TEST(test_no_two_routes_match_one_request)
 {
 	for (size_t i = 0; i < nroutes; i++)
@@ -275,6 +298,7 @@ static Suite *router_suite(void)
 	TCase *tc = check_tcase("table", setup, teardown);
 
 	tcase_add_test(tc, test_project_routes_need_token_and_permission);
+	tcase_add_test(tc, test_management_routes_name_their_input);
 	tcase_add_test(tc, test_no_two_routes_match_one_request);
 	tcase_add_test(tc, test_allow_list_fits);
 	tcase_add_test(tc, test_routes_well_formed);
