@@ -2,6 +2,7 @@
  * Any key we do not know, or a value we cannot use, stops the program: a
  * typo must not pass silently. */
 #include <assert.h>
+#include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <sys/stat.h>
@@ -651,9 +652,13 @@ int config_load(struct config *cfg, const char *path, char *errbuf, size_t errle
 	cfg->source = xstrdup(path);
 	ls.file = fopen(path, "r");
 	if (!ls.file || fstat(fileno(ls.file), &sb) < 0 || !S_ISREG(sb.st_mode)) {
+		/* the system's reason, and what to do (docs/operations.md §"Start-up errors") */
+		const char *why = ls.file ? "not a regular file" : strerror(errno);
+
 		if (ls.file)
 			fclose(ls.file);
-		snprintf(errbuf, errlen, "%s: cannot open the configuration file", path);
+		snprintf(errbuf, errlen, "%s: cannot open the configuration file: %s; pass -c FILE",
+		         path, why);
 		return -1;
 	}
 	line = ini_parse_stream(read_line, &ls, on_entry, &ls);

@@ -304,32 +304,56 @@ static void on_suffix_move_tick(evutil_socket_t fd, short what, void *arg)
 	evtimer_add(sm->ev, &tv);
 }
 
-/* docs/operations.md §"The program": under systemd stdout is the journal, which must not
- * hold a secret: the admin client goes to a file of mode 0600 beside the
- * store instead, and only its path to the log. */
+/* The path of default-admin.json in file's directory. Caller frees. */
+static char *admin_file_beside(const char *file)
+{
+	const char *slash = strrchr(file, '/');
+
+	if (!slash)
+		return xstrdup("default-admin.json");
+	return xasprintf("%.*s/default-admin.json", (int)(slash - file), file);
+}
+
+/* Writes text to default-admin.json beside file: 0, or -1 (logged). */
+static int admin_file_write(const char *file, const char *text)
+{
+	char *path = admin_file_beside(file), errbuf[512];
+	int rc = secret_file_replace(path, "admin client file", text, strlen(text), errbuf,
+	                             sizeof errbuf);
+
+	if (rc == 0)
+		log_info("the default project's admin client (with its secret) is in %s; "
+		         "read it, then delete it", path);
+	else
+		log_error("%s", errbuf);
+	free(path);
+	return rc;
+}
+
+/* The default project's admin client, the one time its secret exists in
+ * the clear (docs/operations.md §"The program"): to default-admin.json
+ * (0600) beside the store (on PostgreSQL beside the config file, or, where
+ * that is read-only as under the unit's ProtectSystem, beside [store]
+ * path, whose lock file the server writes), and to stdout unless stdout is
+ * the journal (JOURNAL_STREAM), which must not hold a secret. A file left
+ * by an earlier first start is replaced. Returns 0, or -1 (logged) when
+ * the secret reached neither. */
 static int hand_over_admin(const struct config *cfg, const struct new_project *np)
 {
-	char *dir = xstrdup(cfg->store_path), *slash = strrchr(dir, '/'), *path, *text, errbuf[512];
+	char *text = cli_new_project_text(np);
+	bool journal = getenv("JOURNAL_STREAM") != NULL;
 	int rc;
 
-	if (!getenv("JOURNAL_STREAM")) {
+	if (!journal)
 		cli_print_new_project(np);
-		free(dir);
-		return 0;
-	}
-	if (slash)
-		*slash = '\0';
-	path = xasprintf("%s/default-admin.json", slash ? dir : ".");
-	text = cli_new_project_text(np);
-	rc = secret_file_create(path, "admin client file", text, strlen(text), errbuf, sizeof errbuf);
-	if (rc == 0)
-		log_info("the default project's admin client (with its secret) is in %s", path);
-	else
-		log_error("%s", rc > 0 ? "default-admin.json exists already; not overwritten" : errbuf);
+	rc = cfg->store_postgres ? admin_file_write(cfg->source, text) : -1;
+	if (rc != 0)
+		rc = admin_file_write(cfg->store_path, text);
+	if (rc != 0 && journal)
+		log_error("the admin client's secret is lost: `edgeauth project admin-client ID` "
+		          "makes another");
 	crypto_free_wiped(text);
-	free(path);
-	free(dir);
-	return rc == 0 ? 0 : -1;
+	return rc == 0 || !journal ? 0 : -1;
 }
 
 /* A store with no project gets one, so a newcomer can call the API at once. */
@@ -383,12 +407,6 @@ int serve_run(const struct config *cfg)
 		log_error("%s", errbuf);
 		goto out;
 	}
-	if (ensure_default_project(cfg, srv.store) < 0)
-		goto out;
-	if (cfg->audit_file) {
-		srv.audit = audit_file_open(cfg->audit_file);
-		store_events_sink(srv.store, audit_file_write, srv.audit);
-	}
 	/* libevent's changelist folds the epoll_ctl calls one iteration makes
 	 * on a socket (evhttp turns reading off and writing on for each
 	 * answer): 4 a request -> 2 (docs/BENCHMARKS.md). It is unsafe only
@@ -401,7 +419,6 @@ int serve_run(const struct config *cfg)
 	event_config_free(ecfg);
 	if (!srv.base)
 		goto out;
-	store_serve(srv.store, srv.base);
 	srv.passwords = passwords_new(srv.base, cfg);
 	srv.signin_account_addresses = throttle_new((size_t)cfg->signin_tracked_keys,
 	                                            cfg->signin_max_failures, cfg->signin_window_s);
@@ -418,6 +435,16 @@ int serve_run(const struct config *cfg)
 	if (start_tls(&srv) < 0 || http_start(&srv, &router_http_dispatch) < 0 ||
 	    metrics_http_start(&srv) < 0)
 		goto out;
+	/* Listening: a start that fails from here on has handed the admin client
+	 * over already. Before store_serve, whose PostgreSQL connections stop
+	 * blocking (and only the first node on an empty database creates it). */
+	if (ensure_default_project(cfg, srv.store) < 0)
+		goto out;
+	if (cfg->audit_file) {
+		srv.audit = audit_file_open(cfg->audit_file);
+		store_events_sink(srv.store, audit_file_write, srv.audit);
+	}
+	store_serve(srv.store, srv.base);
 	group_commit_start(&srv);
 	srv.backchannel = backchannel_new(&srv, NULL, errbuf, sizeof errbuf);
 	if (!srv.backchannel) {

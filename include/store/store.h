@@ -134,9 +134,10 @@ struct store {
  * normal), prepares every statement. Returns NULL with a reason in errbuf. */
 struct store *store_open(const char *path, bool synchronous_full, char *errbuf, size_t errlen);
 void store_close(struct store *st);
-/* Creates the parent directory of path (one level, mode 0700) when it is
- * missing; a failure is left for the open that follows to report. */
-void store_make_parent_dir(const char *path);
+/* Creates the directories of path that are missing (mode 0700, with their
+ * parents: README's quick start lets [store] path name a new directory).
+ * Returns 0, or -1 with the system's reason in errbuf. */
+int store_make_parent_dir(const char *path, char *errbuf, size_t errlen);
 /* The schema version this edgeauth migrates to (the migrations it holds). */
 extern const size_t schema_migration_count;
 

@@ -381,15 +381,16 @@ static void sql_iso_time(sqlite3_context *c, int argc, sqlite3_value **argv)
 	sqlite3_result_text(c, buf, -1, SQLITE_TRANSIENT);
 }
 
-void store_make_parent_dir(const char *path)
+int store_make_parent_dir(const char *path, char *errbuf, size_t errlen)
 {
-	char *dir = xstrdup(path);
-	char *slash = strrchr(dir, '/');
-	if (slash && slash != dir) {
-		*slash = '\0';
-		(void)mkdir(dir, 0700);   /* a failure: sqlite3_open reports the real problem */
-	}
-	free(dir);
+	char *failed = NULL;
+
+	if (make_parent_dirs(path, &failed) == 0)
+		return 0;
+	snprintf(errbuf, errlen, "cannot create the directory %s of the store %s: %s", failed, path,
+	         strerror(errno));
+	free(failed);
+	return -1;
 }
 
 /* The store holds password and token hashes: a file others may read is
@@ -456,18 +457,22 @@ static void describe_open_failure(sqlite3 *db, const char *path, char *errbuf, s
 
 struct store *store_open(const char *path, bool synchronous_full, char *errbuf, size_t errlen)
 {
-	struct store *st = xcalloc(1, sizeof *st);
+	struct store *st;
 	const char *sync = synchronous_full ? "PRAGMA synchronous = FULL" : "PRAGMA synchronous = NORMAL";
 
 	mode_t old_umask;
 	int opened;
 	struct stat wal;
-	char *wal_path = xasprintf("%s-wal", path);
+	char *wal_path;
+
+	if (store_make_parent_dir(path, errbuf, errlen) < 0)
+		return NULL;
+	st = xcalloc(1, sizeof *st);
+	wal_path = xasprintf("%s-wal", path);
 
 	st->be = &sqlite_backend;
 	st->files.wal_fd = -1;
 	sqlite_single_thread();
-	store_make_parent_dir(path);
 	/* SQLite removes the WAL at a clean close; frames left in it mean the
 	 * last connection stopped without one */
 	st->unclean_open = stat(wal_path, &wal) == 0 && wal.st_size > 0;

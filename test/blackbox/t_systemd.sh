@@ -32,7 +32,8 @@ J=$!
 for _ in $(seq 1 100); do curl -s -o /dev/null "http://127.0.0.1:$PORT/healthz" && break; sleep 0.05; done
 kill -TERM $J; wait $J
 check "nothing on stdout (the journal)" "$(wc -c < "$TMP/journal.out")" 0
-ADMIN_FILE=$TMP/state/default-admin.json
+ADMIN_FILE=$TMP/state/default-admin.json   # on PostgreSQL beside the config file
+[ "$BACKEND" = postgres ] && ADMIN_FILE=$TMP/default-admin.json
 check "default-admin.json beside the store, mode 0600" "$(stat -c %a "$ADMIN_FILE")" 600
 check "holding the admin client" "$(jq -r '.client_secret | length > 20' "$ADMIN_FILE")" true
 check "the log names the file" "$(grep -c "admin client (with its secret) is in $ADMIN_FILE" "$TMP/journal.log")" 1
