@@ -108,6 +108,7 @@ struct config_key {
 	int (*parse)(struct config *cfg, const char *value, char reason[CONFIG_REASON_MAX]);
 	void (*release)(struct config *cfg);   /* CONFIG_PARSED, NULL when nothing is owned */
 	bool secret;   /* a value that may hold a password: check-config masks it */
+	bool reload;   /* a SIGHUP reload applies a change (config_reload); else at restart */
 };
 
 /* The table, in the order of etc/edgeauth.conf; *count keys. */
@@ -119,6 +120,15 @@ void config_init(struct config *cfg);
  * key, or a bad value returns -1 with "FILE:LINE: reason" in errbuf. */
 int config_load(struct config *cfg, const char *path, char *errbuf, size_t errlen);
 void config_release(struct config *cfg);
+/* SIGHUP (docs/operations.md §"Reload"): reads path whole into a new
+ * config; when it is valid, each key marked .reload whose text changed is
+ * applied to cfg in place (a TLS pair only while TLS stays on: a listener
+ * gets or loses TLS at a restart), and changed(k, applied, arg) is called
+ * for every key whose text changed. A file that fails config_load changes
+ * nothing: -1 with its reason in errbuf. Loop thread only. */
+int config_reload(struct config *cfg, const char *path,
+                  void (*changed)(const struct config_key *k, bool applied, void *arg), void *arg,
+                  char *errbuf, size_t errlen);
 /* The effective config as INI text, every key of the table with its value
  * (secrets masked), for check-config. Caller frees. */
 char *config_dump(const struct config *cfg);

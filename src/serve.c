@@ -65,25 +65,94 @@ static int start_tls(struct server *srv)
 	return 0;
 }
 
+/* ---- SIGHUP: the config file again (docs/operations.md §"Reload") ---- */
+
+struct reload {
+	struct server *srv;
+	struct config *cfg;   /* srv->cfg, which only the reload writes */
+};
+
+static void on_key_changed(const struct config_key *k, bool applied, void *arg)
+{
+	(void)arg;
+	if (applied)
+		log_info("SIGHUP: [%s] %s changed", k->section, k->key);
+	else
+		log_warn("SIGHUP: [%s] %s changed, which needs a restart: the running value stays "
+		         "until then", k->section, k->key);
+}
+
+/* What holds a reloaded value of its own takes it up. */
+static void reloaded(struct server *srv)
+{
+	const struct config *cfg = srv->cfg;
+
+	log_set_format(cfg->log_format);
+	throttle_set_limit(srv->signin_account_addresses, cfg->signin_max_failures,
+	                   cfg->signin_window_s);
+	throttle_set_limit(srv->signin_accounts, cfg->signin_max_failures_per_account,
+	                   cfg->signin_window_s);
+	throttle_set_limit(srv->signin_addresses, cfg->signin_max_failures_per_address,
+	                   cfg->signin_window_s);
+	throttle_set_limit(srv->session_codes, cfg->max_codes_per_minute, THROTTLE_BOUND_WINDOW_S);
+	throttle_set_limit(srv->family_rotations, cfg->max_rotations_per_minute,
+	                   THROTTLE_BOUND_WINDOW_S);
+	backchannel_allow_reloaded(srv->backchannel, cfg);
+}
+
 /* New connections get the pair as the files now hold it (a renewal); open
  * ones keep theirs. A pair that fails to load leaves the old one in use. */
-static void on_sighup(evutil_socket_t sig, short what, void *arg)
+static void reload_tls(struct server *srv)
 {
-	struct server *srv = arg;
 	char msg[512];
 
-	(void)sig;
-	(void)what;
-	if (!srv->tls) {
-		log_info("SIGHUP: no TLS pair to reload");
-	} else if (tls_reload(srv->tls, msg, sizeof msg) < 0) {
+	if (!srv->tls)
+		return;
+	tls_set_paths(srv->tls, srv->cfg->tls_cert, srv->cfg->tls_key);
+	if (tls_reload(srv->tls, msg, sizeof msg) < 0) {
 		log_error("SIGHUP: %s; the previous certificate stays in use", msg);
 	} else {
 		tls_describe(srv->tls, msg, sizeof msg);
 		log_info("SIGHUP: TLS %s", msg);
 	}
-	if (srv->audit)
-		audit_file_reopen(srv->audit);   /* logrotate moved it away */
+}
+
+/* The audit file is reopened (logrotate moved it away), or another one
+ * opened when [audit] file changed. */
+static void reload_audit(struct server *srv, const char *was)
+{
+	const char *now = srv->cfg->audit_file;
+
+	if (was && now && !strcmp(was, now)) {
+		audit_file_reopen(srv->audit);
+		return;
+	}
+	audit_file_free(srv->audit);
+	srv->audit = now ? audit_file_open(now) : NULL;
+	store_events_sink(srv->store, now ? audit_file_write : NULL, srv->audit);
+}
+
+/* A file that fails validation is refused whole: the running config stays. */
+static void on_sighup(evutil_socket_t sig, short what, void *arg)
+{
+	struct reload *rl = arg;
+	char errbuf[512], *audit = rl->cfg->audit_file ? xstrdup(rl->cfg->audit_file) : NULL;
+
+	(void)sig;
+	(void)what;
+	notify_reloading();
+	if (config_reload(rl->cfg, rl->cfg->source, on_key_changed, NULL, errbuf,
+	                  sizeof errbuf) < 0) {
+		log_error("SIGHUP: %s; the file is refused whole, the running configuration stays",
+		          errbuf);
+	} else {
+		reloaded(rl->srv);
+		log_info("SIGHUP: configuration reloaded from %s", rl->cfg->source);
+	}
+	reload_tls(rl->srv);
+	reload_audit(rl->srv, audit);
+	free(audit);
+	notify_reloaded();
 }
 
 /* ---- descriptors: room for every connection ---- */
@@ -374,9 +443,10 @@ static int ensure_default_project(const struct config *cfg, struct store *st)
 	return (int)n;
 }
 
-int serve_run(const struct config *cfg)
+int serve_run(struct config *cfg)
 {
 	struct server srv = { .cfg = cfg };
+	struct reload rl = { .srv = &srv, .cfg = cfg };
 	struct shutdown sd = { .srv = &srv };
 	struct purge pg = { .srv = &srv, .started_ms = now_ms(), .started_us = mono_us() };
 	struct suffix_mover sm = { .srv = &srv };
@@ -457,7 +527,7 @@ int serve_run(const struct config *cfg)
 	sigterm = evsignal_new(srv.base, SIGTERM, on_signal, &sd);
 	event_add(sigint, NULL);
 	event_add(sigterm, NULL);
-	sighup = evsignal_new(srv.base, SIGHUP, on_sighup, &srv);
+	sighup = evsignal_new(srv.base, SIGHUP, on_sighup, &rl);
 	event_add(sighup, NULL);
 	pg.ev = evtimer_new(srv.base, on_purge_tick, &pg);
 	evtimer_add(pg.ev, &first_tick);

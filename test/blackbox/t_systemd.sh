@@ -20,6 +20,10 @@ rm -f "$TMP/notify.sock"
 R=$(NOTIFY_ABSTRACT=1 python3 "$BB_DIR/notify.py" "$TMP" "$PORT" 400000 "$EDGEAUTH" -c "$CONF" serve 2>> "$TMP/server.log")
 check "an abstract NOTIFY_SOCKET (@name): READY=1, pings, STOPPING=1" \
 	"$(jq -c .order <<<"$R")/$(jq '.pings | length >= 5' <<<"$R")" '["READY=1","STOPPING=1"]/true'
+rm -f "$TMP/notify.sock"
+R=$(NOTIFY_HUP=1 python3 "$BB_DIR/notify.py" "$TMP" "$PORT" "" "$EDGEAUTH" -c "$CONF" serve 2>> "$TMP/server.log")
+check "issue27.reload: SIGHUP says RELOADING=1, then READY=1 when done" "$(jq -c .order <<<"$R")" \
+	'["READY=1","RELOADING=1","READY=1","STOPPING=1"]'
 R=$(NOTIFY_PID=1 NOTIFY_ABSTRACT=1 python3 "$BB_DIR/notify.py" "$TMP" "$PORT" 400000 "$EDGEAUTH" -c "$CONF" serve 2>> "$TMP/server.log")
 check "WATCHDOG_PID of another process: no pings" "$(jq '.pings | length' <<<"$R")" 0
 
