@@ -111,6 +111,7 @@ struct config_key {
 	/* a file (a string type): a relative value is taken relative to the
 	 * config file's directory (config_load) */
 	bool path;
+	bool reload;   /* a SIGHUP reload applies a change (config_reload); else at restart */
 };
 
 /* The table, in the order of etc/edgeauth.conf; *count keys. */
@@ -122,6 +123,15 @@ void config_init(struct config *cfg);
  * key, or a bad value returns -1 with "FILE:LINE: reason" in errbuf. */
 int config_load(struct config *cfg, const char *path, char *errbuf, size_t errlen);
 void config_release(struct config *cfg);
+/* SIGHUP (docs/operations.md §"Reload"): reads path whole into a new
+ * config; when it is valid, each key marked .reload whose text changed is
+ * applied to cfg in place (a TLS pair only while TLS stays on: a listener
+ * gets or loses TLS at a restart), and changed(k, applied, arg) is called
+ * for every key whose text changed. A file that fails config_load changes
+ * nothing: -1 with its reason in errbuf. Loop thread only. */
+int config_reload(struct config *cfg, const char *path,
+                  void (*changed)(const struct config_key *k, bool applied, void *arg), void *arg,
+                  char *errbuf, size_t errlen);
 /* The effective config as INI text, every key of the table with its value
  * (secrets masked), for check-config. Caller frees. */
 char *config_dump(const struct config *cfg);

@@ -6,7 +6,8 @@
  */
 #include "config.h"
 
-/* The process's exit code: 0 after a clean stop. */
-int serve_run(const struct config *cfg);
+/* The process's exit code: 0 after a clean stop. cfg is read again from
+ * its file on SIGHUP (config_reload), and so changes while the server runs. */
+int serve_run(struct config *cfg);
 
 #endif

@@ -260,15 +260,15 @@ static const struct config_key keys[] = {
 	  .min = 1, .max = 1000000, .default_value = "1024" },
 	{ .section = "server", .key = "max_connections_per_address",
 	  INT_FIELD(max_connections_per_address), .min = 1, .max = 1000000, .default_value = "64" },
-	{ .section = "server", .key = "cors_origins", .type = CONFIG_PARSED,
+	{ .section = "server", .key = "cors_origins", .reload = true, .type = CONFIG_PARSED,
 	  .parse = parse_origins, .release = release_origins, .default_value = "" },
-	{ .section = "server", .key = "trusted_proxies", .type = CONFIG_PARSED,
+	{ .section = "server", .key = "trusted_proxies", .reload = true, .type = CONFIG_PARSED,
 	  .parse = parse_trusted_proxies, .release = release_trusted_proxies, .default_value = "" },
-	{ .section = "server", .key = "tls_cert", OPTIONAL_STRING_FIELD(tls_cert),
+	{ .section = "server", .key = "tls_cert", .reload = true, OPTIONAL_STRING_FIELD(tls_cert),
 	  .default_value = "", .path = true },
-	{ .section = "server", .key = "tls_key", OPTIONAL_STRING_FIELD(tls_key),
+	{ .section = "server", .key = "tls_key", .reload = true, OPTIONAL_STRING_FIELD(tls_key),
 	  .default_value = "", .path = true },
-	{ .section = "server", .key = "hsts_max_age_s", LONG_FIELD(hsts_max_age_s),
+	{ .section = "server", .key = "hsts_max_age_s", .reload = true, LONG_FIELD(hsts_max_age_s),
 	  .min = 0, .max = 2 * 365 * DAY_S, .default_value = "0" },
 
 	{ .section = "store", .key = "path", STRING_FIELD(store_path),
@@ -286,15 +286,15 @@ static const struct config_key keys[] = {
 	{ .section = "store", .key = "insecure_transport", .type = CONFIG_PARSED,
 	  .parse = parse_insecure_transport, .default_value = "false" },
 
-	{ .section = "tokens", .key = "access_ttl_s", LONG_FIELD(access_ttl_s),
+	{ .section = "tokens", .key = "access_ttl_s", .reload = true, LONG_FIELD(access_ttl_s),
 	  .min = 1, .max = 31 * DAY_S, .default_value = "900" },
-	{ .section = "tokens", .key = "refresh_ttl_s", LONG_FIELD(refresh_ttl_s),
+	{ .section = "tokens", .key = "refresh_ttl_s", .reload = true, LONG_FIELD(refresh_ttl_s),
 	  .min = 1, .max = 3650 * DAY_S, .default_value = "2592000" },
-	{ .section = "tokens", .key = "code_ttl_s", LONG_FIELD(code_ttl_s),
+	{ .section = "tokens", .key = "code_ttl_s", .reload = true, LONG_FIELD(code_ttl_s),
 	  .min = 1, .max = 3600, .default_value = "60" },
-	{ .section = "tokens", .key = "purge_interval_s", INT_FIELD(purge_interval_s),
+	{ .section = "tokens", .key = "purge_interval_s", .reload = true, INT_FIELD(purge_interval_s),
 	  .min = 1, .max = 86400, .default_value = "30" },
-	{ .section = "tokens", .key = "purge_grace_s", LONG_FIELD(purge_grace_s),
+	{ .section = "tokens", .key = "purge_grace_s", .reload = true, LONG_FIELD(purge_grace_s),
 	  .min = 0, .max = 3650 * DAY_S, .default_value = "86400" },
 	{ .section = "tokens", .key = "signing_key", STRING_FIELD(signing_key),
 	  .default_value = "var/signing-key.pem", .conf_value = "../var/signing-key.pem",
@@ -302,11 +302,13 @@ static const struct config_key keys[] = {
 	{ .section = "tokens", .key = "key_encryption_key_file",
 	  STRING_FIELD(key_encryption_key_file), .default_value = "var/key-encryption.key",
 	  .conf_value = "../var/key-encryption.key", .path = true },
-	{ .section = "tokens", .key = "key_activation_delay_s", LONG_FIELD(key_activation_delay_s),
+	{ .section = "tokens", .key = "key_activation_delay_s", .reload = true,
+	  LONG_FIELD(key_activation_delay_s),
 	  .min = 0, .max = 30 * DAY_S, .default_value = "3600" },
-	{ .section = "tokens", .key = "refresh_reuse_grace_s", INT_FIELD(refresh_reuse_grace_s),
+	{ .section = "tokens", .key = "refresh_reuse_grace_s", .reload = true,
+	  INT_FIELD(refresh_reuse_grace_s),
 	  .min = 0, .max = 60, .default_value = "0" },
-	{ .section = "tokens", .key = "max_rotations_per_minute",
+	{ .section = "tokens", .key = "max_rotations_per_minute", .reload = true,
 	  INT_FIELD(max_rotations_per_minute), .min = 1, .max = 1000000, .default_value = "30" },
 
 	{ .section = "passwords", .key = "argon2_memory_kib", U32_FIELD(argon2_memory_kib),
@@ -320,27 +322,28 @@ static const struct config_key keys[] = {
 	{ .section = "passwords", .key = "max_pending_hashes", INT_FIELD(max_pending_hashes),
 	  .min = 1, .max = 100000, .default_value = "256" },
 
-	{ .section = "signin", .key = "max_failures", INT_FIELD(signin_max_failures),
+	{ .section = "signin", .key = "max_failures", .reload = true, INT_FIELD(signin_max_failures),
 	  .min = 1, .max = 1000000, .default_value = "10" },
-	{ .section = "signin", .key = "max_failures_per_account",
+	{ .section = "signin", .key = "max_failures_per_account", .reload = true,
 	  INT_FIELD(signin_max_failures_per_account), .min = 1, .max = 1000000,
 	  .default_value = "100" },
-	{ .section = "signin", .key = "max_failures_per_address",
+	{ .section = "signin", .key = "max_failures_per_address", .reload = true,
 	  INT_FIELD(signin_max_failures_per_address), .min = 1, .max = 1000000,
 	  .default_value = "100" },
-	{ .section = "signin", .key = "window_s", INT_FIELD(signin_window_s),
+	{ .section = "signin", .key = "window_s", .reload = true, INT_FIELD(signin_window_s),
 	  .min = 1, .max = 86400, .default_value = "300" },
 	{ .section = "signin", .key = "tracked_keys", INT_FIELD(signin_tracked_keys),
 	  .min = 16, .max = 10000000, .default_value = "4096" },
 
-	{ .section = "sessions", .key = "ttl_s", LONG_FIELD(session_ttl_s),
+	{ .section = "sessions", .key = "ttl_s", .reload = true, LONG_FIELD(session_ttl_s),
 	  .min = 1, .max = 365 * DAY_S, .default_value = "28800" },
-	{ .section = "sessions", .key = "max_codes_per_minute", INT_FIELD(max_codes_per_minute),
+	{ .section = "sessions", .key = "max_codes_per_minute", .reload = true,
+	  INT_FIELD(max_codes_per_minute),
 	  .min = 1, .max = 1000000, .default_value = "30" },
 
-	{ .section = "oidc", .key = "id_token_ttl_s", LONG_FIELD(id_token_ttl_s),
+	{ .section = "oidc", .key = "id_token_ttl_s", .reload = true, LONG_FIELD(id_token_ttl_s),
 	  .min = 1, .max = 31 * DAY_S, .default_value = "3600" },
-	{ .section = "oidc", .key = "backchannel_allow", .type = CONFIG_PARSED,
+	{ .section = "oidc", .key = "backchannel_allow", .reload = true, .type = CONFIG_PARSED,
 	  .parse = parse_backchannel_allow, .release = release_backchannel_allow,
 	  .default_value = "" },
 
@@ -348,12 +351,13 @@ static const struct config_key keys[] = {
 	  .parse = parse_metrics_listen, .release = release_metrics_listen, .default_value = "",
 	  .conf_value = "127.0.0.1:9464" },
 
-	{ .section = "log", .key = "format", .type = CONFIG_PARSED, .parse = parse_log_format,
+	{ .section = "log", .key = "format", .reload = true, .type = CONFIG_PARSED,
+	  .parse = parse_log_format,
 	  .default_value = "text" },
 
-	{ .section = "audit", .key = "retention_days", INT_FIELD(audit_retention_days),
+	{ .section = "audit", .key = "retention_days", .reload = true, INT_FIELD(audit_retention_days),
 	  .min = 1, .max = 36500, .default_value = "90" },
-	{ .section = "audit", .key = "file", OPTIONAL_STRING_FIELD(audit_file),
+	{ .section = "audit", .key = "file", .reload = true, OPTIONAL_STRING_FIELD(audit_file),
 	  .default_value = "", .path = true },
 };
 
@@ -447,6 +451,51 @@ void config_release(struct config *cfg)
 	free(cfg->values);
 	free(cfg->source);
 	memset(cfg, 0, sizeof *cfg);
+}
+
+static bool is_tls_pair(const struct config_key *k)
+{
+	return !strcmp(k->section, "server") &&
+	       (!strcmp(k->key, "tls_cert") || !strcmp(k->key, "tls_key"));
+}
+
+/* Why in place: every reader of a reloadable key runs on the loop thread
+ * and reads it from the config within one callback (a request's step, a
+ * timer), never keeping a pointer into it across a wait; the one holder of
+ * such a pointer, the back-channel policy, is refreshed by the caller in
+ * the same callback (backchannel_allow_reloaded). So a value replaced here,
+ * between two callbacks, frees nothing a request still reads, and no
+ * second config has to be kept alive. The hash threads read only
+ * [passwords], which never reloads. */
+int config_reload(struct config *cfg, const char *path,
+                  void (*changed)(const struct config_key *k, bool applied, void *arg), void *arg,
+                  char *errbuf, size_t errlen)
+{
+	struct config next;
+	char reason[CONFIG_REASON_MAX];
+	bool tls_stays;
+
+	config_init(&next);
+	if (config_load(&next, path, errbuf, errlen) < 0) {
+		config_release(&next);
+		return -1;
+	}
+	tls_stays = config_tls_enabled(cfg) == config_tls_enabled(&next);
+	for (size_t i = 0; i < KEY_COUNT; i++) {
+		bool applied;
+
+		if (!strcmp(cfg->values[i], next.values[i]))
+			continue;
+		applied = keys[i].reload && (tls_stays || !is_tls_pair(&keys[i]));
+		if (applied) {
+			int rc = apply(cfg, &keys[i], next.values[i], reason);
+			assert(rc == 0);   /* the same text next took */
+			(void)rc;
+		}
+		changed(&keys[i], applied, arg);
+	}
+	config_release(&next);
+	return 0;
 }
 
 /* Replaces s[from, to) by "***" in *s (a new string). */
@@ -709,9 +758,13 @@ int config_load(struct config *cfg, const char *path, char *errbuf, size_t errle
 	cfg->source = xstrdup(path);
 	ls.file = fopen(path, "r");
 	if (!ls.file || fstat(fileno(ls.file), &sb) < 0 || !S_ISREG(sb.st_mode)) {
+		/* the system's reason, and what to do (docs/operations.md §"Start-up errors") */
+		const char *why = ls.file ? "not a regular file" : strerror(errno);
+
 		if (ls.file)
 			fclose(ls.file);
-		snprintf(errbuf, errlen, "%s: cannot open the configuration file", path);
+		snprintf(errbuf, errlen, "%s: cannot open the configuration file: %s; pass -c FILE",
+		         path, why);
 		return -1;
 	}
 	line = ini_parse_stream(read_line, &ls, on_entry, &ls);

@@ -65,25 +65,94 @@ static int start_tls(struct server *srv)
 	return 0;
 }
 
+/* ---- SIGHUP: the config file again (docs/operations.md §"Reload") ---- */
+
+struct reload {
+	struct server *srv;
+	struct config *cfg;   /* srv->cfg, which only the reload writes */
+};
+
+static void on_key_changed(const struct config_key *k, bool applied, void *arg)
+{
+	(void)arg;
+	if (applied)
+		log_info("SIGHUP: [%s] %s changed", k->section, k->key);
+	else
+		log_warn("SIGHUP: [%s] %s changed, which needs a restart: the running value stays "
+		         "until then", k->section, k->key);
+}
+
+/* What holds a reloaded value of its own takes it up. */
+static void reloaded(struct server *srv)
+{
+	const struct config *cfg = srv->cfg;
+
+	log_set_format(cfg->log_format);
+	throttle_set_limit(srv->signin_account_addresses, cfg->signin_max_failures,
+	                   cfg->signin_window_s);
+	throttle_set_limit(srv->signin_accounts, cfg->signin_max_failures_per_account,
+	                   cfg->signin_window_s);
+	throttle_set_limit(srv->signin_addresses, cfg->signin_max_failures_per_address,
+	                   cfg->signin_window_s);
+	throttle_set_limit(srv->session_codes, cfg->max_codes_per_minute, THROTTLE_BOUND_WINDOW_S);
+	throttle_set_limit(srv->family_rotations, cfg->max_rotations_per_minute,
+	                   THROTTLE_BOUND_WINDOW_S);
+	backchannel_allow_reloaded(srv->backchannel, cfg);
+}
+
 /* New connections get the pair as the files now hold it (a renewal); open
  * ones keep theirs. A pair that fails to load leaves the old one in use. */
-static void on_sighup(evutil_socket_t sig, short what, void *arg)
+static void reload_tls(struct server *srv)
 {
-	struct server *srv = arg;
 	char msg[512];
 
-	(void)sig;
-	(void)what;
-	if (!srv->tls) {
-		log_info("SIGHUP: no TLS pair to reload");
-	} else if (tls_reload(srv->tls, msg, sizeof msg) < 0) {
+	if (!srv->tls)
+		return;
+	tls_set_paths(srv->tls, srv->cfg->tls_cert, srv->cfg->tls_key);
+	if (tls_reload(srv->tls, msg, sizeof msg) < 0) {
 		log_error("SIGHUP: %s; the previous certificate stays in use", msg);
 	} else {
 		tls_describe(srv->tls, msg, sizeof msg);
 		log_info("SIGHUP: TLS %s", msg);
 	}
-	if (srv->audit)
-		audit_file_reopen(srv->audit);   /* logrotate moved it away */
+}
+
+/* The audit file is reopened (logrotate moved it away), or another one
+ * opened when [audit] file changed. */
+static void reload_audit(struct server *srv, const char *was)
+{
+	const char *now = srv->cfg->audit_file;
+
+	if (was && now && !strcmp(was, now)) {
+		audit_file_reopen(srv->audit);
+		return;
+	}
+	audit_file_free(srv->audit);
+	srv->audit = now ? audit_file_open(now) : NULL;
+	store_events_sink(srv->store, now ? audit_file_write : NULL, srv->audit);
+}
+
+/* A file that fails validation is refused whole: the running config stays. */
+static void on_sighup(evutil_socket_t sig, short what, void *arg)
+{
+	struct reload *rl = arg;
+	char errbuf[512], *audit = rl->cfg->audit_file ? xstrdup(rl->cfg->audit_file) : NULL;
+
+	(void)sig;
+	(void)what;
+	notify_reloading();
+	if (config_reload(rl->cfg, rl->cfg->source, on_key_changed, NULL, errbuf,
+	                  sizeof errbuf) < 0) {
+		log_error("SIGHUP: %s; the file is refused whole, the running configuration stays",
+		          errbuf);
+	} else {
+		reloaded(rl->srv);
+		log_info("SIGHUP: configuration reloaded from %s", rl->cfg->source);
+	}
+	reload_tls(rl->srv);
+	reload_audit(rl->srv, audit);
+	free(audit);
+	notify_reloaded();
 }
 
 /* ---- descriptors: room for every connection ---- */
@@ -304,32 +373,56 @@ static void on_suffix_move_tick(evutil_socket_t fd, short what, void *arg)
 	evtimer_add(sm->ev, &tv);
 }
 
-/* docs/operations.md §"The program": under systemd stdout is the journal, which must not
- * hold a secret: the admin client goes to a file of mode 0600 beside the
- * store instead, and only its path to the log. */
+/* The path of default-admin.json in file's directory. Caller frees. */
+static char *admin_file_beside(const char *file)
+{
+	const char *slash = strrchr(file, '/');
+
+	if (!slash)
+		return xstrdup("default-admin.json");
+	return xasprintf("%.*s/default-admin.json", (int)(slash - file), file);
+}
+
+/* Writes text to default-admin.json beside file: 0, or -1 (logged). */
+static int admin_file_write(const char *file, const char *text)
+{
+	char *path = admin_file_beside(file), errbuf[512];
+	int rc = secret_file_replace(path, "admin client file", text, strlen(text), errbuf,
+	                             sizeof errbuf);
+
+	if (rc == 0)
+		log_info("the default project's admin client (with its secret) is in %s; "
+		         "read it, then delete it", path);
+	else
+		log_error("%s", errbuf);
+	free(path);
+	return rc;
+}
+
+/* The default project's admin client, the one time its secret exists in
+ * the clear (docs/operations.md §"The program"): to default-admin.json
+ * (0600) beside the store (on PostgreSQL beside the config file, or, where
+ * that is read-only as under the unit's ProtectSystem, beside [store]
+ * path, whose lock file the server writes), and to stdout unless stdout is
+ * the journal (JOURNAL_STREAM), which must not hold a secret. A file left
+ * by an earlier first start is replaced. Returns 0, or -1 (logged) when
+ * the secret reached neither. */
 static int hand_over_admin(const struct config *cfg, const struct new_project *np)
 {
-	char *dir = xstrdup(cfg->store_path), *slash = strrchr(dir, '/'), *path, *text, errbuf[512];
+	char *text = cli_new_project_text(np);
+	bool journal = getenv("JOURNAL_STREAM") != NULL;
 	int rc;
 
-	if (!getenv("JOURNAL_STREAM")) {
+	if (!journal)
 		cli_print_new_project(np);
-		free(dir);
-		return 0;
-	}
-	if (slash)
-		*slash = '\0';
-	path = xasprintf("%s/default-admin.json", slash ? dir : ".");
-	text = cli_new_project_text(np);
-	rc = secret_file_create(path, "admin client file", text, strlen(text), errbuf, sizeof errbuf);
-	if (rc == 0)
-		log_info("the default project's admin client (with its secret) is in %s", path);
-	else
-		log_error("%s", rc > 0 ? "default-admin.json exists already; not overwritten" : errbuf);
+	rc = cfg->store_postgres ? admin_file_write(cfg->source, text) : -1;
+	if (rc != 0)
+		rc = admin_file_write(cfg->store_path, text);
+	if (rc != 0 && journal)
+		log_error("the admin client's secret is lost: `edgeauth project admin-client ID` "
+		          "makes another");
 	crypto_free_wiped(text);
-	free(path);
-	free(dir);
-	return rc == 0 ? 0 : -1;
+	return rc == 0 || !journal ? 0 : -1;
 }
 
 /* A store with no project gets one, so a newcomer can call the API at once. */
@@ -350,9 +443,10 @@ static int ensure_default_project(const struct config *cfg, struct store *st)
 	return (int)n;
 }
 
-int serve_run(const struct config *cfg)
+int serve_run(struct config *cfg)
 {
 	struct server srv = { .cfg = cfg };
+	struct reload rl = { .srv = &srv, .cfg = cfg };
 	struct shutdown sd = { .srv = &srv };
 	struct purge pg = { .srv = &srv, .started_ms = now_ms(), .started_us = mono_us() };
 	struct suffix_mover sm = { .srv = &srv };
@@ -383,12 +477,6 @@ int serve_run(const struct config *cfg)
 		log_error("%s", errbuf);
 		goto out;
 	}
-	if (ensure_default_project(cfg, srv.store) < 0)
-		goto out;
-	if (cfg->audit_file) {
-		srv.audit = audit_file_open(cfg->audit_file);
-		store_events_sink(srv.store, audit_file_write, srv.audit);
-	}
 	/* libevent's changelist folds the epoll_ctl calls one iteration makes
 	 * on a socket (evhttp turns reading off and writing on for each
 	 * answer): 4 a request -> 2 (docs/BENCHMARKS.md). It is unsafe only
@@ -401,7 +489,6 @@ int serve_run(const struct config *cfg)
 	event_config_free(ecfg);
 	if (!srv.base)
 		goto out;
-	store_serve(srv.store, srv.base);
 	srv.passwords = passwords_new(srv.base, cfg);
 	srv.signin_account_addresses = throttle_new((size_t)cfg->signin_tracked_keys,
 	                                            cfg->signin_max_failures, cfg->signin_window_s);
@@ -418,6 +505,16 @@ int serve_run(const struct config *cfg)
 	if (start_tls(&srv) < 0 || http_start(&srv, &router_http_dispatch) < 0 ||
 	    metrics_http_start(&srv) < 0)
 		goto out;
+	/* Listening: a start that fails from here on has handed the admin client
+	 * over already. Before store_serve, whose PostgreSQL connections stop
+	 * blocking (and only the first node on an empty database creates it). */
+	if (ensure_default_project(cfg, srv.store) < 0)
+		goto out;
+	if (cfg->audit_file) {
+		srv.audit = audit_file_open(cfg->audit_file);
+		store_events_sink(srv.store, audit_file_write, srv.audit);
+	}
+	store_serve(srv.store, srv.base);
 	group_commit_start(&srv);
 	srv.backchannel = backchannel_new(&srv, NULL, errbuf, sizeof errbuf);
 	if (!srv.backchannel) {
@@ -430,7 +527,7 @@ int serve_run(const struct config *cfg)
 	sigterm = evsignal_new(srv.base, SIGTERM, on_signal, &sd);
 	event_add(sigint, NULL);
 	event_add(sigterm, NULL);
-	sighup = evsignal_new(srv.base, SIGHUP, on_sighup, &srv);
+	sighup = evsignal_new(srv.base, SIGHUP, on_sighup, &rl);
 	event_add(sighup, NULL);
 	pg.ev = evtimer_new(srv.base, on_purge_tick, &pg);
 	evtimer_add(pg.ev, &first_tick);

@@ -14,6 +14,9 @@ struct throttle;
 
 struct throttle *throttle_new(size_t slots, int max_failures, int window_s);
 void throttle_free(struct throttle *t);
+/* New limits for the counts to come (a SIGHUP reload); what was counted
+ * stays. */
+void throttle_set_limit(struct throttle *t, int max_failures, int window_s);
 /* Seconds until key may try again (> 0), or 0 when it may now. */
 int throttle_wait_s(struct throttle *t, const char *key, int64_t now_ms);
 /* Counts a failure of key. True when this failure starts the key's

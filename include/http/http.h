@@ -57,6 +57,10 @@ struct http_dispatch {
 /* Binds and starts serving on the configured address, each request handed
  * to d (kept: static). Returns -1 with a reason on stderr. */
 int http_start(struct server *srv, const struct http_dispatch *d);
+/* Logs that a bind to host:port failed, with errno's reason and what to do
+ * (set the config key named by key, "[server] listen"); what names the
+ * listener ("" for the API's). */
+void http_log_bind_error(const char *host, int port, const char *what, const char *key);
 /* Stops accepting new connections; in-flight requests go on. */
 void http_stop_accepting(struct server *srv);
 void http_free(struct server *srv);

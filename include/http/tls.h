@@ -38,6 +38,9 @@ void tls_free(struct tls *t);
 /* Loads the pair again (SIGHUP): new connections use it, open ones keep
  * theirs. On failure the old pair stays, and -1 comes with the reason. */
 int tls_reload(struct tls *t, char *errbuf, size_t errlen);
+/* The files tls_reload reads from now on ([server] tls_cert and tls_key
+ * changed by a SIGHUP reload). */
+void tls_set_paths(struct tls *t, const char *cert, const char *key);
 /* "certificate FILE, SHA-256 AB:..., valid until 2027-01-01T00:00:00Z",
  * for the log of a (re)load. */
 void tls_describe(const struct tls *t, char *buf, size_t len);

@@ -21,6 +21,7 @@
 
 #include "backchannel_limits.h"
 
+struct config;
 struct server;
 struct evdns_base;
 
@@ -49,6 +50,9 @@ void backchannel_poke(struct backchannel *bc);
 /* Stops: rows of finished deliveries are deleted; attempts under way are
  * cut, and their rows stay for the next start. NULL is a no-op. */
 void backchannel_free(struct backchannel *bc);
+/* [oidc] backchannel_allow as cfg now holds it (a SIGHUP reload replaced
+ * the list): the next attempt checks by it. */
+void backchannel_allow_reloaded(struct backchannel *bc, const struct config *cfg);
 
 const struct backchannel_stats *backchannel_stats(const struct backchannel *bc);
 /* Attempts under way; deliveries waiting (for a slot or a retry). */

@@ -47,9 +47,10 @@ int store_files_sync(struct store_files *f, char *why, size_t len);
 #define STORE_FILES_WAL_UNLINKED (-2)
 int store_files_check(struct store_files *f, char *why, size_t len);
 
-/* Creates the parent directory of path (one level, mode 0700) when it is
- * missing; a failure is left for the open that follows to report. */
-void store_files_make_parent_dir(const char *path);
+/* Creates the directories of path that are missing (mode 0700, with their
+ * parents: README's quick start lets [store] path name a new directory).
+ * Returns 0, or -1 with the system's reason in errbuf. */
+int store_files_make_parent_dir(const char *path, char *errbuf, size_t errlen);
 /* Whether the store file path and its WAL, those that exist, are private
  * to their owner: 0, or -1 with the reason in errbuf. */
 int store_files_check_private(const char *path, char *errbuf, size_t errlen);

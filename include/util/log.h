@@ -15,7 +15,7 @@
 
 enum log_format { LOG_TEXT, LOG_JSON };
 
-/* Set once at start, before any line; LOG_TEXT until then. */
+/* Set at start, before any line, and by a SIGHUP reload; LOG_TEXT until then. */
 void log_set_format(enum log_format format);
 
 /* A request's line. method and path NULL: an answer libevent wrote before

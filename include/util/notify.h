@@ -13,6 +13,9 @@ struct notify;
 /* Says READY=1 and starts the watchdog timer when asked for. Never NULL. */
 struct notify *notify_ready(struct event_base *base);
 void notify_stopping(void);
+/* RELOADING=1 when a SIGHUP reload begins, READY=1 when it ends. */
+void notify_reloading(void);
+void notify_reloaded(void);
 /* Stops the timer; NULL is a no-op. */
 void notify_free(struct notify *n);
 

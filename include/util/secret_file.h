@@ -23,6 +23,11 @@ void secret_file_free(unsigned char *buf, size_t max);
  * already, -1 with a reason in errbuf. */
 int secret_file_create(const char *path, const char *what, const void *data, size_t len,
                        char *errbuf, size_t errlen);
+/* As secret_file_create, but an existing file at path is replaced whole
+ * (written beside it as path.tmp, then renamed over it): a reader sees the
+ * old file or the new one. Returns 0, or -1 with a reason in errbuf. */
+int secret_file_replace(const char *path, const char *what, const void *data, size_t len,
+                        char *errbuf, size_t errlen);
 /* Writes data[0..len) to fd whole (through no stdio buffer, which would
  * keep a copy of the secret). Returns 0, or -1 with errno. */
 int secret_file_write_fd(int fd, const void *data, size_t len);

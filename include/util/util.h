@@ -16,6 +16,11 @@ char *xstrdup(const char *s);
 char *xstrndup(const char *s, size_t n);
 /* printf into a new string; caller frees */
 char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* mkdir -p of the directory that holds path: each missing directory is
+ * made with mode 0700 (the umask may take more away). Returns 0, or -1
+ * with errno, *failed (caller frees) naming the directory that could not
+ * be made. */
+int make_parent_dirs(const char *path, char **failed);
 
 /* A string's hash for in-memory tables (djb2): fast, not for hostile keys
  * where collisions would matter. Inline: the store's cache hashes on every

@@ -1,11 +1,12 @@
-/* Health, JWKS and discovery (RFC 8414, OpenID Connect Discovery): public,
- * cacheable, no store access beyond what they show. Each is one step that
- * answers. */
+/* Health, readiness, JWKS and discovery (RFC 8414, OpenID Connect
+ * Discovery): public, cacheable, no store access beyond what they show. */
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "api_meta.h"
 #include "config.h"
 #include "keyring.h"
+#include "log.h"
 #include "request.h"
 #include "util.h"
 
@@ -22,6 +23,78 @@ static enum step_result health(struct flow *f)
 		http_reply_json(ctx, 200, json_pack("{s:s}", "status", "ok"));
 	return STEP_DONE;
 }
+
+/* ---- readiness (docs/operations.md §"Readiness") ---- */
+
+/* At most one log line this often on why the node is not ready: a balancer
+ * asks every few seconds. */
+#define READY_LOG_EVERY_MS 10000
+
+struct readiness {
+	struct keyring_refresh refresh;
+	struct flow *f;
+	bool store_failed;
+	char reason[sizeof ((struct api_error *)0)->description + 64];
+};
+
+static void readiness_release(void *state)
+{
+	keyring_refresh_release(&((struct readiness *)state)->refresh);
+}
+
+/* A failed read is the answer, not the request's failure: noted, and the
+ * flow goes on to say 503. */
+static void on_ready_read(void *arg, const struct api_error *err)
+{
+	struct readiness *r = arg;
+
+	if (err) {
+		r->store_failed = true;
+		snprintf(r->reason, sizeof r->reason, "the store did not answer a read: %s",
+		         err->description);
+	}
+	flow_resume(r->f, NULL);
+}
+
+/* The store answers a read (the key version, forced: a nested flow that
+ * waits on the network on PostgreSQL, never blocking the loop). */
+static enum step_result ready_read(struct flow *f)
+{
+	struct request_ctx *ctx = request_of(f);
+	struct readiness *r = request_state(ctx, sizeof *r, readiness_release);
+
+	r->f = f;
+	keyring_refresh(&r->refresh, ctx->http.srv->keys, ctx->http.srv->store, true,
+	                (struct completion){ on_ready_read, r });
+	return STEP_WAIT;
+}
+
+/* 200 ready, or 503 unavailable with no detail (the log says why). */
+static enum step_result ready_answer(struct flow *f)
+{
+	static int64_t logged_ms;
+	struct request_ctx *ctx = request_of(f);
+	struct readiness *r = ctx->state;
+	struct server *srv = ctx->http.srv;
+	int64_t now = now_ms();
+
+	if (!r->store_failed && store_writes_failed(srv->store))
+		snprintf(r->reason, sizeof r->reason, "the store refuses writes");
+	else if (!r->store_failed && !keyring_can_sign(srv->keys))
+		snprintf(r->reason, sizeof r->reason, "no signing key of each algorithm signs now");
+	if (!r->reason[0]) {
+		http_reply_json(ctx, 200, json_pack("{s:s}", "status", "ready"));
+		return STEP_DONE;
+	}
+	if (now - logged_ms >= READY_LOG_EVERY_MS || now < logged_ms) {
+		log_warn("/readyz: not ready: %s", r->reason);
+		logged_ms = now;
+	}
+	http_reply_json(ctx, 503, json_pack("{s:s}", "status", "unavailable"));
+	return STEP_DONE;
+}
+
+flow_step *const ready_steps[] = { ready_read, ready_answer, NULL };
 
 static void jwks_state_release(void *state)
 {

@@ -11,6 +11,7 @@
 
 #include "config.h"
 #include "conn_guard.h"
+#include "http.h"
 #include "log.h"
 #include "metrics.h"
 #include "metrics_http.h"
@@ -66,7 +67,7 @@ int metrics_http_start(struct server *srv)
 	bound = evhttp_bind_socket_with_handle(srv->metrics_http, cfg->metrics_host,
 	                                       (ev_uint16_t)cfg->metrics_port);
 	if (!bound) {
-		log_error("cannot listen on %s:%d for metrics", cfg->metrics_host, cfg->metrics_port);
+		http_log_bind_error(cfg->metrics_host, cfg->metrics_port, " for metrics", "[metrics] listen");
 		return -1;
 	}
 	/* evhttp alone holds every connection, reads all a client pipelines

@@ -34,6 +34,8 @@
 
 static const struct route routes[] = {
 	{ .method = EVHTTP_REQ_GET, .path = "/healthz", .storeless = true, .steps = health_steps },
+	{ .method = EVHTTP_REQ_GET, .path = "/readyz", .storeless = true, .no_store = true,
+	  .steps = ready_steps },
 	{ .method = EVHTTP_REQ_GET, .path = "/.well-known/jwks.json",
 	  .cors = CORS_PUBLIC, .steps = jwks_steps },
 	{ .method = EVHTTP_REQ_GET, .path = "/.well-known/oauth-authorization-server",

@@ -44,6 +44,12 @@ struct throttle *throttle_new(size_t slots, int max_failures, int window_s)
 	return t;
 }
 
+void throttle_set_limit(struct throttle *t, int max_failures, int window_s)
+{
+	t->max_failures = max_failures;
+	t->window_ms = (int64_t)window_s * 1000;
+}
+
 void throttle_free(struct throttle *t)
 {
 	if (!t)

@@ -3,6 +3,7 @@
  * is handed to the dispatcher given at start and answered exactly once; the
  * context dies with the reply, after its log line (log.c).
  */
+#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -503,6 +504,14 @@ static void on_request(struct evhttp_request *req, void *arg)
 	srv->dispatch->dispatch(ctx);
 }
 
+void http_log_bind_error(const char *host, int port, const char *what, const char *key)
+{
+	int err = errno;   /* libevent keeps bind()'s */
+
+	log_error("cannot listen on %s:%d%s: %s; %sset %s", host, port, what, strerror(err),
+	          err == EADDRINUSE ? "is another edgeauth running? " : "", key);
+}
+
 int http_start(struct server *srv, const struct http_dispatch *d)
 {
 	const struct config *cfg = srv->cfg;
@@ -523,7 +532,7 @@ int http_start(struct server *srv, const struct http_dispatch *d)
 	srv->bound = evhttp_bind_socket_with_handle(srv->http, cfg->listen_host,
 	                                            (ev_uint16_t)cfg->listen_port);
 	if (!srv->bound) {
-		log_error("cannot listen on %s:%d", cfg->listen_host, cfg->listen_port);
+		http_log_bind_error(cfg->listen_host, cfg->listen_port, "", "[server] listen");
 		return -1;
 	}
 	/* Accepted sockets inherit TCP_NODELAY from the listener on Linux.

@@ -223,6 +223,14 @@ struct tls *tls_new(const struct config *cfg, struct event_base *base, char *err
 	return t;
 }
 
+void tls_set_paths(struct tls *t, const char *cert, const char *key)
+{
+	free(t->cert_path);
+	free(t->key_path);
+	t->cert_path = xstrdup(cert);
+	t->key_path = xstrdup(key);
+}
+
 void tls_free(struct tls *t)
 {
 	if (!t)

@@ -485,3 +485,9 @@ size_t backchannel_queued(const struct backchannel *bc)
 {
 	return backchannel_queue_queued(&bc->queue);
 }
+
+void backchannel_allow_reloaded(struct backchannel *bc, const struct config *cfg)
+{
+	bc->net.policy.allow = cfg->backchannel_allow;
+	bc->net.policy.allow_count = cfg->backchannel_allow_count;
+}

@@ -194,6 +194,16 @@ char *keyring_sign(const struct keyring *r, enum jwt_alg alg, enum jwt_typ typ,
 	return jwt_sign_payload(r->keys[i], typ, payload, len);
 }
 
+bool keyring_can_sign(const struct keyring *r)
+{
+	int64_t now = now_ms();
+
+	for (int alg = 0; alg < JWT_ALG_COUNT; alg++)
+		if (key_schedule_signer(r->rows, r->count, (enum jwt_alg)alg, now) < 0)
+			return false;
+	return true;
+}
+
 struct lookup {
 	const struct keyring *ring;
 	struct keyring_verdict v;

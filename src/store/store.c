@@ -268,18 +268,22 @@ static void describe_open_failure(sqlite3 *db, const char *path, char *errbuf, s
 
 struct store *store_open(const char *path, bool synchronous_full, char *errbuf, size_t errlen)
 {
-	struct store *st = xcalloc(1, sizeof *st);
+	struct store *st;
 	const char *sync = synchronous_full ? "PRAGMA synchronous = FULL" : "PRAGMA synchronous = NORMAL";
 
 	mode_t old_umask;
 	int opened;
 	struct stat wal;
-	char *wal_path = xasprintf("%s-wal", path);
+	char *wal_path;
+
+	if (store_files_make_parent_dir(path, errbuf, errlen) < 0)
+		return NULL;
+	st = xcalloc(1, sizeof *st);
+	wal_path = xasprintf("%s-wal", path);
 
 	st->be = &sqlite_backend;
 	st->files.wal_fd = -1;
 	sqlite_single_thread();
-	store_files_make_parent_dir(path);
 	/* SQLite removes the WAL at a clean close; frames left in it mean the
 	 * last connection stopped without one */
 	st->unclean_open = stat(wal_path, &wal) == 0 && wal.st_size > 0;

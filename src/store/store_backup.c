@@ -28,10 +28,12 @@
 
 int store_lock(const char *store_path, bool exclusive, char *errbuf, size_t errlen)
 {
-	char *path = xasprintf("%s.lock", store_path);
+	char *path;
 	int fd;
 
-	store_files_make_parent_dir(store_path);
+	if (store_files_make_parent_dir(store_path, errbuf, errlen) < 0)
+		return -1;
+	path = xasprintf("%s.lock", store_path);
 	/* readable by all: a server and the operator's CLI may be different
 	 * users, and a lock file holds nothing */
 	fd = open(path, O_RDONLY | O_CREAT | O_CLOEXEC, 0644);

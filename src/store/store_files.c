@@ -100,15 +100,16 @@ void store_files_close(struct store_files *f)
 	free(f->wal_path);
 }
 
-void store_files_make_parent_dir(const char *path)
+int store_files_make_parent_dir(const char *path, char *errbuf, size_t errlen)
 {
-	char *dir = xstrdup(path);
-	char *slash = strrchr(dir, '/');
-	if (slash && slash != dir) {
-		*slash = '\0';
-		(void)mkdir(dir, 0700);   /* a failure: sqlite3_open reports the real problem */
-	}
-	free(dir);
+	char *failed = NULL;
+
+	if (make_parent_dirs(path, &failed) == 0)
+		return 0;
+	snprintf(errbuf, errlen, "cannot create the directory %s of the store %s: %s", failed, path,
+	         strerror(errno));
+	free(failed);
+	return -1;
 }
 
 /* The store holds password and token hashes: a file others may read is

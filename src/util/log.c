@@ -20,7 +20,9 @@
 #define JSON_PATH_MAX 512
 #define MSG_MAX 768
 
-static enum log_format log_format = LOG_TEXT;
+/* Written by the loop thread (at start, on a SIGHUP reload), read by any
+ * thread that logs. */
+static _Atomic enum log_format log_format = LOG_TEXT;
 
 void log_set_format(enum log_format format)
 {

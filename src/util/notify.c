@@ -114,6 +114,16 @@ void notify_stopping(void)
 	notify_send("STOPPING=1");
 }
 
+void notify_reloading(void)
+{
+	notify_send("RELOADING=1");
+}
+
+void notify_reloaded(void)
+{
+	notify_send("READY=1");
+}
+
 void notify_free(struct notify *n)
 {
 	if (!n)

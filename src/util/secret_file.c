@@ -142,3 +142,22 @@ int secret_file_create(const char *path, const char *what, const void *data, siz
 	}
 	return 0;
 }
+
+int secret_file_replace(const char *path, const char *what, const void *data, size_t len,
+                        char *errbuf, size_t errlen)
+{
+	char *tmp = xasprintf("%s.tmp", path);
+	int rc;
+
+	(void)unlink(tmp);   /* left by a start that stopped half-way */
+	rc = secret_file_create(tmp, what, data, len, errbuf, errlen);
+	if (rc > 0)   /* another writer at the same time */
+		snprintf(errbuf, errlen, "cannot write %s %s: %s exists", what, path, tmp);
+	if (rc == 0 && rename(tmp, path) != 0) {
+		snprintf(errbuf, errlen, "cannot write %s %s: %s", what, path, strerror(errno));
+		unlink(tmp);
+		rc = -1;
+	}
+	free(tmp);
+	return rc == 0 ? 0 : -1;
+}

@@ -1,8 +1,10 @@
 /* Allocation that aborts on failure. */
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "log.h"
 #include "util.h"
@@ -72,4 +74,34 @@ char *xasprintf(const char *fmt, ...)
 	vsnprintf(p, (size_t)n + 1, fmt, ap);
 	va_end(ap);
 	return p;
+}
+
+int make_parent_dirs(const char *path, char **failed)
+{
+	char *dir = xstrdup(path), *slash = strrchr(dir, '/');
+	int rc = 0, err = 0;
+
+	*failed = NULL;
+	if (slash && slash != dir) {
+		*slash = '\0';
+		/* each prefix in turn, the last one being the directory itself */
+		for (char *p = dir + 1; rc == 0; p++) {
+			char c = *p;
+
+			if (c != '/' && c != '\0')
+				continue;
+			*p = '\0';
+			if (mkdir(dir, 0700) != 0 && errno != EEXIST) {
+				rc = -1;
+				err = errno;
+				*failed = xstrdup(dir);
+			}
+			*p = c;
+			if (!c)
+				break;
+		}
+	}
+	free(dir);
+	errno = err;
+	return rc;
 }

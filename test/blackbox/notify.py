@@ -8,6 +8,7 @@ pointing at it, WATCHDOG_USEC as given and WATCHDOG_PID its own pid (set by
 a shell that then execs CMD, so the pid is the server's). With
 NOTIFY_ABSTRACT=1 in its environment the socket is in the abstract
 namespace instead, and NOTIFY_SOCKET names it with a leading '@'; with
+NOTIFY_HUP=1 it sends SIGHUP (a reload) once READY=1 has come; with
 NOTIFY_PID set, WATCHDOG_PID is that instead of the server's pid. Records each
 message with its time. When READY=1 arrives it connects to PORT at once
 (the port must accept by then). After the watchdog has had time for
@@ -59,6 +60,8 @@ def main():
                     out["accepted_at_ready"] = True
                 except OSError:
                     out["accepted_at_ready"] = False
+                if os.environ.get("NOTIFY_HUP") == "1":
+                    proc.send_signal(signal.SIGHUP)
             if "STOPPING=1" in data.split("\n"):
                 break
         if ready_at is not None and not term_sent and now - ready_at > 1.5:

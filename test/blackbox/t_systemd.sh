@@ -20,6 +20,10 @@ rm -f "$TMP/notify.sock"
 R=$(NOTIFY_ABSTRACT=1 python3 "$BB_DIR/notify.py" "$TMP" "$PORT" 400000 "$EDGEAUTH" -c "$CONF" serve 2>> "$TMP/server.log")
 check "an abstract NOTIFY_SOCKET (@name): READY=1, pings, STOPPING=1" \
 	"$(jq -c .order <<<"$R")/$(jq '.pings | length >= 5' <<<"$R")" '["READY=1","STOPPING=1"]/true'
+rm -f "$TMP/notify.sock"
+R=$(NOTIFY_HUP=1 python3 "$BB_DIR/notify.py" "$TMP" "$PORT" "" "$EDGEAUTH" -c "$CONF" serve 2>> "$TMP/server.log")
+check "issue27.reload: SIGHUP says RELOADING=1, then READY=1 when done" "$(jq -c .order <<<"$R")" \
+	'["READY=1","RELOADING=1","READY=1","STOPPING=1"]'
 R=$(NOTIFY_PID=1 NOTIFY_ABSTRACT=1 python3 "$BB_DIR/notify.py" "$TMP" "$PORT" 400000 "$EDGEAUTH" -c "$CONF" serve 2>> "$TMP/server.log")
 check "WATCHDOG_PID of another process: no pings" "$(jq '.pings | length' <<<"$R")" 0
 
@@ -32,7 +36,8 @@ J=$!
 for _ in $(seq 1 100); do curl -s -o /dev/null "http://127.0.0.1:$PORT/healthz" && break; sleep 0.05; done
 kill -TERM $J; wait $J
 check "nothing on stdout (the journal)" "$(wc -c < "$TMP/journal.out")" 0
-ADMIN_FILE=$TMP/state/default-admin.json
+ADMIN_FILE=$TMP/state/default-admin.json   # on PostgreSQL beside the config file
+[ "$BACKEND" = postgres ] && ADMIN_FILE=$TMP/default-admin.json
 check "default-admin.json beside the store, mode 0600" "$(stat -c %a "$ADMIN_FILE")" 600
 check "holding the admin client" "$(jq -r '.client_secret | length > 20' "$ADMIN_FILE")" true
 check "the log names the file" "$(grep -c "admin client (with its secret) is in $ADMIN_FILE" "$TMP/journal.log")" 1

@@ -957,6 +957,58 @@ START_TEST(test_relative_paths_under_config_dir)
 }
 END_TEST
 
+/* issue27.reload: config_reload applies the reloadable keys in place,
+ * reports the others without applying them, and refuses a bad file whole. */
+struct reported {
+	char keys[512];
+};
+
+static void note_change(const struct config_key *k, bool applied, void *arg)
+{
+	struct reported *r = arg;
+	size_t n = strlen(r->keys);
+
+	snprintf(r->keys + n, sizeof r->keys - n, "%s%s.%s=%s", n ? " " : "", k->section, k->key,
+	         applied ? "applied" : "restart");
+}
+
+START_TEST(test_reload)
+{
+	struct reported r = { "" };
+
+	ck_assert_int_eq(load("[server]\nlisten = 127.0.0.1:8080\n[tokens]\naccess_ttl_s = 900\n"), 0);
+	write_conf("[server]\nlisten = 127.0.0.1:9090\ncors_origins = https://a.example\n"
+	           "[tokens]\naccess_ttl_s = 60\n[signin]\ntracked_keys = 64\n");
+	ck_assert_int_eq(config_reload(&fx.cfg, fx.path, note_change, &r, fx.err, sizeof fx.err), 0);
+	ck_assert_str_eq(r.keys, "server.listen=restart server.cors_origins=applied "
+	                 "tokens.access_ttl_s=applied signin.tracked_keys=restart");
+	ck_assert_int_eq(fx.cfg.access_ttl_s, 60);
+	ck_assert_int_eq(fx.cfg.listen_port, 8080);
+	ck_assert_int_eq(fx.cfg.signin_tracked_keys, 4096);
+	ck_assert(config_cors_allowed(&fx.cfg, "https://a.example"));
+	/* a bad value anywhere: nothing changes */
+	r.keys[0] = '\0';
+	write_conf("[tokens]\naccess_ttl_s = 30\nrefresh_ttl_s = 0\n");
+	ck_assert_int_eq(config_reload(&fx.cfg, fx.path, note_change, &r, fx.err, sizeof fx.err), -1);
+	ck_assert_ptr_nonnull(strstr(fx.err, "expected a whole number"));
+	ck_assert_str_eq(r.keys, "");
+	ck_assert_int_eq(fx.cfg.access_ttl_s, 60);
+}
+END_TEST
+
+/* A listener gets or loses TLS only at a restart. */
+START_TEST(test_reload_tls_on_needs_restart)
+{
+	struct reported r = { "" };
+
+	ck_assert_int_eq(load("[server]\nissuer = https://a.example\n"), 0);
+	write_conf("[server]\nissuer = https://a.example\ntls_cert = /c.pem\ntls_key = /k.pem\n");
+	ck_assert_int_eq(config_reload(&fx.cfg, fx.path, note_change, &r, fx.err, sizeof fx.err), 0);
+	ck_assert_str_eq(r.keys, "server.tls_cert=restart server.tls_key=restart");
+	ck_assert(!config_tls_enabled(&fx.cfg));
+}
+END_TEST
+
 static Suite *config_suite(void)
 {
 	Suite *s = suite_create("config");
@@ -1015,6 +1067,8 @@ static Suite *config_suite(void)
 	tcase_add_test(tc, regression_bom_unknown_empty_section);
 	tcase_add_test(tc, regression_listen_v6_without_port);
 	tcase_add_test(tc, regression_directory_as_file);
+	tcase_add_test(tc, test_reload);
+	tcase_add_test(tc, test_reload_tls_on_needs_restart);
 	suite_add_tcase(s, tc);
 	return s;
 }

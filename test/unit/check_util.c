@@ -12,6 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <errno.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "check_suite.h"
 #include "util.h"
@@ -172,6 +175,44 @@ START_TEST(test_parse_timestamp)
 }
 END_TEST
 
+/* issue27.dirs: every missing directory of a path's parent is made, 0700;
+ * one that cannot be is named, with errno. */
+START_TEST(test_make_parent_dirs)
+{
+	char dir[] = "/tmp/check_util.XXXXXX", *path, *failed = NULL, *p;
+	struct stat sb;
+	FILE *f;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	path = xasprintf("%s/a/b/c/store.db", dir);
+	ck_assert_int_eq(make_parent_dirs(path, &failed), 0);
+	ck_assert_ptr_null(failed);
+	p = xasprintf("%s/a/b/c", dir);
+	ck_assert_int_eq(stat(p, &sb), 0);
+	ck_assert_uint_eq(sb.st_mode & 0777, 0700);
+	ck_assert_int_eq(make_parent_dirs(path, &failed), 0);   /* all there: nothing to do */
+	free(path);
+	/* a file where a directory must go */
+	path = xasprintf("%s/a/file", dir);
+	f = fopen(path, "w");
+	ck_assert_ptr_nonnull(f);
+	fclose(f);
+	free(path);
+	path = xasprintf("%s/a/file/x/store.db", dir);
+	ck_assert_int_eq(make_parent_dirs(path, &failed), -1);
+	ck_assert_int_eq(errno, ENOTDIR);
+	free(path);
+	path = xasprintf("%s/a/file/x", dir);
+	ck_assert_str_eq(failed, path);
+	free(failed);
+	free(path);
+	path = xasprintf("rm -rf %s", dir);
+	ck_assert_int_eq(system(path), 0);
+	free(path);
+	free(p);
+}
+END_TEST
+
 static Suite *util_suite(void)
 {
 	Suite *s = suite_create("util");
@@ -186,6 +227,7 @@ static Suite *util_suite(void)
 	suite_add_tcase(s, tc);
 	suite_add_tcase(s, parse);
 	tcase_add_test(fmt, test_xasprintf);
+	tcase_add_test(fmt, test_make_parent_dirs);
 	suite_add_tcase(s, fmt);
 	return s;
 }
