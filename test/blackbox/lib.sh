@@ -348,6 +348,18 @@ start_server() {
 	P="/api/v1/projects/$PROJECT_ID"
 }
 
+# restart_server CONFIG_LINES...: the same store on a new config, at the
+# same address (on PostgreSQL the node's outbox claims are its address's),
+# the same project and admin client (a restart prints no bootstrap)
+restart_server() {
+	local project=$PROJECT_ID client=$CLIENT_ID secret=$CLIENT_SECRET
+	stop_server
+	SERVER_PORT=$PORT start_server "$@"
+	PROJECT_ID=$project; CLIENT_ID=$client; CLIENT_SECRET=$secret
+	P="/api/v1/projects/$PROJECT_ID"
+	TOKEN=$(admin_token)
+}
+
 stop_server() {
 	if [ -n "$SERVER_PID" ]; then
 		kill -TERM "$SERVER_PID" 2>/dev/null

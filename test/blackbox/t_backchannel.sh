@@ -69,17 +69,6 @@ jose_verify() { (cd "$CLIENT_DIR" && timeout 30 node logout_verify.mjs "$BASE" "
 gap() { python3 -c 'import sys; print("%.2f" % (float(sys.argv[2]) - float(sys.argv[1])))' "$(post_field "$1" "$2" t)" "$(post_field "$1" "$3" t)"; }
 within() { python3 -c 'import sys; v, lo, hi = map(float, sys.argv[1:]); sys.exit(0 if lo <= v <= hi else 1)' "$@"; }
 
-# restart_server CONFIG_LINES...: the same store on a new config, at the
-# same address (on PostgreSQL the node's outbox claims are its address's)
-restart_server() {
-	local project=$PROJECT_ID client=$CLIENT_ID secret=$CLIENT_SECRET
-	stop_server
-	SERVER_PORT=$PORT start_server "$@"
-	PROJECT_ID=$project; CLIENT_ID=$client; CLIENT_SECRET=$secret
-	P="/api/v1/projects/$PROJECT_ID"
-	TOKEN=$(admin_token)
-}
-
 start_receiver plain
 R=http://127.0.0.1:$RPORT
 MPORT=$(free_port)
