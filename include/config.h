@@ -18,6 +18,7 @@ struct config {
 	long max_body_bytes;
 	long max_header_bytes;
 	int request_timeout_s;
+	int stop_grace_s;         /* SIGTERM: requests in flight finish within this */
 	int max_connections;
 	int max_connections_per_address;   /* open at once from one client address */
 	char **cors_origins;      /* NULL-terminated */

@@ -256,6 +256,8 @@ static const struct config_key keys[] = {
 	  .min = 1024, .max = 1024L * 1024, .default_value = "16384" },
 	{ .section = "server", .key = "request_timeout_s", INT_FIELD(request_timeout_s),
 	  .min = 1, .max = 3600, .default_value = "10" },
+	{ .section = "server", .key = "stop_grace_s", INT_FIELD(stop_grace_s),
+	  .min = 1, .max = 3600, .default_value = "5" },
 	{ .section = "server", .key = "max_connections", INT_FIELD(max_connections),
 	  .min = 1, .max = 1000000, .default_value = "1024" },
 	{ .section = "server", .key = "max_connections_per_address",

@@ -44,8 +44,6 @@
 #include "util.h"
 #include "version.h"
 
-#define SHUTDOWN_GRACE_MS 5000
-
 /* ---- TLS: the pair at start and on SIGHUP (docs/operations.md §"TLS") ---- */
 
 /* Loads the pair when the config has one; 0, or -1 (reason logged). */
@@ -245,7 +243,7 @@ static void on_signal(evutil_socket_t sig, short what, void *arg)
 	notify_stopping();
 	sd->srv->stopping = 1;
 	http_stop_accepting(sd->srv);
-	sd->deadline_us = mono_us() + SHUTDOWN_GRACE_MS * 1000LL;
+	sd->deadline_us = mono_us() + sd->srv->cfg->stop_grace_s * 1000000LL;
 	sd->tick = event_new(sd->srv->base, -1, EV_PERSIST, on_drain_tick, sd);
 	event_add(sd->tick, &tv);
 }

@@ -9,7 +9,7 @@ start_receiver() {
 	rm -f "$TMP/$name.port"
 	python3 "$BB_DIR/logout_receiver.py" "$TMP/$name.port" "$RLOG" "$@" 2>> "$TMP/receiver.log" &
 	RECEIVERS+=($!)
-	for _ in $(seq 1 100); do [ -s "$TMP/$name.port" ] && break; sleep 0.05; done
+	wait_for test -s "$TMP/$name.port" || fail "receiver $name did not start"
 	RPORT=$(cat "$TMP/$name.port")
 }
 stop_receivers() { [ ${#RECEIVERS[@]} -gt 0 ] && kill "${RECEIVERS[@]}" 2>/dev/null; RECEIVERS=(); }

@@ -138,14 +138,32 @@ metric() {
 
 # notified METHOD PATH [BODY]: req, answered while a session LISTENs on
 # channel edgeauth (PostgreSQL); prints the status and how many
-# notifications arrived
+# notifications arrived. By state, not by time (issue26.4): the request
+# goes once the session's LISTEN is in effect (its next query answered);
+# afterwards another session NOTIFYs channel edgeauth_test_sentinel, and
+# since a database delivers notifications in commit order, every one the
+# request's transaction sent has arrived once the sentinel has (psql shows
+# them at its next query: it asks until then).
 notified() {
-	pg_psql "$PG_DB" -c "LISTEN edgeauth" -c "SELECT pg_sleep(3)" > "$TMP/listen.out" 2>&1 &
-	local listener=$!
-	sleep 1   # LISTEN is in effect well before the sleep ends
+	local fifo=$TMP/listen.fifo out=$TMP/listen.out listener fd
+	rm -f "$fifo"; mkfifo "$fifo"
+	pg_psql "$PG_DB" < "$fifo" > "$out" 2>&1 &
+	listener=$!
+	exec {fd}> "$fifo"
+	echo "LISTEN edgeauth; LISTEN edgeauth_test_sentinel; SELECT 'listening';" >&$fd
+	wait_for grep -qx listening "$out" || echo "notified: the LISTEN never took effect" >&2
 	req "$@"
+	pg_psql "$PG_DB" -c "NOTIFY edgeauth_test_sentinel"
+	LISTEN_FD=$fd LISTEN_OUT=$out wait_for sentinel_seen || STATUS="$STATUS (no sentinel: count unknown)"
+	exec {fd}>&-
 	wait "$listener"
-	printf '%s %s' "$STATUS" "$(grep -c 'Asynchronous notification "edgeauth"' "$TMP/listen.out")"
+	printf '%s %s' "$STATUS" "$(grep -c 'Asynchronous notification "edgeauth"' "$out")"
+}
+# sentinel_seen: notified's listener (stdin LISTEN_FD, output LISTEN_OUT)
+# runs a query, and the sentinel has arrived by then
+sentinel_seen() {
+	echo "SELECT 1;" >&"$LISTEN_FD"
+	grep -q 'notification "edgeauth_test_sentinel"' "$LISTEN_OUT"
 }
 
 # fake_clock: the server (EDGEAUTH_WRAPPER=$FAKED start_server) and the
@@ -328,6 +346,18 @@ start_server() {
 	CLIENT_SECRET=$(jq -r .client_secret "$TMP/stdout")
 	TOKEN=$(admin_token)
 	P="/api/v1/projects/$PROJECT_ID"
+}
+
+# restart_server CONFIG_LINES...: the same store on a new config, at the
+# same address (on PostgreSQL the node's outbox claims are its address's),
+# the same project and admin client (a restart prints no bootstrap)
+restart_server() {
+	local project=$PROJECT_ID client=$CLIENT_ID secret=$CLIENT_SECRET
+	stop_server
+	SERVER_PORT=$PORT start_server "$@"
+	PROJECT_ID=$project; CLIENT_ID=$client; CLIENT_SECRET=$secret
+	P="/api/v1/projects/$PROJECT_ID"
+	TOKEN=$(admin_token)
 }
 
 stop_server() {

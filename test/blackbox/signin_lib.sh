@@ -160,9 +160,11 @@ jwt_json() {
 # ($TMP/signing-key.pem), header and every other claim kept. A sign-in's own
 # token carries auth_time (RFC 9068 §2.2.1) and is the recent one; this
 # makes the token of a stale sign-in, which no test can wait for.
+# NOW_S=EPOCH_S counts the seconds back from then instead of from now (a
+# test that froze the server's clock there, lib.sh's fake_clock).
 with_auth_time() {
 	es256_sign "$(jwt_json "$1" 1)" \
-		"$(jwt_json "$1" 2 | jq -c --argjson t "$(( $(date +%s) - $2 ))" '.auth_time = $t')"
+		"$(jwt_json "$1" 2 | jq -c --argjson t "$(( ${NOW_S:-$(date +%s)} - $2 ))" '.auth_time = $t')"
 }
 
 # id_token_hint SUB AUD SID [CLAIMS_JQ]: an ID token as the logout endpoint

@@ -9,10 +9,14 @@
 # A sign-in's own access token carries auth_time (RFC 9068 §2.2.1), so a
 # fresh sign-in's token is the recent one; with_auth_time (signin_lib.sh)
 # makes the token of a stale or a barely recent sign-in by signing it again
-# with the server's key file (waiting 300 s is no test).
+# with the server's key file (waiting 300 s is no test). The barely recent
+# one is used while the server's clock is frozen (libfaketime, lib.sh's
+# fake_clock), so that no delay of a busy machine makes it stale
+# (issue26.4).
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/signin_lib.sh"
-start_server
+fake_clock
+EDGEAUTH_WRAPPER=$FAKED start_server
 REDIRECT="http://127.0.0.1:9/cb"
 DENIED="403 insufficient_permission"
 row() { db "select email, email_verified, password_hash, updated_at from users where id = '$1'"; }
@@ -92,9 +96,13 @@ expect "Bearer $STALE" "$DENIED" "403 before user_email_already_used" PUT /api/v
 	'{"display_name":"Ann","email":"cy@example.com"}'
 
 # a recent sign-in (280 s, 5 s) may; the user's own email is not verified
-BARELY=$(with_auth_time "$OWN" 280)   # made here: 20 s of a busy machine would make it stale
+# (280 s old by the server's clock, frozen until it has been used)
+FROZEN=$(date +%s)
+freeze "$FROZEN"
+BARELY=$(NOW_S=$FROZEN with_auth_time "$OWN" 280)
 expect "Bearer $BARELY" 200 "a sign-in 280 s old changes the email" PUT /api/v1/users/current \
 	'{"display_name":"Ann","email":"ann.b@example.com"}'
+step +0
 check_json "set by the user: not verified" .email_verified false
 req GET "$P/users/$ANN"
 check_json "the record says so" .email_verified false

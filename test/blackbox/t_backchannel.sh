@@ -10,7 +10,9 @@
 # [oidc] backchannel_allow forbids (169.254.x, edgeauth itself, a listed
 # CIDR allows); https is verified against the trust store; the answer that
 # ends a session never waits for a delivery.
-# run.sh: alone (the retries' gaps are measured: 1 s, then 5 s)
+# issue26.4: the retry schedule is checked by state (the log's "tried
+# again in N s", and no retry sooner than that), never by an upper bound on
+# a gap; every wait is for a state, a minute at most.
 . "$(dirname "$0")/lib.sh"
 . "$BB_DIR/signin_lib.sh"
 CLIENT_DIR=$ROOT/test/oauth-client
@@ -67,17 +69,6 @@ jose_verify() { (cd "$CLIENT_DIR" && timeout 30 node logout_verify.mjs "$BASE" "
 gap() { python3 -c 'import sys; print("%.2f" % (float(sys.argv[2]) - float(sys.argv[1])))' "$(post_field "$1" "$2" t)" "$(post_field "$1" "$3" t)"; }
 within() { python3 -c 'import sys; v, lo, hi = map(float, sys.argv[1:]); sys.exit(0 if lo <= v <= hi else 1)' "$@"; }
 
-# restart_server CONFIG_LINES...: the same store on a new config, at the
-# same address (on PostgreSQL the node's outbox claims are its address's)
-restart_server() {
-	local project=$PROJECT_ID client=$CLIENT_ID secret=$CLIENT_SECRET
-	stop_server
-	SERVER_PORT=$PORT start_server "$@"
-	PROJECT_ID=$project; CLIENT_ID=$client; CLIENT_SECRET=$secret
-	P="/api/v1/projects/$PROJECT_ID"
-	TOKEN=$(admin_token)
-}
-
 start_receiver plain
 R=http://127.0.0.1:$RPORT
 MPORT=$(free_port)
@@ -128,7 +119,7 @@ OUT=$(curl -s -m 60 -o /dev/null -w '%{http_code}' -X PUT -H "Authorization: Bea
 check "deactivation answers" "$OUT" 200
 check "... before any delivery ended: it waits for none" "$(timeouts)" 0
 
-wait_posts /stall/s 1 5 || fail "the stalling receiver got nothing"
+wait_posts /stall/s 1 60 || fail "the stalling receiver got nothing"
 # the receiver holds a connection open: the server answers at once anyway
 for i in 1 2 3; do
 	check "healthz $i answered" "$(while_stalled curl -s -m 60 -o /dev/null -w '%{http_code}' "$BASE/healthz")" \
@@ -139,9 +130,10 @@ session sess-bea "$BEA" "$A"
 check "deleting a user answered" "$(while_stalled curl -s -m 60 -o /dev/null -w '%{http_code}' -X DELETE \
 	-H "Authorization: Bearer $TOKEN" "$BASE$P/users/$BEA")" "204 while a delivery stalls"
 
-wait_posts /ok/a 2 5 || fail "client a got $(posts /ok/a) logouts, want 2 (ann's and bea's)"
-wait_posts /ok/e 1 5 || fail "client e got nothing"
-wait_posts /ok/l 1 5 || fail "client l (by name) got nothing"
+wait_posts /ok/a 2 60 || fail "client a got $(posts /ok/a) logouts, want 2 (ann's and bea's)"
+wait_posts /ok/e 1 60 || fail "client e got nothing"
+wait_posts /ok/l 1 60 || fail "client l (by name) got nothing"
+T1=$(date +%s)   # every token so far received by now
 
 TOK=$(token_for /ok/a sess-ann)
 V=$(jose_verify "$A" "$TOK")
@@ -155,7 +147,8 @@ check "sub" "$(jq -r .claims.sub <<<"$V")" "$ANN"
 check "sid" "$(jq -r .claims.sid <<<"$V")" sess-ann
 check "events" "$(jq -c .claims.events <<<"$V")" '{"http://schemas.openid.net/event/backchannel-logout":{}}'
 check "exp = iat + 120" "$(jq -r '.claims.exp - .claims.iat' <<<"$V")" 120
-check "iat is now" "$(jq -r --argjson t "${T0%.*}" '.claims.iat - $t | . >= -2 and . <= 10' <<<"$V")" true
+check "iat is now (between the deactivation and its receipt)" \
+	"$(jq -r --argjson t "${T0%.*}" --argjson r "$T1" '.claims.iat | . >= $t and . <= $r' <<<"$V")" true
 check "jti" "$(jq -r '.claims.jti | test("^[0-9a-f]{32}$")' <<<"$V")" true
 check "no nonce" "$(jq -r '.claims | has("nonce")' <<<"$V")" false
 check "only these claims" "$(jq -r '.claims | keys | join(",")' <<<"$V")" "aud,events,exp,iat,iss,jti,sid,sub"
@@ -173,19 +166,23 @@ check "a deleted user's session: verifies" "$(jq -r .ok <<<"$V")" true
 check "a deleted user's session: sub" "$(jq -r .claims.sub <<<"$V")" "$BEA"
 check "a deleted user's session: sid" "$(jq -r .claims.sid <<<"$V")" sess-bea
 
-# a 5xx: three attempts, 1 s and 5 s apart, one jti
-wait_posts /fail/f 3 9 || fail "the failing receiver got $(posts /fail/f) attempts, want 3"
-within "$(gap /fail/f 0 1)" 0.9 2.0 && pass || fail "first retry after $(gap /fail/f 0 1) s, want 1"
-within "$(gap /fail/f 1 2)" 4.9 6.0 && pass || fail "second retry after $(gap /fail/f 1 2) s, want 5"
+# a 5xx: three attempts, 1 s and 5 s apart, one jti: the log states each
+# wait, and no retry comes sooner (a busy machine only makes it later)
+wait_posts /fail/f 3 60 || fail "the failing receiver got $(posts /fail/f) attempts, want 3"
+check "a 5xx: the retries' waits, as logged" \
+	"$(grep -o "to client $F at 127\.0\.0\.1: answered 500; tried again in [0-9]* s" "$TMP/server.log" | sed 's/.* in //' | paste -sd,)" \
+	"1 s,5 s"
+within "$(gap /fail/f 0 1)" 0.9 3600 && pass || fail "first retry after $(gap /fail/f 0 1) s, want 1 at least"
+within "$(gap /fail/f 1 2)" 4.9 3600 && pass || fail "second retry after $(gap /fail/f 1 2) s, want 5 at least"
 J0=$(claims "$(token_at /fail/f 0)" | jq -r .jti)
 check "retries keep the jti" "$(claims "$(token_at /fail/f 1)" | jq -r .jti),$(claims "$(token_at /fail/f 2)" | jq -r .jti)" "$J0,$J0"
-wait_log "logout $J0 .*given up after 3 attempts" 3 && pass || fail "no give-up line for $J0"
+wait_log "logout $J0 .*given up after 3 attempts" 60 && pass || fail "no give-up line for $J0"
 
 # a receiver that never answers: the attempt times out after 5 s, then 1 s.
 # The 5 s count from the attempt's start, before the receiver logs the POST
 # (a loaded machine delays the receiver: 4.98 s seen), hence the low bound.
-wait_posts /stall/s 2 9 || fail "the stalling receiver got $(posts /stall/s) attempts, want 2"
-within "$(gap /stall/s 0 1)" 4.5 7.5 && pass || fail "retry after a stall came after $(gap /stall/s 0 1) s, want 6"
+wait_posts /stall/s 2 60 || fail "the stalling receiver got $(posts /stall/s) attempts, want 2"
+within "$(gap /stall/s 0 1)" 4.5 3600 && pass || fail "retry after a stall came after $(gap /stall/s 0 1) s, want 6 at least"
 grep -Eq "to client $S at 127\.0\.0\.1: no answer within 5 s; tried again in 1 s" "$TMP/server.log" && pass ||
 	fail "no timeout line for the stalling client"
 
@@ -239,7 +236,7 @@ exchange "$B" http://127.0.0.1:9/cb "$(jq -r .code <<<"$BODY")" "$VERIFIER"
 check_status "byou exchange" 200
 req DELETE "$P/users/$CARL"
 check_status "byou user deleted" 204
-wait_posts /ok/byou 1 5 || fail "the BYOU client got nothing"
+wait_posts /ok/byou 1 60 || fail "the BYOU client got nothing"
 V=$(jose_verify "$B" "$(token_at /ok/byou)")
 check "BYOU: verifies" "$(jq -r .ok <<<"$V")" true
 check "BYOU: sub" "$(jq -r .claims.sub <<<"$V")" "$CARL"
@@ -250,32 +247,34 @@ client cli "$R/ok/cli"; CLI=$CID
 user dan; DAN=$UID_
 session sess-dan "$DAN" "$CLI"
 db "UPDATE sessions SET ended_at = $(($(date +%s%N) / 1000000)) WHERE id = 'sess-dan'"
-wait_posts /ok/cli 1 5 || fail "a session ended by another process was not delivered"
+wait_posts /ok/cli 1 60 || fail "a session ended by another process was not delivered"
 check "another process: sid" "$(claims "$(token_at /ok/cli)" | jq -r .sid)" sess-dan
 
 # --- a stop cuts the stalled delivery; its row waits for the next start ---
 # (a stall of its own: ann's gives up 21 s after it began, which a slow
-# run reaches by now)
+# run reaches by now. The stop follows the first attempt's arrival with
+# nothing between but a query, the next part's receiver made before: the
+# delivery gives up 21 s after that attempt began, issue26.4.)
+openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 1 -subj /CN=localhost \
+	-addext subjectAltName=DNS:localhost -keyout "$TMP/tls.key" -out "$TMP/tls.crt" 2>/dev/null
+start_receiver tls "$TMP/tls.crt" "$TMP/tls.key"
+RT=$RPORT
 client stalls2 "$R/stall/s2"; S2=$CID
 user gus; GUS=$UID_
 session sess-gus "$GUS" "$S2"
 req PUT "$P/users/$GUS" '{"display_name":"gus","email":"gus@example.com","is_active":false}'
 check_status "gus deactivated" 200
-wait_posts /stall/s2 1 5 || fail "the second stalling receiver got nothing"
+wait_posts /stall/s2 1 60 || fail "the second stalling receiver got nothing"
 check "the stalled delivery's row stays" "$(db "select count(*) from backchannel_outbox where client_id = '$S2'")" 1
 
 # --- [oidc] backchannel_allow: a listed CIDR allows, nothing else does ---
-openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 1 -subj /CN=localhost \
-	-addext subjectAltName=DNS:localhost -keyout "$TMP/tls.key" -out "$TMP/tls.crt" 2>/dev/null
-start_receiver tls "$TMP/tls.crt" "$TMP/tls.key"
-RT=$RPORT
 export SSL_CERT_FILE=$TMP/tls.crt   # the server's trust store: this one certificate
 restart_server oidc.backchannel_allow="127.0.0.1/32 192.0.2.0/24"
 unset SSL_CERT_FILE
 # (ann's stall may be cut too)
 grep -Eq "back-channel: [12] logout\(s\) not delivered at the stop; they are sent at the next start" \
 	"$TMP/server.log" && pass || fail "no line for the delivery the stop cut"
-wait_posts /stall/s2 2 5 || fail "the cut delivery was not made again after the restart"
+wait_posts /stall/s2 2 60 || fail "the cut delivery was not made again after the restart"
 check "... with the same jti" "$(claims "$(token_at /stall/s2 1)" | jq -r .jti)" \
 	"$(claims "$(token_at /stall/s2 0)" | jq -r .jti)"
 client allowed "$R/ok/allowed";                   AL=$CID
@@ -286,10 +285,10 @@ user eve; EVE=$UID_
 session sess-eve "$EVE" "$AL" "$TLS" "$TIP" "$UL"
 req PUT "$P/users/$EVE" '{"display_name":"eve","email":"eve@example.com","is_active":true,"password":"a new password"}'
 check_status "a new password ends the session" 200
-wait_posts /ok/allowed 1 5 || fail "a listed CIDR did not allow"
-wait_posts /ok/tls 1 5 || fail "https to a trusted certificate got nothing"
+wait_posts /ok/allowed 1 60 || fail "a listed CIDR did not allow"
+wait_posts /ok/tls 1 60 || fail "https to a trusted certificate got nothing"
 check "https: verifies" "$(jose_verify "$TLS" "$(token_at /ok/tls)" | jq -r .ok)" true
-wait_log "to client $TIP at 127.0.0.1: .*certificate verify failed.*tried again" 5 && pass ||
+wait_log "to client $TIP at 127.0.0.1: .*certificate verify failed.*tried again" 60 && pass ||
 	fail "a certificate for another name was not refused"
 check "https: nothing sent to a certificate of another name" "$(posts /ok/tls-ip)" 0
 grep -q "to client $UL at 169.254.1.1: not sent" "$TMP/server.log" && pass || fail "an unlisted address was not refused"
@@ -300,7 +299,7 @@ user fay; FAY=$UID_
 session sess-fay "$FAY" "$EW"
 req PUT "$P/users/$FAY" '{"display_name":"fay","email":"fay@example.com","is_active":false}'
 check_status "fay deactivated" 200
-wait_log "to client $EW at 127.0.0.1: not sent: 127.0.0.1 is an address" 5 && pass ||
+wait_log "to client $EW at 127.0.0.1: not sent: 127.0.0.1 is an address" 60 && pass ||
 	fail "an address outside the list was not refused"
 check "outside the list: nothing sent" "$(posts /ok/elsewhere)" 0
 
@@ -329,7 +328,7 @@ db "UPDATE sessions SET ended_at = $NOW WHERE id LIKE 'flood-%'"
 # slow_rows: the slow client's logouts in the outbox (not yet delivered or dropped)
 slow_rows() { db "select count(*) from backchannel_outbox where client_id = '$SLOW'"; }
 [ "$(slow_rows)" -ge 1000 ] && pass || fail "issue24.5: the noisy user's logouts are not queued"
-wait_log "logout [0-9a-f]+ to client $SLOW.*dropped: " 30 && pass ||
+wait_log "logout [0-9a-f]+ to client $SLOW.*dropped: " 60 && pass ||
 	fail "issue24.5: the slow client's queue never filled"
 req PUT "$P/users/$VICTIM" '{"display_name":"victim","email":"victim@example.com","is_active":false}'
 check_status "the victim deactivated" 200
@@ -352,7 +351,7 @@ for line in open(log):
 print(n)
 PY
 }
-wait_posts /ok/fair 1 30 || fail "issue24.5: the victim's logout to another client was not delivered"
+wait_posts /ok/fair 1 60 || fail "issue24.5: the victim's logout to another client was not delivered"
 check "issue24.5: the victim's logout to another client verifies" \
 	"$(jose_verify "$FAST" "$(token_at /ok/fair)" | jq -r .claims.sub)" "$VICTIM"
 # (a count takes a python start, seconds on a loaded machine: 60 tries a second apart)

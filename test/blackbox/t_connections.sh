@@ -5,8 +5,14 @@
 # request throughout, close slow and idle connections after
 # request_timeout_s, never hold more client sockets than max_connections
 # (plus a margin), nor more memory for a connection than a request's worth.
-# run.sh: alone (healthz must answer within 1 s beside a flood, idle
-# connections close within request_timeout_s + 1.5 s: no other file's load)
+# issue26.4: by state, never by the time a thing took: "served beside" is
+# an answer while the server still holds the other connections; "closed at
+# once" is a close well before request_timeout_s (600 s there); a close at
+# request_timeout_s comes not before it, and every wait is for a state,
+# with a bound (30-60 s) that no busy machine reaches. How fast healthz
+# answers beside such load is a benchmark's question, not this file's.
+# run.sh: alone ((g) counts accept4 failures in a 2 s strace window: under
+# two busy cores it saw none)
 . "$(dirname "$0")/lib.sh"
 CA="$BB_DIR/connabuse.py"
 # Under AddressSanitizer (make check) freed memory waits in a quarantine of
@@ -14,57 +20,86 @@ CA="$BB_DIR/connabuse.py"
 export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}quarantine_size_mb=8
 TIMEOUT=3
 # Every client here is 127.0.0.1: the per-address limit has its own section.
-start_server "server.request_timeout_s=$TIMEOUT" server.max_connections_per_address=1000
+# First request_timeout_s is 600, so that the clients of "beside" stay
+# until the test ends them, however long a busy machine takes to open them.
+start_server server.request_timeout_s=600 server.max_connections_per_address=1000
 
 fds() { ls "/proc/$SERVER_PID/fd" 2>/dev/null | wc -l; }
 # timed_healthz: sets STATUS and SECS (a decimal) for one GET /healthz
 timed_healthz() {
 	local out
-	out=$(curl -s -o /dev/null -w '%{http_code} %{time_total}' --max-time "${1:-5}" "$BASE/healthz")
+	out=$(curl -s -o /dev/null -w '%{http_code} %{time_total}' --max-time "${1:-60}" "$BASE/healthz")
 	STATUS=${out% *}; SECS=${out#* }
 }
 under() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a != "" && a != "null" && a + 0 <= b + 0) }'; }
 jqf() { jq -r "$2" "$1" 2>/dev/null; }
+# fds_at_least N / fds_at_most N: the server holds that many descriptors
+fds_at_least() { [ "$(fds)" -ge "$1" ]; }
+fds_at_most() { [ "$(fds)" -le "$1" ]; }
+# back_to_rest WHAT: the server lets go of the clients' descriptors once they left
+back_to_rest() {
+	wait_for fds_at_most $((BASE_FDS + 2)) && pass ||
+		fail "$1: server holds $(fds) fds after the clients left, had $BASE_FDS"
+}
+# beside WHAT N: healthz answered while the server still held N clients'
+# connections (opened before it, none closed by the time of the answer; 2
+# fds of margin, as BASE_FDS may count a connection of the start)
+beside() {
+	wait_for fds_at_least $((BASE_FDS + $2 - 2)) || fail "$1: the $2 clients never connected"
+	timed_healthz
+	check "$1: healthz answered" "$STATUS" 200
+	fds_at_least $((BASE_FDS + $2 - 2)) && pass ||
+		fail "$1: healthz answered only once the server let go of the $2 connections ($(fds) fds)"
+}
+# not_before WHAT SECONDS LIMIT: a close SECONDS after the connection opened
+# (null: never) came at request_timeout_s (LIMIT) or later, not earlier
+not_before() {
+	awk -v a="$2" -v b="$3" 'BEGIN { exit !(a != "" && a != "null" && a + 0 >= b - 1) }' && pass ||
+		fail "$1: closed after $2 s (null: never), want request_timeout_s ($3) or later"
+}
+# backlogged PORT: connections wait in PORT's accept queue (the kernel's,
+# ss: Recv-Q of the listener), the server takes no more of them
+backlogged() { [ "$(ss -Hltn "sport = :$1" | awk '{ print $2 + 0; exit }')" -ge 1 ]; }
 BASE_FDS=$(fds)
 
 # --- (a) 300 idle connections ---------------------------------------------
-python3 "$CA" idle "$PORT" 300 $((TIMEOUT + 2)) > "$TMP/idle.json" &
+python3 "$CA" idle "$PORT" 300 600 > /dev/null &
 HOLDER=$!
-sleep 0.5
-timed_healthz 2
-check "(a) healthz beside 300 idle connections" "$STATUS" 200
-under "$SECS" 1 && pass || fail "(a) healthz took ${SECS}s beside 300 idle connections, want < 1 s"
+beside "(a) beside 300 idle connections" 300
+kill "$HOLDER"; wait "$HOLDER" 2> /dev/null
+back_to_rest "(a) beside"
+python3 "$CA" slow "$PORT" 100 600 0.5 > /dev/null &
+HOLDER=$!
+beside "(b) during slowloris" 100
+kill "$HOLDER"; wait "$HOLDER" 2> /dev/null
+back_to_rest "(b) beside"
+
+# Then request_timeout_s (3 s) ends them: the idle ones are held until the
+# server closes them, 60 s at most.
+restart_server "server.request_timeout_s=$TIMEOUT" server.max_connections_per_address=1000
+BASE_FDS=$(fds)
+python3 "$CA" idle "$PORT" 300 60 > "$TMP/idle.json" &
+HOLDER=$!
 wait "$HOLDER"
 check "(a) 300 idle connections opened" "$(jqf "$TMP/idle.json" .opened)" 300
 check "(a) idle connections closed by the server" "$(jqf "$TMP/idle.json" .closed)" 300
-LAST=$(jqf "$TMP/idle.json" .last_close_s)
-under "$LAST" $((TIMEOUT + 1)).5 && pass ||
-	fail "(a) last idle connection closed after ${LAST} s (null: never), want <= request_timeout_s ($TIMEOUT) + 1.5"
-sleep 0.3
-under "$(fds)" $((BASE_FDS + 2)) && pass || fail "(a) server holds $(fds) fds after the idle clients left, had $BASE_FDS"
+not_before "(a) the first idle connection" "$(jqf "$TMP/idle.json" .first_close_s)" "$TIMEOUT"
+back_to_rest "(a)"
 
 # --- (b) 100 slowloris connections ------------------------------------------
 # Each sends a request line, then one header byte every 0.5 s. The server
 # must close each once its request has taken longer than request_timeout_s
 # in total, however steadily it trickles.
-python3 "$CA" slow "$PORT" 100 $((TIMEOUT + 3)) 0.5 > "$TMP/slow.json" &
+python3 "$CA" slow "$PORT" 100 60 0.5 > "$TMP/slow.json" &
 HOLDER=$!
-sleep 1
-timed_healthz 2
-check "(b) healthz during slowloris (1 s in)" "$STATUS" 200
-under "$SECS" 1 && pass || fail "(b) healthz took ${SECS}s during slowloris (1 s in), want < 1 s"
 sleep $((TIMEOUT))
-timed_healthz 2
+timed_healthz
 check "(b) healthz during slowloris (past the timeout)" "$STATUS" 200
-under "$SECS" 1 && pass || fail "(b) healthz took ${SECS}s during slowloris (past the timeout), want < 1 s"
 wait "$HOLDER"
 check "(b) 100 slow connections opened" "$(jqf "$TMP/slow.json" .opened)" 100
-check "(b) slow connections closed by the server" "$(jqf "$TMP/slow.json" .closed)" 100
-LAST=$(jqf "$TMP/slow.json" .last_close_s)
-under "$LAST" $((TIMEOUT + 1)).5 && pass ||
-	fail "(b) last slow connection closed after ${LAST} s (null: still open when the client gave up after $((TIMEOUT + 3)) s), want <= request_timeout_s ($TIMEOUT) + 1.5"
-sleep 0.3
-under "$(fds)" $((BASE_FDS + 2)) && pass || fail "(b) server holds $(fds) fds after the slow clients left, had $BASE_FDS"
+check "(b) slow connections closed by the server (trickling to the end)" "$(jqf "$TMP/slow.json" .closed)" 100
+not_before "(b) the first slow connection" "$(jqf "$TMP/slow.json" .first_close_s)" "$TIMEOUT"
+back_to_rest "(b)"
 
 # --- (c) pipelining -----------------------------------------------------------
 printf 'GET /healthz HTTP/1.1\r\nHost: x\r\n\r\nGET /healthz HTTP/1.1\r\nHost: x\r\n\r\nGET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n' > "$TMP/pipe1"
@@ -105,23 +140,29 @@ check "(c) mixed pipeline bodies in order" \
 # of requests already read, queued in the server's memory), and the sweep
 # runs every 0.25 s: so the bound, from the last byte the socket took or
 # wrote, is request_timeout_s + 3 (4.2 s seen under ASan on a loaded machine,
-# 5.3 s over TLS with the machine's two cores busy with other work; a server
-# that does not end the connection leaves it open past the flood's end).
+# 5.3 s over TLS with the machine's two cores busy with other work: so the
+# flood lasts until the server ends it, 60 s at most, and a server that
+# does not end the connection leaves it open past that).
 for KIND_MIB in chunksize:8 requests:32; do
 	KIND=${KIND_MIB%:*} MIB=${KIND_MIB#*:}
-	python3 "$CA" flood "$PORT" 100 $((TIMEOUT + 6)) "$SERVER_PID" "$KIND" > "$TMP/flood.json"
+	python3 "$CA" flood "$PORT" 100 60 "$SERVER_PID" "$KIND" > "$TMP/flood.json"
 	GROWTH=$(jqf "$TMP/flood.json" .rss_growth_mib)
 	under "$GROWTH" "$MIB" && pass ||
 		fail "(c2) $KIND: RSS grew by $GROWTH MiB while one client sent $(jqf "$TMP/flood.json" .sent_mib) MiB without reading, want < $MIB"
 	check "(c2) $KIND: healthz answered on other connections meanwhile" \
 		"$(jqf "$TMP/flood.json" '.probes > 0 and .probes == .probes_ok')" true
-	under "$(jqf "$TMP/flood.json" .probe_max_s)" 0.5 && pass ||
-		fail "(c2) $KIND: healthz took $(jqf "$TMP/flood.json" .probe_max_s) s during the flood, want < 0.5 s"
-	under "$(jqf "$TMP/flood.json" .idle_before_close_s)" $((TIMEOUT + 3)) && pass ||
-		fail "(c2) $KIND: the server ended the connection $(jqf "$TMP/flood.json" .idle_before_close_s) s after the last byte it took or wrote (null: not within $((TIMEOUT + 6)) s of the start), want <= request_timeout_s ($TIMEOUT) + 3"
-	sleep 0.3
-	under "$(fds)" $((BASE_FDS + 2)) && pass || fail "(c2) $KIND: server holds $(fds) fds after the flood, had $BASE_FDS"
+	IDLE=$(jqf "$TMP/flood.json" .idle_before_close_s)
+	awk -v a="$IDLE" -v t="$TIMEOUT" 'BEGIN { exit !(a != "null" && a + 0 >= t - 1) }' && pass ||
+		fail "(c2) $KIND: the server ended the connection $IDLE s after the last byte it took or wrote (null: not within 60 s of the start), want request_timeout_s ($TIMEOUT) or later"
+	back_to_rest "(c2) $KIND"
 done
+
+# What follows must close at once: request_timeout_s is 600 there, so a
+# close (within the 60 s the client waits) is the server's answer, not its
+# timeout (issue26.4: "at once" by state, not "within 1 s").
+TIMEOUT=600
+restart_server "server.request_timeout_s=$TIMEOUT" server.max_connections_per_address=1000
+BASE_FDS=$(fds)
 
 # The largest request the limits allow (headers of max_header_bytes, a body
 # of max_body_bytes) is still read whole when it arrives behind another
@@ -144,8 +185,9 @@ python3 "$CA" pipeline "$PORT" "$TMP/maxreq" > "$TMP/maxreq.json"
 check "(c2) largest request read whole between two others" \
 	"$(jqf "$TMP/maxreq.json" '[.answers[]|"\(.status) \(.body|fromjson|.error // .status)"]|join(";")')" \
 	"200 ok;400 invalid_params;413 payload_too_large"
-under "$(jqf "$TMP/maxreq.json" .closed_after_s)" 1 && pass ||
-	fail "(c2) connection closed after $(jqf "$TMP/maxreq.json" .closed_after_s) s past the 413, want < 1 s"
+closed_at_once() { [ "$(jqf "$1" .closed_after_s)" != null ]; }
+closed_at_once "$TMP/maxreq.json" && pass ||
+	fail "(c2) connection not closed past the 413 (within 60 s, request_timeout_s $TIMEOUT)"
 
 # --- (c3) answers that must close the connection ------------------------------
 # one_answer_then_close NAME REQUEST WANT: REQUEST (printf format) is sent in
@@ -156,8 +198,8 @@ one_answer_then_close() {
 	python3 "$CA" pipeline "$PORT" "$TMP/close.req" > "$TMP/close.json"
 	check "(c3) $1: one answer, nothing after it read" \
 		"$(jqf "$TMP/close.json" '[.answers[]|"\(.status) \(.body|fromjson|.error)"]|join(";")')" "$3"
-	under "$(jqf "$TMP/close.json" .closed_after_s)" 1 && pass ||
-		fail "(c3) $1: connection closed after $(jqf "$TMP/close.json" .closed_after_s) s (null: not before the client gave up), want < 1 s"
+	closed_at_once "$TMP/close.json" && pass ||
+		fail "(c3) $1: connection not closed (within 60 s, request_timeout_s $TIMEOUT)"
 }
 # A space before a header's colon: not Content-Length for evhttp, so the
 # body would be read as a second request.
@@ -175,19 +217,18 @@ one_answer_then_close "CONNECT over max_body_bytes" \
 
 # --- (d) clients that leave half-way ----------------------------------------
 python3 "$CA" half "$PORT" > "$TMP/half.json"
-T=$(jqf "$TMP/half.json" .closed_after_s)
-under "$T" 1 && pass || fail "(d) half a request then shutdown: server closed after ${T}s, want < 1 s"
+closed_at_once "$TMP/half.json" && pass ||
+	fail "(d) half a request then shutdown: the server did not close (within 60 s, request_timeout_s $TIMEOUT)"
 python3 "$CA" midbody "$PORT" > /dev/null
 python3 "$CA" rst "$PORT" > /dev/null
 for _ in 1 2 3 4 5 6 7 8 9 10; do
 	python3 "$CA" rst "$PORT" > /dev/null
 done
-sleep 0.3
 kill -0 "$SERVER_PID" 2>/dev/null
 check "(d) server alive after clients left half-way" $? 0
-timed_healthz 2
+timed_healthz
 check "(d) healthz after clients left half-way" "$STATUS" 200
-under "$(fds)" $((BASE_FDS + 2)) && pass || fail "(d) server holds $(fds) fds after half-way clients, had $BASE_FDS"
+back_to_rest "(d) half-way clients"
 
 # --- (e) max_connections ------------------------------------------------------
 stop_server
@@ -195,15 +236,15 @@ MAXC=50; TIMEOUT=2
 start_server "server.max_connections=$MAXC" "server.request_timeout_s=$TIMEOUT" \
 	server.max_connections_per_address=1000
 BASE_FDS=$(fds)
-python3 "$CA" idle "$PORT" 200 12 "$SERVER_PID" > "$TMP/maxc.json" &
+python3 "$CA" idle "$PORT" 200 60 "$SERVER_PID" > "$TMP/maxc.json" &
 HOLDER=$!
-sleep 0.5
+wait_for backlogged "$PORT" || fail "(e) the server never reached max_connections ($MAXC): no client waits"
 # A normal request must be served once the idle connections time out,
 # whether the server leaves the extra connections in the listen queue or
-# accepts and closes them (then the client tries again).
+# accepts and closes them (then the client tries again): a minute at most.
 START=$(date +%s.%N); STATUS=000
 while [ "$STATUS" != 200 ]; do
-	LEFT=$(awk -v s="$START" -v n="$(date +%s.%N)" 'BEGIN { printf "%d", 11 - (n - s) }')
+	LEFT=$(awk -v s="$START" -v n="$(date +%s.%N)" 'BEGIN { printf "%d", 60 - (n - s) }')
 	[ "$LEFT" -le 0 ] && break
 	STATUS=$(curl -s -o /dev/null -w '%{http_code}' --max-time "$LEFT" "$BASE/healthz")
 	[ "$STATUS" != 200 ] && sleep 0.3
@@ -217,24 +258,23 @@ under "$MAXFDS" $((BASE_FDS + MAXC + 10)) && pass ||
 	fail "(e) server had $MAXFDS fds open ($BASE_FDS at rest) with 200 clients, want <= $((BASE_FDS + MAXC + 10)) (max_connections=$MAXC + 10)"
 kill -0 "$SERVER_PID" 2>/dev/null
 check "(e) server alive" $? 0
-timed_healthz 2
+timed_healthz
 check "(e) healthz at the end" "$STATUS" 200
 
 # --- (f) max_connections_per_address ------------------------------------------
 # One address opens 30 idle connections: 8 are kept, the rest closed at once,
 # so that another address still finds room under max_connections (16).
+# (request_timeout_s 600: a close within the client's 30 s is the limit's)
 stop_server
 start_server server.max_connections=16 server.max_connections_per_address=8 \
-	"server.request_timeout_s=$TIMEOUT"
-python3 "$CA" peraddr "$PORT" 30 > "$TMP/peraddr.json"
+	server.request_timeout_s=600
+KEPT_MAX=8 python3 "$CA" peraddr "$PORT" 30 > "$TMP/peraddr.json"
 check "(f) connections kept from one address" "$(jqf "$TMP/peraddr.json" .kept)" 8
 check "(f) a further connection from it is closed unanswered" \
 	"$(jqf "$TMP/peraddr.json" .same_status)" null
-under "$(jqf "$TMP/peraddr.json" .same_s)" 0.5 && pass ||
-	fail "(f) the further connection took $(jqf "$TMP/peraddr.json" .same_s) s to be closed, want < 0.5 s"
+awk -v a="$(jqf "$TMP/peraddr.json" .same_s)" 'BEGIN { exit !(a < 29) }' && pass ||
+	fail "(f) the further connection was not closed by the server (the client gave up after $(jqf "$TMP/peraddr.json" .same_s) s)"
 check "(f) healthz from 127.0.0.2 meanwhile" "$(jqf "$TMP/peraddr.json" .other_status)" 200
-under "$(jqf "$TMP/peraddr.json" .other_s)" 0.5 && pass ||
-	fail "(f) healthz from 127.0.0.2 took $(jqf "$TMP/peraddr.json" .other_s) s, want < 0.5 s"
 check "(f) healthz from 127.0.0.1 once its connections closed" \
 	"$(jqf "$TMP/peraddr.json" .again_status)" 200
 
@@ -265,11 +305,12 @@ few_failures() { set -- $1; [ "${1:-0}" -ge 1 ] && [ "$1" -lt 100 ]; }
 LOG_BEFORE=$(grep 'cannot accept' "$TMP/server.log")
 prlimit --pid "$SERVER_PID" --nofile=$(( $(fds) + 4 ))
 # idle_clients NAME PORT N SECONDS: N clients hold connections to PORT for
-# SECONDS (in the background); 1.5 s in, the loop's failures are counted
+# SECONDS (in the background); once some wait in the accept queue, the
+# loop's failures are counted
 idle_clients() {
 	CONNABUSE_CA= python3 "$CA" idle "$2" "$3" "$4" > /dev/null &
 	HOLDERS+=($!)
-	sleep 1.5
+	wait_for backlogged "$2" || fail "$1: no client waits to be accepted"
 	CALLS=$(accept_failures 2)
 	few_failures "$CALLS" && pass ||
 		fail "$1: accept4 failed ${CALLS% *} times in 2 s out of descriptors, want 1..99 (the loop spins on accept)"
@@ -286,7 +327,7 @@ for _ in $(seq 100); do
 done
 check "issue24.4: healthz once the clients left" "$STATUS" 200
 check "issue24.10: scrape once the clients left" \
-	"$(curl -s -o /dev/null -w '%{http_code}' --max-time 5 "http://127.0.0.1:$MPORT/metrics")" 200
+	"$(curl -s -o /dev/null -w '%{http_code}' --max-time 60 "http://127.0.0.1:$MPORT/metrics")" 200
 for L in API metrics; do
 	LOGGED=$(( $(grep -c "$L listener cannot accept" "$TMP/server.log") - $(grep -c "$L listener cannot accept" <<<"$LOG_BEFORE") ))
 	check "issue24.4: the $L listener's EMFILE logged, once a minute at most" \
@@ -307,14 +348,14 @@ check "issue24.4: max_connections lowered to fit the limit of 200 (logged)" \
 	"$([ -n "$LOWERED" ] && [ "$LOWERED" -gt 0 ] && [ "$LOWERED" -lt 200 ] && echo yes)" yes
 CONNABUSE_CA= python3 "$CA" idle "$PORT" 300 $((TIMEOUT + 4)) > /dev/null &
 HOLDER=$!
-sleep 1
+wait_for backlogged "$PORT" || fail "issue24.4: none of the 300 clients waits in the backlog"
 CALLS=$(accept_failures 2)
 check "issue24.4: accept4 calls that failed in 2 s with 300 clients at a limit of 200" \
 	"${CALLS% *}" 0
 check "issue24.4: (strace saw the loop)" "$([ "${CALLS#* }" -ge 1 ] && echo yes)" yes
 wait "$HOLDER"
 check "issue24.4: accept never failed" "$(( $(grep -c 'cannot accept' "$TMP/server.log") - LOG_BEFORE ))" 0
-timed_healthz 5
+timed_healthz
 check "issue24.4: healthz after the 300 clients" "$STATUS" 200
 # A limit that leaves no room for one connection: a clear refusal to start.
 stop_server

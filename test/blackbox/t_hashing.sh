@@ -1,9 +1,10 @@
 # Password hashing runs off the loop: while 32 sign-ins hash, other requests
 # are answered at once; past max_pending_hashes a request gets 503.
 # issue26.4: "at once" is checked by state (discovery answered while the
-# hash queue still holds sign-ins), not by the time it took.
-# run.sh: alone (three slow hashes in flight at SIGTERM must end within the
-# stop's grace period)
+# hash queue still holds sign-ins), not by the time it took; the hashes in
+# flight at SIGTERM have a stop_grace_s no machine's slowness reaches.
+# run.sh: alone (under two busy cores the three creates at SIGTERM still got
+# no answer: their 20 s passed request_timeout_s, 10 s? not yet explained)
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/signin_lib.sh"
 # One account's checks at once are limited to signin.max_failures (they count
@@ -106,9 +107,12 @@ stop_server
 # "In flight" means the server has read the request and queued its hash (an
 # established connection may still wait in the listen backlog, which a
 # stopping server closes unread): the metrics' hash queue depth says so.
+# (The default grace, 5 s, is shorter than three slow hashes on a loaded
+# machine: 600 s here, and the answers' Connection: close shows they came
+# during the stop, issue26.4.)
 MPORT=$(free_port)
 start_server store.path="$TMP/term.db" passwords.argon2_memory_kib=32768 passwords.argon2_iterations=16 \
-	passwords.hash_threads=1 metrics.listen=127.0.0.1:$MPORT
+	passwords.hash_threads=1 metrics.listen=127.0.0.1:$MPORT server.stop_grace_s=600
 PIDS=()
 for i in 1 2 3; do
 	curl -s -D "$TMP/dh.$i" -o /dev/null -w '%{http_code}\n' -H "Authorization: Bearer $TOKEN" \
@@ -117,7 +121,8 @@ for i in 1 2 3; do
 		"$BASE$P/users" > "$TMP/ds.$i" &
 	PIDS+=($!)
 done
-for _ in $(seq 1 250); do Q=$(queued); [ "$Q" = 3 ] && break; sleep 0.02; done
+three_queued() { Q=$(queued); [ "$Q" = 3 ]; }
+wait_for three_queued
 check "three hashes queued before SIGTERM" "$Q" 3
 stop_server   # checks exit status 0
 wait "${PIDS[@]}"

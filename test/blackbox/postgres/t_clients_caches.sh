@@ -4,7 +4,6 @@
 # of the caller's token stays cached through a run of creates) nor, without
 # permissions, the fleet's (no notification). Permissions granted at create
 # still notify, as any write of client_permissions does (version 9).
-# run.sh: alone (notified: a LISTEN 1 s before the request, 3 s for its NOTIFY)
 . "$(dirname "$0")/../lib.sh"
 if [ "$BACKEND" != postgres ]; then
 	fail "t_clients_caches runs on PostgreSQL: EDGEAUTH_BACKEND=postgres test/blackbox/run.sh postgres/t_clients_caches.sh"

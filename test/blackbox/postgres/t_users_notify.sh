@@ -4,7 +4,6 @@
 # every node drops the bearer verdicts and scopes it keeps; an update that
 # changes none of those (a rename, a PUT sending the same values) does not
 # empty every node's caches.
-# run.sh: alone (notified: a LISTEN 1 s before the request, 3 s for its NOTIFY)
 . "$(dirname "$0")/../lib.sh"
 if [ "$BACKEND" != postgres ]; then
 	fail "t_users_notify runs on PostgreSQL: EDGEAUTH_BACKEND=postgres test/blackbox/run.sh postgres/t_users_notify.sh"
