@@ -11,7 +11,10 @@ R=$(python3 "$BB_DIR/notify.py" "$TMP" "$PORT" 400000 "$EDGEAUTH" -c "$CONF" ser
 check "READY=1, then STOPPING=1" "$(jq -c .order <<<"$R")" '["READY=1","STOPPING=1"]'
 check "the port accepts when READY=1 comes" "$(jq -r .accepted_at_ready <<<"$R")" true
 check "WATCHDOG=1 several times in 1.5 s" "$(jq '.pings | length >= 5' <<<"$R")" true
-check "every 0.2 s (half of WATCHDOG_USEC)" "$(jq '[.pings[] | select(. < 0.1 or . > 0.35)] | length' <<<"$R")" 0
+# (the median gap: a busy machine may delay one ping, and the next comes
+# sooner, without the server's interval being wrong)
+check "every 0.2 s (half of WATCHDOG_USEC)" \
+	"$(jq '.pings | sort | .[length / 2 | floor] | . >= 0.15 and . <= 0.3' <<<"$R")" true
 check "a clean exit" "$(jq -r .exit <<<"$R")" 0
 rm -f "$TMP/notify.sock"
 R=$(WATCHDOG_PID=1 python3 "$BB_DIR/notify.py" "$TMP" "$PORT" "" "$EDGEAUTH" -c "$CONF" serve 2>> "$TMP/server.log")
