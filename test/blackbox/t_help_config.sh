@@ -33,6 +33,6 @@ mkdir -p "$TMP/tree/src" "$TMP/tree/include"
 cp "$ROOT/Makefile" "$TMP/tree/"
 : > "$TMP/tree/src/main.c"
 check "issue27.4 make CONFIG_PATH=... compiles the path in" \
-	"$(make -s -C "$TMP/tree" -n CONFIG_PATH=/etc/edgeauth/edgeauth.conf build/main.o 2> /dev/null |
+	"$(env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u BUILD -u BIN make -s -C "$TMP/tree" -n CONFIG_PATH=/etc/edgeauth/edgeauth.conf build/main.o 2> /dev/null |
 	   grep -o "EDGEAUTH_DEFAULT_CONFIG='\"[^\"]*\"'")" "EDGEAUTH_DEFAULT_CONFIG='\"/etc/edgeauth/edgeauth.conf\"'"
 finish

@@ -14,12 +14,13 @@ if git -C "$ROOT" rev-parse --git-dir > /dev/null 2>&1; then
 	check "issue27.2 --version names the tree's commit" "${COMMIT%-dirty}" \
 		"$(git -C "$ROOT" describe --always)"
 fi
-# A tree that is no git work tree: the Makefile's define says unknown.
+# A tree that is no git work tree: the Makefile's define says unknown (a
+# make of its own: not the variables of a make check that runs this file).
 mkdir -p "$TMP/tree/src" "$TMP/tree/include"
 cp "$ROOT/Makefile" "$TMP/tree/"
 : > "$TMP/tree/src/main.c"
 check "issue27.2 outside a git tree the commit is unknown" \
-	"$(make -s -C "$TMP/tree" -n build/main.o 2> /dev/null | grep -o "EDGEAUTH_COMMIT='\"[^\"]*\"'")" \
+	"$(env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u BUILD -u BIN make -s -C "$TMP/tree" -n build/main.o 2> /dev/null | grep -o "EDGEAUTH_COMMIT='\"[^\"]*\"'")" \
 	"EDGEAUTH_COMMIT='\"unknown\"'"
 check "issue27.2 CHANGELOG.md: Unreleased first, its upgrade notes first" \
 	"$(grep -m2 '^##' "$ROOT/CHANGELOG.md" | tr '\n' '|')" "## Unreleased|### Upgrade notes|"
