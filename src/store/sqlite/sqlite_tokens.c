@@ -212,7 +212,6 @@ static void sqlite_code_get(struct store *st, const char *hash, struct store_tok
 	complete(done, grant_get(st, STMT(st, T_CODE_GET), hash, out, &err), &err);
 }
 
-
 static int refresh_insert(struct store *st, const struct new_refresh *r, struct api_error *err)
 {
 	sqlite3_stmt *s = STMT(st, T_REFRESH_INSERT);
