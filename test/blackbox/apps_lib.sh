@@ -5,7 +5,7 @@
 #
 #   missing_tool WHAT              # skip the file, or fail under make test
 #   ua_browse URL EMAIL PASSWORD   # follow redirects, post the sign-in form
-#   node_recipe FILE ENV...        # run a Node recipe in the background
+#   run_recipe CMD FILE ENV...     # run a recipe in the background
 #   stop_app                       # stop it
 RECIPES=$ROOT/docs/recipes
 APP_PID=
@@ -54,13 +54,14 @@ ua_browse() {
 	BODY="too many redirects"
 }
 
-# node_recipe FILE ENV...: docs/recipes/FILE run by Node in the background
-# (APP_PID; its output in $TMP/app.log) with those NAME=VALUE settings, from
-# a copy beside test/oauth-client's pinned node_modules; returns once its
+# run_recipe CMD FILE ENV...: docs/recipes/FILE run by CMD (node, python3)
+# in the background (APP_PID; its output in $TMP/app.log) with those
+# NAME=VALUE settings, from a copy beside test/oauth-client's pinned
+# node_modules; returns once its
 # listener (APP_URL) answers, or fails when it exited first. EDIT=SED_EXPR
 # runs a changed copy (sed -e), failing when the expression changed nothing.
-node_recipe() {
-	local file=$1; shift
+run_recipe() {
+	local cmd=$1 file=$2; shift 2
 	mkdir -p "$TMP/app"
 	ln -sfn "$ROOT/test/oauth-client/node_modules" "$TMP/app/node_modules"
 	cp "$RECIPES/$file" "$TMP/app/$file"
@@ -68,7 +69,7 @@ node_recipe() {
 		sed -i -e "$EDIT" "$TMP/app/$file"
 		cmp -s "$RECIPES/$file" "$TMP/app/$file" && { fail "$file: '$EDIT' changed nothing"; return 1; }
 	fi
-	(cd "$TMP/app" && exec env "$@" node "$file" > "$TMP/app.log" 2>&1) &
+	(cd "$TMP/app" && exec env "$@" "$cmd" "$file" > "$TMP/app.log" 2>&1) &
 	APP_PID=$!
 	app_up() { curl -s -o /dev/null "$APP_URL/" || ! kill -0 "$APP_PID" 2> /dev/null; }
 	wait_for app_up
@@ -112,13 +113,13 @@ app_client() {
 # HTTP_SETTING_OFF stops at discovery with the library's refusal of http.
 check_node_recipe() {
 	local file=$1 what=$2 off=$3; shift 3
-	node_recipe "$file" "$@"
+	run_recipe node "$file" "$@"
 	check "issue27.3 $what recipe starts: $(head -3 "$TMP/app.log")" "$?" 0
 	ua_browse "$APP_URL/login" "$EMAIL" "$PASSWORD"
 	check_signed_in "issue27.3 $what recipe"
 	stop_app
 	[ -n "${EDGEAUTH_TLS:-}" ] && return 0
-	EDIT=$off node_recipe "$file" "$@"
+	EDIT=$off run_recipe node "$file" "$@"
 	check "issue27.3 $what without allowInsecureRequests stops at discovery" "$?" 1
 	check "issue27.3 $what without allowInsecureRequests: why" \
 		"$(grep -m1 -o 'only requests to HTTPS are allowed' "$TMP/app.log")" "only requests to HTTPS are allowed"
