@@ -60,7 +60,8 @@ deps() { PATH=$STUB:$PATH "$SCRIPT" "$@" > "$FAKE/out" 2>&1; }
 installs() { grep '^install' "$FAKE/apt-get.log" 2> /dev/null | tr ' ' '\n' | grep -v '^-\|^install$' | sort -u; }
 has() { installs | grep -qxF "$1" && echo yes || echo no; }
 RUN_ONLY="build-essential pkg-config libevent-dev libsqlite3-dev libargon2-dev libssl-dev libjansson-dev libinih-dev libpq-dev curl jq"
-TEST_TOOLS="chromium nodejs postgresql prometheus clang wrk check strace faketime python3 sqlite3"
+TEST_TOOLS="chromium nodejs postgresql prometheus clang wrk check strace faketime python3 sqlite3
+python3-authlib apache2-bin libapache2-mod-auth-openidc"
 
 # --- make run on a box without anything ----------------------------------------
 box run
@@ -75,9 +76,13 @@ check "issue27.1 run: again, nothing to install" "$(deps run; echo "$?:$(grep -c
 # --- make test on that box --------------------------------------------------------
 deps test
 check "issue27.1 test: exit status" "$?" 0
-for p in chromium nodejs postgresql prometheus check strace faketime python3 sqlite3 openssl; do
+for p in chromium nodejs postgresql prometheus check strace faketime python3 sqlite3 openssl \
+	python3-authlib python3-requests apache2-bin libapache2-mod-auth-openidc; do
 	check "issue27.1 test installs $p" "$(has "$p")" yes
 done
+# the recipes' Apache is the server alone: the apache2 package (its service,
+# /etc/apache2) is not installed
+check "issue27.3 test installs no apache2 service package" "$(has apache2)" no
 check "issue27.1 test: every install has --no-install-recommends" \
 	"$(grep '^install' "$FAKE/apt-get.log" | grep -vc -- --no-install-recommends)" 0
 check "issue27.1 test: no service started" "$(cat "$FAKE/started" 2> /dev/null)" ""
