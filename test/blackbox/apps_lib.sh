@@ -31,7 +31,7 @@ unescape_html() {
 # lists each request as "METHOD STATUS URL".
 ua_browse() {
 	local url=$1 email=$2 password=$3 posted="" n action
-	local args=(-s -b "$TMP/ua.jar" -c "$TMP/ua.jar" -D "$TMP/ua.hdrs" -o "$TMP/ua.body"
+	local args=(-s --max-time 120 -b "$TMP/ua.jar" -c "$TMP/ua.jar" -D "$TMP/ua.hdrs" -o "$TMP/ua.body"
 		-w '%{http_code} %{redirect_url}')
 	: > "$TMP/ua.log"
 	for n in $(seq 12); do
