@@ -172,6 +172,8 @@ install: $(BIN)
 	chmod 0644 $(DESTDIR)$(UNITDIR)/edgeauth.service
 	install -D -m 0644 etc/edgeauth.sysusers $(DESTDIR)$(SYSCONFDIR)/sysusers.d/edgeauth.conf
 	install -D -m 0644 README.md $(DESTDIR)$(PREFIX)/share/doc/edgeauth/README.md
+	install -d $(DESTDIR)$(PREFIX)/share/doc/edgeauth/docs
+	install -m 0644 docs/*.md $(DESTDIR)$(PREFIX)/share/doc/edgeauth/docs/
 	@if [ -e $(DESTDIR)$(SYSCONFDIR)/edgeauth/edgeauth.conf ]; then \
 		echo "kept $(DESTDIR)$(SYSCONFDIR)/edgeauth/edgeauth.conf"; \
 	else \
