@@ -3,12 +3,12 @@
 CC       ?= cc
 PKGS     := libevent libevent_openssl sqlite3 libargon2 libssl libcrypto jansson inih
 # libpq's headers only: src/store/pg/pq_lib.c loads the library when the PostgreSQL
-# store is asked for, so a server on SQLite never maps it (README "Libraries").
+# store is asked for, so a server on SQLite never maps it (docs/development.md "Libraries").
 HDR_PKGS := libpq
 # No -DNDEBUG, in any build: asserts guard only our own invariants (never
 # data from the network, the store, the clock or the config), cost nothing
 # measurable, and a broken one had better stop the server than let it go on
-# in a state no code expects. README "Development" says why.
+# in a state no code expects. docs/development.md "Asserts" says why.
 OPT      ?= -O2 -g
 # The folders of include/ mirror src/'s layers (docs/development.md); a file
 # includes a header by its name, and make layers holds who may include whom.
@@ -157,7 +157,7 @@ bench: deps-bench
 
 # The binary, the systemd unit and its user, and the config (only when there
 # is none yet: an operator's edits are kept), its relative paths made the
-# service's state directory. README "Operating edgeauth" has the steps after.
+# service's state directory. docs/operations.md "Installing as a service" has the steps after.
 PREFIX     ?= /usr/local
 SYSCONFDIR ?= /etc
 UNITDIR    ?= $(SYSCONFDIR)/systemd/system

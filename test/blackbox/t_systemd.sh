@@ -88,7 +88,7 @@ check "a second install keeps the operator's config" "$(tail -1 "$D/etc/edgeauth
 
 # --- the libraries a server maps -------------------------------------------------
 # The notify protocol is spoken directly, and libpq (with its Kerberos, LDAP and
-# GnuTLS) is loaded only for the PostgreSQL store (README "Libraries").
+# GnuTLS) is loaded only for the PostgreSQL store (docs/development.md "Libraries").
 start_server
 MAPS=$(cat "/proc/$SERVER_PID/maps")
 check "no libsystemd in the server" "$(grep -c 'libsystemd' <<<"$MAPS")" 0
