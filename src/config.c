@@ -760,7 +760,7 @@ int config_load(struct config *cfg, const char *path, char *errbuf, size_t errle
 	cfg->source = xstrdup(path);
 	ls.file = fopen(path, "r");
 	if (!ls.file || fstat(fileno(ls.file), &sb) < 0 || !S_ISREG(sb.st_mode)) {
-		/* the system's reason, and what to do (docs/operations.md §"Start-up errors") */
+		/* the system's reason, and what to do (docs/operations.md §"The program", start-up errors) */
 		const char *why = ls.file ? "not a regular file" : strerror(errno);
 
 		if (ls.file)
