@@ -167,7 +167,7 @@ install: $(BIN)
 	@mkdir -p $(DESTDIR)$(UNITDIR)
 	sed -e 's|/usr/local/bin/edgeauth|$(PREFIX)/bin/edgeauth|' \
 	    -e 's|/etc/edgeauth/|$(SYSCONFDIR)/edgeauth/|' \
-	    -e 's|/usr/local/share/doc/|$(PREFIX)/share/doc/|' \
+	    -e 's|/usr/local/share/doc/|$(PREFIX)/share/doc/|g' \
 	    -e 's|/var/lib/edgeauth|$(STATEDIR)|' etc/edgeauth.service > $(DESTDIR)$(UNITDIR)/edgeauth.service
 	chmod 0644 $(DESTDIR)$(UNITDIR)/edgeauth.service
 	install -D -m 0644 etc/edgeauth.sysusers $(DESTDIR)$(SYSCONFDIR)/sysusers.d/edgeauth.conf
