@@ -3,12 +3,12 @@
 CC       ?= cc
 PKGS     := libevent libevent_openssl sqlite3 libargon2 libssl libcrypto jansson inih
 # libpq's headers only: src/store/pg/pq_lib.c loads the library when the PostgreSQL
-# store is asked for, so a server on SQLite never maps it (README "Libraries").
+# store is asked for, so a server on SQLite never maps it (docs/development.md "Libraries").
 HDR_PKGS := libpq
 # No -DNDEBUG, in any build: asserts guard only our own invariants (never
 # data from the network, the store, the clock or the config), cost nothing
 # measurable, and a broken one had better stop the server than let it go on
-# in a state no code expects. README "Development" says why.
+# in a state no code expects. docs/development.md "Asserts" says why.
 OPT      ?= -O2 -g
 # The folders of include/ mirror src/'s layers (docs/development.md); a file
 # includes a header by its name, and make layers holds who may include whom.
@@ -157,7 +157,7 @@ bench: deps-bench
 
 # The binary, the systemd unit and its user, and the config (only when there
 # is none yet: an operator's edits are kept), its relative paths made the
-# service's state directory. README "Operating edgeauth" has the steps after.
+# service's state directory. docs/operations.md "Installing as a service" has the steps after.
 PREFIX     ?= /usr/local
 SYSCONFDIR ?= /etc
 UNITDIR    ?= $(SYSCONFDIR)/systemd/system
@@ -167,11 +167,13 @@ install: $(BIN)
 	@mkdir -p $(DESTDIR)$(UNITDIR)
 	sed -e 's|/usr/local/bin/edgeauth|$(PREFIX)/bin/edgeauth|' \
 	    -e 's|/etc/edgeauth/|$(SYSCONFDIR)/edgeauth/|' \
-	    -e 's|/usr/local/share/doc/|$(PREFIX)/share/doc/|' \
+	    -e 's|/usr/local/share/doc/|$(PREFIX)/share/doc/|g' \
 	    -e 's|/var/lib/edgeauth|$(STATEDIR)|' etc/edgeauth.service > $(DESTDIR)$(UNITDIR)/edgeauth.service
 	chmod 0644 $(DESTDIR)$(UNITDIR)/edgeauth.service
 	install -D -m 0644 etc/edgeauth.sysusers $(DESTDIR)$(SYSCONFDIR)/sysusers.d/edgeauth.conf
 	install -D -m 0644 README.md $(DESTDIR)$(PREFIX)/share/doc/edgeauth/README.md
+	install -d $(DESTDIR)$(PREFIX)/share/doc/edgeauth/docs
+	install -m 0644 docs/*.md $(DESTDIR)$(PREFIX)/share/doc/edgeauth/docs/
 	@if [ -e $(DESTDIR)$(SYSCONFDIR)/edgeauth/edgeauth.conf ]; then \
 		echo "kept $(DESTDIR)$(SYSCONFDIR)/edgeauth/edgeauth.conf"; \
 	else \

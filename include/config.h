@@ -103,7 +103,7 @@ struct config_key {
 	enum config_type type;
 	size_t offset;               /* offsetof(struct config, field); not for CONFIG_PARSED */
 	long min, max;               /* the number types */
-	const char *default_value;   /* the text README.md shows, and etc/edgeauth.conf */
+	const char *default_value;   /* the text docs/configuration.md shows, and etc/edgeauth.conf */
 	const char *conf_value;      /* what etc/edgeauth.conf sets instead, or NULL */
 	/* CONFIG_PARSED: 0, or -1 with the reason. */
 	int (*parse)(struct config *cfg, const char *value, char reason[CONFIG_REASON_MAX]);

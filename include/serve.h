@@ -2,7 +2,7 @@
 #define EDGEAUTH_SERVE_H
 /*
  * `edgeauth serve`: opens the store, starts the listeners and runs the loop
- * until SIGTERM or SIGINT, then stops cleanly (README "Operating edgeauth").
+ * until SIGTERM or SIGINT, then stops cleanly (docs/operations.md "Operating").
  */
 #include "config.h"
 

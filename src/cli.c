@@ -327,7 +327,7 @@ static int cmd_cert(const struct config *cfg, int argc, char **argv)
 static int postgres_refused(const char *cmd)
 {
 	fprintf(stderr, "edgeauth: %s copies the SQLite store; on PostgreSQL use its own tools"
-	        " (pg_dump, pg_basebackup: README \"Running a fleet\")\n", cmd);
+	        " (pg_dump, pg_basebackup: docs/operations.md \"Running a fleet\")\n", cmd);
 	return 1;
 }
 

@@ -243,7 +243,7 @@ static void release_backchannel_allow(struct config *cfg)
  * Every key: its section, name, type, range and default, and nothing about
  * a key anywhere else (tmux's options-table.c is the model). The defaults
  * are docs/operations.md §"Configuration"'s, written as in the file; check_config tests that
- * etc/edgeauth.conf and README.md's table show exactly these.
+ * etc/edgeauth.conf and docs/configuration.md's table show exactly these.
  */
 static const struct config_key keys[] = {
 	{ .section = "server", .key = "listen", .type = CONFIG_PARSED, .parse = parse_listen,
@@ -760,7 +760,7 @@ int config_load(struct config *cfg, const char *path, char *errbuf, size_t errle
 	cfg->source = xstrdup(path);
 	ls.file = fopen(path, "r");
 	if (!ls.file || fstat(fileno(ls.file), &sb) < 0 || !S_ISREG(sb.st_mode)) {
-		/* the system's reason, and what to do (docs/operations.md §"Start-up errors") */
+		/* the system's reason, and what to do (docs/operations.md §"The program", start-up errors) */
 		const char *why = ls.file ? "not a regular file" : strerror(errno);
 
 		if (ls.file)

@@ -1,5 +1,5 @@
 /*
- * Group commit of the answers (README "Durability"): an answer that reports
+ * Group commit of the answers (docs/operations.md "Durability"): an answer that reports
  * what the store's open batch wrote leaves once that batch has committed,
  * and, with synchronous=full, once its sync has run. The transport hands
  * every answer here first (server's hold_answer); this never writes HTTP.

@@ -272,7 +272,7 @@ static void on_drain_tick(evutil_socket_t fd, short what, void *arg)
  * tick PURGE_AGAIN_MS later, so that the purge keeps up with any inflow:
  * up to 50,000 rows a second of each table, each batch one statement,
  * where each row came from a request of its own (and the bounds of
- * README's "Limits" keep what one session or sign-in writes in a minute
+ * docs/tokens.md's "Limits" keep what one session or sign-in writes in a minute
  * small). On PostgreSQL a tick reads the count of the last run that ended
  * (pg_purge_run). Sessions that expired or ended go at once: nothing answers
  * about them (an ended session's sign-ins were revoked when it ended, and
@@ -291,8 +291,8 @@ struct purge {
 
 /* The wall clock, but never ahead of the monotonic time since start: a
  * clock stepped forward (and later back) must not purge a revocation while
- * its token can still live in the corrected clock's view (README,
- * "Decisions where the spec is silent"). One stepped back is taken as is:
+ * its token can still live in the corrected clock's view (docs/decisions.md
+ * "Clock steps"). One stepped back is taken as is:
  * that only keeps rows longer. */
 static int64_t purge_clock(struct purge *pg)
 {

@@ -26,7 +26,7 @@ bool throttle_fail(struct throttle *t, const char *key, int64_t now_ms);
 void throttle_undo(struct throttle *t, const char *key);
 /* Forgets key (a successful sign-in). */
 void throttle_reset(struct throttle *t, const char *key);
-/* A bound on uses rather than failures (README "Limits"): counts a use of
+/* A bound on uses rather than failures (docs/tokens.md "Limits"): counts a use of
  * key and returns 0 while it is under the limit, else the seconds until it
  * may be used again (> 0), counting nothing. A NULL t bounds nothing. */
 int throttle_take(struct throttle *t, const char *key, int64_t now_ms);

@@ -13,8 +13,8 @@
 #include "store_cache.h"
 
 /* How far a token's iat may be ahead of this node's clock (another node's
- * clock, a second's rounding); beyond it the token is refused (README,
- * "Decisions where the spec is silent"). */
+ * clock, a second's rounding); beyond it the token is refused (docs/decisions.md
+ * "Clock steps"). */
 #define AUTH_IAT_LEEWAY_S 60
 
 /* Who the bearer token speaks for, once auth_bearer accepted it. */

@@ -1,7 +1,7 @@
 #ifndef EDGEAUTH_BACKCHANNEL_LIMITS_H
 #define EDGEAUTH_BACKCHANNEL_LIMITS_H
 /*
- * The bounds of back-channel logout delivery (README "Limits"): shared by
+ * The bounds of back-channel logout delivery (docs/tokens.md "Limits"): shared by
  * the driver (backchannel.c) and one attempt (backchannel_attempt.c).
  */
 

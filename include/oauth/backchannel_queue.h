@@ -2,7 +2,7 @@
 #define EDGEAUTH_BACKCHANNEL_QUEUE_H
 /*
  * The back-channel logouts waiting for an attempt, fair between clients
- * and between users (README "Back-channel logout"): a relying party that
+ * and between users (docs/signin.md "Back-channel logout"): a relying party that
  * answers slowly, or one user who signs in and out in a loop, must neither
  * delay nor push out the logouts of the others.
  *

@@ -40,8 +40,7 @@ struct client_credentials {
  * that does not decode, a secret sent both ways, or a form secret without
  * a form client_id. A header of another scheme is no error here: it is
  * noted (other_scheme) for client_credentials_scheme, so that the form's
- * own errors come first (README, "Token endpoint errors and their RFC 6749
- * meaning"). */
+ * own errors come first (docs/tokens.md "Token endpoint errors and their RFC 6749 meaning"). */
 struct api_error;
 int client_credentials_read(const char *authorization, const char *form_client_id,
                             const char *form_secret, struct basic_credentials *basic,

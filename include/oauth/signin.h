@@ -62,7 +62,7 @@ struct code_mint {
  * hash, bound to the client, redirect URI, challenge and user, living
  * [tokens] code_ttl_s, the first of a new sign-in family. On success *out
  * is the code (caller wipes and frees: crypto_free_wiped). A code of a
- * session counts against [sessions] max_codes_per_minute (README
+ * session counts against [sessions] max_codes_per_minute (docs/tokens.md
  * "Limits"): past it done gets E_THROTTLED with retry_after_s, and nothing
  * is stored. */
 void signin_code_mint(struct code_mint *m, struct server *srv, const struct code_request *req,

@@ -4,7 +4,7 @@
  * Refresh rotations whose outcome the client never learned: the rotation's
  * write failed after it went out (a lost database connection, a timeout),
  * so it may have committed while the client was answered 503. A retry of
- * that token is then taken as a repeat within the refresh grace (README
+ * that token is then taken as a repeat within the refresh grace (docs/tokens.md
  * "Refresh grace"), once, while its successor is unused, rather than as
  * reuse. Per node and in memory: a fixed number of slots, the oldest
  * forgotten first; refresh token hashes only. Loop thread only.

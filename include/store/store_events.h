@@ -24,7 +24,7 @@
 #define EVENT_ACCESS_DENIED "access_denied"
 #define EVENT_THROTTLED "throttled"
 
-/* The actions: a fixed vocabulary (README, "Reading the audit trail"). */
+/* The actions: a fixed vocabulary (docs/operations.md "Reading the audit trail"). */
 #define EVENT_RESOURCE_CREATE "resource.create"
 #define EVENT_RESOURCE_UPDATE "resource.update"
 #define EVENT_RESOURCE_DELETE "resource.delete"
@@ -61,8 +61,8 @@ struct event_origin {
 /* The CLI's origin: actor "cli", no address. */
 extern const struct event_origin event_origin_cli;
 
-/* One event to record. Strings borrowed; action is one of the README's
- * fixed vocabulary ("client.create", "signin.failure", ...). */
+/* One event to record. Strings borrowed; action is one of the fixed
+ * vocabulary of docs/operations.md "Reading the audit trail" ("client.create", "signin.failure", ...). */
 struct event {
 	const struct event_origin *by;   /* NULL: nothing is recorded (see below) */
 	const char *project_id;          /* NULL: a store-wide event (a key rotation) */

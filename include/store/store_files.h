@@ -48,7 +48,8 @@ int store_files_sync(struct store_files *f, char *why, size_t len);
 int store_files_check(struct store_files *f, char *why, size_t len);
 
 /* Creates the directories of path that are missing (mode 0700, with their
- * parents: README's quick start lets [store] path name a new directory).
+ * parents: docs/configuration.md "Configuration" lets [store] path name a
+ * new directory).
  * Returns 0, or -1 with the system's reason in errbuf. */
 int store_files_make_parent_dir(const char *path, char *errbuf, size_t errlen);
 /* Whether the store file path and its WAL, those that exist, are private

@@ -60,7 +60,7 @@ struct server {
 	struct throttle *signin_account_addresses;
 	struct throttle *signin_accounts;
 	struct throttle *signin_addresses;
-	/* The bounds of README "Limits": codes per session, refresh tokens per
+	/* The bounds of docs/tokens.md "Limits": codes per session, refresh tokens per
 	 * sign-in (family), each per minute; NULL: none (a unit test's). */
 	struct throttle *session_codes;
 	struct throttle *family_rotations;

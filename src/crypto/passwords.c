@@ -39,7 +39,7 @@ struct pw_job {
 /* NULL when the hash cannot run: argon2 takes argon2_memory_kib from the
  * heap for each job, and under a memory limit that allocation (or this
  * one) fails. Not xmalloc: a job that cannot get memory is answered 503,
- * and the server goes on (README, "Decisions where the spec is silent"). */
+ * and the server goes on (docs/decisions.md "A password hash that cannot run"). */
 static char *hash_now(const struct config *cfg, const char *password)
 {
 	unsigned char salt[SALT_BYTES];

@@ -554,7 +554,7 @@ static void on_listener_error(struct evconnlistener *l, void *arg)
 	if (g->accept_logged_us && mono_us() - g->accept_logged_us < ACCEPT_LOG_INTERVAL_US)
 		return;
 	log_error("%s listener cannot accept (%s): paused, tried again every %d ms; %lu "
-	          "failures since the last such line (see LimitNOFILE in README.md)", g->p.name,
+	          "failures since the last such line (see LimitNOFILE in docs/operations.md)", g->p.name,
 	          strerror(err), SWEEP_INTERVAL_US / 1000, g->accept_failures);
 	g->accept_logged_us = mono_us();
 	g->accept_failures = 0;

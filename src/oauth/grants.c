@@ -362,7 +362,7 @@ static int prepare_tokens(struct grant *g, struct api_error *err)
 	return 0;
 }
 
-/* The refresh grace (README "Refresh grace"): how far back a rotation may
+/* The refresh grace (docs/tokens.md "Refresh grace"): how far back a rotation may
  * be for its token to be used once more; 0 when there is none. A rotation
  * this node answered with an error may be repeated for UNTOLD_WINDOW_S. */
 static int64_t repeat_window_ms(const struct grant *g)
@@ -474,7 +474,7 @@ static bool may_repeat(const struct grant *g)
 	       now_ms() - r->used_at <= g->repeat_ms;
 }
 
-/* README "Limits": a sign-in that was refreshed [tokens]
+/* docs/tokens.md "Limits": a sign-in that was refreshed [tokens]
  * max_rotations_per_minute times in its window is refused for now, its
  * token left unused (a rotation writes a row that is kept until the token
  * expires: this bounds how fast one sign-in grows the store). */

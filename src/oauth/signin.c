@@ -282,7 +282,7 @@ static enum step_result password_judge(struct flow *f)
 
 	if (s->verified < 0) {
 		/* no memory for the hash: nothing was checked, so no failure
-		 * is counted or recorded (README, "Decisions where the spec is silent") */
+		 * is counted or recorded (docs/decisions.md "A password hash that cannot run") */
 		uncount_attempt(s);
 		api_fail(&s->out->err, E_UNAVAILABLE,
 		         "The password could not be checked; try again shortly.");

@@ -4,7 +4,7 @@
  * '@' for the abstract namespace), as systemd's sd_notify(3) documents it.
  * Why not libsystemd's sd_notify: linking libsystemd maps it and its five
  * libraries (libgcrypt, liblzma, libzstd, liblz4, libcap) into every server,
- * ~0.8 MiB resident for ten lines of protocol (README "Libraries").
+ * ~0.8 MiB resident for ten lines of protocol (docs/development.md "Libraries").
  * The socket is non-blocking, so a manager that stopped reading can never
  * hold the loop; a message it had no room for is lost, as a ping may be.
  */

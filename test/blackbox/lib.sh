@@ -121,9 +121,9 @@ wait_for() {
 }
 
 # next_second: returns once the wall clock has entered a later second. A
-# deactivation's own second counts as before it (README "Reactivation
-# revives nothing"), so what a test issues after a reactivation must come
-# in a later second: a wait for a state of the clock, not a sleep.
+# deactivation's own second counts as before it (docs/decisions.md
+# "Reactivation revives nothing"), so what a test issues after a reactivation
+# must come in a later second: a wait for a state of the clock, not a sleep.
 next_second() {
 	local s; s=$(date +%s)
 	wait_for sh -c "[ \$(date +%s) -gt $s ]"

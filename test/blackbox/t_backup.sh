@@ -26,7 +26,7 @@ JAR=$BROWSER authorize_post "$APP" "$REDIRECT" ann@example.com "ann password" st
 JAR=$BROWSER authorize_get "$APP" "$REDIRECT" prompt=none
 check "a session before the backup: prompt=none gets a code" "$STATUS $([ -n "$CODE" ] && echo code)" "302 code"
 # backup and restore copy SQLite's file; on PostgreSQL they refuse, naming
-# the database's own tools (README "Running a fleet")
+# the database's own tools (docs/operations.md "Running a fleet")
 if [ "$BACKEND" = sqlite ]; then
 	OLD_ADMIN=$TOKEN
 	for i in $(seq 1 300); do   # a store of some pages

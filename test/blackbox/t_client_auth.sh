@@ -193,7 +193,7 @@ db "update clients set is_active = true, secret_hash = 'x' where id = '$OUT'" > 
 check "a secret changed by another process is seen" \
 	"$(R=$(grant_settles "401 invalid_client_credentials"); [ "$BACKEND" = sqlite ] && echo "$R" || { [ "$R" != none ] && echo 1; })" 1
 
-# --- admin clients are confidential (README) ---
+# --- admin clients are confidential (docs/decisions.md "Admin clients are confidential") ---
 req GET "$P/clients/$CLIENT_ID"
 check_json "the admin client's method" .token_endpoint_auth_method client_secret_basic
 "$EDGEAUTH" -c "$CONF" project admin-client "$PROJECT_ID" > "$TMP/admin.json"

@@ -170,7 +170,8 @@ exchange nope "$REDIRECT" "$CODE" "$VERIFIER"
 check_err "unknown client" 400 invalid_client
 exchange "$APP" "$REDIRECT" "not-a-code" "$VERIFIER"
 check_err "unknown code" 400 invalid_authorization_code
-# the admin client is confidential (README): it sends its secret
+# the admin client is confidential (docs/decisions.md "Admin clients are
+# confidential"): it sends its secret
 BASIC="$CLIENT_ID:$CLIENT_SECRET" exchange "$CLIENT_ID" "$REDIRECT" "$CODE" "$VERIFIER"
 check_err "code of another client" 400 invalid_authorization_code
 exchange "$APP" "$REDIRECT_Q" "$CODE" "$VERIFIER"

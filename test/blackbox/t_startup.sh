@@ -1,4 +1,4 @@
-# Start-up (docs/operations.md §"Start-up errors"): errors that say why and
+# Start-up (docs/operations.md §"The program", start-up errors): errors that say why and
 # what to do, a store directory made with its parents, and the first start's
 # admin client never lost: the listener is bound before the default project
 # is made, and its JSON also goes to default-admin.json (issue 27).

@@ -77,6 +77,11 @@ check "the binary" "$(stat -c %a "$D/opt/ea/bin/edgeauth")" 755
 check "the unit, with the binary's path" \
 	"$(grep -c '^ExecStart=/opt/ea/bin/edgeauth -c /etc/edgeauth/edgeauth.conf serve$' "$D/etc/systemd/system/edgeauth.service")" 1
 check "its user" "$(grep -c '^u edgeauth ' "$D/etc/sysusers.d/edgeauth.conf")" 1
+check "issue27.docs the README and docs/ in the doc directory, the unit pointing at them" \
+	"$(ls "$D/opt/ea/share/doc/edgeauth/README.md" "$D/opt/ea/share/doc/edgeauth/docs/operations.md" \
+	    "$D/opt/ea/share/doc/edgeauth/docs/configuration.md" | wc -l):$(grep -c \
+	    '^Documentation=file:/opt/ea/share/doc/edgeauth/README.md file:/opt/ea/share/doc/edgeauth/docs/operations.md$' \
+	    "$D/etc/systemd/system/edgeauth.service")" 3:1
 check "the config, paths in the state directory" \
 	"$(grep -cE '^(path|signing_key|key_encryption_key_file) = /var/lib/edgeauth/' "$D/etc/edgeauth/edgeauth.conf")" 3
 "$EDGEAUTH" check-config -c "$D/etc/edgeauth/edgeauth.conf" > "$TMP/cc.out"
@@ -88,7 +93,7 @@ check "a second install keeps the operator's config" "$(tail -1 "$D/etc/edgeauth
 
 # --- the libraries a server maps -------------------------------------------------
 # The notify protocol is spoken directly, and libpq (with its Kerberos, LDAP and
-# GnuTLS) is loaded only for the PostgreSQL store (README "Libraries").
+# GnuTLS) is loaded only for the PostgreSQL store (docs/development.md "Libraries").
 start_server
 MAPS=$(cat "/proc/$SERVER_PID/maps")
 check "no libsystemd in the server" "$(grep -c 'libsystemd' <<<"$MAPS")" 0

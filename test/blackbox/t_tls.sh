@@ -1,6 +1,6 @@
 # TLS on the listener (docs/operations.md §"TLS"), with a test CA made here (lib.sh:
 # a root that clients trust, an intermediate in the server's chain file):
-# the start-up checks, only TLS on the port, the README's curl walk-through
+# the start-up checks, only TLS on the port, docs/getting-started.md's curl walk-through
 # with --cacert, protocols and ciphers as openssl s_client sees them,
 # session resumption without early data, HSTS, a handshake that stalls,
 # SIGHUP with a new and a broken pair, and `edgeauth cert self-signed`.
@@ -89,7 +89,7 @@ check "discovery names the https issuer" \
 TOK=$(curl -s --cacert "$CA" -u "$CLIENT_ID:$CLIENT_SECRET" -d grant_type=client_credentials "$BASE/api/v1/tokens" | jq -r .access_token)
 check "client_credentials with curl --cacert" "$(curl -s --cacert "$CA" -o /dev/null -w '%{http_code}' -H "Authorization: Bearer $TOK" "$BASE$P/clients")" 200
 "$ROOT/scripts/smoke.sh" "$PROJECT_ID" "$CLIENT_ID" "$CLIENT_SECRET" "$BASE" > "$TMP/smoke.out" 2>&1
-check "scripts/smoke.sh (the README's walk-through) over TLS" "$?" 0
+check "scripts/smoke.sh (docs/getting-started.md's walk-through) over TLS" "$?" 0
 check "smoke ran every step" "$(grep -c ' ok' "$TMP/smoke.out")" 10
 
 # --- protocols and ciphers ------------------------------------------------------

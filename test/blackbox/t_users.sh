@@ -315,7 +315,7 @@ req GET "$P/users/external/both-1?include_permissions=true"
 check_json "include_permissions: after the resource's rename" '.permissions|tojson' '["purchases:read"]'
 # It lists what a token of the user carries: an update may store a resource
 # code that a create refuses (docs/api.md §"Resources"), and no token's scope holds its
-# permissions (README "Codes"), so neither does the record.
+# permissions (docs/decisions.md "Codes"), so neither does the record.
 req PUT "$P/resources/res_orders" '{"name":"Orders","code":"x orders"}'
 check_status "resource renamed to a code no scope holds" 200
 req GET "$P/users/external/both-1?include_permissions=true"

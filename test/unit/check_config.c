@@ -6,7 +6,7 @@
  * assertion leaks nothing.
  *
  * The "table" case holds config.c's table of keys to its word: what it
- * says is what etc/edgeauth.conf and README.md's configuration table say.
+ * says is what etc/edgeauth.conf and docs/configuration.md's table say.
  *
  * The "regressions" case keeps the inputs of bugs found and fixed.
  */
@@ -731,7 +731,7 @@ END_TEST
 
 /* --- the table of keys -------------------------------------------------------- */
 
-/* Where etc/edgeauth.conf and README.md are: the Makefile passes the
+/* Where etc/edgeauth.conf and docs/configuration.md are: the Makefile passes the
  * repository's directory. */
 #ifndef SOURCE_DIR
 #define SOURCE_DIR "."
@@ -803,9 +803,9 @@ START_TEST(test_table_matches_conf_file)
 }
 END_TEST
 
-/* Reads a README row "| `[section] key` | `default` | meaning |" (a default
+/* Reads a docs/configuration.md row "| `[section] key` | `default` | meaning |" (a default
  * of "empty", unquoted, is the empty string) into t; other lines are not rows. */
-static void tally_readme_row(struct key_tally *t, char *line)
+static void tally_doc_row(struct key_tally *t, char *line)
 {
 	char *section, *key, *value, *end;
 
@@ -813,39 +813,39 @@ static void tally_readme_row(struct key_tally *t, char *line)
 		return;
 	section = line + 4;
 	key = strstr(section, "] ");
-	ck_assert_msg(key != NULL, "README row without \"] \": %s", line);
+	ck_assert_msg(key != NULL, "docs/configuration.md row without \"] \": %s", line);
 	*key = '\0';
 	key += 2;
 	end = strstr(key, "` | ");
-	ck_assert_msg(end != NULL, "README row without \"` | \": %s", line);
+	ck_assert_msg(end != NULL, "docs/configuration.md row without \"` | \": %s", line);
 	*end = '\0';
 	value = end + 4;
 	if (*value == '`') {
 		end = strchr(++value, '`');
-		ck_assert_msg(end != NULL, "README default not closed: %s", line);
+		ck_assert_msg(end != NULL, "docs/configuration.md default not closed: %s", line);
 		*end = '\0';
 	} else {
 		ck_assert_msg(strncmp(value, "empty |", 7) == 0,
-		              "README default neither `quoted` nor empty: %s", line);
+		              "docs/configuration.md default neither `quoted` nor empty: %s", line);
 		value = "";
 	}
 	tally(t, section, key, value);
 }
 
-START_TEST(test_table_matches_readme)
+START_TEST(test_table_matches_docs)
 {
 	struct key_tally t;
-	FILE *f = fopen(SOURCE_DIR "/README.md", "r");
+	FILE *f = fopen(SOURCE_DIR "/docs/configuration.md", "r");
 	char *line = NULL;
 	size_t cap = 0;
 
 	ck_assert_ptr_nonnull(f);
 	tally_init(&t);
 	while (getline(&line, &cap, f) > 0)
-		tally_readme_row(&t, line);
+		tally_doc_row(&t, line);
 	free(line);
 	fclose(f);
-	expect_tally_complete(&t, "README.md");
+	expect_tally_complete(&t, "docs/configuration.md");
 }
 END_TEST
 
@@ -1052,7 +1052,7 @@ static Suite *config_suite(void)
 	tc = tcase_create("table");
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_table_matches_conf_file);
-	tcase_add_test(tc, test_table_matches_readme);
+	tcase_add_test(tc, test_table_matches_docs);
 	tcase_add_test(tc, test_table_sane);
 	tcase_add_test(tc, test_max_connections_per_address);
 	suite_add_tcase(s, tc);

@@ -331,7 +331,7 @@ START_TEST(test_refresh_errors)
 	exec_sql("UPDATE users SET is_active = 1");
 	ck_assert_str_eq(exchange(&in), "invalid_refresh_token");   /* reactivation revives nothing */
 	crypto_free_wiped(refresh);
-	/* a code of the deactivation's own second is dead too (README
+	/* a code of the deactivation's own second is dead too (docs/decisions.md
 	 * "Reactivation revives nothing"): move the cut-off a second back instead of waiting */
 	exec_sql("UPDATE users SET tokens_valid_after = tokens_valid_after - 1000");
 	refresh = signed_in();

@@ -29,7 +29,7 @@ START_TEST(test_limit_and_window)
 }
 END_TEST
 
-/* issue24.3: a bound on uses (README "Limits"): max uses a window, the
+/* issue24.3: a bound on uses (docs/tokens.md "Limits"): max uses a window, the
  * refused ones not counted, NULL bounding nothing. */
 START_TEST(test_take)
 {

@@ -3,7 +3,7 @@
 /*
  * libpq, loaded when the PostgreSQL store is first asked for, not linked:
  * a server on SQLite never maps libpq and the Kerberos, LDAP and GnuTLS
- * libraries it pulls in (~3.5 MiB resident; README "Libraries"). The PQ*
+ * libraries it pulls in (~3.5 MiB resident; docs/development.md "Libraries"). The PQ*
  * functions the code calls are defined in pq_lib.c and call libpq's own.
  */
 #include <stddef.h>

@@ -26,7 +26,7 @@ extern const struct store_backend sqlite_backend;
 
 /* ---- what the SQLite areas use of each other ---- */
 
-/* Inserts the four default resources of a new project (README "Endpoints"),
+/* Inserts the four default resources of a new project (docs/api.md "Endpoints"),
  * each with its create, update and read permissions, created at now,
  * inside the caller's transaction. 0, or -1 with system_error. */
 int store_resource_insert_defaults(struct store *st, const char *project_id, int64_t now,

@@ -92,7 +92,7 @@ static void warn_async_replication(struct pg_pool *p, const struct config *cfg)
 	if (PQresultStatus(r) == PGRES_TUPLES_OK && !*PQgetvalue(r, 0, 0))
 		log_warn("[store] url names %d hosts, but the primary's"
 		         " synchronous_standby_names is empty: after a failover, tokens used or"
-		         " revoked in its last moments may work again (README \"Running a fleet\")",
+		         " revoked in its last moments may work again (docs/operations.md \"Running a fleet\")",
 		         info.hosts);
 	PQclear(r);
 }

@@ -16,8 +16,8 @@
  * second of the last deactivation of its user, client or project
  * (schema/006): such a grant stays dead after a reactivation. Whole
  * seconds, as an access token's iat is compared (T_HOLDERS), so that every
- * kind issued in a deactivation's own second is refused alike (README,
- * "Decisions where the spec is silent"). A NULL tokens_valid_after
+ * kind issued in a deactivation's own second is refused alike (docs/decisions.md
+ * "Reactivation revives nothing"). A NULL tokens_valid_after
  * compares as NULL, which EXISTS reads as false. */
 #define SQL_PREDATES_DEACTIVATION(t) \
 	" EXISTS (SELECT 1 FROM users u, clients c, projects p WHERE u.id = " t ".user_id" \

@@ -237,8 +237,8 @@ AUTH="Bearer $TOKEN" on "$A" req PUT "$P/users/$ANN" \
 check_status "Ann active again" 200
 
 # a change of Ann's role through A: B's next tokens of hers carry it (her
-# code comes in a later second than her deactivation: README "Reactivation
-# revives nothing")
+# code comes in a later second than her deactivation: docs/decisions.md
+# "Reactivation revives nothing")
 next_second
 ann_signed_in "$B"
 check "B's token of Ann carries her role's scope" "$(jwt_part "$ACCESS" 2 | jq -r .scope)" users:read

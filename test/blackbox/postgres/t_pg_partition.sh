@@ -5,7 +5,7 @@
 # answered 503 whose commit happened anyway (the commit held on a lock past
 # the timeout, then let go) is safe to retry: the retry gets a new pair and
 # takes back the successor the client never saw, without revoking the
-# sign-in (README "Refresh grace"). The test has a cluster of its own
+# sign-in (docs/tokens.md "Refresh grace"). The test has a cluster of its own
 # (scripts/pg-cluster), which it freezes.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/../signin_lib.sh"
