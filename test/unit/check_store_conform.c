@@ -1,0 +1,763 @@
+/*
+ * The store's contract, on both backends (issue26.1; store_conform.h runs
+ * every case once on SQLite and once on PostgreSQL): projects; the
+ * records of roles, resources, users and clients byte for byte; each
+ * write's outcome codes and sentences in their order; the no-escalation
+ * refusals worded as store_grant_refuse words them; lists' paging,
+ * sort, ties, filters and search.
+ */
+#include <check.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "store_conform.h"
+#include "jbody.h"
+#include "listing.h"
+#include "store_clients.h"
+#include "store_grants.h"
+#include "store_resources.h"
+#include "store_roles.h"
+#include "store_users.h"
+
+#define N_ELEMS(a) (sizeof(a) / sizeof((a)[0]))
+
+/* ---- records as text ---- */
+
+/* text with every occurrence of from replaced by to (a new string). */
+static char *replace_all(const char *text, const char *from, const char *to)
+{
+	size_t nf = strlen(from), nt = strlen(to), n = 0;
+	const char *p;
+	char *out, *o;
+
+	for (p = text; (p = strstr(p, from)); p += nf)
+		n++;
+	out = o = xmalloc(strlen(text) + n * nt + 1);
+	for (p = text; *p;) {
+		if (!strncmp(p, from, nf)) {
+			memcpy(o, to, nt);
+			o += nt;
+			p += nf;
+		} else {
+			*o++ = *p++;
+		}
+	}
+	*o = '\0';
+	return out;
+}
+
+/* A record's text with its times ("..._at":"2026-...Z") as T and each
+ * ids[i] as names[i]: what two backends must write alike, to the byte. */
+static char *shape(const char *text, const char *const *ids, const char *const *names, size_t n)
+{
+	char *s = xstrdup(text), *t, *end;
+	const char *p;
+	size_t len = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		t = replace_all(s, ids[i], names[i]);
+		free(s);
+		s = t;
+	}
+	t = xmalloc(strlen(s) + 1);
+	for (p = s; *p;) {
+		if (!strncmp(p, "_at\":\"", 6) && (end = strchr(p + 6, '"'))) {
+			memcpy(t + len, "_at\":T", 6);
+			len += 6;
+			ck_assert_msg(end - (p + 6) == 24 && end[-1] == 'Z', "a time: %.30s", p);
+			p = end + 1;
+			continue;
+		}
+		t[len++] = *p++;
+	}
+	t[len] = '\0';
+	free(s);
+	return t;
+}
+
+/* The string member key of the record text (a new string). */
+static char *member(const char *text, const char *key)
+{
+	json_t *j = json_loads(text, 0, NULL);
+	char *v;
+
+	ck_assert_msg(j != NULL, "not JSON: %s", text);
+	ck_assert_msg(json_is_string(json_object_get(j, key)), "no %s in %s", key, text);
+	v = xstrdup(json_string_value(json_object_get(j, key)));
+	json_decref(j);
+	return v;
+}
+
+#define assert_shape(text, expected, ...) do { \
+	const char *ids_[] = { __VA_ARGS__ }; \
+	static const char *const names_[] = { "ID", "ID2", "ID3", "ID4" }; \
+	char *got_ = shape(text, ids_, names_, N_ELEMS(ids_)); \
+	ck_assert_str_eq(got_, expected); \
+	free(got_); \
+} while (0)
+
+/* ---- the project's default resources ---- */
+
+/* The ID of the project's permission named resource:code ("roles:create"),
+ * read through the resource list. A new string. */
+static char *permission_id(const char *named)
+{
+	struct list_query q = LIST_QUERY_INIT;
+	struct page pg = { 0 };
+	json_t *list, *res, *perm;
+	size_t i, j;
+	char *id = NULL, want[80];
+
+	q.page_size = 100;
+	store_resource_list(cf.st, cf.p.project_id, &q, &pg, DONE);
+	ok();
+	list = json_loads(pg.data, 0, NULL);
+	ck_assert_ptr_nonnull(list);
+	json_array_foreach(list, i, res) {
+		json_array_foreach(json_object_get(res, "permissions"), j, perm) {
+			snprintf(want, sizeof want, "%s:%s",
+			         json_string_value(json_object_get(res, "code")),
+			         json_string_value(json_object_get(perm, "code")));
+			if (!id && !strcmp(want, named))
+				id = xstrdup(json_string_value(json_object_get(perm, "id")));
+		}
+	}
+	json_decref(list);
+	page_release(&pg);
+	ck_assert_msg(id != NULL, "no permission %s", named);
+	return id;
+}
+
+/* ---- projects ---- */
+
+START_TEST(test_project_state)
+{
+	struct project_state ps;
+	long before;
+
+	store_project_get(cf.st, cf.p.project_id, &ps, DONE);
+	ok();
+	ck_assert(ps.found && ps.is_active);
+	ck_assert_int_eq(store_project_set_active(cf.st, cf.p.project_id, false, &cf.err), 1);
+	store_project_get(cf.st, cf.p.project_id, &ps, DONE);
+	ok();
+	ck_assert(ps.found && !ps.is_active);
+	ck_assert_int_eq(store_project_set_active(cf.st, "nope", true, &cf.err), 0);
+	store_project_get(cf.st, "nope", &ps, DONE);
+	ok();
+	ck_assert(!ps.found);
+	before = store_project_count(cf.st, &cf.err);
+	ck_assert_int_ge(before, 1);
+	{
+		struct new_project q = { 0 };
+
+		ck_assert_int_eq(store_project_create(cf.st, "second", &q, &cf.err), 0);
+		ck_assert_int_eq(store_project_count(cf.st, &cf.err), before + 1);
+		store_new_project_release(&q);
+	}
+}
+END_TEST
+
+/* ---- roles ---- */
+
+static char *role_create(const char *code, const char *name, const char *desc,
+                         const char *const *perms, size_t n, const char *scope)
+{
+	struct jbody_id_list ids = { true, n, (const char **)perms };
+	struct role_fields f = { code, name, { desc ? FIELD_SET : FIELD_ABSENT, desc }, &ids };
+	char *out = NULL;
+
+	store_role_create(cf.st, &event_origin_cli, cf.p.project_id, &f, scope, &out, DONE);
+	return out;
+}
+
+START_TEST(test_role_record)
+{
+	char *rd = permission_id("roles:read"), *ud = permission_id("users:read");
+	const char *perms[] = { rd, ud };
+	const char *sorted[2] = { strcmp(rd, ud) < 0 ? rd : ud, strcmp(rd, ud) < 0 ? ud : rd };
+	char *out = role_create("viewer", "Viewer \"q\" é", "reads", perms, 2, NULL), *id;
+
+	ok();
+	id = member(out, "id");
+	assert_shape(out, "{\"id\":\"ID\",\"code\":\"viewer\",\"name\":\"Viewer \\\"q\\\" \xc3\xa9\","
+	             "\"description\":\"reads\",\"permission_ids\":[\"ID2\",\"ID3\"],"
+	             "\"created_at\":T,\"updated_at\":T}", id, sorted[0], sorted[1]);
+	free(out);
+	out = NULL;
+	store_role_get(cf.st, cf.p.project_id, id, &out, DONE);
+	ok();
+	assert_shape(out, "{\"id\":\"ID\",\"code\":\"viewer\",\"name\":\"Viewer \\\"q\\\" \xc3\xa9\","
+	             "\"description\":\"reads\",\"permission_ids\":[\"ID2\",\"ID3\"],"
+	             "\"created_at\":T,\"updated_at\":T}", id, sorted[0], sorted[1]);
+	free(out);
+	out = role_create("bare", "Bare", NULL, NULL, 0, NULL);
+	ok();
+	free(id);
+	id = member(out, "id");
+	assert_shape(out, "{\"id\":\"ID\",\"code\":\"bare\",\"name\":\"Bare\",\"description\":null,"
+	             "\"permission_ids\":[],\"created_at\":T,\"updated_at\":T}", id);
+	free(out);
+	free(id);
+	free(rd);
+	free(ud);
+}
+END_TEST
+
+START_TEST(test_role_codes)
+{
+	char *rc = permission_id("roles:create"), *out, *id, *other;
+	const char *perms[] = { rc }, *bogus[] = { "no-such-permission" };
+	struct role_fields f = { "x", "X", { FIELD_ABSENT, NULL }, NULL };
+	struct api_error want;
+
+	free(role_create("dup", "Dup", NULL, NULL, 0, NULL));
+	ok();
+	free(role_create("dup", "Again", NULL, NULL, 0, NULL));
+	fails("role_code_already_used", ROLE_CODE_TAKEN);
+	free(role_create("b", "B", NULL, bogus, 1, NULL));
+	fails("some_permissions_not_found", NULL);
+	/* no escalation: a scope without roles:create may not grant it */
+	store_grant_refuse("permission", "roles:create", &want);
+	free(role_create("esc", "Esc", NULL, perms, 1, "roles:read users:read"));
+	fails("insufficient_permission", want.description);
+	out = role_create("esc", "Esc", NULL, perms, 1, "roles:create");
+	ok();
+	id = member(out, "id");
+	free(out);
+	/* nor update or delete a role that holds it */
+	store_grant_refuse("role", "roles:create", &want);
+	out = NULL;
+	store_role_update(cf.st, &event_origin_cli, cf.p.project_id, id, &f, "roles:read", &out, DONE);
+	fails("insufficient_permission", want.description);
+	free(out);
+	store_role_delete(cf.st, &event_origin_cli, cf.p.project_id, id, "users:read", DONE);
+	fails("insufficient_permission", want.description);
+	/* not found comes first, in another project too */
+	out = NULL;
+	store_role_update(cf.st, &event_origin_cli, cf.p.project_id, "nope", &f, "", &out, DONE);
+	fails("role_not_found", store_role_missing->sentence);
+	free(out);
+	out = NULL;
+	store_role_get(cf.st, cf.p.project_id, "nope", &out, DONE);
+	fails("role_not_found", store_role_missing->sentence);
+	free(out);
+	{
+		struct new_project q = { 0 };
+
+		ck_assert_int_eq(store_project_create(cf.st, "other", &q, &cf.err), 0);
+		out = NULL;
+		store_role_get(cf.st, q.project_id, id, &out, DONE);
+		fails("role_not_found", store_role_missing->sentence);
+		free(out);
+		store_new_project_release(&q);
+	}
+	/* an update to a taken code */
+	other = role_create("taken", "T", NULL, NULL, 0, NULL);
+	ok();
+	free(other);
+	f.code = "taken";
+	out = NULL;
+	store_role_update(cf.st, &event_origin_cli, cf.p.project_id, id, &f, NULL, &out, DONE);
+	fails("role_code_already_used", ROLE_CODE_TAKEN);
+	free(out);
+	store_role_delete(cf.st, &event_origin_cli, cf.p.project_id, id, NULL, DONE);
+	ok();
+	store_role_delete(cf.st, &event_origin_cli, cf.p.project_id, id, NULL, DONE);
+	fails("role_not_found", store_role_missing->sentence);
+	free(id);
+	free(rc);
+}
+END_TEST
+
+/* ---- lists ---- */
+
+/* The codes of a page (space-separated, a new string) and its total. */
+static char *page_codes(const struct page *pg, const char *key)
+{
+	json_t *list = json_loads(pg->data, 0, NULL), *rec;
+	size_t i;
+	char *s = xstrdup(""), *t;
+
+	ck_assert_msg(list != NULL, "not JSON: %s", pg->data);
+	json_array_foreach(list, i, rec) {
+		t = xasprintf("%s%s%s", s, i ? " " : "", json_string_value(json_object_get(rec, key)));
+		free(s);
+		s = t;
+	}
+	json_decref(list);
+	return s;
+}
+
+static void role_list_is(const struct list_query *q, const char *codes, long long total)
+{
+	struct page pg = { 0 };
+	char *got;
+
+	store_role_list(cf.st, cf.p.project_id, q, &pg, DONE);
+	ok();
+	got = page_codes(&pg, "code");
+	ck_assert_str_eq(got, codes);
+	ck_assert_int_eq(pg.total, total);
+	free(got);
+	page_release(&pg);
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The space-separated words of s in strcmp's order (static: the next
+ * call overwrites it). */
+static const char *sorted_words(const char *s)
+{
+	static char out[1024];
+	char *copy = xstrdup(s), *w[64], *save = NULL;
+	size_t n = 0;
+
+	for (char *t = strtok_r(copy, " ", &save); t && n < 64; t = strtok_r(NULL, " ", &save))
+		w[n++] = t;
+	qsort(w, n, sizeof w[0], cmp_str);
+	out[0] = '\0';
+	for (size_t i = 0; i < n; i++)
+		snprintf(out + strlen(out), sizeof out - strlen(out), "%s%s", i ? " " : "", w[i]);
+	free(copy);
+	return out;
+}
+
+/* Three roles of one name: ties go by ID, in the sort's direction. */
+START_TEST(test_role_list)
+{
+	const char *codes[] = { "t1", "t2", "t3" }, *names[] = { "same", "Same", "SAME" };
+	char *ids[3], *asc, *desc, *out;
+	struct list_query q = LIST_QUERY_INIT;
+	size_t lo = 0, mid, hi = 0;
+
+	for (size_t i = 0; i < 3; i++) {
+		out = role_create(codes[i], names[i], i == 1 ? "50%_off" : NULL, NULL, 0, NULL);
+		ok();
+		ids[i] = member(out, "id");
+		free(out);
+	}
+	for (size_t i = 1; i < 3; i++) {
+		if (strcmp(ids[i], ids[lo]) < 0)
+			lo = i;
+		if (strcmp(ids[i], ids[hi]) > 0)
+			hi = i;
+	}
+	mid = 3 - lo - hi;
+	asc = xasprintf("%s %s %s", codes[lo], codes[mid], codes[hi]);
+	desc = xasprintf("%s %s %s", codes[hi], codes[mid], codes[lo]);
+	q.sort = ROLE_SORT_NAME;
+	q.desc = false;
+	role_list_is(&q, asc, 3);
+	q.desc = true;
+	role_list_is(&q, desc, 3);
+	/* paging: the same order, two and one */
+	q.page_size = 2;
+	q.page_num = 2;
+	role_list_is(&q, codes[lo], 3);
+	q.page_num = 3;
+	role_list_is(&q, "", 3);
+	/* search: % and _ are literal; case does not matter */
+	q = (struct list_query)LIST_QUERY_INIT;
+	q.search = "%_O";
+	role_list_is(&q, "t2", 1);
+	q.search = "x%";
+	role_list_is(&q, "", 0);
+	q.search = "T3";
+	role_list_is(&q, "t3", 1);
+	/* the code's order ignores case too, and created_at's default is
+	 * newest first */
+	q = (struct list_query)LIST_QUERY_INIT;
+	q.sort = ROLE_SORT_CODE;
+	q.desc = false;
+	role_list_is(&q, "t1 t2 t3", 3);
+	for (size_t i = 0; i < 3; i++)
+		free(ids[i]);
+	free(asc);
+	free(desc);
+}
+END_TEST
+
+/* ---- resources ---- */
+
+START_TEST(test_resource_record)
+{
+	struct permission_input perms[] = {
+		{ NULL, "Read", "read", { FIELD_SET, "see" } },
+		{ NULL, "Write", "write", { FIELD_ABSENT, NULL } },
+	};
+	struct resource_input in = { "Orders", "orders", { FIELD_ABSENT, NULL }, true, 2, perms };
+	char *out = NULL, *id, *p0, *p1;
+	json_t *j;
+
+	store_resource_create(cf.st, &event_origin_cli, cf.p.project_id, &in, &out, DONE);
+	ok();
+	j = json_loads(out, 0, NULL);
+	ck_assert_ptr_nonnull(j);
+	id = xstrdup(json_string_value(json_object_get(j, "id")));
+	p0 = xstrdup(json_string_value(json_object_get(json_array_get(json_object_get(j,
+	             "permissions"), 0), "id")));
+	p1 = xstrdup(json_string_value(json_object_get(json_array_get(json_object_get(j,
+	             "permissions"), 1), "id")));
+	json_decref(j);
+	assert_shape(out, "{\"id\":\"ID\",\"name\":\"Orders\",\"code\":\"orders\",\"description\":null,"
+	             "\"is_default\":false,\"permissions\":["
+	             "{\"id\":\"ID2\",\"name\":\"Read\",\"code\":\"read\",\"description\":\"see\"},"
+	             "{\"id\":\"ID3\",\"name\":\"Write\",\"code\":\"write\",\"description\":null}],"
+	             "\"created_at\":T,\"updated_at\":T}", id, p0, p1);
+	free(out);
+	out = NULL;
+	store_resource_create(cf.st, &event_origin_cli, cf.p.project_id, &in, &out, DONE);
+	fails("resource_code_already_used", RESOURCE_CODE_TAKEN);
+	free(out);
+	/* a permission ID of another resource */
+	perms[0].id = permission_id("roles:read");
+	out = NULL;
+	store_resource_update(cf.st, &event_origin_cli, cf.p.project_id, id, &in, &out, DONE);
+	fails("invalid_params", RESOURCE_FOREIGN_PERMISSION);
+	free(out);
+	free((char *)perms[0].id);
+	perms[0].id = NULL;
+	out = NULL;
+	store_resource_update(cf.st, &event_origin_cli, cf.p.project_id, "nope", &in, &out, DONE);
+	fails("resource_not_found", store_resource_missing->sentence);
+	free(out);
+	store_resource_delete(cf.st, &event_origin_cli, cf.p.project_id, id, DONE);
+	ok();
+	out = NULL;
+	store_resource_get(cf.st, cf.p.project_id, id, &out, DONE);
+	fails("resource_not_found", store_resource_missing->sentence);
+	free(out);
+	free(id);
+	free(p0);
+	free(p1);
+}
+END_TEST
+
+START_TEST(test_resource_defaults)
+{
+	struct list_query q = LIST_QUERY_INIT;
+	struct resource_input in = { "R", "roles", { FIELD_ABSENT, NULL }, false, 0, NULL };
+	struct page pg = { 0 };
+	char *codes, *out = NULL, *id;
+	json_t *list;
+
+	q.is_default = 1;
+	q.page_size = 2;
+	store_resource_list(cf.st, cf.p.project_id, &q, &pg, DONE);
+	ok();
+	ck_assert_int_eq(pg.total, 4);
+	list = json_loads(pg.data, 0, NULL);
+	ck_assert_int_eq(json_array_size(list), 2);
+	id = xstrdup(json_string_value(json_object_get(json_array_get(list, 0), "id")));
+	json_decref(list);
+	page_release(&pg);
+	q.page_size = 10;
+	store_resource_list(cf.st, cf.p.project_id, &q, &pg, DONE);
+	ok();
+	/* made in one instant: ties, in the order of their IDs */
+	codes = page_codes(&pg, "id");
+	ck_assert_int_eq(pg.total, 4);
+	ck_assert_str_eq(codes, sorted_words(codes));
+	free(codes);
+	codes = page_codes(&pg, "code");
+	ck_assert_str_eq(sorted_words(codes), "clients resources roles users");
+	free(codes);
+	page_release(&pg);
+	store_resource_update(cf.st, &event_origin_cli, cf.p.project_id, id, &in, &out, DONE);
+	fails("invalid_params", RESOURCE_DEFAULT_UPDATE);
+	free(out);
+	store_resource_delete(cf.st, &event_origin_cli, cf.p.project_id, id, DONE);
+	fails("invalid_params", RESOURCE_DEFAULT_DELETE);
+	q.is_default = 0;
+	store_resource_list(cf.st, cf.p.project_id, &q, &pg, DONE);
+	ok();
+	ck_assert_str_eq(pg.data, "[]");
+	ck_assert_int_eq(pg.total, 0);
+	page_release(&pg);
+	free(id);
+}
+END_TEST
+
+/* ---- users ---- */
+
+static struct user_fields user(const char *name, const char *email, const char *external)
+{
+	return (struct user_fields){
+		.display_name = name,
+		.email = { email ? FIELD_SET : FIELD_ABSENT, email },
+		.external_user_id = { external ? FIELD_SET : FIELD_ABSENT, external },
+		.is_active = -1,
+	};
+}
+
+static char *user_create(const struct user_fields *f, const char *scope)
+{
+	char *out = NULL;
+
+	store_user_create(cf.st, &event_origin_cli, cf.p.project_id, f, scope, &out, DONE);
+	return out;
+}
+
+START_TEST(test_user_record)
+{
+	struct user_fields f = user("Ann", "Ann@Example.com", "ext-1");
+	char *out = user_create(&f, NULL), *id;
+
+	f.password_hash = "$argon2id$v=19$m=8,t=1,p=1$c2FsdHNhbHQ$aGFzaGhhc2hoYXNo";
+	ok();
+	id = member(out, "id");
+	ck_assert_ptr_null(strstr(out, "argon2"));
+	assert_shape(out, "{\"id\":\"ID\",\"display_name\":\"Ann\",\"avatar_url\":null,"
+	             "\"external_user_id\":\"ext-1\",\"email\":\"Ann@Example.com\","
+	             "\"email_verified\":true,\"is_active\":true,\"role_id\":null,\"role_name\":null,"
+	             "\"created_at\":T,\"updated_at\":T}", id);
+	free(out);
+	out = NULL;
+	store_user_get_external(cf.st, cf.p.project_id, "ext-1", true, &out, DONE);
+	ok();
+	assert_shape(out, "{\"id\":\"ID\",\"display_name\":\"Ann\",\"avatar_url\":null,"
+	             "\"external_user_id\":\"ext-1\",\"email\":\"Ann@Example.com\","
+	             "\"email_verified\":true,\"is_active\":true,\"role_id\":null,\"role_name\":null,"
+	             "\"created_at\":T,\"updated_at\":T,\"permissions\":[]}", id);
+	free(out);
+	free(id);
+}
+END_TEST
+
+START_TEST(test_user_codes)
+{
+	struct user_fields a = user("A", "a@example.com", "x1"), b;
+	char *out = user_create(&a, NULL), *id, *rc, *role;
+	const char *perms[1];
+	struct api_error want;
+
+	ok();
+	id = member(out, "id");
+	free(out);
+	b = user("B", "A@EXAMPLE.COM", "x2");
+	free(user_create(&b, NULL));
+	fails("user_email_already_used", store_user_email_used);
+	b = user("B", "b@example.com", "x1");
+	free(user_create(&b, NULL));
+	fails("user_external_id_already_used", store_user_external_id_used);
+	b = user("B", "b@example.com", "x2");
+	b.role_id = (struct str_field){ FIELD_SET, "no-such-role" };
+	free(user_create(&b, NULL));
+	fails("role_not_found", store_user_role_missing);
+	/* the order: role_not_found before the conflicts */
+	b.external_user_id.value = "x1";
+	store_user_check(cf.st, cf.p.project_id, NULL, &b, NULL, DONE);
+	fails("role_not_found", store_user_role_missing);
+	/* no escalation: a role that holds users:update, set by a scope
+	 * without it */
+	rc = permission_id("users:update");
+	perms[0] = rc;
+	out = role_create("admin", "Admin", NULL, perms, 1, NULL);
+	ok();
+	role = member(out, "id");
+	free(out);
+	b = user("B", "b@example.com", "x2");
+	b.role_id = (struct str_field){ FIELD_SET, role };
+	store_grant_refuse("role", "users:update", &want);
+	free(user_create(&b, "users:create"));
+	fails("insufficient_permission", want.description);
+	out = user_create(&b, "users:create users:update");
+	ok();
+	free(out);
+	/* email_locked: the email may not change */
+	a.email.value = "new@example.com";
+	a.email_locked = true;
+	out = NULL;
+	store_user_update(cf.st, &event_origin_cli, cf.p.project_id, id, &a, NULL, &out, DONE);
+	fails("insufficient_permission", store_user_email_locked);
+	free(out);
+	out = NULL;
+	store_user_update(cf.st, &event_origin_cli, cf.p.project_id, "nope", &a, NULL, &out, DONE);
+	fails("user_not_found", store_user_missing->sentence);
+	free(out);
+	out = NULL;
+	store_user_get_external(cf.st, cf.p.project_id, "nope", false, &out, DONE);
+	fails("user_not_found", store_user_external_missing->sentence);
+	free(out);
+	store_user_delete(cf.st, &event_origin_cli, cf.p.project_id, id, NULL, DONE);
+	ok();
+	store_user_delete(cf.st, &event_origin_cli, cf.p.project_id, id, NULL, DONE);
+	fails("user_not_found", store_user_missing->sentence);
+	free(id);
+	free(role);
+	free(rc);
+}
+END_TEST
+
+static void user_list_is(const struct list_query *q, const char *names, long long total)
+{
+	struct page pg = { 0 };
+	char *got;
+
+	store_user_list(cf.st, cf.p.project_id, q, &pg, DONE);
+	ok();
+	got = page_codes(&pg, "display_name");
+	ck_assert_str_eq(got, names);
+	ck_assert_int_eq(pg.total, total);
+	free(got);
+	page_release(&pg);
+}
+
+START_TEST(test_user_list)
+{
+	const char *names[] = { "bob", "Al", "cy", "Dee" };
+	const char *mails[] = { "b@x.org", "a_1@x.org", NULL, "d%@x.org" };
+	struct list_query q = LIST_QUERY_INIT;
+	struct user_fields f;
+
+	char *out, *id;
+
+	for (size_t i = 0; i < N_ELEMS(names); i++) {
+		f = user(names[i], mails[i], NULL);
+		out = user_create(&f, NULL);
+		ok();
+		if (i == 2) {   /* a new user is active: cy is deactivated after */
+			id = member(out, "id");
+			free(out);
+			f.is_active = 0;
+			out = NULL;
+			store_user_update(cf.st, &event_origin_cli, cf.p.project_id, id, &f, NULL, &out,
+			                  DONE);
+			ok();
+			free(id);
+		}
+		free(out);
+	}
+	q.sort = USER_SORT_DISPLAY_NAME;
+	q.desc = false;
+	user_list_is(&q, "Al bob cy Dee", 4);
+	q.page_size = 3;
+	q.page_num = 2;
+	user_list_is(&q, "Dee", 4);
+	q = (struct list_query)LIST_QUERY_INIT;
+	q.sort = USER_SORT_EMAIL;
+	q.desc = false;
+	q.is_active = 1;
+	user_list_is(&q, "Al bob Dee", 3);
+	q.search = "_";
+	user_list_is(&q, "Al", 1);
+	q.search = "%";
+	user_list_is(&q, "Dee", 1);
+	q.search = "BO";
+	user_list_is(&q, "bob", 1);
+	q.search = NULL;
+	q.is_active = 0;
+	user_list_is(&q, "cy", 1);
+}
+END_TEST
+
+/* ---- clients ---- */
+
+START_TEST(test_client_record)
+{
+	struct client_fields f = {
+		.name = "App", .set_redirect_uris = true, .redirect_uris = "[\"https://a/cb\"]",
+		.token_endpoint_auth_method = "client_secret_basic",
+		.id_token_signed_response_alg = "ES256",
+	};
+	char *out = NULL, *id, hash[SECRET_HASH_LEN + 1];
+	struct new_project cred = { 0 };
+	struct client_auth ca;
+	struct api_error want;
+	bool reg = false;
+
+	char *perm = permission_id("users:read");
+	const char *perms[] = { perm };
+	struct jbody_id_list ids = { true, 1, perms };
+	static const char expected[] =
+		"{\"id\":\"ID\",\"name\":\"App\",\"description\":\"d\",\"is_active\":true,"
+		"\"permission_ids\":[\"ID2\"],\"redirect_uris\":[\"https://a/cb\"],"
+		"\"post_logout_redirect_uris\":[],\"backchannel_logout_uri\":\"https://a/bc\","
+		"\"token_endpoint_auth_method\":\"client_secret_basic\","
+		"\"id_token_signed_response_alg\":\"ES256\",\"created_at\":T,\"updated_at\":T}";
+
+	f.set_description = true;
+	f.description = "d";
+	f.set_permissions = true;
+	f.permission_ids = &ids;
+	f.set_backchannel_logout_uri = true;
+	f.backchannel_logout_uri = "https://a/bc";
+	store_admin_credentials(&cred, hash);
+	store_client_create(cf.st, &event_origin_cli, cf.p.project_id, &f, hash, NULL, &out, DONE);
+	ok();
+	id = member(out, "id");
+	assert_shape(out, expected, id, perm);
+	free(out);
+	out = NULL;
+	store_client_get(cf.st, cf.p.project_id, id, &out, DONE);
+	ok();
+	assert_shape(out, expected, id, perm);
+	free(out);
+	/* no escalation: a client holding users:read, to a scope without it */
+	store_grant_refuse("permission", "users:read", &want);
+	out = NULL;
+	store_client_update(cf.st, &event_origin_cli, cf.p.project_id, id, &f, "clients:update",
+	                    &out, DONE);
+	fails("insufficient_permission", want.description);
+	free(out);
+	f.set_permissions = false;
+	store_grant_refuse("client", "users:read", &want);
+	out = NULL;
+	store_client_update(cf.st, &event_origin_cli, cf.p.project_id, id, &f, "clients:update",
+	                    &out, DONE);
+	fails("insufficient_permission", want.description);
+	free(out);
+	store_client_delete(cf.st, &event_origin_cli, cf.p.project_id, id, "clients:read", DONE);
+	fails("insufficient_permission", want.description);
+	free(perm);
+	store_client_redirect_registered(cf.st, id, "https://a/cb", &reg, DONE);
+	ok();
+	ck_assert(reg);
+	store_client_redirect_registered(cf.st, id, "https://a/cb2", &reg, DONE);
+	ok();
+	ck_assert(!reg);
+	store_client_authenticate(cf.st, cf.p.client_id, cf.p.client_secret, &ca, DONE);
+	ok();
+	ck_assert(ca.found && ca.is_active && ca.project_active);
+	ck_assert_str_eq(ca.project_id, cf.p.project_id);
+	store_client_authenticate(cf.st, cf.p.client_id, "wrong", &ca, DONE);
+	fails("invalid_client_credentials", NULL);
+	out = NULL;
+	store_client_get(cf.st, cf.p.project_id, "nope", &out, DONE);
+	fails("client_not_found", store_client_missing->sentence);
+	free(out);
+	free(id);
+	store_new_project_release(&cred);
+}
+END_TEST
+
+static void add_cases(TCase *tc)
+{
+	tcase_add_test(tc, test_project_state);
+	tcase_add_test(tc, test_role_record);
+	tcase_add_test(tc, test_role_codes);
+	tcase_add_test(tc, test_role_list);
+	tcase_add_test(tc, test_resource_record);
+	tcase_add_test(tc, test_resource_defaults);
+	tcase_add_test(tc, test_user_record);
+	tcase_add_test(tc, test_user_codes);
+	tcase_add_test(tc, test_user_list);
+	tcase_add_test(tc, test_client_record);
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(conform_suite("store_conform", add_cases));
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
