@@ -291,19 +291,29 @@ static char *page_codes(const struct page *pg, const char *key)
 	return s;
 }
 
-static void role_list_is(const struct list_query *q, const char *codes, long long total)
+/* A list operation of the store (store_<area>_list). */
+typedef void list_fn(struct store *st, const char *project_id, const struct list_query *q,
+                     struct page *out, struct completion done);
+
+/* The page of list for q is the records whose key reads words (in that
+ * order, space-separated), of total matches. */
+static void list_is(list_fn *list, const char *key, const struct list_query *q,
+                    const char *words, long long total)
 {
 	struct page pg = { 0 };
 	char *got;
 
-	store_role_list(cf.st, cf.p.project_id, q, &pg, DONE);
+	list(cf.st, cf.p.project_id, q, &pg, DONE);
 	ok();
-	got = page_codes(&pg, "code");
-	ck_assert_str_eq(got, codes);
+	got = page_codes(&pg, key);
+	ck_assert_str_eq(got, words);
 	ck_assert_int_eq(pg.total, total);
 	free(got);
 	page_release(&pg);
 }
+
+#define role_list_is(q, codes, total) list_is(store_role_list, "code", q, codes, total)
+#define user_list_is(q, names, total) list_is(store_user_list, "display_name", q, names, total)
 
 static int cmp_str(const void *a, const void *b)
 {
@@ -594,20 +604,6 @@ START_TEST(test_user_codes)
 	free(rc);
 }
 END_TEST
-
-static void user_list_is(const struct list_query *q, const char *names, long long total)
-{
-	struct page pg = { 0 };
-	char *got;
-
-	store_user_list(cf.st, cf.p.project_id, q, &pg, DONE);
-	ok();
-	got = page_codes(&pg, "display_name");
-	ck_assert_str_eq(got, names);
-	ck_assert_int_eq(pg.total, total);
-	free(got);
-	page_release(&pg);
-}
 
 START_TEST(test_user_list)
 {
