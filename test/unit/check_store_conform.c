@@ -749,11 +749,5 @@ static void add_cases(TCase *tc)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(conform_suite("store_conform", add_cases));
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return conform_run(conform_suite("store_conform", add_cases));
 }

@@ -52,12 +52,12 @@ static struct {
 	struct api_error err;
 } cf;
 
-static const char *conform_name(void)
+static inline const char *conform_name(void)
 {
 	return conform.backend == CONFORM_SQLITE ? "sqlite" : "postgres";
 }
 
-static struct store *conform_open(void)
+static inline struct store *conform_open(void)
 {
 	char errbuf[512] = "";
 	struct store *st = conform.backend == CONFORM_SQLITE
@@ -68,7 +68,7 @@ static struct store *conform_open(void)
 	return st;
 }
 
-static void conform_sqlite_start(void)
+static inline void conform_sqlite_start(void)
 {
 	conform.backend = CONFORM_SQLITE;
 	snprintf(conform.dir, sizeof conform.dir, "/tmp/check_store_conform.XXXXXX");
@@ -77,7 +77,7 @@ static void conform_sqlite_start(void)
 	store_close(conform_open());   /* migrated once, here */
 }
 
-static void conform_sqlite_stop(void)
+static inline void conform_sqlite_stop(void)
 {
 	char line[160];
 
@@ -85,7 +85,7 @@ static void conform_sqlite_stop(void)
 	ck_assert_int_eq(system(line), 0);
 }
 
-static void conform_cluster(const char *cmd)
+static inline void conform_cluster(const char *cmd)
 {
 	char line[256];
 
@@ -93,7 +93,7 @@ static void conform_cluster(const char *cmd)
 	ck_assert_msg(system(line) == 0, "scripts/pg-cluster %s failed", cmd);
 }
 
-static void conform_pg_start(void)
+static inline void conform_pg_start(void)
 {
 	conform.backend = CONFORM_POSTGRES;
 	snprintf(conform.dir, sizeof conform.dir, "/tmp/check_store_conform_pg.XXXXXX");
@@ -107,7 +107,7 @@ static void conform_pg_start(void)
 	store_close(conform_open());   /* migrated once, here */
 }
 
-static void conform_pg_stop(void)
+static inline void conform_pg_stop(void)
 {
 	config_release(&conform.cfg);
 	conform_cluster("stop");
@@ -115,7 +115,7 @@ static void conform_pg_stop(void)
 
 /* Whether Debian's PostgreSQL server tools are here (scripts/pg-cluster's
  * own test). */
-static bool conform_pg_installed(void)
+static inline bool conform_pg_installed(void)
 {
 	glob_t g;
 	bool found = glob("/usr/lib/postgresql/*/bin/initdb", 0, NULL, &g) == 0;
@@ -124,14 +124,14 @@ static bool conform_pg_installed(void)
 	return found;
 }
 
-static void conform_setup(void)
+static inline void conform_setup(void)
 {
 	memset(&cf, 0, sizeof cf);
 	cf.st = conform_open();
 	ck_assert_int_eq(store_project_create(cf.st, "conform", &cf.p, &cf.err), 0);
 }
 
-static void conform_teardown(void)
+static inline void conform_teardown(void)
 {
 	store_new_project_release(&cf.p);
 	store_close(cf.st);
@@ -151,7 +151,7 @@ static inline void conform_serve(void)
 #define DONE sync_completion(&cf.r)
 
 /* Waits for the operation's completion (the loop runs when serving). */
-static void conform_wait(void)
+static inline void conform_wait(void)
 {
 	while (!cf.r.done && cf.base)
 		event_base_loop(cf.base, EVLOOP_ONCE);
@@ -159,7 +159,7 @@ static void conform_wait(void)
 }
 
 /* The operation succeeded. */
-static void ok(void)
+static inline void ok(void)
 {
 	conform_wait();
 	ck_assert_msg(!cf.r.failed, "%s: %s", cf.r.err.code, cf.r.err.description);
@@ -167,7 +167,7 @@ static void ok(void)
 
 /* The operation failed with code (the spec's string) and, unless NULL,
  * exactly that sentence. */
-static void fails(const char *code, const char *sentence)
+static inline void fails(const char *code, const char *sentence)
 {
 	conform_wait();
 	ck_assert_msg(cf.r.failed, "succeeded, expected %s", code);
@@ -177,7 +177,7 @@ static void fails(const char *code, const char *sentence)
 }
 
 /* A suite of the cases add() adds, once per backend. */
-static Suite *conform_suite(const char *name, void (*add)(TCase *tc))
+static inline Suite *conform_suite(const char *name, void (*add)(TCase *tc))
 {
 	Suite *s = suite_create(name);
 	TCase *tc = tcase_create("sqlite");
@@ -199,6 +199,18 @@ static Suite *conform_suite(const char *name, void (*add)(TCase *tc))
 	add(tc);
 	suite_add_tcase(s, tc);
 	return s;
+}
+
+/* Runs the suite and answers main's exit status. */
+static inline int conform_run(Suite *s)
+{
+	SRunner *sr = srunner_create(s);
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
 }
 
 #endif
