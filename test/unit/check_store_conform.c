@@ -48,8 +48,9 @@ static char *replace_all(const char *text, const char *from, const char *to)
 	return out;
 }
 
-/* A record's text with its times ("..._at":"2026-...Z") as T and each
- * ids[i] as names[i]: what two backends must write alike, to the byte. */
+/* A record's text with its times ("..._at" or "time": "2026-...Z") as
+ * T, a number ID ("id":28) as N and each ids[i] as names[i]: what two
+ * backends must write alike, to the byte. */
 static char *shape(const char *text, const char *const *ids, const char *const *names, size_t n)
 {
 	char *s = xstrdup(text), *t, *end;
@@ -63,14 +64,22 @@ static char *shape(const char *text, const char *const *ids, const char *const *
 	}
 	t = xmalloc(strlen(s) + 1);
 	for (p = s; *p;) {
-		if (!strncmp(p, "_at\":\"", 6) && (end = strchr(p + 6, '"'))) {
-			memcpy(t + len, "_at\":T", 6);
-			len += 6;
-			ck_assert_msg(end - (p + 6) == 24 && end[-1] == 'Z', "a time: %.30s", p);
+		size_t key = !strncmp(p, "_at\":\"", 6) ? 6 : !strncmp(p, "\"time\":\"", 8) ? 8 : 0;
+
+		if (key && (end = strchr(p + key, '"'))) {
+			ck_assert_msg(end - (p + key) == 24 && end[-1] == 'Z', "a time: %.30s", p);
+			memcpy(t + len, p, key - 1);
+			len += key - 1;
+			t[len++] = 'T';
 			p = end + 1;
-			continue;
+		} else if (!strncmp(p, "\"id\":", 5) && p[5] >= '0' && p[5] <= '9') {
+			memcpy(t + len, "\"id\":N", 6);
+			len += 6;
+			for (p += 5; *p >= '0' && *p <= '9'; p++)
+				;
+		} else {
+			t[len++] = *p++;
 		}
-		t[len++] = *p++;
 	}
 	t[len] = '\0';
 	free(s);
@@ -733,6 +742,109 @@ START_TEST(test_client_record)
 }
 END_TEST
 
+/* Clients by name (ignoring case) and by the is_active filter. */
+START_TEST(test_client_list)
+{
+	const char *names[] = { "b", "A", "c" };
+	struct client_fields f = { .redirect_uris = "[]" };
+	char hash[SECRET_HASH_LEN + 1], *out, *id = NULL;
+	struct list_query q = LIST_QUERY_INIT;
+	struct new_project cred = { 0 };
+
+	store_admin_credentials(&cred, hash);
+	for (size_t i = 0; i < N_ELEMS(names); i++) {
+		f.name = names[i];
+		out = NULL;
+		store_client_create(cf.st, &event_origin_cli, cf.p.project_id, &f, hash, NULL, &out,
+		                    DONE);
+		ok();
+		free(id);
+		id = member(out, "id");
+		free(out);
+	}
+	f.is_active = false;   /* c, the last */
+	out = NULL;
+	store_client_update(cf.st, &event_origin_cli, cf.p.project_id, id, &f, NULL, &out, DONE);
+	ok();
+	free(out);
+	q.sort = CLIENT_SORT_NAME;
+	q.desc = false;
+	list_is(store_client_list, "name", &q, "A admin b c", 4);
+	q.desc = true;
+	q.page_size = 3;
+	list_is(store_client_list, "name", &q, "c b admin", 4);
+	q.is_active = 0;
+	list_is(store_client_list, "name", &q, "c", 1);
+	q.is_active = 1;
+	q.search = "ADM";
+	list_is(store_client_list, "name", &q, "admin", 1);
+	free(id);
+	store_new_project_release(&cred);
+}
+END_TEST
+
+/* A resource's search reaches its permissions' text. */
+START_TEST(test_resource_search)
+{
+	struct permission_input perm = { NULL, "Frob", "frobnicate", { FIELD_ABSENT, NULL } };
+	struct resource_input in = { "Widgets", "widgets", { FIELD_SET, "w" }, true, 1, &perm };
+	struct list_query q = LIST_QUERY_INIT;
+	char *out = NULL;
+
+	store_resource_create(cf.st, &event_origin_cli, cf.p.project_id, &in, &out, DONE);
+	ok();
+	free(out);
+	q.search = "NICAT";
+	list_is(store_resource_list, "code", &q, "widgets", 1);
+	q.search = "users";
+	list_is(store_resource_list, "code", &q, "users", 1);
+	q.search = NULL;
+	q.is_default = 0;
+	list_is(store_resource_list, "code", &q, "widgets", 1);
+}
+END_TEST
+
+static void event_seen(void *arg, const char *record)
+{
+	char **all = arg, *t = xasprintf("%s%s\n", *all, record);
+
+	free(*all);
+	*all = t;
+}
+
+/* The audit trail's records of a project's writes, byte for byte, in
+ * their order; a refused write records nothing. */
+START_TEST(test_events)
+{
+	struct event_filter ef = { cf.p.project_id, 0, NULL };
+	struct role_fields f = { "r2", "R2", { FIELD_ABSENT, NULL }, NULL };
+	char *out = role_create("r", "R", NULL, NULL, 0, NULL), *id, *all = xstrdup("");
+
+	ok();
+	id = member(out, "id");
+	free(out);
+	free(role_create("r", "Again", NULL, NULL, 0, NULL));   /* refused: no event */
+	fails("role_code_already_used", ROLE_CODE_TAKEN);
+	out = NULL;
+	store_role_update(cf.st, &event_origin_cli, cf.p.project_id, id, &f, NULL, &out, DONE);
+	ok();
+	free(out);
+	store_role_delete(cf.st, &event_origin_cli, cf.p.project_id, id, NULL, DONE);
+	ok();
+	ck_assert_int_eq(store_event_list(cf.st, &ef, event_seen, &all, &cf.err), 0);
+	assert_shape(all,
+	             "{\"id\":N,\"time\":T,\"project_id\":\"ID\",\"actor\":\"cli\",\"action\":"
+	             "\"role.create\",\"target\":\"ID2\",\"address\":null,\"outcome\":\"success\"}\n"
+	             "{\"id\":N,\"time\":T,\"project_id\":\"ID\",\"actor\":\"cli\",\"action\":"
+	             "\"role.update\",\"target\":\"ID2\",\"address\":null,\"outcome\":\"success\"}\n"
+	             "{\"id\":N,\"time\":T,\"project_id\":\"ID\",\"actor\":\"cli\",\"action\":"
+	             "\"role.delete\",\"target\":\"ID2\",\"address\":null,\"outcome\":\"success\"}\n",
+	             cf.p.project_id, id);
+	free(all);
+	free(id);
+}
+END_TEST
+
 static void add_cases(TCase *tc)
 {
 	tcase_add_test(tc, test_project_state);
@@ -745,6 +857,9 @@ static void add_cases(TCase *tc)
 	tcase_add_test(tc, test_user_codes);
 	tcase_add_test(tc, test_user_list);
 	tcase_add_test(tc, test_client_record);
+	tcase_add_test(tc, test_client_list);
+	tcase_add_test(tc, test_resource_search);
+	tcase_add_test(tc, test_events);
 }
 
 int main(void)
