@@ -446,6 +446,92 @@ START_TEST(test_caches_and_stamp)
 }
 END_TEST
 
+/* What sign-in reads: a user by email (any case) with the password
+ * hash, by external ID without it; a role's scope; a client's name,
+ * secret and registered URIs. */
+START_TEST(test_signin_reads)
+{
+	static const char hash[] = "$argon2id$v=19$m=8,t=1,p=1$c2FsdHNhbHQ$aGFzaGhhc2hoYXNo";
+	struct user_fields f = {
+		.display_name = "Sig", .email = { FIELD_SET, "Sig@Example.com" },
+		.external_user_id = { FIELD_SET, "ext-s" }, .is_active = -1, .password_hash = hash,
+	};
+	struct store_user_signin su = { 0 };
+	struct client_auth ca;
+	char *out = NULL, *name = NULL, secret_hash[SECRET_HASH_LEN + 1];
+	struct new_project cred = { 0 };
+	bool reg = true;
+
+	store_user_create(cf.st, &event_origin_cli, cf.p.project_id, &f, NULL, &out, DONE);
+	ok();
+	free(out);
+	store_signin_user(cf.st, cf.p.project_id, "sig@EXAMPLE.com", &su, DONE);
+	ok();
+	ck_assert(su.found && su.is_active);
+	ck_assert_str_eq(su.password_hash, hash);
+	store_user_signin_release(&su);
+	memset(&su, 0, sizeof su);
+	store_byou_user(cf.st, cf.p.project_id, "ext-s", &su, DONE);
+	ok();
+	ck_assert(su.found && su.is_active);
+	ck_assert_ptr_null(su.password_hash);
+	store_user_signin_release(&su);
+	memset(&su, 0, sizeof su);
+	store_signin_user(cf.st, cf.p.project_id, "none@example.com", &su, DONE);
+	ok();
+	ck_assert(!su.found);
+	store_client_name(cf.st, cf.p.client_id, &name, DONE);
+	ok();
+	ck_assert_str_eq(name, "admin");
+	free(name);
+	name = NULL;
+	store_client_name(cf.st, "no-client", &name, DONE);
+	ok();
+	ck_assert_ptr_null(name);
+	store_client_post_logout_registered(cf.st, cf.p.client_id, "https://a/out", &reg, DONE);
+	ok();
+	ck_assert(!reg);
+	/* a new secret: the old one fails, the new one passes */
+	store_admin_credentials(&cred, secret_hash);
+	store_client_set_secret(cf.st, &event_origin_cli, cf.p.project_id, cf.p.client_id,
+	                        secret_hash, NULL, DONE);
+	ok();
+	store_client_authenticate(cf.st, cf.p.client_id, cf.p.client_secret, &ca, DONE);
+	fails("invalid_client_credentials", NULL);
+	store_client_authenticate(cf.st, cf.p.client_id, cred.client_secret, &ca, DONE);
+	ok();
+	ck_assert(ca.found && ca.confidential);
+	store_client_lookup(cf.st, "no-client", &ca, DONE);
+	ok();
+	ck_assert(!ca.found);
+	store_client_set_secret(cf.st, &event_origin_cli, cf.p.project_id, "no-client", secret_hash,
+	                        NULL, DONE);
+	fails("client_not_found", NULL);
+	store_new_project_release(&cred);
+}
+END_TEST
+
+/* Everything issued up to now stops: codes and refresh tokens by their
+ * rows, the access tokens with them. (Last: it ends every project's.) */
+START_TEST(test_invalidate_all)
+{
+	struct chain c;
+	bool ok_holders = true;
+
+	chain_new(&c, "i");
+	ck_assert(redeem("i-c", &c.r[0]));
+	code_new("i-c2", "i-fam2", c.user, now_ms() + 10 * MINUTE_MS);
+	ck_assert_int_eq(store_invalidate_all(cf.st, now_ms(), &cf.err), 0);
+	ck_assert(!rotate("i-r1", &c.r[1]));
+	ck_assert(!redeem("i-c2", &c.r[2]));
+	ck_assert(revoked("i-j1"));
+	store_token_holders_ok(cf.st, cf.p.project_id, cf.p.client_id, c.user, time(NULL) - 60,
+	                       &ok_holders, DONE);
+	ok();
+	ck_assert(!ok_holders);
+}
+END_TEST
+
 static void add_cases(TCase *tc)
 {
 	tcase_add_test(tc, test_code_single_use);
@@ -455,6 +541,8 @@ static void add_cases(TCase *tc)
 	tcase_add_test(tc, test_holders);
 	tcase_add_test(tc, test_session);
 	tcase_add_test(tc, test_caches_and_stamp);
+	tcase_add_test(tc, test_signin_reads);
+	tcase_add_test(tc, test_invalidate_all);   /* last */
 }
 
 int main(void)
