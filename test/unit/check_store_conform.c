@@ -17,6 +17,7 @@
 #include "listing.h"
 #include "store_clients.h"
 #include "store_grants.h"
+#include "store_keys.h"
 #include "store_resources.h"
 #include "store_roles.h"
 #include "store_users.h"
@@ -845,6 +846,63 @@ START_TEST(test_events)
 }
 END_TEST
 
+/* ---- signing keys ---- */
+
+/* A key row of kid (a hash of name, as long as a kid is) for ES256, made
+ * age_ms ago; its sealed key is bytes the store keeps as they are. */
+static struct key_row key_new(const char *name, int64_t age_ms)
+{
+	static unsigned char sealed[] = "sealed\0bytes";
+	struct key_row k = {
+		.alg = JWT_ES256, .created_at = now_ms() - age_ms, .activates_at = now_ms() - age_ms,
+		.publish_until = KEY_NO_BOUND, .sealed = sealed, .sealed_len = sizeof sealed,
+	};
+
+	crypto_hash_secret(name, strlen(name), k.kid);
+	return k;
+}
+
+/* Keys are the store's, not a project's: this is the one case that adds
+ * any. Added once per alg when asked; listed oldest first with their
+ * sealed bytes; the last published key of an alg is never retired. */
+START_TEST(test_keys)
+{
+	struct key_row rows[3] = { key_new("k1", 2000), key_new("k2", 1000), key_new("k3", 0) };
+	struct key_rows all = { 0 }, pub = { 0 };
+	bool changed = false;
+
+	ck_assert_int_eq(store_keys_add(cf.st, rows, 2, false, HOUR_MS, &cf.err), 2);
+	ck_assert_int_eq(store_keys_add(cf.st, rows + 2, 1, true, HOUR_MS, &cf.err), 0);
+	ck_assert_int_eq(store_keys_list(cf.st, &all, &cf.err), 0);
+	ck_assert_uint_eq(all.count, 2);
+	ck_assert_str_eq(all.rows[0].kid, rows[0].kid);
+	ck_assert_str_eq(all.rows[1].kid, rows[1].kid);
+	ck_assert_int_eq(all.rows[1].alg, JWT_ES256);
+	ck_assert_int_eq(all.rows[1].activates_at, rows[1].activates_at);
+	ck_assert_uint_eq(all.rows[1].sealed_len, rows[1].sealed_len);
+	ck_assert(!memcmp(all.rows[1].sealed, rows[1].sealed, rows[1].sealed_len));
+	store_keys_changed(cf.st, -1, now_ms(), &pub, &changed, DONE);
+	ok();
+	ck_assert(changed);
+	ck_assert_uint_eq(pub.count, 2);
+	store_keys_changed(cf.st, pub.version, now_ms(), &pub, &changed, DONE);
+	ok();
+	ck_assert(!changed);
+	ck_assert_int_eq(store_key_retire(cf.st, rows[0].kid, now_ms(), HOUR_MS, &cf.err), 1);
+	ck_assert_int_eq(store_key_retire(cf.st, rows[0].kid, now_ms(), HOUR_MS, &cf.err), 1);
+	ck_assert_int_eq(store_key_retire(cf.st, rows[2].kid, now_ms(), HOUR_MS, &cf.err), 0);
+	ck_assert_int_eq(store_key_retire(cf.st, rows[1].kid, now_ms(), HOUR_MS, &cf.err), -1);
+	ck_assert_str_eq(cf.err.code, "invalid_params");
+	store_keys_changed(cf.st, pub.version, now_ms(), &pub, &changed, DONE);
+	ok();
+	ck_assert(changed);
+	ck_assert_uint_eq(pub.count, 1);
+	ck_assert_str_eq(pub.rows[0].kid, rows[1].kid);
+	store_keys_rows_release(&pub);
+	store_keys_rows_release(&all);
+}
+END_TEST
+
 static void add_cases(TCase *tc)
 {
 	tcase_add_test(tc, test_project_state);
@@ -860,6 +918,7 @@ static void add_cases(TCase *tc)
 	tcase_add_test(tc, test_client_list);
 	tcase_add_test(tc, test_resource_search);
 	tcase_add_test(tc, test_events);
+	tcase_add_test(tc, test_keys);
 }
 
 int main(void)

@@ -26,8 +26,6 @@
 #include "store_tokens.h"
 #include "store_users.h"
 
-#define MINUTE_MS (60 * 1000LL)
-#define HOUR_MS (60 * MINUTE_MS)
 
 /* The test's user, in its project. */
 static char *user_new(const char *name)

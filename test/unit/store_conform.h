@@ -32,6 +32,10 @@
 #include "store_projects.h"
 #include "util.h"
 
+/* Times far from every cut-off: no case races the clock. */
+#define MINUTE_MS (60 * 1000LL)
+#define HOUR_MS (60 * MINUTE_MS)
+
 enum conform_backend { CONFORM_SQLITE, CONFORM_POSTGRES };
 
 /* Set by the test case's unchecked fixture, in the runner: the test's
