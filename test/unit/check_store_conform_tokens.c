@@ -22,6 +22,7 @@
 #include "metrics.h"
 #include "jbody.h"
 #include "store_clients.h"
+#include "store_outbox.h"
 #include "store_sessions.h"
 #include "store_tokens.h"
 #include "store_users.h"
@@ -530,6 +531,71 @@ START_TEST(test_invalidate_all)
 }
 END_TEST
 
+/* A session's end queues a back-channel logout for each client it
+ * served that has a logout URI, in the end's transaction; read, then
+ * deleted once. */
+START_TEST(test_outbox)
+{
+	struct client_fields f = {
+		.name = "BC", .redirect_uris = "[]", .set_backchannel_logout_uri = true,
+		.backchannel_logout_uri = "https://rp/bc", .id_token_signed_response_alg = "ES256",
+	};
+	char *u = user_new("O"), *out = NULL, *client, *sid = NULL, hash[SECRET_HASH_LEN + 1];
+	struct new_project cred = { 0 };
+	struct outbox_rows rows = { 0 };
+	struct new_session ns = {
+		.id = "out-sess", .secret_hash = "out-secret-hash", .project_id = cf.p.project_id,
+		.user_id = u, .now = now_ms(), .expires_at = now_ms() + HOUR_MS,
+	};
+	const char *ids[1];
+	bool ended = false;
+	json_t *j;
+
+	store_admin_credentials(&cred, hash);
+	store_client_create(cf.st, &event_origin_cli, cf.p.project_id, &f, hash, NULL, &out, DONE);
+	ok();
+	j = json_loads(out, 0, NULL);
+	client = xstrdup(json_string_value(json_object_get(j, "id")));
+	json_decref(j);
+	free(out);
+	ns.client_id = client;
+	store_session_start(cf.st, &ns, &sid, DONE);
+	ok();
+	store_session_add_client(cf.st, "out-sess", client, DONE);
+	ok();
+	store_outbox_read(cf.st, 10, &rows, DONE);
+	ok();
+	ck_assert_uint_eq(rows.count, 0);
+	store_session_end(cf.st, "out-sess", cf.p.project_id, NULL, NULL, &ended, DONE);
+	ok();
+	ck_assert(ended);
+	store_outbox_read(cf.st, 10, &rows, DONE);
+	ok();
+	ck_assert_uint_eq(rows.count, 1);
+	ck_assert_str_eq(rows.rows[0].client_id, client);
+	ck_assert_str_eq(rows.rows[0].uri, "https://rp/bc");
+	ck_assert_str_eq(rows.rows[0].alg, "ES256");
+	ck_assert_str_eq(rows.rows[0].subject, u);
+	ck_assert_str_eq(rows.rows[0].session_id, "out-sess");
+	ck_assert_int_gt(rows.rows[0].created_at, 0);
+	ids[0] = rows.rows[0].id;
+	store_outbox_delete(cf.st, ids, 1, DONE);
+	ok();
+	store_outbox_delete(cf.st, ids, 1, DONE);   /* gone already: no error */
+	ok();
+	outbox_rows_release(&rows);
+	memset(&rows, 0, sizeof rows);
+	store_outbox_read(cf.st, 10, &rows, DONE);
+	ok();
+	ck_assert_uint_eq(rows.count, 0);
+	outbox_rows_release(&rows);
+	store_new_project_release(&cred);
+	free(client);
+	free(sid);
+	free(u);
+}
+END_TEST
+
 static void add_cases(TCase *tc)
 {
 	tcase_add_test(tc, test_code_single_use);
@@ -538,6 +604,7 @@ static void add_cases(TCase *tc)
 	tcase_add_test(tc, test_purge_grace);
 	tcase_add_test(tc, test_holders);
 	tcase_add_test(tc, test_session);
+	tcase_add_test(tc, test_outbox);
 	tcase_add_test(tc, test_caches_and_stamp);
 	tcase_add_test(tc, test_signin_reads);
 	tcase_add_test(tc, test_invalidate_all);   /* last */
