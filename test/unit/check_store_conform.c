@@ -846,6 +846,71 @@ START_TEST(test_events)
 }
 END_TEST
 
+/* An update keeps what is absent and clears what is cleared (docs/api.md
+ * §"Conventions"): a role's description and permission set, a user's
+ * optional fields; a changed email set by the user is not verified. */
+START_TEST(test_update_keep_clear)
+{
+	char *rd = permission_id("roles:read"), *out, *id, *want;
+	const char *perms[] = { rd };
+	struct jbody_id_list absent = ID_LIST_INIT, empty = { true, 0, NULL };
+	struct role_fields rf = { "k", "K2", { FIELD_ABSENT, NULL }, &absent };
+	struct user_fields uf = { .display_name = "V", .email = { FIELD_SET, "v@x.org" },
+	                          .avatar_url = { FIELD_SET, "https://a/v.png" }, .is_active = -1 };
+
+	out = role_create("k", "K", "kept", perms, 1, NULL);
+	ok();
+	id = member(out, "id");
+	free(out);
+	out = NULL;
+	store_role_update(cf.st, &event_origin_cli, cf.p.project_id, id, &rf, NULL, &out, DONE);
+	ok();
+	want = xasprintf("{\"id\":\"ID\",\"code\":\"k\",\"name\":\"K2\",\"description\":\"kept\","
+	                 "\"permission_ids\":[\"%s\"],\"created_at\":T,\"updated_at\":T}", rd);
+	assert_shape(out, want, id);
+	free(want);
+	free(out);
+	rf.description.state = FIELD_CLEAR;
+	rf.permission_ids = &empty;
+	out = NULL;
+	store_role_update(cf.st, &event_origin_cli, cf.p.project_id, id, &rf, NULL, &out, DONE);
+	ok();
+	assert_shape(out, "{\"id\":\"ID\",\"code\":\"k\",\"name\":\"K2\",\"description\":null,"
+	             "\"permission_ids\":[],\"created_at\":T,\"updated_at\":T}", id);
+	free(out);
+	free(id);
+	out = NULL;
+	store_user_create(cf.st, &event_origin_cli, cf.p.project_id, &uf, NULL, &out, DONE);
+	ok();
+	id = member(out, "id");
+	free(out);
+	uf.email.state = FIELD_ABSENT;
+	uf.avatar_url = (struct str_field){ FIELD_CLEAR, NULL };
+	uf.is_active = 0;
+	out = NULL;
+	store_user_update(cf.st, &event_origin_cli, cf.p.project_id, id, &uf, NULL, &out, DONE);
+	ok();
+	assert_shape(out, "{\"id\":\"ID\",\"display_name\":\"V\",\"avatar_url\":null,"
+	             "\"external_user_id\":null,\"email\":\"v@x.org\",\"email_verified\":true,"
+	             "\"is_active\":false,\"role_id\":null,\"role_name\":null,"
+	             "\"created_at\":T,\"updated_at\":T}", id);
+	free(out);
+	uf.email = (struct str_field){ FIELD_SET, "w@x.org" };
+	uf.email_by_user = true;
+	uf.is_active = -1;
+	out = NULL;
+	store_user_update(cf.st, &event_origin_cli, cf.p.project_id, id, &uf, NULL, &out, DONE);
+	ok();
+	assert_shape(out, "{\"id\":\"ID\",\"display_name\":\"V\",\"avatar_url\":null,"
+	             "\"external_user_id\":null,\"email\":\"w@x.org\",\"email_verified\":false,"
+	             "\"is_active\":false,\"role_id\":null,\"role_name\":null,"
+	             "\"created_at\":T,\"updated_at\":T}", id);
+	free(out);
+	free(id);
+	free(rd);
+}
+END_TEST
+
 /* ---- signing keys ---- */
 
 /* A key row of kid (a hash of name, as long as a kid is) for ES256, made
@@ -918,6 +983,7 @@ static void add_cases(TCase *tc)
 	tcase_add_test(tc, test_client_list);
 	tcase_add_test(tc, test_resource_search);
 	tcase_add_test(tc, test_events);
+	tcase_add_test(tc, test_update_keep_clear);
 	tcase_add_test(tc, test_keys);
 }
 
