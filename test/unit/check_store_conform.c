@@ -846,6 +846,24 @@ START_TEST(test_events)
 }
 END_TEST
 
+/* The update f of the user id answers an inactive user V without avatar
+ * or external ID, of that email and email_verified. */
+static void user_update_is(const char *id, const struct user_fields *f, const char *email,
+                           const char *verified)
+{
+	char *out = NULL, *want;
+
+	store_user_update(cf.st, &event_origin_cli, cf.p.project_id, id, f, NULL, &out, DONE);
+	ok();
+	want = xasprintf("{\"id\":\"ID\",\"display_name\":\"V\",\"avatar_url\":null,"
+	                 "\"external_user_id\":null,\"email\":\"%s\",\"email_verified\":%s,"
+	                 "\"is_active\":false,\"role_id\":null,\"role_name\":null,"
+	                 "\"created_at\":T,\"updated_at\":T}", email, verified);
+	assert_shape(out, want, id);
+	free(want);
+	free(out);
+}
+
 /* An update keeps what is absent and clears what is cleared (docs/api.md
  * §"Conventions"): a role's description and permission set, a user's
  * optional fields; a changed email set by the user is not verified. */
@@ -887,25 +905,11 @@ START_TEST(test_update_keep_clear)
 	uf.email.state = FIELD_ABSENT;
 	uf.avatar_url = (struct str_field){ FIELD_CLEAR, NULL };
 	uf.is_active = 0;
-	out = NULL;
-	store_user_update(cf.st, &event_origin_cli, cf.p.project_id, id, &uf, NULL, &out, DONE);
-	ok();
-	assert_shape(out, "{\"id\":\"ID\",\"display_name\":\"V\",\"avatar_url\":null,"
-	             "\"external_user_id\":null,\"email\":\"v@x.org\",\"email_verified\":true,"
-	             "\"is_active\":false,\"role_id\":null,\"role_name\":null,"
-	             "\"created_at\":T,\"updated_at\":T}", id);
-	free(out);
+	user_update_is(id, &uf, "v@x.org", "true");
 	uf.email = (struct str_field){ FIELD_SET, "w@x.org" };
 	uf.email_by_user = true;
 	uf.is_active = -1;
-	out = NULL;
-	store_user_update(cf.st, &event_origin_cli, cf.p.project_id, id, &uf, NULL, &out, DONE);
-	ok();
-	assert_shape(out, "{\"id\":\"ID\",\"display_name\":\"V\",\"avatar_url\":null,"
-	             "\"external_user_id\":null,\"email\":\"w@x.org\",\"email_verified\":false,"
-	             "\"is_active\":false,\"role_id\":null,\"role_name\":null,"
-	             "\"created_at\":T,\"updated_at\":T}", id);
-	free(out);
+	user_update_is(id, &uf, "w@x.org", "false");
 	free(id);
 	free(rd);
 }
