@@ -1,10 +1,11 @@
 /*
  * The store's contract, on both backends (issue26.1; store_conform.h runs
  * every case once on SQLite and once on PostgreSQL): projects; the
- * records of roles, resources, users and clients byte for byte; each
- * write's outcome codes and sentences in their order; the no-escalation
- * refusals worded as store_grant_refuse words them; lists' paging,
- * sort, ties, filters and search.
+ * records of roles, resources, users, clients and audit events byte for
+ * byte; each write's outcome codes and sentences in their order; updates
+ * that keep or clear; the no-escalation refusals worded as
+ * store_grant_refuse words them; what deletes take with them; lists'
+ * paging, sort, ties, filters and search; signing keys.
  */
 #include <check.h>
 #include <jansson.h>
@@ -915,6 +916,73 @@ START_TEST(test_update_keep_clear)
 }
 END_TEST
 
+/* A resource's delete takes its permissions out of every role (and so
+ * out of its users' scope); a role's delete leaves its users with none. */
+START_TEST(test_cascades)
+{
+	struct permission_input perm = { NULL, "Read", "read", { FIELD_ABSENT, NULL } };
+	struct resource_input in = { "Orders", "orders", { FIELD_ABSENT, NULL }, true, 1, &perm };
+	char *out = NULL, *res, *pid, *role, *u, *scope = NULL;
+	const char *perms[2];
+	struct user_fields f = { .display_name = "C", .is_active = -1 };
+	json_t *j;
+
+	store_resource_create(cf.st, &event_origin_cli, cf.p.project_id, &in, &out, DONE);
+	ok();
+	j = json_loads(out, 0, NULL);
+	res = xstrdup(json_string_value(json_object_get(j, "id")));
+	pid = xstrdup(json_string_value(json_object_get(json_array_get(json_object_get(j,
+	              "permissions"), 0), "id")));
+	json_decref(j);
+	free(out);
+	perms[0] = pid;
+	perms[1] = permission_id("users:read");
+	out = role_create("c", "C", NULL, perms, 2, NULL);
+	ok();
+	role = member(out, "id");
+	free(out);
+	f.role_id = (struct str_field){ FIELD_SET, role };
+	out = NULL;
+	store_user_create(cf.st, &event_origin_cli, cf.p.project_id, &f, NULL, &out, DONE);
+	ok();
+	u = member(out, "id");
+	free(out);
+	store_user_scope(cf.st, u, &scope, DONE);
+	ok();
+	ck_assert_str_eq(scope, "orders:read users:read");
+	free(scope);
+	store_resource_delete(cf.st, &event_origin_cli, cf.p.project_id, res, DONE);
+	ok();
+	scope = NULL;
+	store_user_scope(cf.st, u, &scope, DONE);
+	ok();
+	ck_assert_str_eq(scope, "users:read");
+	free(scope);
+	out = NULL;
+	store_role_get(cf.st, cf.p.project_id, role, &out, DONE);
+	ok();
+	ck_assert_ptr_null(strstr(out, pid));
+	free(out);
+	store_role_delete(cf.st, &event_origin_cli, cf.p.project_id, role, NULL, DONE);
+	ok();
+	out = NULL;
+	store_user_get(cf.st, cf.p.project_id, u, &out, DONE);
+	ok();
+	ck_assert_msg(strstr(out, "\"role_id\":null,\"role_name\":null") != NULL, "%s", out);
+	free(out);
+	scope = NULL;
+	store_user_scope(cf.st, u, &scope, DONE);
+	ok();
+	ck_assert_str_eq(scope, "");
+	free(scope);
+	free((char *)perms[1]);
+	free(res);
+	free(pid);
+	free(role);
+	free(u);
+}
+END_TEST
+
 /* ---- signing keys ---- */
 
 /* A key row of kid (a hash of name, as long as a kid is) for ES256, made
@@ -988,6 +1056,7 @@ static void add_cases(TCase *tc)
 	tcase_add_test(tc, test_resource_search);
 	tcase_add_test(tc, test_events);
 	tcase_add_test(tc, test_update_keep_clear);
+	tcase_add_test(tc, test_cascades);
 	tcase_add_test(tc, test_keys);
 }
 
