@@ -426,6 +426,7 @@ START_TEST(test_caches_and_stamp)
 	struct client_fields f = { .name = "Admin", .is_active = true, .set_permissions = true };
 	struct jbody_id_list none = { true, 0, NULL };
 	struct store_stamp s1, s2;
+	struct client_auth ca, hit;
 	char *out = NULL;
 
 	conform_serve();
@@ -433,6 +434,14 @@ START_TEST(test_caches_and_stamp)
 	ck_assert(store_stamp_equal(s1, s1));
 	client_scope_is(s1, all, false);
 	client_scope_is(s1, all, true);
+	/* the client rows authentication keeps: good at the stamp they were
+	 * read at */
+	store_client_lookup(cf.st, cf.p.client_id, &ca, DONE);
+	ok();
+	ck_assert(ca.found && ca.stamp.known);
+	store_client_keep(cf.st, cf.p.client_id, &ca);
+	ck_assert(store_client_cached(cf.st, cf.p.client_id, ca.stamp, &hit));
+	ck_assert_str_eq(hit.project_id, cf.p.project_id);
 	f.permission_ids = &none;
 	store_client_update(cf.st, &event_origin_cli, cf.p.project_id, cf.p.client_id, &f, NULL,
 	                    &out, DONE);
@@ -442,6 +451,8 @@ START_TEST(test_caches_and_stamp)
 	ck_assert_msg(!store_stamp_equal(s1, s2), "issue26.1: a commit left the stamp");
 	client_scope_is(s2, "", false);
 	client_scope_is(s2, "", true);
+	ck_assert_msg(!store_client_cached(cf.st, cf.p.client_id, s2, &hit),
+	              "issue26.1: a client row kept past a commit");
 }
 END_TEST
 
