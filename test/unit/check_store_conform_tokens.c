@@ -577,6 +577,8 @@ START_TEST(test_outbox)
 	store_outbox_read(cf.st, 10, &rows, DONE);
 	ok();
 	ck_assert_uint_eq(rows.count, 0);
+	outbox_rows_release(&rows);
+	memset(&rows, 0, sizeof rows);
 	store_session_end(cf.st, "out-sess", cf.p.project_id, NULL, NULL, &ended, DONE);
 	ok();
 	ck_assert(ended);
