@@ -143,14 +143,38 @@ static char *permission_id(const char *named)
 
 /* ---- projects ---- */
 
+/* The project of the test, as the project list shows it. */
+static void project_listed_as(bool active)
+{
+	json_t *list = store_project_list(cf.st, &cf.err), *p;
+	char *text = NULL, *want;
+	size_t i;
+
+	ck_assert_ptr_nonnull(list);
+	json_array_foreach(list, i, p) {
+		if (!strcmp(json_string_value(json_object_get(p, "id")), cf.p.project_id))
+			text = json_dumps(p, JSON_COMPACT | JSON_PRESERVE_ORDER);
+	}
+	json_decref(list);
+	ck_assert_ptr_nonnull(text);
+	want = xasprintf("{\"id\":\"ID\",\"name\":\"conform\",\"is_active\":%s,"
+	                 "\"created_at\":T,\"updated_at\":T}", active ? "true" : "false");
+	assert_shape(text, want, cf.p.project_id);
+	free(want);
+	free(text);
+}
+
 START_TEST(test_project_state)
 {
+	struct new_project admin = { 0 };
 	struct project_state ps;
+	struct client_auth ca;
 	long before;
 
 	store_project_get(cf.st, cf.p.project_id, &ps, DONE);
 	ok();
 	ck_assert(ps.found && ps.is_active);
+	project_listed_as(true);
 	ck_assert_int_eq(store_project_set_active(cf.st, cf.p.project_id, false, &cf.err), 1);
 	store_project_get(cf.st, cf.p.project_id, &ps, DONE);
 	ok();
@@ -159,6 +183,14 @@ START_TEST(test_project_state)
 	store_project_get(cf.st, "nope", &ps, DONE);
 	ok();
 	ck_assert(!ps.found);
+	project_listed_as(false);
+	ck_assert_int_eq(store_project_admin_client(cf.st, "nope", &admin, &cf.err), 0);
+	ck_assert_int_eq(store_project_admin_client(cf.st, cf.p.project_id, &admin, &cf.err), 1);
+	ck_assert_str_eq(admin.project_id, cf.p.project_id);
+	store_client_authenticate(cf.st, admin.client_id, admin.client_secret, &ca, DONE);
+	ok();
+	ck_assert(ca.found && !ca.project_active);
+	store_new_project_release(&admin);
 	before = store_project_count(cf.st, &cf.err);
 	ck_assert_int_ge(before, 1);
 	{
