@@ -847,7 +847,7 @@ static void event_seen(void *arg, const char *record)
 }
 
 /* The audit trail's records of a project's writes, byte for byte, in
- * their order; a refused write records nothing. */
+ * their order; a refused write records nothing; the purge by age. */
 START_TEST(test_events)
 {
 	struct event_filter ef = { cf.p.project_id, 0, NULL };
@@ -874,6 +874,13 @@ START_TEST(test_events)
 	             "{\"id\":N,\"time\":T,\"project_id\":\"ID\",\"actor\":\"cli\",\"action\":"
 	             "\"role.delete\",\"target\":\"ID2\",\"address\":null,\"outcome\":\"success\"}\n",
 	             cf.p.project_id, id);
+	free(all);
+	/* the purge takes what is older than its bound, and only that */
+	ck_assert_int_eq(store_event_purge(cf.st, 1000, now_ms() - HOUR_MS, &cf.err), 0);
+	ck_assert_int_ge(store_event_purge(cf.st, 1000, now_ms() + MINUTE_MS, &cf.err), 3);
+	all = xstrdup("");
+	ck_assert_int_eq(store_event_list(cf.st, &ef, event_seen, &all, &cf.err), 0);
+	ck_assert_str_eq(all, "");
 	free(all);
 	free(id);
 }
