@@ -114,8 +114,8 @@ static int parse(struct cli_call *c, int argc, char **argv)
 			rc = read_option(c, argc, argv, &i);
 		else if (c->sub->operand && !c->operand)
 			c->operand = argv[i];
-		else
-			rc = cli_usage_error(c, "unexpected argument \"%s\"", argv[i]);
+		else   /* not echoed: it may be a password typed where it does not belong */
+			rc = cli_usage_error(c, "argument %d is one too many", i + 1);
 		if (rc)
 			return rc;
 	}

@@ -87,8 +87,8 @@ static json_t *find_by(struct cli_call *c, cli_list_op *op, const char *key, con
 	if (n == 0)
 		api_fail(err, missing->code, "%s", missing->sentence);
 	else if (n > 1)
-		api_fail(err, E_INVALID_PARAMS, "%zu records of this project have the %s \"%s\";"
-		         " name one by its ID.", n, key, value);
+		api_fail(err, E_INVALID_PARAMS, "Several records of this project have the %s"
+		         " \"%.60s\"; name one by its ID.", key, value);
 	found = n == 1 ? json_incref(found) : NULL;
 	json_decref(list);
 	return found;
