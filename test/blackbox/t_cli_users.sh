@@ -138,6 +138,24 @@ check_usage "issue27.cli set-password: no --password option" "unknown option --p
 run user set-password --project "$PROJECT_ID" rita@example.com --password="$PW1"
 check "issue27.cli --password=VALUE: the value is not echoed" "$(grep -c -- "$PW1" "$TMP/cli.err")" 0
 
+# on a terminal: asked twice, without echo (pty_run.py types each answer
+# once its prompt shows)
+TTY_PW="tty-Pa55word-$RANDOM"
+tty_set() {
+	python3 "$(dirname "$0")/pty_run.py" "Password: " "$1" "again: " "$2" -- \
+		"$EDGEAUTH" -c "$CONF" user set-password --project "$PROJECT_ID" rita@example.com
+}
+tty_out=$(tty_set "$TTY_PW" "$TTY_PW")
+check "issue27.cli set-password on a terminal: asked twice" \
+	"$? $(grep -c 'Password' <<<"$tty_out")" "0 2"
+check "issue27.cli set-password on a terminal: never echoed" "$(grep -c -- "$TTY_PW" <<<"$tty_out")" 0
+settled refused "$PW2"
+check "issue27.cli set on a terminal: the old password refused" "$?" 0
+signs_in "$TTY_PW"
+check "issue27.cli set on a terminal: the new one signs in" "$?" 0
+tty_out=$(tty_set "$PW1" "$PW2")
+check "issue27.cli two different passwords typed: refused" "$? $(grep -c 'edgeauth: invalid_params: ' <<<"$tty_out")" "1 1"
+
 run user delete --project "$PROJECT_ID" bob-1
 check "issue27.cli user delete: the record deleted" "$RC $(jq -r .id <<<"$OUT")" "0 $BOB"
 run user show --project "$PROJECT_ID" "$BOB"
@@ -159,19 +177,24 @@ else
 fi
 run help user set-password
 check "issue27.cli help user set-password" "$RC $(grep -c 'without echo' <<<"$OUT")" "0 1"
+check "issue27.cli help needs no config" \
+	"$("$EDGEAUTH" -c /nonexistent/edgeauth.conf help role add | head -1)" \
+	"edgeauth [-c FILE] role add --project P --code C --name N [--permission NAMED]..."
+check "issue27.cli --help lists the commands" \
+	"$("$EDGEAUTH" -c "$CONF" --help | grep -cE '\] (user add|role add|client add|client rotate-secret)')" 4
 run help user frob
 check_usage "issue27.cli help of no such command" "no command frob" "user add"
 
 # ---- the audit trail: actor cli; no password anywhere ----
 check "issue27.cli events of the CLI's writes, actor cli" \
 	"$("$EDGEAUTH" -c "$CONF" events --project "$PROJECT_ID" | jq -r 'select(.actor == "cli") | .action' | sort | uniq -c | awk '{print $2 "=" $1}' | paste -sd' ')" \
-	"client.create=1 role.create=2 user.create=2 user.delete=1 user.update=3"
+	"client.create=1 role.create=2 user.create=2 user.delete=1 user.update=4"
 check "issue27.cli the refused writes left no event" \
 	"$("$EDGEAUTH" -c "$CONF" events --project "$PROJECT_ID" | jq -s '[.[] | select(.actor == "cli" and .outcome != "success")] | length')" 0
 check "issue27.cli the audit file got the CLI's events" \
 	"$(jq -r 'select(.actor == "cli" and .target == "'"$RITA"'") | .action' "$TMP/audit.jsonl" | paste -sd' ')" \
-	"user.create user.update user.update user.update"
-for pw in "$PW1" "$PW2"; do
+	"user.create user.update user.update user.update user.update"
+for pw in "$PW1" "$PW2" "$TTY_PW"; do
 	check "issue27.cli a password is in no log, event or audit line" \
 		"$(cat "$TMP/server.log" "$TMP/audit.jsonl" <("$EDGEAUTH" -c "$CONF" events) | grep -c -- "$pw")" 0
 done
