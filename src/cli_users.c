@@ -7,6 +7,7 @@
  * password comes from stdin or a prompt without echo, never from argv; it
  * is wiped once hashed and never printed, logged or audited.
  */
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <termios.h>
@@ -53,20 +54,36 @@ static int read_line(int fd, char *buf, struct api_error *err)
 	return 0;
 }
 
+/* The terminal's settings while a prompt has turned its echo off. */
+static struct termios echoing;
+
+/* Ctrl-C or a kill at the prompt: the terminal gets its echo back first. */
+static void restore_echo(int sig)
+{
+	tcsetattr(STDIN_FILENO, TCSAFLUSH, &echoing);
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
 /* On a terminal: the prompt on stderr, the line read without echo. */
 static int prompt_line(const char *prompt, char *buf, struct api_error *err)
 {
-	struct termios was, quiet;
+	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
+	struct termios quiet;
 	int rc;
 
 	fputs(prompt, stderr);
 	fflush(stderr);
-	tcgetattr(STDIN_FILENO, &was);
-	quiet = was;
+	tcgetattr(STDIN_FILENO, &echoing);
+	quiet = echoing;
 	quiet.c_lflag &= ~(tcflag_t)ECHO;
+	for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++)
+		signal(sigs[i], restore_echo);
 	tcsetattr(STDIN_FILENO, TCSAFLUSH, &quiet);
 	rc = read_line(STDIN_FILENO, buf, err);
-	tcsetattr(STDIN_FILENO, TCSAFLUSH, &was);
+	tcsetattr(STDIN_FILENO, TCSAFLUSH, &echoing);
+	for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++)
+		signal(sigs[i], SIG_DFL);
 	fputs("\n", stderr);
 	return rc;
 }
