@@ -65,21 +65,24 @@ static void restore_echo(int sig)
 	raise(sig);
 }
 
-/* On a terminal: the prompt on stderr, the line read without echo. */
+/* On a terminal: the prompt on stderr, the line read without echo (what
+ * was typed before the prompt is dropped, as getpass(3) does). */
 static int prompt_line(const char *prompt, char *buf, struct api_error *err)
 {
 	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
 	struct termios quiet;
 	int rc;
 
-	fputs(prompt, stderr);
-	fflush(stderr);
 	tcgetattr(STDIN_FILENO, &echoing);
 	quiet = echoing;
 	quiet.c_lflag &= ~(tcflag_t)ECHO;
 	for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++)
 		signal(sigs[i], restore_echo);
 	tcsetattr(STDIN_FILENO, TCSAFLUSH, &quiet);
+	/* only now: what is typed once the prompt shows is neither echoed
+	 * nor flushed */
+	fputs(prompt, stderr);
+	fflush(stderr);
 	rc = read_line(STDIN_FILENO, buf, err);
 	tcsetattr(STDIN_FILENO, TCSAFLUSH, &echoing);
 	for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++)
