@@ -110,7 +110,9 @@ static int parse(struct cli_call *c, int argc, char **argv)
 			options_end = true;
 		else if (!options_end && !strcmp(argv[i], "--json"))
 			c->json = true;
-		else if (!options_end && argv[i][0] == '-' && argv[i][1])
+		/* "--" only: an ID may begin with one dash (base64url); one that
+		 * begins with two comes after "--" */
+		else if (!options_end && !strncmp(argv[i], "--", 2))
 			rc = read_option(c, argc, argv, &i);
 		else if (c->sub->operand && !c->operand)
 			c->operand = argv[i];

@@ -74,7 +74,7 @@ run client rotate-secret --project "$PROJECT_ID"
 check_usage "issue27.cli rotate-secret without CLIENT" "CLIENT is required" "client rotate-secret"
 
 # ---- disable, enable ----
-run client disable --project "$PROJECT_ID" "$SVC"
+run client disable --project "$PROJECT_ID" -- "$SVC"
 check "issue27.cli client disable" "$RC $(jq -r .is_active <<<"$OUT")" "0 false"
 token_refused() { AUTH="Bearer $SVC_TOKEN" req GET "$P/users"; [ "$STATUS" = 401 ]; }
 settled token_refused
@@ -82,19 +82,19 @@ AUTH="Bearer $SVC_TOKEN" req GET "$P/users"
 check_err "issue27.cli disabled: its token refused at the next request" 401 invalid_authorization_token
 grant "$SVC" "$SECRET2"
 check "issue27.cli disabled: its grant refused" "$STATUS $(jq -r .error <<<"$BODY")" "400 client_not_active"
-run client enable --project "$PROJECT_ID" "$SVC"
+run client enable --project "$PROJECT_ID" -- "$SVC"
 check "issue27.cli client enable" "$RC $(jq -r .is_active <<<"$OUT")" "0 true"
 settled grant_is "$SVC" "$SECRET2" 200
 check "issue27.cli enabled: its grant works again" "$STATUS" 200
 
 # ---- delete ----
-run client delete --project "$PROJECT_ID" "$SVC"
+run client delete --project "$PROJECT_ID" -- "$SVC"
 check "issue27.cli client delete: the record deleted" "$RC $(jq -r .id <<<"$OUT")" "0 $SVC"
 settled grant_is "$SVC" "$SECRET2" 401
 grant "$SVC" "$SECRET2"
 check "issue27.cli deleted: its grant refused" "$STATUS $(jq -r .error <<<"$BODY")" \
 	"401 invalid_client_credentials"
-run client delete --project "$PROJECT_ID" "$SVC"
+run client delete --project "$PROJECT_ID" -- "$SVC"
 check_fail "issue27.cli client delete again" client_not_found
 run client delete --project "$PROJECT_ID" svc
 check_ok "issue27.cli client delete by a name now unique"

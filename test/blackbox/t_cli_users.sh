@@ -75,7 +75,7 @@ check "issue27.cli user list" "$(jq -r '[.[].display_name] | join(" ")' <<<"$OUT
 run user list --project "$PROJECT_ID" --search RIT
 check "issue27.cli user list --search" "$(jq -r '[.[].id] | join(" ")' <<<"$OUT")" "$RITA"
 for who in "$RITA" rita@EXAMPLE.com; do
-	run user show --project "$PROJECT_ID" "$who"
+	run user show --project "$PROJECT_ID" -- "$who"
 	check "issue27.cli user show $who" "$(jq -r .id <<<"$OUT")" "$RITA"
 done
 run user show --project "$PROJECT_ID" bob-1
@@ -84,8 +84,10 @@ run user show --project "$PROJECT_ID" nobody
 check_fail "issue27.cli user show: no such user" user_not_found
 run user show --project "$PROJECT_ID"
 check_usage "issue27.cli user show without USER" "USER is required" "user show"
-run user show "$RITA"
+run user show someone
 check_usage "issue27.cli user show without --project" "--project is required" "user show"
+run user show --project "$PROJECT_ID" -x
+check_fail "issue27.cli an operand may begin with a dash (an ID may)" user_not_found
 run user frob
 check_usage "issue27.cli user: no such command" "no command frob" "user add"
 run user
@@ -114,7 +116,7 @@ check_err "issue27.cli disabled: her token refused at the next request" 401 inva
 settled refused "$PW1"
 check "issue27.cli disabled: her sign-in refused" "$?" 0
 
-run user enable --project "$PROJECT_ID" "$RITA"
+run user enable --project "$PROJECT_ID" -- "$RITA"
 check "issue27.cli user enable" "$RC $(jq -r .is_active <<<"$OUT")" "0 true"
 settled signs_in "$PW1"
 check "issue27.cli enabled: she signs in again" "$?" 0
@@ -158,7 +160,7 @@ check "issue27.cli two different passwords typed: refused" "$? $(grep -c 'edgeau
 
 run user delete --project "$PROJECT_ID" bob-1
 check "issue27.cli user delete: the record deleted" "$RC $(jq -r .id <<<"$OUT")" "0 $BOB"
-run user show --project "$PROJECT_ID" "$BOB"
+run user show --project "$PROJECT_ID" -- "$BOB"
 check_fail "issue27.cli deleted: gone" user_not_found
 req GET "$P/users/$BOB"
 check_err "issue27.cli deleted: the server answers 404 at once" 404 user_not_found
