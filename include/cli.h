@@ -5,12 +5,11 @@
  * names, each run with the loaded config and the arguments after its name.
  * They work beside a running server (same store, WAL) and exit.
  */
+#include "cli_args.h"
+#include "cli_store.h"
 #include "config.h"
 #include "store.h"
 #include "store_projects.h"
-
-/* docs/operations.md §"The program": a usage or configuration error. */
-#define EXIT_USAGE 2
 
 struct cli_command {
 	const char *name;
@@ -21,15 +20,14 @@ struct cli_command {
 /* The command called name, or NULL. */
 const struct cli_command *cli_find(const char *name);
 
+/* edgeauth help [COMMAND [SUB]]: on stdout, 0; an unknown one is a usage
+ * error (EXIT_USAGE). argv: what follows "help". Needs no config. */
+int cli_help(int argc, char **argv);
 /* The usage text (--help prints it on stdout). */
 extern const char cli_usage_text[];
 /* Prints the usage on stderr; returns EXIT_USAGE. */
 int cli_usage(void);
 
-/* Frees what the commands kept for the process (the [audit] file). */
-void cli_release(void);
-/* Opens the configured store; NULL with the reason on stderr. */
-struct store *cli_open_store(const struct config *cfg);
 /* Prints {"project_id","client_id","client_secret"} on stdout: the one
  * time a new admin client's secret is shown. */
 void cli_print_new_project(const struct new_project *np);

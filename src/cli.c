@@ -8,16 +8,17 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "audit_file.h"
 #include "cert.h"
 #include "cli.h"
+#include "cli_clients.h"
+#include "cli_roles.h"
+#include "cli_users.h"
 #include "crypto.h"
 #include "keyring.h"
-#include "key_schedule.h"
 #include "log.h"
+#include "key_schedule.h"
 #include "secret_file.h"
 #include "store.h"
-#include "store_pg.h"
 #include "store_backup.h"
 #include "store_events.h"
 #include "store_keys.h"
@@ -43,6 +44,18 @@ const char cli_usage_text[] =
 	"       edgeauth [-c FILE] restore FILE                 put a backup back (no server running)\n"
 	"       edgeauth [-c FILE] invalidate-all               end every token, code and session\n"
 	"       edgeauth [-c FILE] check-config                 check the config, print the values in effect\n"
+	"       edgeauth [-c FILE] user add --project P (--email E | --external-id X) --name N\n"
+	"                                   [--role R] [--password-stdin]\n"
+	"       edgeauth [-c FILE] user list --project P [--search S]\n"
+	"       edgeauth [-c FILE] user show|enable|disable|delete|set-password --project P USER\n"
+	"       edgeauth [-c FILE] role add --project P --code C --name N [--permission NAMED]...\n"
+	"       edgeauth [-c FILE] role list --project P\n"
+	"       edgeauth [-c FILE] client add --project P --name N [--redirect-uri U]...\n"
+	"                                   [--permission NAMED]... [--auth-method METHOD]\n"
+	"       edgeauth [-c FILE] client list --project P\n"
+	"       edgeauth [-c FILE] client rotate-secret|enable|disable|delete --project P CLIENT\n"
+	"                                                       users, roles, clients: a table, or JSON (--json)\n"
+	"       edgeauth help COMMAND                           explain one command\n"
 	"       edgeauth check-config -c FILE\n"
 	"       edgeauth --version | [-c FILE] --help\n"
 	"FILE defaults to $EDGEAUTH_CONFIG, else the path compiled in (--help shows the one in force).\n";
@@ -51,43 +64,6 @@ int cli_usage(void)
 {
 	fputs(cli_usage_text, stderr);
 	return EXIT_USAGE;
-}
-
-/* The store of [store] backend (docs/operations.md §"A fleet on PostgreSQL"). */
-struct store *cli_open_store(const struct config *cfg)
-{
-	char errbuf[512];
-	struct store *st = cfg->store_postgres
-	                 ? store_open_postgres(cfg, errbuf, sizeof errbuf)
-	                 : store_open(cfg->store_path, cfg->synchronous_full, errbuf, sizeof errbuf);
-	if (!st)
-		log_error("%s", errbuf);
-	return st;
-}
-
-/* The [audit] file of the commands' events (NULL: none). */
-static struct audit_file *cli_audit;
-
-/* The store of a command that may write: its writes are events of the CLI
- * (actor "cli"), which go to the [audit] file too. */
-static struct store *command_store(const struct config *cfg)
-{
-	struct store *st = cli_open_store(cfg);
-
-	if (!st)
-		return NULL;
-	store_events_origin(st, &event_origin_cli);
-	if (cfg->audit_file && !cli_audit)
-		cli_audit = audit_file_open(cfg->audit_file);
-	if (cli_audit)
-		store_events_sink(st, audit_file_write, cli_audit);
-	return st;
-}
-
-void cli_release(void)
-{
-	audit_file_free(cli_audit);
-	cli_audit = NULL;
 }
 
 /* Prints one JSON value on stdout, compact, and frees it. */
@@ -132,7 +108,7 @@ static int cmd_project(const struct config *cfg, int argc, char **argv)
 
 	if (argc < 1)
 		return cli_usage();
-	st = command_store(cfg);
+	st = cli_command_store(cfg);
 	if (!st)
 		return 1;
 	if (!strcmp(argv[0], "create")) {
@@ -276,7 +252,7 @@ static int cmd_key(const struct config *cfg, int argc, char **argv)
 	}
 	if (!list && !rotate && !retire)
 		return cli_usage();
-	st = command_store(cfg);
+	st = cli_command_store(cfg);
 	if (!st)
 		return 1;
 	if (list)
@@ -388,7 +364,7 @@ static int cmd_invalidate_all(const struct config *cfg, int argc, char **argv)
 	(void)argv;
 	if (argc != 0)
 		return cli_usage();
-	st = command_store(cfg);
+	st = cli_command_store(cfg);
 	if (!st)
 		return 1;
 	rc = store_invalidate_all(st, now, &err);
@@ -456,7 +432,65 @@ static int cmd_check_config(const struct config *cfg, int argc, char **argv)
 	return 0;
 }
 
+/* ---- user, role, client (docs/commands.md) ---- */
+
+static int cmd_user(const struct config *cfg, int argc, char **argv)
+{
+	return cli_group_run(&cli_users, cfg, argc, argv);
+}
+
+static int cmd_role(const struct config *cfg, int argc, char **argv)
+{
+	return cli_group_run(&cli_roles, cfg, argc, argv);
+}
+
+static int cmd_client(const struct config *cfg, int argc, char **argv)
+{
+	return cli_group_run(&cli_clients, cfg, argc, argv);
+}
+
+static const struct cli_group *const groups[] = { &cli_users, &cli_roles, &cli_clients };
+
+/* The usage lines of the older commands that name command: those whose
+ * command word it is, and the lines that continue them. */
+static bool print_usage_of(const char *command)
+{
+	const char *line = cli_usage_text, *end;
+	bool mine = false, any = false;
+
+	for (; *line; line = end + 1) {
+		const char *word = strstr(line, "] ");
+		end = strchr(line, '\n');
+		if (word && word < end && strstr(line, "edgeauth"))
+			mine = !strncmp(word + 2, command, strlen(command)) &&
+			       (word[2 + strlen(command)] == ' ' || word + 2 + strlen(command) == end);
+		if (mine) {
+			printf("%.*s\n", (int)(end - line), line);
+			any = true;
+		}
+	}
+	return any;
+}
+
+int cli_help(int argc, char **argv)
+{
+	if (argc == 0) {
+		fputs(cli_usage_text, stdout);
+		return 0;
+	}
+	for (size_t i = 0; i < sizeof groups / sizeof groups[0]; i++)
+		if (!strcmp(groups[i]->name, argv[0]))
+			return cli_group_help(groups[i], argc - 1, argv + 1);
+	if (argc == 1 && print_usage_of(argv[0]))
+		return 0;
+	fprintf(stderr, "edgeauth: help: no command %s\n", argv[argc - 1]);
+	return cli_usage();
+}
+
 static const struct cli_command commands[] = {
+	{ .name = "user", .run = cmd_user },
+	{ .name = "role", .run = cmd_role },
+	{ .name = "client", .run = cmd_client },
 	{ .name = "project", .run = cmd_project },
 	{ .name = "key", .run = cmd_key },
 	{ .name = "cert", .run = cmd_cert },

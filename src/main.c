@@ -62,6 +62,8 @@ int main(int argc, char **argv)
 		printf("config in force: %s (%s)\n", conf, from);
 		return 0;
 	}
+	if (i < argc && !strcmp(argv[i], "help"))
+		return cli_help(argc - i - 1, argv + i + 1);
 	/* check-config also takes its file after its name */
 	if (argc == i + 3 && !strcmp(argv[i], "check-config") && !strcmp(argv[i + 1], "-c")) {
 		conf = argv[i + 2];

@@ -8,6 +8,7 @@
 #include "flow.h"
 #include "input_names.h"
 #include "jbody.h"
+#include "store_clients.h"
 
 /* The routes' steps (router.c): create and secret rotation answer with a
  * secret, so their routes are no_store. */
@@ -51,5 +52,10 @@ void clients_body_release(struct client_body *b);
  * returns. */
 int clients_read_body(const json_t *body, bool update, struct client_body *b,
                       struct api_error *err);
+
+/* What the store writes of b: on create every field, on update only those
+ * the body carries (an omitted optional field keeps its value). Borrows
+ * b's strings and list. */
+struct client_fields clients_fields_of(const struct client_body *b, bool update);
 
 #endif

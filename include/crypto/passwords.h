@@ -29,6 +29,10 @@ typedef void passwords_verify_done(void *arg, int ok);
  * done is never called. */
 int passwords_hash(struct passwords *pw, const char *password,
                    passwords_hash_done *done, void *arg, struct api_error *err);
+/* The hash of password, at once on the calling thread (a worker's job;
+ * the CLI, which has no loop): a new "$argon2id$..." string (caller frees
+ * it wiped), or NULL when argon2 got no memory. */
+char *passwords_hash_now(const struct config *cfg, const char *password);
 /* Verifies password against encoded. With encoded NULL a dummy hash is
  * verified, so an unknown account costs the same time; ok is then 0. */
 int passwords_verify(struct passwords *pw, const char *encoded, const char *password,

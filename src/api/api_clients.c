@@ -230,9 +230,7 @@ int clients_read_body(const json_t *body, bool update, struct client_body *b,
 	return 0;
 }
 
-/* What the store writes: on create every field, on update only those the
- * body carries (an omitted optional field keeps its value). */
-static struct client_fields client_fields_of(const struct client_body *b, bool update)
+struct client_fields clients_fields_of(const struct client_body *b, bool update)
 {
 	return (struct client_fields){
 		.name = b->name.value,
@@ -294,7 +292,7 @@ static enum step_result read_body(struct flow *f, bool update)
 	clients_body_init(&w->body);
 	if (clients_read_body(ctx->body, update, &w->body, &err) < 0)
 		return flow_error(f, &err);
-	w->fields = client_fields_of(&w->body, update);
+	w->fields = clients_fields_of(&w->body, update);
 	return STEP_NEXT;
 }
 

@@ -40,7 +40,7 @@ struct pw_job {
  * heap for each job, and under a memory limit that allocation (or this
  * one) fails. Not xmalloc: a job that cannot get memory is answered 503,
  * and the server goes on (docs/decisions.md "A password hash that cannot run"). */
-static char *hash_now(const struct config *cfg, const char *password)
+char *passwords_hash_now(const struct config *cfg, const char *password)
 {
 	unsigned char salt[SALT_BYTES];
 	size_t len = argon2_encodedlen(cfg->argon2_iterations, cfg->argon2_memory_kib,
@@ -115,7 +115,7 @@ static void job_free(struct pw_job *j)
 static void work_hash(void *arg)
 {
 	struct pw_job *j = arg;
-	j->encoded = hash_now(j->cfg, j->password);
+	j->encoded = passwords_hash_now(j->cfg, j->password);
 	OPENSSL_cleanse(j->password, strlen(j->password));
 }
 

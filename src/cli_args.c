@@ -1,0 +1,206 @@
+/*
+ * The everyday commands' argument parser and runner (cli_args.h,
+ * docs/commands.md). Options are read by the subcommand's table; whatever
+ * is wrong with them is a usage error, said before the store is opened.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli_args.h"
+#include "cli_store.h"
+#include "flow.h"
+#include "store_projects.h"
+
+static const struct cli_sub *find_sub(const struct cli_group *g, const char *name)
+{
+	for (size_t i = 0; i < g->n_subs; i++)
+		if (!strcmp(g->subs[i].name, name))
+			return &g->subs[i];
+	return NULL;
+}
+
+static int find_option(const struct cli_sub *sub, const char *name, size_t len)
+{
+	for (int i = 0; i < CLI_OPTIONS_MAX && sub->options[i].name; i++)
+		if (strlen(sub->options[i].name) == len && !strncmp(sub->options[i].name, name, len))
+			return i;
+	return -1;
+}
+
+void cli_group_usage(const struct cli_group *g, FILE *f)
+{
+	for (size_t i = 0; i < g->n_subs; i++)
+		fprintf(f, "%s edgeauth [-c FILE] %s\n", i ? "      " : "usage:", g->subs[i].usage);
+}
+
+/* A group's usage error, before a subcommand is known. */
+static int group_usage_error(const struct cli_group *g, const char *what, const char *arg)
+{
+	fprintf(stderr, "edgeauth: %s: %s%s\n", g->name, what, arg ? arg : "");
+	cli_group_usage(g, stderr);
+	return EXIT_USAGE;
+}
+
+int cli_usage_error(const struct cli_call *c, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "edgeauth: %s %s: ", c->group->name, c->sub->name);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\nusage: edgeauth [-c FILE] %s\n", c->sub->usage);
+	return EXIT_USAGE;
+}
+
+int cli_fail(const struct api_error *err)
+{
+	fprintf(stderr, "edgeauth: %s: %s\n", err->code, err->description);
+	return 1;
+}
+
+/* One option at argv[*i] (--name VALUE or --name=VALUE); *i moves past
+ * what it took. 0, or EXIT_USAGE said. */
+static int read_option(struct cli_call *c, int argc, char **argv, int *i)
+{
+	const char *arg = argv[*i], *eq = strchr(arg, '=');
+	size_t len = eq ? (size_t)(eq - arg) : strlen(arg);
+	int k = find_option(c->sub, arg, len);
+	const struct cli_option *o = k >= 0 ? &c->sub->options[k] : NULL;
+	const char *value = eq ? eq + 1 : NULL;
+
+	if (!o)
+		return cli_usage_error(c, "unknown option %.*s", (int)len, arg);
+	if (o->kind == CLI_FLAG) {
+		if (value)
+			return cli_usage_error(c, "%s takes no value", o->name);
+		c->values[k] = o->name;
+		return 0;
+	}
+	if (!value) {
+		if (*i + 1 >= argc)
+			return cli_usage_error(c, "%s needs a value", o->name);
+		value = argv[++*i];
+	}
+	if (o->kind == CLI_VALUE) {
+		if (c->values[k])
+			return cli_usage_error(c, "%s is given twice", o->name);
+		c->values[k] = value;
+	} else {
+		if (c->counts[k] == CLI_LIST_MAX)
+			return cli_usage_error(c, "%s is given more than %d times", o->name,
+			                       CLI_LIST_MAX);
+		c->lists[k][c->counts[k]++] = value;
+	}
+	return 0;
+}
+
+/* argv: the arguments after the subcommand's name. */
+static int parse(struct cli_call *c, int argc, char **argv)
+{
+	bool options_end = false;
+
+	c->json = !isatty(STDOUT_FILENO);
+	for (int i = 0; i < argc; i++) {
+		int rc = 0;
+
+		if (!options_end && !strcmp(argv[i], "--"))
+			options_end = true;
+		else if (!options_end && !strcmp(argv[i], "--json"))
+			c->json = true;
+		/* "--" only: an ID may begin with one dash (base64url); one that
+		 * begins with two comes after "--" */
+		else if (!options_end && !strncmp(argv[i], "--", 2))
+			rc = read_option(c, argc, argv, &i);
+		else if (c->sub->operand && !c->operand)
+			c->operand = argv[i];
+		else   /* not echoed: it may be a password typed where it does not belong */
+			rc = cli_usage_error(c, "argument %d is one too many", i + 1);
+		if (rc)
+			return rc;
+	}
+	for (int k = 0; k < CLI_OPTIONS_MAX && c->sub->options[k].name; k++)
+		if (c->sub->options[k].required && !c->values[k])
+			return cli_usage_error(c, "%s is required", c->sub->options[k].name);
+	if (c->sub->operand && !c->operand)
+		return cli_usage_error(c, "%s is required", c->sub->operand);
+	return 0;
+}
+
+const char *cli_arg(const struct cli_call *c, const char *name)
+{
+	int k = find_option(c->sub, name, strlen(name));
+
+	return k >= 0 ? c->values[k] : NULL;
+}
+
+const char *const *cli_arg_list(const struct cli_call *c, const char *name, size_t *n)
+{
+	int k = find_option(c->sub, name, strlen(name));
+
+	*n = k >= 0 ? c->counts[k] : 0;
+	return k >= 0 ? c->lists[k] : NULL;
+}
+
+/* The API's project_not_found (docs/api.md §"Which error wins"); an
+ * inactive project is still the operator's to manage. */
+static int project_check(struct cli_call *c)
+{
+	struct project_state ps = { 0 };
+	struct sync_result r;
+	struct api_error err;
+
+	store_project_get(c->st, c->project_id, &ps, sync_completion(&r));
+	if (sync_wait(&r, &err) < 0)
+		return cli_fail(&err);
+	if (!ps.found) {
+		api_fail(&err, E_PROJECT_NOT_FOUND, "The project does not exist.");
+		return cli_fail(&err);
+	}
+	return 0;
+}
+
+int cli_group_run(const struct cli_group *g, const struct config *cfg, int argc, char **argv)
+{
+	struct cli_call c = { .cfg = cfg, .group = g };
+	int rc;
+
+	if (argc < 1)
+		return group_usage_error(g, "which command?", NULL);
+	c.sub = find_sub(g, argv[0]);
+	if (!c.sub)
+		return group_usage_error(g, "no command ", argv[0]);
+	rc = parse(&c, argc - 1, argv + 1);
+	if (rc)
+		return rc;
+	c.project_id = cli_arg(&c, "--project");
+	c.st = cli_command_store(cfg);
+	if (!c.st)
+		return 1;
+	rc = c.project_id ? project_check(&c) : 0;
+	if (rc == 0)
+		rc = c.sub->run(&c);
+	store_close(c.st);
+	return rc;
+}
+
+int cli_group_help(const struct cli_group *g, int argc, char **argv)
+{
+	const struct cli_sub *only = argc > 0 ? find_sub(g, argv[0]) : NULL;
+
+	if (argc > 1 || (argc == 1 && !only))
+		return group_usage_error(g, "help: no command ", argv[argc - 1]);
+	for (size_t i = 0; i < g->n_subs; i++) {
+		const struct cli_sub *s = &g->subs[i];
+
+		if (only && s != only)
+			continue;
+		printf("edgeauth [-c FILE] %s\n%s\n", s->usage, s->help);
+	}
+	printf("\nOutput: a table on a terminal, JSON when stdout is not a terminal or with --json.\n"
+	       "A failure prints \"edgeauth: <code>: <sentence>\" on stderr and exits 1;"
+	       " a usage error exits 2.\n");
+	return 0;
+}
