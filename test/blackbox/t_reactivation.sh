@@ -41,8 +41,16 @@ check_status "deactivate user" 200
 req PUT "$P/users/$USER" "$(jq -cn --arg e "$EMAIL" '{display_name:"Rita",is_active:true,email:$e}')"
 check_status "reactivate user" 200
 all_dead "user reactivated"
+# a browser's sign-in now may fall in the deactivation's second, whose
+# session then gives nothing (issue33.2); a later sign-in in the same
+# browser continues that session and revives it
+JAR=$TMP/jar.user sign_in "$APP" "$REDIRECT" "$EMAIL" "$PASSWORD"
 next_second
 fresh_works "user reactivated"
+JAR=$TMP/jar.user sign_in "$APP" "$REDIRECT" "$EMAIL" "$PASSWORD"
+JAR=$TMP/jar.user authorize_get "$APP" "$REDIRECT" prompt=none
+exchange "$APP" "$REDIRECT" "$CODE" "$VERIFIER"
+check_status "issue33.2: user reactivated: a later sign-in's session signs in silently" 200
 # an update that leaves the user active ends nothing
 signed_in "user renamed"
 req PUT "$P/users/$USER" "$(jq -cn --arg e "$EMAIL" '{display_name:"Rita R",is_active:true,email:$e}')"

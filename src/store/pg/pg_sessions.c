@@ -24,11 +24,17 @@ enum {
 static const struct pg_statement statements[PS__COUNT] = {
 	[PS_START] = { "sessions_start", "SELECT sid, event FROM edgeauth_session_start($1, $2, $3,"
 		" $4, $5, $6, $7, $8, $9)", 9, true },
-	/* a live session: not ended, not expired, its user active */
+	/* a live session: not ended, not expired, its user active, its last
+	 * sign-in after the second of its user's and project's last
+	 * deactivation (the cut-off of codes and tokens, pg_tokens.c) */
 	[PS_FIND] = { "sessions_find", "SELECT s.id, s.user_id, s.auth_time, s.expires_at"
 		" FROM sessions s WHERE s.secret_hash = $1 AND s.project_id = $2"
 		" AND s.ended_at IS NULL AND s.expires_at > edgeauth_now_ms()"
-		" AND EXISTS (SELECT 1 FROM users u WHERE u.id = s.user_id AND u.is_active)", 2, false },
+		" AND EXISTS (SELECT 1 FROM users u, projects p WHERE u.id = s.user_id"
+		" AND p.id = s.project_id AND u.is_active"
+		" AND (u.tokens_valid_after IS NULL OR s.auth_time / 1000 > u.tokens_valid_after / 1000)"
+		" AND (p.tokens_valid_after IS NULL OR s.auth_time / 1000 > p.tokens_valid_after / 1000))",
+		2, false },
 	[PS_ADD_CLIENT] = { "sessions_add_client", "SELECT edgeauth_session_add_client($1, $2)",
 		2, true },
 	[PS_END] = { "sessions_end", "SELECT ended, event FROM edgeauth_session_end($1, $2, $3, $4)", 4,

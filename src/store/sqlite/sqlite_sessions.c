@@ -24,7 +24,10 @@ enum session_stmt {
 
 /* A live session of project ?2 at ?3 behind the secret hash ?1; SS_FIND
  * also wants its user active (the triggers end a deactivated user's
- * sessions; a row another tool wrote is held to it too). */
+ * sessions; a row another tool wrote is held to it too) and its last
+ * sign-in after the second of its user's and project's last deactivation,
+ * the cut-off codes and tokens follow (sqlite_tokens.c), so that a session
+ * of that second gives no codes that are dead on arrival. */
 #define SQL_LIVE \
 	" FROM sessions s WHERE s.secret_hash = ?1 AND s.project_id = ?2" \
 	" AND s.ended_at IS NULL AND s.expires_at > ?3"
@@ -33,7 +36,10 @@ static const char *const sql[SS__COUNT] = {
 	[SS_FIND_ANY_USER] = "SELECT s.id, s.user_id, s.auth_time, s.expires_at" SQL_LIVE,
 	[SS_FIND] =
 		"SELECT s.id, s.user_id, s.auth_time, s.expires_at" SQL_LIVE
-		" AND EXISTS (SELECT 1 FROM users u WHERE u.id = s.user_id AND u.is_active)",
+		" AND EXISTS (SELECT 1 FROM users u, projects p WHERE u.id = s.user_id"
+		" AND p.id = s.project_id AND u.is_active"
+		" AND (u.tokens_valid_after IS NULL OR s.auth_time / 1000 > u.tokens_valid_after / 1000)"
+		" AND (p.tokens_valid_after IS NULL OR s.auth_time / 1000 > p.tokens_valid_after / 1000))",
 	/* nothing when the user went (or was deactivated) since the password
 	 * check */
 	[SS_INSERT] =
