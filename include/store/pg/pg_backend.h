@@ -21,4 +21,13 @@ extern const struct store_tokens_ops pg_tokens_ops;
 
 extern const struct store_backend pg_backend;
 
+/* The table's close, stamp and idle (store_pg.c). */
+/* Closes the PostgreSQL side of st (store_close calls it first). */
+void pg_store_close(struct store *st);
+/* store_stamp (and store_read_stamp) on PostgreSQL: our commits and every
+ * notification move it; unknown while the node does not listen. */
+struct store_stamp pg_store_stamp(struct store *st);
+/* store_idle on PostgreSQL: no query in flight or queued. */
+bool pg_store_idle(const struct store *st);
+
 #endif

@@ -180,12 +180,18 @@ void pg_store_close(struct store *st)
 {
 	pg_pool_free(st->pg);
 	st->pg = NULL;
+	free(st->pg_node);
+	st->pg_node = NULL;
 }
 
-
-struct store_stamp pg_store_stamp(const struct store *st)
+struct store_stamp pg_store_stamp(struct store *st)
 {
 	return (struct store_stamp){ st->generation, 0, pg_pool_listening(st->pg) };
+}
+
+bool pg_store_idle(const struct store *st)
+{
+	return pg_pool_idle(st->pg);
 }
 
 /* ---- running an operation ---- */

@@ -2,8 +2,8 @@
  * The SQLite store's transactions: a request's (store_begin .. store_commit),
  * group commit's batches, the loop iteration's read transaction and the
  * stamps caches are good at, and the refusal of writes once the store's
- * files cannot be trusted (store_fail_writes). store.c opens and closes
- * the connection. Must never be used from any thread but the one that
+ * files cannot be trusted (store_fail_writes). sqlite_store.c opens and
+ * closes the connection. Must never be used from any thread but the one that
  * opened it.
  */
 #include <stdio.h>
@@ -11,11 +11,12 @@
 
 #include "log.h"
 #include "metrics.h"
+#include "sqlite_backend.h"
+#include "sqlite_stmt.h"
+#include "sqlite_store.h"
 #include "store.h"
-#include "store_pg.h"
 #include "store_events.h"
 #include "store_files.h"
-#include "store_tx_close.h"
 #include "util.h"
 
 static void read_end(struct store *st);
@@ -36,7 +37,7 @@ int store_step_write(struct store *st, sqlite3_stmt *s, const struct unique_rule
 	 * before store_read_stamp's read transaction */
 	read_end(st);
 	/* (BEGIN, COMMIT and the like count as read-only: a read goes on) */
-	if (st->failed && sqlite3_get_autocommit(st->db) && !sqlite3_stmt_readonly(s)) {
+	if (st->failed && sqlite3_get_autocommit(sqlite_of(st)->db) && !sqlite3_stmt_readonly(s)) {
 		store_stmt_finish(s);
 		return refuse_write(err);
 	}
@@ -68,14 +69,14 @@ static bool logout_writers_ran(struct store *st)
 {
 	bool ran = false;
 
-	for (size_t i = 0; i < st->logout_writer_count; i++)
-		ran |= sqlite3_stmt_status(st->logout_writers[i], SQLITE_STMTSTATUS_RUN, 1) > 0;
+	for (size_t i = 0; i < sqlite_of(st)->logout_writer_count; i++)
+		ran |= sqlite3_stmt_status(sqlite_of(st)->logout_writers[i], SQLITE_STMTSTATUS_RUN, 1) > 0;
 	return ran;
 }
 
 static int run_simple(struct store *st, enum store_core_stmt which, struct api_error *err)
 {
-	return store_step_write(st, st->core.stmt[which], NULL, 0, NULL, err);
+	return store_step_write(st, sqlite_of(st)->core.stmt[which], NULL, 0, NULL, err);
 }
 
 /* Ends the read transaction of store_read_stamp, if open: it wrote nothing,
@@ -84,27 +85,27 @@ static void read_end(struct store *st)
 {
 	struct api_error ignored;
 
-	if (!st->read_open)
+	if (!sqlite_of(st)->read_open)
 		return;
-	st->read_open = false;
-	if (run_simple(st, SQ_COMMIT, &ignored) < 0 && !sqlite3_get_autocommit(st->db))
+	sqlite_of(st)->read_open = false;
+	if (run_simple(st, SQ_COMMIT, &ignored) < 0 && !sqlite3_get_autocommit(sqlite_of(st)->db))
 		run_simple(st, SQ_ROLLBACK, &ignored);
 }
 
 /* Opens the iteration's read transaction and starts its snapshot. */
 static int read_begin(struct store *st)
 {
-	sqlite3_stmt *start = st->core.stmt[SQ_READ_START];
+	sqlite3_stmt *start = sqlite_of(st)->core.stmt[SQ_READ_START];
 	struct api_error err;
 	int rc;
 
 	if (run_simple(st, SQ_READ_BEGIN, &err) < 0)
 		return -1;
-	st->read_open = true;
+	sqlite_of(st)->read_open = true;
 	rc = store_step(st, start, &err);
 	store_stmt_finish(start);
-	if (rc < 0 || sqlite3_file_control(st->db, "main", SQLITE_FCNTL_DATA_VERSION,
-	                                   &st->read_version) != SQLITE_OK) {
+	if (rc < 0 || sqlite3_file_control(sqlite_of(st)->db, "main", SQLITE_FCNTL_DATA_VERSION,
+	                                   &sqlite_of(st)->read_version) != SQLITE_OK) {
 		read_end(st);
 		return -1;
 	}
@@ -112,13 +113,13 @@ static int read_begin(struct store *st)
 	return 0;
 }
 
-struct store_stamp store_read_stamp(struct store *st)
+struct store_stamp sqlite_store_read_stamp(struct store *st)
 {
-	if (st->pg || !sqlite3_get_autocommit(st->db))
-		return store_stamp(st);
+	if (!sqlite3_get_autocommit(sqlite_of(st)->db))
+		return sqlite_store_stamp(st);
 	if (!st->batch_mode || read_begin(st) < 0)
 		return (struct store_stamp){ .known = false };
-	return store_stamp(st);
+	return sqlite_store_stamp(st);
 }
 
 int store_begin(struct store *st, struct api_error *err)
@@ -169,7 +170,7 @@ void store_rollback(struct store *st)
 	st->generation++;
 	store_events_rolled_back(st);
 	if (!st->batch_mode) {
-		if (!sqlite3_get_autocommit(st->db))
+		if (!sqlite3_get_autocommit(sqlite_of(st)->db))
 			run_simple(st, SQ_ROLLBACK, &ignored);
 		return;
 	}
@@ -183,14 +184,16 @@ void store_rollback(struct store *st)
 
 void store_batch_enable(struct store *st, void (*opened)(void *arg), void *arg)
 {
+	struct sqlite_store *sq = sqlite_or_null(st);
+
 	st->batch_mode = true;
 	st->batch_opened = opened;
 	st->batch_arg = arg;
 	/* The batch's sync leaves the loop (store_batch_needs_sync): SQLite's
 	 * NORMAL still syncs the WAL's header and around checkpoints, only not
 	 * at each commit. */
-	if (st->db && st->synchronous_full)   /* a failure keeps FULL: SQLite then syncs too */
-		(void)sqlite3_exec(st->db, "PRAGMA synchronous = NORMAL", NULL, NULL, NULL);
+	if (sq && sq->db && sq->synchronous_full)   /* a failure keeps FULL: SQLite then syncs too */
+		(void)sqlite3_exec(sq->db, "PRAGMA synchronous = NORMAL", NULL, NULL, NULL);
 }
 
 bool store_batch_needs_sync(const struct store *st)
@@ -200,7 +203,9 @@ bool store_batch_needs_sync(const struct store *st)
 
 struct store_files *store_sync_target(struct store *st)
 {
-	return st->db && st->synchronous_full && st->batch_mode ? &st->files : NULL;
+	struct sqlite_store *sq = sqlite_or_null(st);
+
+	return sq && sq->db && sq->synchronous_full && st->batch_mode ? &sq->files : NULL;
 }
 
 /* After the WAL's name was unlinked with the store file intact, SQLite
@@ -212,31 +217,34 @@ static void rescue_unlinked_wal(struct store *st)
 {
 	int frames = -1, copied = -1, rc;
 
-	if (!st->rescue_wal || !sqlite3_get_autocommit(st->db))
+	if (!sqlite_of(st)->rescue_wal || !sqlite3_get_autocommit(sqlite_of(st)->db))
 		return;
-	st->rescue_wal = false;
-	rc = sqlite3_wal_checkpoint_v2(st->db, "main", SQLITE_CHECKPOINT_FULL, &frames, &copied);
+	sqlite_of(st)->rescue_wal = false;
+	rc = sqlite3_wal_checkpoint_v2(sqlite_of(st)->db, "main", SQLITE_CHECKPOINT_FULL, &frames, &copied);
 	if (rc == SQLITE_OK && frames == copied)
 		log_error("store: the unlinked WAL's %d frames are copied into %s: every write"
-		          " answered is kept", frames, st->files.db_path);
+		          " answered is kept", frames, sqlite_of(st)->files.db_path);
 	else
 		log_error("store: the unlinked WAL could not be copied into %s (%s, %d of %d"
-		          " frames): writes answered may be lost at the restart", st->files.db_path,
-		          sqlite3_errmsg(st->db), copied, frames);
+		          " frames): writes answered may be lost at the restart", sqlite_of(st)->files.db_path,
+		          sqlite3_errmsg(sqlite_of(st)->db), copied, frames);
 }
 
 void store_fail_writes(struct store *st, int check, const char *why)
 {
+	struct sqlite_store *sq = sqlite_or_null(st);
+
 	if (st->failed)
 		return;
 	st->failed = true;
-	st->rescue_wal = check == STORE_FILES_WAL_UNLINKED;
+	if (sq)
+		sq->rescue_wal = check == STORE_FILES_WAL_UNLINKED;
 	log_error("store: %s; every write is refused (503) until the server is restarted on"
 	          " repaired files", why);
 	metrics_store_failed();
 	/* whatever the WAL holds now must not be copied into the store file */
-	if (st->db)
-		(void)sqlite3_db_config(st->db, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, NULL);
+	if (sq && sq->db)
+		(void)sqlite3_db_config(sq->db, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, NULL);
 }
 
 bool store_writes_failed(const struct store *st)
@@ -259,11 +267,6 @@ bool store_batch_queued_logouts(const struct store *st)
 	return st->batch_queued_logouts;
 }
 
-bool store_idle(const struct store *st)
-{
-	return !st->pg || pg_pool_idle(st->pg);
-}
-
 /* Before a batch commits: a WAL or store file that is no longer the one
  * SQLite writes would take the batch where no restart finds it (or carry
  * it into a broken file); the batch is refused instead, and the store
@@ -275,7 +278,7 @@ static int files_still_ours(struct store *st, struct api_error *err)
 
 	if (st->failed)
 		return refuse_write(err);
-	check = store_files_check(&st->files, why, sizeof why);
+	check = store_files_check(&sqlite_of(st)->files, why, sizeof why);
 	if (check == 0)
 		return 0;
 	store_fail_writes(st, check, why);
@@ -288,8 +291,10 @@ int store_batch_commit(struct store *st, struct api_error *err)
 	int64_t start_us;
 	int rc;
 
-	read_end(st);
 	st->batch_needs_sync = false;
+	if (!sqlite_or_null(st))
+		return 0;   /* another backend's store: no batch of SQLite's to commit */
+	read_end(st);
 	if (!st->batch_open) {
 		rescue_unlinked_wal(st);
 		return 0;
@@ -304,39 +309,38 @@ int store_batch_commit(struct store *st, struct api_error *err)
 		rc = run_simple(st, SQ_COMMIT, err);
 	metrics_store_commit(start_us, rc == 0);
 	if (rc < 0) {
-		if (!sqlite3_get_autocommit(st->db))
+		if (!sqlite3_get_autocommit(sqlite_of(st)->db))
 			run_simple(st, SQ_ROLLBACK, &ignored);
 		store_events_drop(st);
 		rescue_unlinked_wal(st);
 		return -1;
 	}
-	st->batch_needs_sync = st->synchronous_full;
+	st->batch_needs_sync = sqlite_of(st)->synchronous_full;
 	store_events_committed(st);
 	return 0;
 }
 
-struct store_stamp store_stamp(struct store *st)
+struct store_stamp sqlite_store_stamp(struct store *st)
 {
+	struct sqlite_store *sq = sqlite_of(st);
 	struct store_stamp now = { st->generation, 0, true };
 	unsigned v = 0;
 
-	if (st->pg)
-		return pg_store_stamp(st);
 	/* a snapshot's version cannot move: asked once (read_begin), not on
 	 * each of a grant's three looks */
-	if (st->read_open) {
-		now.data_version = st->read_version;
+	if (sq->read_open) {
+		now.data_version = sq->read_version;
 		return now;
 	}
 	/* Not expected to fail for "main"; if it did, nothing may be cached. */
-	if (sqlite3_file_control(st->db, "main", SQLITE_FCNTL_DATA_VERSION, &v) != SQLITE_OK)
+	if (sqlite3_file_control(sq->db, "main", SQLITE_FCNTL_DATA_VERSION, &v) != SQLITE_OK)
 		now.known = false;
 	now.data_version = v;
 	return now;
 }
 
-void store_tx_close(struct store *st)
+void sqlite_tx_close(struct sqlite_store *sq)
 {
-	read_end(st);
-	rescue_unlinked_wal(st);
+	read_end(&sq->base);
+	rescue_unlinked_wal(&sq->base);
 }
