@@ -104,7 +104,8 @@ static int session_insert(struct store *st, const struct new_session *n, struct 
 	sqlite3_bind_int64(s, 6, n->expires_at);
 	if (store_step_write(st, s, NULL, 0, NULL, err) < 0)
 		return -1;
-	return sqlite3_changes(sqlite_of(st)->db) ? 0 : api_fail(err, E_USER_NOT_FOUND, STORE_SESSION_USER_GONE);
+	return sqlite3_changes(sqlite_of(st)->db) ? 0
+	       : api_fail(err, E_USER_NOT_FOUND, STORE_SESSION_USER_GONE);
 }
 
 static int session_continue(struct store *st, const struct new_session *n, const char *id,

@@ -67,10 +67,11 @@ int store_step_write(struct store *st, sqlite3_stmt *s, const struct unique_rule
  * last call (SQLite counts a statement's runs; reading resets the count). */
 static bool logout_writers_ran(struct store *st)
 {
+	struct sqlite_store *sq = sqlite_of(st);
 	bool ran = false;
 
-	for (size_t i = 0; i < sqlite_of(st)->logout_writer_count; i++)
-		ran |= sqlite3_stmt_status(sqlite_of(st)->logout_writers[i], SQLITE_STMTSTATUS_RUN, 1) > 0;
+	for (size_t i = 0; i < sq->logout_writer_count; i++)
+		ran |= sqlite3_stmt_status(sq->logout_writers[i], SQLITE_STMTSTATUS_RUN, 1) > 0;
 	return ran;
 }
 
@@ -83,29 +84,31 @@ static int run_simple(struct store *st, enum store_core_stmt which, struct api_e
  * so its end cannot lose anything. */
 static void read_end(struct store *st)
 {
+	struct sqlite_store *sq = sqlite_of(st);
 	struct api_error ignored;
 
-	if (!sqlite_of(st)->read_open)
+	if (!sq->read_open)
 		return;
-	sqlite_of(st)->read_open = false;
-	if (run_simple(st, SQ_COMMIT, &ignored) < 0 && !sqlite3_get_autocommit(sqlite_of(st)->db))
+	sq->read_open = false;
+	if (run_simple(st, SQ_COMMIT, &ignored) < 0 && !sqlite3_get_autocommit(sq->db))
 		run_simple(st, SQ_ROLLBACK, &ignored);
 }
 
 /* Opens the iteration's read transaction and starts its snapshot. */
 static int read_begin(struct store *st)
 {
-	sqlite3_stmt *start = sqlite_of(st)->core.stmt[SQ_READ_START];
+	struct sqlite_store *sq = sqlite_of(st);
+	sqlite3_stmt *start = sq->core.stmt[SQ_READ_START];
 	struct api_error err;
 	int rc;
 
 	if (run_simple(st, SQ_READ_BEGIN, &err) < 0)
 		return -1;
-	sqlite_of(st)->read_open = true;
+	sq->read_open = true;
 	rc = store_step(st, start, &err);
 	store_stmt_finish(start);
-	if (rc < 0 || sqlite3_file_control(sqlite_of(st)->db, "main", SQLITE_FCNTL_DATA_VERSION,
-	                                   &sqlite_of(st)->read_version) != SQLITE_OK) {
+	if (rc < 0 || sqlite3_file_control(sq->db, "main", SQLITE_FCNTL_DATA_VERSION,
+	                                   &sq->read_version) != SQLITE_OK) {
 		read_end(st);
 		return -1;
 	}
@@ -215,19 +218,20 @@ struct store_files *store_sync_target(struct store *st)
  * transaction (a checkpoint waits for none of its own connection). */
 static void rescue_unlinked_wal(struct store *st)
 {
+	struct sqlite_store *sq = sqlite_of(st);
 	int frames = -1, copied = -1, rc;
 
-	if (!sqlite_of(st)->rescue_wal || !sqlite3_get_autocommit(sqlite_of(st)->db))
+	if (!sq->rescue_wal || !sqlite3_get_autocommit(sq->db))
 		return;
-	sqlite_of(st)->rescue_wal = false;
-	rc = sqlite3_wal_checkpoint_v2(sqlite_of(st)->db, "main", SQLITE_CHECKPOINT_FULL, &frames, &copied);
+	sq->rescue_wal = false;
+	rc = sqlite3_wal_checkpoint_v2(sq->db, "main", SQLITE_CHECKPOINT_FULL, &frames, &copied);
 	if (rc == SQLITE_OK && frames == copied)
 		log_error("store: the unlinked WAL's %d frames are copied into %s: every write"
-		          " answered is kept", frames, sqlite_of(st)->files.db_path);
+		          " answered is kept", frames, sq->files.db_path);
 	else
 		log_error("store: the unlinked WAL could not be copied into %s (%s, %d of %d"
-		          " frames): writes answered may be lost at the restart", sqlite_of(st)->files.db_path,
-		          sqlite3_errmsg(sqlite_of(st)->db), copied, frames);
+		          " frames): writes answered may be lost at the restart", sq->files.db_path,
+		          sqlite3_errmsg(sq->db), copied, frames);
 }
 
 void store_fail_writes(struct store *st, int check, const char *why)
@@ -287,6 +291,7 @@ static int files_still_ours(struct store *st, struct api_error *err)
 
 int store_batch_commit(struct store *st, struct api_error *err)
 {
+	struct sqlite_store *sq = sqlite_of(st);
 	struct api_error ignored;
 	int64_t start_us;
 	int rc;
@@ -309,13 +314,13 @@ int store_batch_commit(struct store *st, struct api_error *err)
 		rc = run_simple(st, SQ_COMMIT, err);
 	metrics_store_commit(start_us, rc == 0);
 	if (rc < 0) {
-		if (!sqlite3_get_autocommit(sqlite_of(st)->db))
+		if (!sqlite3_get_autocommit(sq->db))
 			run_simple(st, SQ_ROLLBACK, &ignored);
 		store_events_drop(st);
 		rescue_unlinked_wal(st);
 		return -1;
 	}
-	st->batch_needs_sync = sqlite_of(st)->synchronous_full;
+	st->batch_needs_sync = sq->synchronous_full;
 	store_events_committed(st);
 	return 0;
 }
