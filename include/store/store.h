@@ -21,31 +21,12 @@
 /* Operations a request uses take a struct completion (flow.h) and call it
  * once: the SQLite backend before it returns; a backend that waits on a
  * network will call it later, from the loop. */
-struct pg_pool;
-
-/* A PostgreSQL purge (store_pg.h, pg_purge_run): it answers after the tick
- * that started it, so a tick reads the count of the last run that ended. */
-struct store_purge_run {
-	bool busy;            /* a run is in flight: the tick starts none */
-	long long count;      /* the run's, as its result has it */
-	int last;             /* rows the last ended run deleted; 0 after a failure */
-	const char *what;     /* for the log line of a failure */
-};
-enum { STORE_PURGE_TOKENS, STORE_PURGE_SESSIONS, STORE_PURGE_EVENTS, STORE_PURGE__N };
-
 struct store_backend;
 
 struct store {
 	/* The backend's table of operations (store_backend.h), set at open:
 	 * the front's functions call through it. */
 	const struct store_backend *be;
-	/* The PostgreSQL backend (store_pg.h) when [store] backend = postgres;
-	 * then db is NULL, and each operation's first line hands it over. */
-	struct pg_pool *pg;
-	/* This node's name there (its host and listen address: the same after
-	 * a restart, another node's differs): its outbox claims (pg_outbox.c). */
-	char *pg_node;
-	struct store_purge_run purges[STORE_PURGE__N];
 	/* The audit trail's sink and the records of events that wait for their
 	 * commit, each ending in '\n' (store_events.h). */
 	const struct event_origin *events_origin;   /* store_events_origin */
