@@ -20,8 +20,6 @@
 struct event;
 struct event_base;
 
-#define TICK_MS 250              /* deadlines, and the listener's ping */
-
 /* libpq's parameters: TCP keepalives (a peer that vanished is noticed),
  * then the operator's url, then what edgeauth needs; the listening
  * connection names itself apart (pg_stat_activity). */

@@ -19,6 +19,8 @@
 #include "pq_lib.h"
 #include "util.h"
 
+#define TICK_MS 250              /* deadlines, and the listener's ping */
+
 /* ---- queries ---- */
 
 struct pg_query *pg_query_new(enum query_kind kind, const struct pg_statement *stmt,
