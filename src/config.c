@@ -17,6 +17,9 @@
 #include "util.h"
 #include "validate.h"
 
+/* The table of keys (config_keys.c), by a short name. */
+static const struct config_key *const keys = config_key_table;
+
 struct load_state {
 	struct config *cfg;
 	FILE *file;
@@ -31,7 +34,7 @@ struct load_state {
 const struct config_key *config_keys(size_t *count)
 {
 	*count = config_key_count;
-	return config_key_table;
+	return keys;
 }
 
 static void *field_of(struct config *cfg, const struct config_key *k)
@@ -84,8 +87,8 @@ static int apply(struct config *cfg, const struct config_key *k, const char *val
 	else
 		rc = set_number(k, field_of(cfg, k), value, reason);
 	if (rc == 0) {
-		free(cfg->values[k - config_key_table]);
-		cfg->values[k - config_key_table] = xstrdup(value);
+		free(cfg->values[k - keys]);
+		cfg->values[k - keys] = xstrdup(value);
 	}
 	return rc;
 }
@@ -97,7 +100,7 @@ void config_init(struct config *cfg)
 	memset(cfg, 0, sizeof *cfg);
 	cfg->values = xcalloc(config_key_count, sizeof *cfg->values);
 	for (size_t i = 0; i < config_key_count; i++) {
-		int rc = apply(cfg, &config_key_table[i], config_key_table[i].default_value, reason);
+		int rc = apply(cfg, &keys[i], keys[i].default_value, reason);
 		assert(rc == 0);   /* the table's own defaults */
 		(void)rc;
 	}
@@ -106,10 +109,10 @@ void config_init(struct config *cfg)
 void config_release(struct config *cfg)
 {
 	for (size_t i = 0; i < config_key_count; i++) {
-		if (config_key_table[i].type == CONFIG_STRING || config_key_table[i].type == CONFIG_OPTIONAL_STRING)
-			free(*(char **)field_of(cfg, &config_key_table[i]));
-		else if (config_key_table[i].type == CONFIG_PARSED && config_key_table[i].release)
-			config_key_table[i].release(cfg);
+		if (keys[i].type == CONFIG_STRING || keys[i].type == CONFIG_OPTIONAL_STRING)
+			free(*(char **)field_of(cfg, &keys[i]));
+		else if (keys[i].type == CONFIG_PARSED && keys[i].release)
+			keys[i].release(cfg);
 	}
 	for (size_t i = 0; cfg->values && i < config_key_count; i++)
 		free(cfg->values[i]);
@@ -151,13 +154,13 @@ int config_reload(struct config *cfg, const char *path,
 
 		if (!strcmp(cfg->values[i], next.values[i]))
 			continue;
-		applied = config_key_table[i].reload && (tls_stays || !is_tls_pair(&config_key_table[i]));
+		applied = keys[i].reload && (tls_stays || !is_tls_pair(&keys[i]));
 		if (applied) {
-			int rc = apply(cfg, &config_key_table[i], next.values[i], reason);
+			int rc = apply(cfg, &keys[i], next.values[i], reason);
 			assert(rc == 0);   /* the same text next took */
 			(void)rc;
 		}
-		changed(&config_key_table[i], applied, arg);
+		changed(&keys[i], applied, arg);
 	}
 	config_release(&next);
 	return 0;
@@ -208,12 +211,12 @@ char *config_dump(const struct config *cfg)
 	                      " included); secrets masked.\n", cfg->source ? cfg->source : "defaults");
 
 	for (size_t i = 0; i < config_key_count; i++) {
-		char *value = config_key_table[i].secret ? config_mask_secret(cfg->values[i])
+		char *value = keys[i].secret ? config_mask_secret(cfg->values[i])
 		                             : xstrdup(cfg->values[i]);
 
-		if (i == 0 || strcmp(config_key_table[i].section, config_key_table[i - 1].section))
-			append(&out, "%s\n[%s]%s\n", config_key_table[i].section, "");
-		append(&out, *value ? "%s%s = %s\n" : "%s%s =%s\n", config_key_table[i].key, value);
+		if (i == 0 || strcmp(keys[i].section, keys[i - 1].section))
+			append(&out, "%s\n[%s]%s\n", keys[i].section, "");
+		append(&out, *value ? "%s%s = %s\n" : "%s%s =%s\n", keys[i].key, value);
 		free(value);
 	}
 	return out;
@@ -240,7 +243,7 @@ bool config_cors_allowed(const struct config *cfg, const char *origin)
 static bool known_section(const char *name, size_t len)
 {
 	for (size_t i = 0; i < config_key_count; i++)
-		if (strlen(config_key_table[i].section) == len && !strncmp(name, config_key_table[i].section, len))
+		if (strlen(keys[i].section) == len && !strncmp(name, keys[i].section, len))
 			return true;
 	return false;
 }
@@ -249,9 +252,9 @@ static int handle_entry(struct load_state *ls, const char *section, const char *
                         const char *value)
 {
 	for (size_t i = 0; i < config_key_count; i++)
-		if (!strcmp(config_key_table[i].section, section) && !strcmp(config_key_table[i].key, name)) {
+		if (!strcmp(keys[i].section, section) && !strcmp(keys[i].key, name)) {
 			ls->key_line[i] = ls->lineno;
-			return apply(ls->cfg, &config_key_table[i], value, ls->entry_reason) == 0;
+			return apply(ls->cfg, &keys[i], value, ls->entry_reason) == 0;
 		}
 	if (known_section(section, strlen(section)))
 		snprintf(ls->entry_reason, sizeof ls->entry_reason, "unknown key '%s' in [%s]", name,
@@ -328,7 +331,7 @@ static char *read_line(char *str, int num, void *stream)
 static int line_of(const struct load_state *ls, const char *section, const char *key)
 {
 	for (size_t i = 0; i < config_key_count; i++)
-		if (!strcmp(config_key_table[i].section, section) && !strcmp(config_key_table[i].key, key))
+		if (!strcmp(keys[i].section, section) && !strcmp(keys[i].key, key))
 			return ls->key_line[i];
 	return 0;
 }
@@ -399,7 +402,7 @@ static int resolve_paths(struct config *cfg, const char *path, char *errbuf, siz
 		return -1;
 	}
 	for (size_t i = 0; i < config_key_count; i++) {
-		char **field = config_key_table[i].path ? field_of(cfg, &config_key_table[i]) : NULL;
+		char **field = keys[i].path ? field_of(cfg, &keys[i]) : NULL;
 
 		if (field && *field && **field != '/') {
 			char *resolved = path_under(dir, *field);
