@@ -40,7 +40,8 @@ static void setup(void)
 	fx.st = store_open(fx.db, false, fx.errbuf, sizeof fx.errbuf);
 	ck_assert_msg(fx.st != NULL, "%s", fx.errbuf);
 	ck_assert_int_eq(store_project_create(fx.st, "p", &fx.p, &fx.err), 0);
-	check_sql(sqlite_of(fx.st)->db, "INSERT INTO users (id, project_id, display_name, created_at, updated_at)"
+	check_sql(sqlite_of(fx.st)->db,
+	          "INSERT INTO users (id, project_id, display_name, created_at, updated_at)"
 	          " VALUES ('u1', %Q, 'U', 1, 1);"
 	          "INSERT INTO sessions (id, secret_hash, project_id, user_id, auth_time, created_at,"
 	          " expires_at) VALUES ('s1', 'h1', %Q, 'u1', 1, 1, 9e15),"

@@ -339,7 +339,8 @@ START_TEST(test_record_odd_rows)
 		sql = sqlite3_mprintf("UPDATE clients SET redirect_uris = %Q,"
 		                      " post_logout_redirect_uris = %Q, created_at = -1"
 		                      " WHERE id = %Q", uris[i], uris[i], id);
-		ck_assert_int_eq(sqlite3_exec(sqlite_of(fx.st)->db, sql, NULL, NULL, NULL), SQLITE_OK);
+		ck_assert_int_eq(sqlite3_exec(sqlite_of(fx.st)->db, sql, NULL, NULL, NULL),
+		                 SQLITE_OK);
 		sqlite3_free(sql);
 		ck_assert_int_eq(client_update(fx.p1.project_id, id, &same, NULL), 0);
 		expect_record_shape(fx.rec);
@@ -363,7 +364,8 @@ START_TEST(test_insert_grant_admin)
 {
 	struct client_fields f = { .name = "second admin", .redirect_uris = "[]" };
 
-	check_sql(sqlite_of(fx.st)->db, "INSERT INTO resources (id, project_id, name, code, is_default,"
+	check_sql(sqlite_of(fx.st)->db,
+	          "INSERT INTO resources (id, project_id, name, code, is_default,"
 	          " created_at, updated_at) VALUES ('ro', %Q, 'Orders', 'orders', 0, 1, 1);"
 	          " INSERT INTO permissions (id, resource_id, project_id, name, code, position)"
 	          " VALUES ('po', 'ro', %Q, 'Read', 'read', 0)", fx.p2.project_id,
@@ -477,7 +479,8 @@ static char *client_row(const char *id)
 	sqlite3_stmt *s;
 	char *row;
 
-	ck_assert_int_eq(sqlite3_prepare_v2(sqlite_of(fx.st)->db, "SELECT json_array(name, redirect_uris,"
+	ck_assert_int_eq(sqlite3_prepare_v2(sqlite_of(fx.st)->db,
+	                                    "SELECT json_array(name, redirect_uris,"
 	                 " post_logout_redirect_uris, backchannel_logout_uri,"
 	                 " token_endpoint_auth_method, id_token_signed_response_alg, updated_at)"
 	                 " FROM clients WHERE id = ?1", -1, &s, NULL), SQLITE_OK);

@@ -229,7 +229,8 @@ START_TEST(test_list_filters)
 	ck_assert_int_eq(write_event("p2", EVENT_ROLE_CREATE, false), 0);
 	ck_assert_int_eq(write_event(NULL, EVENT_KEY_ROTATE, false), 0);
 	ck_assert_int_eq(write_event("p1", EVENT_ROLE_DELETE, false), 0);
-	check_sql(sqlite_of(fx.st)->db, "UPDATE events SET time = 1000 WHERE action = 'key.rotate'");
+	check_sql(sqlite_of(fx.st)->db,
+	          "UPDATE events SET time = 1000 WHERE action = 'key.rotate'");
 	ck_assert_int_eq(list(NULL, 0, NULL), 4);
 	/* oldest first: the key rotation is now the oldest */
 	ck_assert_ptr_eq(strstr(fx.listed, "key.rotate"), strstr(fx.listed, "\"action\"") + 10);

@@ -43,7 +43,8 @@ static void setup(void)
 	fx.st = store_open(fx.db, false, errbuf, sizeof errbuf);
 	ck_assert_msg(fx.st != NULL, "%s", errbuf);
 	ck_assert_int_eq(store_project_create(fx.st, "p", &fx.p, &fx.err), 0);
-	ck_assert_int_eq(sqlite3_exec(sqlite_of(fx.st)->db, "INSERT INTO users (id, project_id, display_name,"
+	ck_assert_int_eq(sqlite3_exec(sqlite_of(fx.st)->db,
+	                              "INSERT INTO users (id, project_id, display_name,"
 	                              " created_at, updated_at) SELECT 'u1', id, 'U', 1, 1 FROM projects",
 	                              NULL, NULL, NULL), SQLITE_OK);
 }
@@ -247,7 +248,8 @@ static void exec(const char *fmt, ...)
 	va_start(ap, fmt);
 	sql = sqlite3_vmprintf(fmt, ap);
 	va_end(ap);
-	ck_assert_msg(sqlite3_exec(sqlite_of(fx.st)->db, sql, NULL, NULL, NULL) == SQLITE_OK, "%s: %s", sql,
+	ck_assert_msg(sqlite3_exec(sqlite_of(fx.st)->db, sql, NULL, NULL, NULL) == SQLITE_OK,
+	              "%s: %s", sql,
 	              sqlite3_errmsg(sqlite_of(fx.st)->db));
 	sqlite3_free(sql);
 }

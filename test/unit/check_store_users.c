@@ -1153,7 +1153,8 @@ START_TEST(test_search_pending_users)
 	ck_assert_int_eq(user_update(proj.project_id, ids[1], &f, NULL, &rec, &err), 0);
 	json_decref(rec);
 	ck_assert_int_eq(rows_in("user_suffixes_pending"), 2);
-	expect_index_matches_table(sqlite_of(st)->db);   /* the update's keys, none of the old name */
+	/* the update's keys, none of the old name */
+	expect_index_matches_table(sqlite_of(st)->db);
 	expect_found("pending", "p0");
 	expect_found("waiting q", "p1");
 	exec_sql("DELETE FROM users WHERE external_user_id = 'p1'");   /* no API deletes users */
@@ -1230,7 +1231,8 @@ START_TEST(test_search_index_built_by_migration)
 	old = store_open(old_path, false, errbuf, sizeof errbuf);
 	ck_assert_msg(old != NULL, "%s", errbuf);
 	expect_index_matches_table(sqlite_of(old)->db);
-	ck_assert_int_eq(sqlite3_prepare_v2(sqlite_of(old)->db, "SELECT group_concat(u.id) FROM user_suffixes s"
+	ck_assert_int_eq(sqlite3_prepare_v2(sqlite_of(old)->db,
+	                                    "SELECT group_concat(u.id) FROM user_suffixes s"
 	                 " JOIN users u ON u.rowid = s.user_rowid WHERE s.suffix = 'timer'",
 	                 -1, &s, NULL), SQLITE_OK);
 	ck_assert_int_eq(sqlite3_step(s), SQLITE_ROW);
