@@ -95,8 +95,8 @@ enum config_type {
 
 #define CONFIG_REASON_MAX 160
 
-/* One key of the file: the table in config.c holds every key, and is the
- * only place a key, its type, range and default are written. */
+/* One key of the file: the table in config_keys.c holds every key, and is
+ * the only place a key, its type, range and default are written. */
 struct config_key {
 	const char *section;
 	const char *key;
@@ -115,7 +115,11 @@ struct config_key {
 	bool reload;   /* a SIGHUP reload applies a change (config_reload); else at restart */
 };
 
-/* The table, in the order of etc/edgeauth.conf; *count keys. */
+/* The table (config_keys.c), in the order of etc/edgeauth.conf, and its
+ * number of keys. */
+extern const struct config_key config_key_table[];
+extern const size_t config_key_count;
+/* The same: the table, *count keys. */
 const struct config_key *config_keys(size_t *count);
 
 /* Fills cfg with the defaults of docs/operations.md §"Configuration" (the table's). */

@@ -12,11 +12,13 @@
 #include <strings.h>
 #include <ini.h>
 
-#include "cidr.h"
 #include "config.h"
 #include "pg_url.h"
 #include "util.h"
 #include "validate.h"
+
+/* The table of keys (config_keys.c), by a short name. */
+static const struct config_key *const keys = config_key_table;
 
 struct load_state {
 	struct config *cfg;
@@ -28,346 +30,10 @@ struct load_state {
 	int *key_line;       /* per key of the table: the line that set it, 0 for none */
 };
 
-static void free_origins(char **origins)
-{
-	for (char **o = origins; o && *o; o++)
-		free(*o);
-	free(origins);
-}
-
-/* "host:port", "[v6]:port" into a new *host and *port. */
-static int parse_host_port(const char *value, char **host_out, int *port_out,
-                           char reason[CONFIG_REASON_MAX])
-{
-	const char *colon = strrchr(value, ':');
-	const char *host = value;
-	size_t host_len;
-	long port;
-
-	if (!colon || parse_long_range(colon + 1, 1, 65535, &port) < 0)
-		goto bad;
-	host_len = (size_t)(colon - value);
-	if (host_len >= 2 && host[0] == '[' && host[host_len - 1] == ']') {
-		host++;
-		host_len -= 2;
-	}
-	if (host_len == 0 || (host == value && memchr(host, ':', host_len)))
-		goto bad;   /* an IPv6 address needs brackets: [::1]:8080 */
-	free(*host_out);
-	*host_out = xstrndup(host, host_len);
-	*port_out = (int)port;
-	return 0;
-bad:
-	snprintf(reason, CONFIG_REASON_MAX, "expected HOST:PORT, e.g. 127.0.0.1:8080");
-	return -1;
-}
-
-static int parse_listen(struct config *cfg, const char *value, char reason[CONFIG_REASON_MAX])
-{
-	return parse_host_port(value, &cfg->listen_host, &cfg->listen_port, reason);
-}
-
-/* Empty: no metrics listener. */
-static int parse_metrics_listen(struct config *cfg, const char *value,
-                                char reason[CONFIG_REASON_MAX])
-{
-	if (*value)
-		return parse_host_port(value, &cfg->metrics_host, &cfg->metrics_port, reason);
-	free(cfg->metrics_host);
-	cfg->metrics_host = NULL;
-	return 0;
-}
-
-static void release_metrics_listen(struct config *cfg)
-{
-	free(cfg->metrics_host);
-}
-
-static void release_listen(struct config *cfg)
-{
-	free(cfg->listen_host);
-}
-
-static int parse_issuer(struct config *cfg, const char *value, char reason[CONFIG_REASON_MAX])
-{
-	size_t n = strlen(value);
-
-	if (!validate_http_url(value) || value[n - 1] == '/' || strchr(value, '?') ||
-	    strchr(value, '#')) {
-		snprintf(reason, CONFIG_REASON_MAX,
-		         "expected an absolute http(s) URL without a trailing slash");
-		return -1;
-	}
-	free(cfg->issuer);
-	cfg->issuer = xstrdup(value);
-	return 0;
-}
-
-static void release_issuer(struct config *cfg)
-{
-	free(cfg->issuer);
-}
-
-/* Space- or tab-separated; empty is no origin at all. */
-static int parse_origins(struct config *cfg, const char *value, char reason[CONFIG_REASON_MAX])
-{
-	char *copy = xstrdup(value), *save = NULL, *tok;
-	size_t n = 0;
-
-	(void)reason;   /* any list will do */
-	free_origins(cfg->cors_origins);
-	cfg->cors_origins = xcalloc(1, sizeof(char *));
-	for (tok = strtok_r(copy, " \t", &save); tok; tok = strtok_r(NULL, " \t", &save)) {
-		cfg->cors_origins = xrealloc(cfg->cors_origins, (n + 2) * sizeof(char *));
-		cfg->cors_origins[n++] = xstrdup(tok);
-		cfg->cors_origins[n] = NULL;
-	}
-	free(copy);
-	return 0;
-}
-
-static void release_origins(struct config *cfg)
-{
-	free_origins(cfg->cors_origins);
-}
-
-/* Space- or tab-separated CIDRs into *list, *n; empty is none. */
-static int parse_cidrs(const char *value, struct cidr **list, size_t *n,
-                       char reason[CONFIG_REASON_MAX])
-{
-	struct cidr *parsed;
-	size_t count;
-
-	if (cidr_parse_list(value, &parsed, &count, reason, CONFIG_REASON_MAX) < 0)
-		return -1;
-	free(*list);
-	*list = parsed;
-	*n = count;
-	return 0;
-}
-
-static int parse_trusted_proxies(struct config *cfg, const char *value,
-                                 char reason[CONFIG_REASON_MAX])
-{
-	return parse_cidrs(value, &cfg->trusted_proxies, &cfg->trusted_proxies_count, reason);
-}
-
-static void release_trusted_proxies(struct config *cfg)
-{
-	free(cfg->trusted_proxies);
-}
-
-static int parse_synchronous(struct config *cfg, const char *value,
-                             char reason[CONFIG_REASON_MAX])
-{
-	if (strcmp(value, "full") != 0 && strcmp(value, "normal") != 0) {
-		snprintf(reason, CONFIG_REASON_MAX, "synchronous must be full or normal");
-		return -1;
-	}
-	cfg->synchronous_full = !strcmp(value, "full");
-	return 0;
-}
-
-static int parse_backend(struct config *cfg, const char *value, char reason[CONFIG_REASON_MAX])
-{
-	if (strcmp(value, "sqlite") != 0 && strcmp(value, "postgres") != 0) {
-		snprintf(reason, CONFIG_REASON_MAX, "backend must be sqlite or postgres");
-		return -1;
-	}
-	cfg->store_postgres = !strcmp(value, "postgres");
-	return 0;
-}
-
-/* Any text: what it must be is checked once the whole file is read
- * (check_store_url), since that depends on [store] backend and
- * insecure_transport. */
-static int parse_url(struct config *cfg, const char *value, char reason[CONFIG_REASON_MAX])
-{
-	(void)reason;
-	free(cfg->store_url);
-	cfg->store_url = xstrdup(value);
-	return 0;
-}
-
-static void release_url(struct config *cfg)
-{
-	free(cfg->store_url);
-}
-
-static int parse_insecure_transport(struct config *cfg, const char *value,
-                                    char reason[CONFIG_REASON_MAX])
-{
-	if (parse_bool(value, &cfg->insecure_transport) < 0) {
-		snprintf(reason, CONFIG_REASON_MAX, "expected true or false");
-		return -1;
-	}
-	return 0;
-}
-
-static int parse_log_format(struct config *cfg, const char *value,
-                            char reason[CONFIG_REASON_MAX])
-{
-	if (strcmp(value, "text") != 0 && strcmp(value, "json") != 0) {
-		snprintf(reason, CONFIG_REASON_MAX, "format must be text or json");
-		return -1;
-	}
-	cfg->log_format = !strcmp(value, "json") ? LOG_JSON : LOG_TEXT;
-	return 0;
-}
-
-/* Empty is none (the default rules of backchannel.h). */
-static int parse_backchannel_allow(struct config *cfg, const char *value,
-                                   char reason[CONFIG_REASON_MAX])
-{
-	return parse_cidrs(value, &cfg->backchannel_allow, &cfg->backchannel_allow_count, reason);
-}
-
-static void release_backchannel_allow(struct config *cfg)
-{
-	free(cfg->backchannel_allow);
-}
-
-/* A field's offset, once the compiler has checked that the field has the C
- * type its row's CONFIG_ type writes (a mismatch would write past it). */
-#define FIELD(name, ctype) (offsetof(struct config, name) + 0 * sizeof(struct { \
-	_Static_assert(_Generic(((struct config *)0)->name, ctype: 1, default: 0), \
-	               "config field " #name " is not " #ctype); char c; }))
-#define INT_FIELD(name) .type = CONFIG_INT, .offset = FIELD(name, int)
-#define LONG_FIELD(name) .type = CONFIG_LONG, .offset = FIELD(name, long)
-#define U32_FIELD(name) .type = CONFIG_U32, .offset = FIELD(name, uint32_t)
-#define STRING_FIELD(name) .type = CONFIG_STRING, .offset = FIELD(name, char *)
-#define OPTIONAL_STRING_FIELD(name) .type = CONFIG_OPTIONAL_STRING, .offset = FIELD(name, char *)
-#define DAY_S (24L * 3600)
-
-/*
- * Every key: its section, name, type, range and default, and nothing about
- * a key anywhere else (tmux's options-table.c is the model). The defaults
- * are docs/operations.md §"Configuration"'s, written as in the file; check_config tests that
- * etc/edgeauth.conf and docs/configuration.md's table show exactly these.
- */
-static const struct config_key keys[] = {
-	{ .section = "server", .key = "listen", .type = CONFIG_PARSED, .parse = parse_listen,
-	  .release = release_listen, .default_value = "127.0.0.1:8080" },
-	{ .section = "server", .key = "issuer", .type = CONFIG_PARSED, .parse = parse_issuer,
-	  .release = release_issuer, .default_value = "http://127.0.0.1:8080" },
-	{ .section = "server", .key = "max_body_bytes", LONG_FIELD(max_body_bytes),
-	  .min = 1024, .max = 64L * 1024 * 1024, .default_value = "65536" },
-	{ .section = "server", .key = "max_header_bytes", LONG_FIELD(max_header_bytes),
-	  .min = 1024, .max = 1024L * 1024, .default_value = "16384" },
-	{ .section = "server", .key = "request_timeout_s", INT_FIELD(request_timeout_s),
-	  .min = 1, .max = 3600, .default_value = "10" },
-	{ .section = "server", .key = "stop_grace_s", INT_FIELD(stop_grace_s),
-	  .min = 1, .max = 3600, .default_value = "5" },
-	{ .section = "server", .key = "max_connections", INT_FIELD(max_connections),
-	  .min = 1, .max = 1000000, .default_value = "1024" },
-	{ .section = "server", .key = "max_connections_per_address",
-	  INT_FIELD(max_connections_per_address), .min = 1, .max = 1000000, .default_value = "64" },
-	{ .section = "server", .key = "cors_origins", .reload = true, .type = CONFIG_PARSED,
-	  .parse = parse_origins, .release = release_origins, .default_value = "" },
-	{ .section = "server", .key = "trusted_proxies", .reload = true, .type = CONFIG_PARSED,
-	  .parse = parse_trusted_proxies, .release = release_trusted_proxies, .default_value = "" },
-	{ .section = "server", .key = "tls_cert", .reload = true, OPTIONAL_STRING_FIELD(tls_cert),
-	  .default_value = "", .path = true },
-	{ .section = "server", .key = "tls_key", .reload = true, OPTIONAL_STRING_FIELD(tls_key),
-	  .default_value = "", .path = true },
-	{ .section = "server", .key = "hsts_max_age_s", .reload = true, LONG_FIELD(hsts_max_age_s),
-	  .min = 0, .max = 2 * 365 * DAY_S, .default_value = "0" },
-
-	{ .section = "store", .key = "path", STRING_FIELD(store_path),
-	  .default_value = "var/edgeauth.db", .conf_value = "../var/edgeauth.db", .path = true },
-	{ .section = "store", .key = "synchronous", .type = CONFIG_PARSED,
-	  .parse = parse_synchronous, .default_value = "full" },
-	{ .section = "store", .key = "backend", .type = CONFIG_PARSED,
-	  .parse = parse_backend, .default_value = "sqlite" },
-	{ .section = "store", .key = "url", .type = CONFIG_PARSED, .parse = parse_url,
-	  .release = release_url, .default_value = "", .secret = true },
-	{ .section = "store", .key = "pool_size", INT_FIELD(pool_size),
-	  .min = 1, .max = 64, .default_value = "4" },
-	{ .section = "store", .key = "pg_timeout_ms", INT_FIELD(pg_timeout_ms),
-	  .min = 250, .max = 60000, .default_value = "3000" },
-	{ .section = "store", .key = "insecure_transport", .type = CONFIG_PARSED,
-	  .parse = parse_insecure_transport, .default_value = "false" },
-
-	{ .section = "tokens", .key = "access_ttl_s", .reload = true, LONG_FIELD(access_ttl_s),
-	  .min = 1, .max = 31 * DAY_S, .default_value = "900" },
-	{ .section = "tokens", .key = "refresh_ttl_s", .reload = true, LONG_FIELD(refresh_ttl_s),
-	  .min = 1, .max = 3650 * DAY_S, .default_value = "2592000" },
-	{ .section = "tokens", .key = "code_ttl_s", .reload = true, LONG_FIELD(code_ttl_s),
-	  .min = 1, .max = 3600, .default_value = "60" },
-	{ .section = "tokens", .key = "purge_interval_s", .reload = true, INT_FIELD(purge_interval_s),
-	  .min = 1, .max = 86400, .default_value = "30" },
-	{ .section = "tokens", .key = "purge_grace_s", .reload = true, LONG_FIELD(purge_grace_s),
-	  .min = 0, .max = 3650 * DAY_S, .default_value = "86400" },
-	{ .section = "tokens", .key = "signing_key", STRING_FIELD(signing_key),
-	  .default_value = "var/signing-key.pem", .conf_value = "../var/signing-key.pem",
-	  .path = true },
-	{ .section = "tokens", .key = "key_encryption_key_file",
-	  STRING_FIELD(key_encryption_key_file), .default_value = "var/key-encryption.key",
-	  .conf_value = "../var/key-encryption.key", .path = true },
-	{ .section = "tokens", .key = "key_activation_delay_s", .reload = true,
-	  LONG_FIELD(key_activation_delay_s),
-	  .min = 0, .max = 30 * DAY_S, .default_value = "3600" },
-	{ .section = "tokens", .key = "refresh_reuse_grace_s", .reload = true,
-	  INT_FIELD(refresh_reuse_grace_s),
-	  .min = 0, .max = 60, .default_value = "0" },
-	{ .section = "tokens", .key = "max_rotations_per_minute", .reload = true,
-	  INT_FIELD(max_rotations_per_minute), .min = 1, .max = 1000000, .default_value = "30" },
-
-	{ .section = "passwords", .key = "argon2_memory_kib", U32_FIELD(argon2_memory_kib),
-	  .min = 8, .max = 4L * 1024 * 1024, .default_value = "19456" },
-	{ .section = "passwords", .key = "argon2_iterations", U32_FIELD(argon2_iterations),
-	  .min = 1, .max = 100, .default_value = "2" },
-	{ .section = "passwords", .key = "argon2_parallelism", U32_FIELD(argon2_parallelism),
-	  .min = 1, .max = 64, .default_value = "1" },
-	{ .section = "passwords", .key = "hash_threads", INT_FIELD(hash_threads),
-	  .min = 1, .max = 64, .default_value = "2" },
-	{ .section = "passwords", .key = "max_pending_hashes", INT_FIELD(max_pending_hashes),
-	  .min = 1, .max = 100000, .default_value = "256" },
-
-	{ .section = "signin", .key = "max_failures", .reload = true, INT_FIELD(signin_max_failures),
-	  .min = 1, .max = 1000000, .default_value = "10" },
-	{ .section = "signin", .key = "max_failures_per_account", .reload = true,
-	  INT_FIELD(signin_max_failures_per_account), .min = 1, .max = 1000000,
-	  .default_value = "100" },
-	{ .section = "signin", .key = "max_failures_per_address", .reload = true,
-	  INT_FIELD(signin_max_failures_per_address), .min = 1, .max = 1000000,
-	  .default_value = "100" },
-	{ .section = "signin", .key = "window_s", .reload = true, INT_FIELD(signin_window_s),
-	  .min = 1, .max = 86400, .default_value = "300" },
-	{ .section = "signin", .key = "tracked_keys", INT_FIELD(signin_tracked_keys),
-	  .min = 16, .max = 10000000, .default_value = "4096" },
-
-	{ .section = "sessions", .key = "ttl_s", .reload = true, LONG_FIELD(session_ttl_s),
-	  .min = 1, .max = 365 * DAY_S, .default_value = "28800" },
-	{ .section = "sessions", .key = "max_codes_per_minute", .reload = true,
-	  INT_FIELD(max_codes_per_minute),
-	  .min = 1, .max = 1000000, .default_value = "30" },
-
-	{ .section = "oidc", .key = "id_token_ttl_s", .reload = true, LONG_FIELD(id_token_ttl_s),
-	  .min = 1, .max = 31 * DAY_S, .default_value = "3600" },
-	{ .section = "oidc", .key = "backchannel_allow", .reload = true, .type = CONFIG_PARSED,
-	  .parse = parse_backchannel_allow, .release = release_backchannel_allow,
-	  .default_value = "" },
-
-	{ .section = "metrics", .key = "listen", .type = CONFIG_PARSED,
-	  .parse = parse_metrics_listen, .release = release_metrics_listen, .default_value = "",
-	  .conf_value = "127.0.0.1:9464" },
-
-	{ .section = "log", .key = "format", .reload = true, .type = CONFIG_PARSED,
-	  .parse = parse_log_format,
-	  .default_value = "text" },
-
-	{ .section = "audit", .key = "retention_days", .reload = true, INT_FIELD(audit_retention_days),
-	  .min = 1, .max = 36500, .default_value = "90" },
-	{ .section = "audit", .key = "file", .reload = true, OPTIONAL_STRING_FIELD(audit_file),
-	  .default_value = "", .path = true },
-};
-
-#define KEY_COUNT (sizeof keys / sizeof keys[0])
 
 const struct config_key *config_keys(size_t *count)
 {
-	*count = KEY_COUNT;
+	*count = config_key_count;
 	return keys;
 }
 
@@ -432,8 +98,8 @@ void config_init(struct config *cfg)
 	char reason[CONFIG_REASON_MAX];
 
 	memset(cfg, 0, sizeof *cfg);
-	cfg->values = xcalloc(KEY_COUNT, sizeof *cfg->values);
-	for (size_t i = 0; i < KEY_COUNT; i++) {
+	cfg->values = xcalloc(config_key_count, sizeof *cfg->values);
+	for (size_t i = 0; i < config_key_count; i++) {
 		int rc = apply(cfg, &keys[i], keys[i].default_value, reason);
 		assert(rc == 0);   /* the table's own defaults */
 		(void)rc;
@@ -442,13 +108,13 @@ void config_init(struct config *cfg)
 
 void config_release(struct config *cfg)
 {
-	for (size_t i = 0; i < KEY_COUNT; i++) {
+	for (size_t i = 0; i < config_key_count; i++) {
 		if (keys[i].type == CONFIG_STRING || keys[i].type == CONFIG_OPTIONAL_STRING)
 			free(*(char **)field_of(cfg, &keys[i]));
 		else if (keys[i].type == CONFIG_PARSED && keys[i].release)
 			keys[i].release(cfg);
 	}
-	for (size_t i = 0; cfg->values && i < KEY_COUNT; i++)
+	for (size_t i = 0; cfg->values && i < config_key_count; i++)
 		free(cfg->values[i]);
 	free(cfg->values);
 	free(cfg->source);
@@ -483,7 +149,7 @@ int config_reload(struct config *cfg, const char *path,
 		return -1;
 	}
 	tls_stays = config_tls_enabled(cfg) == config_tls_enabled(&next);
-	for (size_t i = 0; i < KEY_COUNT; i++) {
+	for (size_t i = 0; i < config_key_count; i++) {
 		bool applied;
 
 		if (!strcmp(cfg->values[i], next.values[i]))
@@ -544,7 +210,7 @@ char *config_dump(const struct config *cfg)
 	char *out = xasprintf("; %s: valid. Every key with the value in effect (defaults"
 	                      " included); secrets masked.\n", cfg->source ? cfg->source : "defaults");
 
-	for (size_t i = 0; i < KEY_COUNT; i++) {
+	for (size_t i = 0; i < config_key_count; i++) {
 		char *value = keys[i].secret ? config_mask_secret(cfg->values[i])
 		                             : xstrdup(cfg->values[i]);
 
@@ -576,7 +242,7 @@ bool config_cors_allowed(const struct config *cfg, const char *origin)
 
 static bool known_section(const char *name, size_t len)
 {
-	for (size_t i = 0; i < KEY_COUNT; i++)
+	for (size_t i = 0; i < config_key_count; i++)
 		if (strlen(keys[i].section) == len && !strncmp(name, keys[i].section, len))
 			return true;
 	return false;
@@ -585,7 +251,7 @@ static bool known_section(const char *name, size_t len)
 static int handle_entry(struct load_state *ls, const char *section, const char *name,
                         const char *value)
 {
-	for (size_t i = 0; i < KEY_COUNT; i++)
+	for (size_t i = 0; i < config_key_count; i++)
 		if (!strcmp(keys[i].section, section) && !strcmp(keys[i].key, name)) {
 			ls->key_line[i] = ls->lineno;
 			return apply(ls->cfg, &keys[i], value, ls->entry_reason) == 0;
@@ -664,7 +330,7 @@ static char *read_line(char *str, int num, void *stream)
 /* The line of ls's file that set [section] key, 0 when none did. */
 static int line_of(const struct load_state *ls, const char *section, const char *key)
 {
-	for (size_t i = 0; i < KEY_COUNT; i++)
+	for (size_t i = 0; i < config_key_count; i++)
 		if (!strcmp(keys[i].section, section) && !strcmp(keys[i].key, key))
 			return ls->key_line[i];
 	return 0;
@@ -735,7 +401,7 @@ static int resolve_paths(struct config *cfg, const char *path, char *errbuf, siz
 		         path, strerror(errno));
 		return -1;
 	}
-	for (size_t i = 0; i < KEY_COUNT; i++) {
+	for (size_t i = 0; i < config_key_count; i++) {
 		char **field = keys[i].path ? field_of(cfg, &keys[i]) : NULL;
 
 		if (field && *field && **field != '/') {
@@ -749,35 +415,35 @@ static int resolve_paths(struct config *cfg, const char *path, char *errbuf, siz
 	return 0;
 }
 
-int config_load(struct config *cfg, const char *path, char *errbuf, size_t errlen)
+/* config_load, with the key_line of ls to fill. */
+static int load(struct config *cfg, const char *path, struct load_state *ls, char *errbuf,
+                size_t errlen)
 {
-	int key_line[KEY_COUNT] = { 0 };
-	struct load_state ls = { .cfg = cfg, .key_line = key_line };
 	struct stat sb;
 	int line;
 
 	free(cfg->source);
 	cfg->source = xstrdup(path);
-	ls.file = fopen(path, "r");
-	if (!ls.file || fstat(fileno(ls.file), &sb) < 0 || !S_ISREG(sb.st_mode)) {
+	ls->file = fopen(path, "r");
+	if (!ls->file || fstat(fileno(ls->file), &sb) < 0 || !S_ISREG(sb.st_mode)) {
 		/* the system's reason, and what to do (docs/operations.md §"The program", start-up errors) */
-		const char *why = ls.file ? "not a regular file" : strerror(errno);
+		const char *why = ls->file ? "not a regular file" : strerror(errno);
 
-		if (ls.file)
-			fclose(ls.file);
+		if (ls->file)
+			fclose(ls->file);
 		snprintf(errbuf, errlen, "%s: cannot open the configuration file: %s; pass -c FILE",
 		         path, why);
 		return -1;
 	}
-	line = ini_parse_stream(read_line, &ls, on_entry, &ls);
-	fclose(ls.file);
+	line = ini_parse_stream(read_line, ls, on_entry, ls);
+	fclose(ls->file);
 	if (line < 0) {
 		snprintf(errbuf, errlen, "%s: cannot read the configuration file", path);
 		return -1;
 	}
 	/* inih's own errors are syntax; ours carry a reason. The first line wins. */
-	if (ls.bad_line && (line == 0 || ls.bad_line <= line)) {
-		snprintf(errbuf, errlen, "%s:%d: %s", path, ls.bad_line, ls.reason);
+	if (ls->bad_line && (line == 0 || ls->bad_line <= line)) {
+		snprintf(errbuf, errlen, "%s:%d: %s", path, ls->bad_line, ls->reason);
 		return -1;
 	}
 	if (line > 0) {
@@ -808,7 +474,18 @@ int config_load(struct config *cfg, const char *path, char *errbuf, size_t errle
 		         cfg->argon2_parallelism);
 		return -1;
 	}
-	if (check_store_url(cfg, &ls, path, errbuf, errlen) < 0)
+	if (check_store_url(cfg, ls, path, errbuf, errlen) < 0)
 		return -1;
 	return resolve_paths(cfg, path, errbuf, errlen);
+}
+
+int config_load(struct config *cfg, const char *path, char *errbuf, size_t errlen)
+{
+	struct load_state ls = { .cfg = cfg };
+	int rc;
+
+	ls.key_line = xcalloc(config_key_count, sizeof *ls.key_line);
+	rc = load(cfg, path, &ls, errbuf, errlen);
+	free(ls.key_line);
+	return rc;
 }

@@ -248,7 +248,7 @@ channel = c_string_macro("PG_CHANNEL")
 for m in re.finditer(r"pg_notify\('(\w+)'", PG_SQL):
     check("a pg_notify channel vs PG_CHANNEL", m.group(1), channel)
 for payload in re.findall(r"pg_notify\('\w+', '(\w+)'\)", PG_SQL):
-    check(f"the NOTIFY payload '{payload}' is one pg.c reads", f'"{payload}"' in pg_c, True)
+    check(f"the NOTIFY payload '{payload}' is one pg_conn.c reads", f'"{payload}"' in pg_c, True)
 
 
 

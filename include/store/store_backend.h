@@ -234,6 +234,13 @@ struct store_tokens_ops {
  * backend's open sets st->be to its own. */
 struct store_backend {
 	const char *name;
+	/* store.h's, for the backend's own part: store_close (the front then
+	 * frees the shared part and st), store_stamp, store_read_stamp,
+	 * store_idle. */
+	void (*close)(struct store *st);
+	struct store_stamp (*stamp)(struct store *st);
+	struct store_stamp (*read_stamp)(struct store *st);
+	bool (*idle)(const struct store *st);
 	const struct store_roles_ops *roles;
 	const struct store_sessions_ops *sessions;
 	const struct store_outbox_ops *outbox;

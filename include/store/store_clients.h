@@ -164,7 +164,7 @@ bool store_client_cached(struct store *st, const char *client_id, struct store_s
 /* Keeps c, read at c->stamp, for client_id. */
 void store_client_keep(struct store *st, const char *client_id, const struct client_auth *c);
 
-/* ---- for the SQLite backend's own use (store.c) ----
+/* ---- for the SQLite backend's own use (src/store/sqlite/) ----
  * Synchronous, inside a transaction the caller has open. */
 
 /* Inserts an active client with f's fields and permission set, created at

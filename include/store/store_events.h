@@ -116,7 +116,7 @@ int store_event_list(struct store *st, const struct event_filter *f,
  * -1 with system_error. */
 int store_event_purge(struct store *st, int batch, int64_t before, struct api_error *err);
 
-/* ---- for the backends' own use (store.c, store_pg.c) ---- */
+/* ---- for the backends' own use (sqlite_tx.c, store_pg.c) ---- */
 
 /* The records of the open transaction's events wait in the store until it
  * commits: store_begin marks where this transaction's (or savepoint's)

@@ -22,7 +22,7 @@
 #include <event2/listener.h>
 #include <event2/util.h>
 
-#include "cidr.h"
+#include "addr_counts.h"
 #include "conn_guard.h"
 #include "header_scan.h"
 #include "log.h"
@@ -31,16 +31,7 @@
 
 #define SWEEP_INTERVAL_US 250000
 #define READ_MAX 16384             /* bytes one read from a socket takes, at most */
-#define ADDR_BUCKETS_MIN 64
 #define ACCEPT_LOG_INTERVAL_US 60000000   /* accept() failures: a line a minute at most */
-
-/* Open connections from one client address. */
-struct addr_count {
-	unsigned char addr[16];    /* IPv6, or IPv4 as ::ffff:a.b.c.d */
-	int count;
-	SLIST_ENTRY(addr_count) link;   /* in its bucket */
-};
-SLIST_HEAD(addr_chain, addr_count);   /* a bucket's */
 
 struct conn_entry {
 	struct conn_guard *g;
@@ -81,12 +72,7 @@ struct conn_guard {
 	 * so its number is not reused first. */
 	struct conn_entry **by_fd;
 	int by_fd_cap;
-	/* Connections by client address: a hash table, seeded at start so that
-	 * nobody can choose addresses that share a bucket. */
-	struct addr_chain *addr_buckets;
-	size_t addr_nbuckets;      /* a power of two */
-	size_t addr_n;
-	uint64_t addr_seed;
+	struct addr_counts addrs;   /* connections by client address */
 	int count;
 	bool paused;
 	int64_t accept_logged_us;  /* when an accept() failure was last logged; 0: never */
@@ -244,82 +230,6 @@ static bool released(struct bufferevent *bev)
 	return !r && !w && !ev;
 }
 
-static size_t addr_bucket(const struct conn_guard *g, const unsigned char *addr)
-{
-	uint64_t h = 14695981039346656037ULL ^ g->addr_seed;   /* FNV-1a */
-
-	for (int i = 0; i < 16; i++)
-		h = (h ^ addr[i]) * 1099511628211ULL;
-	return (size_t)(h ^ (h >> 32)) & (g->addr_nbuckets - 1);
-}
-
-static void addr_grow(struct conn_guard *g)
-{
-	struct addr_chain *old = g->addr_buckets;
-	size_t n = g->addr_nbuckets;
-	struct addr_count *a;
-
-	g->addr_nbuckets = n ? n * 2 : ADDR_BUCKETS_MIN;
-	g->addr_buckets = xcalloc(g->addr_nbuckets, sizeof *g->addr_buckets);   /* all empty */
-	for (size_t i = 0; i < n; i++)
-		while ((a = SLIST_FIRST(&old[i]))) {
-			SLIST_REMOVE_HEAD(&old[i], link);
-			SLIST_INSERT_HEAD(&g->addr_buckets[addr_bucket(g, a->addr)], a, link);
-		}
-	free(old);
-}
-
-/* The count of addr, made if new; the caller increments it. */
-static struct addr_count *addr_find(struct conn_guard *g, const unsigned char *addr)
-{
-	struct addr_chain *bucket;
-	struct addr_count *a;
-
-	if (g->addr_n >= g->addr_nbuckets)
-		addr_grow(g);
-	bucket = &g->addr_buckets[addr_bucket(g, addr)];
-	SLIST_FOREACH(a, bucket, link)
-		if (!memcmp(a->addr, addr, sizeof a->addr))
-			return a;
-	a = xcalloc(1, sizeof *a);
-	memcpy(a->addr, addr, sizeof a->addr);
-	SLIST_INSERT_HEAD(bucket, a, link);
-	g->addr_n++;
-	return a;
-}
-
-static void addr_release(struct conn_guard *g, struct addr_count *a)
-{
-	if (--a->count > 0)
-		return;
-	SLIST_REMOVE(&g->addr_buckets[addr_bucket(g, a->addr)], a, addr_count, link);
-	free(a);
-	g->addr_n--;
-}
-
-/* The peer's client group (cidr_client_group) as 16 bytes: an IPv4
- * address mapped into IPv6 (::ffff:a.b.c.d), an IPv6 /64 with its last 8
- * bytes zero, so that the two never meet. Returns -1 for a socket that has
- * none (it is then not counted). */
-static int peer_addr(int fd, unsigned char out[16])
-{
-	struct sockaddr_storage ss;
-	socklen_t len = sizeof ss;
-	struct cidr c;
-
-	if (getpeername(fd, (struct sockaddr *)&ss, &len) != 0 ||
-	    cidr_of_sockaddr((struct sockaddr *)&ss, &c, NULL) < 0)
-		return -1;
-	cidr_client_group(&c);
-	if (c.family == AF_INET6) {
-		memcpy(out, c.addr, 16);
-		return 0;
-	}
-	memset(out, 0, 10);
-	out[10] = out[11] = 0xff;
-	memcpy(out + 12, c.addr, 4);
-	return 0;
-}
 
 static void unqueue_answer(struct conn_guard *g, struct conn_entry *e)
 {
@@ -333,7 +243,7 @@ static void entry_remove(struct conn_guard *g, struct conn_entry *e)
 	if (e->fd >= 0 && g->by_fd[e->fd] == e)
 		g->by_fd[e->fd] = NULL;
 	if (e->addr)
-		addr_release(g, e->addr);
+		addr_counts_drop(&g->addrs, e->addr);
 	if (e->answer_pending)
 		unqueue_answer(g, e);
 	evbuffer_remove_cb(bufferevent_get_input(e->bev), on_input, e);
@@ -418,7 +328,7 @@ static void uncount_released(struct conn_guard *g, struct addr_count *a)
 
 	LIST_FOREACH(e, &g->conns, link)
 		if (e->addr == a && released(e->bev)) {
-			addr_release(g, a);
+			addr_counts_drop(&g->addrs, a);
 			e->addr = NULL;
 		}
 }
@@ -435,9 +345,9 @@ static void admit(struct conn_guard *g, struct conn_entry *e)
 	if (fd < 0 || released(e->bev))
 		return;
 	index_by_fd(g, e, fd);
-	if (peer_addr(fd, addr) < 0)
+	if (addr_counts_peer(fd, addr) < 0)
 		return;
-	e->addr = addr_find(g, addr);
+	e->addr = addr_counts_find(&g->addrs, addr);
 	e->addr->count++;
 	if (e->addr->count > g->p.max_per_address)
 		uncount_released(g, e->addr);
@@ -568,7 +478,7 @@ struct conn_guard *conn_guard_new(struct server *srv, const struct conn_policy *
 	g->srv = srv;
 	g->p = *p;
 	g->input_high = p->input_max > READ_MAX ? p->input_max - READ_MAX : 0;
-	evutil_secure_rng_get_bytes(&g->addr_seed, sizeof g->addr_seed);
+	addr_counts_init(&g->addrs);
 	g->listener = p->bound ? evhttp_bound_socket_get_listener(p->bound) : NULL;
 	if (g->listener)
 		evconnlistener_set_error_cb(g->listener, on_listener_error);
@@ -605,7 +515,7 @@ void conn_guard_free(struct conn_guard *g)
 	while (!LIST_EMPTY(&g->conns))
 		entry_remove(g, LIST_FIRST(&g->conns));
 	free(g->by_fd);
-	free(g->addr_buckets);
+	addr_counts_release(&g->addrs);
 	free(g);
 }
 

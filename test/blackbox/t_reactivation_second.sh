@@ -1,5 +1,5 @@
 # One cut-off rule for a deactivation, in whole seconds (issue 33 item 2;
-# README "Reactivation revives nothing"): a code, a refresh token, an access
+# docs/decisions.md "Reactivation revives nothing"): a code, a refresh token, an access
 # token and a browser session issued in the second of a deactivation, even
 # after a reactivation in that second, are all refused alike, on both
 # backends; before, codes and refresh tokens were compared to the

@@ -23,6 +23,8 @@
 #include <strings.h>
 #include <unistd.h>
 
+#include "sqlite_stmt.h"
+#include "sqlite_store.h"
 #include "b64url.h"
 #include "backchannel.h"
 #include "check_suite.h"
@@ -185,7 +187,8 @@ static void setup(void)
 	                             &len), 0);
 	fx.port = ntohs(((struct sockaddr_in *)&ss)->sin_port);
 	fx.user = xstrdup("user-1");
-	check_sql(fx.srv.store->db, "INSERT INTO users (id, project_id, display_name, created_at,"
+	check_sql(sqlite_of(fx.srv.store)->db,
+	          "INSERT INTO users (id, project_id, display_name, created_at,"
 	          " updated_at) VALUES (%Q, %Q, 'U', 1, 1)", fx.user, fx.p.project_id);
 }
 
@@ -255,7 +258,8 @@ static void add_row(const char *id, const char *uri, const char *alg, const char
 	char *full = uri[0] == '/' ? xasprintf("http://127.0.0.1:%u%s", fx.port, uri)
 	                           : xstrdup(uri);
 
-	check_sql(fx.srv.store->db, "INSERT INTO backchannel_outbox (id, client_id, uri, alg,"
+	check_sql(sqlite_of(fx.srv.store)->db,
+	          "INSERT INTO backchannel_outbox (id, client_id, uri, alg,"
 	          " subject, session_id, created_at) VALUES (%Q, 'client-1', %Q, %Q, %Q, %Q, 1)",
 	          id, full, alg, fx.user, sid);
 	free(full);
@@ -266,7 +270,7 @@ static long long outbox_rows(void)
 	sqlite3_stmt *s;
 	long long n;
 
-	ck_assert_int_eq(sqlite3_prepare_v2(fx.srv.store->db, "SELECT count(*) FROM"
+	ck_assert_int_eq(sqlite3_prepare_v2(sqlite_of(fx.srv.store)->db, "SELECT count(*) FROM"
 	                                    " backchannel_outbox", -1, &s, NULL), SQLITE_OK);
 	ck_assert_int_eq(sqlite3_step(s), SQLITE_ROW);
 	n = sqlite3_column_int64(s, 0);
@@ -471,7 +475,8 @@ END_TEST
  * (the oldest first), for the user fx.user. */
 static void flood(const char *client, const char *path, int n)
 {
-	check_sql(fx.srv.store->db, "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1"
+	check_sql(sqlite_of(fx.srv.store)->db,
+	          "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1"
 	          " FROM n WHERE i < %d) INSERT INTO backchannel_outbox (id, client_id, uri, alg,"
 	          " subject, session_id, created_at) SELECT printf('%%06d', i), %Q,"
 	          " 'http://127.0.0.1:%u/%q/' || i, 'ES256', %Q, 's', i FROM n", n, client,
@@ -536,7 +541,8 @@ START_TEST(test_fair_between_clients)
 	char *victim = xasprintf("http://127.0.0.1:%u/ok/victim", fx.port);
 
 	flood("client-slow", "stall", NOISY);
-	check_sql(fx.srv.store->db, "INSERT INTO backchannel_outbox (id, client_id, uri, alg,"
+	check_sql(sqlite_of(fx.srv.store)->db,
+	          "INSERT INTO backchannel_outbox (id, client_id, uri, alg,"
 	          " subject, session_id, created_at) VALUES ('victim', 'client-2', %Q, 'ES256',"
 	          " %Q, 's2', %d)", victim, fx.user, NOISY + 1);
 	free(victim);

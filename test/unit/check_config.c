@@ -5,7 +5,7 @@
  * which the checked teardown removes along with the config, so a failing
  * assertion leaks nothing.
  *
- * The "table" case holds config.c's table of keys to its word: what it
+ * The "table" case holds config_keys.c's table of keys to its word: what it
  * says is what etc/edgeauth.conf and docs/configuration.md's table say.
  *
  * The "regressions" case keeps the inputs of bugs found and fixed.

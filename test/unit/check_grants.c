@@ -7,6 +7,8 @@
  * test.
  */
 #include <check.h>
+#include "sqlite_stmt.h"
+#include "sqlite_store.h"
 #include "check_suite.h"
 #include <stdio.h>
 #include <stdlib.h>
@@ -52,8 +54,8 @@ static void exec_sql(const char *fmt, ...)
 	va_start(ap, fmt);
 	sql = sqlite3_vmprintf(fmt, ap);
 	va_end(ap);
-	ck_assert_msg(sqlite3_exec(fx.srv.store->db, sql, NULL, NULL, NULL) == SQLITE_OK, "%s: %s",
-	              sql, sqlite3_errmsg(fx.srv.store->db));
+	ck_assert_msg(sqlite3_exec(sqlite_of(fx.srv.store)->db, sql, NULL, NULL, NULL) == SQLITE_OK,
+	              "%s: %s", sql, sqlite3_errmsg(sqlite_of(fx.srv.store)->db));
 	sqlite3_free(sql);
 }
 
@@ -453,7 +455,8 @@ START_TEST(test_oidc_code_and_refresh)
 	json_t *id, *access, *perms;
 
 	user_with_role();
-	check_sql(fx.srv.store->db, "INSERT INTO sessions (id, secret_hash, project_id, user_id,"
+	check_sql(sqlite_of(fx.srv.store)->db,
+	          "INSERT INTO sessions (id, secret_hash, project_id, user_id,"
 	          " auth_time, created_at, expires_at) VALUES ('sid-1', 'h', %Q, %Q, 1, 1, %lld)",
 	          fx.p.project_id, fx.user, (long long)now_ms() + 60000);
 	code = insert_code((struct new_code){

@@ -7,6 +7,8 @@
  * and the typ of each token).
  */
 #include <check.h>
+#include "sqlite_stmt.h"
+#include "sqlite_store.h"
 #include "check_suite.h"
 #include <stdio.h>
 #include <stdlib.h>
@@ -358,7 +360,7 @@ START_TEST(test_ring_swapped_ciphertext)
 
 	keyring_free(fx.ring);
 	fx.ring = NULL;
-	ck_assert_int_eq(sqlite3_exec(fx.st->db,
+	ck_assert_int_eq(sqlite3_exec(sqlite_of(fx.st)->db,
 		"UPDATE signing_keys SET private_key = (SELECT private_key FROM signing_keys s"
 		" WHERE s.kid <> signing_keys.kid)", NULL, NULL, NULL), SQLITE_OK);
 	ck_assert_ptr_null(reopen(errbuf, sizeof errbuf));

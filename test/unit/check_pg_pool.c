@@ -1,5 +1,5 @@
 /*
- * Unit tests for pg.c, the PostgreSQL pool on the loop, against a real
+ * Unit tests for pg.h, the PostgreSQL pool on the loop, against a real
  * server: a throw-away cluster (scripts/pg-cluster) started once for the
  * suite and removed after it; without PostgreSQL the suite fails, it never
  * skips. Each test opens a pool of its own on a fresh event base, submits

@@ -8,6 +8,8 @@
  * purge. A real SQLite store, fresh for each test.
  */
 #include <check.h>
+#include "sqlite_stmt.h"
+#include "sqlite_store.h"
 #include "check_suite.h"
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,9 +37,9 @@ static struct {
 	struct session_lookup l;
 } fx;
 
-#define exec_sql(...) check_sql(fx.srv.store->db, __VA_ARGS__)
+#define exec_sql(...) check_sql(sqlite_of(fx.srv.store)->db, __VA_ARGS__)
 
-#define sql_text(...) check_sql_text(fx.srv.store->db, __VA_ARGS__)
+#define sql_text(...) check_sql_text(sqlite_of(fx.srv.store)->db, __VA_ARGS__)
 
 static void add_user(char **id, const char *email)
 {
@@ -71,9 +73,9 @@ static void setup(void)
 
 static void teardown(void)
 {
-	ck_assert_int_ne(sqlite3_get_autocommit(fx.srv.store->db), 0);
-	for (size_t i = 0; i < fx.srv.store->sessions.count; i++)
-		ck_assert_int_eq(sqlite3_stmt_busy(fx.srv.store->sessions.stmt[i]), 0);
+	ck_assert_int_ne(sqlite3_get_autocommit(sqlite_of(fx.srv.store)->db), 0);
+	for (size_t i = 0; i < sqlite_of(fx.srv.store)->sessions.count; i++)
+		ck_assert_int_eq(sqlite3_stmt_busy(sqlite_of(fx.srv.store)->sessions.stmt[i]), 0);
 	for (size_t i = 0; i < N_ELEMS(fx.b); i++)
 		session_begin_release(&fx.b[i]);
 	session_lookup_release(&fx.l);

@@ -9,6 +9,8 @@
  * throttle tables, fresh for each test.
  */
 #include <check.h>
+#include "sqlite_stmt.h"
+#include "sqlite_store.h"
 #include "check_suite.h"
 #include <stdio.h>
 #include <stdlib.h>
@@ -59,8 +61,8 @@ static struct {
 	char *silent_code;
 } fx;
 
-#define exec_sql(...) check_sql(fx.srv.store->db, __VA_ARGS__)
-#define sql_text(...) check_sql_text(fx.srv.store->db, __VA_ARGS__)
+#define exec_sql(...) check_sql(sqlite_of(fx.srv.store)->db, __VA_ARGS__)
+#define sql_text(...) check_sql_text(sqlite_of(fx.srv.store)->db, __VA_ARGS__)
 
 /* The counters with these limits (max_failures, per account, per address). */
 static void limits(int pair, int account, int address)
@@ -134,11 +136,11 @@ static void statements_finished(const struct stmt_set *set)
 static void teardown(void)
 {
 	passwords_free(fx.srv.passwords);   /* runs what is still queued */
-	ck_assert_int_ne(sqlite3_get_autocommit(fx.srv.store->db), 0);
-	statements_finished(&fx.srv.store->users);
-	statements_finished(&fx.srv.store->clients);
-	statements_finished(&fx.srv.store->tokens);
-	statements_finished(&fx.srv.store->sessions);
+	ck_assert_int_ne(sqlite3_get_autocommit(sqlite_of(fx.srv.store)->db), 0);
+	statements_finished(&sqlite_of(fx.srv.store)->users);
+	statements_finished(&sqlite_of(fx.srv.store)->clients);
+	statements_finished(&sqlite_of(fx.srv.store)->tokens);
+	statements_finished(&sqlite_of(fx.srv.store)->sessions);
 	for (size_t i = 0; i < N_ELEMS(fx.a); i++) {
 		signin_release(&fx.a[i].s);
 		signin_result_release(&fx.a[i].out);
@@ -247,7 +249,7 @@ END_TEST
  * client, from the address. */
 START_TEST(test_events)
 {
-	sqlite3 *db = fx.srv.store->db;
+	sqlite3 *db = sqlite_of(fx.srv.store)->db;
 	char *want;
 
 	limits(3, 100, 100);

@@ -18,6 +18,8 @@
 #include <jansson.h>
 #include <sqlite3.h>
 
+#include "sqlite_stmt.h"
+#include "sqlite_store.h"
 #include "check_suite.h"
 #include "crypto.h"
 #include "error.h"
@@ -257,7 +259,7 @@ static const char *permission_id(const char *project, const char *named, char *b
 
 	ck_assert_ptr_nonnull(colon);
 	snprintf(resource, sizeof resource, "%.*s", (int)(colon - named), named);
-	return sql_text(fx.st->db, buf, size,
+	return sql_text(sqlite_of(fx.st)->db, buf, size,
 	                "SELECT pm.id FROM permissions pm JOIN resources r ON r.id = pm.resource_id"
 	                " WHERE r.project_id = %Q AND r.code = %Q AND pm.code = %Q",
 	                project, resource, colon + 1);
@@ -271,13 +273,16 @@ START_TEST(test_open_new_file_migrates)
 
 	ck_assert_uint_gt(schema_migration_count, 0);
 	open_store();
-	ck_assert_int_eq(sql_int(fx.st->db, "PRAGMA user_version"), (long long)schema_migration_count);
-	ck_assert_str_eq(sql_text(fx.st->db, buf, sizeof buf, "PRAGMA journal_mode"), "wal");
-	ck_assert_int_eq(sql_int(fx.st->db, "PRAGMA foreign_keys"), 1);
-	ck_assert_int_gt(sql_int(fx.st->db, "PRAGMA busy_timeout"), 0);
-	ck_assert_int_eq(sql_int(fx.st->db, "PRAGMA synchronous"), 2);   /* FULL */
+	ck_assert_int_eq(sql_int(sqlite_of(fx.st)->db, "PRAGMA user_version"),
+	                 (long long)schema_migration_count);
+	ck_assert_str_eq(sql_text(sqlite_of(fx.st)->db, buf, sizeof buf, "PRAGMA journal_mode"),
+	                 "wal");
+	ck_assert_int_eq(sql_int(sqlite_of(fx.st)->db, "PRAGMA foreign_keys"), 1);
+	ck_assert_int_gt(sql_int(sqlite_of(fx.st)->db, "PRAGMA busy_timeout"), 0);
+	ck_assert_int_eq(sql_int(sqlite_of(fx.st)->db, "PRAGMA synchronous"), 2);   /* FULL */
 	/* the schema is there, and empty */
-	ck_assert_int_eq(sql_int(fx.st->db, "SELECT count(*) FROM sqlite_master WHERE type = 'table'"
+	ck_assert_int_eq(sql_int(sqlite_of(fx.st)->db,
+	                         "SELECT count(*) FROM sqlite_master WHERE type = 'table'"
 	                         " AND name IN ('projects', 'resources', 'permissions', 'roles',"
 	                         " 'role_permissions', 'users', 'clients', 'client_permissions',"
 	                         " 'revoked_tokens')"), 9);
@@ -292,7 +297,7 @@ START_TEST(test_open_synchronous_normal)
 {
 	fx.st = store_open(fx.path, false, fx.errbuf, sizeof fx.errbuf);
 	ck_assert_msg(fx.st != NULL, "store_open: %s", fx.errbuf);
-	ck_assert_int_eq(sql_int(fx.st->db, "PRAGMA synchronous"), 1);   /* NORMAL */
+	ck_assert_int_eq(sql_int(sqlite_of(fx.st)->db, "PRAGMA synchronous"), 1);   /* NORMAL */
 }
 END_TEST
 
@@ -304,20 +309,23 @@ START_TEST(test_reopen_keeps_data)
 
 	open_store();
 	create_project("kept", &fx.p1);
-	ck_assert_int_eq(sql_exec(fx.st->db, "CREATE TABLE marker (x)"), SQLITE_OK);
+	ck_assert_int_eq(sql_exec(sqlite_of(fx.st)->db, "CREATE TABLE marker (x)"), SQLITE_OK);
 	store_close(fx.st);
 	fx.st = NULL;
 
 	open_store();
-	ck_assert_int_eq(sql_int(fx.st->db, "PRAGMA user_version"), (long long)schema_migration_count);
+	ck_assert_int_eq(sql_int(sqlite_of(fx.st)->db, "PRAGMA user_version"),
+	                 (long long)schema_migration_count);
 	ck_assert_int_eq(store_project_count(fx.st, &fx.err), 1);
 	ck_assert_int_eq(project_get(fx.p1.project_id, &active), 1);
 	ck_assert(active);
-	ck_assert_int_eq(sql_int(fx.st->db, "SELECT count(*) FROM resources WHERE project_id = %Q",
+	ck_assert_int_eq(sql_int(sqlite_of(fx.st)->db,
+	                         "SELECT count(*) FROM resources WHERE project_id = %Q",
 	                         fx.p1.project_id), 4);
-	ck_assert_int_eq(sql_int(fx.st->db, "SELECT count(*) FROM sqlite_master WHERE name = 'marker'"),
+	ck_assert_int_eq(sql_int(sqlite_of(fx.st)->db,
+	                         "SELECT count(*) FROM sqlite_master WHERE name = 'marker'"),
 	                 1);
-	ck_assert_int_eq(sql_int(fx.st->db, "PRAGMA foreign_keys"), 1);
+	ck_assert_int_eq(sql_int(sqlite_of(fx.st)->db, "PRAGMA foreign_keys"), 1);
 }
 END_TEST
 
@@ -341,7 +349,8 @@ START_TEST(test_open_upgrades_old_file)
 	fx.raw = NULL;
 
 	open_store();
-	ck_assert_int_eq(sql_int(fx.st->db, "PRAGMA user_version"), (long long)schema_migration_count);
+	ck_assert_int_eq(sql_int(sqlite_of(fx.st)->db, "PRAGMA user_version"),
+	                 (long long)schema_migration_count);
 	ck_assert_int_eq(project_get("old", NULL), 1);
 	ck_assert_int_eq(store_project_count(fx.st, &fx.err), 1);
 }
@@ -434,31 +443,38 @@ START_TEST(test_project_create)
 	ck_assert_int_eq(project_get(fx.p1.project_id, &active), 1);
 	ck_assert(active);
 	ck_assert_int_eq(store_project_count(fx.st, &fx.err), 1);
-	ck_assert_str_eq(sql_text(fx.st->db, buf, sizeof buf, "SELECT name FROM projects WHERE id = %Q",
+	ck_assert_str_eq(sql_text(sqlite_of(fx.st)->db, buf, sizeof buf,
+	                          "SELECT name FROM projects WHERE id = %Q",
 	                          fx.p1.project_id), "acme");
 
 	/* four default resources, codes resources, users, roles, clients */
-	ck_assert_int_eq(sql_int(fx.st->db, "SELECT count(*) FROM resources WHERE project_id = %Q",
+	ck_assert_int_eq(sql_int(sqlite_of(fx.st)->db,
+	                         "SELECT count(*) FROM resources WHERE project_id = %Q",
 	                         fx.p1.project_id), 4);
-	ck_assert_int_eq(sql_int(fx.st->db, "SELECT count(*) FROM resources WHERE project_id = %Q"
+	ck_assert_int_eq(sql_int(sqlite_of(fx.st)->db,
+	                         "SELECT count(*) FROM resources WHERE project_id = %Q"
 	                         " AND is_default = 1", fx.p1.project_id), 4);
-	ck_assert_str_eq(sql_text(fx.st->db, buf, sizeof buf,
+	ck_assert_str_eq(sql_text(sqlite_of(fx.st)->db, buf, sizeof buf,
 	                          "SELECT group_concat(code, ',') FROM (SELECT code FROM resources"
 	                          " WHERE project_id = %Q ORDER BY code)", fx.p1.project_id),
 	                 "clients,resources,roles,users");
 
 	/* twelve permissions, create/update/read under each resource */
-	ck_assert_int_eq(sql_int(fx.st->db, "SELECT count(*) FROM permissions WHERE project_id = %Q",
+	ck_assert_int_eq(sql_int(sqlite_of(fx.st)->db,
+	                         "SELECT count(*) FROM permissions WHERE project_id = %Q",
 	                         fx.p1.project_id), 12);
-	ck_assert_int_eq(sql_int(fx.st->db, "SELECT count(*) FROM permissions pm JOIN resources r"
+	ck_assert_int_eq(sql_int(sqlite_of(fx.st)->db,
+	                         "SELECT count(*) FROM permissions pm JOIN resources r"
 	                         " ON r.id = pm.resource_id WHERE r.project_id = %Q AND"
 	                         " pm.project_id = r.project_id AND pm.code IN"
 	                         " ('create', 'update', 'read')", fx.p1.project_id), 12);
 
 	/* one admin client, active, with all twelve */
-	ck_assert_int_eq(sql_int(fx.st->db, "SELECT count(*) FROM clients WHERE project_id = %Q",
+	ck_assert_int_eq(sql_int(sqlite_of(fx.st)->db,
+	                         "SELECT count(*) FROM clients WHERE project_id = %Q",
 	                         fx.p1.project_id), 1);
-	ck_assert_int_eq(sql_int(fx.st->db, "SELECT count(*) FROM client_permissions WHERE"
+	ck_assert_int_eq(sql_int(sqlite_of(fx.st)->db,
+	                         "SELECT count(*) FROM client_permissions WHERE"
 	                         " client_id = %Q", fx.p1.client_id), 12);
 	fx.str = client_scope(fx.p1.client_id);
 	ck_assert_ptr_nonnull(fx.str);
@@ -475,8 +491,8 @@ START_TEST(test_project_create)
 	ck_assert_str_ne(ca.secret_hash, fx.p1.client_secret);   /* never the secret itself */
 
 	/* no roles, no users */
-	ck_assert_int_eq(sql_int(fx.st->db, "SELECT count(*) FROM roles"), 0);
-	ck_assert_int_eq(sql_int(fx.st->db, "SELECT count(*) FROM users"), 0);
+	ck_assert_int_eq(sql_int(sqlite_of(fx.st)->db, "SELECT count(*) FROM roles"), 0);
+	ck_assert_int_eq(sql_int(sqlite_of(fx.st)->db, "SELECT count(*) FROM users"), 0);
 }
 END_TEST
 
@@ -491,8 +507,8 @@ START_TEST(test_project_create_failure_rolls_back)
 	ck_assert_ptr_null(fx.p1.client_id);
 	ck_assert_ptr_null(fx.p1.client_secret);
 	ck_assert_int_eq(store_project_count(fx.st, &fx.err), 0);
-	ck_assert_int_eq(sql_int(fx.st->db, "SELECT count(*) FROM clients"), 0);
-	ck_assert_int_eq(sqlite3_get_autocommit(fx.st->db), 1);
+	ck_assert_int_eq(sql_int(sqlite_of(fx.st)->db, "SELECT count(*) FROM clients"), 0);
+	ck_assert_int_eq(sqlite3_get_autocommit(sqlite_of(fx.st)->db), 1);
 	create_project("after", &fx.p2);
 	ck_assert_int_eq(store_project_count(fx.st, &fx.err), 1);
 }
@@ -503,18 +519,20 @@ START_TEST(test_transactions)
 	open_store();
 	store_rollback(fx.st);   /* no transaction: a no-op */
 	ck_assert_int_eq(store_begin(fx.st, &fx.err), 0);
-	ck_assert_int_eq(sqlite3_get_autocommit(fx.st->db), 0);
-	ck_assert_int_eq(sql_exec(fx.st->db, "INSERT INTO revoked_tokens VALUES ('j1', 1)"),
+	ck_assert_int_eq(sqlite3_get_autocommit(sqlite_of(fx.st)->db), 0);
+	ck_assert_int_eq(sql_exec(sqlite_of(fx.st)->db,
+	                          "INSERT INTO revoked_tokens VALUES ('j1', 1)"),
 	                 SQLITE_OK);
 	store_rollback(fx.st);
-	ck_assert_int_eq(sqlite3_get_autocommit(fx.st->db), 1);
+	ck_assert_int_eq(sqlite3_get_autocommit(sqlite_of(fx.st)->db), 1);
 	ck_assert_int_eq(token_revoked("j1"), 0);
 
 	ck_assert_int_eq(store_begin(fx.st, &fx.err), 0);
 	memset(&fx.err, 0, sizeof fx.err);
 	ck_assert_int_eq(store_begin(fx.st, &fx.err), -1);   /* no nesting */
 	ck_assert_str_eq(fx.err.code, "system_error");
-	ck_assert_int_eq(sql_exec(fx.st->db, "INSERT INTO revoked_tokens VALUES ('j2', 1)"),
+	ck_assert_int_eq(sql_exec(sqlite_of(fx.st)->db,
+	                          "INSERT INTO revoked_tokens VALUES ('j2', 1)"),
 	                 SQLITE_OK);
 	ck_assert_int_eq(store_commit(fx.st, &fx.err), 0);
 	ck_assert_int_eq(token_revoked("j2"), 1);
@@ -528,15 +546,18 @@ END_TEST
 START_TEST(test_savepoint_journal_spills)
 {
 	open_store();
-	ck_assert_int_eq(sql_exec(fx.st->db, "CREATE TABLE big (x BLOB);"
+	ck_assert_int_eq(sql_exec(sqlite_of(fx.st)->db, "CREATE TABLE big (x BLOB);"
 	                          " WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n"
 	                          " WHERE i < 2000) INSERT INTO big SELECT randomblob(1000) FROM n"),
 	                 SQLITE_OK);
-	ck_assert_int_eq(sql_exec(fx.st->db, "BEGIN; UPDATE big SET x = x WHERE rowid = 1;"
+	ck_assert_int_eq(sql_exec(sqlite_of(fx.st)->db,
+	                          "BEGIN; UPDATE big SET x = x WHERE rowid = 1;"
 	                          " SAVEPOINT s"), SQLITE_OK);
 	/* ~500 pages, 2 MiB of journal: past the spill */
-	ck_assert_int_eq(sql_exec(fx.st->db, "UPDATE big SET x = randomblob(1000)"), SQLITE_OK);
-	ck_assert_int_eq(sql_exec(fx.st->db, "ROLLBACK TO s; RELEASE s; COMMIT"), SQLITE_OK);
+	ck_assert_int_eq(sql_exec(sqlite_of(fx.st)->db, "UPDATE big SET x = randomblob(1000)"),
+	                 SQLITE_OK);
+	ck_assert_int_eq(sql_exec(sqlite_of(fx.st)->db, "ROLLBACK TO s; RELEASE s; COMMIT"),
+	                 SQLITE_OK);
 }
 END_TEST
 
@@ -550,8 +571,8 @@ START_TEST(test_projects_are_separate)
 	ck_assert_str_ne(fx.p1.client_id, fx.p2.client_id);
 	ck_assert_str_ne(fx.p1.client_secret, fx.p2.client_secret);
 	ck_assert_int_eq(store_project_count(fx.st, &fx.err), 2);
-	ck_assert_int_eq(sql_int(fx.st->db, "SELECT count(*) FROM permissions"), 24);
-	ck_assert_int_eq(sql_int(fx.st->db, "SELECT count(*) FROM client_permissions cp"
+	ck_assert_int_eq(sql_int(sqlite_of(fx.st)->db, "SELECT count(*) FROM permissions"), 24);
+	ck_assert_int_eq(sql_int(sqlite_of(fx.st)->db, "SELECT count(*) FROM client_permissions cp"
 	                         " JOIN permissions pm ON pm.id = cp.permission_id"
 	                         " JOIN clients c ON c.id = cp.client_id"
 	                         " WHERE pm.project_id <> c.project_id"), 0);
@@ -668,7 +689,8 @@ START_TEST(test_project_admin_client)
 	open_store();
 	create_project("acme", &fx.p1);
 	create_project("other", &fx.p2);
-	check_sql(fx.st->db, "INSERT INTO resources (id, project_id, name, code, is_default,"
+	check_sql(sqlite_of(fx.st)->db,
+	          "INSERT INTO resources (id, project_id, name, code, is_default,"
 	          " created_at, updated_at) VALUES ('ro', %Q, 'Orders', 'orders', 0, 1, 1);"
 	          " INSERT INTO permissions (id, resource_id, project_id, name, code, position)"
 	          " VALUES ('po', 'ro', %Q, 'Read', 'read', 0)", fx.p1.project_id,
@@ -684,17 +706,19 @@ START_TEST(test_project_admin_client)
 	ck_assert_str_eq(ca.secret_hash, hash);
 	ck_assert_str_eq(ca.project_id, fx.p1.project_id);
 	ck_assert(ca.is_active);
-	ck_assert_int_eq(sql_int(fx.st->db, "SELECT count(*) FROM clients WHERE project_id = %Q",
+	ck_assert_int_eq(sql_int(sqlite_of(fx.st)->db,
+	                         "SELECT count(*) FROM clients WHERE project_id = %Q",
 	                         fx.p1.project_id), 2);
-	ck_assert_int_eq(sql_int(fx.st->db, "SELECT count(*) FROM clients WHERE project_id = %Q",
+	ck_assert_int_eq(sql_int(sqlite_of(fx.st)->db,
+	                         "SELECT count(*) FROM clients WHERE project_id = %Q",
 	                         fx.p2.project_id), 1);
 	store_new_project_release(&np);
 
 	ck_assert_int_eq(store_project_admin_client(fx.st, "nope", &np, &fx.err), 0);
 	ck_assert_ptr_null(np.client_id);
 	ck_assert_ptr_null(np.client_secret);
-	ck_assert_int_eq(sql_int(fx.st->db, "SELECT count(*) FROM clients"), 3);
-	ck_assert_int_eq(sqlite3_get_autocommit(fx.st->db), 1);
+	ck_assert_int_eq(sql_int(sqlite_of(fx.st)->db, "SELECT count(*) FROM clients"), 3);
+	ck_assert_int_eq(sqlite3_get_autocommit(sqlite_of(fx.st)->db), 1);
 }
 END_TEST
 
@@ -739,7 +763,8 @@ START_TEST(test_client_auth_inactive_client)
 
 	open_store();
 	create_project("a", &fx.p1);
-	ck_assert_int_eq(sql_exec(fx.st->db, "UPDATE clients SET is_active = 0 WHERE id = %Q",
+	ck_assert_int_eq(sql_exec(sqlite_of(fx.st)->db,
+	                          "UPDATE clients SET is_active = 0 WHERE id = %Q",
 	                          fx.p1.client_id), SQLITE_OK);
 	ck_assert_int_eq(client_auth(fx.p1.client_id, &ca), 1);
 	ck_assert(!ca.is_active);
@@ -751,14 +776,16 @@ START_TEST(test_token_is_revoked)
 {
 	open_store();
 	ck_assert_int_eq(token_revoked("jti-1"), 0);
-	ck_assert_int_eq(sql_exec(fx.st->db, "INSERT INTO revoked_tokens (jti, expires_at)"
+	ck_assert_int_eq(sql_exec(sqlite_of(fx.st)->db,
+	                          "INSERT INTO revoked_tokens (jti, expires_at)"
 	                          " VALUES ('jti-1', 4102444800000)"), SQLITE_OK);
 	ck_assert_int_eq(token_revoked("jti-1"), 1);
 	ck_assert_int_eq(token_revoked("jti-2"), 0);
 	ck_assert_int_eq(token_revoked("JTI-1"), 0);
 	ck_assert_int_eq(token_revoked(""), 0);
 	/* a jti is revoked once */
-	ck_assert_int_eq(sql_exec(fx.st->db, "INSERT INTO revoked_tokens (jti, expires_at)"
+	ck_assert_int_eq(sql_exec(sqlite_of(fx.st)->db,
+	                          "INSERT INTO revoked_tokens (jti, expires_at)"
 	                          " VALUES ('jti-1', 1)"), SQLITE_CONSTRAINT);
 }
 END_TEST
@@ -768,7 +795,8 @@ START_TEST(test_user_is_active)
 	open_store();
 	create_project("a", &fx.p1);
 	create_project("b", &fx.p2);
-	ck_assert_int_eq(sql_exec(fx.st->db, "INSERT INTO users (id, project_id, display_name,"
+	ck_assert_int_eq(sql_exec(sqlite_of(fx.st)->db,
+	                          "INSERT INTO users (id, project_id, display_name,"
 	                          " is_active, created_at, updated_at) VALUES ('u1', %Q, 'U', 1, 1, 1),"
 	                          " ('u2', %Q, 'V', 0, 1, 1)", fx.p1.project_id, fx.p1.project_id),
 	                 SQLITE_OK);
@@ -791,7 +819,8 @@ START_TEST(test_token_holders)
 	create_project("b", &fx.p2);
 	p = fx.p1.project_id;
 	c = fx.p1.client_id;
-	ck_assert_int_eq(sql_exec(fx.st->db, "INSERT INTO users (id, project_id, display_name,"
+	ck_assert_int_eq(sql_exec(sqlite_of(fx.st)->db,
+	                          "INSERT INTO users (id, project_id, display_name,"
 	                          " is_active, created_at, updated_at) VALUES ('u1', %Q, 'U', 1, 1, 1)",
 	                          p), SQLITE_OK);
 	ck_assert_int_eq(holders_ok(p, c, NULL, 100), 1);
@@ -801,25 +830,30 @@ START_TEST(test_token_holders)
 	ck_assert_int_eq(holders_ok(p, fx.p2.client_id, NULL, 100), 0);
 
 	/* the user deactivated at 200.5 s, then reactivated */
-	ck_assert_int_eq(sql_exec(fx.st->db, "UPDATE users SET is_active = 0, updated_at = 200500"
+	ck_assert_int_eq(sql_exec(sqlite_of(fx.st)->db,
+	                          "UPDATE users SET is_active = 0, updated_at = 200500"
 	                          " WHERE id = 'u1'"), SQLITE_OK);
 	ck_assert_int_eq(holders_ok(p, c, "u1", 300), 0);
-	ck_assert_int_eq(sql_exec(fx.st->db, "UPDATE users SET is_active = 1, updated_at = 250000"
+	ck_assert_int_eq(sql_exec(sqlite_of(fx.st)->db,
+	                          "UPDATE users SET is_active = 1, updated_at = 250000"
 	                          " WHERE id = 'u1'"), SQLITE_OK);
 	ck_assert_int_eq(holders_ok(p, c, "u1", 199), 0);
 	ck_assert_int_eq(holders_ok(p, c, "u1", 200), 0);
 	ck_assert_int_eq(holders_ok(p, c, "u1", 201), 1);
 	ck_assert_int_eq(holders_ok(p, c, NULL, 199), 1);
 	/* an update that keeps it active moves nothing */
-	ck_assert_int_eq(sql_exec(fx.st->db, "UPDATE users SET is_active = 1, updated_at = 900000"
+	ck_assert_int_eq(sql_exec(sqlite_of(fx.st)->db,
+	                          "UPDATE users SET is_active = 1, updated_at = 900000"
 	                          " WHERE id = 'u1'"), SQLITE_OK);
 	ck_assert_int_eq(holders_ok(p, c, "u1", 201), 1);
 
 	/* the client, then the project */
-	ck_assert_int_eq(sql_exec(fx.st->db, "UPDATE clients SET is_active = 0, updated_at = 300000"
+	ck_assert_int_eq(sql_exec(sqlite_of(fx.st)->db,
+	                          "UPDATE clients SET is_active = 0, updated_at = 300000"
 	                          " WHERE id = %Q", c), SQLITE_OK);
 	ck_assert_int_eq(holders_ok(p, c, NULL, 400), 0);
-	ck_assert_int_eq(sql_exec(fx.st->db, "UPDATE clients SET is_active = 1 WHERE id = %Q", c),
+	ck_assert_int_eq(sql_exec(sqlite_of(fx.st)->db,
+	                          "UPDATE clients SET is_active = 1 WHERE id = %Q", c),
 	                 SQLITE_OK);
 	ck_assert_int_eq(holders_ok(p, c, "u1", 300), 0);
 	ck_assert_int_eq(holders_ok(p, c, "u1", 301), 1);
@@ -865,7 +899,8 @@ static int insert_t(struct store *st, void *arg, struct api_error *err)
 	sqlite3_stmt *s;
 	int rc;
 
-	ck_assert_int_eq(sqlite3_prepare_v2(st->db, "INSERT INTO t VALUES (?1)", -1, &s, NULL),
+	ck_assert_int_eq(sqlite3_prepare_v2(sqlite_of(st)->db, "INSERT INTO t VALUES (?1)", -1, &s,
+	                                    NULL),
 	                 SQLITE_OK);
 	store_bind_text(s, 1, arg);
 	rc = store_step_write(st, s, rules, 2, NULL, err);
@@ -877,9 +912,9 @@ static int insert_t(struct store *st, void *arg, struct api_error *err)
 static int read_t(struct store *st, void *arg, struct api_error *err)
 {
 	(void)arg;
-	return sql_int(st->db, "SELECT count(*) FROM t") == 2 ? 0 :
+	return sql_int(sqlite_of(st)->db, "SELECT count(*) FROM t") == 2 ? 0 :
 	       api_fail(err, E_NOT_FOUND, "read back sees %lld rows",
-	                sql_int(st->db, "SELECT count(*) FROM t"));
+	                sql_int(sqlite_of(st)->db, "SELECT count(*) FROM t"));
 }
 
 START_TEST(test_write_idioms)
@@ -888,11 +923,12 @@ START_TEST(test_write_idioms)
 	sqlite3_stmt *s;
 
 	open_store();
-	ck_assert_int_eq(sql_exec(fx.st->db, "CREATE TABLE t (x TEXT UNIQUE)"), SQLITE_OK);
+	ck_assert_int_eq(sql_exec(sqlite_of(fx.st)->db, "CREATE TABLE t (x TEXT UNIQUE)"),
+	                 SQLITE_OK);
 	/* a write, read back inside its transaction, then committed */
 	ck_assert_int_eq(store_write_tx(fx.st, insert_t, NULL, "a", &fx.err), 0);
 	ck_assert_int_eq(store_write_tx(fx.st, insert_t, read_t, "b", &fx.err), 0);
-	ck_assert_int_eq(sql_int(fx.st->db, "SELECT count(*) FROM t"), 2);
+	ck_assert_int_eq(sql_int(sqlite_of(fx.st)->db, "SELECT count(*) FROM t"), 2);
 	/* a UNIQUE failure: the first rule whose probe finds the row decides */
 	probe_calls = 0;
 	ck_assert_int_eq(store_write_tx(fx.st, insert_t, NULL, "a", &fx.err), -1);
@@ -902,10 +938,11 @@ START_TEST(test_write_idioms)
 	/* a read back that fails rolls the write back */
 	ck_assert_int_eq(store_write_tx(fx.st, insert_t, read_t, "c", &fx.err), -1);
 	ck_assert_str_eq(fx.err.code, "not_found");
-	ck_assert_int_eq(sql_int(fx.st->db, "SELECT count(*) FROM t"), 2);
-	ck_assert(sqlite3_get_autocommit(fx.st->db));
+	ck_assert_int_eq(sql_int(sqlite_of(fx.st)->db, "SELECT count(*) FROM t"), 2);
+	ck_assert(sqlite3_get_autocommit(sqlite_of(fx.st)->db));
 	/* a probe that fails, and no rule at all, are system errors */
-	ck_assert_int_eq(sqlite3_prepare_v2(fx.st->db, "INSERT INTO t VALUES ('a')", -1, &s, NULL),
+	ck_assert_int_eq(sqlite3_prepare_v2(sqlite_of(fx.st)->db, "INSERT INTO t VALUES ('a')", -1,
+	                                    &s, NULL),
 	                 SQLITE_OK);
 	ck_assert_int_eq(store_step_write(fx.st, s, failing, 1, NULL, &fx.err), -1);
 	ck_assert_str_eq(fx.err.code, "system_error");
@@ -913,7 +950,8 @@ START_TEST(test_write_idioms)
 	ck_assert_str_eq(fx.err.code, "system_error");
 	sqlite3_finalize(s);
 	/* store_step: a row, then done */
-	ck_assert_int_eq(sqlite3_prepare_v2(fx.st->db, "SELECT x FROM t WHERE x = 'a'", -1, &s, NULL),
+	ck_assert_int_eq(sqlite3_prepare_v2(sqlite_of(fx.st)->db, "SELECT x FROM t WHERE x = 'a'",
+	                                    -1, &s, NULL),
 	                 SQLITE_OK);
 	ck_assert_int_eq(store_step(fx.st, s, &fx.err), 1);
 	ck_assert_int_eq(store_step(fx.st, s, &fx.err), 0);
@@ -983,7 +1021,7 @@ static void grants_fixture(void)
 	open_store();
 	create_project("a", &fx.p1);
 	create_project("b", &fx.p2);
-	ck_assert_int_eq(sql_exec(fx.st->db,
+	ck_assert_int_eq(sql_exec(sqlite_of(fx.st)->db,
 		"INSERT INTO resources (id, project_id, name, code, is_default, created_at, updated_at)"
 		" VALUES ('res-orders', %Q, 'Orders', 'orders', 0, 1, 1);"
 		"INSERT INTO permissions (id, resource_id, project_id, name, code, position)"
@@ -1010,8 +1048,8 @@ static void expect_grant(int rc, enum api_code want, const char *lacked, const c
 	}
 	if (lacked)
 		ck_assert_msg(strstr(fx.err.description, lacked), "%s: %s", desc, fx.err.description);
-	for (size_t i = 0; i < fx.st->grants.count; i++)
-		ck_assert_int_eq(sqlite3_stmt_busy(fx.st->grants.stmt[i]), 0);
+	for (size_t i = 0; i < sqlite_of(fx.st)->grants.count; i++)
+		ck_assert_int_eq(sqlite3_stmt_busy(sqlite_of(fx.st)->grants.stmt[i]), 0);
 }
 
 #define GRANTED E__COUNT
@@ -1137,7 +1175,8 @@ END_TEST
 static int insert_user(const char *id, const char *project, const char *email,
                        const char *external_id)
 {
-	return sql_exec(fx.st->db, "INSERT INTO users (id, project_id, display_name, email,"
+	return sql_exec(sqlite_of(fx.st)->db,
+	                "INSERT INTO users (id, project_id, display_name, email,"
 	                " external_user_id, created_at, updated_at) VALUES (%Q, %Q, 'U', %Q, %Q, 1, 1)",
 	                id, project, email, external_id);
 }
@@ -1162,8 +1201,8 @@ START_TEST(test_user_email_unique_per_project)
 	ck_assert_int_eq(insert_user("u1", fx.p1.project_id, email_cases[_i].first, NULL), SQLITE_OK);
 	ck_assert_msg(insert_user("u2", fx.p1.project_id, email_cases[_i].second, NULL) ==
 	              email_cases[_i].rc, "%s: %s", email_cases[_i].desc,
-	              sqlite3_errmsg(fx.st->db));
-	ck_assert_int_eq(sql_int(fx.st->db, "SELECT count(*) FROM users"),
+	              sqlite3_errmsg(sqlite_of(fx.st)->db));
+	ck_assert_int_eq(sql_int(sqlite_of(fx.st)->db, "SELECT count(*) FROM users"),
 	                 email_cases[_i].rc == SQLITE_OK ? 2 : 1);
 }
 END_TEST
@@ -1175,7 +1214,7 @@ START_TEST(test_user_email_in_two_projects)
 	create_project("b", &fx.p2);
 	ck_assert_int_eq(insert_user("u1", fx.p1.project_id, "ann@example.com", "x1"), SQLITE_OK);
 	ck_assert_int_eq(insert_user("u2", fx.p2.project_id, "ANN@example.com", "x1"), SQLITE_OK);
-	ck_assert_int_eq(sql_int(fx.st->db, "SELECT count(*) FROM users"), 2);
+	ck_assert_int_eq(sql_int(sqlite_of(fx.st)->db, "SELECT count(*) FROM users"), 2);
 }
 END_TEST
 
@@ -1197,16 +1236,20 @@ START_TEST(test_codes_unique_per_project)
 	create_project("a", &fx.p1);
 	create_project("b", &fx.p2);
 	/* a resource code that a default resource has */
-	ck_assert_int_eq(sql_exec(fx.st->db, "INSERT INTO resources (id, project_id, name, code,"
+	ck_assert_int_eq(sql_exec(sqlite_of(fx.st)->db,
+	                          "INSERT INTO resources (id, project_id, name, code,"
 	                          " created_at, updated_at) VALUES ('r1', %Q, 'U', 'users', 1, 1)",
 	                          fx.p1.project_id), SQLITE_CONSTRAINT);
-	ck_assert_int_eq(sql_exec(fx.st->db, "INSERT INTO roles (id, project_id, code, name,"
+	ck_assert_int_eq(sql_exec(sqlite_of(fx.st)->db,
+	                          "INSERT INTO roles (id, project_id, code, name,"
 	                          " created_at, updated_at) VALUES ('ro1', %Q, 'admin', 'A', 1, 1)",
 	                          fx.p1.project_id), SQLITE_OK);
-	ck_assert_int_eq(sql_exec(fx.st->db, "INSERT INTO roles (id, project_id, code, name,"
+	ck_assert_int_eq(sql_exec(sqlite_of(fx.st)->db,
+	                          "INSERT INTO roles (id, project_id, code, name,"
 	                          " created_at, updated_at) VALUES ('ro2', %Q, 'admin', 'B', 1, 1)",
 	                          fx.p1.project_id), SQLITE_CONSTRAINT);
-	ck_assert_int_eq(sql_exec(fx.st->db, "INSERT INTO roles (id, project_id, code, name,"
+	ck_assert_int_eq(sql_exec(sqlite_of(fx.st)->db,
+	                          "INSERT INTO roles (id, project_id, code, name,"
 	                          " created_at, updated_at) VALUES ('ro3', %Q, 'admin', 'C', 1, 1)",
 	                          fx.p2.project_id), SQLITE_OK);
 }
@@ -1229,23 +1272,25 @@ START_TEST(test_delete_permission_cascades)
 	create_project("a", &fx.p1);
 	permission_id(fx.p1.project_id, "users:read", perm, sizeof perm);
 	permission_id(fx.p1.project_id, "users:update", other, sizeof other);
-	ck_assert_int_eq(sql_exec(fx.st->db, "INSERT INTO roles (id, project_id, code, name,"
+	ck_assert_int_eq(sql_exec(sqlite_of(fx.st)->db,
+	                          "INSERT INTO roles (id, project_id, code, name,"
 	                          " created_at, updated_at) VALUES ('ro1', %Q, 'viewer', 'V', 1, 1);"
 	                          "INSERT INTO role_permissions VALUES ('ro1', %Q), ('ro1', %Q)",
 	                          fx.p1.project_id, perm, other), SQLITE_OK);
-	ck_assert_int_eq(sql_int(fx.st->db, "SELECT count(*) FROM client_permissions"
+	ck_assert_int_eq(sql_int(sqlite_of(fx.st)->db, "SELECT count(*) FROM client_permissions"
 	                         " WHERE permission_id = %Q", perm), 1);
 
-	ck_assert_int_eq(sql_exec(fx.st->db, "DELETE FROM permissions WHERE id = %Q", perm),
+	ck_assert_int_eq(sql_exec(sqlite_of(fx.st)->db, "DELETE FROM permissions WHERE id = %Q",
+	                          perm),
 	                 SQLITE_OK);
-	ck_assert_int_eq(sql_int(fx.st->db, "SELECT count(*) FROM role_permissions"
+	ck_assert_int_eq(sql_int(sqlite_of(fx.st)->db, "SELECT count(*) FROM role_permissions"
 	                         " WHERE permission_id = %Q", perm), 0);
-	ck_assert_int_eq(sql_int(fx.st->db, "SELECT count(*) FROM client_permissions"
+	ck_assert_int_eq(sql_int(sqlite_of(fx.st)->db, "SELECT count(*) FROM client_permissions"
 	                         " WHERE permission_id = %Q", perm), 0);
 	/* the others stay */
-	ck_assert_int_eq(sql_int(fx.st->db, "SELECT count(*) FROM role_permissions"
+	ck_assert_int_eq(sql_int(sqlite_of(fx.st)->db, "SELECT count(*) FROM role_permissions"
 	                         " WHERE role_id = 'ro1'"), 1);
-	ck_assert_int_eq(sql_int(fx.st->db, "SELECT count(*) FROM client_permissions"
+	ck_assert_int_eq(sql_int(sqlite_of(fx.st)->db, "SELECT count(*) FROM client_permissions"
 	                         " WHERE client_id = %Q", fx.p1.client_id), 11);
 	fx.str = client_scope(fx.p1.client_id);
 	ck_assert_ptr_nonnull(fx.str);
@@ -1259,18 +1304,23 @@ START_TEST(test_delete_role_sets_user_role_null)
 {
 	open_store();
 	create_project("a", &fx.p1);
-	ck_assert_int_eq(sql_exec(fx.st->db, "INSERT INTO roles (id, project_id, code, name,"
+	ck_assert_int_eq(sql_exec(sqlite_of(fx.st)->db,
+	                          "INSERT INTO roles (id, project_id, code, name,"
 	                          " created_at, updated_at) VALUES ('ro1', %Q, 'viewer', 'V', 1, 1),"
 	                          " ('ro2', %Q, 'editor', 'E', 1, 1)",
 	                          fx.p1.project_id, fx.p1.project_id), SQLITE_OK);
-	ck_assert_int_eq(sql_exec(fx.st->db, "INSERT INTO users (id, project_id, display_name,"
+	ck_assert_int_eq(sql_exec(sqlite_of(fx.st)->db,
+	                          "INSERT INTO users (id, project_id, display_name,"
 	                          " role_id, created_at, updated_at) VALUES ('u1', %Q, 'U', 'ro1', 1, 1),"
 	                          " ('u2', %Q, 'V', 'ro2', 1, 1)",
 	                          fx.p1.project_id, fx.p1.project_id), SQLITE_OK);
-	ck_assert_int_eq(sql_exec(fx.st->db, "DELETE FROM roles WHERE id = 'ro1'"), SQLITE_OK);
-	ck_assert_int_eq(sql_int(fx.st->db, "SELECT count(*) FROM users"), 2);
-	ck_assert_int_eq(sql_int(fx.st->db, "SELECT role_id IS NULL FROM users WHERE id = 'u1'"), 1);
-	ck_assert_int_eq(sql_int(fx.st->db, "SELECT role_id = 'ro2' FROM users WHERE id = 'u2'"), 1);
+	ck_assert_int_eq(sql_exec(sqlite_of(fx.st)->db, "DELETE FROM roles WHERE id = 'ro1'"),
+	                 SQLITE_OK);
+	ck_assert_int_eq(sql_int(sqlite_of(fx.st)->db, "SELECT count(*) FROM users"), 2);
+	ck_assert_int_eq(sql_int(sqlite_of(fx.st)->db,
+	                         "SELECT role_id IS NULL FROM users WHERE id = 'u1'"), 1);
+	ck_assert_int_eq(sql_int(sqlite_of(fx.st)->db,
+	                         "SELECT role_id = 'ro2' FROM users WHERE id = 'u2'"), 1);
 }
 END_TEST
 
@@ -1298,7 +1348,8 @@ START_TEST(test_scope_cache_sees_every_change)
 	free(fx.str);
 
 	/* this connection, outside store_begin */
-	ck_assert_int_eq(sql_exec(fx.st->db, "INSERT INTO client_permissions VALUES (%Q, %Q)",
+	ck_assert_int_eq(sql_exec(sqlite_of(fx.st)->db,
+	                          "INSERT INTO client_permissions VALUES (%Q, %Q)",
 	                          fx.p1.client_id, perm), SQLITE_OK);
 	fx.str = client_scope(fx.p1.client_id);
 	ck_assert_str_eq(fx.str, ALL_TWELVE);
@@ -1307,7 +1358,8 @@ START_TEST(test_scope_cache_sees_every_change)
 	/* a request's savepoint in a batch: no commit yet, so no new data version */
 	store_batch_enable(fx.st, noop_opened, NULL);
 	ck_assert_int_eq(store_begin(fx.st, &fx.err), 0);
-	ck_assert_int_eq(sql_exec(fx.st->db, "DELETE FROM client_permissions WHERE permission_id = %Q",
+	ck_assert_int_eq(sql_exec(sqlite_of(fx.st)->db,
+	                          "DELETE FROM client_permissions WHERE permission_id = %Q",
 	                          perm), SQLITE_OK);
 	ck_assert_int_eq(store_commit(fx.st, &fx.err), 0);
 	fx.str = client_scope(fx.p1.client_id);
@@ -1331,10 +1383,12 @@ START_TEST(test_batch_sync_leaves_the_commit)
 	struct store_files *f;
 
 	open_store();
-	ck_assert_int_eq(sql_int(fx.st->db, "PRAGMA synchronous"), 2);   /* FULL until group commit */
+	ck_assert_int_eq(sql_int(sqlite_of(fx.st)->db, "PRAGMA synchronous"),
+	                 2);   /* FULL until group commit */
 	ck_assert_ptr_null(store_sync_target(fx.st));
 	store_batch_enable(fx.st, noop_opened, NULL);
-	ck_assert_int_eq(sql_int(fx.st->db, "PRAGMA synchronous"), 1);   /* NORMAL: the sync is ours */
+	ck_assert_int_eq(sql_int(sqlite_of(fx.st)->db, "PRAGMA synchronous"),
+	                 1);   /* NORMAL: the sync is ours */
 	f = store_sync_target(fx.st);
 	ck_assert_ptr_nonnull(f);
 	ck_assert(!strcmp(f->wal_path + strlen(fx.path), "-wal"));
@@ -1384,8 +1438,10 @@ START_TEST(test_wal_unlinked_refuses_writes)
 	store_close(fx.st);
 	fx.st = store_open(fx.path, true, fx.errbuf, sizeof fx.errbuf);
 	ck_assert_ptr_nonnull(fx.st);
-	ck_assert_int_eq(sql_int(fx.st->db, "SELECT count(*) FROM projects WHERE name = 'kept'"), 1);
-	ck_assert_int_eq(sql_int(fx.st->db, "SELECT count(*) FROM projects WHERE name = 'lost'"), 0);
+	ck_assert_int_eq(sql_int(sqlite_of(fx.st)->db,
+	                         "SELECT count(*) FROM projects WHERE name = 'kept'"), 1);
+	ck_assert_int_eq(sql_int(sqlite_of(fx.st)->db,
+	                         "SELECT count(*) FROM projects WHERE name = 'lost'"), 0);
 }
 END_TEST
 
@@ -1421,7 +1477,7 @@ START_TEST(test_client_cache_sees_every_change)
 	ck_assert_int_eq(client_auth(fx.p1.client_id, &ca), 1);
 	ck_assert(ca.is_active);
 	ck_assert_int_eq(store_batch_commit(fx.st, &fx.err), 0);
-	ck_assert(sqlite3_get_autocommit(fx.st->db));
+	ck_assert(sqlite3_get_autocommit(sqlite_of(fx.st)->db));
 	ck_assert_int_eq(client_auth(fx.p1.client_id, &ca), 1);
 	ck_assert(!ca.is_active);
 	ck_assert_int_eq(store_batch_commit(fx.st, &fx.err), 0);
@@ -1432,7 +1488,8 @@ START_TEST(test_client_cache_sees_every_change)
 
 	/* ours: a request's write ends the read transaction, its commit moves the stamp */
 	ck_assert_int_eq(store_begin(fx.st, &fx.err), 0);
-	ck_assert_int_eq(sql_exec(fx.st->db, "UPDATE clients SET is_active = 1 WHERE id = %Q",
+	ck_assert_int_eq(sql_exec(sqlite_of(fx.st)->db,
+	                          "UPDATE clients SET is_active = 1 WHERE id = %Q",
 	                          fx.p1.client_id), SQLITE_OK);
 	ck_assert_int_eq(store_commit(fx.st, &fx.err), 0);
 	ck_assert_int_eq(client_auth(fx.p1.client_id, &ca), 1);
@@ -1441,9 +1498,9 @@ START_TEST(test_client_cache_sees_every_change)
 
 	/* a write outside store_begin (the purges) commits on its own */
 	ck_assert_int_eq(client_auth(fx.p1.client_id, &ca), 1);
-	ck_assert(!sqlite3_get_autocommit(fx.st->db));
+	ck_assert(!sqlite3_get_autocommit(sqlite_of(fx.st)->db));
 	ck_assert_int_ge(store_purge_expired(fx.st, 10, now_ms(), 0, &fx.err), 0);
-	ck_assert(sqlite3_get_autocommit(fx.st->db));
+	ck_assert(sqlite3_get_autocommit(sqlite_of(fx.st)->db));
 
 	ck_assert_int_eq(client_auth("no-such-client", &ca), 0);
 	ck_assert_int_eq(client_auth("no-such-client", &ca), 0);

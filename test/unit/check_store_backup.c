@@ -11,6 +11,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "sqlite_stmt.h"
+#include "sqlite_store.h"
 #include "check_suite.h"
 #include "store.h"
 #include "store_backup.h"
@@ -26,7 +28,7 @@ static struct {
 	char errbuf[512];
 } fx;
 
-#define value(...) check_query_int(fx.st->db, __VA_ARGS__)
+#define value(...) check_query_int(sqlite_of(fx.st)->db, __VA_ARGS__)
 
 static void setup(void)
 {
@@ -38,7 +40,8 @@ static void setup(void)
 	fx.st = store_open(fx.db, false, fx.errbuf, sizeof fx.errbuf);
 	ck_assert_msg(fx.st != NULL, "%s", fx.errbuf);
 	ck_assert_int_eq(store_project_create(fx.st, "p", &fx.p, &fx.err), 0);
-	check_sql(fx.st->db, "INSERT INTO users (id, project_id, display_name, created_at, updated_at)"
+	check_sql(sqlite_of(fx.st)->db,
+	          "INSERT INTO users (id, project_id, display_name, created_at, updated_at)"
 	          " VALUES ('u1', %Q, 'U', 1, 1);"
 	          "INSERT INTO sessions (id, secret_hash, project_id, user_id, auth_time, created_at,"
 	          " expires_at) VALUES ('s1', 'h1', %Q, 'u1', 1, 1, 9e15),"
@@ -72,7 +75,7 @@ START_TEST(test_invalidate_all)
 	/* it never moves back */
 	ck_assert_int_eq(store_invalidate_all(fx.st, 500, &fx.err), 0);
 	ck_assert_int_eq(value("SELECT tokens_valid_after FROM projects"), 1000000);
-	ck_assert(sqlite3_get_autocommit(fx.st->db));
+	ck_assert(sqlite3_get_autocommit(sqlite_of(fx.st)->db));
 }
 END_TEST
 

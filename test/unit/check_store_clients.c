@@ -14,6 +14,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "sqlite_stmt.h"
+#include "sqlite_store.h"
 #include "check_suite.h"
 #include "crypto.h"
 #include "jbody.h"
@@ -75,7 +77,7 @@ static const char *perm(size_t slot, const char *project_id, const char *named)
 {
 	sqlite3_stmt *s;
 
-	ck_assert_int_eq(sqlite3_prepare_v2(fx.st->db,
+	ck_assert_int_eq(sqlite3_prepare_v2(sqlite_of(fx.st)->db,
 		"SELECT p.id FROM permissions p JOIN resources r ON r.id = p.resource_id"
 		" WHERE p.project_id = ?1 AND r.code || ':' || p.code = ?2", -1, &s, NULL), SQLITE_OK);
 	sqlite3_bind_text(s, 1, project_id, -1, SQLITE_STATIC);
@@ -159,7 +161,7 @@ static long long count_rows(const char *sql)
 	sqlite3_stmt *s;
 	long long n;
 
-	ck_assert_int_eq(sqlite3_prepare_v2(fx.st->db, sql, -1, &s, NULL), SQLITE_OK);
+	ck_assert_int_eq(sqlite3_prepare_v2(sqlite_of(fx.st)->db, sql, -1, &s, NULL), SQLITE_OK);
 	ck_assert_int_eq(sqlite3_step(s), SQLITE_ROW);
 	n = sqlite3_column_int64(s, 0);
 	sqlite3_finalize(s);
@@ -203,7 +205,7 @@ START_TEST(test_create_unknown_permission_writes_nothing)
 	ck_assert_int_eq(client_create(fx.p1.project_id, &f, NULL), -1);
 	ck_assert_str_eq(fx.err.code, "some_permissions_not_found");
 	ck_assert_int_eq(count_rows("SELECT count(*) FROM clients"), before);
-	ck_assert(sqlite3_get_autocommit(fx.st->db));
+	ck_assert(sqlite3_get_autocommit(sqlite_of(fx.st)->db));
 }
 END_TEST
 
@@ -250,7 +252,7 @@ START_TEST(test_update_not_found_order)
 	ck_assert_int_eq(client_update(fx.p1.project_id, fx.p1.client_id, &f, NULL), -1);
 	ck_assert_str_eq(fx.err.code, "some_permissions_not_found");
 	ck_assert_int_eq(count_rows("SELECT count(*) FROM clients WHERE name = 'admin'"), 2);
-	ck_assert(sqlite3_get_autocommit(fx.st->db));
+	ck_assert(sqlite3_get_autocommit(sqlite_of(fx.st)->db));
 }
 END_TEST
 
@@ -337,7 +339,8 @@ START_TEST(test_record_odd_rows)
 		sql = sqlite3_mprintf("UPDATE clients SET redirect_uris = %Q,"
 		                      " post_logout_redirect_uris = %Q, created_at = -1"
 		                      " WHERE id = %Q", uris[i], uris[i], id);
-		ck_assert_int_eq(sqlite3_exec(fx.st->db, sql, NULL, NULL, NULL), SQLITE_OK);
+		ck_assert_int_eq(sqlite3_exec(sqlite_of(fx.st)->db, sql, NULL, NULL, NULL),
+		                 SQLITE_OK);
 		sqlite3_free(sql);
 		ck_assert_int_eq(client_update(fx.p1.project_id, id, &same, NULL), 0);
 		expect_record_shape(fx.rec);
@@ -361,7 +364,8 @@ START_TEST(test_insert_grant_admin)
 {
 	struct client_fields f = { .name = "second admin", .redirect_uris = "[]" };
 
-	check_sql(fx.st->db, "INSERT INTO resources (id, project_id, name, code, is_default,"
+	check_sql(sqlite_of(fx.st)->db,
+	          "INSERT INTO resources (id, project_id, name, code, is_default,"
 	          " created_at, updated_at) VALUES ('ro', %Q, 'Orders', 'orders', 0, 1, 1);"
 	          " INSERT INTO permissions (id, resource_id, project_id, name, code, position)"
 	          " VALUES ('po', 'ro', %Q, 'Read', 'read', 0)", fx.p2.project_id,
@@ -475,7 +479,8 @@ static char *client_row(const char *id)
 	sqlite3_stmt *s;
 	char *row;
 
-	ck_assert_int_eq(sqlite3_prepare_v2(fx.st->db, "SELECT json_array(name, redirect_uris,"
+	ck_assert_int_eq(sqlite3_prepare_v2(sqlite_of(fx.st)->db,
+	                                    "SELECT json_array(name, redirect_uris,"
 	                 " post_logout_redirect_uris, backchannel_logout_uri,"
 	                 " token_endpoint_auth_method, id_token_signed_response_alg, updated_at)"
 	                 " FROM clients WHERE id = ?1", -1, &s, NULL), SQLITE_OK);
@@ -523,7 +528,7 @@ START_TEST(test_routing_needs_all_twelve)
 		     : client_create(fx.p1.project_id, &f, NULL);
 	}
 	ck_assert_msg(rc == 0, "%s: %s", routing_cases[_i].desc, fx.err.description);
-	ck_assert(sqlite3_get_autocommit(fx.st->db));
+	ck_assert(sqlite3_get_autocommit(sqlite_of(fx.st)->db));
 	free(before);
 	free(id);
 }
@@ -580,7 +585,7 @@ START_TEST(test_delete)
 		"INSERT INTO refresh_tokens (hash, family_id, project_id, client_id, user_id,"
 		" access_jti, access_exp, created_at, expires_at) VALUES ('t1', 'f1', %Q, %Q, 'u1',"
 		" 'j', 9e12, 1, 9e15);", fx.p1.project_id, fx.p1.project_id, id, fx.p1.project_id, id);
-	check_sql(fx.st->db, "%s", sql);
+	check_sql(sqlite_of(fx.st)->db, "%s", sql);
 	sqlite3_free(sql);
 
 	ck_assert_int_eq(client_delete(fx.p1.project_id, "nope", ""), -1);
@@ -590,7 +595,7 @@ START_TEST(test_delete)
 	ck_assert_int_eq(client_delete(fx.p1.project_id, fx.p1.client_id, "clients:update"), -1);
 	ck_assert_str_eq(fx.err.code, "insufficient_permission");
 	ck_assert_int_eq(count_rows("SELECT count(*) FROM clients"), 3);
-	ck_assert(sqlite3_get_autocommit(fx.st->db));
+	ck_assert(sqlite3_get_autocommit(sqlite_of(fx.st)->db));
 
 	ck_assert_int_eq(client_delete(fx.p1.project_id, id, "clients:update"), 0);
 	ck_assert_int_eq(client_get(fx.p1.project_id, id), -1);
@@ -612,7 +617,7 @@ static char *clients_state(void)
 	sqlite3_stmt *s;
 	char *v;
 
-	ck_assert_int_eq(sqlite3_prepare_v2(fx.st->db,
+	ck_assert_int_eq(sqlite3_prepare_v2(sqlite_of(fx.st)->db,
 		"SELECT group_concat(c, ';') FROM (SELECT id || '|' || name || '|' || is_active || '|'"
 		" || secret_hash || '|' || ifnull((SELECT group_concat(permission_id) FROM (SELECT"
 		" permission_id FROM client_permissions WHERE client_id = clients.id ORDER BY 1)), '')"
@@ -688,7 +693,7 @@ START_TEST(test_no_escalation)
 		              grant_cases[_i].desc, fx.err.description);
 		ck_assert_str_eq(after, before);
 	}
-	ck_assert(sqlite3_get_autocommit(fx.st->db));
+	ck_assert(sqlite3_get_autocommit(sqlite_of(fx.st)->db));
 	free(before);
 	free(after);
 	free(mine);

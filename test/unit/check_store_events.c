@@ -14,6 +14,8 @@
 
 #include <jansson.h>
 
+#include "sqlite_stmt.h"
+#include "sqlite_store.h"
 #include "check_suite.h"
 #include "store.h"
 #include "store_events.h"
@@ -121,7 +123,7 @@ static int list(const char *project_id, int64_t since, const char *action)
 
 static const char *count_events(void)
 {
-	return check_sql_text(fx.st->db, "SELECT count(*) FROM events");
+	return check_sql_text(sqlite_of(fx.st)->db, "SELECT count(*) FROM events");
 }
 
 START_TEST(test_event_record)
@@ -227,7 +229,8 @@ START_TEST(test_list_filters)
 	ck_assert_int_eq(write_event("p2", EVENT_ROLE_CREATE, false), 0);
 	ck_assert_int_eq(write_event(NULL, EVENT_KEY_ROTATE, false), 0);
 	ck_assert_int_eq(write_event("p1", EVENT_ROLE_DELETE, false), 0);
-	check_sql(fx.st->db, "UPDATE events SET time = 1000 WHERE action = 'key.rotate'");
+	check_sql(sqlite_of(fx.st)->db,
+	          "UPDATE events SET time = 1000 WHERE action = 'key.rotate'");
 	ck_assert_int_eq(list(NULL, 0, NULL), 4);
 	/* oldest first: the key rotation is now the oldest */
 	ck_assert_ptr_eq(strstr(fx.listed, "key.rotate"), strstr(fx.listed, "\"action\"") + 10);
@@ -246,16 +249,16 @@ START_TEST(test_purge)
 {
 	for (int i = 0; i < 5; i++)
 		ck_assert_int_eq(write_event("p1", EVENT_ROLE_CREATE, false), 0);
-	check_sql(fx.st->db, "UPDATE events SET time = 1000 + id WHERE id <= 3");
+	check_sql(sqlite_of(fx.st)->db, "UPDATE events SET time = 1000 + id WHERE id <= 3");
 	ck_assert_int_eq(store_event_purge(fx.st, 2, 2000, &fx.err), 2);
 	ck_assert_int_eq(store_event_purge(fx.st, 2, 2000, &fx.err), 1);
 	ck_assert_int_eq(store_event_purge(fx.st, 2, 2000, &fx.err), 0);
 	ck_assert_str_eq(count_events(), "2");
-	ck_assert_str_eq(check_sql_text(fx.st->db, "SELECT min(id) FROM events"), "4");
+	ck_assert_str_eq(check_sql_text(sqlite_of(fx.st)->db, "SELECT min(id) FROM events"), "4");
 	/* a purge that empties the table brings no ID back */
 	ck_assert_int_eq(store_event_purge(fx.st, 10, INT64_MAX, &fx.err), 2);
 	ck_assert_int_eq(write_event("p1", EVENT_ROLE_CREATE, false), 0);
-	ck_assert_str_eq(check_sql_text(fx.st->db, "SELECT id FROM events"), "6");
+	ck_assert_str_eq(check_sql_text(sqlite_of(fx.st)->db, "SELECT id FROM events"), "6");
 }
 END_TEST
 

@@ -12,6 +12,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "sqlite_stmt.h"
+#include "sqlite_store.h"
 #include "check_suite.h"
 #include "store.h"
 #include "store_outbox.h"
@@ -76,7 +78,8 @@ static int outbox_delete(const char *const *ids, size_t n)
 
 static void add_row(const char *id, long long created_at, const char *sid)
 {
-	check_sql(fx.st->db, "INSERT INTO backchannel_outbox (id, client_id, uri, alg, subject,"
+	check_sql(sqlite_of(fx.st)->db,
+	          "INSERT INTO backchannel_outbox (id, client_id, uri, alg, subject,"
 	          " session_id, created_at) VALUES (%Q, 'c', 'http://a.example/bc', 'ES256', 'u',"
 	          " %Q, %lld)", id, sid, created_at);
 }
@@ -121,16 +124,20 @@ END_TEST
  * with the URI and algorithm of that moment and the session as sid. */
 START_TEST(test_session_end_fills_outbox)
 {
-	check_sql(fx.st->db, "INSERT INTO users (id, project_id, display_name, created_at,"
+	check_sql(sqlite_of(fx.st)->db,
+	          "INSERT INTO users (id, project_id, display_name, created_at,"
 	          " updated_at) VALUES ('u1', %Q, 'U', 1, 1)", fx.p.project_id);
-	check_sql(fx.st->db, "INSERT INTO clients (id, project_id, name, secret_hash, created_at,"
+	check_sql(sqlite_of(fx.st)->db,
+	          "INSERT INTO clients (id, project_id, name, secret_hash, created_at,"
 	          " updated_at, backchannel_logout_uri) VALUES ('c1', %Q, 'a', 'x', 1, 1,"
 	          " 'https://a.example/bc'), ('c2', %Q, 'b', 'x', 1, 1, NULL)", fx.p.project_id,
 	          fx.p.project_id);
-	check_sql(fx.st->db, "INSERT INTO sessions (id, secret_hash, project_id, user_id, auth_time,"
+	check_sql(sqlite_of(fx.st)->db,
+	          "INSERT INTO sessions (id, secret_hash, project_id, user_id, auth_time,"
 	          " created_at, expires_at) VALUES ('s1', 'h', %Q, 'u1', 1, 1, 9)", fx.p.project_id);
-	check_sql(fx.st->db, "INSERT INTO session_clients VALUES ('s1', 'c1'), ('s1', 'c2')");
-	check_sql(fx.st->db, "UPDATE sessions SET ended_at = 5 WHERE id = 's1'");
+	check_sql(sqlite_of(fx.st)->db,
+	          "INSERT INTO session_clients VALUES ('s1', 'c1'), ('s1', 'c2')");
+	check_sql(sqlite_of(fx.st)->db, "UPDATE sessions SET ended_at = 5 WHERE id = 's1'");
 	ck_assert_int_eq(outbox_read(10), 0);
 	ck_assert_uint_eq(fx.rows.count, 1);
 	ck_assert_str_eq(fx.rows.rows[0].client_id, "c1");

@@ -14,6 +14,8 @@
 
 #include <jansson.h>
 
+#include "sqlite_stmt.h"
+#include "sqlite_store.h"
 #include "check_suite.h"
 #include "listing.h"
 #include "store_projects.h"
@@ -145,7 +147,7 @@ static long long count(const char *sql)
 	sqlite3_stmt *s;
 	long long n = -1;
 
-	ck_assert_int_eq(sqlite3_prepare_v2(fx.st->db, sql, -1, &s, NULL), SQLITE_OK);
+	ck_assert_int_eq(sqlite3_prepare_v2(sqlite_of(fx.st)->db, sql, -1, &s, NULL), SQLITE_OK);
 	if (sqlite3_step(s) == SQLITE_ROW)
 		n = sqlite3_column_int64(s, 0);
 	sqlite3_finalize(s);
@@ -154,7 +156,7 @@ static long long count(const char *sql)
 
 static void exec(const char *sql)
 {
-	ck_assert_int_eq(sqlite3_exec(fx.st->db, sql, NULL, NULL, NULL), SQLITE_OK);
+	ck_assert_int_eq(sqlite3_exec(sqlite_of(fx.st)->db, sql, NULL, NULL, NULL), SQLITE_OK);
 }
 
 /* Creates "orders" with read, write; leaves the record in fx.rec. */
@@ -174,7 +176,7 @@ static char *default_id(const char *code)
 
 	snprintf(sql, sizeof sql, "SELECT id FROM resources WHERE project_id = '%s' AND code = '%s'",
 	         fx.np.project_id, code);
-	ck_assert_int_eq(sqlite3_prepare_v2(fx.st->db, sql, -1, &s, NULL), SQLITE_OK);
+	ck_assert_int_eq(sqlite3_prepare_v2(sqlite_of(fx.st)->db, sql, -1, &s, NULL), SQLITE_OK);
 	if (sqlite3_step(s) == SQLITE_ROW)
 		id = strdup((const char *)sqlite3_column_text(s, 0));
 	sqlite3_finalize(s);
@@ -192,7 +194,7 @@ START_TEST(test_create_record)
 	ck_assert_str_eq(perm_str(0, "code"), "read");
 	ck_assert_str_eq(perm_str(1, "code"), "write");
 	ck_assert_str_eq(rec_str("created_at"), rec_str("updated_at"));
-	ck_assert(sqlite3_get_autocommit(fx.st->db));
+	ck_assert(sqlite3_get_autocommit(sqlite_of(fx.st)->db));
 }
 END_TEST
 
@@ -202,7 +204,7 @@ START_TEST(test_create_code_taken)
 	ck_assert_ptr_null(resource_create(fx.np.project_id, &fx.in));
 	ck_assert_int_eq(fx.err.api_code, E_RESOURCE_CODE_ALREADY_USED);
 	ck_assert_int_eq(fx.err.status, 409);
-	ck_assert(sqlite3_get_autocommit(fx.st->db));   /* rolled back */
+	ck_assert(sqlite3_get_autocommit(sqlite_of(fx.st)->db));   /* rolled back */
 	ck_assert_int_eq(count("SELECT count(*) FROM resources WHERE code = 'orders'"), 1);
 	ck_assert_int_eq(count("SELECT count(*) FROM permissions"), 4 * 3 + 2);
 }
@@ -216,7 +218,7 @@ START_TEST(test_create_unforeseen_unique)
 	input("Dup", "dup", 2, codes);
 	ck_assert_ptr_null(resource_create(fx.np.project_id, &fx.in));
 	ck_assert_int_eq(fx.err.api_code, E_INVALID_PARAMS);
-	ck_assert(sqlite3_get_autocommit(fx.st->db));
+	ck_assert(sqlite3_get_autocommit(sqlite_of(fx.st)->db));
 	ck_assert_int_eq(count("SELECT count(*) FROM resources WHERE code = 'dup'"), 0);
 }
 END_TEST
@@ -265,7 +267,7 @@ START_TEST(test_update_errors)
 	}
 	ck_assert_ptr_null(resource_update(project, target, &fx.in));
 	ck_assert_int_eq(fx.err.api_code, want[_i].code);
-	ck_assert(sqlite3_get_autocommit(fx.st->db));
+	ck_assert(sqlite3_get_autocommit(sqlite_of(fx.st)->db));
 	ck_assert_int_eq(count("SELECT count(*) FROM resources WHERE code = 'users'"), 2 - (_i != UP_OTHER_PROJECT));
 	free(target);
 	free(users);
@@ -424,7 +426,7 @@ START_TEST(test_delete)
 	ck_assert_int_eq(resource_delete(other.project_id, id), -1);
 	ck_assert_str_eq(fx.err.code, "resource_not_found");
 	ck_assert_int_eq(count("SELECT count(*) FROM permissions"), 2 * 12 + 2);
-	ck_assert(sqlite3_get_autocommit(fx.st->db));
+	ck_assert(sqlite3_get_autocommit(sqlite_of(fx.st)->db));
 
 	ck_assert_int_eq(resource_delete(fx.np.project_id, id), 0);
 	ck_assert_ptr_null(resource_get(fx.np.project_id, id));
@@ -459,7 +461,7 @@ static long long list(const char *search, int is_default, long page_size, long p
 	fx.page = page.data;
 	fx.list = json_loads(fx.page, JSON_REJECT_DUPLICATES, NULL);
 	ck_assert_msg(json_is_array(fx.list), "not a page: %s", fx.page);
-	ck_assert(sqlite3_get_autocommit(fx.st->db));
+	ck_assert(sqlite3_get_autocommit(sqlite_of(fx.st)->db));
 	return page.total;
 }
 

@@ -13,6 +13,8 @@
 #include <strings.h>
 #include <unistd.h>
 
+#include "sqlite_stmt.h"
+#include "sqlite_store.h"
 #include "check_suite.h"
 #include "jbody.h"
 #include "listing.h"
@@ -43,7 +45,7 @@ static size_t query_texts(const char *sql, const char *arg, char **out, size_t m
 	sqlite3_stmt *s;
 	size_t n = 0;
 
-	ck_assert_int_eq(sqlite3_prepare_v2(fx.st->db, sql, -1, &s, NULL), SQLITE_OK);
+	ck_assert_int_eq(sqlite3_prepare_v2(sqlite_of(fx.st)->db, sql, -1, &s, NULL), SQLITE_OK);
 	if (arg)
 		sqlite3_bind_text(s, 1, arg, -1, SQLITE_STATIC);
 	while (n < max && sqlite3_step(s) == SQLITE_ROW)
@@ -210,7 +212,7 @@ static const char *str(const json_t *rec, const char *key)
 
 static void assert_no_transaction(void)
 {
-	ck_assert_int_ne(sqlite3_get_autocommit(fx.st->db), 0);
+	ck_assert_int_ne(sqlite3_get_autocommit(sqlite_of(fx.st)->db), 0);
 }
 
 /* --- create ------------------------------------------------------------- */
@@ -550,7 +552,7 @@ START_TEST(test_delete)
 	sql = sqlite3_mprintf("INSERT INTO users (id, project_id, display_name, role_id,"
 	                      " created_at, updated_at) VALUES ('u1', %Q, 'U', %Q, 1, 1)",
 	                      fx.p.project_id, id);
-	ck_assert_int_eq(sqlite3_exec(fx.st->db, sql, NULL, NULL, NULL), SQLITE_OK);
+	ck_assert_int_eq(sqlite3_exec(sqlite_of(fx.st)->db, sql, NULL, NULL, NULL), SQLITE_OK);
 	sqlite3_free(sql);
 
 	ck_assert_int_eq(role_delete(fx.p.project_id, "nope", ""), -1);

@@ -11,6 +11,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "sqlite_stmt.h"
+#include "sqlite_store.h"
 #include "check_suite.h"
 #include "store_projects.h"
 #include "store.h"
@@ -28,7 +30,7 @@ static struct {
 	struct api_error err;
 } fx;
 
-#define count(...) check_query_int(fx.st->db, __VA_ARGS__)
+#define count(...) check_query_int(sqlite_of(fx.st)->db, __VA_ARGS__)
 
 static void setup(void)
 {
@@ -41,7 +43,8 @@ static void setup(void)
 	fx.st = store_open(fx.db, false, errbuf, sizeof errbuf);
 	ck_assert_msg(fx.st != NULL, "%s", errbuf);
 	ck_assert_int_eq(store_project_create(fx.st, "p", &fx.p, &fx.err), 0);
-	ck_assert_int_eq(sqlite3_exec(fx.st->db, "INSERT INTO users (id, project_id, display_name,"
+	ck_assert_int_eq(sqlite3_exec(sqlite_of(fx.st)->db,
+	                              "INSERT INTO users (id, project_id, display_name,"
 	                              " created_at, updated_at) SELECT 'u1', id, 'U', 1, 1 FROM projects",
 	                              NULL, NULL, NULL), SQLITE_OK);
 }
@@ -50,7 +53,7 @@ static void teardown(void)
 {
 	store_token_row_release(&fx.g);
 	store_new_project_release(&fx.p);
-	ck_assert(sqlite3_get_autocommit(fx.st->db));
+	ck_assert(sqlite3_get_autocommit(sqlite_of(fx.st)->db));
 	store_close(fx.st);
 	unlink(fx.db);
 	rmdir(fx.dir);
@@ -185,7 +188,7 @@ START_TEST(test_purge_grace)
 
 	snprintf(sql, sizeof sql, "INSERT INTO revoked_tokens VALUES ('gone', 1),"
 	         " ('kept', 9999999999), ('graced', %lld)", (long long)(now / 1000 - 2));
-	ck_assert_int_eq(sqlite3_exec(fx.st->db, sql, NULL, NULL, NULL), SQLITE_OK);
+	ck_assert_int_eq(sqlite3_exec(sqlite_of(fx.st)->db, sql, NULL, NULL, NULL), SQLITE_OK);
 	ck_assert_int_eq(store_purge_expired(fx.st, 100, now, 5000, &fx.err), 3);
 	ck_assert_int_eq(count("SELECT count(*) FROM auth_codes WHERE hash = 'c_old'"), 0);
 	ck_assert_int_eq(count("SELECT count(*) FROM auth_codes WHERE hash = 'c_recent'"), 1);
@@ -245,8 +248,9 @@ static void exec(const char *fmt, ...)
 	va_start(ap, fmt);
 	sql = sqlite3_vmprintf(fmt, ap);
 	va_end(ap);
-	ck_assert_msg(sqlite3_exec(fx.st->db, sql, NULL, NULL, NULL) == SQLITE_OK, "%s: %s", sql,
-	              sqlite3_errmsg(fx.st->db));
+	ck_assert_msg(sqlite3_exec(sqlite_of(fx.st)->db, sql, NULL, NULL, NULL) == SQLITE_OK,
+	              "%s: %s", sql,
+	              sqlite3_errmsg(sqlite_of(fx.st)->db));
 	sqlite3_free(sql);
 }
 

@@ -13,6 +13,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "sqlite_stmt.h"
+#include "sqlite_store.h"
 #include "check_suite.h"
 #include "store_projects.h"
 #include "store_users.h"
@@ -25,7 +27,7 @@ static struct new_project proj, other;
 
 static void exec_sql(const char *sql)
 {
-	ck_assert_int_eq(sqlite3_exec(st->db, sql, NULL, NULL, NULL), SQLITE_OK);
+	ck_assert_int_eq(sqlite3_exec(sqlite_of(st)->db, sql, NULL, NULL, NULL), SQLITE_OK);
 }
 
 static void setup(void)
@@ -54,11 +56,11 @@ static void setup(void)
 /* Every test ends with no open transaction and every statement reset. */
 static void teardown(void)
 {
-	ck_assert_int_ne(sqlite3_get_autocommit(st->db), 0);
-	for (size_t i = 0; i < st->users.count; i++)
-		ck_assert_int_eq(sqlite3_stmt_busy(st->users.stmt[i]), 0);
-	for (size_t i = 0; i < st->users_list.count; i++)
-		ck_assert_int_eq(sqlite3_stmt_busy(st->users_list.stmt[i]), 0);
+	ck_assert_int_ne(sqlite3_get_autocommit(sqlite_of(st)->db), 0);
+	for (size_t i = 0; i < sqlite_of(st)->users.count; i++)
+		ck_assert_int_eq(sqlite3_stmt_busy(sqlite_of(st)->users.stmt[i]), 0);
+	for (size_t i = 0; i < sqlite_of(st)->users_list.count; i++)
+		ck_assert_int_eq(sqlite3_stmt_busy(sqlite_of(st)->users_list.stmt[i]), 0);
 	store_new_project_release(&proj);
 	store_new_project_release(&other);
 	store_close(st);
@@ -257,7 +259,7 @@ static long long count_of(const char *fmt, const char *arg)
 	sqlite3_stmt *s;
 	long long n;
 
-	ck_assert_int_eq(sqlite3_prepare_v2(st->db, sql, -1, &s, NULL), SQLITE_OK);
+	ck_assert_int_eq(sqlite3_prepare_v2(sqlite_of(st)->db, sql, -1, &s, NULL), SQLITE_OK);
 	ck_assert_int_eq(sqlite3_step(s), SQLITE_ROW);
 	n = sqlite3_column_int64(s, 0);
 	sqlite3_finalize(s);
@@ -590,7 +592,7 @@ static char *users_state(void)
 	sqlite3_stmt *s;
 	char *v;
 
-	ck_assert_int_eq(sqlite3_prepare_v2(st->db,
+	ck_assert_int_eq(sqlite3_prepare_v2(sqlite_of(st)->db,
 		"SELECT ifnull(group_concat(u, ';'), '') FROM (SELECT id || '|' || display_name"
 		" || '|' || ifnull(role_id, '') || '|' || ifnull(external_user_id, '') AS u"
 		" FROM users ORDER BY id)", -1, &s, NULL), SQLITE_OK);
@@ -1066,7 +1068,7 @@ START_TEST(test_search_index_follows_writes)
 	         " SELECT 'o' || value, (SELECT id FROM projects WHERE name = 'other'),"
 	         " 'Other ' || value, NULL, 0, 0 FROM json_each('[1,2,3]');"
 	         "DELETE FROM projects WHERE name = 'other';");
-	expect_index_matches_table(st->db);
+	expect_index_matches_table(sqlite_of(st)->db);
 	exec_sql("DELETE FROM user_suffixes; DELETE FROM user_suffixes_recent;"
 	         " DELETE FROM user_suffixes_pending");
 	expect_found("Grace", "");   /* read through the (now empty) index */
@@ -1097,19 +1099,19 @@ START_TEST(test_search_keys_moved)
 	expect_found("moved", "m0 m1 m2");
 	ck_assert_int_eq(store_user_suffixes_move(st, 7, &err), 1);
 	ck_assert_int_eq(store_user_suffixes_move(st, 7, &err), 1);
-	expect_index_matches_table(st->db);
+	expect_index_matches_table(sqlite_of(st)->db);
 	expect_found("moved", "m0 m1 m2");
 	f.display_name = "Now Moved Too";
 	ck_assert_int_eq(user_update(proj.project_id, ids[4], &f, NULL, &rec, &err), 0);
 	json_decref(rec);
 	exec_sql("DELETE FROM users WHERE external_user_id = 'm5'");   /* no API deletes users */
-	expect_index_matches_table(st->db);
+	expect_index_matches_table(sqlite_of(st)->db);
 	while ((rc = store_user_suffixes_move(st, 7, &err)) == 1)
 		moves++;
 	ck_assert_int_eq(rc, 0);
 	ck_assert_int_gt(moves, 3);
 	ck_assert_int_eq(rows_in("user_suffixes_recent"), 0);
-	expect_index_matches_table(st->db);
+	expect_index_matches_table(sqlite_of(st)->db);
 	expect_found("moved", "m0 m1 m2 m4");
 	expect_found("gone", "");
 	expect_found("ays pu", "m3");
@@ -1138,7 +1140,7 @@ START_TEST(test_search_pending_users)
 	ids[1] = create("Pending Quinn", "p1", NULL, NULL);
 	ck_assert_int_eq(rows_in("user_suffixes_pending"), 2);
 	ck_assert_int_eq(rows_in("user_suffixes_recent"), 0);
-	expect_index_matches_table(st->db);
+	expect_index_matches_table(sqlite_of(st)->db);
 	expect_found("pending", "p0 p1");
 	expect_found("T@WAIT", "p0");
 	expect_found("pending quinn", "p1");   /* longer than a key: the LIKE decides */
@@ -1151,7 +1153,8 @@ START_TEST(test_search_pending_users)
 	ck_assert_int_eq(user_update(proj.project_id, ids[1], &f, NULL, &rec, &err), 0);
 	json_decref(rec);
 	ck_assert_int_eq(rows_in("user_suffixes_pending"), 2);
-	expect_index_matches_table(st->db);   /* the update's keys, none of the old name */
+	/* the update's keys, none of the old name */
+	expect_index_matches_table(sqlite_of(st)->db);
 	expect_found("pending", "p0");
 	expect_found("waiting q", "p1");
 	exec_sql("DELETE FROM users WHERE external_user_id = 'p1'");   /* no API deletes users */
@@ -1161,14 +1164,14 @@ START_TEST(test_search_pending_users)
 	expect_found("pending", "p0 p2");
 	ck_assert_int_eq(store_user_suffixes_move(st, 7, &err), 1);
 	ck_assert_int_eq(rows_in("user_suffixes_pending"), 1);
-	expect_index_matches_table(st->db);
+	expect_index_matches_table(sqlite_of(st)->db);
 	expect_found("pending", "p0 p2");
 	while ((rc = store_user_suffixes_move(st, 7, &err)) == 1)
 		;
 	ck_assert_int_eq(rc, 0);
 	ck_assert_int_eq(rows_in("user_suffixes_pending"), 0);
 	ck_assert_int_eq(rows_in("user_suffixes_recent"), 0);
-	expect_index_matches_table(st->db);
+	expect_index_matches_table(sqlite_of(st)->db);
 	expect_found("pending", "p0 p2");
 	expect_found("T@WAIT", "p0");
 	expect_found("waiting", "");
@@ -1176,7 +1179,7 @@ START_TEST(test_search_pending_users)
 	ck_assert_int_eq(user_update(proj.project_id, ids[2], &f, NULL, &rec, &err), 0);
 	json_decref(rec);
 	ck_assert_int_eq(rows_in("user_suffixes_pending"), 0);   /* a settled user's rename writes its keys */
-	expect_index_matches_table(st->db);
+	expect_index_matches_table(sqlite_of(st)->db);
 	expect_found("settled r", "p2");
 	for (int i = 0; i < 3; i++)
 		free(ids[i]);
@@ -1199,7 +1202,7 @@ START_TEST(test_search_long_terms)
 	expect_found("\xc3\xa9onore \xc3\x89t\xc3\xa9-Ch\xc3\xa2te", "eleo");
 	expect_found("\xc3\xa9onore \xc3\x89t\xc3\xa9-Ch\xc3\xa2ta", "");
 	expect_found("\xc3\x89ONORE", "");   /* LIKE folds ASCII only: \xc3\xa9 is not \xc3\x89 */
-	expect_index_matches_table(st->db);
+	expect_index_matches_table(sqlite_of(st)->db);
 }
 END_TEST
 
@@ -1227,8 +1230,9 @@ START_TEST(test_search_index_built_by_migration)
 	ck_assert_int_eq(chmod(old_path, 0600), 0);
 	old = store_open(old_path, false, errbuf, sizeof errbuf);
 	ck_assert_msg(old != NULL, "%s", errbuf);
-	expect_index_matches_table(old->db);
-	ck_assert_int_eq(sqlite3_prepare_v2(old->db, "SELECT group_concat(u.id) FROM user_suffixes s"
+	expect_index_matches_table(sqlite_of(old)->db);
+	ck_assert_int_eq(sqlite3_prepare_v2(sqlite_of(old)->db,
+	                                    "SELECT group_concat(u.id) FROM user_suffixes s"
 	                 " JOIN users u ON u.rowid = s.user_rowid WHERE s.suffix = 'timer'",
 	                 -1, &s, NULL), SQLITE_OK);
 	ck_assert_int_eq(sqlite3_step(s), SQLITE_ROW);

@@ -38,11 +38,6 @@ struct store *store_open_postgres(const struct config *cfg, char *errbuf, size_t
 /* The store starts serving from the loop: PostgreSQL's connections leave
  * blocking mode (and the start-up lock is released). No-op on SQLite. */
 void store_serve(struct store *st, struct event_base *base);
-/* Closes the PostgreSQL side of st (store_close calls it). */
-void pg_store_close(struct store *st);
-/* store_stamp on PostgreSQL: our commits and every notification move it;
- * unknown while the node does not listen. */
-struct store_stamp pg_store_stamp(const struct store *st);
 
 /* ---- what pg_<area>.c use ---- */
 

@@ -24,6 +24,11 @@ extern const struct store_tokens_ops sqlite_tokens_ops;
 
 extern const struct store_backend sqlite_backend;
 
+/* The table's close, stamp and read_stamp (sqlite_store.c, sqlite_tx.c). */
+void sqlite_store_close(struct store *st);
+struct store_stamp sqlite_store_stamp(struct store *st);
+struct store_stamp sqlite_store_read_stamp(struct store *st);
+
 /* ---- what the SQLite areas use of each other ---- */
 
 /* Inserts the four default resources of a new project (docs/api.md "Endpoints"),

@@ -13,6 +13,7 @@
  */
 #include "error.h"
 #include "jbody.h"
+#include "sqlite_stmt.h"
 #include "store.h"
 
 /* The records that hold permissions: a role and a client hold theirs, a

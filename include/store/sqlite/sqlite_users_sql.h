@@ -16,7 +16,7 @@
  * empty fields null (email_verified too, for a user with no email),
  * over users u and their role r (USER_FROM). SQLite writes the text: building
  * and freeing jansson trees was half of a list page's cost. iso_time is
- * format_timestamp (store.c), which writes any time, before 1970 too. */
+ * format_timestamp (sqlite_store.c), which writes any time, before 1970 too. */
 #define USER_RECORD \
 	"json_object('id', u.id, 'display_name', u.display_name," \
 	" 'avatar_url', u.avatar_url, 'external_user_id', u.external_user_id, 'email', u.email," \

@@ -6,6 +6,10 @@
 
 const struct store_backend pg_backend = {
 	.name = "postgres",
+	.close = pg_store_close,
+	.stamp = pg_store_stamp,
+	.read_stamp = pg_store_stamp,
+	.idle = pg_store_idle,
 	.roles = &pg_roles_ops,
 	.resources = &pg_resources_ops,
 	.projects = &pg_projects_ops,

@@ -167,7 +167,7 @@ static int key_insert(struct store *st, const struct key_row *k, struct api_erro
 {
 	char created[24], activates[24];
 	size_t len = 0;
-	char *hex = (char *)PQescapeByteaConn(pg_pool_blocking_conn(st->pg), k->sealed,
+	char *hex = (char *)PQescapeByteaConn(pg_pool_blocking_conn(pg_of(st)->pg), k->sealed,
 	                                      k->sealed_len, &len);
 	int rc;
 

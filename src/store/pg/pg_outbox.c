@@ -62,7 +62,7 @@ static void pg_outbox_read(struct store *st, size_t limit, struct outbox_rows *o
 
 	memset(out, 0, sizeof *out);
 	pg_run(st, &statements[PO_READ], (const char *const[]){ pg_int_param((long long)limit, n),
-	       st->pg_node, pg_int_param(OUTBOX_CLAIM_MS, claim) }, rows_read, out, NULL, done);
+	       pg_of(st)->pg_node, pg_int_param(OUTBOX_CLAIM_MS, claim) }, rows_read, out, NULL, done);
 }
 
 static void pg_outbox_remove(struct store *st, const char *const *ids, size_t n,

@@ -142,7 +142,8 @@ static char *node_name(const struct config *cfg)
 
 struct store *store_open_postgres(const struct config *cfg, char *errbuf, size_t errlen)
 {
-	struct store *st = xcalloc(1, sizeof *st);
+	struct pg_store *ps = xcalloc(1, sizeof *ps);
+	struct store *st = &ps->base;
 	struct pg_pool_config pc = {
 		.conninfo = cfg->store_url, .size = cfg->pool_size, .timeout_ms = cfg->pg_timeout_ms,
 		.changed = on_changed,
@@ -152,18 +153,18 @@ struct store *store_open_postgres(const struct config *cfg, char *errbuf, size_t
 
 	st->be = &pg_backend;
 	pc.statements = statements(&pc.n_statements);
-	st->pg_node = node_name(cfg);
-	st->pg = pg_pool_open(&pc, errbuf, errlen);
-	if (!st->pg)
+	ps->pg_node = node_name(cfg);
+	ps->pg = pg_pool_open(&pc, errbuf, errlen);
+	if (!ps->pg)
 		goto fail;
 	/* held by this session until store_serve closes it */
-	if (pg_exec(st->pg, "SELECT pg_advisory_lock(" START_LOCK ")", &err) < 0) {
+	if (pg_exec(ps->pg, "SELECT pg_advisory_lock(" START_LOCK ")", &err) < 0) {
 		snprintf(errbuf, errlen, "PostgreSQL: %s", err.description);
 		goto fail;
 	}
-	if (migrate(st->pg, errbuf, errlen) < 0)
+	if (migrate(ps->pg, errbuf, errlen) < 0)
 		goto fail;
-	warn_async_replication(st->pg, cfg);
+	warn_async_replication(ps->pg, cfg);
 	return st;
 fail:
 	store_close(st);
@@ -172,20 +173,28 @@ fail:
 
 void store_serve(struct store *st, struct event_base *base)
 {
-	if (st->pg)
-		pg_pool_serve(st->pg, base);
+	if (st->be == &pg_backend)
+		pg_pool_serve(pg_of(st)->pg, base);
 }
 
 void pg_store_close(struct store *st)
 {
-	pg_pool_free(st->pg);
-	st->pg = NULL;
+	struct pg_store *ps = pg_of(st);
+
+	pg_pool_free(ps->pg);
+	ps->pg = NULL;
+	free(ps->pg_node);
+	ps->pg_node = NULL;
 }
 
-
-struct store_stamp pg_store_stamp(const struct store *st)
+struct store_stamp pg_store_stamp(struct store *st)
 {
-	return (struct store_stamp){ st->generation, 0, pg_pool_listening(st->pg) };
+	return (struct store_stamp){ st->generation, 0, pg_pool_listening(pg_of(st)->pg) };
+}
+
+bool pg_store_idle(const struct store *st)
+{
+	return pg_pool_idle(((const struct pg_store *)st)->pg);
 }
 
 /* ---- running an operation ---- */
@@ -205,7 +214,7 @@ struct pg_call {
 static void events_committed(struct store *st, const PGresult *res)
 {
 	int col = st->events_sink ? PQfnumber(res, "event") : -1;
-	PGconn *blocking = pg_pool_blocking_conn(st->pg);
+	PGconn *blocking = pg_pool_blocking_conn(pg_of(st)->pg);
 	bool in_tx = blocking && PQtransactionStatus(blocking) == PQTRANS_INTRANS;
 
 	for (int r = 0; col >= 0 && r < PQntuples(res); r++) {
@@ -230,15 +239,15 @@ int pg_tx_begin(struct store *st, const char *lock, struct api_error *err)
 
 	store_events_drop(st);
 	snprintf(sql, sizeof sql, "BEGIN%s%s", lock ? "; " : "", lock ? lock : "");
-	return pg_exec(st->pg, sql, err);
+	return pg_exec(pg_of(st)->pg, sql, err);
 }
 
 int pg_tx_end(struct store *st, int rc, struct api_error *err)
 {
 	struct api_error ignored;
 
-	if (rc < 0 || pg_exec(st->pg, "COMMIT", err) < 0) {
-		pg_exec(st->pg, "ROLLBACK", &ignored);
+	if (rc < 0 || pg_exec(pg_of(st)->pg, "COMMIT", err) < 0) {
+		pg_exec(pg_of(st)->pg, "ROLLBACK", &ignored);
 		store_events_drop(st);
 		return -1;
 	}
@@ -269,7 +278,7 @@ void pg_run(struct store *st, const struct pg_statement *s, const char *const *p
 	struct pg_call *c = xmalloc(sizeof *c);
 
 	*c = (struct pg_call){ st, map, out, how, done };
-	pg_query(st->pg, s, params, call_done, c);
+	pg_query(pg_of(st)->pg, s, params, call_done, c);
 }
 
 int pg_run_sync(struct store *st, const struct pg_statement *s, const char *const *params,
@@ -400,7 +409,7 @@ static void purge_done(void *arg, const struct api_error *err)
 int pg_purge_run(struct store *st, int which, const char *what, const struct pg_statement *s,
                  const char *const *params)
 {
-	struct store_purge_run *r = &st->purges[which];
+	struct store_purge_run *r = &pg_of(st)->purges[which];
 
 	if (!r->busy) {
 		r->busy = true;

@@ -1,6 +1,6 @@
 /*
  * Clients on SQLite (store_clients_ops, store_backend.h): the statements
- * (prepared at open, store.c), the operations, and what token issue reads
+ * (prepared at open, sqlite_store.c), the operations, and what token issue reads
  * of a client. Writes run in one transaction with the checks they depend
  * on (store_write_tx). Never returns a client's secret hash but to
  * authentication. The client cache and the secret check are the front's
@@ -13,8 +13,10 @@
 
 #include "crypto.h"
 #include "sqlite_backend.h"
-#include "store_clients.h"
 #include "sqlite_grants.h"
+#include "sqlite_stmt.h"
+#include "sqlite_store.h"
+#include "store_clients.h"
 #include "util.h"
 
 enum client_stmt {
@@ -48,7 +50,7 @@ enum client_stmt {
 	" FROM client_permissions WHERE client_id = " id " ORDER BY permission_id)))"
 /* The record (docs/api.md §"Records") of the clients row c: its one definition, read
  * by get, list pages and the read back of a write. iso_time is
- * format_timestamp (store.c). */
+ * format_timestamp (sqlite_store.c). */
 #define CLIENT_JSON(c) \
 	"json_object('id', " c ".id, 'name', " c ".name, 'description', " c ".description," \
 	" 'is_active', json(CASE WHEN " c ".is_active THEN 'true' ELSE 'false' END)," \
@@ -140,7 +142,7 @@ const struct stmt_set store_clients_sql = { CS__COUNT, sql, NULL };
 
 static sqlite3_stmt *stmt(struct store *st, enum client_stmt which)
 {
-	return st->clients.stmt[which];
+	return sqlite_of(st)->clients.stmt[which];
 }
 
 /* ---- the writes ---- */

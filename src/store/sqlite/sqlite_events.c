@@ -10,6 +10,8 @@
 #include <string.h>
 
 #include "sqlite_backend.h"
+#include "sqlite_stmt.h"
+#include "sqlite_store.h"
 #include "store_events.h"
 #include "util.h"
 
@@ -49,7 +51,7 @@ const struct stmt_set store_events_sql = { EV__COUNT, sql, NULL };
 
 static sqlite3_stmt *stmt(struct store *st, enum event_stmt which)
 {
-	return st->events.stmt[which];
+	return sqlite_of(st)->events.stmt[which];
 }
 
 /* The record of the event just inserted, kept for the sink. */
@@ -58,7 +60,7 @@ static int keep_record(struct store *st, struct api_error *err)
 	sqlite3_stmt *s = stmt(st, EV_RECORD);
 	int rc;
 
-	sqlite3_bind_int64(s, 1, sqlite3_last_insert_rowid(st->db));
+	sqlite3_bind_int64(s, 1, sqlite3_last_insert_rowid(sqlite_of(st)->db));
 	rc = store_step(st, s, err);
 	if (rc == 1)
 		store_events_keep(st, store_column_text(s, 0));
@@ -149,7 +151,7 @@ static void sqlite_event_purge(struct store *st, int batch, int64_t before, int 
 	sqlite3_bind_int64(s, 1, before);
 	sqlite3_bind_int(s, 2, batch);
 	rc = store_step_write(st, s, NULL, 0, NULL, &err);
-	*deleted = rc < 0 ? -1 : sqlite3_changes(st->db);
+	*deleted = rc < 0 ? -1 : sqlite3_changes(sqlite_of(st)->db);
 	complete(done, rc, &err);
 }
 

@@ -2,13 +2,15 @@
  * No escalation on SQLite (sqlite_grants.h; the rule: store_grants.h): each
  * check is one statement that finds a permission of a default resource the
  * caller's scope lacks, among the permissions a write would grant or a
- * record holds. Statements are prepared at open (store.c); nothing here
+ * record holds. Statements are prepared at open (sqlite_store.c); nothing here
  * writes.
  */
 #include <assert.h>
 #include <string.h>
 
 #include "sqlite_grants.h"
+#include "sqlite_stmt.h"
+#include "sqlite_store.h"
 #include "store_grants.h"
 
 /* The holders' statements are indexed by enum grant_holder; then one for a
@@ -49,7 +51,7 @@ static const char *const kinds[GS__COUNT] = {
 static int check_one(struct store *st, int which, const char *scope, const char *id,
                      struct api_error *err)
 {
-	sqlite3_stmt *s = st->grants.stmt[which];
+	sqlite3_stmt *s = sqlite_of(st)->grants.stmt[which];
 	int rc;
 
 	store_bind_text(s, 1, id);
@@ -128,7 +130,7 @@ void sqlite_grant_delete_holder(struct store *st, enum grant_holder holder, sqli
 int sqlite_permissions_check(struct store *st, const char *project_id,
                             const struct jbody_id_list *ids, struct api_error *err)
 {
-	sqlite3_stmt *s = st->grants.stmt[GS_IN_PROJECT];
+	sqlite3_stmt *s = sqlite_of(st)->grants.stmt[GS_IN_PROJECT];
 
 	for (size_t i = 0; i < ids->count; i++) {
 		int found = store_exists(st, s, ids->ids[i], project_id, NULL, err);

@@ -5,6 +5,8 @@
 #include <string.h>
 
 #include "sqlite_backend.h"
+#include "sqlite_stmt.h"
+#include "sqlite_store.h"
 #include "store_events.h"
 #include "store_keys.h"
 #include "util.h"
@@ -41,7 +43,7 @@ static const char *const sql[K__COUNT] = {
 
 const struct stmt_set store_keys_sql = { K__COUNT, sql, NULL };
 
-#define STMT(st, i) ((st)->keys.stmt[i])
+#define STMT(st, i) (sqlite_of(st)->keys.stmt[i])
 
 /* The row s is on (KEY_COLUMNS), appended to out. */
 static void row_read(sqlite3_stmt *s, struct key_rows *out)

@@ -3,6 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sqlite_stmt.h"
+#include "sqlite_store.h"
 #include "store.h"
 #include "sqlite_backend.h"
 #include "store_outbox.h"
@@ -28,7 +30,7 @@ static const char *const sql[O__COUNT] = {
 
 const struct stmt_set store_outbox_sql = { O__COUNT, sql, NULL };
 
-#define STMT(st, i) ((st)->outbox.stmt[i])
+#define STMT(st, i) (sqlite_of(st)->outbox.stmt[i])
 
 static int outbox_read(struct store *st, size_t limit, struct outbox_rows *out,
                        struct api_error *err)

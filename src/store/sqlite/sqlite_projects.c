@@ -9,9 +9,11 @@
 
 #include "crypto.h"
 #include "sqlite_backend.h"
+#include "sqlite_stmt.h"
+#include "sqlite_store.h"
+#include "store_clients.h"
 #include "store_events.h"
 #include "store_projects.h"
-#include "store_clients.h"
 #include "store_resources.h"
 #include "util.h"
 
@@ -59,7 +61,7 @@ const struct stmt_set store_projects_sql = { SP__COUNT, sql, NULL };
 
 static sqlite3_stmt *stmt(struct store *st, int which)
 {
-	return st->projects.stmt[which];
+	return sqlite_of(st)->projects.stmt[which];
 }
 
 /* Makes an admin client of out->project_id (docs/api.md §"Permissions and default resources": active, the
@@ -209,7 +211,7 @@ static int set_active_write(struct store *st, void *arg, struct api_error *err)
 	sqlite3_bind_int64(s, 3, now_ms());
 	if (store_step_write(st, s, NULL, 0, NULL, err) < 0)
 		return -1;
-	a->changed = sqlite3_changes(st->db) > 0;
+	a->changed = sqlite3_changes(sqlite_of(st)->db) > 0;
 	if (!a->changed)
 		return 0;
 	return store_event_insert_own(st, (struct event){

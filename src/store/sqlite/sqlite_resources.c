@@ -10,6 +10,8 @@
 
 #include "crypto.h"
 #include "sqlite_backend.h"
+#include "sqlite_stmt.h"
+#include "sqlite_store.h"
 #include "store_resources.h"
 #include "util.h"
 
@@ -104,7 +106,7 @@ const struct stmt_set store_resources_sql = { RS__COUNT, sql, NULL };
 
 static sqlite3_stmt *stmt(struct store *st, enum resources_stmt which)
 {
-	return st->resources.stmt[which];
+	return sqlite_of(st)->resources.stmt[which];
 }
 
 /* The value an optional field writes: its string when set, else NULL. */

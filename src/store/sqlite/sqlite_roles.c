@@ -10,6 +10,8 @@
 #include "crypto.h"
 #include "sqlite_backend.h"
 #include "sqlite_grants.h"
+#include "sqlite_stmt.h"
+#include "sqlite_store.h"
 #include "store_roles.h"
 #include "util.h"
 
@@ -88,7 +90,7 @@ const struct stmt_set store_roles_sql = { RS__COUNT, sql, NULL };
 
 static sqlite3_stmt *stmt(struct store *st, enum role_stmt which)
 {
-	return st->roles.stmt[which];
+	return sqlite_of(st)->roles.stmt[which];
 }
 
 /* A write in progress, for its steps, the probe of a UNIQUE failure and the

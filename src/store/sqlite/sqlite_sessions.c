@@ -7,8 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "store_sessions.h"
 #include "sqlite_backend.h"
+#include "sqlite_stmt.h"
+#include "sqlite_store.h"
+#include "store_sessions.h"
 #include "util.h"
 
 enum session_stmt {
@@ -64,7 +66,7 @@ const struct stmt_set store_sessions_sql = { SS__COUNT, sql, NULL };
 
 static sqlite3_stmt *stmt(struct store *st, enum session_stmt which)
 {
-	return st->sessions.stmt[which];
+	return sqlite_of(st)->sessions.stmt[which];
 }
 
 /* Steps a find statement into *out. 0, or -1 with err. */
@@ -108,7 +110,8 @@ static int session_insert(struct store *st, const struct new_session *n, struct 
 	sqlite3_bind_int64(s, 6, n->expires_at);
 	if (store_step_write(st, s, NULL, 0, NULL, err) < 0)
 		return -1;
-	return sqlite3_changes(st->db) ? 0 : api_fail(err, E_USER_NOT_FOUND, STORE_SESSION_USER_GONE);
+	return sqlite3_changes(sqlite_of(st)->db) ? 0
+	       : api_fail(err, E_USER_NOT_FOUND, STORE_SESSION_USER_GONE);
 }
 
 static int session_continue(struct store *st, const struct new_session *n, const char *id,
@@ -228,7 +231,7 @@ static int end_write(struct store *st, void *arg, struct api_error *err)
 
 	if (session_end(st, e->id, e->project_id, e->user_id, now_ms(), err) < 0)
 		return -1;
-	*e->ended = sqlite3_changes(st->db) > 0;
+	*e->ended = sqlite3_changes(sqlite_of(st)->db) > 0;
 	if (!e->ev || !*e->ended)
 		return 0;   /* nothing ended: nothing to record */
 	return store_event_insert(st, e->ev, err);
@@ -259,7 +262,7 @@ static void sqlite_session_purge(struct store *st, int batch, int64_t now, int *
 	sqlite3_bind_int64(s, 1, now);
 	sqlite3_bind_int(s, 2, batch);
 	rc = store_step_write(st, s, NULL, 0, NULL, &err);
-	*deleted = rc < 0 ? -1 : sqlite3_changes(st->db);
+	*deleted = rc < 0 ? -1 : sqlite3_changes(sqlite_of(st)->db);
 	complete(done, rc, &err);
 }
 

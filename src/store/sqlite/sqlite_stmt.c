@@ -1,21 +1,24 @@
 /*
- * The statement helpers every SQLite area uses (declared in store.h):
- * binding, stepping, a write's transaction, a record's read, delete and
- * page, a column joined into a scope. The connection, its transactions
- * and batches are store.c's; each area's statements are its own.
+ * The statement helpers every SQLite area uses (sqlite_stmt.h): binding,
+ * stepping, a write's transaction, a record's read, delete and page, a
+ * column joined into a scope. The connection is sqlite_store.c's, its
+ * transactions and batches sqlite_tx.c's; each area's statements are its
+ * own.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "listing.h"
 #include "log.h"
+#include "sqlite_stmt.h"
+#include "sqlite_store.h"
 #include "store.h"
 #include "store_events.h"
 #include "util.h"
 
 int store_fail(struct store *st, struct api_error *err, const char *what)
 {
-	log_error("store: %s: %s", what, sqlite3_errmsg(st->db));
+	log_error("store: %s: %s", what, sqlite3_errmsg(sqlite_of(st)->db));
 	/* its files changed underneath (store_fail_writes): not a bug, the
 	 * store is unavailable until repaired */
 	if (st->failed)

@@ -9,6 +9,8 @@
 
 #include "sqlite_backend.h"
 #include "sqlite_grants.h"
+#include "sqlite_stmt.h"
+#include "sqlite_store.h"
 #include "store_tokens.h"
 #include "util.h"
 
@@ -123,7 +125,7 @@ static const char *const sql[T__COUNT] = {
 
 const struct stmt_set store_tokens_sql = { T__COUNT, sql, NULL };
 
-#define STMT(st, i) ((st)->tokens.stmt[i])
+#define STMT(st, i) (sqlite_of(st)->tokens.stmt[i])
 
 /* Both lookups select the same sixteen columns. */
 static int grant_get(struct store *st, sqlite3_stmt *s, const char *hash,
@@ -169,7 +171,7 @@ static int mark_used(struct store *st, sqlite3_stmt *s, const char *hash, const 
 	if (successor)
 		store_bind_text(s, 3, successor);
 	rc = store_step_write(st, s, NULL, 0, NULL, err);
-	return rc < 0 ? -1 : sqlite3_changes(st->db) == 1;
+	return rc < 0 ? -1 : sqlite3_changes(sqlite_of(st)->db) == 1;
 }
 
 static int code_insert(struct store *st, void *arg, struct api_error *err)
@@ -295,7 +297,7 @@ static int regrace(struct store *st, void *arg, struct api_error *err)
 	sqlite3_bind_int64(take, 3, g->since);
 	if (store_step_write(st, take, NULL, 0, NULL, err) < 0)
 		return -1;
-	*g->won = sqlite3_changes(st->db) == 1;
+	*g->won = sqlite3_changes(sqlite_of(st)->db) == 1;
 	if (!*g->won)
 		return 0;
 	store_bind_text(access, 1, g->hash);
@@ -387,7 +389,7 @@ static int purge_expired(struct store *st, int batch, int64_t now, int64_t grace
 		rc = store_step_write(st, s, NULL, 0, NULL, err);
 		if (rc < 0)
 			return -1;
-		total += sqlite3_changes(st->db);
+		total += sqlite3_changes(sqlite_of(st)->db);
 	}
 	return total;
 }

@@ -13,8 +13,10 @@
 
 #include "crypto.h"
 #include "sqlite_backend.h"
-#include "sqlite_users_sql.h"
 #include "sqlite_grants.h"
+#include "sqlite_stmt.h"
+#include "sqlite_store.h"
+#include "sqlite_users_sql.h"
 #include "store_users.h"
 #include "util.h"
 
@@ -93,7 +95,7 @@ const struct stmt_set store_users_sql = { SU__COUNT, sql, NULL };
 
 static sqlite3_stmt *stmt(struct store *st, enum store_users_stmt which)
 {
-	return st->users.stmt[which];
+	return sqlite_of(st)->users.stmt[which];
 }
 
 /* The value a field writes: its string when SET, else NULL. */

@@ -10,6 +10,8 @@
 #include <string.h>
 
 #include "sqlite_backend.h"
+#include "sqlite_stmt.h"
+#include "sqlite_store.h"
 #include "sqlite_users_sql.h"
 #include "store_users.h"
 #include "util.h"
@@ -139,7 +141,7 @@ const struct stmt_set store_users_list_sql = { SL__COUNT, sql, NULL };
 
 static sqlite3_stmt *stmt(struct store *st, int which)
 {
-	return st->users_list.stmt[which];
+	return sqlite_of(st)->users_list.stmt[which];
 }
 
 /* ---- the search term ---- */
