@@ -6,16 +6,15 @@
 #include "audit_file.h"
 #include "cli_store.h"
 #include "log.h"
+#include "store_config.h"
 #include "store_events.h"
-#include "store_pg.h"
 
 /* The store of [store] backend (docs/operations.md §"A fleet on PostgreSQL"). */
 struct store *cli_open_store(const struct config *cfg)
 {
 	char errbuf[512];
-	struct store *st = cfg->store_postgres
-	                 ? store_open_postgres(cfg, errbuf, sizeof errbuf)
-	                 : store_open(cfg->store_path, cfg->synchronous_full, errbuf, sizeof errbuf);
+	struct store *st = store_open_config(cfg, errbuf, sizeof errbuf);
+
 	if (!st)
 		log_error("%s", errbuf);
 	return st;

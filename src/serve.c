@@ -30,7 +30,6 @@
 #include "passwords.h"
 #include "server.h"
 #include "store.h"
-#include "store_pg.h"
 #include "secret_file.h"
 #include "store_backup.h"
 #include "store_events.h"

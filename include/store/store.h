@@ -2,10 +2,11 @@
 #define EDGEAUTH_STORE_H
 /*
  * The store, whatever its backend: SQLite (one file in WAL mode, opened by
- * store_open, src/store/sqlite/) or PostgreSQL (store_pg.h,
- * src/store/pg/). Each backend embeds struct store as the first member of
- * its own (struct sqlite_store: sqlite_store.h) and keeps what is its own
- * there: callers see only this part. Each API area's operations are in
+ * store_open, src/store/sqlite/) or PostgreSQL (src/store/pg/); the top
+ * opens the configured one by store_open_config (store_config.h). Each
+ * backend embeds struct store as the first member of its own (struct
+ * sqlite_store: sqlite_store.h) and keeps what is its own there: callers
+ * see only this part. Each API area's operations are in
  * store_<area>.h. Only the thread that opened the store uses it.
  */
 #include <stdbool.h>
@@ -22,6 +23,7 @@
  * once: the SQLite backend before it returns; a backend that waits on a
  * network will call it later, from the loop. */
 struct store_backend;
+struct event_base;
 
 struct store {
 	/* The backend's table of operations (store_backend.h), set at open:
@@ -64,6 +66,10 @@ struct store {
  * normal), prepares every statement. Returns NULL with a reason in errbuf. */
 struct store *store_open(const char *path, bool synchronous_full, char *errbuf, size_t errlen);
 void store_close(struct store *st);
+/* The store starts serving from the loop: PostgreSQL's connections leave
+ * blocking mode (and the start-up lock is released: store_pg.c). No-op on
+ * SQLite. */
+void store_serve(struct store *st, struct event_base *base);
 /* The schema version this edgeauth migrates to (the migrations it holds). */
 extern const size_t schema_migration_count;
 

@@ -26,7 +26,6 @@
 #include "store.h"
 
 struct event;
-struct event_base;
 
 /* Opens the store on [store] url: connects (blocking: start-up or the
  * CLI), takes the start-up advisory lock, which it holds until
@@ -35,9 +34,6 @@ struct event_base;
  * migrations of schema/postgres/, warns when url names several hosts and
  * the primary replicates asynchronously. NULL with the reason in errbuf. */
 struct store *store_open_postgres(const struct config *cfg, char *errbuf, size_t errlen);
-/* The store starts serving from the loop: PostgreSQL's connections leave
- * blocking mode (and the start-up lock is released). No-op on SQLite. */
-void store_serve(struct store *st, struct event_base *base);
 
 /* ---- what pg_<area>.c use ---- */
 
