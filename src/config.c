@@ -13,7 +13,7 @@
 #include <ini.h>
 
 #include "config.h"
-#include "pg_url.h"
+#include "store_url.h"
 #include "util.h"
 #include "validate.h"
 
@@ -337,13 +337,12 @@ static int line_of(const struct load_state *ls, const char *section, const char 
 }
 
 /* docs/operations.md §"A fleet on PostgreSQL": with backend = postgres, url is required and held to
- * pg_url_check's rules. 0, or -1 with "FILE:LINE: reason" naming url's line
+ * store_url_check's rules. 0, or -1 with "FILE:LINE: reason" naming url's line
  * (backend's when url is missing). */
 static int check_store_url(const struct config *cfg, const struct load_state *ls,
                            const char *path, char *errbuf, size_t errlen)
 {
 	char reason[CONFIG_REASON_MAX];
-	struct pg_url_info info;
 
 	if (!cfg->store_postgres)
 		return 0;
@@ -352,8 +351,7 @@ static int check_store_url(const struct config *cfg, const struct load_state *ls
 		         line_of(ls, "store", "backend"));
 		return -1;
 	}
-	if (pg_url_check(cfg->store_url, cfg->insecure_transport, &info, reason,
-	                 sizeof reason) < 0) {
+	if (store_url_check(cfg->store_url, cfg->insecure_transport, reason, sizeof reason) < 0) {
 		snprintf(errbuf, errlen, "%s:%d: %s", path, line_of(ls, "store", "url"), reason);
 		return -1;
 	}
