@@ -10,11 +10,6 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-/* Pages copied a step, and the pause between steps, so that the server's
- * writes and reads share the disk with the copy. */
-#define BACKUP_STEP_PAGES 64
-#define BACKUP_STEP_PAUSE_MS 2
-
 /* Locks store_path's lock file, shared (a server) or exclusive (restore),
  * without waiting. Returns the descriptor to keep open while it holds, or
  * -1 with the reason in errbuf (busy: a server runs; restore: a restore or
