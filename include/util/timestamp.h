@@ -10,6 +10,9 @@
 int64_t now_ms(void);
 /* Monotonic time in microseconds, for measuring durations. */
 int64_t mono_us(void);
+/* Sleeps ms milliseconds (0..999) on the calling thread: never on the
+ * loop's; the CLI's backup and restore pace themselves with it. */
+void pause_ms(int ms);
 
 /* Writes ms (since the epoch, negative before it) as an RFC 3339 UTC
  * timestamp with milliseconds ("2026-11-22T12:00:00.123Z"), always 24

@@ -48,13 +48,6 @@ int store_lock(const char *store_path, bool exclusive, char *errbuf, size_t errl
 	return fd;
 }
 
-static void pause_ms(int ms)
-{
-	struct timespec ts = { 0, ms * 1000000L };
-
-	nanosleep(&ts, NULL);
-}
-
 /* Makes the rename (or link) of a file in the directory of path durable. */
 static void sync_dir_of(const char *path)
 {

@@ -19,6 +19,13 @@ int64_t mono_us(void)
 	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
 }
 
+void pause_ms(int ms)
+{
+	struct timespec ts = { 0, ms * 1000000L };
+
+	nanosleep(&ts, NULL);
+}
+
 /* Writes n as exactly `digits` decimal digits at p. */
 static char *put_digits(char *p, unsigned n, int digits)
 {

@@ -6,20 +6,13 @@
  */
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 #include <sqlite3.h>
 
 #include "sqlite_backup.h"
 #include "store.h"
+#include "timestamp.h"
 
 #define BUSY_TIMEOUT_MS 5000
-
-static void pause_ms(int ms)
-{
-	struct timespec ts = { 0, ms * 1000000L };
-
-	nanosleep(&ts, NULL);
-}
 
 static int db_fail(sqlite3 *db, const char *what, char *errbuf, size_t errlen)
 {
