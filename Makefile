@@ -52,11 +52,13 @@ deps-run deps-test deps-fuzz deps-bench:
 COMMIT := $(shell [ "$$(git rev-parse --show-toplevel 2>/dev/null)" = "$(CURDIR)" ] && \
             git describe --always --dirty 2>/dev/null || echo unknown)
 CONFIG_PATH ?= etc/edgeauth.conf
-$(BUILD)/main.o: CFLAGS += -DEDGEAUTH_COMMIT='"$(COMMIT)"' \
-                           -DEDGEAUTH_DEFAULT_CONFIG='"$(CONFIG_PATH)"'
+MAIN_DEFS = -DEDGEAUTH_COMMIT='"$(COMMIT)"' -DEDGEAUTH_DEFAULT_CONFIG='"$(1)"'
+# stamp_if_changed TEXT: write the target only when TEXT differs from what it holds
+stamp_if_changed = @mkdir -p $(@D); echo '$(1)' | cmp -s - $@ || echo '$(1)' > $@
+$(BUILD)/main.o: CFLAGS += $(call MAIN_DEFS,$(CONFIG_PATH))
 $(BUILD)/main.o: $(BUILD)/main.stamp
 $(BUILD)/main.stamp: FORCE | $(BUILD)
-	@echo '$(COMMIT) $(CONFIG_PATH)' | cmp -s - $@ || echo '$(COMMIT) $(CONFIG_PATH)' > $@
+	$(call stamp_if_changed,$(COMMIT) $(CONFIG_PATH))
 FORCE:
 
 $(BIN): $(BUILD)/libedgeauth.a $(BUILD)/main.o
@@ -162,8 +164,22 @@ PREFIX     ?= /usr/local
 SYSCONFDIR ?= /etc
 UNITDIR    ?= $(SYSCONFDIR)/systemd/system
 STATEDIR   ?= /var/lib/edgeauth
-install: $(BIN)
-	install -D -m 0755 $(BIN) $(DESTDIR)$(PREFIX)/bin/edgeauth
+# The installed binary reads $(SYSCONFDIR)/edgeauth/edgeauth.conf by default: the
+# tree's objects linked with a main.o of its own, in $(INSTALL_BUILD), so the
+# tree's $(BIN) keeps its etc/edgeauth.conf.
+INSTALL_BUILD  := $(BUILD)/install
+INSTALL_CONFIG  = $(SYSCONFDIR)/edgeauth/edgeauth.conf
+$(INSTALL_BUILD)/main.stamp: FORCE
+	$(call stamp_if_changed,$(COMMIT) $(INSTALL_CONFIG))
+
+$(INSTALL_BUILD)/main.o: src/main.c $(INSTALL_BUILD)/main.stamp
+	$(CC) $(CFLAGS) $(call MAIN_DEFS,$(INSTALL_CONFIG)) -MMD -MP -c -o $@ $<
+
+$(INSTALL_BUILD)/edgeauth: $(BUILD)/libedgeauth.a $(INSTALL_BUILD)/main.o
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(INSTALL_BUILD)/main.o $(BUILD)/libedgeauth.a $(LDLIBS)
+
+install: $(INSTALL_BUILD)/edgeauth
+	install -D -m 0755 $(INSTALL_BUILD)/edgeauth $(DESTDIR)$(PREFIX)/bin/edgeauth
 	@mkdir -p $(DESTDIR)$(UNITDIR)
 	sed -e 's|/usr/local/bin/edgeauth|$(PREFIX)/bin/edgeauth|' \
 	    -e 's|/etc/edgeauth/|$(SYSCONFDIR)/edgeauth/|' \
@@ -186,4 +202,4 @@ install: $(BIN)
 clean:
 	rm -rf $(BUILD) $(BIN)
 
--include $(OBJS:.o=.d) $(UNIT_BINS:=.d) $(HEADER_CHECKS:.ok=.d)
+-include $(OBJS:.o=.d) $(INSTALL_BUILD)/main.d $(UNIT_BINS:=.d) $(HEADER_CHECKS:.ok=.d)
