@@ -1,6 +1,8 @@
 # edgeauth — build, run and test. Read top to bottom.
 
 CC       ?= cc
+# A cross build names the target's: make CC=aarch64-linux-gnu-gcc PKG_CONFIG=aarch64-linux-gnu-pkg-config
+PKG_CONFIG ?= pkg-config
 PKGS     := libevent libevent_openssl sqlite3 libargon2 libssl libcrypto jansson inih
 # libpq's headers only: src/store/pg/pq_lib.c loads the library when the PostgreSQL
 # store is asked for, so a server on SQLite never maps it (docs/development.md "Libraries").
@@ -16,10 +18,10 @@ INC_DIRS := $(shell find include -type d | sort)
 INCLUDES := $(addprefix -I,$(INC_DIRS))
 SAN      ?=
 CFLAGS   := $(OPT) $(SAN) -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes \
-            $(INCLUDES) $(shell pkg-config --cflags $(PKGS) $(HDR_PKGS) 2>/dev/null)
+            $(INCLUDES) $(shell $(PKG_CONFIG) --cflags $(PKGS) $(HDR_PKGS) 2>/dev/null)
 LDFLAGS  := $(SAN)
-LDLIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lpthread -ldl
-CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null)
+LDLIBS   := $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null) -lpthread -ldl
+CHECK_LIBS := $(shell $(PKG_CONFIG) --libs check 2>/dev/null)
 
 BUILD    ?= build
 BIN      ?= edgeauth
