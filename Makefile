@@ -35,16 +35,16 @@ UNIT_BINS := $(UNIT_SRCS:test/unit/%.c=$(BUILD)/test/%)
 CONF     ?= etc/edgeauth.conf
 
 .PHONY: FORCE all deps deps-run deps-test deps-fuzz deps-bench run test test-full unit headers layers \
-        blackbox check fuzz bench clean install
+        blackbox check fuzz bench clean install deps-deb deb
 all: $(BIN)
 
 # The Debian packages each target needs, installed when missing (as root):
 # make run only what builds and runs the server, the tests and benchmarks
 # their own tools (scripts/install-deps says which). make deps: all of them.
 deps:
-	@scripts/install-deps run test fuzz bench
+	@scripts/install-deps run test fuzz bench deb
 
-deps-run deps-test deps-fuzz deps-bench:
+deps-run deps-test deps-fuzz deps-bench deps-deb:
 	@scripts/install-deps $(@:deps-%=%)
 
 # What edgeauth --version names: the source's commit (git describe; "unknown"
@@ -165,6 +165,7 @@ bench: deps-bench
 PREFIX     ?= /usr/local
 SYSCONFDIR ?= /etc
 UNITDIR    ?= $(SYSCONFDIR)/systemd/system
+SYSUSERSDIR ?= $(SYSCONFDIR)/sysusers.d
 STATEDIR   ?= /var/lib/edgeauth
 # The installed binary reads $(SYSCONFDIR)/edgeauth/edgeauth.conf by default: the
 # tree's objects linked with a main.o of its own, in $(INSTALL_BUILD), so the
@@ -188,7 +189,7 @@ install: $(INSTALL_BUILD)/edgeauth
 	    -e 's|/usr/local/share/doc/|$(PREFIX)/share/doc/|g' \
 	    -e 's|/var/lib/edgeauth|$(STATEDIR)|' etc/edgeauth.service > $(DESTDIR)$(UNITDIR)/edgeauth.service
 	chmod 0644 $(DESTDIR)$(UNITDIR)/edgeauth.service
-	install -D -m 0644 etc/edgeauth.sysusers $(DESTDIR)$(SYSCONFDIR)/sysusers.d/edgeauth.conf
+	install -D -m 0644 etc/edgeauth.sysusers $(DESTDIR)$(SYSUSERSDIR)/edgeauth.conf
 	install -D -m 0644 README.md $(DESTDIR)$(PREFIX)/share/doc/edgeauth/README.md
 	install -d $(DESTDIR)$(PREFIX)/share/doc/edgeauth/docs
 	install -m 0644 docs/*.md $(DESTDIR)$(PREFIX)/share/doc/edgeauth/docs/
@@ -200,6 +201,13 @@ install: $(INSTALL_BUILD)/edgeauth
 		chmod 0644 $(DESTDIR)$(SYSCONFDIR)/edgeauth/edgeauth.conf && \
 		echo "wrote $(DESTDIR)$(SYSCONFDIR)/edgeauth/edgeauth.conf"; \
 	fi
+
+# The Debian package, edgeauth_<version>_<arch>.deb in $(DEB_OUT), built with
+# debhelper from etc/debian/ in a copy of the tree there (never a debian/ in
+# the tree), then checked by lintian: docs/operations.md "The Debian package".
+DEB_OUT ?= $(BUILD)/deb
+deb: deps-deb
+	@scripts/deb $(DEB_OUT) $(COMMIT)
 
 clean:
 	rm -rf $(BUILD) $(BIN)
