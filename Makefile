@@ -1,6 +1,8 @@
 # edgeauth — build, run and test. Read top to bottom.
 
 CC       ?= cc
+# A cross build names the target's: make CC=aarch64-linux-gnu-gcc PKG_CONFIG=aarch64-linux-gnu-pkg-config
+PKG_CONFIG ?= pkg-config
 PKGS     := libevent libevent_openssl sqlite3 libargon2 libssl libcrypto jansson inih
 # libpq's headers only: src/store/pg/pq_lib.c loads the library when the PostgreSQL
 # store is asked for, so a server on SQLite never maps it (docs/development.md "Libraries").
@@ -16,10 +18,10 @@ INC_DIRS := $(shell find include -type d | sort)
 INCLUDES := $(addprefix -I,$(INC_DIRS))
 SAN      ?=
 CFLAGS   := $(OPT) $(SAN) -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes \
-            $(INCLUDES) $(shell pkg-config --cflags $(PKGS) $(HDR_PKGS) 2>/dev/null)
+            $(INCLUDES) $(shell $(PKG_CONFIG) --cflags $(PKGS) $(HDR_PKGS) 2>/dev/null)
 LDFLAGS  := $(SAN)
-LDLIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lpthread -ldl
-CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null)
+LDLIBS   := $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null) -lpthread -ldl
+CHECK_LIBS := $(shell $(PKG_CONFIG) --libs check 2>/dev/null)
 
 BUILD    ?= build
 BIN      ?= edgeauth
@@ -33,16 +35,16 @@ UNIT_BINS := $(UNIT_SRCS:test/unit/%.c=$(BUILD)/test/%)
 CONF     ?= etc/edgeauth.conf
 
 .PHONY: FORCE all deps deps-run deps-test deps-fuzz deps-bench run test test-full unit headers layers \
-        blackbox check fuzz bench clean install
+        blackbox check fuzz bench clean install deps-deb deb
 all: $(BIN)
 
 # The Debian packages each target needs, installed when missing (as root):
 # make run only what builds and runs the server, the tests and benchmarks
 # their own tools (scripts/install-deps says which). make deps: all of them.
 deps:
-	@scripts/install-deps run test fuzz bench
+	@scripts/install-deps run test fuzz bench deb
 
-deps-run deps-test deps-fuzz deps-bench:
+deps-run deps-test deps-fuzz deps-bench deps-deb:
 	@scripts/install-deps $(@:deps-%=%)
 
 # What edgeauth --version names: the source's commit (git describe; "unknown"
@@ -52,11 +54,13 @@ deps-run deps-test deps-fuzz deps-bench:
 COMMIT := $(shell [ "$$(git rev-parse --show-toplevel 2>/dev/null)" = "$(CURDIR)" ] && \
             git describe --always --dirty 2>/dev/null || echo unknown)
 CONFIG_PATH ?= etc/edgeauth.conf
-$(BUILD)/main.o: CFLAGS += -DEDGEAUTH_COMMIT='"$(COMMIT)"' \
-                           -DEDGEAUTH_DEFAULT_CONFIG='"$(CONFIG_PATH)"'
+MAIN_DEFS = -DEDGEAUTH_COMMIT='"$(COMMIT)"' -DEDGEAUTH_DEFAULT_CONFIG='"$(1)"'
+# stamp_if_changed TEXT: write the target only when TEXT differs from what it holds
+stamp_if_changed = @mkdir -p $(@D); echo '$(1)' | cmp -s - $@ || echo '$(1)' > $@
+$(BUILD)/main.o: CFLAGS += $(call MAIN_DEFS,$(CONFIG_PATH))
 $(BUILD)/main.o: $(BUILD)/main.stamp
 $(BUILD)/main.stamp: FORCE | $(BUILD)
-	@echo '$(COMMIT) $(CONFIG_PATH)' | cmp -s - $@ || echo '$(COMMIT) $(CONFIG_PATH)' > $@
+	$(call stamp_if_changed,$(COMMIT) $(CONFIG_PATH))
 FORCE:
 
 $(BIN): $(BUILD)/libedgeauth.a $(BUILD)/main.o
@@ -161,16 +165,31 @@ bench: deps-bench
 PREFIX     ?= /usr/local
 SYSCONFDIR ?= /etc
 UNITDIR    ?= $(SYSCONFDIR)/systemd/system
+SYSUSERSDIR ?= $(SYSCONFDIR)/sysusers.d
 STATEDIR   ?= /var/lib/edgeauth
-install: $(BIN)
-	install -D -m 0755 $(BIN) $(DESTDIR)$(PREFIX)/bin/edgeauth
+# The installed binary reads $(SYSCONFDIR)/edgeauth/edgeauth.conf by default: the
+# tree's objects linked with a main.o of its own, in $(INSTALL_BUILD), so the
+# tree's $(BIN) keeps its etc/edgeauth.conf.
+INSTALL_BUILD  := $(BUILD)/install
+INSTALL_CONFIG  = $(SYSCONFDIR)/edgeauth/edgeauth.conf
+$(INSTALL_BUILD)/main.stamp: FORCE
+	$(call stamp_if_changed,$(COMMIT) $(INSTALL_CONFIG))
+
+$(INSTALL_BUILD)/main.o: src/main.c $(INSTALL_BUILD)/main.stamp
+	$(CC) $(CFLAGS) $(call MAIN_DEFS,$(INSTALL_CONFIG)) -MMD -MP -c -o $@ $<
+
+$(INSTALL_BUILD)/edgeauth: $(BUILD)/libedgeauth.a $(INSTALL_BUILD)/main.o
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(INSTALL_BUILD)/main.o $(BUILD)/libedgeauth.a $(LDLIBS)
+
+install: $(INSTALL_BUILD)/edgeauth
+	install -D -m 0755 $(INSTALL_BUILD)/edgeauth $(DESTDIR)$(PREFIX)/bin/edgeauth
 	@mkdir -p $(DESTDIR)$(UNITDIR)
 	sed -e 's|/usr/local/bin/edgeauth|$(PREFIX)/bin/edgeauth|' \
 	    -e 's|/etc/edgeauth/|$(SYSCONFDIR)/edgeauth/|' \
 	    -e 's|/usr/local/share/doc/|$(PREFIX)/share/doc/|g' \
 	    -e 's|/var/lib/edgeauth|$(STATEDIR)|' etc/edgeauth.service > $(DESTDIR)$(UNITDIR)/edgeauth.service
 	chmod 0644 $(DESTDIR)$(UNITDIR)/edgeauth.service
-	install -D -m 0644 etc/edgeauth.sysusers $(DESTDIR)$(SYSCONFDIR)/sysusers.d/edgeauth.conf
+	install -D -m 0644 etc/edgeauth.sysusers $(DESTDIR)$(SYSUSERSDIR)/edgeauth.conf
 	install -D -m 0644 README.md $(DESTDIR)$(PREFIX)/share/doc/edgeauth/README.md
 	install -d $(DESTDIR)$(PREFIX)/share/doc/edgeauth/docs
 	install -m 0644 docs/*.md $(DESTDIR)$(PREFIX)/share/doc/edgeauth/docs/
@@ -183,7 +202,14 @@ install: $(BIN)
 		echo "wrote $(DESTDIR)$(SYSCONFDIR)/edgeauth/edgeauth.conf"; \
 	fi
 
+# The Debian package, edgeauth_<version>_<arch>.deb in $(DEB_OUT), built with
+# debhelper from etc/debian/ in a copy of the tree there (never a debian/ in
+# the tree), then checked by lintian: docs/operations.md "The Debian package".
+DEB_OUT ?= $(BUILD)/deb
+deb: deps-deb
+	@scripts/deb $(DEB_OUT) $(COMMIT)
+
 clean:
 	rm -rf $(BUILD) $(BIN)
 
--include $(OBJS:.o=.d) $(UNIT_BINS:=.d) $(HEADER_CHECKS:.ok=.d)
+-include $(OBJS:.o=.d) $(INSTALL_BUILD)/main.d $(UNIT_BINS:=.d) $(HEADER_CHECKS:.ok=.d)
