@@ -383,10 +383,9 @@ start_server tokens.purge_interval_s=1 audit.retention_days=1
 check "old event in" "$(db "INSERT INTO events (time, project_id, actor, action, target, address, outcome)
      VALUES ($(( $(date +%s) * 1000 - 2 * 86400000 )), NULL, 'cli', 'key.rotate', 'old-kid', NULL, 'success');
      SELECT count(*) FROM events WHERE target = 'old-kid'")" 1
-for _ in $(seq 1 60); do
-	[ "$(db "SELECT count(*) FROM events WHERE target = 'old-kid'")" = 0 ] && break
-	sleep 0.1
-done
+# the purge's tick is a second; a busy machine may take longer (issue26.4)
+old_event_gone() { [ "$(db "SELECT count(*) FROM events WHERE target = 'old-kid'")" = 0 ]; }
+eventually 60 old_event_gone
 check "old event purged" "$(db "SELECT count(*) FROM events WHERE target = 'old-kid'")" 0
 check "recent events kept" "$(db "SELECT count(*) FROM events")" "$KEPT"
 
