@@ -21,7 +21,8 @@ posts() {
 	n=$(jq -s --arg p "$1" '[.[] | select(.path == $p)] | length' "$RLOG" 2>/dev/null) || n=0
 	echo "${n:-0}"
 }
-# wait_posts PATH N SECONDS: waits until PATH has N requests
+# wait_posts PATH N SECONDS: waits until PATH has N requests (SECONDS: a
+# bound no busy machine reaches, issue26.4)
 wait_posts() {
 	local i
 	for i in $(seq 1 $(($3 * 20))); do [ "$(posts "$1")" -ge "$2" ] && return 0; sleep 0.05; done

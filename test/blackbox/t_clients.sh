@@ -307,7 +307,7 @@ req PUT "$P/clients/$C1" '{"name":"Billing","is_active":true}'
 check_json "reactivated" .is_active true
 AUTH="Bearer $C1_TOKEN" req GET "$P/clients?page_size=1"
 check_err "a token from before the deactivation stays dead" 401 invalid_authorization_token
-sleep 1.1   # a token of the deactivation's own second counts as before it
+next_second   # a token of the deactivation's own second counts as before it
 tok_cc "$C1" "$C1_SECRET"
 check_status "token endpoint again after reactivation" 200
 AUTH="Bearer $(jq -r .access_token <<<"$BODY")" req GET "$P/clients?page_size=1"

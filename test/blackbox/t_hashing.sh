@@ -3,8 +3,11 @@
 # issue26.4: "at once" is checked by state (discovery answered while the
 # hash queue still holds sign-ins), not by the time it took; the hashes in
 # flight at SIGTERM have a stop_grace_s no machine's slowness reaches.
-# run.sh: alone (under two busy cores the three creates at SIGTERM still got
-# no answer: their 20 s passed request_timeout_s, 10 s? not yet explained)
+# run.sh: alone (under two busy cores gone_mid_check's PUT can come after
+# the 16-iteration hash it must meet: "done while it runs" got 0)
+# A hash that waits in the queue longer than request_timeout_s is still
+# answered: that deadline is for a request to arrive, not to be answered
+# (conn_guard.h); the SIGTERM part runs with 1 s to show it.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/signin_lib.sh"
 # One account's checks at once are limited to signin.max_failures (they count
@@ -109,10 +112,13 @@ stop_server
 # stopping server closes unread): the metrics' hash queue depth says so.
 # (The default grace, 5 s, is shorter than three slow hashes on a loaded
 # machine: 600 s here, and the answers' Connection: close shows they came
-# during the stop, issue26.4.)
+# during the stop, issue26.4. request_timeout_s is 1 s, less than the last
+# one's wait for the two hashes before it: issue26.4.hashing, a queued hash
+# is answered, never cut off by the request timeout.)
 MPORT=$(free_port)
 start_server store.path="$TMP/term.db" passwords.argon2_memory_kib=32768 passwords.argon2_iterations=16 \
-	passwords.hash_threads=1 metrics.listen=127.0.0.1:$MPORT server.stop_grace_s=600
+	passwords.hash_threads=1 metrics.listen=127.0.0.1:$MPORT server.stop_grace_s=600 \
+	server.request_timeout_s=1
 PIDS=()
 for i in 1 2 3; do
 	curl -s -D "$TMP/dh.$i" -o /dev/null -w '%{http_code}\n' -H "Authorization: Bearer $TOKEN" \
@@ -126,7 +132,7 @@ wait_for three_queued
 check "three hashes queued before SIGTERM" "$Q" 3
 stop_server   # checks exit status 0
 wait "${PIDS[@]}"
-check "creates in flight at SIGTERM answered" "$(cat "$TMP"/ds.* | sort | uniq -c | awk '{print $2 "x" $1}')" "201x3"
+check "issue26.4.hashing: creates in flight at SIGTERM answered" "$(cat "$TMP"/ds.* | sort | uniq -c | awk '{print $2 "x" $1}')" "201x3"
 check "their answers close the connection" "$(cat "$TMP"/dh.* | tr -d '\r' | grep -ci '^Connection: close$')" 3
 check "their users are stored" "$(db "select count(*) from users where email like 'd_@example.com'" "$TMP/term.db")" 3
 

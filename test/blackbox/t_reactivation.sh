@@ -13,8 +13,8 @@ signed_in() { # sets ACCESS, REFRESH and a fresh unredeemed CODE2/VERIFIER2
 	check_status "$1: sign-in" 200
 	sign_in "$APP" "$REDIRECT" "$EMAIL" "$PASSWORD"; CODE2=$CODE; VERIFIER2=$VERIFIER
 }
-# The deactivation's own second counts as before it (iat is in seconds).
-next_second() { sleep 1.1; }
+# The deactivation's own second counts as before it (iat is in seconds):
+# lib.sh's next_second waits for a later one.
 all_dead() { # all_dead LABEL: the tokens from signed_in are refused
 	AUTH="Bearer $ACCESS" req GET "$P/users"
 	check_err "$1: old access token" 401 invalid_authorization_token

@@ -112,9 +112,10 @@ for V in tls1_1 tls1; do
 		fail "$V not refused: $(printf '%s' "$SOUT" | grep -E 'New|Protocol|error' | head -3)"
 done
 # resumption by ticket, without early data (a TLS 1.3 ticket comes after
-# the handshake: the client waits for it)
-sleep 0.5 | timeout 10 openssl s_client -connect "127.0.0.1:$PORT" -CAfile "$CA" -tls1_3 \
-	-sess_out "$TMP/sess" > /dev/null 2>&1
+# the handshake: the client's input stays open until the ticket is saved,
+# a state rather than half a second, issue26.4)
+wait_for test -s "$TMP/sess" | timeout 60 openssl s_client -connect "127.0.0.1:$PORT" -CAfile "$CA" \
+	-tls1_3 -sess_out "$TMP/sess" > /dev/null 2>&1
 printf 'GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n' > "$TMP/early"
 SOUT=$(timeout 10 openssl s_client -connect "127.0.0.1:$PORT" -CAfile "$CA" -tls1_3 -sess_in "$TMP/sess" -early_data "$TMP/early" < /dev/null 2>&1)
 printf '%s' "$SOUT" | grep -q "Reused, TLSv1.3" && pass || fail "no TLS 1.3 resumption by ticket: $(printf '%s' "$SOUT" | grep -E 'New|Reused' | head -2)"
@@ -123,15 +124,33 @@ printf '%s' "$SOUT" | grep -Eq "Early data was not sent|Early data was rejected"
 s_client -tls1_2 -sess_out "$TMP/sess12"
 s_client -tls1_2 -sess_in "$TMP/sess12"
 printf '%s' "$SOUT" | grep -q "Reused, TLSv1.2" && pass || fail "no TLS 1.2 resumption by ticket"
-# renegotiation: the client asks (R), the server refuses it
-SOUT=$( (sleep 1; printf 'R\n'; sleep 1) | timeout 10 openssl s_client -connect "127.0.0.1:$PORT" -CAfile "$CA" -tls1_2 2>&1)
+# s_client_fed OUT ARGS...: openssl s_client ARGS, its output in OUT (and
+# SOUT), its input what `feed OUT` writes: each line once OUT shows the
+# state it waits for (issue26.4: not after a sleep)
+s_client_fed() {
+	local out=$1; shift
+	: > "$out"
+	feed "$out" | timeout 60 openssl s_client -connect "127.0.0.1:$PORT" -CAfile "$CA" "$@" > "$out" 2>&1
+	SOUT=$(cat "$out")
+}
+# renegotiation: the client asks (R) once the handshake is done, the server
+# refuses it
+feed() {
+	wait_for grep -q 'Verify return code' "$1"; printf 'R\n'
+	wait_for grep -q 'no renegotiation' "$1"
+}
+s_client_fed "$TMP/reneg.out" -tls1_2
 printf '%s' "$SOUT" | grep -q "no renegotiation" && pass || fail "renegotiation not refused: $(printf '%s' "$SOUT" | tail -3)"
 
 # an answer goes as one TLS record (one write), not one for its header and
 # one for its body: count the records that arrive up to the body's end
 # (the request waits for the session tickets, records of their own)
-SOUT=$( (sleep 0.5; printf 'GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n'; sleep 1) |
-	timeout 10 openssl s_client -connect "127.0.0.1:$PORT" -CAfile "$CA" -tls1_3 -msg -ign_eof 2>&1)
+feed() {
+	wait_for sh -c "[ \$(grep -c '^<<< .*NewSessionTicket' '$1') -ge 2 ]"
+	printf 'GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n'
+	wait_for grep -q '{"status":"ok"}' "$1"
+}
+s_client_fed "$TMP/records.out" -tls1_3 -msg -ign_eof
 check "an answer is one TLS record" "$(printf '%s\n' "$SOUT" | awk '
 	/^>>> .*InnerContent/ { sent = 1; n = 0 }
 	sent && /^<<< .*RecordHeader/ { n++ }

@@ -3,6 +3,5 @@
 # certificate of the test CA (lib.sh, EDGEAUTH_TLS). Idle, slowloris,
 # pipelining, reading nothing, the read-ahead bound, answers that close,
 # clients that leave half-way, max_connections, max_connections_per_address.
-# run.sh: alone (t_connections.sh's (g))
 export EDGEAUTH_TLS=1
 . "$(dirname "$0")/t_connections.sh"

@@ -43,10 +43,8 @@ done
 check "issue24.15: the node said why" \
 	"$(grep -c 'query connection: no answer within 1000 ms' "$TMP/server.log" | awk '{print ($1 > 0)}')" 1
 "$ROOT/scripts/pg-cluster" thaw "$CLUSTER"
-for _ in $(seq 1 60); do
-	[ "$(answer GET "/clients/$C")" = 200 ] && break
-	sleep 0.5
-done
+node_answers() { [ "$(answer GET "/clients/$C")" = 200 ]; }
+wait_for node_answers
 check "issue24.15: the node recovers by itself" "$(answer GET "/clients/$C")" 200
 check "issue24.15: and writes again" "$(answer POST /clients '{"name":"thawed"}')" 201
 
@@ -71,10 +69,8 @@ pg_psql "$PG_DB" < "$TMP/holder" > /dev/null &
 HOLDER=$!
 exec 3> "$TMP/holder"
 echo "SELECT pg_advisory_lock(2415);" >&3
-for _ in $(seq 1 60); do
-	[ "$(db "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND objid = 2415 AND granted")" = 1 ] && break
-	sleep 0.5
-done
+lock_held() { [ "$(db "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND objid = 2415 AND granted")" = 1 ]; }
+wait_for lock_held
 
 refresh "$APP" "$T0"
 check_err "issue24.15: the rotation's answer is lost (503)" 503 system_error
@@ -84,10 +80,8 @@ check "issue24.15: not committed when answered" \
 printf 'SELECT pg_advisory_unlock(2415);\n\\q\n' >&3
 exec 3>&-
 wait "$HOLDER"
-for _ in $(seq 1 60); do
-	[ "$(db "SELECT used_at IS NOT NULL FROM refresh_tokens WHERE hash = '$H0'")" = t ] && break
-	sleep 0.5
-done
+rotation_committed() { [ "$(db "SELECT used_at IS NOT NULL FROM refresh_tokens WHERE hash = '$H0'")" = t ]; }
+wait_for rotation_committed
 check "issue24.15: the rotation committed after its 503" \
 	"$(db "SELECT used_at IS NOT NULL FROM refresh_tokens WHERE hash = '$H0'")" t
 db "DROP TRIGGER t_hold ON refresh_tokens" > /dev/null
