@@ -6,7 +6,9 @@
 . "$(dirname "$0")/lib.sh"
 # 256 KiB, so that 100k '[' reach the JSON parser instead of the size limit.
 MAX_BODY=262144
-start_server "server.max_body_bytes=$MAX_BODY"
+# The admin token serves every case: a day's TTL, since on a busy machine the
+# file outlasts the default 15 minutes (a run under load took 16).
+start_server "server.max_body_bytes=$MAX_BODY" "tokens.access_ttl_s=86400"
 CASES=${HOSTILE_CASES:-$BB_DIR/hostile_cases.txt}
 
 # --- fixtures the table refers to ------------------------------------------
