@@ -7,47 +7,35 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <event2/buffer.h>
+
 #include "cli_output.h"
 #include "crypto.h"
 #include "secret_file.h"
 #include "util.h"
 #include "validate.h"
 
-/* Text that grows; wiped as it moves and when freed. */
-struct out {
-	char *buf;
-	size_t len, cap;
-};
-
-static void out_add(struct out *o, const char *s, size_t n)
+/* The text is an evbuffer: main hands libevent the wiping allocator, so
+ * its chunks are wiped when freed (a client's secret passes through). */
+static void out_str(struct evbuffer *o, const char *s)
 {
-	if (o->len + n + 1 > o->cap) {
-		o->cap = (o->len + n + 1) * 2;
-		o->buf = crypto_realloc_wiped(o->buf, o->cap);
-	}
-	memcpy(o->buf + o->len, s, n);
-	o->len += n;
-	o->buf[o->len] = '\0';
-}
-
-static void out_str(struct out *o, const char *s)
-{
-	out_add(o, s, strlen(s));
+	evbuffer_add(o, s, strlen(s));
 }
 
 /* s padded with spaces to width characters. */
-static void out_padded(struct out *o, const char *s, size_t width)
+static void out_padded(struct evbuffer *o, const char *s, size_t width)
 {
 	out_str(o, s);
 	for (size_t n = utf8_chars(s); n < width; n++)
-		out_add(o, " ", 1);
+		evbuffer_add(o, " ", 1);
 }
 
 /* The cell of v: a new string (crypto_free_wiped). */
 static char *cell(const json_t *v)
 {
-	struct out o = { 0 };
+	struct evbuffer *o;
 	const json_t *item;
+	char *joined;
 	size_t i;
 
 	if (!v || json_is_null(v))
@@ -55,20 +43,23 @@ static char *cell(const json_t *v)
 	if (json_is_string(v))
 		return xstrdup(json_string_value(v));
 	if (json_is_array(v)) {
-		out_str(&o, "");
+		o = evbuffer_new();
 		json_array_foreach(v, i, item) {
 			char *s = cell(item);
 			if (i)
-				out_str(&o, ",");
-			out_str(&o, s);
+				out_str(o, ",");
+			out_str(o, s);
 			crypto_free_wiped(s);
 		}
-		return o.buf;
+		i = evbuffer_get_length(o);   /* an empty array: no chunk, pullup gives NULL */
+		joined = i ? xstrndup((const char *)evbuffer_pullup(o, -1), i) : xstrdup("");
+		evbuffer_free(o);
+		return joined;
 	}
 	return json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
 }
 
-static void object_table(struct out *o, const json_t *obj)
+static void object_table(struct evbuffer *o, const json_t *obj)
 {
 	const char *key;
 	const json_t *v;
@@ -86,7 +77,7 @@ static void object_table(struct out *o, const json_t *obj)
 	}
 }
 
-static void list_table(struct out *o, const json_t *list, const char *const *columns)
+static void list_table(struct evbuffer *o, const json_t *list, const char *const *columns)
 {
 	size_t n_cols = 0, width[16] = { 0 }, i;
 	const json_t *row;
@@ -117,26 +108,28 @@ static void list_table(struct out *o, const json_t *list, const char *const *col
 
 int cli_print(const struct cli_call *c, json_t *value, const char *const *columns)
 {
-	struct out o = { 0 };
+	struct evbuffer *o = evbuffer_new();
+	size_t len;
 	int rc = 0;
 
 	if (c->json) {
 		char *text = json_dumps(value, JSON_COMPACT);
-		out_str(&o, text);
-		out_str(&o, "\n");
+		out_str(o, text);
+		out_str(o, "\n");
 		crypto_free_wiped(text);
 	} else if (json_is_array(value)) {
-		list_table(&o, value, columns);
+		list_table(o, value, columns);
 	} else {
-		object_table(&o, value);
+		object_table(o, value);
 	}
 	json_decref(value);
 	fflush(stdout);
-	if (secret_file_write_fd(STDOUT_FILENO, o.buf, o.len) != 0) {
+	len = evbuffer_get_length(o);
+	if (secret_file_write_fd(STDOUT_FILENO, (const char *)evbuffer_pullup(o, -1), len) != 0) {
 		fprintf(stderr, "edgeauth: the answer could not be written to stdout\n");
 		rc = 1;
 	}
-	crypto_free_wiped(o.buf);
+	evbuffer_free(o);
 	return rc;
 }
 
