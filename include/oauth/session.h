@@ -20,8 +20,8 @@
 
 /* ---- the cookie ---- */
 
-/* With an https issuer the cookie is a __Host- cookie, Secure, for every
- * path; over http it is kept to the API's paths. */
+/* With an https issuer the cookie is a __Host- cookie, Secure; either way it
+ * is for every path (the console and account pages need it). */
 bool session_cookie_secure(const char *issuer);
 /* The project's cookie name: "__Host-edgeauth_<project_id>" when secure,
  * else "edgeauth_<project_id>". Caller frees. */
@@ -35,6 +35,8 @@ char *session_cookie_value(const char *const *headers, size_t n, const char *nam
 /* The Set-Cookie value that sets name to value for max_age_s seconds, or
  * (value NULL) removes it, with docs/signin.md §"Sessions"'s attributes. Caller frees. */
 char *session_cookie_header(const char *name, const char *value, bool secure, long max_age_s);
+/* The Set-Cookie value that removes the cookie of an http issuer's old path, /api/v1/. */
+char *session_cookie_legacy_clear(const char *name);
 
 /* ---- when the form is spared ---- */
 

@@ -271,5 +271,10 @@ void html_set_session_cookie(struct request_ctx *ctx, const char *project_id, co
 
 	http_add_header(ctx, "Set-Cookie", header);
 	crypto_free_wiped(header);
+	if (!secure) {
+		header = session_cookie_legacy_clear(name);
+		http_add_header(ctx, "Set-Cookie", header);
+		free(header);
+	}
 	free(name);
 }

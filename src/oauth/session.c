@@ -81,14 +81,22 @@ char *session_cookie_value(const char *const *headers, size_t n, const char *nam
 }
 
 /* docs/signin.md §"Sessions": a __Host- cookie must be Secure, for Path=/ and without
- * Domain (RFC 6265bis §4.1.3.2); over http the cookie goes only to the
- * API's paths. Lax: sent on the top-level GET an app sends the browser
+ * Domain (RFC 6265bis §4.1.3.2); over http it is Path=/ as well, since the
+ * pages outside /api/v1/ (the console, the account page) need it. Lax: sent on the top-level GET an app sends the browser
  * with, not on another site's POST. */
 char *session_cookie_header(const char *name, const char *value, bool secure, long max_age_s)
 {
-	return xasprintf("%s=%s; Path=%s; Max-Age=%ld;%s HttpOnly; SameSite=Lax", name,
-	                 value ? value : "", secure ? "/" : "/api/v1/", value ? max_age_s : 0,
+	return xasprintf("%s=%s; Path=/; Max-Age=%ld;%s HttpOnly; SameSite=Lax", name,
+	                 value ? value : "", value ? max_age_s : 0,
 	                 secure ? " Secure;" : "");
+}
+
+/* Until 0.1.0 the http cookie was for Path=/api/v1/ (CHANGELOG.md "Unreleased"); a
+ * browser keeping it beside the Path=/ one would send two cookies of the name,
+ * which is no session, so each new cookie over http also clears the old one. */
+char *session_cookie_legacy_clear(const char *name)
+{
+	return xasprintf("%s=; Path=/api/v1/; Max-Age=0; HttpOnly; SameSite=Lax", name);
 }
 
 /* ---- when the form is spared ---- */

@@ -94,9 +94,10 @@ check "and auth_time, the password check's" "$([ "$AUTH_TIME" -ge "$T0" ] && [ "
 ########## the session and its cookie ##########
 SETC=$(set_cookie)
 COOKIE=$(jar_value "$BROWSER" "$COOKIE_NAME")
-check "the cookie: name, a 256-bit value, flags (http issuer)" \
+check "the cookie: name, a 256-bit value, flags (http issuer: Path=/, and the old /api/v1/ one cleared)" \
 	"$(sed -E 's/=[A-Za-z0-9_-]{43};/=V;/' <<<"$SETC")" \
-	"$COOKIE_NAME=V; Path=/api/v1/; Max-Age=28800; HttpOnly; SameSite=Lax"
+	"$COOKIE_NAME=V; Path=/; Max-Age=28800; HttpOnly; SameSite=Lax
+$COOKIE_NAME=; Path=/api/v1/; Max-Age=0; HttpOnly; SameSite=Lax"
 if grep -qi 'secure\|domain' <<<"$SETC"; then fail "an http cookie is not Secure and has no Domain"; else pass; fi
 check "the session is the code's, for alice, stored hashed" \
 	"$(db "select id, user_id, auth_time from sessions where secret_hash = '$(secret_hash "$COOKIE")'")" "$SID|$ALICE|$AUTH_TIME"

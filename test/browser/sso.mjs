@@ -145,8 +145,7 @@ page.on('response', (r) => {
 const problems = watchProblems(page, 403, `${BASE}/api/v1/authorize`)
 
 const cookieName = `${HTTPS ? '__Host-' : ''}edgeauth_${PROJECT_ID}`
-// every cookie of the jar: over http the session's has Path=/api/v1/, and
-// cookies(BASE) would leave it out
+// every cookie of the jar, whatever its path
 const sessionCookies = async () => (await context.cookies()).filter((c) => c.name.endsWith(`edgeauth_${PROJECT_ID}`))
 const formShown = async () => (await page.getByLabel('Password', { exact: true }).count()) === 1
 
@@ -200,7 +199,7 @@ try {
   const jar = await sessionCookies()
   const c = jar[0] ?? {}
   check('cookie_flags', jar.length === 1 && c.name === cookieName && c.httpOnly === true && c.sameSite === 'Lax' &&
-    c.path === (HTTPS ? '/' : '/api/v1/') && c.secure === HTTPS && c.domain === '127.0.0.1' && c.expires > Date.now() / 1000,
+    c.path === '/' && c.secure === HTTPS && c.domain === '127.0.0.1' && c.expires > Date.now() / 1000,
     `cookies ${JSON.stringify(jar)}`)
 
   // 4. app B: a code at once, without the form, in the same session

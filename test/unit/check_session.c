@@ -177,16 +177,19 @@ START_TEST(test_cookie_header)
 	char *plain = session_cookie_header("edgeauth_p", "v", false, 60);
 	char *clear = session_cookie_header("edgeauth_p", NULL, false, 60);
 	char *clear_secure = session_cookie_header("__Host-edgeauth_p", NULL, true, 60);
+	char *legacy = session_cookie_legacy_clear("edgeauth_p");
 
 	ck_assert_str_eq(set, "__Host-edgeauth_p=v; Path=/; Max-Age=28800; Secure; HttpOnly; SameSite=Lax");
-	ck_assert_str_eq(plain, "edgeauth_p=v; Path=/api/v1/; Max-Age=60; HttpOnly; SameSite=Lax");
-	ck_assert_str_eq(clear, "edgeauth_p=; Path=/api/v1/; Max-Age=0; HttpOnly; SameSite=Lax");
+	ck_assert_str_eq(plain, "edgeauth_p=v; Path=/; Max-Age=60; HttpOnly; SameSite=Lax");
+	ck_assert_str_eq(clear, "edgeauth_p=; Path=/; Max-Age=0; HttpOnly; SameSite=Lax");
 	ck_assert_str_eq(clear_secure,
 	                 "__Host-edgeauth_p=; Path=/; Max-Age=0; Secure; HttpOnly; SameSite=Lax");
 	free(set);
 	free(plain);
 	free(clear);
+	ck_assert_str_eq(legacy, "edgeauth_p=; Path=/api/v1/; Max-Age=0; HttpOnly; SameSite=Lax");
 	free(clear_secure);
+	free(legacy);
 }
 END_TEST
 
