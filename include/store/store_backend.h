@@ -34,6 +34,7 @@ struct new_session;
 struct outbox_rows;
 struct event;
 struct event_filter;
+struct event_page_filter;
 struct key_row;
 struct key_rows;
 struct new_project;
@@ -108,12 +109,14 @@ struct store_keys_ops {
 	               bool *found, struct completion done);
 };
 
-/* store_events.h; the list is the CLI's. */
+/* store_events.h; the list is the CLI's, the page the API's. */
 struct store_events_ops {
 	void (*record)(struct store *st, const struct event *evs, size_t n, struct completion done);
 	void (*list)(struct store *st, const struct event_filter *f,
 	             void (*each)(void *arg, const char *record), void *arg,
 	             struct completion done);
+	void (*page)(struct store *st, const char *project_id, const struct event_page_filter *f,
+	             const struct list_query *q, struct page *out, struct completion done);
 	void (*purge)(struct store *st, int batch, int64_t before, int *deleted,
 	              struct completion done);
 };

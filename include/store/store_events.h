@@ -13,6 +13,7 @@
 
 #include "error.h"
 #include "flow.h"
+#include "listing.h"
 #include "store.h"
 
 /* The actor of the CLI's events. */
@@ -112,11 +113,50 @@ int store_event_list(struct store *st, const struct event_filter *f,
                      void (*each)(void *arg, const char *record), void *arg,
                      struct api_error *err);
 
+/* The fixed vocabulary of actions, EVENT_ACTION_COUNT of them (a list's
+ * filter is held to it). */
+#define EVENT_ACTION_COUNT 27
+extern const char *const event_actions[EVENT_ACTION_COUNT];
+
+/* What a page of a project's events (store_event_page) lets through.
+ * Strings borrowed; NULL: any. Each string filter is an exact match. */
+struct event_page_filter {
+	const char *action;
+	const char *actor;
+	const char *target;
+	const char *outcome;
+	int64_t since;            /* ms; events at or after it; INT64_MIN: any */
+	int64_t until;            /* ms; events before it; INT64_MAX: any */
+};
+#define EVENT_PAGE_FILTER_INIT { NULL, NULL, NULL, NULL, INT64_MIN, INT64_MAX }
+
+/* One page of project_id's events that f lets through, and how many in
+ * all (docs/api.md §"Audit trail"): newest first (q->desc; else oldest
+ * first), by time then ID; q->sort and q->search are not read. Each
+ * record as store_event_list writes it. Errors: system_error. */
+void store_event_page(struct store *st, const char *project_id,
+                      const struct event_page_filter *f, const struct list_query *q,
+                      struct page *out, struct completion done);
+
 /* Deletes up to batch events older than before (ms). Returns how many, or
  * -1 with system_error. */
 int store_event_purge(struct store *st, int batch, int64_t before, struct api_error *err);
 
 /* ---- for the backends' own use (sqlite_tx.c, store_pg.c) ---- */
+
+/* Which index a page of events is read through: the most selective filter
+ * given, each with its index on (project_id, column, time) (schema/014,
+ * schema/postgres/022); else the project's (project_id, time). Each backend
+ * has one statement per index and direction, since a filter written "?
+ * IS NULL OR column = ?" is one no index serves. */
+enum event_page_index {
+	EVENT_PAGE_BY_PROJECT,
+	EVENT_PAGE_BY_ACTION,
+	EVENT_PAGE_BY_ACTOR,
+	EVENT_PAGE_BY_TARGET,
+	EVENT_PAGE_BY__COUNT
+};
+enum event_page_index store_event_page_index(const struct event_page_filter *f);
 
 /* The records of the open transaction's events wait in the store until it
  * commits: store_begin marks where this transaction's (or savepoint's)

@@ -13,6 +13,18 @@
 
 const struct event_origin event_origin_cli = { EVENT_ACTOR_CLI, NULL };
 
+const char *const event_actions[EVENT_ACTION_COUNT] = {
+	EVENT_RESOURCE_CREATE, EVENT_RESOURCE_UPDATE, EVENT_RESOURCE_DELETE,
+	EVENT_ROLE_CREATE, EVENT_ROLE_UPDATE, EVENT_ROLE_DELETE,
+	EVENT_USER_CREATE, EVENT_USER_UPDATE, EVENT_USER_DELETE,
+	EVENT_CLIENT_CREATE, EVENT_CLIENT_UPDATE, EVENT_CLIENT_DELETE, EVENT_CLIENT_ROTATE_SECRET,
+	EVENT_SIGNIN_SUCCESS, EVENT_SIGNIN_FAILURE, EVENT_SIGNIN_THROTTLED, EVENT_SESSION_END,
+	EVENT_TOKEN_REVOKE, EVENT_CODE_REUSE_DETECTED, EVENT_REFRESH_REUSE_DETECTED,
+	EVENT_KEY_ROTATE, EVENT_KEY_RETIRE,
+	EVENT_PROJECT_CREATE, EVENT_PROJECT_ACTIVATE, EVENT_PROJECT_DEACTIVATE,
+	EVENT_PROJECT_ADMIN_CLIENT, EVENT_STORE_INVALIDATE_ALL,
+};
+
 void store_events_keep(struct store *st, const char *record)
 {
 	size_t n = strlen(record) + 1;
@@ -53,6 +65,23 @@ int store_event_list(struct store *st, const struct event_filter *f,
 
 	st->be->events->list(st, f, each, arg, sync_completion(&r));
 	return sync_wait(&r, err);
+}
+
+void store_event_page(struct store *st, const char *project_id,
+                      const struct event_page_filter *f, const struct list_query *q,
+                      struct page *out, struct completion done)
+{
+	st->be->events->page(st, project_id, f, q, out, done);
+}
+
+/* A target or an actor names one thing, an action one of a few dozen. */
+enum event_page_index store_event_page_index(const struct event_page_filter *f)
+{
+	if (f->target)
+		return EVENT_PAGE_BY_TARGET;
+	if (f->actor)
+		return EVENT_PAGE_BY_ACTOR;
+	return f->action ? EVENT_PAGE_BY_ACTION : EVENT_PAGE_BY_PROJECT;
 }
 
 /* On PostgreSQL the purge completes at once, with the count of its last

@@ -2,8 +2,9 @@
  * The store's contract, on both backends (issue26.1; store_conform.h runs
  * every case once on SQLite and once on PostgreSQL): projects; the
  * records of roles, resources, users, clients and audit events byte for
- * byte; each write's outcome codes and sentences in their order; updates
- * that keep or clear; the no-escalation refusals worded as
+ * byte; a page of a project's events through each filter (issue29);
+ * each write's outcome codes and sentences in their order; updates that
+ * keep or clear; the no-escalation refusals worded as
  * store_grant_refuse words them; what deletes take with them; lists'
  * paging, sort, ties, filters and search; signing keys.
  */
@@ -338,21 +339,29 @@ static char *page_codes(const struct page *pg, const char *key)
 typedef void list_fn(struct store *st, const char *project_id, const struct list_query *q,
                      struct page *out, struct completion done);
 
-/* The page of list for q is the records whose key reads words (in that
- * order, space-separated), of total matches. */
+/* A list's read into pg succeeded (ok), and its page is the records whose
+ * key reads words (in that order, space-separated), of total matches;
+ * then pg is released. */
+static void page_is(struct page *pg, const char *key, const char *words, long long total)
+{
+	char *got;
+
+	ok();
+	got = page_codes(pg, key);
+	ck_assert_str_eq(got, words);
+	ck_assert_int_eq(pg->total, total);
+	free(got);
+	page_release(pg);
+}
+
+/* The page of list for q is (page_is) words, of total. */
 static void list_is(list_fn *list, const char *key, const struct list_query *q,
                     const char *words, long long total)
 {
 	struct page pg = { 0 };
-	char *got;
 
 	list(cf.st, cf.p.project_id, q, &pg, DONE);
-	ok();
-	got = page_codes(&pg, key);
-	ck_assert_str_eq(got, words);
-	ck_assert_int_eq(pg.total, total);
-	free(got);
-	page_release(&pg);
+	page_is(&pg, key, words, total);
 }
 
 #define role_list_is(q, codes, total) list_is(store_role_list, "code", q, codes, total)
@@ -886,6 +895,109 @@ START_TEST(test_events)
 }
 END_TEST
 
+/* The ID of the record out that a write has just answered (ok); out is
+ * freed. A new string. */
+static char *created_id(char *out)
+{
+	char *id;
+
+	ok();
+	id = member(out, "id");
+	free(out);
+	return id;
+}
+
+/* The page of project's events that f and q let through is the records
+ * whose key reads words (in that order), of total matches. */
+static void event_page_is(const char *project_id, const struct event_page_filter *f,
+                          const struct list_query *q, const char *key, const char *words,
+                          long long total)
+{
+	struct page pg = { 0 };
+
+	store_event_page(cf.st, project_id, f, q, &pg, DONE);
+	page_is(&pg, key, words, total);
+}
+
+/* issue29 events API: a project's events a page at a time, newest first,
+ * through each filter (and its index), by time, paged; the record as the
+ * CLI's list writes it, to the byte. */
+START_TEST(test_event_page)
+{
+	static const struct event_origin x = { "x-client", "192.0.2.1" };
+	struct role_fields fb = { "b", "B", { FIELD_ABSENT, NULL }, NULL };
+	struct role_fields fa = { "a", "A2", { FIELD_ABSENT, NULL }, NULL };
+	struct event_page_filter f = EVENT_PAGE_FILTER_INIT;
+	struct list_query q = LIST_QUERY_INIT;
+	struct page pg = { 0 };
+	char *out = NULL, *a = created_id(role_create("a", "A", NULL, NULL, 0, NULL)), *b, *targets;
+
+	store_role_create(cf.st, &x, cf.p.project_id, &fb, NULL, &out, DONE);
+	b = created_id(out);
+	out = NULL;
+	store_role_update(cf.st, &event_origin_cli, cf.p.project_id, a, &fa, NULL, &out, DONE);
+	free(created_id(out));
+	store_role_delete(cf.st, &x, cf.p.project_id, b, NULL, DONE);
+	ok();
+
+	event_page_is(cf.p.project_id, &f, &q, "action",
+	              "role.delete role.update role.create role.create", 4);
+	targets = xasprintf("%s %s %s %s", b, a, b, a);
+	event_page_is(cf.p.project_id, &f, &q, "target", targets, 4);
+	free(targets);
+	q.desc = false;
+	event_page_is(cf.p.project_id, &f, &q, "actor", "cli x-client cli x-client", 4);
+	q.page_size = 1;
+	store_event_page(cf.st, cf.p.project_id, &f, &q, &pg, DONE);
+	ok();
+	assert_shape(pg.data,
+	             "[{\"id\":N,\"time\":T,\"project_id\":\"ID\",\"actor\":\"cli\",\"action\":"
+	             "\"role.create\",\"target\":\"ID2\",\"address\":null,\"outcome\":\"success\"}]",
+	             cf.p.project_id, a);
+	page_release(&pg);
+	/* paging, newest first */
+	q = (struct list_query)LIST_QUERY_INIT;
+	q.page_size = 3;
+	q.page_num = 2;
+	event_page_is(cf.p.project_id, &f, &q, "actor", "cli", 4);
+	q = (struct list_query)LIST_QUERY_INIT;
+	/* each filter, alone and with others */
+	f.action = EVENT_ROLE_CREATE;
+	event_page_is(cf.p.project_id, &f, &q, "actor", "x-client cli", 2);
+	f.action = NULL;
+	f.actor = "x-client";
+	event_page_is(cf.p.project_id, &f, &q, "action", "role.delete role.create", 2);
+	event_page_is(cf.p.project_id, &f, &q, "address", "192.0.2.1 192.0.2.1", 2);
+	f.target = a;
+	event_page_is(cf.p.project_id, &f, &q, "action", "", 0);
+	f.actor = NULL;
+	event_page_is(cf.p.project_id, &f, &q, "action", "role.update role.create", 2);
+	f.action = EVENT_ROLE_UPDATE;
+	event_page_is(cf.p.project_id, &f, &q, "action", "role.update", 1);
+	f = (struct event_page_filter)EVENT_PAGE_FILTER_INIT;
+	f.outcome = EVENT_SUCCESS;
+	event_page_is(cf.p.project_id, &f, &q, "action",
+	              "role.delete role.update role.create role.create", 4);
+	f.outcome = EVENT_ACCESS_DENIED;
+	event_page_is(cf.p.project_id, &f, &q, "action", "", 0);
+	/* since is at or after, until before */
+	f = (struct event_page_filter)EVENT_PAGE_FILTER_INIT;
+	f.since = now_ms() + HOUR_MS;
+	event_page_is(cf.p.project_id, &f, &q, "action", "", 0);
+	f.since = now_ms() - HOUR_MS;
+	f.until = now_ms() + HOUR_MS;
+	event_page_is(cf.p.project_id, &f, &q, "action",
+	              "role.delete role.update role.create role.create", 4);
+	f.until = now_ms() - HOUR_MS;
+	event_page_is(cf.p.project_id, &f, &q, "action", "", 0);
+	/* only the project asked for */
+	f = (struct event_page_filter)EVENT_PAGE_FILTER_INIT;
+	event_page_is("nope", &f, &q, "action", "", 0);
+	free(a);
+	free(b);
+}
+END_TEST
+
 /* The update f of the user id answers an inactive user V without avatar
  * or external ID, of that email and email_verified. */
 static void user_update_is(const char *id, const struct user_fields *f, const char *email,
@@ -1094,6 +1206,7 @@ static void add_cases(TCase *tc)
 	tcase_add_test(tc, test_client_list);
 	tcase_add_test(tc, test_resource_search);
 	tcase_add_test(tc, test_events);
+	tcase_add_test(tc, test_event_page);
 	tcase_add_test(tc, test_update_keep_clear);
 	tcase_add_test(tc, test_cascades);
 	tcase_add_test(tc, test_keys);

@@ -1,6 +1,7 @@
 /*
  * The audit trail on PostgreSQL (store_events_ops, store_backend.h): the events a change of its own
- * records (a refused sign-in), the list the CLI reads, the retention purge.
+ * records (a refused sign-in), the list the CLI reads, the API's pages, the
+ * retention purge.
  * The record is built by the database (edgeauth_event_json), so the list and
  * the audit file read alike on both backends.
  */
@@ -16,8 +17,27 @@ enum {
 	PE_RECORD,
 	PE_LIST,
 	PE_PURGE,
-	PE__COUNT
+	PE_PAGE,   /* PE_PAGE + 2 * event_page_index + desc */
+	PE__COUNT = PE_PAGE + 2 * EVENT_PAGE_BY__COUNT
 };
+
+/* A page's filter (store_event_page): $1 the project, $2 since, $3 until,
+ * $4 action, $5 actor, $6 target, $7 outcome (NULL: any); key the equality
+ * of the index read through (enum event_page_index), which a generic plan
+ * keeps. */
+#define PAGE_FILTER(key) \
+	" WHERE project_id = $1" key " AND time >= $2::bigint AND time < $3::bigint" \
+	" AND ($4::ctext IS NULL OR action = $4::ctext) AND ($5::ctext IS NULL OR actor = $5::ctext)" \
+	" AND ($6::ctext IS NULL OR target = $6::ctext)" \
+	" AND ($7::ctext IS NULL OR outcome = $7::ctext)"
+/* The number of all matches and the page's records, ties of time by ID in
+ * the same direction (EV_PAGE's order, sqlite_events.c). */
+#define PAGE(name, key, dir) \
+	{ "events_page_" name, PG_SQL_PAGE("events", PAGE_FILTER(key), "edgeauth_event_json(r)", \
+	  "time " dir ", id " dir, "$8", "$9"), 9, false }
+#define PAGE_PAIR(index, name, key) \
+	[PE_PAGE + 2 * (index)] = PAGE(name, key, "ASC"), \
+	[PE_PAGE + 2 * (index) + 1] = PAGE(name "_desc", key, "DESC")
 
 static const struct pg_statement statements[PE__COUNT] = {
 	[PE_RECORD] = { "events_record", "SELECT event FROM edgeauth_events_record($1)", 1, true },
@@ -27,6 +47,10 @@ static const struct pg_statement statements[PE__COUNT] = {
 	[PE_PURGE] = { "events_purge", "WITH d AS (DELETE FROM events WHERE id IN"
 		" (SELECT id FROM events WHERE time < $1 ORDER BY time LIMIT $2) RETURNING 1)"
 		" SELECT count(*) FROM d", 2, true },
+	PAGE_PAIR(EVENT_PAGE_BY_PROJECT, "project", ""),
+	PAGE_PAIR(EVENT_PAGE_BY_ACTION, "action", " AND action = $4::ctext"),
+	PAGE_PAIR(EVENT_PAGE_BY_ACTOR, "actor", " AND actor = $5::ctext"),
+	PAGE_PAIR(EVENT_PAGE_BY_TARGET, "target", " AND target = $6::ctext"),
 };
 
 const struct pg_statement_set pg_events_statements = { statements, PE__COUNT };
@@ -83,6 +107,19 @@ static void pg_event_list(struct store *st, const struct event_filter *f,
 	       pg_int_param(f->since, since), f->action }, list_map, NULL, &e, done);
 }
 
+static void pg_event_page(struct store *st, const char *project_id,
+                          const struct event_page_filter *f, const struct list_query *q,
+                          struct page *out, struct completion done)
+{
+	char since[24], until[24], size[24], offset[24];
+
+	pg_run(st, &statements[PE_PAGE + 2 * (int)store_event_page_index(f) + (q->desc ? 1 : 0)],
+	       (const char *const[]){ project_id, pg_int_param(f->since, since),
+	       pg_int_param(f->until, until), f->action, f->actor, f->target, f->outcome,
+	       pg_int_param(q->page_size, size), pg_int_param(list_offset(q), offset) },
+	       pg_map_page, out, NULL, done);
+}
+
 /* Runs on the loop, so it does not wait for its count: *deleted is the
  * count of the last run that ended (pg_purge_run); a failure is logged. */
 static void pg_event_purge(struct store *st, int batch, int64_t before, int *deleted,
@@ -99,5 +136,6 @@ static void pg_event_purge(struct store *st, int batch, int64_t before, int *del
 const struct store_events_ops pg_events_ops = {
 	.record = pg_event_record,
 	.list = pg_event_list,
+	.page = pg_event_page,
 	.purge = pg_event_purge,
 };

@@ -20,7 +20,8 @@ enum event_stmt {
 	EV_RECORD,
 	EV_LIST,
 	EV_PURGE,
-	EV__COUNT
+	EV_PAGE,   /* EV_PAGE + 2 * event_page_index + desc */
+	EV__COUNT = EV_PAGE + 2 * EVENT_PAGE_BY__COUNT
 };
 
 /* An event's record: one definition, for the list and the sink. */
@@ -32,6 +33,24 @@ enum event_stmt {
 #define SQL_EVENT_INSERT \
 	"INSERT INTO events (time, project_id, actor, action, target, address, outcome)" \
 	" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)"
+
+/* A page's filter (store_event_page): ?1 the project, ?2 since, ?3 until,
+ * ?4 action, ?5 actor, ?6 target, ?7 outcome (NULL: any); key the
+ * equality of the index read through (enum event_page_index). */
+#define EV_PAGE_FILTER(key) \
+	" WHERE project_id = ?1" key " AND time >= ?2 AND time < ?3" \
+	" AND (?4 IS NULL OR action = ?4) AND (?5 IS NULL OR actor = ?5)" \
+	" AND (?6 IS NULL OR target = ?6) AND (?7 IS NULL OR outcome = ?7)"
+/* The count and the page (LIMIT ?8 OFFSET ?9) in one read; ties of time
+ * go by ID in the same direction, which the index holds (the rowid ends
+ * each of its entries). */
+#define EV_PAGE_SQL(key, dir) \
+	"SELECT (SELECT count(*) FROM events" EV_PAGE_FILTER(key) ")," \
+	" (SELECT json_group_array(" SQL_EVENT_RECORD ") FROM (SELECT * FROM events" \
+	EV_PAGE_FILTER(key) " ORDER BY time " dir ", id " dir " LIMIT ?8 OFFSET ?9))"
+#define EV_PAGE_PAIR(index, key) \
+	[EV_PAGE + 2 * (index)] = EV_PAGE_SQL(key, "ASC"), \
+	[EV_PAGE + 2 * (index) + 1] = EV_PAGE_SQL(key, "DESC")
 
 static const char *const sql[EV__COUNT] = {
 	[EV_INSERT] = SQL_EVENT_INSERT,
@@ -45,6 +64,10 @@ static const char *const sql[EV__COUNT] = {
 		" ORDER BY time, id",
 	[EV_PURGE] = ("DELETE FROM events WHERE id IN"
 	              " (SELECT id FROM events WHERE time < ?1 ORDER BY time LIMIT ?2)"),
+	EV_PAGE_PAIR(EVENT_PAGE_BY_PROJECT, ""),
+	EV_PAGE_PAIR(EVENT_PAGE_BY_ACTION, " AND action = ?4"),
+	EV_PAGE_PAIR(EVENT_PAGE_BY_ACTOR, " AND actor = ?5"),
+	EV_PAGE_PAIR(EVENT_PAGE_BY_TARGET, " AND target = ?6"),
 };
 
 const struct stmt_set store_events_sql = { EV__COUNT, sql, NULL };
@@ -141,6 +164,25 @@ static void sqlite_event_list(struct store *st, const struct event_filter *f,
 	complete(done, rc < 0 ? -1 : 0, &err);
 }
 
+static void sqlite_event_page(struct store *st, const char *project_id,
+                              const struct event_page_filter *f, const struct list_query *q,
+                              struct page *out, struct completion done)
+{
+	sqlite3_stmt *s = stmt(st, EV_PAGE + 2 * (int)store_event_page_index(f) + (q->desc ? 1 : 0));
+	struct api_error err;
+
+	store_bind_text(s, 1, project_id);
+	sqlite3_bind_int64(s, 2, f->since);
+	sqlite3_bind_int64(s, 3, f->until);
+	store_bind_text(s, 4, f->action);
+	store_bind_text(s, 5, f->actor);
+	store_bind_text(s, 6, f->target);
+	store_bind_text(s, 7, f->outcome);
+	sqlite3_bind_int64(s, 8, q->page_size);
+	sqlite3_bind_int64(s, 9, list_offset(q));
+	complete(done, store_read_page(st, s, out, &err), &err);
+}
+
 static void sqlite_event_purge(struct store *st, int batch, int64_t before, int *deleted,
                                struct completion done)
 {
@@ -158,5 +200,6 @@ static void sqlite_event_purge(struct store *st, int batch, int64_t before, int 
 const struct store_events_ops sqlite_events_ops = {
 	.record = sqlite_event_record,
 	.list = sqlite_event_list,
+	.page = sqlite_event_page,
 	.purge = sqlite_event_purge,
 };
