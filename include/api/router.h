@@ -21,7 +21,9 @@ struct route {
 	enum evhttp_cmd_type method;
 	const char *path;            /* segments; ":name" captures one */
 	enum route_auth auth;
-	const char *permission;      /* named permission the token must carry, or NULL */
+	/* the named permissions the token must carry, all of them,
+	 * space-separated as a scope is ("users:read roles:read"), or NULL */
+	const char *permission;
 	enum route_body body;
 	enum route_cors cors;
 	bool no_store;               /* every answer: Cache-Control: no-store (RFC 6749 §5.1) */

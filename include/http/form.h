@@ -10,6 +10,7 @@
  */
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <event2/keyvalq_struct.h>
 
 #include "error.h"
@@ -42,6 +43,10 @@ int form_read_bool(const struct evkeyvalq *q, const char *key, int *out,
                    struct api_error *err);
 /* One of allowed[0..n) (exact match): *out is its index, default_index when
  * absent. default_index < n. */
+/* An RFC 3339 date-time (parse_timestamp) as ms: *out untouched when key
+ * is absent or empty. */
+int form_read_time(const struct evkeyvalq *q, const char *key, int64_t *out,
+                   struct api_error *err);
 int form_read_enum(const struct evkeyvalq *q, const char *key,
                    const char *const *allowed, size_t n, size_t default_index,
                    size_t *out, struct api_error *err);

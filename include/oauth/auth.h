@@ -68,5 +68,10 @@ struct auth_cache;
 void auth_cache_free(struct auth_cache *c);
 /* True when the token's scope holds the named permission. */
 bool auth_principal_has(const struct principal *p, const char *permission);
+/* The first of permissions (named permissions, space-separated as a scope
+ * is) that the token's scope lacks, *len its length; NULL when it holds
+ * them all. */
+const char *auth_principal_lacks(const struct principal *p, const char *permissions,
+                                 size_t *len);
 
 #endif

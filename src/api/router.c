@@ -12,6 +12,7 @@
 
 #include "api_authorize.h"
 #include "api_clients.h"
+#include "api_events.h"
 #include "api_logout.h"
 #include "api_introspect.h"
 #include "api_meta.h"
@@ -130,6 +131,12 @@ static const struct route routes[] = {
 	{ .method = EVHTTP_REQ_POST, .path = P "/clients/:client_id/secret", .auth = AUTH_BEARER,
 	  .permission = "clients:update", .no_store = true, .query = input_query_none,
 	  .steps = clients_rotate_secret_steps },
+
+	/* docs/api.md §"Audit trail": an event names users, clients, roles and
+	 * resources, so reading them needs the four reads */
+	{ .method = EVHTTP_REQ_GET, .path = P "/events", .auth = AUTH_BEARER,
+	  .permission = "users:read clients:read roles:read resources:read",
+	  .query = events_list_query, .steps = events_list_steps },
 };
 
 #define ROUTE_COUNT (sizeof routes / sizeof routes[0])
@@ -297,11 +304,12 @@ static enum step_result step_project_check(struct flow *f)
 static enum step_result step_permission(struct flow *f)
 {
 	struct request_ctx *ctx = request_of(f);
-	const char *permission = ctx->route->permission;
+	const char *permission = ctx->route->permission, *lacked;
+	size_t len;
 
-	if (permission && !auth_principal_has(&ctx->principal, permission))
+	if (permission && (lacked = auth_principal_lacks(&ctx->principal, permission, &len)))
 		return flow_fail(f, E_INSUFFICIENT_PERMISSION,
-		                    "The token lacks the permission %s.", permission);
+		                    "The token lacks the permission %.*s.", (int)len, lacked);
 	return STEP_NEXT;
 }
 

@@ -14,6 +14,7 @@
 
 #include "crypto.h"
 #include "form.h"
+#include "timestamp.h"
 #include "util.h"
 #include "validate.h"
 
@@ -172,6 +173,19 @@ int form_read_bool(const struct evkeyvalq *q, const char *key, int *out,
 	if (parse_bool(s, &b) < 0)
 		return api_fail(err, E_INVALID_PARAMS, "%s must be true or false", key);
 	*out = b ? 1 : 0;
+	return 0;
+}
+
+int form_read_time(const struct evkeyvalq *q, const char *key, int64_t *out,
+                   struct api_error *err)
+{
+	const char *s = NULL;
+
+	if (form_get(q, key, &s, err) < 0)
+		return -1;
+	if (s && *s && parse_timestamp(s, out) < 0)
+		return api_fail(err, E_INVALID_PARAMS,
+		                "%s must be an RFC 3339 date-time (2026-11-22T12:00:00Z)", key);
 	return 0;
 }
 

@@ -316,11 +316,9 @@ void auth_bearer(struct bearer_check *c, struct server *srv, const char *header,
 	auth_token(c, srv, auth_bearer_token(header), out, done);
 }
 
-bool auth_principal_has(const struct principal *p, const char *permission)
+/* Whether the scope s holds the named permission permission[0..n). */
+static bool scope_holds(const char *s, const char *permission, size_t n)
 {
-	size_t n = strlen(permission);
-	const char *s = p->scope;
-
 	while (s && *s) {
 		const char *end = strchrnul(s, ' ');
 		if ((size_t)(end - s) == n && strncmp(s, permission, n) == 0)
@@ -328,4 +326,25 @@ bool auth_principal_has(const struct principal *p, const char *permission)
 		s = *end ? end + 1 : end;
 	}
 	return false;
+}
+
+bool auth_principal_has(const struct principal *p, const char *permission)
+{
+	return scope_holds(p->scope, permission, strlen(permission));
+}
+
+const char *auth_principal_lacks(const struct principal *p, const char *permissions,
+                                 size_t *len)
+{
+	const char *w = permissions;
+
+	while (*w) {
+		const char *end = strchrnul(w, ' ');
+
+		*len = (size_t)(end - w);
+		if (!scope_holds(p->scope, w, *len))
+			return w;
+		w = *end ? end + 1 : end;
+	}
+	return NULL;
 }

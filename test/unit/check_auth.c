@@ -122,6 +122,29 @@ START_TEST(test_accepted)
 }
 END_TEST
 
+/* issue29 events API: a route needing several permissions names the first
+ * one the scope lacks, whole words only. */
+START_TEST(test_lacks)
+{
+	struct principal p = { 0 };
+	const char *four = "users:read clients:read roles:read resources:read", *w;
+	size_t len = 0;
+
+	p.scope = (char *)"users:read roles:read clients:read resources:read";
+	ck_assert_ptr_null(auth_principal_lacks(&p, four, &len));
+	p.scope = (char *)"users:read roles:read resources:read clients:reader";
+	w = auth_principal_lacks(&p, four, &len);
+	ck_assert_ptr_nonnull(w);
+	ck_assert_int_eq((int)len, (int)strlen("clients:read"));
+	ck_assert(!strncmp(w, "clients:read", len));
+	p.scope = NULL;
+	w = auth_principal_lacks(&p, four, &len);
+	ck_assert_ptr_eq(w, four);
+	ck_assert_int_eq((int)len, (int)strlen("users:read"));
+	ck_assert_ptr_null(auth_principal_lacks(&p, "", &len));
+}
+END_TEST
+
 /* RFC 6750 §2.1: "Bearer", any case, then one or more spaces. */
 START_TEST(test_header_forms)
 {
@@ -377,6 +400,7 @@ int main(void)
 	TCase *tc = check_tcase("bearer", setup, teardown);
 
 	tcase_add_test(tc, test_accepted);
+	tcase_add_test(tc, test_lacks);
 	tcase_add_test(tc, test_header_forms);
 	tcase_add_test(tc, test_signature_cache_hit);
 	tcase_add_test(tc, test_retired_key_cached);
