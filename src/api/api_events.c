@@ -5,8 +5,6 @@
  * :read permissions; this file reads the filters (invalid_params) and
  * leaves the rest to store_events.h. Only the project of the path is read.
  */
-#include <string.h>
-
 #include "api_events.h"
 #include "form.h"
 #include "list_params.h"

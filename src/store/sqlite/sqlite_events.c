@@ -3,7 +3,8 @@
  * INSERT inside the transaction of the change it records; its record waits
  * here for the commit, so that the sink (the audit file) never sees an event
  * whose transaction rolled back. Plain INSERT, SELECT and DELETE over ms
- * integers, so the statements port to PostgreSQL as they are.
+ * integers, so the statements port to PostgreSQL as they are. The API's
+ * pages (store_event_page) read through one index per filter.
  */
 #include <assert.h>
 #include <stdlib.h>
