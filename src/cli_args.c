@@ -102,9 +102,10 @@ static bool operand_id(const struct cli_call *c, const char *arg)
 {
 	size_t len = strlen(arg);
 
-	return c->sub->operand && !c->operand && (len == 22 || len == SECRET_HASH_LEN) &&
+	return c->sub->operand && !c->operand && (len == ID_CHARS || len == SECRET_HASH_LEN) &&
 	       strspn(arg, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_") == len;
 }
+
 /* One option at argv[*i] (--name VALUE or --name=VALUE); *i moves past
  * what it took. 0, or EXIT_USAGE said. */
 static int read_option(struct cli_call *c, int argc, char **argv, int *i)

@@ -59,6 +59,9 @@ int main(int argc, char **argv)
 		from = "-c";
 		i += 2;
 	}
+	/* `serve --help` too: every command takes --help (docs/commands.md) */
+	if (i + 2 == argc && !strcmp(argv[i], "serve") && !strcmp(argv[i + 1], "--help"))
+		i++;
 	if (i < argc && (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h"))) {
 		fputs(cli_usage_text, stdout);
 		printf("config in force: %s (%s)\n", conf, from);

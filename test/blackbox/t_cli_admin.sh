@@ -112,6 +112,9 @@ help "user add" "user add --project P (--email E | --external-id X) --name N [--
 	user add --help
 help "client" "client add --project P --name N [--redirect-uri U]... [--permission NAMED]..." client --help
 usage "no such command" "no command frob" "[serve]" frob
+usage "serve: a stray argument" "serve takes no argument" "[serve]" serve extra
+check "issue27.cliargs serve --help" "$("$EDGEAUTH" -c "$TMP/no-such.conf" serve --help | head -1 | cut -c1-33)" \
+	"usage: edgeauth [-c FILE] [serve]"
 
 # ---- IDs that begin with "--" ----
 DASHED=--AAAAAAAAAAAAAAAAAAAA   # the shape of an ID (22 base64url characters)
