@@ -1,11 +1,12 @@
 #ifndef EDGEAUTH_CLI_ARGS_H
 #define EDGEAUTH_CLI_ARGS_H
 /*
- * The everyday commands' one argument parser (docs/commands.md): a command
- * group (user, role, client) is a table of subcommands, each naming its
- * options and operand as data; cli_group_run parses, opens the store,
- * checks --project and runs the subcommand. A usage error says what was
- * wrong, then the subcommand's own usage, and exits EXIT_USAGE.
+ * The commands' one argument parser (docs/commands.md): a command group
+ * (user, key, project, ...) is a table of subcommands, each naming its
+ * options, operand and store as data; cli_group_run parses, loads the
+ * config, opens the store, checks --project and runs the subcommand. A
+ * usage error says what was wrong, then the subcommand's own usage, and
+ * exits EXIT_USAGE; --help prints the usage on stdout, needing no config.
  */
 #include <stdbool.h>
 #include <stddef.h>
@@ -36,20 +37,32 @@ struct cli_option {
 
 struct cli_call;
 
+/* The store a subcommand runs with, opened after its arguments are read. */
+enum cli_store_use {
+	CLI_STORE_WRITE,   /* cli_command_store; a --project must name a project */
+	CLI_STORE_READ,    /* cli_open_store; a --project only filters (events) */
+	CLI_STORE_NONE,    /* none: cert, backup, restore, check-config */
+};
+
 struct cli_sub {
-	const char *name;                 /* "add" */
+	const char *name;                 /* "add"; NULL: the group's one, bare command */
 	const char *usage;                /* after "edgeauth [-c FILE] " */
 	const char *help;                 /* what `edgeauth help` says of it */
 	const char *operand;              /* "USER": one operand, required; NULL: none */
 	struct cli_option options[CLI_OPTIONS_MAX];   /* up to the first without a name */
+	enum cli_store_use store;
+	/* The values' own rules, checked before the config is read: 0, or
+	 * EXIT_USAGE (cli_usage_error). NULL: none. */
+	int (*check)(struct cli_call *c);
 	/* Returns the exit status: 0, 1 (cli_fail), EXIT_USAGE (cli_usage_error). */
 	int (*run)(struct cli_call *c);
 };
 
 struct cli_group {
 	const char *name;                 /* "user" */
-	const struct cli_sub *subs;
+	const struct cli_sub *subs;       /* one, without a name, for a bare command (backup) */
 	size_t n_subs;
+	bool records;                     /* prints records: a table, or JSON (--json) */
 };
 
 /* What a subcommand runs with. Strings are borrowed from argv. */
@@ -66,8 +79,14 @@ struct cli_call {
 	size_t counts[CLI_OPTIONS_MAX];
 };
 
-/* Runs `edgeauth GROUP SUB ARGS...`: argv[0] is SUB. */
-int cli_group_run(const struct cli_group *g, const struct config *cfg, int argc, char **argv);
+/* Runs `edgeauth [-c conf] GROUP SUB ARGS...`: argv[0] is SUB (for a bare
+ * command, the first of ARGS). The config file conf is read once the
+ * arguments are; a config error exits EXIT_USAGE. */
+int cli_group_run(const struct cli_group *g, const char *conf, int argc, char **argv);
+
+/* Reads the config file conf into cfg (config_init first): 0, or
+ * EXIT_USAGE with the reason on stderr (cfg released). */
+int cli_config_load(struct config *cfg, const char *conf);
 
 /* The value of option name (a CLI_VALUE), or NULL when not given; for a
  * CLI_FLAG, non-NULL when given. */
@@ -81,6 +100,9 @@ int cli_usage_error(const struct cli_call *c, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 /* Prints "edgeauth: <code>: <sentence>" on stderr; returns 1. */
 int cli_fail(const struct api_error *err);
+/* A check (struct cli_sub) of the subcommands whose values may not be
+ * empty: "--name needs a value", or 0. */
+int cli_check_nonempty(struct cli_call *c);
 
 /* `edgeauth help GROUP [SUB]` for a group: its usage and help on stdout,
  * 0; an unknown SUB is a usage error. */

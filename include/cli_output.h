@@ -15,6 +15,10 @@
  * and is wiped: it may hold a client secret. 0, or 1 said on stderr. */
 int cli_print(const struct cli_call *c, json_t *value, const char *const *columns);
 
+/* Prints value (takes it) as one compact line of JSON on stdout, whatever
+ * stdout is: the older commands' output (project, key). Returns 0. */
+int cli_print_json(json_t *value);
+
 /* A store's record text as JSON; NULL (system_error in err) when it is not. */
 json_t *cli_record(const char *text, struct api_error *err);
 

@@ -183,4 +183,6 @@ static const struct cli_sub subs[] = {
 	  .options = { PROJECT } },
 };
 
-const struct cli_group cli_clients = { "client", subs, sizeof subs / sizeof subs[0] };
+const struct cli_group cli_clients = {
+	.name = "client", .subs = subs, .n_subs = sizeof subs / sizeof subs[0], .records = true,
+};

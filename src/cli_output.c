@@ -4,6 +4,7 @@
  * table pads by characters (utf8_chars), not bytes.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -146,4 +147,15 @@ void cli_body_set(json_t *body, const char *key, const char *value)
 {
 	if (value)
 		json_object_set_new(body, key, json_stringn_nocheck(value, strlen(value)));
+}
+
+int cli_print_json(json_t *value)
+{
+	char *text = json_dumps(value, JSON_COMPACT);
+
+	printf("%s\n", text);
+	fflush(stdout);
+	free(text);
+	json_decref(value);
+	return 0;
 }

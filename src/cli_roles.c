@@ -68,4 +68,6 @@ static const struct cli_sub subs[] = {
 	  .options = { { "--project", CLI_VALUE, true } } },
 };
 
-const struct cli_group cli_roles = { "role", subs, sizeof subs / sizeof subs[0] };
+const struct cli_group cli_roles = {
+	.name = "role", .subs = subs, .n_subs = sizeof subs / sizeof subs[0], .records = true,
+};

@@ -318,4 +318,6 @@ static const struct cli_sub subs[] = {
 	  .options = { PROJECT } },
 };
 
-const struct cli_group cli_users = { "user", subs, sizeof subs / sizeof subs[0] };
+const struct cli_group cli_users = {
+	.name = "user", .subs = subs, .n_subs = sizeof subs / sizeof subs[0], .records = true,
+};

@@ -9,6 +9,7 @@
 #include <jansson.h>
 
 #include "cli.h"
+#include "cli_store.h"
 #include "config.h"
 #include "crypto.h"
 #include "serve.h"
@@ -41,9 +42,8 @@ static const char *default_config(const char **from)
 int main(int argc, char **argv)
 {
 	const char *from, *conf = default_config(&from);
-	const struct cli_command *cmd;
+	const struct cli_group *cmd;
 	struct config cfg;
-	char errbuf[512];
 	int i = 1, rc;
 
 	if (argc > 1 && (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V"))) {
@@ -51,12 +51,17 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (i < argc && !strcmp(argv[i], "-c")) {
-		if (i + 1 >= argc)
+		if (i + 1 >= argc) {
+			fputs("edgeauth: -c needs a file\n", stderr);
 			return cli_usage();
+		}
 		conf = argv[i + 1];
 		from = "-c";
 		i += 2;
 	}
+	/* `serve --help` too: every command takes --help (docs/commands.md) */
+	if (i + 2 == argc && !strcmp(argv[i], "serve") && !strcmp(argv[i + 1], "--help"))
+		i++;
 	if (i < argc && (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h"))) {
 		fputs(cli_usage_text, stdout);
 		printf("config in force: %s (%s)\n", conf, from);
@@ -69,21 +74,27 @@ int main(int argc, char **argv)
 		conf = argv[i + 2];
 		argc = i + 1;
 	}
+	cmd = i < argc && strcmp(argv[i], "serve") ? cli_find(argv[i]) : NULL;
+	if (i < argc && strcmp(argv[i], "serve") && !cmd) {
+		fprintf(stderr, "edgeauth: no command %s\n", argv[i]);
+		return cli_usage();
+	}
+	if (!cmd && i + 1 < argc) {
+		fputs("edgeauth: serve takes no argument\n", stderr);
+		return cli_usage();
+	}
 	/* before libevent allocates anything (the secrets rule of docs/operations.md §"The program"; crypto.h) */
 	event_set_mem_functions(xmalloc, crypto_realloc_wiped, crypto_free_wiped);
 	json_set_alloc_funcs(xmalloc, crypto_free_wiped);
-	config_init(&cfg);
-	if (config_load(&cfg, conf, errbuf, sizeof errbuf) < 0) {
-		fprintf(stderr, "edgeauth: %s\n", errbuf);
-		config_release(&cfg);
-		return EXIT_USAGE;
+	if (cmd) {
+		/* it reads the config once its arguments are read */
+		rc = cli_group_run(cmd, conf, argc - i - 1, argv + i + 1);
+		cli_release();
+		return rc;
 	}
-	if (i >= argc || !strcmp(argv[i], "serve"))
-		rc = (i + 1 < argc) ? cli_usage() : serve_run(&cfg);
-	else if ((cmd = cli_find(argv[i])) != NULL)
-		rc = cmd->run(&cfg, argc - i - 1, argv + i + 1);
-	else
-		rc = cli_usage();
+	if (cli_config_load(&cfg, conf))
+		return EXIT_USAGE;
+	rc = serve_run(&cfg);
 	cli_release();
 	config_release(&cfg);
 	return rc;

@@ -5,6 +5,7 @@
 #include <stddef.h>
 
 #define ID_RANDOM_BYTES 16      /* IDs: 128 random bits, 22 base64url chars */
+#define ID_CHARS 22             /* an ID's length */
 #define SECRET_RANDOM_BYTES 32  /* secrets, refresh tokens, codes: 256 bits */
 #define SECRET_HASH_LEN 43      /* base64url of a SHA-256, without padding */
 
