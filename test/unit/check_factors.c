@@ -5,6 +5,7 @@
  * its request and its time only, and never readable without the key.
  */
 #include <check.h>
+#include "sqlite_store.h"
 #include "check_suite.h"
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,7 +15,10 @@
 #include "config.h"
 #include "factors.h"
 #include "keyring.h"
+#include "crypto.h"
 #include "store.h"
+#include "store_factors.h"
+#include "store_projects.h"
 #include "totp.h"
 
 static struct {
@@ -22,7 +26,11 @@ static struct {
 	struct config cfg;
 	struct store *st;
 	struct keyring *ring;
+	struct new_project p;
+	char *user;
 } fx;
+
+#define sql_text(...) check_sql_text(sqlite_of(fx.st)->db, __VA_ARGS__)
 
 static void setup(void)
 {
@@ -38,10 +46,25 @@ static void setup(void)
 	fx.ring = check_keyring(&fx.cfg, fx.st, fx.dir);
 }
 
+/* A project and a user of it, for the store's operations. */
+static void setup_user(void)
+{
+	struct api_error err;
+
+	setup();
+	ck_assert_int_eq(store_project_create(fx.st, "p", &fx.p, &err), 0);
+	fx.user = crypto_new_id();
+	check_sql(sqlite_of(fx.st)->db, "INSERT INTO users (id, project_id, display_name, email,"
+	          " password_hash, created_at, updated_at) VALUES (%Q, %Q, 'u', 'u@x', 'x', 1, 1)",
+	          fx.user, fx.p.project_id);
+}
+
 static void teardown(void)
 {
 	char p[128];
 
+	store_new_project_release(&fx.p);
+	free(fx.user);
 	keyring_free(fx.ring);
 	store_close(fx.st);
 	config_release(&fx.cfg);
@@ -118,6 +141,64 @@ START_TEST(test_pending_refused)
 }
 END_TEST
 
+static bool use(int64_t step, bool confirm)
+{
+	const struct event ev = { &event_origin_cli, fx.p.project_id, EVENT_FACTOR_USE, fx.user,
+	                          NULL };
+	struct sync_result r;
+	struct api_error err;
+	bool won = true;
+
+	store_totp_use(fx.st, fx.user, step, confirm, &ev, &won, sync_completion(&r));
+	ck_assert_int_eq(sync_wait(&r, &err), 0);
+	return won;
+}
+
+/* issue30.2: an enrollment waits for its first code, which confirms it; a
+ * step is accepted once and only forward; a confirmed factor stays until
+ * removed. */
+START_TEST(test_store_totp)
+{
+	struct store_totp_row row = { 0 };
+	struct sync_result r;
+	struct api_error err;
+	bool done = false;
+
+	store_totp_begin(fx.st, fx.user, "sealed-1", &done, sync_completion(&r));
+	ck_assert_int_eq(sync_wait(&r, &err), 0);
+	ck_assert(done);
+	store_totp_get(fx.st, fx.user, &row, sync_completion(&r));
+	ck_assert_int_eq(sync_wait(&r, &err), 0);
+	ck_assert(row.found && !row.confirmed && row.last_step == 0);
+	ck_assert_str_eq(row.sealed, "sealed-1");
+	store_totp_row_release(&row);
+	ck_assert(!use(10, false));   /* not confirmed: no sign-in */
+	ck_assert(use(10, true));
+	ck_assert(!use(10, true));    /* confirmed already */
+	ck_assert(!use(10, false));   /* the replay */
+	ck_assert(!use(9, false));
+	ck_assert(use(11, false));
+	ck_assert_str_eq(sql_text("SELECT count(*) FROM events WHERE action = 'factor.use'"), "2");
+	store_totp_begin(fx.st, fx.user, "sealed-2", &done, sync_completion(&r));
+	ck_assert_int_eq(sync_wait(&r, &err), 0);
+	ck_assert(!done);             /* a confirmed factor stays */
+	store_totp_get(fx.st, fx.user, &row, sync_completion(&r));
+	ck_assert_int_eq(sync_wait(&r, &err), 0);
+	ck_assert(row.confirmed && row.last_step == 11);
+	ck_assert_str_eq(row.sealed, "sealed-1");
+	store_totp_row_release(&row);
+	store_totp_remove(fx.st, fx.user, NULL, &done, sync_completion(&r));
+	ck_assert_int_eq(sync_wait(&r, &err), 0);
+	ck_assert(done);
+	store_totp_remove(fx.st, fx.user, NULL, &done, sync_completion(&r));
+	ck_assert_int_eq(sync_wait(&r, &err), 0);
+	ck_assert(!done);
+	store_totp_get(fx.st, fx.user, &row, sync_completion(&r));
+	ck_assert_int_eq(sync_wait(&r, &err), 0);
+	ck_assert(!row.found);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("factors");
@@ -129,6 +210,10 @@ int main(void)
 	tcase_add_test(tc, test_totp_sealed_for_its_user);
 	tcase_add_test(tc, test_pending_round_trip);
 	tcase_add_test(tc, test_pending_refused);
+	suite_add_tcase(s, tc);
+	tc = check_tcase("store", setup_user, teardown);
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, test_store_totp);
 	suite_add_tcase(s, tc);
 	return check_run(srunner_create(s));
 }
