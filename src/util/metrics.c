@@ -348,7 +348,8 @@ void metrics_render(struct evbuffer *out)
 	             "a code used or failed at sign-in, removed by the user.", "outcome", totp_names,
 	             m.totp, METRICS_TOTP__N);
 	family(out, "edgeauth_factor_resets_total", "counter",
-	       "Resets of a user's second factors through the API at this node (the CLI's are in the audit trail).");
+	       "Resets of a user's second factors through the API at this node (the CLI's are "
+	       "in the audit trail).");
 	sample(out, "edgeauth_factor_resets_total", NULL, NULL, m.factor_resets);
 	family(out, "edgeauth_password_hash_queue_depth", "gauge",
 	       "Password hashes queued or running (503 past [passwords] max_pending_hashes).");
