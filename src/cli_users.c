@@ -19,6 +19,7 @@
 #include "cli_users.h"
 #include "crypto.h"
 #include "passwords.h"
+#include "store_factors.h"
 #include "store_users.h"
 #include "util.h"
 #include "validate.h"
@@ -280,6 +281,19 @@ static int user_delete(struct cli_call *c)
 	return user ? cli_delete_print(c, user, store_user_delete, user_columns) : cli_fail(&err);
 }
 
+/* docs/signin.md §"Second factors": the user's factors go and its sessions
+ * end; the record is printed as it is after, without factors. */
+static int user_reset_factors(struct cli_call *c)
+{
+	struct api_error err;
+	json_t *user = cli_find_user(c, c->operand, &err);
+
+	if (!user)
+		return cli_fail(&err);
+	json_object_set_new(user, "second_factors", json_array());
+	return cli_delete_print(c, user, store_factors_reset, user_columns);
+}
+
 #define PROJECT { "--project", CLI_VALUE, true }
 
 static const struct cli_sub subs[] = {
@@ -310,6 +324,11 @@ static const struct cli_sub subs[] = {
 	{ .name = "delete", .run = user_delete, .operand = "USER",
 	  .usage = "user delete --project P USER",
 	  .help = "  Deletes the user, its sessions and tokens; prints the record it deleted.",
+	  .options = { PROJECT } },
+	{ .name = "reset-factors", .run = user_reset_factors, .operand = "USER",
+	  .usage = "user reset-factors --project P USER",
+	  .help = "  Removes the user's second factors (a lost phone) and ends its sessions; it\n"
+	          "  signs in with its password alone and may enroll again. Prints the record.",
 	  .options = { PROJECT } },
 	{ .name = "set-password", .run = user_set_password, .operand = "USER",
 	  .usage = "user set-password --project P USER",

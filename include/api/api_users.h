@@ -20,6 +20,8 @@ extern flow_step *const users_get_external_steps[];
  * (docs/api.md §"Current user"). */
 extern flow_step *const users_get_steps[];
 extern flow_step *const users_delete_steps[];
+/* DELETE /users/{user_id}/factors (docs/api.md §"Users"): 204. */
+extern flow_step *const users_factors_reset_steps[];
 extern flow_step *const users_get_current_steps[];
 /* POST .../users/external/{external_user_id}/authorization-codes (BYOU). */
 extern flow_step *const byou_code_steps[];

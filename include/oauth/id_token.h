@@ -61,7 +61,8 @@ struct id_token_request {
 	long long ttl_s;             /* [oidc] id_token_ttl_s */
 	long long auth_time;         /* seconds; 0: none */
 	const char *nonce;           /* the code grant's; NULL: none */
-	const char *session_id;      /* sid, and amr ["pwd"]; NULL: none (BYOU) */
+	const char *session_id;      /* sid, and amr; NULL: none (BYOU) */
+	const char *amr;             /* the session's, space-separated; NULL: "pwd" */
 	const char *access_token;    /* issued beside it, for at_hash */
 	unsigned scopes;
 	const struct user_claims *user;

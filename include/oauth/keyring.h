@@ -83,6 +83,17 @@ json_t *keyring_jwks(const struct keyring *r);
 int keyring_rotate(struct keyring *r, struct store *st, const enum jwt_alg *algs, size_t n,
                    struct key_row *added, struct api_error *err);
 
+/* Secrets kept sealed under the key-encryption key besides the signing keys
+ * (a TOTP secret, docs/signin.md §"Second factors"): pt[0..len) sealed
+ * (crypto_seal) with aad bound in, as base64url text (caller frees). */
+char *keyring_seal_text(const struct keyring *r, const char *aad, const unsigned char *pt,
+                        size_t len);
+/* Opens keyring_seal_text's text: a new buffer of *len bytes (caller wipes
+ * and frees: crypto_free_wiped), or NULL when the text, the key or aad is
+ * not the one it was sealed with. */
+unsigned char *keyring_open_text(const struct keyring *r, const char *aad, const char *text,
+                                 size_t *len);
+
 /* Brings the ring up to the store (a nested flow; the caller keeps c until
  * done ran). Without force it reads the store only when the store's stamp
  * moved since the ring's last look, and so must be called after the

@@ -71,6 +71,10 @@ enum session_verdict session_judge(const struct session_ask *ask, const struct s
 
 /* ---- starting and finding one ---- */
 
+/* RFC 8176 §2's values, as a session and its ID tokens carry them. */
+#define SESSION_AMR_PASSWORD "pwd"
+#define SESSION_AMR_PASSWORD_OTP "pwd otp mfa"
+
 /* A session being started; the caller keeps it until done has run. */
 struct session_begin {
 	char *secret;                              /* the new cookie value */
@@ -90,12 +94,13 @@ struct session_begin {
  * new value with auth_time now when it is a live one of the same user (no
  * fixation: the old value stops); a live one of another user ends as by
  * logout. Lasts [sessions] ttl_s from now. Then b->secret is the cookie
- * value and b->sid the session's public id. ev (NULL: none), the sign-in's
- * event, is recorded in the same transaction.
+ * value and b->sid the session's public id. amr (static: SESSION_AMR_*)
+ * says how the user proved who they are (RFC 8176). ev (NULL: none), the
+ * sign-in's event, is recorded in the same transaction.
  */
 void session_begin(struct session_begin *b, struct server *srv, const char *project_id,
                    const char *user_id, const char *client_id, const char *old_cookie,
-                   const struct event *ev, struct completion done);
+                   const char *amr, const struct event *ev, struct completion done);
 /* Wipes the secret; safe on a zeroed one. */
 void session_begin_release(struct session_begin *b);
 

@@ -12,11 +12,13 @@
 #include <stdbool.h>
 
 #include "crypto.h"
+#include "factors.h"
 #include "flow.h"
 #include "metrics.h"
 #include "server.h"
 #include "session.h"
 #include "store_events.h"
+#include "store_factors.h"
 #include "store_tokens.h"
 #include "store_users.h"
 
@@ -83,6 +85,11 @@ struct signin_request {
 	const char *password;
 	const char *address;          /* the client's address, for the throttle; "" unknown */
 	const char *session_cookie;   /* the project's cookie the browser sent; NULL: none */
+	/* The second step (docs/signin.md §"Second factors"): the value the
+	 * first step handed out (signin_result's factor_token) and the code
+	 * typed; email and password are then not read. NULL: a first step. */
+	const char *factor_token;
+	const char *factor_code;
 };
 
 enum signin_outcome {
@@ -99,6 +106,15 @@ enum signin_outcome {
 	 * it was given [sessions] max_codes_per_minute codes in the last
 	 * minute: no code, retry_after_s */
 	SIGNIN_TOO_MANY_CODES,
+	/* the password was right and the user has a second factor: nothing is
+	 * started yet; factor_token carries the sign-in to its second step */
+	SIGNIN_FACTOR_NEEDED,
+	/* a second step's code was wrong, or used already: counted as a failed
+	 * attempt; the same factor_token may be sent again */
+	SIGNIN_FACTOR_REFUSED,
+	/* a second step's factor_token is not one of ours, of another request,
+	 * expired or spent: the sign-in starts again */
+	SIGNIN_FACTOR_EXPIRED,
 };
 /* The metrics label of an outcome (edgeauth_signins_total). */
 enum metrics_signin signin_metric(enum signin_outcome outcome);
@@ -110,6 +126,9 @@ struct signin_result {
 	char *code;
 	/* SIGNIN_SIGNED_IN: the session's new cookie value, for the browser */
 	char *session_secret;
+	/* SIGNIN_FACTOR_NEEDED and SIGNIN_FACTOR_REFUSED: the second step's
+	 * value, for the form */
+	char *factor_token;
 	int retry_after_s;
 	struct api_error err;
 };
@@ -135,6 +154,13 @@ struct signin {
 	struct completion done;
 	char *keys[SIGNIN_COUNT__N];   /* each counter's key of this attempt */
 	struct store_user_signin user;
+	const char *email;             /* the throttle's account: typed, or the first step's */
+	struct factor_pending pending; /* a second step's first step */
+	struct store_totp_row totp;
+	int64_t step;                  /* the time step of the code accepted */
+	bool won;                      /* store_totp_use's */
+	const char *failure_action;    /* the refusal's event */
+	enum signin_outcome refusal;   /* and its outcome */
 	int verified;                  /* passwords_verify's ok */
 	struct session_begin session;
 	struct code_mint mint;
@@ -163,7 +189,16 @@ struct signin {
  * with signin.throttled for each counter the attempt brought to its
  * limit; all by the client, from in->address. done's err is set only
  * when the store failed to look the user up (system_error); else *out says
- * how it ended. s is the caller's until done has run; signin_release. */
+ * how it ended. s is the caller's until done has run; signin_release.
+ *
+ * Second factors (docs/signin.md §"Second factors"): after a right password
+ * a user with a confirmed TOTP factor starts nothing (SIGNIN_FACTOR_NEEDED,
+ * the attempt still counted until the factor passes, so that a known
+ * password does not reset the throttle); the second step (in->factor_token)
+ * opens the value (SIGNIN_FACTOR_EXPIRED), is throttled and counted as a
+ * password is, checks the code (a wrong or replayed one: factor.failure,
+ * SIGNIN_FACTOR_REFUSED), records the step used (factor.use: a code is good
+ * once) and then goes on as a right password does. */
 void signin_run(struct signin *s, struct server *srv, const struct signin_request *in,
                 struct signin_result *out, struct completion done);
 void signin_release(struct signin *s);

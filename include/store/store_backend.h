@@ -49,6 +49,7 @@ struct new_code;
 struct new_refresh;
 struct store_token_row;
 struct user_claims;
+struct store_totp_row;
 
 /* store_roles.h */
 struct store_roles_ops {
@@ -233,6 +234,20 @@ struct store_tokens_ops {
 	                   struct store_stamp *stamp, struct completion done);
 };
 
+/* store_factors.h */
+struct store_factors_ops {
+	void (*totp_get)(struct store *st, const char *user_id, struct store_totp_row *out,
+	                 struct completion done);
+	void (*totp_begin)(struct store *st, const char *user_id, const char *sealed, bool *begun,
+	                   struct completion done);
+	void (*totp_use)(struct store *st, const char *user_id, int64_t step, bool confirm,
+	                 const struct event *ev, bool *won, struct completion done);
+	void (*totp_remove)(struct store *st, const char *user_id, const struct event *ev,
+	                    bool *removed, struct completion done);
+	void (*reset)(struct store *st, const struct event_origin *by, const char *project_id,
+	              const char *user_id, const char *scope, struct completion done);
+};
+
 /* A backend: its name (for the log) and its areas' operations. The
  * backend's open sets st->be to its own. */
 struct store_backend {
@@ -254,6 +269,7 @@ struct store_backend {
 	const struct store_clients_ops *clients;
 	const struct store_users_ops *users;
 	const struct store_tokens_ops *tokens;
+	const struct store_factors_ops *factors;
 };
 
 #endif

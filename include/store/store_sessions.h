@@ -36,6 +36,7 @@ struct new_session {
 	int64_t now;                  /* the password check: auth_time */
 	int64_t expires_at;
 	const struct event *event;    /* the sign-in's (store_events.h), in the start's transaction */
+	const char *amr;              /* RFC 8176, space-separated: "pwd", "pwd otp mfa" */
 };
 /* In one transaction: when old_secret_hash names a live session of the
  * project, that session goes on under secret_hash with auth_time now and

@@ -37,6 +37,7 @@ struct store_token_row {
 	char *nonce;
 	int64_t auth_time;
 	char *session_id;
+	char *amr;               /* the session's (store_sessions.h); NULL: none */
 };
 void store_token_row_release(struct store_token_row *g);
 

@@ -26,6 +26,15 @@ enum metrics_signin {
 	METRICS_SIGNIN__N
 };
 
+/* A TOTP second factor's events (docs/signin.md §"Second factors"). */
+enum metrics_totp {
+	METRICS_TOTP_ENROLLED,   /* confirmed by its first code */
+	METRICS_TOTP_USED,       /* a code accepted at sign-in */
+	METRICS_TOTP_FAILED,     /* a wrong or replayed code */
+	METRICS_TOTP_REMOVED,    /* by the user */
+	METRICS_TOTP__N
+};
+
 /* The caches of derived answers (store_cache.h), by what they hold. */
 enum metrics_cache {
 	METRICS_CACHE_CLIENT_SCOPE,
@@ -62,6 +71,9 @@ void metrics_token_issued(const char *grant_type);
 void metrics_reuse_detected(const char *grant_type);
 /* A sign-in's end, as signin_metric (signin.h) counts it. */
 void metrics_signin(enum metrics_signin outcome);
+void metrics_totp(enum metrics_totp outcome);
+/* An administrator's reset of a user's second factors. */
+void metrics_factors_reset(void);
 void metrics_cache_lookup(enum metrics_cache cache, bool hit);
 /* The store's commit that began at start_us (mono_us) ended, ok or not. */
 void metrics_store_commit(int64_t start_us, bool ok);

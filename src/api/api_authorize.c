@@ -28,6 +28,8 @@
 #include "validate.h"
 
 #define SIGNIN_FAILED "The email or password is wrong."
+#define FACTOR_FAILED "The code is wrong or was used already. Type the code your app shows now."
+#define FACTOR_EXPIRED "The sign-in took too long. Sign in again."
 
 /* The authorize parameters, borrowed from the request (query or form),
  * which lives until the reply. */
@@ -50,6 +52,9 @@ struct authz_params {
 	/* the form's own fields (POST) */
 	const char *email;
 	const char *password;
+	/* the second step's (docs/signin.md §"Second factors") */
+	const char *factor_token;
+	const char *otp;
 };
 
 /* The parameters read from the query or the form, and which of them the
@@ -151,6 +156,32 @@ static struct evbuffer *form_page(const char *issuer, struct authorize *a, const
 	                    "<input id=\"password\" name=\"password\" type=\"password\""
 	                    " autocomplete=\"current-password\" required>\n"
 	                    "<button type=\"submit\">Sign in</button>\n</form>\n");
+	return buf;
+}
+
+/* The second step's form: the code of the user's authenticator app, with
+ * the request's parameters and the first step's value carried. */
+static struct evbuffer *factor_page(const char *issuer, struct authorize *a, const char *token,
+                                    const char *message)
+{
+	struct evbuffer *buf = html_page_begin("Two-step verification");
+
+	evbuffer_add_printf(buf, "<h1>Two-step verification</h1>\n");
+	if (message)
+		evbuffer_add_printf(buf, "<p class=\"error\" role=\"alert\" data-error=\"access_denied\">"
+		                    "%s</p>\n", message);
+	evbuffer_add_printf(buf, "<form method=\"post\" action=\"");
+	html_escape_into(buf, issuer);
+	evbuffer_add_printf(buf, "/api/v1/authorize\">\n");
+	for (size_t i = 0; i < sizeof authz_params / sizeof authz_params[0]; i++)
+		if (authz_params[i].carried)
+			html_add_hidden(buf, authz_params[i].name, *param_slot(&a->p, &authz_params[i]));
+	html_add_hidden(buf, "factor_token", token);
+	evbuffer_add_printf(buf, "<label for=\"otp\">Code from your authenticator app</label>\n"
+	                    "<input id=\"otp\" name=\"otp\" type=\"text\" inputmode=\"numeric\""
+	                    " autocomplete=\"one-time-code\" pattern=\"[0-9]{6}\" maxlength=\"6\""
+	                    " required autofocus>\n"
+	                    "<button type=\"submit\">Verify</button>\n</form>\n");
 	return buf;
 }
 
@@ -430,7 +461,9 @@ static enum step_result origin_check(struct flow *f)
 	return html_post_origin_check(request_of(f)) ? STEP_NEXT : STEP_DONE;
 }
 
-/* Missing email or password: the form again, and nothing counted. */
+/* Missing email or password: the form again, and nothing counted. A
+ * second step (factor_token) reads its code instead; a missing one shows
+ * its form again. */
 static enum step_result credentials_read(struct flow *f)
 {
 	struct request_ctx *ctx = request_of(f);
@@ -438,6 +471,18 @@ static enum step_result credentials_read(struct flow *f)
 	struct authz_params *p = &a->p;
 	struct api_error err;
 
+	if (form_get(&ctx->form, "factor_token", &p->factor_token, &err) < 0 ||
+	    form_get(&ctx->form, "otp", &p->otp, &err) < 0) {
+		html_reply(ctx, 401, form_page(ctx->http.srv->cfg->issuer, a, FACTOR_EXPIRED, NULL));
+		return STEP_DONE;
+	}
+	if (p->factor_token) {
+		if (!missing(p->otp))
+			return STEP_NEXT;
+		html_reply(ctx, 401, factor_page(ctx->http.srv->cfg->issuer, a, p->factor_token,
+		                                 FACTOR_FAILED));
+		return STEP_DONE;
+	}
 	if (form_get(&ctx->form, "email", &p->email, &err) < 0 ||
 	    form_get(&ctx->form, "password", &p->password, &err) < 0 ||
 	    missing(p->email) || missing(p->password)) {
@@ -459,6 +504,7 @@ static enum step_result sign_in(struct flow *f)
 		.email = a->p.email, .password = a->p.password,
 		.address = request_client_address(ctx),
 		.session_cookie = a->cookie,
+		.factor_token = a->p.factor_token, .factor_code = a->p.otp,
 	};
 	signin_run(&a->signin, ctx->http.srv, &a->in, &a->result, flow_completion(f));
 	return STEP_WAIT;
@@ -485,6 +531,15 @@ static enum step_result sign_in_answer(struct flow *f)
 	case SIGNIN_TOO_MANY_CODES:   /* the session went on under a new cookie */
 		html_set_session_cookie(ctx, a->client.project_id, a->result.session_secret);
 		return throttled(ctx, a->result.retry_after_s, TOO_MANY_CODES);
+	case SIGNIN_FACTOR_NEEDED:
+		html_reply(ctx, 200, factor_page(issuer, a, a->result.factor_token, NULL));
+		return STEP_DONE;
+	case SIGNIN_FACTOR_REFUSED:
+		html_reply(ctx, 401, factor_page(issuer, a, a->result.factor_token, FACTOR_FAILED));
+		return STEP_DONE;
+	case SIGNIN_FACTOR_EXPIRED:
+		html_reply(ctx, 401, form_page(issuer, a, FACTOR_EXPIRED, NULL));
+		return STEP_DONE;
 	case SIGNIN_BUSY:
 		break;
 	}

@@ -18,8 +18,10 @@
 #include "form.h"
 #include "jbody.h"
 #include "list_params.h"
+#include "metrics.h"
 #include "passwords.h"
 #include "request.h"
+#include "store_factors.h"
 #include "store_users.h"
 #include "config.h"
 #include "store_clients.h"
@@ -395,6 +397,20 @@ static enum step_result delete(struct flow *f)
 
 flow_step *const users_get_steps[] = { get, record_answer, NULL };
 flow_step *const users_delete_steps[] = { delete, record_deleted, NULL };
+
+/* The user's factors go and its sessions end (store_factors_reset). */
+static enum step_result factors_reset(struct flow *f)
+{
+	return record_delete(f, store_factors_reset, "user_id");
+}
+
+static enum step_result factors_reset_done(struct flow *f)
+{
+	metrics_factors_reset();
+	return record_deleted(f);
+}
+
+flow_step *const users_factors_reset_steps[] = { factors_reset, factors_reset_done, NULL };
 
 /* GET /api/v1/users/current (docs/api.md §"Current user"): the token's user, answered
  * as PUT answers a token that has none. */

@@ -327,7 +327,8 @@ static int sign_id(struct grant *g, struct api_error *err)
 	req = (struct id_token_request){
 		.issuer = g->srv->cfg->issuer, .user_id = r->user_id, .client_id = r->client_id,
 		.alg = alg, .ttl_s = g->srv->cfg->id_token_ttl_s, .auth_time = r->auth_time / 1000,
-		.nonce = r->nonce, .session_id = r->session_id, .access_token = g->access.token,
+		.nonce = r->nonce, .session_id = r->session_id, .amr = r->amr,
+		.access_token = g->access.token,
 		.scopes = g->oidc, .user = &g->user, .permissions = g->permissions,
 	};
 

@@ -127,9 +127,10 @@ char *id_token_issue(const struct keyring *r, const struct id_token_request *req
 	jbody_writer_int(&w, "exp", iat + req->ttl_s);
 	if (req->auth_time > 0)
 		jbody_writer_int(&w, "auth_time", req->auth_time);
-	/* a session is made by a password sign-in; a BYOU sign-in has none */
+	/* RFC 8176: how the session's user signed in (docs/signin.md §"Second
+	 * factors"); a BYOU sign-in has no session and says nothing */
 	if (req->session_id)
-		jbody_writer_raw(&w, "amr", "[\"pwd\"]");
+		jbody_writer_words(&w, "amr", req->amr ? req->amr : "pwd");
 	set_string(&w, "nonce", req->nonce);
 	id_token_at_hash(req->access_token, at_hash);
 	jbody_writer_text(&w, "at_hash", at_hash);

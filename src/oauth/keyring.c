@@ -10,6 +10,7 @@
 
 #include <openssl/crypto.h>
 
+#include "b64url.h"
 #include "config.h"
 #include "crypto.h"
 #include "keyring.h"
@@ -481,4 +482,26 @@ void keyring_refresh(struct keyring_refresh *c, struct keyring *ring, struct sto
 void keyring_refresh_release(struct keyring_refresh *c)
 {
 	store_keys_rows_release(&c->rows);
+}
+
+char *keyring_seal_text(const struct keyring *r, const char *aad, const unsigned char *pt,
+                        size_t len)
+{
+	size_t sealed_len;
+	unsigned char *sealed = crypto_seal(r->kek, aad, pt, len, &sealed_len);
+	char *text = b64url_encode(sealed, sealed_len);
+
+	free(sealed);
+	return text;
+}
+
+unsigned char *keyring_open_text(const struct keyring *r, const char *aad, const char *text,
+                                 size_t *len)
+{
+	size_t sealed_len;
+	unsigned char *sealed = text ? b64url_decode_any(text, strlen(text), &sealed_len) : NULL;
+	unsigned char *pt = sealed ? crypto_open(r->kek, aad, sealed, sealed_len, len) : NULL;
+
+	free(sealed);
+	return pt;
 }

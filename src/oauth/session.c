@@ -158,7 +158,7 @@ static void begun(void *arg, const struct api_error *err)
 
 void session_begin(struct session_begin *b, struct server *srv, const char *project_id,
                    const char *user_id, const char *client_id, const char *old_cookie,
-                   const struct event *ev, struct completion done)
+                   const char *amr, const struct event *ev, struct completion done)
 {
 	int64_t now = now_ms();
 
@@ -172,7 +172,7 @@ void session_begin(struct session_begin *b, struct server *srv, const char *proj
 		.id = b->id, .secret_hash = b->hash,
 		.old_secret_hash = old_cookie ? b->old_hash : NULL,
 		.project_id = project_id, .user_id = user_id, .client_id = client_id, .now = now,
-		.expires_at = now + srv->cfg->session_ttl_s * 1000LL, .event = ev,
+		.expires_at = now + srv->cfg->session_ttl_s * 1000LL, .event = ev, .amr = amr,
 	};
 	b->done = done;
 	store_session_start(srv->store, &b->row, &b->sid, (struct completion){ begun, b });

@@ -15,6 +15,7 @@
 #include "store_sessions.h"
 #include "signin.h"
 #include "throttle.h"
+#include "totp.h"
 #include "util.h"
 
 void signin_code_mint(struct code_mint *m, struct server *srv, const struct code_request *req,
@@ -80,6 +81,7 @@ void signin_result_release(struct signin_result *r)
 {
 	crypto_free_wiped(r->code);
 	crypto_free_wiped(r->session_secret);
+	free(r->factor_token);
 	memset(r, 0, sizeof *r);
 }
 
@@ -88,6 +90,8 @@ void signin_release(struct signin *s)
 	for (size_t i = 0; i < SIGNIN_COUNT__N; i++)
 		free(s->keys[i]);
 	store_user_signin_release(&s->user);
+	factor_pending_release(&s->pending);
+	store_totp_row_release(&s->totp);
 	session_begin_release(&s->session);
 	code_mint_release(&s->mint);
 	memset(s, 0, sizeof *s);
@@ -114,7 +118,7 @@ static struct throttle *counter(struct server *srv, enum signin_counter which)
 static void throttle_keys(struct signin *s)
 {
 	const struct signin_request *in = s->in;
-	char *account = xasprintf("%s:%s", in->project_id, in->email);
+	char *account = xasprintf("%s:%s", in->project_id, s->email);
 	char address[CIDR_GROUP_TEXT_MAX];
 
 	/* an IPv6 client counts as its /64 (cidr_client_group) */
@@ -174,6 +178,8 @@ enum metrics_signin signin_metric(enum signin_outcome outcome)
 		[SIGNIN_SIGNED_IN] = METRICS_SIGNIN_SUCCESS, [SIGNIN_NO_CODE] = METRICS_SIGNIN_ERROR,
 		[SIGNIN_REFUSED] = METRICS_SIGNIN_FAILURE, [SIGNIN_THROTTLED] = METRICS_SIGNIN_THROTTLED,
 		[SIGNIN_BUSY] = METRICS_SIGNIN_ERROR, [SIGNIN_TOO_MANY_CODES] = METRICS_SIGNIN_THROTTLED,
+		[SIGNIN_FACTOR_REFUSED] = METRICS_SIGNIN_FAILURE,
+		[SIGNIN_FACTOR_EXPIRED] = METRICS_SIGNIN_FAILURE,
 	};
 
 	assert((size_t)outcome < sizeof label / sizeof label[0]);
@@ -183,7 +189,9 @@ enum metrics_signin signin_metric(enum signin_outcome outcome)
 static enum step_result ended(struct signin *s, enum signin_outcome outcome)
 {
 	s->out->outcome = outcome;
-	metrics_signin(signin_metric(outcome));
+	/* a first step that asks for the factor has not ended the sign-in */
+	if (outcome != SIGNIN_FACTOR_NEEDED)
+		metrics_signin(signin_metric(outcome));
 	return STEP_DONE;
 }
 
@@ -257,7 +265,7 @@ static enum step_result refusal_record(struct flow *f)
 	struct signin *s = signin_of(f);
 	size_t n = 0;
 
-	s->events[n++] = (struct event){ &s->by, s->in->project_id, EVENT_SIGNIN_FAILURE,
+	s->events[n++] = (struct event){ &s->by, s->in->project_id, s->failure_action,
 	                                 target_user(s), EVENT_ACCESS_DENIED };
 	for (size_t i = 0; i < SIGNIN_COUNT__N; i++)
 		if (s->throttle_started[i])
@@ -271,7 +279,9 @@ static enum step_result refusal_record(struct flow *f)
 
 static enum step_result refused(struct flow *f)
 {
-	return ended(signin_of(f), SIGNIN_REFUSED);
+	struct signin *s = signin_of(f);
+
+	return ended(s, s->refusal);
 }
 
 static flow_step *const refusal_steps[] = { refusal_record, refused, NULL };
@@ -290,7 +300,111 @@ static enum step_result password_judge(struct flow *f)
 	}
 	if (s->verified != 1 || !s->user.found || !s->user.is_active)
 		return flow_branch(f, refusal_steps);
+	return STEP_NEXT;   /* counted a success once a factor, if any, passed */
+}
+
+/* ---- the second factor ---- */
+
+static enum step_result factor_get(struct flow *f)
+{
+	struct signin *s = signin_of(f);
+
+	store_totp_get(s->srv->store, s->user.user_id, &s->totp, flow_completion(f));
+	return STEP_WAIT;
+}
+
+static void request_binding(const struct signin_request *in, char out[SECRET_HASH_LEN + 1])
+{
+	factor_binding(in->client_id, in->redirect_uri, in->code_challenge, in->scope, in->nonce,
+	               out);
+}
+
+/* After a right password: a user without a confirmed factor is signed in;
+ * one with it is handed the value of the second step. */
+static enum step_result factor_judge(struct flow *f)
+{
+	struct signin *s = signin_of(f);
+	struct factor_pending p = {
+		.user_id = s->user.user_id, .email = (char *)s->email,
+		.last_step = s->totp.last_step,
+		.expires_at = now_ms() + FACTOR_PENDING_TTL_S * 1000LL,
+	};
+
+	if (!s->totp.found || !s->totp.confirmed) {
+		count_success(s);
+		return STEP_NEXT;
+	}
+	request_binding(s->in, p.binding);
+	s->out->factor_token = factor_pending_seal(s->srv->keys, s->in->project_id, &p);
+	return ended(s, SIGNIN_FACTOR_NEEDED);
+}
+
+/* The second step's value: of this project and request, not expired. */
+static enum step_result pending_open(struct flow *f)
+{
+	struct signin *s = signin_of(f);
+	char binding[SECRET_HASH_LEN + 1];
+
+	request_binding(s->in, binding);
+	if (factor_pending_open(s->srv->keys, s->in->project_id, s->in->factor_token, now_ms(),
+	                        &s->pending) < 0 || !crypto_equal(binding, s->pending.binding))
+		return ended(s, SIGNIN_FACTOR_EXPIRED);
+	s->email = s->pending.email;
+	s->user.found = true;
+	s->user.is_active = true;   /* the session's start checks it again */
+	s->user.user_id = xstrdup(s->pending.user_id);
+	s->out->factor_token = xstrdup(s->in->factor_token);   /* for the form again */
+	return STEP_NEXT;
+}
+
+static enum step_result factor_refused(struct flow *f)
+{
+	struct signin *s = signin_of(f);
+
+	metrics_totp(METRICS_TOTP_FAILED);
+	s->failure_action = EVENT_FACTOR_FAILURE;
+	s->refusal = SIGNIN_FACTOR_REFUSED;
+	return flow_branch(f, refusal_steps);
+}
+
+/* Counted before it is checked, as a password is; a factor gone or used
+ * since the first step (its last step moved) spends the value. */
+static enum step_result factor_check(struct flow *f)
+{
+	struct signin *s = signin_of(f);
+
+	s->out->retry_after_s = throttle_wait(s);
+	if (s->out->retry_after_s > 0)
+		return ended(s, SIGNIN_THROTTLED);
+	if (!s->totp.found || !s->totp.confirmed || s->totp.last_step != s->pending.last_step)
+		return ended(s, SIGNIN_FACTOR_EXPIRED);
+	count_attempt(s);
+	s->step = factor_totp_check(s->srv->keys, s->user.user_id, s->totp.sealed,
+	                            s->in->factor_code, now_ms() / 1000, s->totp.last_step);
+	return s->step < 0 ? factor_refused(f) : STEP_NEXT;
+}
+
+/* RFC 6238 §5.2: the step is stored before anything starts, by a write only
+ * one use of the code wins. */
+static enum step_result factor_use(struct flow *f)
+{
+	struct signin *s = signin_of(f);
+
+	s->events[0] = (struct event){ &s->by, s->in->project_id, EVENT_FACTOR_USE,
+	                               s->user.user_id, NULL };
+	store_totp_use(s->srv->store, s->user.user_id, s->step, false, &s->events[0], &s->won,
+	               flow_completion(f));
+	return STEP_WAIT;
+}
+
+static enum step_result factor_used(struct flow *f)
+{
+	struct signin *s = signin_of(f);
+
+	if (!s->won)
+		return factor_refused(f);
 	count_success(s);
+	metrics_totp(METRICS_TOTP_USED);
 	return STEP_NEXT;
 }
 
@@ -329,7 +443,8 @@ static enum step_result session_start(struct flow *f)
 	s->events[0] = (struct event){ &s->by, s->in->project_id, EVENT_SIGNIN_SUCCESS,
 	                               s->user.user_id, NULL };
 	session_begin(&s->session, s->srv, s->in->project_id, s->user.user_id, s->in->client_id,
-	              s->in->session_cookie, &s->events[0], (struct completion){ session_stored, s });
+	              s->in->session_cookie, s->won ? SESSION_AMR_PASSWORD_OTP : SESSION_AMR_PASSWORD,
+	              &s->events[0], (struct completion){ session_stored, s });
 	return STEP_WAIT;
 }
 
@@ -386,18 +501,25 @@ void signin_run(struct signin *s, struct server *srv, const struct signin_reques
                 struct signin_result *out, struct completion done)
 {
 	static flow_step *const steps[] = {
-		throttle_check, user_get, password_check, password_judge, session_start,
-		user_gone_check, code_mint, code_minted, NULL,
+		throttle_check, user_get, password_check, password_judge, factor_get, factor_judge,
+		session_start, user_gone_check, code_mint, code_minted, NULL,
+	};
+	static flow_step *const second_steps[] = {
+		pending_open, throttle_check, factor_get, factor_check, factor_use, factor_used,
+		session_start, user_gone_check, code_mint, code_minted, NULL,
 	};
 
 	memset(s, 0, sizeof *s);
 	memset(out, 0, sizeof *out);
 	s->srv = srv;
 	s->in = in;
+	s->email = in->email;
+	s->failure_action = EVENT_SIGNIN_FAILURE;
+	s->refusal = SIGNIN_REFUSED;
 	s->out = out;
 	s->done = done;
 	s->by = (struct event_origin){ in->client_id, *in->address ? in->address : NULL };
-	flow_run(&s->flow, steps, signin_finish);
+	flow_run(&s->flow, in->factor_token ? second_steps : steps, signin_finish);
 }
 
 /* ---- single sign-on ---- */

@@ -99,6 +99,7 @@ void store_token_row_release(struct store_token_row *g)
 	free(g->scope);
 	free(g->nonce);
 	free(g->session_id);
+	free(g->amr);
 	memset(g, 0, sizeof *g);
 }
 

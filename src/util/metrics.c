@@ -43,6 +43,9 @@ static const char *const grant_names[G__N] = {
 static const char *const signin_names[METRICS_SIGNIN__N] = {
 	"success", "failure", "throttled", "error",
 };
+static const char *const totp_names[METRICS_TOTP__N] = {
+	"enrolled", "used", "failed", "removed",
+};
 static const char *const cache_names[METRICS_CACHE__N] = {
 	"client_scope", "role_permissions", "token_holders", "client",
 };
@@ -61,6 +64,8 @@ static struct {
 	uint64_t grants[G__N];
 	uint64_t reuses[G__N];
 	uint64_t signins[METRICS_SIGNIN__N];
+	uint64_t totp[METRICS_TOTP__N];
+	uint64_t factor_resets;
 	uint64_t cache_hits[METRICS_CACHE__N], cache_misses[METRICS_CACHE__N];
 	struct histogram commits;
 	uint64_t commit_failures;
@@ -158,6 +163,17 @@ void metrics_signin(enum metrics_signin outcome)
 {
 	assert(outcome < METRICS_SIGNIN__N);
 	m.signins[outcome]++;
+}
+
+void metrics_totp(enum metrics_totp outcome)
+{
+	assert(outcome < METRICS_TOTP__N);
+	m.totp[outcome]++;
+}
+
+void metrics_factors_reset(void)
+{
+	m.factor_resets++;
 }
 
 void metrics_cache_lookup(enum metrics_cache cache, bool hit)
@@ -328,6 +344,13 @@ void metrics_render(struct evbuffer *out)
 	             m.reuses, G__N - 1);   /* client_credentials has nothing to reuse */
 	enum_counter(out, "edgeauth_signins_total", "Password sign-ins, by outcome.", "outcome",
 	             signin_names, m.signins, METRICS_SIGNIN__N);
+	enum_counter(out, "edgeauth_totp_total", "TOTP second factors, by outcome: enrolled, "
+	             "a code used or failed at sign-in, removed by the user.", "outcome", totp_names,
+	             m.totp, METRICS_TOTP__N);
+	family(out, "edgeauth_factor_resets_total", "counter",
+	       "Resets of a user's second factors through the API at this node (the CLI's are "
+	       "in the audit trail).");
+	sample(out, "edgeauth_factor_resets_total", NULL, NULL, m.factor_resets);
 	family(out, "edgeauth_password_hash_queue_depth", "gauge",
 	       "Password hashes queued or running (503 past [passwords] max_pending_hashes).");
 	sample(out, "edgeauth_password_hash_queue_depth", NULL, NULL, (uint64_t)m.hash_queue);

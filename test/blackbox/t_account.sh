@@ -28,7 +28,7 @@ APP=$(jq -r .id <<<"$BODY")
 req POST "$P/users" '{"display_name":"Ann","email":"ann@example.com","password":"ann password"}'
 check_status "create a user with an email" 201
 check_json "email_verified follows email" 'keys_unsorted|join(",")' \
-	"id,display_name,avatar_url,external_user_id,email,email_verified,is_active,role_id,role_name,created_at,updated_at"
+	"id,display_name,avatar_url,external_user_id,email,email_verified,is_active,role_id,role_name,second_factors,created_at,updated_at"
 check_json "set by the management API: verified" .email_verified true
 ANN=$(jq -r .id <<<"$BODY")
 req POST "$P/users" '{"display_name":"Bo","external_user_id":"bo"}'

@@ -49,7 +49,7 @@ db "INSERT INTO resources (id, project_id, name, code, is_default, created_at, u
      VALUES ('perm_orders_read', 'res_orders', '$PROJECT_ID', 'Read', 'read', 0);
      INSERT INTO role_permissions VALUES ('role_editor', 'perm_orders_read');"
 
-RECORD_KEYS='["avatar_url","created_at","display_name","email","email_verified","external_user_id","id","is_active","role_id","role_name","updated_at"]'
+RECORD_KEYS='["avatar_url","created_at","display_name","email","email_verified","external_user_id","id","is_active","role_id","role_name","second_factors","updated_at"]'
 
 # ---- create: happy paths ----
 # issue27: an unknown field is refused; the record's own fields (is_active, id) are ignored

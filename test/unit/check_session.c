@@ -95,8 +95,8 @@ static int begin(size_t i, const char *user, const char *old_cookie)
 	struct sync_result r;
 
 	session_begin_release(&fx.b[i]);
-	session_begin(&fx.b[i], &fx.srv, fx.p.project_id, user, fx.app, old_cookie, NULL,
-	              sync_completion(&r));
+	session_begin(&fx.b[i], &fx.srv, fx.p.project_id, user, fx.app, old_cookie,
+	              SESSION_AMR_PASSWORD, NULL, sync_completion(&r));
 	ck_assert(r.done);
 	return r.failed ? -1 : 0;
 }

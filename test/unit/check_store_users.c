@@ -173,7 +173,7 @@ START_TEST(test_create_record)
 	char *dump;
 
 	ck_assert_int_eq(user_create(proj.project_id, &f, NULL, &rec, &err), 0);
-	ck_assert_uint_eq(json_object_size(rec), 11);
+	ck_assert_uint_eq(json_object_size(rec), 12);   /* with second_factors */
 	ck_assert_str_eq(json_string_value(json_object_get(rec, "role_name")), "Reader");
 	ck_assert(json_is_true(json_object_get(rec, "email_verified")));
 	ck_assert(json_is_true(json_object_get(rec, "is_active")));

@@ -165,5 +165,6 @@ extern const struct pg_statement_set pg_roles_statements;
 extern const struct pg_statement_set pg_users_statements;
 extern const struct pg_statement_set pg_sessions_statements;
 extern const struct pg_statement_set pg_outbox_statements;
+extern const struct pg_statement_set pg_factors_statements;
 
 #endif

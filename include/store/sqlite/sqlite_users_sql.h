@@ -12,7 +12,8 @@
 #include "store_backend.h"
 
 /* docs/api.md §"Records": {id, display_name, avatar_url, external_user_id, email,
- * email_verified, is_active, role_id, role_name, created_at, updated_at},
+ * email_verified, is_active, role_id, role_name, second_factors, created_at,
+ * updated_at},
  * empty fields null (email_verified too, for a user with no email),
  * over users u and their role r (USER_FROM). SQLite writes the text: building
  * and freeing jansson trees was half of a list page's cost. iso_time is
@@ -24,6 +25,9 @@
 	" WHEN u.email_verified THEN 'true' ELSE 'false' END)," \
 	" 'is_active', json(CASE WHEN u.is_active THEN 'true' ELSE 'false' END)," \
 	" 'role_id', u.role_id, 'role_name', r.name," \
+	" 'second_factors', json((SELECT json_group_array(kind) FROM (SELECT kind" \
+	" FROM user_factors f WHERE f.user_id = u.id AND f.confirmed_at IS NOT NULL" \
+	" ORDER BY kind)))," \
 	" 'created_at', iso_time(u.created_at), 'updated_at', iso_time(u.updated_at))"
 #define USER_FROM " FROM users u LEFT JOIN roles r ON r.id = u.role_id"
 

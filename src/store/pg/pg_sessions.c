@@ -23,7 +23,7 @@ enum {
 
 static const struct pg_statement statements[PS__COUNT] = {
 	[PS_START] = { "sessions_start", "SELECT sid, event FROM edgeauth_session_start($1, $2, $3,"
-		" $4, $5, $6, $7, $8, $9)", 9, true },
+		" $4, $5, $6, $7, $8, $9, $10)", 10, true },
 	/* a live session: not ended, not expired, its user active, its last
 	 * sign-in after the second of its user's and project's last
 	 * deactivation (the cut-off of codes and tokens, pg_tokens.c) */
@@ -62,7 +62,7 @@ static void pg_session_start(struct store *st, const struct new_session *s, char
 	*sid = NULL;
 	pg_run(st, &statements[PS_START], (const char *const[]){ s->id, s->secret_hash,
 	       s->old_secret_hash, s->project_id, s->user_id, s->client_id,
-	       pg_int_param(s->now, auth), pg_int_param(s->expires_at, exp), ev },
+	       pg_int_param(s->now, auth), pg_int_param(s->expires_at, exp), ev, s->amr },
 	       session_started, sid, NULL, done);
 	free(ev);
 }

@@ -66,16 +66,18 @@ static const struct pg_statement statements[PT__COUNT] = {
 		"SELECT u.is_active, u.display_name, u.email, u.email_verified, u.external_user_id,"
 		" u.avatar_url, u.updated_at, r.code FROM users u LEFT JOIN roles r ON r.id = u.role_id"
 		" WHERE u.id = $1 AND u.project_id = $2", 2, false },
-	/* the sixteen columns of struct store_token_row, as sqlite_tokens.c reads them */
+	/* the seventeen columns of struct store_token_row, as sqlite_tokens.c reads them */
 	[PT_CODE_GET] = { "tokens_code_get",
 		"SELECT family_id, project_id, client_id, user_id, redirect_uri, code_challenge,"
 		" expires_at, used_at IS NOT NULL," SESSION_GONE("t") "," PREDATES_DEACTIVATION("t") ","
-		" scope, nonce, auth_time, session_id, created_at, used_at FROM auth_codes t"
+		" scope, nonce, auth_time, session_id, created_at, used_at,"
+		" (SELECT amr FROM sessions s WHERE s.id = t.session_id) FROM auth_codes t"
 		" WHERE hash = $1", 1, false },
 	[PT_REFRESH_GET] = { "tokens_refresh_get",
 		"SELECT family_id, project_id, client_id, user_id, NULL, NULL, expires_at,"
 		" used_at IS NOT NULL, revoked_at IS NOT NULL," PREDATES_DEACTIVATION("t") ","
-		" scope, NULL, auth_time, session_id, created_at, used_at FROM refresh_tokens t"
+		" scope, NULL, auth_time, session_id, created_at, used_at,"
+		" (SELECT amr FROM sessions s WHERE s.id = t.session_id) FROM refresh_tokens t"
 		" WHERE hash = $1", 1, false },
 	/* every refresh token of the sign-in, and the access tokens issued with
 	 * them; both record their event */
@@ -138,6 +140,7 @@ static int grant_read(const PGresult *res, void *out, const void *how, struct ap
 	g->session_id = pg_text_dup(res, 0, 13);
 	g->created_at = pg_int(res, 0, 14);
 	g->used_at = pg_int(res, 0, 15);
+	g->amr = pg_text_dup(res, 0, 16);
 	return 0;
 }
 

@@ -46,9 +46,11 @@ static const char *const sql[SS__COUNT] = {
 	 * check */
 	[SS_INSERT] =
 		"INSERT INTO sessions (id, secret_hash, project_id, user_id, auth_time, created_at,"
-		" expires_at) SELECT ?1, ?2, ?3, ?4, ?5, ?5, ?6 FROM users WHERE id = ?4 AND is_active",
+		" expires_at, amr) SELECT ?1, ?2, ?3, ?4, ?5, ?5, ?6, ?7 FROM users"
+		" WHERE id = ?4 AND is_active",
 	[SS_CONTINUE] =
-		"UPDATE sessions SET secret_hash = ?2, auth_time = ?3, expires_at = ?4 WHERE id = ?1",
+		"UPDATE sessions SET secret_hash = ?2, auth_time = ?3, expires_at = ?4, amr = ?5"
+		" WHERE id = ?1",
 	[SS_END] =
 		"UPDATE sessions SET ended_at = ?4 WHERE id = ?1 AND project_id = ?2"
 		" AND (?3 IS NULL OR user_id = ?3) AND ended_at IS NULL",
@@ -108,6 +110,7 @@ static int session_insert(struct store *st, const struct new_session *n, struct 
 	store_bind_text(s, 4, n->user_id);
 	sqlite3_bind_int64(s, 5, n->now);
 	sqlite3_bind_int64(s, 6, n->expires_at);
+	store_bind_text(s, 7, n->amr);
 	if (store_step_write(st, s, NULL, 0, NULL, err) < 0)
 		return -1;
 	return sqlite3_changes(sqlite_of(st)->db) ? 0
@@ -123,6 +126,7 @@ static int session_continue(struct store *st, const struct new_session *n, const
 	store_bind_text(s, 2, n->secret_hash);
 	sqlite3_bind_int64(s, 3, n->now);
 	sqlite3_bind_int64(s, 4, n->expires_at);
+	store_bind_text(s, 5, n->amr);
 	return store_step_write(st, s, NULL, 0, NULL, err);
 }
 

@@ -59,6 +59,7 @@ static const struct {
 	{ offsetof(struct sqlite_store, outbox), &store_outbox_sql },
 	{ offsetof(struct sqlite_store, sessions), &store_sessions_sql },
 	{ offsetof(struct sqlite_store, events), &store_events_sql },
+	{ offsetof(struct sqlite_store, factors), &store_factors_sql },
 };
 
 /* SQLite's authorizer, while store_open prepares: notes that the statement

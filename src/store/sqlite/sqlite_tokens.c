@@ -64,7 +64,8 @@ static const char *const sql[T__COUNT] = {
 		"SELECT family_id, project_id, client_id, user_id, redirect_uri, code_challenge,"
 		" expires_at, used_at IS NOT NULL," SQL_SESSION_GONE("t") ","
 		SQL_PREDATES_DEACTIVATION("t") ","
-		" scope, nonce, auth_time, session_id, created_at, used_at"
+		" scope, nonce, auth_time, session_id, created_at, used_at,"
+		" (SELECT amr FROM sessions s WHERE s.id = t.session_id)"
 		" FROM auth_codes t WHERE hash = ?1",
 	[T_CODE_USE] =
 		"UPDATE auth_codes SET used_at = ?2 WHERE hash = ?1 AND used_at IS NULL",
@@ -75,7 +76,8 @@ static const char *const sql[T__COUNT] = {
 	[T_REFRESH_GET] =
 		"SELECT family_id, project_id, client_id, user_id, NULL, NULL, expires_at,"
 		" used_at IS NOT NULL, revoked_at IS NOT NULL," SQL_PREDATES_DEACTIVATION("t") ","
-		" scope, NULL, auth_time, session_id, created_at, used_at"
+		" scope, NULL, auth_time, session_id, created_at, used_at,"
+		" (SELECT amr FROM sessions s WHERE s.id = t.session_id)"
 		" FROM refresh_tokens t WHERE hash = ?1",
 	[T_REFRESH_USE] =
 		"UPDATE refresh_tokens SET used_at = ?2, successor_hash = ?3 WHERE hash = ?1"
@@ -154,6 +156,7 @@ static int grant_get(struct store *st, sqlite3_stmt *s, const char *hash,
 		out->session_id = store_column_dup(s, 13);
 		out->created_at = sqlite3_column_int64(s, 14);
 		out->used_at = sqlite3_column_int64(s, 15);
+		out->amr = store_column_dup(s, 16);
 	}
 	store_stmt_finish(s);
 	return rc < 0 ? -1 : 0;

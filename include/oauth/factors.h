@@ -1,0 +1,53 @@
+#ifndef EDGEAUTH_FACTORS_H
+#define EDGEAUTH_FACTORS_H
+/*
+ * Second factors' rules (docs/signin.md §"Second factors"): a TOTP secret
+ * sealed under the key-encryption key with its user bound in, a code
+ * checked against it (totp.h), and the value that binds a sign-in's second
+ * step to its first. Nothing here knows HTTP or the store.
+ */
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "crypto.h"
+#include "keyring.h"
+
+/* How long the second step may follow the password. */
+#define FACTOR_PENDING_TTL_S 300
+
+/* A TOTP secret of user_id, sealed (keyring_seal_text). Caller frees. */
+char *factor_totp_seal(const struct keyring *r, const char *user_id, const unsigned char *key,
+                       size_t len);
+/* Checks code against user_id's sealed secret at now_s, after last_step
+ * (totp_verify): the matched step, or -1 (wrong, malformed, a replay, or a
+ * secret that does not open with this key-encryption key). */
+int64_t factor_totp_check(const struct keyring *r, const char *user_id, const char *sealed,
+                          const char *code, int64_t now_s, int64_t last_step);
+
+/* What a sign-in's first step hands its second (sealed, in the form): whose
+ * password was right, the email as typed (the throttle's account key),
+ * the factor's last step then (a success moves it, which spends the value:
+ * single use), when it expires (ms), and the authorization request it
+ * belongs to (factor_binding). Strings owned: factor_pending_release. */
+struct factor_pending {
+	char *user_id;
+	char *email;
+	int64_t last_step;
+	int64_t expires_at;
+	char binding[SECRET_HASH_LEN + 1];
+};
+void factor_pending_release(struct factor_pending *p);
+/* The hash of an authorization request's parameters (NULL as ""), so that
+ * a second step finishes the request its first step began. */
+void factor_binding(const char *client_id, const char *redirect_uri, const char *code_challenge,
+                    const char *scope, const char *nonce, char out[SECRET_HASH_LEN + 1]);
+/* p sealed for project_id (base64url; caller frees). */
+char *factor_pending_seal(const struct keyring *r, const char *project_id,
+                          const struct factor_pending *p);
+/* Opens a value of project_id into *out: 0, or -1 when it is not one of
+ * ours, another project's, or expired at now (ms). */
+int factor_pending_open(const struct keyring *r, const char *project_id, const char *text,
+                        int64_t now, struct factor_pending *out);
+
+#endif

@@ -1,0 +1,236 @@
+# Second factors (docs/signin.md §"Second factors", issue 30): the user
+# record's second_factors, the administrator's reset by the API (DELETE
+# /users/{id}/factors: users:update, no escalation, 204, the user's
+# sessions end) and by the CLI (`user reset-factors`), with their audit
+# events; signing in with TOTP: the second step after the password, bound
+# to the first, codes from oathtool, a code good once (the replay and the
+# window on the server's clock, libfaketime), wrong codes in the throttle.
+# Both backends.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/signin_lib.sh"
+. "$(dirname "$0")/cli_lib.sh"
+command -v oathtool > /dev/null || { fail "oathtool is needed (scripts/install-deps test)"; finish; exit 1; }
+fake_clock
+MPORT=$(free_port)
+EDGEAUTH_WRAPPER=$FAKED start_server metrics.listen=127.0.0.1:$MPORT signin.max_failures=5
+rita_and_app
+load_resources
+JAR=$TMP/jar
+
+# enrolled: a confirmed TOTP row (the account page makes it in the tests below)
+enroll_row() {
+	db "DELETE FROM user_factors WHERE user_id = '$1'" > /dev/null
+	db "INSERT INTO user_factors (user_id, kind, secret, created_at, confirmed_at)
+	    VALUES ('$1', 'totp', 'sealed', 1, 2)" > /dev/null
+}
+
+# session_live: the browser's session signs in without the form
+session_live() {
+	JAR=$JAR authorize_get "$APP" "$REDIRECT"
+	[ "$STATUS" = 302 ] && [ -n "$CODE" ]
+}
+
+req GET "$P/users/$USER"
+check_json "issue30.2: a user without factors" '.second_factors|tostring' '[]'
+JAR=$JAR sign_in "$APP" "$REDIRECT" "$EMAIL" "$PASSWORD"
+check "issue30.2: a session before the reset" "$STATUS" 302
+session_live; check "issue30.2: the session signs in silently" "$?" 0
+enroll_row "$USER"
+req GET "$P/users/$USER"
+check_json "issue30.2: second_factors lists TOTP" '.second_factors|tostring' '["totp"]'
+req GET "$P/users?search=rita"
+check_json "issue30.2: and in the list" '.data[0].second_factors|tostring' '["totp"]'
+db "UPDATE user_factors SET confirmed_at = NULL WHERE user_id = '$USER'" > /dev/null
+req GET "$P/users/$USER"
+check_json "issue30.2: an enrollment not confirmed is not listed" '.second_factors|tostring' '[]'
+enroll_row "$USER"
+check "issue30.2: no secret in the record" "$(printf '%s' "$BODY" | grep -c sealed)" 0
+
+# no escalation: users:update alone cannot reset a reader (users:read)
+new_client updater users:update
+UPDATER=$(client_token "$CID" "$CSECRET")
+expect "Bearer $UPDATER" "403 insufficient_permission" "issue30.2: reset of a user whose role holds more" \
+	DELETE "$P/users/$USER/factors"
+new_client reader users:read
+expect "Bearer $(client_token "$CID" "$CSECRET")" "403 insufficient_permission" \
+	"issue30.2: reset without users:update" DELETE "$P/users/$USER/factors"
+check "issue30.2: a refused reset keeps the factor" \
+	"$(db "SELECT count(*) FROM user_factors WHERE user_id = '$USER'")" 1
+session_live; check "issue30.2: a refused reset keeps the session" "$?" 0
+
+new_client resetter users:update users:read
+expect "Bearer $(client_token "$CID" "$CSECRET")" 204 "issue30.2: reset by the API" \
+	DELETE "$P/users/$USER/factors"
+check "issue30.2: the API reset answers no body" "$BODY" ""
+req GET "$P/users/$USER"
+check_json "issue30.2: no factor after the reset" '.second_factors|tostring' '[]'
+session_live; check "issue30.2: the reset ended the session" "$?" 1
+check "issue30.2: the session shows the form" "$STATUS" 200
+check "issue30.2: the reset is audited" \
+	"$(db "SELECT actor || ' ' || target || ' ' || outcome FROM events WHERE action = 'user.reset_factors'")" \
+	"$CID $USER success"
+expect "Bearer $TOKEN" 204 "issue30.2: a reset without factors is no error" DELETE "$P/users/$USER/factors"
+expect "Bearer $TOKEN" "404 user_not_found" "issue30.2: reset of an unknown user" \
+	DELETE "$P/users/nobody/factors"
+check "issue30.2: resets are counted" "$(metric "$MPORT" edgeauth_factor_resets_total)" 2
+
+# the CLI
+JAR=$JAR sign_in "$APP" "$REDIRECT" "$EMAIL" "$PASSWORD"
+enroll_row "$USER"
+run user reset-factors --project "$PROJECT_ID" "$EMAIL" --json
+check_ok "issue30.2: reset-factors"
+check "issue30.2: reset-factors prints the record without factors" \
+	"$(printf '%s' "$OUT" | jq -c '[.id, .second_factors]')" "[\"$USER\",[]]"
+check "issue30.2: reset-factors removed the factor" \
+	"$(db "SELECT count(*) FROM user_factors WHERE user_id = '$USER'")" 0
+settled() { ! session_live; }
+wait_for settled; check "issue30.2: reset-factors ended the session" "$?" 0
+check "issue30.2: reset-factors is audited as the CLI's" \
+	"$(db "SELECT count(*) FROM events WHERE action = 'user.reset_factors' AND actor = 'cli'")" 1
+run user reset-factors --project "$PROJECT_ID" nobody@example.com
+check_fail "issue30.2: reset-factors of an unknown user" user_not_found
+run user reset-factors --project "$PROJECT_ID"
+check_usage "issue30.2: reset-factors without USER" "USER" "user reset-factors"
+
+########## signing in with TOTP ##########
+# enroll_totp USER: a confirmed TOTP factor with a new secret (base32 in
+# SECRET), sealed as the server seals one (docs/signin.md "Second
+# factors"): AES-256-GCM under the key-encryption key, "totp:USER" bound in
+enroll_totp() {
+	SECRET=$(python3 - "$1" "$TMP/key-encryption.key" <<'PY'
+import base64, os, sys
+from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+user, kek = sys.argv[1], open(sys.argv[2], "rb").read()
+secret, nonce = os.urandom(20), os.urandom(12)
+sealed = nonce + AESGCM(kek).encrypt(nonce, secret, ("totp:" + user).encode())
+print(base64.b32encode(secret).decode(), base64.urlsafe_b64encode(sealed).rstrip(b"=").decode())
+PY
+)
+	db "DELETE FROM user_factors WHERE user_id = '$1'" > /dev/null
+	db "INSERT INTO user_factors (user_id, kind, secret, created_at, confirmed_at)
+	    VALUES ('$1', 'totp', '${SECRET#* }', 1, 2)" > /dev/null
+	SECRET=${SECRET%% *}
+}
+# code_at EPOCH_S: the TOTP code of SECRET then (oathtool)
+code_at() { oathtool --totp -b "$SECRET" --now "@$1"; }
+# factor_token: the second step's value in the page (BODY)
+factor_token() { printf '%s' "$BODY" | sed -n 's/.*name="factor_token" value="\([^"]*\)".*/\1/p'; }
+# second_step TOKEN CODE: posts the second step of the last first step
+second_step() {
+	authorize_post "$APP" "$REDIRECT" "" "" "st-1" "factor_token=$1" "otp=$2"
+	CODE=$(query_value "$LOCATION" code)
+}
+
+T0=$(( ($(date +%s) / 30 + 10) * 30 + 5 ))   # 5 s into a step, a little ahead
+freeze "$T0"
+enroll_totp "$USER"
+JAR=$TMP/jar2
+new_pkce
+authorize_post "$APP" "$REDIRECT" "$EMAIL" "$PASSWORD" "st-1"
+check "issue30.4: a right password asks for the code" "$STATUS" 200
+TOK=$(factor_token)
+check "issue30.4: the page carries the second step's value" "$([ -n "$TOK" ] && echo yes)" yes
+check "issue30.4: no code before the factor" "$LOCATION" ""
+check "issue30.4: no session before the factor" "$(printf '%s' "$HDRS" | grep -ci '^set-cookie')" 0
+check_header "issue30.4: the code page has the sign-in page's CSP" "^Content-Security-Policy: default-src 'none'; style-src 'sha256-"
+check "issue30.4: the secret is not in the page" "$(printf '%s' "$BODY" | grep -c "$SECRET")" 0
+
+second_step "$TOK" 000000
+[ "$(code_at "$T0")" = 000000 ] && second_step "$TOK" 999999
+check "issue30.4: a wrong code is refused" "$STATUS" 401
+check "issue30.4: the page asks again" "$(factor_token)" "$TOK"
+second_step "$TOK" "$(code_at $((T0 - 60)))"
+check "issue30.4: a code two steps old is refused" "$STATUS" 401
+second_step "$TOK" "$(code_at $((T0 + 60)))"
+check "issue30.4: a code two steps ahead is refused" "$STATUS" 401
+second_step "tampered$TOK" "$(code_at "$T0")"
+check "issue30.4: a tampered value starts again" "$STATUS" 401
+check "issue30.4: ... with the password form" "$(printf '%s' "$BODY" | grep -c 'name="password"')" 1
+second_step "$TOK" "$(code_at $((T0 - 30)))"
+check "issue30.4: a code one step old signs in" "$STATUS" 302
+exchange "$APP" "$REDIRECT" "$CODE" "$VERIFIER"
+check_status "issue30.4: its code is redeemed" 200
+second_step "$TOK" "$(code_at "$T0")"
+check "issue30.4: the value is spent by its success" "$STATUS" 401
+check "issue30.4: ... the password form again" "$(printf '%s' "$BODY" | grep -c 'name="password"')" 1
+
+# the replay: a code used is refused within its window
+new_pkce
+authorize_post "$APP" "$REDIRECT" "$EMAIL" "$PASSWORD" "st-1"
+TOK=$(factor_token)
+second_step "$TOK" "$(code_at $((T0 - 30)))"
+check "issue30.4: a used code is refused (replay)" "$STATUS" 401
+second_step "$TOK" "$(code_at "$T0")"
+check "issue30.4: the current code signs in" "$STATUS" 302
+new_pkce
+authorize_post "$APP" "$REDIRECT" "$EMAIL" "$PASSWORD" "st-1"
+second_step "$(factor_token)" "$(code_at "$T0")"
+check "issue30.4: the same code again is refused (replay)" "$STATUS" 401
+freeze $((T0 + 30))
+second_step "$(factor_token)" "$(code_at $((T0 + 30)))"
+check "issue30.4: the next step's code signs in" "$STATUS" 302
+check "issue30.4: uses and failures are audited" \
+	"$(db "SELECT action || ' ' || outcome || ' ' || count(*) FROM events WHERE action LIKE 'factor.%' GROUP BY action, outcome ORDER BY action")" \
+	"factor.failure access_denied 5
+factor.use success 3"
+check "issue30.4: used codes are counted" "$(metric "$MPORT" 'edgeauth_totp_total{outcome="used"}')" 3
+check "issue30.4: failed codes are counted" "$(metric "$MPORT" 'edgeauth_totp_total{outcome="failed"}')" 5
+
+# wrong codes count in the throttle as wrong passwords do (max_failures=5)
+freeze $((T0 + 60))
+new_pkce
+authorize_post "$APP" "$REDIRECT" "$EMAIL" "$PASSWORD" "st-1"
+TOK=$(factor_token)
+for i in 1 2 3 4; do second_step "$TOK" 000000; [ "$(code_at $((T0 + 60)))" = 000000 ] && second_step "$TOK" 999999; done
+check "issue30.4: the fifth failed attempt is refused" "$STATUS" 401
+second_step "$TOK" "$(code_at $((T0 + 60)))"
+check "issue30.4: then even the right code is throttled" "$STATUS" 429
+authorize_post "$APP" "$REDIRECT" "$EMAIL" "$PASSWORD" "st-1"
+check "issue30.4: ... and the password too" "$STATUS" 429
+check "issue30.4: the throttle is audited" \
+	"$(db "SELECT count(*) FROM events WHERE action = 'signin.throttled' AND target = '$USER'")" 1
+freeze $((T0 + 60 + 400))
+new_pkce
+authorize_post "$APP" "$REDIRECT" "$EMAIL" "$PASSWORD" "st-1"
+second_step "$(factor_token)" "$(code_at $((T0 + 460)))"
+check "issue30.4: after the window the code signs in" "$STATUS" 302
+
+# the first step's value is of its own request and expires
+new_pkce
+authorize_post "$APP" "$REDIRECT" "$EMAIL" "$PASSWORD" "st-1"
+TOK=$(factor_token)
+FIRST=$CHALLENGE
+new_pkce
+second_step "$TOK" "$(code_at $((T0 + 460)))"
+check "issue30.4: another request's value is refused" "$STATUS" 401
+CHALLENGE=$FIRST
+freeze $((T0 + 460 + 301))
+second_step "$TOK" "$(code_at $((T0 + 761)))"
+check "issue30.4: an expired value is refused" "$STATUS" 401
+check "issue30.4: no secret or code in the server's log" \
+	"$(grep -c -e "$SECRET" -e "$TOK" "$TMP/server.log")" 0
+
+# amr (RFC 8176) in the ID token, and prompt=login asks for both again
+new_pkce
+authorize_post "$APP" "$REDIRECT" "$EMAIL" "$PASSWORD" "st-1" "scope=openid"
+authorize_post "$APP" "$REDIRECT" "" "" "st-1" "scope=openid" "factor_token=$(factor_token)" \
+	"otp=$(code_at $((T0 + 761)))"
+exchange "$APP" "$REDIRECT" "$(query_value "$LOCATION" code)" "$VERIFIER"
+check "issue30.4: amr of a password and a code" \
+	"$(jwt_claim "$(jq -r .id_token <<<"$BODY")" amr | jq -c .)" '["pwd","otp","mfa"]'
+authorize_get "$APP" "$REDIRECT" scope=openid
+exchange "$APP" "$REDIRECT" "$CODE" "$VERIFIER"
+check "issue30.4: the session's sign-ins carry it" \
+	"$(jwt_claim "$(jq -r .id_token <<<"$BODY")" amr | jq -c .)" '["pwd","otp","mfa"]'
+authorize_get "$APP" "$REDIRECT" prompt=login
+check "issue30.4: prompt=login shows the password form again" \
+	"$STATUS $(printf '%s' "$BODY" | grep -c 'name="password"')" "200 1"
+TOKEN=$(admin_token)
+req POST "$P/users" "$(jq -cn '{display_name:"Pat",email:"pat@example.com",password:"pat password"}')"
+new_pkce
+JAR= authorize_post "$APP" "$REDIRECT" pat@example.com "pat password" "st-1" "scope=openid"
+exchange "$APP" "$REDIRECT" "$(query_value "$LOCATION" code)" "$VERIFIER"
+check "issue30.4: amr of a password alone" \
+	"$(jwt_claim "$(jq -r .id_token <<<"$BODY")" amr | jq -c .)" '["pwd"]'
+
+finish

@@ -1,0 +1,219 @@
+/*
+ * issue30.4: second factors' rules (factors.c) over a real key ring: a TOTP
+ * secret sealed for its user only, a code checked against it, and the
+ * value that binds a sign-in's second step to its first: of its project,
+ * its request and its time only, and never readable without the key.
+ */
+#include <check.h>
+#include "sqlite_store.h"
+#include "check_suite.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "factors.h"
+#include "keyring.h"
+#include "crypto.h"
+#include "store.h"
+#include "store_factors.h"
+#include "store_projects.h"
+#include "totp.h"
+
+static struct {
+	char dir[64], path[96];
+	struct config cfg;
+	struct store *st;
+	struct keyring *ring;
+	struct new_project p;
+	char *user;
+} fx;
+
+#define sql_text(...) check_sql_text(sqlite_of(fx.st)->db, __VA_ARGS__)
+
+static void setup(void)
+{
+	char errbuf[256];
+
+	memset(&fx, 0, sizeof fx);
+	snprintf(fx.dir, sizeof fx.dir, "/tmp/check_factors.XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(fx.dir));
+	snprintf(fx.path, sizeof fx.path, "%s/e.db", fx.dir);
+	config_init(&fx.cfg);
+	fx.st = store_open(fx.path, false, errbuf, sizeof errbuf);
+	ck_assert_msg(fx.st != NULL, "%s", errbuf);
+	fx.ring = check_keyring(&fx.cfg, fx.st, fx.dir);
+}
+
+/* A project and a user of it, for the store's operations. */
+static void setup_user(void)
+{
+	struct api_error err;
+
+	setup();
+	ck_assert_int_eq(store_project_create(fx.st, "p", &fx.p, &err), 0);
+	fx.user = crypto_new_id();
+	check_sql(sqlite_of(fx.st)->db, "INSERT INTO users (id, project_id, display_name, email,"
+	          " password_hash, created_at, updated_at) VALUES (%Q, %Q, 'u', 'u@x', 'x', 1, 1)",
+	          fx.user, fx.p.project_id);
+}
+
+static void teardown(void)
+{
+	char p[128];
+
+	store_new_project_release(&fx.p);
+	free(fx.user);
+	keyring_free(fx.ring);
+	store_close(fx.st);
+	config_release(&fx.cfg);
+	unlink(fx.path);
+	snprintf(p, sizeof p, "%s/key.pem", fx.dir);
+	unlink(p);
+	snprintf(p, sizeof p, "%s/kek", fx.dir);
+	unlink(p);
+	rmdir(fx.dir);
+}
+
+static const unsigned char seed[] = "12345678901234567890";
+
+START_TEST(test_totp_sealed_for_its_user)
+{
+	char *sealed = factor_totp_seal(fx.ring, "u1", seed, 20);
+	char code[TOTP_DIGITS + 1];
+	int64_t now = 1234567890;
+
+	totp_code(seed, 20, totp_step(now), code);
+	ck_assert_ptr_null(strstr(sealed, "MTIzNDU2"));   /* not the seed in base64 */
+	ck_assert_int_eq(factor_totp_check(fx.ring, "u1", sealed, code, now, 0), totp_step(now));
+	ck_assert_int_eq(factor_totp_check(fx.ring, "u2", sealed, code, now, 0), -1);
+	ck_assert_int_eq(factor_totp_check(fx.ring, "u1", sealed, code, now, totp_step(now)), -1);
+	ck_assert_int_eq(factor_totp_check(fx.ring, "u1", "garbage", code, now, 0), -1);
+	ck_assert_int_eq(factor_totp_check(fx.ring, "u1", NULL, code, now, 0), -1);
+	free(sealed);
+}
+END_TEST
+
+static char *pending_for(const char *project, int64_t expires_at)
+{
+	struct factor_pending p = { .user_id = "u1", .email = "Rita@Example.com", .last_step = 41,
+	                            .expires_at = expires_at };
+
+	factor_binding("c1", "https://app/cb", "chal", "openid", NULL, p.binding);
+	return factor_pending_seal(fx.ring, project, &p);
+}
+
+START_TEST(test_pending_round_trip)
+{
+	char *text = pending_for("p1", 2000), want[SECRET_HASH_LEN + 1];
+	struct factor_pending out;
+
+	ck_assert_ptr_null(strstr(text, "Rita"));
+	ck_assert_int_eq(factor_pending_open(fx.ring, "p1", text, 1999, &out), 0);
+	ck_assert_str_eq(out.user_id, "u1");
+	ck_assert_str_eq(out.email, "Rita@Example.com");
+	ck_assert_int_eq(out.last_step, 41);
+	factor_binding("c1", "https://app/cb", "chal", "openid", NULL, want);
+	ck_assert_str_eq(out.binding, want);
+	factor_binding("c1", "https://app/cb", "other", "openid", NULL, want);
+	ck_assert_str_ne(out.binding, want);
+	factor_pending_release(&out);
+	free(text);
+}
+END_TEST
+
+/* expired, another project's, tampered, not ours at all */
+START_TEST(test_pending_refused)
+{
+	char *text = pending_for("p1", 2000);
+	struct factor_pending out;
+
+	ck_assert_int_eq(factor_pending_open(fx.ring, "p1", text, 2000, &out), -1);
+	ck_assert_ptr_null(out.user_id);
+	ck_assert_int_eq(factor_pending_open(fx.ring, "p2", text, 1000, &out), -1);
+	text[10] = text[10] == 'A' ? 'B' : 'A';
+	ck_assert_int_eq(factor_pending_open(fx.ring, "p1", text, 1000, &out), -1);
+	ck_assert_int_eq(factor_pending_open(fx.ring, "p1", "", 1000, &out), -1);
+	ck_assert_int_eq(factor_pending_open(fx.ring, "p1", "%%%", 1000, &out), -1);
+	ck_assert_int_eq(factor_pending_open(fx.ring, "p1", NULL, 1000, &out), -1);
+	free(text);
+}
+END_TEST
+
+static bool use(int64_t step, bool confirm)
+{
+	const struct event ev = { &event_origin_cli, fx.p.project_id, EVENT_FACTOR_USE, fx.user,
+	                          NULL };
+	struct sync_result r;
+	struct api_error err;
+	bool won = true;
+
+	store_totp_use(fx.st, fx.user, step, confirm, &ev, &won, sync_completion(&r));
+	ck_assert_int_eq(sync_wait(&r, &err), 0);
+	return won;
+}
+
+/* issue30.2: an enrollment waits for its first code, which confirms it; a
+ * step is accepted once and only forward; a confirmed factor stays until
+ * removed. */
+START_TEST(test_store_totp)
+{
+	struct store_totp_row row = { 0 };
+	struct sync_result r;
+	struct api_error err;
+	bool done = false;
+
+	store_totp_begin(fx.st, fx.user, "sealed-1", &done, sync_completion(&r));
+	ck_assert_int_eq(sync_wait(&r, &err), 0);
+	ck_assert(done);
+	store_totp_get(fx.st, fx.user, &row, sync_completion(&r));
+	ck_assert_int_eq(sync_wait(&r, &err), 0);
+	ck_assert(row.found && !row.confirmed && row.last_step == 0);
+	ck_assert_str_eq(row.sealed, "sealed-1");
+	store_totp_row_release(&row);
+	ck_assert(!use(10, false));   /* not confirmed: no sign-in */
+	ck_assert(use(10, true));
+	ck_assert(!use(10, true));    /* confirmed already */
+	ck_assert(!use(10, false));   /* the replay */
+	ck_assert(!use(9, false));
+	ck_assert(use(11, false));
+	ck_assert_str_eq(sql_text("SELECT count(*) FROM events WHERE action = 'factor.use'"), "2");
+	store_totp_begin(fx.st, fx.user, "sealed-2", &done, sync_completion(&r));
+	ck_assert_int_eq(sync_wait(&r, &err), 0);
+	ck_assert(!done);             /* a confirmed factor stays */
+	store_totp_get(fx.st, fx.user, &row, sync_completion(&r));
+	ck_assert_int_eq(sync_wait(&r, &err), 0);
+	ck_assert(row.confirmed && row.last_step == 11);
+	ck_assert_str_eq(row.sealed, "sealed-1");
+	store_totp_row_release(&row);
+	store_totp_remove(fx.st, fx.user, NULL, &done, sync_completion(&r));
+	ck_assert_int_eq(sync_wait(&r, &err), 0);
+	ck_assert(done);
+	store_totp_remove(fx.st, fx.user, NULL, &done, sync_completion(&r));
+	ck_assert_int_eq(sync_wait(&r, &err), 0);
+	ck_assert(!done);
+	store_totp_get(fx.st, fx.user, &row, sync_completion(&r));
+	ck_assert_int_eq(sync_wait(&r, &err), 0);
+	ck_assert(!row.found);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("factors");
+	TCase *tc = check_tcase("factors", setup, teardown);
+
+	/* each setup makes a key ring, whose RSA key takes seconds on a busy machine */
+	tcase_set_timeout(tc, 120);
+
+	tcase_add_test(tc, test_totp_sealed_for_its_user);
+	tcase_add_test(tc, test_pending_round_trip);
+	tcase_add_test(tc, test_pending_refused);
+	suite_add_tcase(s, tc);
+	tc = check_tcase("store", setup_user, teardown);
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, test_store_totp);
+	suite_add_tcase(s, tc);
+	return check_run(srunner_create(s));
+}
