@@ -123,12 +123,14 @@ RUN_TESTS = EDGEAUTH=$(abspath $(BIN)) scripts/run-tests $(if $(JOBS),--jobs $(J
 test: deps-test
 	@scripts/layers
 	@scripts/check-citations
+	@python3 test/bench/test_compare.py
 	@$(MAKE) --no-print-directory headers $(BIN) $(UNIT_BINS)
 	@$(RUN_TESTS) $(UNIT_BINS)
 
 test-full: deps-test
 	@scripts/layers
 	@scripts/check-citations
+	@python3 test/bench/test_compare.py
 	@$(MAKE) --no-print-directory headers $(BIN) $(UNIT_BINS)
 	@$(RUN_TESTS) --full $(UNIT_BINS)
 
