@@ -96,17 +96,24 @@ def summarize(pairs):
     """pairs: one (base, new) pair of wrk results a round, each with requests,
     rps, failed and cpu_s (the server's CPU seconds in the run). Returns the
     row's figures: median base and new req/s, the median, lowest and highest
-    of the rounds' new / base ratios, the same per CPU-second, and failures."""
-    ratio = [n["rps"] / a["rps"] for a, n in pairs]
+    of the rounds' new / base ratios, the same per CPU-second, and failures.
+    A round in which a build answered nothing has no ratio; it counts as a
+    failure of that build."""
+    done = [(a, n) for a, n in pairs if a["requests"] > 0 and n["requests"] > 0]
+    if not done:
+        raise ValueError("no round with answers from both builds")
+    ratio = [n["rps"] / a["rps"] for a, n in done]
     per_cpu = [(n["requests"] / n["cpu_s"]) / (a["requests"] / a["cpu_s"])
-               for a, n in pairs if a["cpu_s"] > 0 and n["cpu_s"] > 0]
+               for a, n in done if a["cpu_s"] > 0 and n["cpu_s"] > 0]
+    failed = (sum(a["failed"] + (a["requests"] == 0) for a, _ in pairs),
+              sum(n["failed"] + (n["requests"] == 0) for _, n in pairs))
     return {
-        "rounds": len(pairs),
+        "rounds": len(done),
         "base_rps": statistics.median(a["rps"] for a, _ in pairs),
         "new_rps": statistics.median(n["rps"] for _, n in pairs),
         "median": statistics.median(ratio), "min": min(ratio), "max": max(ratio),
         "cpu_median": statistics.median(per_cpu) if per_cpu else None,
-        "failed": (sum(a["failed"] for a, _ in pairs), sum(n["failed"] for _, n in pairs)),
+        "failed": failed,
     }
 
 
@@ -284,12 +291,29 @@ def one_run(b, side, name, seconds, tag):
             # The creates' search keys are merged while the server is idle:
             # the next run, on either side, is not measured beside that.
             b.settle()
+        wait_idle(b, pid)
     return r
+
+
+def wait_idle(b, pid, timeout=30):
+    """Waits until server pid has used under 5% of a CPU for 200 ms: what a
+    run left queued (the sign-in row's hashes: up to 64 of them when wrk
+    stops) is not measured in the other build's next run."""
+    t0 = time.time()
+    while time.time() - t0 < timeout:
+        cpu0 = b.cpu_ns(pid)
+        time.sleep(0.2)
+        if b.cpu_ns(pid) - cpu0 < 0.05 * 0.2e9:
+            return
 
 
 def measure_row(b, sides, name, rounds, seconds, loads):
     """rounds pairs of runs of row name, the order alternating; a 1 s
-    warm-up of each side first. Appends the load average of each round."""
+    warm-up of each side first. Appends the load average of each round.
+    The sign-in row's answers take seconds each (64 hashes queued on one
+    core), so its runs are four times as long."""
+    if name == "signin":
+        seconds *= 4
     for side in sides:
         one_run(b, side, name, 1, "w")
     pairs = []
@@ -298,9 +322,10 @@ def measure_row(b, sides, name, rounds, seconds, loads):
         for side in (sides if i % 2 == 0 else sides[::-1]):
             got[side.key] = one_run(b, side, name, seconds, str(i))
         loads.append(load_average())
-        pairs.append((got["base"], got["new"]))
-        b.log(f"    round {i + 1}: base {got['base']['rps']:,.0f}/s, new {got['new']['rps']:,.0f}/s,"
-              f" new / base {got['new']['rps'] / got['base']['rps']:.3f}")
+        a, n = got["base"], got["new"]
+        pairs.append((a, n))
+        b.log(f"    round {i + 1}: base {a['rps']:,.0f}/s ({a['cpu_s']:.2f} s CPU), "
+              f"new {n['rps']:,.0f}/s ({n['cpu_s']:.2f} s CPU), load {loads[-1]:.1f}")
     return pairs
 
 
@@ -346,8 +371,10 @@ def run(b, args, lasts, terms):
             try:
                 results[name] = summarize(measure_row(b, sides, name, args.rounds,
                                                       args.duration, loads))
-            except SystemExit as e:   # a wrk run failed outright
+            except (SystemExit, ValueError) as e:   # a wrk run failed outright
                 results[name] = str(e).replace("\n", " ")[:200]
+            with open(os.path.join(b.WORK, "compare-results.json"), "w") as f:
+                json.dump(results, f, indent=1)   # so far, should a later row stop the run
         for side in sides:
             side.srv.stop()
     loads.append(load_average())

@@ -55,6 +55,16 @@ class Summarize(unittest.TestCase):
         s = compare.summarize([(run(1000, cpu_s=0), run(1000))])
         self.assertIsNone(s["cpu_median"])
 
+    def test_a_round_without_answers_has_no_ratio(self):
+        # the sign-in row's 2 s run ended before any hash did (issue seen on
+        # a machine at load 20): the round counts as the base's failure
+        s = compare.summarize([(run(0), run(30)), (run(30), run(27))])
+        self.assertEqual(s["rounds"], 1)
+        self.assertAlmostEqual(s["median"], 0.9)
+        self.assertEqual(s["failed"], (1, 0))
+        with self.assertRaises(ValueError):
+            compare.summarize([(run(0), run(0))])
+
     def test_failures_of_each_side(self):
         s = compare.summarize([(run(1000, failed=2), run(1000)), (run(1000), run(1000, failed=5))])
         self.assertEqual(s["failed"], (2, 5))
