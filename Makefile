@@ -123,12 +123,14 @@ RUN_TESTS = EDGEAUTH=$(abspath $(BIN)) scripts/run-tests $(if $(JOBS),--jobs $(J
 test: deps-test
 	@scripts/layers
 	@scripts/check-citations
+	@python3 test/bench/test_compare.py
 	@$(MAKE) --no-print-directory headers $(BIN) $(UNIT_BINS)
 	@$(RUN_TESTS) $(UNIT_BINS)
 
 test-full: deps-test
 	@scripts/layers
 	@scripts/check-citations
+	@python3 test/bench/test_compare.py
 	@$(MAKE) --no-print-directory headers $(BIN) $(UNIT_BINS)
 	@$(RUN_TESTS) --full $(UNIT_BINS)
 
@@ -154,10 +156,13 @@ fuzz: deps-fuzz
 	@scripts/fuzz $(FUZZ_SECONDS)
 
 # Throughput and latency of the hot paths on loopback (see docs/BENCHMARKS.md).
-# make bench BACKEND=postgres: the PostgreSQL rows against SQLite's
+# make bench BACKEND=postgres: the PostgreSQL rows against SQLite's.
+# make bench BENCH_BASE=DIR (a source tree, built there) or =BINARY: each row of
+# this build against that one's, in turn in one run ("Comparisons");
+# BENCH_ARGS: more options of scripts/bench/run (--rows, --rounds ...).
 BACKEND ?= sqlite
 bench: deps-bench
-	@BACKEND=$(BACKEND) scripts/bench/run
+	@BACKEND=$(BACKEND) scripts/bench/run $(if $(BENCH_BASE),--compare $(BENCH_BASE)) $(BENCH_ARGS)
 
 # The binary, the systemd unit and its user, and the config (only when there
 # is none yet: an operator's edits are kept), its relative paths made the

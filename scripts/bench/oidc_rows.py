@@ -71,8 +71,9 @@ def rs256_signs_per_s(b):
     raise RuntimeError("openssl speed rsa2048: no rsa 2048 line")
 
 
-def measure(b, st, seconds):
-    """The rows on the running server (synchronous=full); {name: result}."""
+def specs(b, st):
+    """The read rows' wrk runs on the running server st: {name: (script, url,
+    env, headers)}; it signs in once for the session and the openid token."""
     url = f"http://127.0.0.1:{st.port}"
     client_id, secret = st.clients[0]
     _, challenge = b.pkce()
@@ -83,7 +84,7 @@ def measure(b, st, seconds):
     token = openid_token(b, st, client_id)
     user_id = b.Api(st.port, st.token).call("GET", f"{st.P}/users/external/ext-1")["id"]
     admin = [f"Authorization: Bearer {st.token}"]
-    rows = {
+    return {
         "silent_signin": ("redirect_code.lua", authorize, {},
                           [f"Cookie: {signed_in(b, st, client_id)}"]),
         "userinfo": ("get.lua", url + "/api/v1/userinfo", {}, [f"Authorization: Bearer {token}"]),
@@ -91,8 +92,14 @@ def measure(b, st, seconds):
                        {"BENCH_BASIC": b.basic(client_id, secret), "BENCH_TOKEN": token}, []),
         "get_user": ("get.lua", url + f"{st.P}/users/{user_id}", {}, admin),
     }
+
+
+def measure(b, st, seconds):
+    """The rows on the running server (synchronous=full); {name: result}."""
+    url = f"http://127.0.0.1:{st.port}"
+    client_id = st.clients[0][0]
     out = {}
-    for name, (script, u, env, headers) in rows.items():
+    for name, (script, u, env, headers) in specs(b, st).items():
         b.wrk(script, u, 1, b.CONNS, env, headers)   # warm-up
         r = b.wrk(script, u, seconds, b.CONNS, env, headers)
         r["conns"] = b.CONNS
