@@ -83,6 +83,10 @@ struct signin_request {
 	const char *password;
 	const char *address;          /* the client's address, for the throttle; "" unknown */
 	const char *session_cookie;   /* the project's cookie the browser sent; NULL: none */
+	/* the console's sign-in (docs/console.md): the session is all it
+	 * needs, so no client is recorded in it and no code is minted
+	 * (SIGNIN_SIGNED_IN with code NULL) */
+	bool session_only;
 };
 
 enum signin_outcome {
@@ -181,6 +185,7 @@ struct signin_silent_request {
 	const char *nonce;
 	const char *session_cookie;   /* NULL: none */
 	struct session_ask ask;
+	bool session_only;            /* the console's: as signin_request's */
 };
 
 enum signin_silent_outcome {

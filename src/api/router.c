@@ -23,6 +23,8 @@
 #include "api_users.h"
 #include "auth.h"
 #include "config.h"
+#include "console.h"
+#include "console_overview.h"
 #include "form.h"
 #include "jbody.h"
 #include "request.h"
@@ -67,6 +69,13 @@ static const struct route routes[] = {
 	  .steps = logout_get_steps },
 	{ .method = EVHTTP_REQ_POST, .path = "/api/v1/logout", .body = BODY_FORM,
 	  .no_store = true, .steps = logout_post_steps },
+
+	/* the admin console (docs/console.md): pages, signed in by the
+	 * project's session cookie, never cached */
+	{ .method = EVHTTP_REQ_GET, .path = "/console/", .no_store = true,
+	  .cors = CORS_NONE, .steps = console_index_steps },
+	{ .method = EVHTTP_REQ_GET, .path = "/console/projects/:project_id/", .no_store = true,
+	  .cors = CORS_NONE, .steps = console_overview_steps },
 
 	{ .method = EVHTTP_REQ_POST, .path = P "/resources", .auth = AUTH_BEARER,
 	  .permission = "resources:create", .body = BODY_JSON, .query = input_query_none,
@@ -159,6 +168,8 @@ static bool path_match(const char *pattern, const char *path, struct capture cap
 			return false;
 		pattern++;
 		path++;
+		if (*pattern == '\0' && *path == '\0')
+			return true;    /* both end in '/' (a folder's page: /console/) */
 		if (*path == '/' || *path == '\0')
 			return false;   /* empty segment */
 		if (*pattern == ':') {
@@ -262,13 +273,15 @@ static enum step_result step_authenticate(struct flow *f)
 
 /* A token of this very project proves that it exists: auth_bearer found the
  * token's client in it. Any other project is looked up, so that an unknown
- * one answers project_not_found before the token's mismatch. */
+ * one answers project_not_found before the token's mismatch. A route
+ * without a token (the console's pages) checks its project itself, and
+ * answers with a page. */
 static bool project_known(const struct request_ctx *ctx)
 {
 	const char *project_id = request_param(ctx, "project_id");
 
-	return !project_id || (ctx->route->auth == AUTH_BEARER &&
-	                       strcmp(ctx->principal.project_id, project_id) == 0);
+	return !project_id || ctx->route->auth != AUTH_BEARER ||
+	       strcmp(ctx->principal.project_id, project_id) == 0;
 }
 
 static enum step_result step_project(struct flow *f)
