@@ -25,6 +25,7 @@
 #include "config.h"
 #include "console.h"
 #include "console_overview.h"
+#include "console_users.h"
 #include "form.h"
 #include "jbody.h"
 #include "request.h"
@@ -33,6 +34,7 @@
 #include "util.h"
 
 #define P "/api/v1/projects/:project_id"
+#define C "/console/projects/:project_id"
 
 static const struct route routes[] = {
 	{ .method = EVHTTP_REQ_GET, .path = "/healthz", .storeless = true, .steps = health_steps },
@@ -76,6 +78,24 @@ static const struct route routes[] = {
 	  .cors = CORS_NONE, .steps = console_index_steps },
 	{ .method = EVHTTP_REQ_GET, .path = "/console/projects/:project_id/", .no_store = true,
 	  .cors = CORS_NONE, .steps = console_overview_steps },
+	{ .method = EVHTTP_REQ_GET, .path = C "/users", .no_store = true, .cors = CORS_NONE,
+	  .steps = console_users_list_steps },
+	{ .method = EVHTTP_REQ_POST, .path = C "/users", .no_store = true, .cors = CORS_NONE,
+	  .body = BODY_FORM, .steps = console_user_create_steps },
+	{ .method = EVHTTP_REQ_GET, .path = C "/new-user", .no_store = true, .cors = CORS_NONE,
+	  .steps = console_user_new_steps },
+	{ .method = EVHTTP_REQ_GET, .path = C "/users/:user_id", .no_store = true,
+	  .cors = CORS_NONE, .steps = console_user_steps },
+	{ .method = EVHTTP_REQ_POST, .path = C "/users/:user_id", .no_store = true,
+	  .cors = CORS_NONE, .body = BODY_FORM, .steps = console_user_update_steps },
+	{ .method = EVHTTP_REQ_POST, .path = C "/users/:user_id/password", .no_store = true,
+	  .cors = CORS_NONE, .body = BODY_FORM, .steps = console_user_password_steps },
+	{ .method = EVHTTP_REQ_POST, .path = C "/users/:user_id/active", .no_store = true,
+	  .cors = CORS_NONE, .body = BODY_FORM, .steps = console_user_active_steps },
+	{ .method = EVHTTP_REQ_GET, .path = C "/users/:user_id/delete", .no_store = true,
+	  .cors = CORS_NONE, .steps = console_user_delete_ask_steps },
+	{ .method = EVHTTP_REQ_POST, .path = C "/users/:user_id/delete", .no_store = true,
+	  .cors = CORS_NONE, .body = BODY_FORM, .steps = console_user_delete_steps },
 
 	{ .method = EVHTTP_REQ_POST, .path = P "/resources", .auth = AUTH_BEARER,
 	  .permission = "resources:create", .body = BODY_JSON, .query = input_query_none,

@@ -3,6 +3,9 @@
 # built-in client (no client record, no code; SSO with the project's
 # session), the headers every page carries, what each named permission
 # shows, and the form token and Origin / Sec-Fetch-Site checks of its posts.
+# issue29.1: sign-in and the overview; issue29.2: the users pages (list,
+# create, edit, password, enable/disable, delete), run through the users
+# API's steps: its sentences, its no-escalation rule, the audit trail.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/signin_lib.sh"
 . "$(dirname "$0")/cli_lib.sh"
@@ -157,5 +160,219 @@ req PUT "$P/users/$USER" '{"display_name":"Rita","email":"rita@example.com","is_
 check_status "issue29.1 rita deactivated" 200
 page "$HOME_PATH"
 check_status "issue29.1 a deactivated user's console: to the sign-in" 302
+
+########## issue29.2: the users pages ##########
+ADMIN_JAR=$TMP/admin_jar
+# as WHO_JAR (a jar file): page and post
+apage() { local path=$1; shift; AUTH=none req GET "$path" -b "$WHO_JAR" -c "$WHO_JAR" "$@"; }
+# form_token: the token in the page last read (BODY)
+form_token() { grep -o 'name="form_token" value="[^"]*"' <<<"$BODY" | head -1 | sed 's/.*value="//; s/"$//'; }
+# apost PATH FIELD=VALUE...: a browser's post of a console form, from our
+# origin, with TOKEN (unset: the one of the page last read; "none": none)
+apost() {
+	local path=$1; shift
+	local args=(-s -o "$TMP/body" -D "$TMP/hdrs" -w '%{http_code}' -b "$WHO_JAR" -c "$WHO_JAR"
+		-H "Origin: ${ORIGIN_H:-$BASE}" -H "Sec-Fetch-Site: ${SITE_H:-same-origin}")
+	[ "${TOKEN_F:-}" != none ] && args+=(--data-urlencode "form_token=${TOKEN_F:-$TOK}")
+	for f in "$@"; do args+=(--data-urlencode "$f"); done
+	[ $# -eq 0 ] && [ "${TOKEN_F:-}" = none ] && args+=(-d "")
+	STATUS=$(curl "${args[@]}" "$BASE$path")
+	BODY=$(cat "$TMP/body"); HDRS=$(cat "$TMP/hdrs")
+}
+# escaped TEXT: TEXT as a page shows it (html.c's escaping)
+escaped() { sed -e 's/&/\&amp;/g' -e 's/</\&lt;/g' -e 's/>/\&gt;/g' -e 's/"/\&quot;/g' -e "s/'/\&#39;/g" <<<"$1"; }
+users_count() { db "select count(*) from users where project_id = '$PROJECT_ID'"; }
+U="${HOME_PATH}users"
+
+JAR=$ADMIN_JAR console_sign_in admin@example.com "admin password"
+WHO_JAR=$ADMIN_JAR
+# ---- the list: search, filters, sort, paging ----
+apage "$U"
+check_status "issue29.2 the users list" 200
+page_headers "issue29.2 the users list"
+has "issue29.2 the list shows Nemo" ">Nemo</a>"
+has "issue29.2 ... with a link to the user" "<a href=\"${U}/"
+has "issue29.2 users:create shows the create link" ">Create a user</a>"
+has "issue29.2 the search is labelled" '<label for="f-search">Search</label>'
+apage "$U?search=NEM"
+has "issue29.2 search (any case)" ">Nemo</a>"
+lacks "issue29.2 search leaves the others out" ">Admin</a>"
+apage "$U?is_active=false&search="
+has "issue29.2 the inactive filter" ">Rita</a>"
+lacks "issue29.2 ... alone" ">Nemo</a>"
+apage "$U?sort_by=display_name&sort_dir=asc&page_size=1&page_num=2"
+has "issue29.2 sorted by name, page 2 of 1 each" ">Nemo</a>"
+has "issue29.2 the page line" "Page 2 of 3, 3 users."
+has "issue29.2 a previous page link" ">Previous page</a>"
+has "issue29.2 a next page link keeps the query" "page_size=1&amp;page_num=3"
+apage "$U?page_size=500"
+check_status "issue29.2 a bad page size: the API's error" 400
+has "issue29.2 ... its sentence" "page_size"
+
+# ---- create, with every value escaped ----
+apage "${HOME_PATH}new-user"
+check_status "issue29.2 the create form" 200
+TOK=$(form_token)
+check "issue29.2 the form carries a token" "${#TOK}" 43
+BEFORE=$(users_count)
+apost "$U" "display_name=<script>alert(1)</script>" email=xavier@example.com "password=xavier password"
+check_status "issue29.2 create" 302
+X=$(basename "$(location)")
+check "issue29.2 to the new user's page" "$(location)" "$U/$X"
+check "issue29.2 the user is stored" "$(users_count)" $((BEFORE + 1))
+apage "$U/$X"
+check_status "issue29.2 the user's page" 200
+has "issue29.2 the name is escaped" "&lt;script&gt;alert(1)&lt;/script&gt;"
+check "issue29.2 no script on the page" "$(grep -c '<script' <<<"$BODY")" 0
+apage "$U?search=xavier"
+has "issue29.2 escaped in the list too" ">&lt;script&gt;alert(1)&lt;/script&gt;</a>"
+check "issue29.2 the console's create is audited with the user as actor" \
+	"$(db "select actor from events where action = 'user.create' and target = '$X'")" "$ADMIN_ID"
+# errors: the API's sentence beside the field, nothing stored
+req POST "$P/users" '{"display_name":"Bad","email":"not an email","password":"bad password"}'
+API_WHY=$(escaped "$(jq -r .error_description <<<"$BODY")")
+apage "${HOME_PATH}new-user"; TOK=$(form_token)
+apost "$U" display_name=Bad "email=not an email" "password=bad password"
+check_status "issue29.2 a bad email: the API's status" 400
+has "issue29.2 ... the API's sentence beside the email field" "<p class=\"error\" id=\"e-email\">$API_WHY</p>"
+has "issue29.2 ... the field says so" 'aria-describedby="e-email"'
+has "issue29.2 ... the value typed is kept" 'value="not an email"'
+lacks "issue29.2 ... the password is not echoed" "bad password"
+check "issue29.2 ... nothing stored" "$(users_count)" $((BEFORE + 1))
+apost "$U" display_name=Dup email=xavier@example.com "password=dup password"
+check_status "issue29.2 a taken email: 409" 409
+has "issue29.2 ... beside the email field" 'id="e-email"'
+
+# ---- edit, set a password and sign in with it, disable, enable ----
+apage "$U/$X"; TOK=$(form_token)
+has "issue29.2 the edit form" '<label for="f-display_name">Name</label>'
+apost "$U/$X" display_name=Xavier email=xavier@example.com external_user_id= avatar_url= role_id=
+check_status "issue29.2 edit" 302
+req GET "$P/users/$X"
+check_json "issue29.2 edited" .display_name Xavier
+apost "$U/$X/password" "password=short"
+check_status "issue29.2 a short password: 400" 400
+has "issue29.2 ... beside the password field" 'id="e-password">password must be at least'
+apost "$U/$X/password" "password=xavier's new password"
+check_status "issue29.2 set a password" 302
+new_pkce
+rm -f "$TMP/xjar"
+JAR=$TMP/xjar authorize_post "$APP" "$REDIRECT" xavier@example.com "xavier's new password" st
+check_status "issue29.2 xavier signs in with the new password" 302
+check "issue29.2 ... with a code" "$([ -n "$(query_value "$LOCATION" code)" ] && echo yes)" yes
+JAR=$TMP/xjar authorize_post "$APP" "$REDIRECT" xavier@example.com "xavier password" st
+check_status "issue29.2 the old password no longer" 401
+apost "$U/$X/active" is_active=false
+check_status "issue29.2 disable" 302
+req GET "$P/users/$X"
+check_json "issue29.2 disabled" .is_active false
+apage "$U/$X"; TOK=$(form_token)
+has "issue29.2 an enable button" ">Enable the user</button>"
+apost "$U/$X/active" is_active=true
+req GET "$P/users/$X"
+check_json "issue29.2 enabled" .is_active true
+check "issue29.2 the updates are audited as the user's" \
+	"$(db "select count(*) from events where action = 'user.update' and target = '$X' and actor = '$ADMIN_ID'")" 4
+
+# ---- the form token and the cross-site checks: 403, nothing changed ----
+BEFORE=$(users_count)
+TOKEN_F=none apost "$U" display_name=Mallory email=m1@example.com "password=mallory password"
+check_status "issue29.2 no form token: 403" 403
+TOKEN_F=AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA apost "$U" display_name=Mallory email=m2@example.com "password=mallory password"
+check_status "issue29.2 a wrong form token: 403" 403
+ORIGIN_H=http://evil.example apost "$U" display_name=Mallory email=m3@example.com "password=mallory password"
+check_status "issue29.2 a cross-site Origin: 403" 403
+SITE_H=cross-site apost "$U" display_name=Mallory email=m4@example.com "password=mallory password"
+check_status "issue29.2 Sec-Fetch-Site cross-site: 403" 403
+SITE_H=same-site apost "$U" display_name=Mallory email=m5@example.com "password=mallory password"
+check_status "issue29.2 Sec-Fetch-Site same-site: 403" 403
+WHO_JAR=$TMP/nojar apost "$U" display_name=Mallory email=m6@example.com "password=mallory password"
+check_status "issue29.2 no session: 403" 403
+TOKEN_F=none apost "$U/$X/delete"
+check_status "issue29.2 a delete without the token: 403" 403
+check "issue29.2 nothing was changed" "$(users_count)" "$BEFORE"
+check "issue29.2 ... no Mallory" "$(db "select count(*) from users where display_name = 'Mallory'")" 0
+
+# ---- delete, after a confirmation ----
+apage "$U/$X/delete"
+check_status "issue29.2 the confirmation page" 200
+has "issue29.2 ... asks" ">Delete this user</button>"
+TOK=$(form_token)
+apost "$U/$X/delete"
+check_status "issue29.2 delete" 302
+check "issue29.2 back to the list" "$(location)" "$U"
+req GET "$P/users/$X"
+check_err "issue29.2 deleted" 404 user_not_found
+apage "$U/$X"
+check_status "issue29.2 a deleted user's page: 404" 404
+check "issue29.2 the delete is audited as the user's" \
+	"$(db "select actor from events where action = 'user.delete' and target = '$X'")" "$ADMIN_ID"
+
+# ---- users:read alone: no form, and a post changes nothing ----
+load_resources
+req POST "$P/roles" "{\"code\":\"readonly\",\"name\":\"Read only\",\"permission_ids\":$(ids users:read)}"
+RO_ROLE=$(jq -r .id <<<"$BODY")
+req POST "$P/users" "$(jq -cn --arg r "$RO_ROLE" '{display_name:"Reed",email:"reed@example.com",password:"reed password",role_id:$r}')"
+READ_JAR=$TMP/read_jar
+JAR=$READ_JAR console_sign_in reed@example.com "reed password"
+WHO_JAR=$READ_JAR
+apage "$U"
+check_status "issue29.2 users:read: the list" 200
+lacks "issue29.2 users:read: no create link" "Create a user"
+apage "$U/$ADMIN_ID"
+check_status "issue29.2 users:read: a user's page" 200
+lacks "issue29.2 users:read: no form" "<form"
+apage "${HOME_PATH}new-user"
+check_status "issue29.2 users:read: the create form is refused" 403
+apage "$HOME_PATH"; TOK=$(form_token)
+[ -z "$TOK" ] && TOK=$(printf '%s' "console:$(awk -F'\t' -v n="edgeauth_$PROJECT_ID" '$6 == n { print $7 }' "$READ_JAR")" | openssl dgst -sha256 -binary | base64 | tr '+/' '-_' | tr -d '=\n')
+BEFORE=$(users_count)
+apost "$U" display_name=Reeds email=reeds@example.com "password=reeds password"
+check_status "issue29.2 users:read: a create post (valid token) is refused" 403
+apost "$U/$ADMIN_ID/active" is_active=false
+check_status "issue29.2 users:read: a disable post is refused" 403
+apost "$U/$ADMIN_ID/delete"
+check_status "issue29.2 users:read: a delete post is refused" 403
+check "issue29.2 users:read: nothing changed" "$(users_count)" "$BEFORE"
+req GET "$P/users/$ADMIN_ID"
+check_json "issue29.2 users:read: the admin is still active" .is_active true
+
+# ---- no escalation, exactly as through the API ----
+req POST "$P/roles" "{\"code\":\"usermgr\",\"name\":\"User managers\",\"permission_ids\":$(ids users:read users:create users:update)}"
+MGR_ROLE=$(jq -r .id <<<"$BODY")
+ADMIN_ROLE=$(db "select id from roles where project_id = '$PROJECT_ID' and code = 'admin'")
+req POST "$P/users" "$(jq -cn --arg r "$MGR_ROLE" '{display_name:"Una",email:"una@example.com",password:"una password",role_id:$r}')"
+# Una's own access token, through the app, for the API's answer
+new_pkce
+rm -f "$TMP/ujar"
+JAR=$TMP/ujar authorize_post "$APP" "$REDIRECT" una@example.com "una password" st
+exchange "$APP" "$REDIRECT" "$(query_value "$LOCATION" code)" "$VERIFIER"
+UNA_TOKEN=$ACCESS
+AUTH="Bearer $UNA_TOKEN" req POST "$P/users" "$(jq -cn --arg r "$ADMIN_ROLE" '{display_name:"Esc",email:"esc@example.com",password:"esc password",role_id:$r}')"
+check_err "issue29.2 the API refuses Una an admin" 403 insufficient_permission
+API_WHY=$(escaped "$(jq -r .error_description <<<"$BODY")")
+AUTH="Bearer $UNA_TOKEN" req PUT "$P/users/$ADMIN_ID" '{"display_name":"Pwned","email":"admin@example.com","is_active":true}'
+check_err "issue29.2 the API refuses Una the admin's update" 403 insufficient_permission
+API_WHY2=$(escaped "$(jq -r .error_description <<<"$BODY")")
+UNA_JAR=$TMP/una_console
+JAR=$UNA_JAR console_sign_in una@example.com "una password"
+WHO_JAR=$UNA_JAR
+apage "${HOME_PATH}new-user"; TOK=$(form_token)
+BEFORE=$(users_count)
+apost "$U" display_name=Esc email=esc@example.com "password=esc password" "role_id=$ADMIN_ROLE"
+check_status "issue29.2 the console refuses Una an admin: 403" 403
+has "issue29.2 ... with the API's sentence" "$API_WHY"
+check "issue29.2 ... nothing stored" "$(users_count)" "$BEFORE"
+apost "$U/$ADMIN_ID" display_name=Pwned email=admin@example.com external_user_id= avatar_url= "role_id=$ADMIN_ROLE"
+check_status "issue29.2 the console refuses Una the admin's update: 403" 403
+has "issue29.2 ... with the API's sentence" "$API_WHY2"
+apost "$U/$ADMIN_ID/active" is_active=false
+check_status "issue29.2 ... and the admin's deactivation" 403
+apost "$U/$ADMIN_ID/delete"
+check_status "issue29.2 ... and the admin's deletion" 403
+req GET "$P/users/$ADMIN_ID"
+check_json "issue29.2 the admin is unchanged" '.display_name + " " + (.is_active|tostring)' "Admin true"
+apost "$U" display_name=Fine email=fine@example.com "password=fine password" "role_id=$MGR_ROLE"
+check_status "issue29.2 Una may give her own role" 302
 
 finish
