@@ -51,6 +51,18 @@ void console_begin(struct request_ctx *ctx, struct console_page *p, const char *
  * frees. */
 char *console_path(struct request_ctx *ctx, const char *rest);
 
+/* A page's first own step: the role must hold permission, else the 403
+ * page saying reason (nothing is done); from then on a failed step is
+ * answered with console_failed's page (its sentence, its status). */
+enum step_result console_need(struct flow *f, const char *permission, const char *reason);
+void console_failed(struct request_ctx *ctx, const struct api_error *err);
+
+/* After a write: a redirect to the page of the record written (JSON
+ * text with its "id"), "<area>/<id>" of the project's console, so that a
+ * reload does not post again. */
+enum step_result console_show_record(struct request_ctx *ctx, const char *record,
+                                     const char *area);
+
 /* The steps before every signed-in page, in order: the project (404 page),
  * the session (none: a GET is sent to the sign-in page, a POST refused with
  * 403), the user's permissions (into ctx->principal), and for a POST the

@@ -61,6 +61,11 @@ void console_page_field(struct console_page *p, const struct console_field *f);
 void console_page_select(struct console_page *p, const char *name, const char *label,
                          const char *const *values, const char *const *labels, size_t n,
                          const char *selected);
+/* A group of n checkboxes named name under legend: values[i], labelled
+ * labels[i], ticked when checked[i]. */
+void console_page_checkboxes(struct console_page *p, const char *name, const char *legend,
+                             const char *const *values, const char *const *labels,
+                             const bool *checked, size_t n);
 void console_page_submit(struct console_page *p, const char *label);
 void console_page_form_end(struct console_page *p);
 

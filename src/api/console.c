@@ -6,6 +6,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <jansson.h>
 #include <event2/http.h>
 
 #include "config.h"
@@ -80,8 +81,8 @@ char *console_path(struct request_ctx *ctx, const char *rest)
 
 void console_begin(struct request_ctx *ctx, struct console_page *p, const char *title)
 {
-	char *hrefs[2];
-	const char *labels[2];
+	char *hrefs[3];
+	const char *labels[3];
 	size_t n = 0;
 
 	hrefs[n] = console_path(ctx, "");
@@ -89,6 +90,10 @@ void console_begin(struct request_ctx *ctx, struct console_page *p, const char *
 	if (console_may(ctx, "users:read")) {
 		hrefs[n] = console_path(ctx, "users");
 		labels[n++] = "Users";
+	}
+	if (console_may(ctx, "roles:read")) {
+		hrefs[n] = console_path(ctx, "roles");
+		labels[n++] = "Roles";
 	}
 	console_page_begin(p, title, (const char *const *)hrefs, labels, n);
 	for (size_t i = 0; i < n; i++)
@@ -105,6 +110,42 @@ static enum step_result refuse(struct request_ctx *ctx, int status, const char *
 	console_page_error(&p, reason);
 	console_page_link(&p, "/console/", "Open the console");
 	console_page_reply(ctx, status, &p);
+	return STEP_DONE;
+}
+
+enum step_result console_show_record(struct request_ctx *ctx, const char *record,
+                                     const char *area)
+{
+	json_t *r = json_loads(record ? record : "{}", 0, NULL);
+	const char *id = json_string_value(json_object_get(r, "id"));
+	char *rest = xasprintf("%s/%s", area, id ? id : "");
+
+	html_redirect(ctx, console_path(ctx, rest));
+	free(rest);
+	json_decref(r);
+	return STEP_DONE;
+}
+
+void console_failed(struct request_ctx *ctx, const struct api_error *err)
+{
+	struct console_page p;
+
+	console_begin(ctx, &p, "Not done");
+	console_page_error(&p, err->description);
+	console_page_reply(ctx, err->status, &p);
+}
+
+enum step_result console_need(struct flow *f, const char *permission, const char *reason)
+{
+	struct request_ctx *ctx = request_of(f);
+	struct console_page p;
+
+	ctx->fail_page = console_failed;
+	if (console_may(ctx, permission))
+		return STEP_NEXT;
+	console_begin(ctx, &p, "Not allowed");
+	console_page_error(&p, reason);
+	console_page_reply(ctx, 403, &p);
 	return STEP_DONE;
 }
 

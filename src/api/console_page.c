@@ -25,6 +25,8 @@ static const char style[] =
 	"button{margin-top:1rem;padding:.6rem 1.2rem;font:inherit;border:0;border-radius:4px;"
 	"background:#2456c7;color:#fff;cursor:pointer}"
 	"a:focus,button:focus,input:focus,select:focus{outline:3px solid #f0b400;outline-offset:1px}"
+	"fieldset{border:1px solid #d5d9e0;border-radius:4px;margin:.8rem 0}"
+	"input[type=checkbox]{width:auto}label.inline{display:inline;font-weight:400}"
 	".error{color:#a4161a;background:#fde8e8;padding:.5rem;border-radius:4px}"
 	"@media (max-width:40rem){main{margin:0;padding:1rem;border-radius:0}}";
 
@@ -165,6 +167,22 @@ void console_page_select(struct console_page *p, const char *name, const char *l
 		tag_text(p, ">", labels[i], "</option>\n");
 	}
 	evbuffer_add_printf(p->buf, "</select>\n");
+}
+
+void console_page_checkboxes(struct console_page *p, const char *name, const char *legend,
+                             const char *const *values, const char *const *labels,
+                             const bool *checked, size_t n)
+{
+	tag_text(p, "<fieldset>\n<legend>", legend, "</legend>\n");
+	for (size_t i = 0; i < n; i++) {
+		/* the value is an ID: URL-safe, so it names the input too */
+		tag_text(p, "<div><input type=\"checkbox\" id=\"c-", values[i], "\" name=\"");
+		tag_text(p, "", name, "\" value=\"");
+		tag_text(p, "", values[i], checked[i] ? "\" checked>" : "\">");
+		tag_text(p, " <label class=\"inline\" for=\"c-", values[i], "\">");
+		tag_text(p, "", labels[i], "</label></div>\n");
+	}
+	evbuffer_add_printf(p->buf, "</fieldset>\n");
 }
 
 void console_page_submit(struct console_page *p, const char *label)

@@ -61,26 +61,6 @@ static const char *yes_no(const json_t *o, const char *key)
 	return json_is_true(json_object_get(o, key)) ? "yes" : "no";
 }
 
-/* A page that says what the role lacks; nothing was done. */
-static enum step_result lacking(struct request_ctx *ctx, const char *reason)
-{
-	struct console_page p;
-
-	console_begin(ctx, &p, "Not allowed");
-	console_page_error(&p, reason);
-	console_page_reply(ctx, 403, &p);
-	return STEP_DONE;
-}
-
-/* A failed read: its sentence on a page of its status. */
-static void read_failed(struct request_ctx *ctx, const struct api_error *err)
-{
-	struct console_page p;
-
-	console_begin(ctx, &p, "Users");
-	console_page_error(&p, err->description);
-	console_page_reply(ctx, err->status, &p);
-}
 
 /* ---- the forms ---- */
 
@@ -180,27 +160,20 @@ static json_t *form_body(struct request_ctx *ctx, const struct form_field *field
 
 /* ---- the list ---- */
 
-static enum step_result need(struct flow *f, const char *permission, const char *reason)
-{
-	struct request_ctx *ctx = request_of(f);
-
-	ctx->fail_page = read_failed;
-	return console_may(ctx, permission) ? STEP_NEXT : lacking(ctx, reason);
-}
 
 static enum step_result need_read(struct flow *f)
 {
-	return need(f, "users:read", "Your role may not read the project's users.");
+	return console_need(f, "users:read", "Your role may not read the project's users.");
 }
 
 static enum step_result need_create(struct flow *f)
 {
-	return need(f, "users:create", "Your role may not create users. Nothing was changed.");
+	return console_need(f, "users:create", "Your role may not create users. Nothing was changed.");
 }
 
 static enum step_result need_update(struct flow *f)
 {
-	return need(f, "users:update", "Your role may not change users. Nothing was changed.");
+	return console_need(f, "users:update", "Your role may not change users. Nothing was changed.");
 }
 
 /* The API's list query, without the empty values a search form sends for
@@ -369,13 +342,8 @@ static enum step_result create_body(struct flow *f)
 static enum step_result written(struct flow *f)
 {
 	struct request_ctx *ctx = request_of(f);
-	json_t *u = json_loads(users_write_record(ctx), 0, NULL);
-	char *rest = xasprintf("users/%s", str(u, "id") ? str(u, "id") : "");
 
-	html_redirect(ctx, console_path(ctx, rest));
-	free(rest);
-	json_decref(u);
-	return STEP_DONE;
+	return console_show_record(ctx, users_write_record(ctx), "users");
 }
 
 flow_step *const console_user_create_steps[] = {

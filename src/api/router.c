@@ -25,6 +25,7 @@
 #include "config.h"
 #include "console.h"
 #include "console_overview.h"
+#include "console_roles.h"
 #include "console_users.h"
 #include "form.h"
 #include "jbody.h"
@@ -96,6 +97,16 @@ static const struct route routes[] = {
 	  .cors = CORS_NONE, .steps = console_user_delete_ask_steps },
 	{ .method = EVHTTP_REQ_POST, .path = C "/users/:user_id/delete", .no_store = true,
 	  .cors = CORS_NONE, .body = BODY_FORM, .steps = console_user_delete_steps },
+	{ .method = EVHTTP_REQ_GET, .path = C "/roles", .no_store = true, .cors = CORS_NONE,
+	  .steps = console_roles_list_steps },
+	{ .method = EVHTTP_REQ_POST, .path = C "/roles", .no_store = true, .cors = CORS_NONE,
+	  .body = BODY_FORM, .steps = console_role_create_steps },
+	{ .method = EVHTTP_REQ_GET, .path = C "/new-role", .no_store = true, .cors = CORS_NONE,
+	  .steps = console_role_new_steps },
+	{ .method = EVHTTP_REQ_GET, .path = C "/roles/:role_id", .no_store = true,
+	  .cors = CORS_NONE, .steps = console_role_steps },
+	{ .method = EVHTTP_REQ_POST, .path = C "/roles/:role_id", .no_store = true,
+	  .cors = CORS_NONE, .body = BODY_FORM, .steps = console_role_update_steps },
 
 	{ .method = EVHTTP_REQ_POST, .path = P "/resources", .auth = AUTH_BEARER,
 	  .permission = "resources:create", .body = BODY_JSON, .query = input_query_none,

@@ -10,23 +10,10 @@
 . "$(dirname "$0")/signin_lib.sh"
 . "$(dirname "$0")/cli_lib.sh"
 start_server
+. "$(dirname "$0")/console_lib.sh"
 JAR=$TMP/jar
-HOME_PATH="/console/projects/$PROJECT_ID/"
-CONSOLE="console.$PROJECT_ID"
-location() { printf '%s' "$HDRS" | tr -d '\r' | sed -n 's/^[Ll]ocation: //p'; }
-has() { if grep -Fq -- "$2" <<<"$BODY"; then pass; else fail "$1: no '$2' in ${BODY:0:400}"; fi; }
-lacks() { if grep -Fq -- "$2" <<<"$BODY"; then fail "$1: '$2' is shown"; else pass; fi; }
 # page PATH [curl args...]: GET a console page with the browser's jar
 page() { local path=$1; shift; AUTH=none req GET "$path" -b "$JAR" -c "$JAR" "$@"; }
-# console_sign_in EMAIL PASSWORD: the console's sign-in form, as a browser
-# posts it after the redirect (no PKCE: the console gets no code)
-console_sign_in() {
-	STATUS=$(curl -s -o "$TMP/body" -D "$TMP/hdrs" -w '%{http_code}' -b "$JAR" -c "$JAR" \
-		-H "Origin: $BASE" --data-urlencode response_type=code \
-		--data-urlencode "client_id=$CONSOLE" --data-urlencode "redirect_uri=$BASE$HOME_PATH" \
-		--data-urlencode "email=$1" --data-urlencode "password=$2" "$BASE/api/v1/authorize")
-	BODY=$(cat "$TMP/body"); HDRS=$(cat "$TMP/hdrs")
-}
 # page_headers NAME: the console's headers (docs/console.md "How it is protected")
 page_headers() {
 	check_header "$1: CSP of the sign-in page's family" \
@@ -163,24 +150,6 @@ check_status "issue29.1 a deactivated user's console: to the sign-in" 302
 
 ########## issue29.2: the users pages ##########
 ADMIN_JAR=$TMP/admin_jar
-# as WHO_JAR (a jar file): page and post
-apage() { local path=$1; shift; AUTH=none req GET "$path" -b "$WHO_JAR" -c "$WHO_JAR" "$@"; }
-# form_token: the token in the page last read (BODY)
-form_token() { grep -o 'name="form_token" value="[^"]*"' <<<"$BODY" | head -1 | sed 's/.*value="//; s/"$//'; }
-# apost PATH FIELD=VALUE...: a browser's post of a console form, from our
-# origin, with TOKEN (unset: the one of the page last read; "none": none)
-apost() {
-	local path=$1; shift
-	local args=(-s -o "$TMP/body" -D "$TMP/hdrs" -w '%{http_code}' -b "$WHO_JAR" -c "$WHO_JAR"
-		-H "Origin: ${ORIGIN_H:-$BASE}" -H "Sec-Fetch-Site: ${SITE_H:-same-origin}")
-	[ "${TOKEN_F:-}" != none ] && args+=(--data-urlencode "form_token=${TOKEN_F:-$TOK}")
-	for f in "$@"; do args+=(--data-urlencode "$f"); done
-	[ $# -eq 0 ] && [ "${TOKEN_F:-}" = none ] && args+=(-d "")
-	STATUS=$(curl "${args[@]}" "$BASE$path")
-	BODY=$(cat "$TMP/body"); HDRS=$(cat "$TMP/hdrs")
-}
-# escaped TEXT: TEXT as a page shows it (html.c's escaping)
-escaped() { sed -e 's/&/\&amp;/g' -e 's/</\&lt;/g' -e 's/>/\&gt;/g' -e 's/"/\&quot;/g' -e "s/'/\&#39;/g" <<<"$1"; }
 users_count() { db "select count(*) from users where project_id = '$PROJECT_ID'"; }
 U="${HOME_PATH}users"
 
