@@ -19,6 +19,15 @@ extern flow_step *const roles_delete_steps[];
 extern const struct input_names roles_write_names;
 extern const char *const roles_list_query[];
 
+/* The steps of POST .../roles and PUT .../roles/{role_id} before their
+ * answer, for the console (docs/console.md), which answers with a page:
+ * the body (ctx->body), then the write with the request's principal as the
+ * caller (no escalation, the audit trail's actor). State in request_state;
+ * after the write, roles_write_record is the record written. */
+flow_step roles_write_read, roles_create_store, roles_update_store;
+struct request_ctx;
+const char *roles_write_record(struct request_ctx *ctx);
+
 /* Reads a create or update body into f; ids receives permission_ids and
  * must be released by the caller whatever this returns. Strings are
  * borrowed from body. Fails only with invalid_params. */

@@ -4,11 +4,13 @@
  * PUT /api/v1/users/current (the user of the bearer token), and the codes
  * a project's backend asks for its BYOU users, as steps. */
 #include <jansson.h>
+#include <event2/keyvalq_struct.h>
 
 #include "error.h"
 #include "flow.h"
 #include "input_names.h"
 #include "jbody.h"
+#include "listing.h"
 #include "store_users.h"
 
 extern flow_step *const users_create_steps[];
@@ -32,6 +34,25 @@ extern const struct input_names users_current_names;
 extern const struct input_names byou_code_names;
 extern const char *const users_list_query[];
 extern const char *const users_external_query[];
+
+/* The steps of POST .../users and PUT .../users/{user_id} before their
+ * answer, for the console (docs/console.md), which answers with a page:
+ * the body (ctx->body), the checks, the hash, the write with the request's
+ * principal as the caller (the no-escalation rule, the audit trail's
+ * actor). They keep their state in request_state; after the write,
+ * users_write_record is the record written (JSON text, the request's). */
+flow_step users_create_read, users_update_read, users_write_check, users_write_hash,
+	users_write_store;
+struct request_ctx;
+const char *users_write_record(struct request_ctx *ctx);
+/* The users list's query (docs/api.md §"Lists": page, sort, search,
+ * is_active, role_id; an empty role_id is no filter, like an empty
+ * search) into *q, whose strings are borrowed from query. 0, or -1 with
+ * invalid_params. */
+int users_list_read_query(const struct evkeyvalq *query, struct list_query *q,
+                          struct api_error *err);
+/* The sort_by value of a list_query's sort index, or NULL. */
+const char *users_sort_key(size_t sort);
 
 /* Which body users_read_body reads: POST .../users, PUT .../users/{id}, or
  * PUT /api/v1/users/current. */

@@ -15,10 +15,18 @@ void html_escape_into(struct evbuffer *buf, const char *s);
  * hash and nothing else. Both static. */
 const char *html_style(void);
 const char *html_csp(void);
+/* The CSP of a page whose only stylesheet is sheet: the sign-in page's
+ * family (nothing but that sheet, by hash), then extra ("" or
+ * "; form-action 'self'"), into out. */
+#define HTML_CSP_MAX 256
+void html_csp_for(const char *sheet, const char *extra, char *out, size_t size);
 
 /* A new page: its head (title escaped), then <body><main>. The caller adds
  * the content and answers with html_reply, which closes the page. */
 struct evbuffer *html_page_begin(const char *title);
+/* The same with another stylesheet (static), for pages that answer with
+ * html_reply_csp and its hash. */
+struct evbuffer *html_page_begin_styled(const char *title, const char *sheet);
 /* A page that says why a request cannot be served: heading and reason are
  * our own static text. */
 struct evbuffer *html_error_page(const char *title, const char *heading, const char *reason);
@@ -29,6 +37,8 @@ void html_add_hidden(struct evbuffer *buf, const char *name, const char *value);
  * the security headers. The routes answer with Cache-Control: no-store
  * (router.c). */
 void html_reply(struct request_ctx *ctx, int status, struct evbuffer *buf);
+/* The same with csp as the Content-Security-Policy (html_csp_for). */
+void html_reply_csp(struct request_ctx *ctx, int status, struct evbuffer *buf, const char *csp);
 /* base (a registered URI, which may have a query) with the pairs
  * names[i]=values[i] added, URL-encoded, joined with '&'; a NULL value is
  * left out. Caller frees (html_redirect does). */

@@ -45,6 +45,14 @@ struct request_ctx {
 	struct flow flow;                    /* its steps */
 	void *state;                         /* request_state */
 	void (*state_release)(void *state);
+	/* A page's own state beside request_state's: the console's pages run
+	 * the API's steps, which keep theirs there (console.h). */
+	void *page;
+	void (*page_release)(void *page);
+	/* Set by a page: answers a failed step with a page (the console's
+	 * form again, the API's sentence beside its field) instead of the
+	 * JSON error. */
+	void (*fail_page)(struct request_ctx *ctx, const struct api_error *err);
 };
 
 /* Frees what a request holds (http_dispatch's release). */

@@ -71,6 +71,9 @@ struct keyring_verdict {
  * Returns the claims (new reference) or NULL; fills *v when v is not NULL. */
 json_t *keyring_verify(const struct keyring *r, enum jwt_typ typ, const char *token, size_t len,
                        struct keyring_verdict *v);
+/* The ring's keys (their rows, without the sealed part), *n of them, in
+ * the ring's order; valid until the ring is next refreshed. */
+const struct key_row *keyring_rows(const struct keyring *r, size_t *n);
 /* True when a key of each algorithm signs now (what /readyz needs). */
 bool keyring_can_sign(const struct keyring *r);
 /* {"keys":[...]}: every published key's JWK, in activation order. */

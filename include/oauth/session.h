@@ -120,5 +120,9 @@ void session_lookup_release(struct session_lookup *l);
  * to the session's cookie value, which only the browser holds, and not the
  * stored hash. */
 void session_confirm_value(const char *cookie, char out[SECRET_HASH_LEN + 1]);
+/* The same for another form of the session's (purpose: "console", the
+ * console's forms, docs/console.md): a value no one without the cookie can
+ * make, one for each purpose. */
+void session_form_value(const char *purpose, const char *cookie, char out[SECRET_HASH_LEN + 1]);
 
 #endif

@@ -90,6 +90,10 @@ struct signin_request {
 	 * typed; email and password are then not read. NULL: a first step. */
 	const char *factor_token;
 	const char *factor_code;
+	/* the console's sign-in (docs/console.md): the session is all it
+	 * needs, so no client is recorded in it and no code is minted
+	 * (SIGNIN_SIGNED_IN with code NULL) */
+	bool session_only;
 };
 
 enum signin_outcome {
@@ -216,6 +220,7 @@ struct signin_silent_request {
 	const char *nonce;
 	const char *session_cookie;   /* NULL: none */
 	struct session_ask ask;
+	bool session_only;            /* the console's: as signin_request's */
 };
 
 enum signin_silent_outcome {

@@ -32,7 +32,7 @@ struct new_session {
 	const char *old_secret_hash;  /* of the cookie the browser sent; NULL: none */
 	const char *project_id;
 	const char *user_id;
-	const char *client_id;        /* the sign-in's: recorded in the session */
+	const char *client_id;        /* the sign-in's: recorded in the session; NULL: none (the console) */
 	int64_t now;                  /* the password check: auth_time */
 	int64_t expires_at;
 	const struct event *event;    /* the sign-in's (store_events.h), in the start's transaction */

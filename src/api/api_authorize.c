@@ -15,6 +15,7 @@
 
 #include "api_authorize.h"
 #include "config.h"
+#include "console.h"
 #include "crypto.h"
 #include "form.h"
 #include "html.h"
@@ -88,6 +89,10 @@ static bool missing(const char *v)
 
 struct authorize {
 	struct authz_params p;
+	/* the console's reserved client_id names this project (console.h): no
+	 * client record, no code; the session is the sign-in */
+	const char *console_project;
+	struct project_state project;
 	struct client_auth client;
 	char *client_name;            /* NULL until read */
 	bool registered;              /* the redirect URI is the client's */
@@ -230,6 +235,20 @@ static enum step_result redirect_error(struct request_ctx *ctx, const char *erro
 	return STEP_DONE;
 }
 
+/* Back to the client with the code; the console, which got none, back to
+ * its home, where the session cookie now signs the user in. */
+static enum step_result signed_in(struct request_ctx *ctx, const char *code)
+{
+	struct authorize *a = ctx->state;
+
+	if (a->console_project)
+		html_redirect(ctx, xstrdup(a->p.redirect_uri));
+	else
+		html_redirect(ctx, redirect_location(ctx->http.srv->cfg->issuer, &a->p, code, NULL,
+		                                     NULL));
+	return STEP_DONE;
+}
+
 /* ---- the steps GET and POST share ---- */
 
 /* Reads the parameters from q: the query of a GET, the form of a POST. */
@@ -264,8 +283,26 @@ static enum step_result client_get(struct flow *f)
 
 	if (missing(a->p.client_id))
 		return STEP_NEXT;   /* a->client.found stays false */
+	a->console_project = console_client_project(a->p.client_id);
+	if (a->console_project) {
+		store_project_get(ctx->http.srv->store, a->console_project, &a->project,
+		                  flow_completion(f));
+		return STEP_WAIT;
+	}
 	store_client_lookup(ctx->http.srv->store, a->p.client_id, &a->client, flow_completion(f));
 	return STEP_WAIT;
+}
+
+/* The console is a client of every active project. */
+static void console_client(struct authorize *a)
+{
+	struct client_auth *c = &a->client;
+
+	if (!a->console_project || strlen(a->console_project) >= sizeof c->project_id)
+		return;
+	c->found = a->project.found;
+	c->is_active = c->project_active = a->project.is_active;
+	strcpy(c->project_id, a->console_project);
 }
 
 static enum step_result client_check(struct flow *f)
@@ -273,6 +310,7 @@ static enum step_result client_check(struct flow *f)
 	struct request_ctx *ctx = request_of(f);
 	const struct client_auth *c = &((struct authorize *)ctx->state)->client;
 
+	console_client(ctx->state);
 	if (c->found && c->is_active && c->project_active)
 		return STEP_NEXT;
 	return refuse(ctx, "The application is unknown or not active.");
@@ -285,6 +323,12 @@ static enum step_result redirect_get(struct flow *f)
 
 	if (!a->p.redirect_uri)
 		return STEP_NEXT;   /* a->registered stays false */
+	if (a->console_project) {   /* its one redirect URI: the console's home */
+		char *home = console_home_url(ctx->http.srv->cfg->issuer, a->console_project);
+		a->registered = strcmp(home, a->p.redirect_uri) == 0;
+		free(home);
+		return STEP_NEXT;
+	}
 	store_client_redirect_registered(ctx->http.srv->store, a->p.client_id, a->p.redirect_uri,
 	                                 &a->registered, flow_completion(f));
 	return STEP_WAIT;
@@ -318,8 +362,9 @@ static int request_read(struct authorize *a, const char **error, const char **wh
 	} else if (strcmp(p->response_type, "code") != 0) {
 		*error = "unsupported_response_type";
 		*why = "Only response_type=code is supported.";
-	} else if (!p->code_challenge || !validate_code_challenge(p->code_challenge) ||
-	           !p->code_challenge_method || strcmp(p->code_challenge_method, "S256") != 0) {
+	} else if (!a->console_project &&   /* the console gets no code to protect */
+	           (!p->code_challenge || !validate_code_challenge(p->code_challenge) ||
+	            !p->code_challenge_method || strcmp(p->code_challenge_method, "S256") != 0)) {
 		*why = "PKCE with S256 is required: send code_challenge and code_challenge_method=S256.";
 	} else if (session_ask_read(p->prompt, p->max_age, &a->ask, why) < 0) {
 		;   /* why is set */
@@ -358,6 +403,10 @@ static enum step_result name_get(struct flow *f)
 	struct request_ctx *ctx = request_of(f);
 	struct authorize *a = ctx->state;
 
+	if (a->console_project) {
+		a->client_name = xstrdup("the console");
+		return STEP_NEXT;
+	}
 	store_client_name(ctx->http.srv->store, a->p.client_id, &a->client_name, flow_completion(f));
 	return STEP_WAIT;
 }
@@ -408,7 +457,7 @@ static enum step_result silent_sign_in(struct flow *f)
 		.project_id = a->client.project_id, .client_id = a->p.client_id,
 		.redirect_uri = a->p.redirect_uri, .code_challenge = a->p.code_challenge,
 		.scope = a->oidc_scope, .nonce = a->p.nonce, .session_cookie = a->cookie,
-		.ask = a->ask,
+		.ask = a->ask, .session_only = a->console_project != NULL,
 	};
 	signin_silent_run(&a->silent, ctx->http.srv, &a->silent_in, &a->silent_outcome,
 	                  &a->silent_code, flow_completion(f));
@@ -422,9 +471,7 @@ static enum step_result silent_answer(struct flow *f)
 
 	switch (a->silent_outcome) {
 	case SILENT_SIGNED_IN:
-		html_redirect(ctx, redirect_location(ctx->http.srv->cfg->issuer, &a->p, a->silent_code,
-		                                     NULL, NULL));
-		return STEP_DONE;
+		return signed_in(ctx, a->silent_code);
 	case SILENT_NO_CODE:
 		return redirect_error(ctx, "server_error", "The sign-in could not be stored.");
 	case SILENT_LOGIN_REQUIRED:
@@ -503,7 +550,7 @@ static enum step_result sign_in(struct flow *f)
 		.scope = a->oidc_scope, .nonce = a->p.nonce,
 		.email = a->p.email, .password = a->p.password,
 		.address = request_client_address(ctx),
-		.session_cookie = a->cookie,
+		.session_cookie = a->cookie, .session_only = a->console_project != NULL,
 		.factor_token = a->p.factor_token, .factor_code = a->p.otp,
 	};
 	signin_run(&a->signin, ctx->http.srv, &a->in, &a->result, flow_completion(f));
@@ -519,8 +566,7 @@ static enum step_result sign_in_answer(struct flow *f)
 	switch (a->result.outcome) {
 	case SIGNIN_SIGNED_IN:
 		html_set_session_cookie(ctx, a->client.project_id, a->result.session_secret);
-		html_redirect(ctx, redirect_location(issuer, &a->p, a->result.code, NULL, NULL));
-		return STEP_DONE;
+		return signed_in(ctx, a->result.code);
 	case SIGNIN_NO_CODE:
 		return redirect_error(ctx, "server_error", "The sign-in could not be stored.");
 	case SIGNIN_REFUSED:

@@ -78,7 +78,7 @@ static void role_write_release(void *p)
 }
 
 /* docs/api.md §"Which error wins": invalid_params before role_not_found. */
-static enum step_result write_read(struct flow *f)
+enum step_result roles_write_read(struct flow *f)
 {
 	struct request_ctx *ctx = request_of(f);
 	struct role_write *w = request_state(ctx, sizeof *w, role_write_release);
@@ -89,7 +89,7 @@ static enum step_result write_read(struct flow *f)
 	return STEP_NEXT;
 }
 
-static enum step_result create(struct flow *f)
+enum step_result roles_create_store(struct flow *f)
 {
 	struct request_ctx *ctx = request_of(f);
 	struct role_write *w = ctx->state;
@@ -99,7 +99,7 @@ static enum step_result create(struct flow *f)
 	return STEP_WAIT;
 }
 
-static enum step_result update(struct flow *f)
+enum step_result roles_update_store(struct flow *f)
 {
 	struct request_ctx *ctx = request_of(f);
 	struct role_write *w = ctx->state;
@@ -121,8 +121,13 @@ static enum step_result written(struct flow *f)
 	return STEP_DONE;
 }
 
-flow_step *const roles_create_steps[] = { write_read, create, written, NULL };
-flow_step *const roles_update_steps[] = { write_read, update, written, NULL };
+const char *roles_write_record(struct request_ctx *ctx)
+{
+	return ((struct role_write *)ctx->state)->record;
+}
+
+flow_step *const roles_create_steps[] = { roles_write_read, roles_create_store, written, NULL };
+flow_step *const roles_update_steps[] = { roles_write_read, roles_update_store, written, NULL };
 
 static enum step_result list_read(struct flow *f)
 {

@@ -222,12 +222,12 @@ static enum step_result write_read(struct flow *f, enum user_write kind)
 	return rc < 0 ? flow_error(f, &err) : STEP_NEXT;
 }
 
-static enum step_result create_read(struct flow *f)
+enum step_result users_create_read(struct flow *f)
 {
 	return write_read(f, USER_CREATE);
 }
 
-static enum step_result update_read(struct flow *f)
+enum step_result users_update_read(struct flow *f)
 {
 	return write_read(f, USER_UPDATE);
 }
@@ -240,7 +240,7 @@ static enum step_result current_read(struct flow *f)
 /* Before a hash, the checks against the store (user_not_found,
  * role_not_found, insufficient_permission, conflicts). Without a password
  * the write's own checks, in the same order, are all it takes. */
-static enum step_result write_check(struct flow *f)
+enum step_result users_write_check(struct flow *f)
 {
 	struct request_ctx *ctx = request_of(f);
 	struct user_write_state *w = ctx->state;
@@ -270,7 +270,7 @@ static void password_hashed(void *arg, char *encoded)
 	flow_resume(&ctx->flow, NULL);
 }
 
-static enum step_result write_hash(struct flow *f)
+enum step_result users_write_hash(struct flow *f)
 {
 	struct request_ctx *ctx = request_of(f);
 	struct user_write_state *w = ctx->state;
@@ -285,7 +285,7 @@ static enum step_result write_hash(struct flow *f)
 	return rc < 0 ? flow_error(f, &err) : STEP_WAIT;
 }
 
-static enum step_result write_store(struct flow *f)
+enum step_result users_write_store(struct flow *f)
 {
 	struct request_ctx *ctx = request_of(f);
 	struct user_write_state *w = ctx->state;
@@ -309,14 +309,19 @@ static enum step_result write_reply(struct flow *f)
 	return STEP_DONE;
 }
 
+const char *users_write_record(struct request_ctx *ctx)
+{
+	return ((struct user_write_state *)ctx->state)->record;
+}
+
 flow_step *const users_create_steps[] = {
-	create_read, write_check, write_hash, write_store, write_reply, NULL,
+	users_create_read, users_write_check, users_write_hash, users_write_store, write_reply, NULL,
 };
 flow_step *const users_update_steps[] = {
-	update_read, write_check, write_hash, write_store, write_reply, NULL,
+	users_update_read, users_write_check, users_write_hash, users_write_store, write_reply, NULL,
 };
 flow_step *const users_update_current_steps[] = {
-	current_read, write_check, write_hash, write_store, write_reply, NULL,
+	current_read, users_write_check, users_write_hash, users_write_store, write_reply, NULL,
 };
 
 /* ---- the list ---- */
@@ -331,21 +336,33 @@ static void user_list_release(void *p)
 	page_release(&((struct user_list_state *)p)->page);
 }
 
-/* GET .../users: page, sort, search, and the is_active and role_id filters.
- * An empty role_id is no filter, like an empty search. */
+int users_list_read_query(const struct evkeyvalq *query, struct list_query *q,
+                          struct api_error *err)
+{
+	*q = (struct list_query)LIST_QUERY_INIT;
+	if (list_read_query(query, sort_keys, USER_SORT__COUNT, q, err) < 0 ||
+	    form_read_bool(query, "is_active", &q->is_active, err) < 0 ||
+	    form_get(query, "role_id", &q->role_id, err) < 0)
+		return -1;
+	if (q->role_id && !*q->role_id)
+		q->role_id = NULL;
+	return 0;
+}
+
+const char *users_sort_key(size_t sort)
+{
+	return sort < USER_SORT__COUNT ? sort_keys[sort] : NULL;
+}
+
+/* GET .../users: page, sort, search, and the is_active and role_id filters. */
 static enum step_result list_read(struct flow *f)
 {
 	struct request_ctx *ctx = request_of(f);
 	struct user_list_state *l = request_state(ctx, sizeof *l, user_list_release);
 	struct api_error err;
 
-	l->q = (struct list_query)LIST_QUERY_INIT;
-	if (list_read_query(&ctx->query, sort_keys, USER_SORT__COUNT, &l->q, &err) < 0 ||
-	    form_read_bool(&ctx->query, "is_active", &l->q.is_active, &err) < 0 ||
-	    form_get(&ctx->query, "role_id", &l->q.role_id, &err) < 0)
+	if (users_list_read_query(&ctx->query, &l->q, &err) < 0)
 		return flow_error(f, &err);
-	if (l->q.role_id && !*l->q.role_id)
-		l->q.role_id = NULL;
 	store_user_list(ctx->http.srv->store, request_param(ctx, "project_id"), &l->q, &l->page,
 	                flow_completion(f));
 	return STEP_WAIT;

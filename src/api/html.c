@@ -52,25 +52,35 @@ const char *html_style(void)
 }
 
 /* CSP Level 2 hash source: base64 (standard alphabet) of SHA-256. */
+void html_csp_for(const char *sheet, const char *extra, char *out, size_t size)
+{
+	unsigned char digest[32];
+	unsigned char b64[48];
+	unsigned int n = 0;
+
+	EVP_Digest(sheet, strlen(sheet), digest, &n, EVP_sha256(), NULL);
+	EVP_EncodeBlock(b64, digest, (int)n);
+	/* img-src data: for <link rel="icon" href="data:,">, which keeps
+	 * browsers from asking for /favicon.ico */
+	snprintf(out, size, "default-src 'none'; style-src 'sha256-%s'; img-src data:; "
+	         "frame-ancestors 'none'; base-uri 'none'%s", b64, extra);
+}
+
 const char *html_csp(void)
 {
-	static char csp[200];
+	static char csp[HTML_CSP_MAX];
 
-	if (!csp[0]) {
-		unsigned char digest[32];
-		unsigned char b64[48];
-		unsigned int n = 0;
-		EVP_Digest(style, strlen(style), digest, &n, EVP_sha256(), NULL);
-		EVP_EncodeBlock(b64, digest, (int)n);
-		/* img-src data: for <link rel="icon" href="data:,">, which keeps
-		 * browsers from asking for /favicon.ico */
-		snprintf(csp, sizeof csp, "default-src 'none'; style-src 'sha256-%s'; img-src data:; "
-		         "frame-ancestors 'none'; base-uri 'none'", b64);
-	}
+	if (!csp[0])
+		html_csp_for(style, "", csp, sizeof csp);
 	return csp;
 }
 
 struct evbuffer *html_page_begin(const char *title)
+{
+	return html_page_begin_styled(title, style);
+}
+
+struct evbuffer *html_page_begin_styled(const char *title, const char *sheet)
 {
 	struct evbuffer *buf = evbuffer_new();
 
@@ -80,7 +90,7 @@ struct evbuffer *html_page_begin(const char *title)
 	                    "<title>");
 	html_escape_into(buf, title);
 	evbuffer_add_printf(buf, "</title>\n<link rel=\"icon\" href=\"data:,\">\n"
-	                    "<style>%s</style>\n</head>\n<body>\n<main>\n", style);
+	                    "<style>%s</style>\n</head>\n<body>\n<main>\n", sheet);
 	return buf;
 }
 
@@ -107,6 +117,11 @@ void html_add_hidden(struct evbuffer *buf, const char *name, const char *value)
  * Origin check must refuse. */
 void html_reply(struct request_ctx *ctx, int status, struct evbuffer *buf)
 {
+	html_reply_csp(ctx, status, buf, html_csp());
+}
+
+void html_reply_csp(struct request_ctx *ctx, int status, struct evbuffer *buf, const char *csp)
+{
 	size_t len;
 	char *text;
 
@@ -115,7 +130,7 @@ void html_reply(struct request_ctx *ctx, int status, struct evbuffer *buf)
 	text = xmalloc(len + 1);
 	evbuffer_remove(buf, text, len);
 	evbuffer_free(buf);
-	http_add_header(ctx, "Content-Security-Policy", html_csp());
+	http_add_header(ctx, "Content-Security-Policy", csp);
 	http_add_header(ctx, "X-Frame-Options", "DENY");
 	http_add_header(ctx, "X-Content-Type-Options", "nosniff");
 	http_add_header(ctx, "Referrer-Policy", "same-origin");

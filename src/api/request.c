@@ -35,6 +35,8 @@ static void request_finish(struct flow *f, enum step_result r)
 	}
 	if (r == STEP_FAIL && ctx->http.reply_ready)
 		log_error("bug: %s answered, then failed", ctx->http.path);
+	else if (r == STEP_FAIL && ctx->fail_page)
+		ctx->fail_page(ctx, &f->err);
 	else if (r == STEP_FAIL)
 		http_reply_error(ctx, &f->err);   /* recorded: f is still running */
 	http_reply_send(ctx);
@@ -57,6 +59,9 @@ void request_release(struct request_ctx *ctx)
 	if (ctx->state_release)
 		ctx->state_release(ctx->state);
 	free(ctx->state);
+	if (ctx->page_release)
+		ctx->page_release(ctx->page);
+	free(ctx->page);
 }
 
 void *request_state(struct request_ctx *ctx, size_t size, void (*release)(void *state))

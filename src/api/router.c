@@ -24,6 +24,10 @@
 #include "api_users.h"
 #include "auth.h"
 #include "config.h"
+#include "console.h"
+#include "console_overview.h"
+#include "console_roles.h"
+#include "console_users.h"
 #include "form.h"
 #include "jbody.h"
 #include "request.h"
@@ -32,6 +36,7 @@
 #include "util.h"
 
 #define P "/api/v1/projects/:project_id"
+#define C "/console/projects/:project_id"
 
 static const struct route routes[] = {
 	{ .method = EVHTTP_REQ_GET, .path = "/healthz", .storeless = true, .steps = health_steps },
@@ -68,6 +73,41 @@ static const struct route routes[] = {
 	  .steps = logout_get_steps },
 	{ .method = EVHTTP_REQ_POST, .path = "/api/v1/logout", .body = BODY_FORM,
 	  .no_store = true, .steps = logout_post_steps },
+
+	/* the admin console (docs/console.md): pages, signed in by the
+	 * project's session cookie, never cached */
+	{ .method = EVHTTP_REQ_GET, .path = "/console/", .no_store = true,
+	  .cors = CORS_NONE, .steps = console_index_steps },
+	{ .method = EVHTTP_REQ_GET, .path = "/console/projects/:project_id/", .no_store = true,
+	  .cors = CORS_NONE, .steps = console_overview_steps },
+	{ .method = EVHTTP_REQ_GET, .path = C "/users", .no_store = true, .cors = CORS_NONE,
+	  .steps = console_users_list_steps },
+	{ .method = EVHTTP_REQ_POST, .path = C "/users", .no_store = true, .cors = CORS_NONE,
+	  .body = BODY_FORM, .steps = console_user_create_steps },
+	{ .method = EVHTTP_REQ_GET, .path = C "/new-user", .no_store = true, .cors = CORS_NONE,
+	  .steps = console_user_new_steps },
+	{ .method = EVHTTP_REQ_GET, .path = C "/users/:user_id", .no_store = true,
+	  .cors = CORS_NONE, .steps = console_user_steps },
+	{ .method = EVHTTP_REQ_POST, .path = C "/users/:user_id", .no_store = true,
+	  .cors = CORS_NONE, .body = BODY_FORM, .steps = console_user_update_steps },
+	{ .method = EVHTTP_REQ_POST, .path = C "/users/:user_id/password", .no_store = true,
+	  .cors = CORS_NONE, .body = BODY_FORM, .steps = console_user_password_steps },
+	{ .method = EVHTTP_REQ_POST, .path = C "/users/:user_id/active", .no_store = true,
+	  .cors = CORS_NONE, .body = BODY_FORM, .steps = console_user_active_steps },
+	{ .method = EVHTTP_REQ_GET, .path = C "/users/:user_id/delete", .no_store = true,
+	  .cors = CORS_NONE, .steps = console_user_delete_ask_steps },
+	{ .method = EVHTTP_REQ_POST, .path = C "/users/:user_id/delete", .no_store = true,
+	  .cors = CORS_NONE, .body = BODY_FORM, .steps = console_user_delete_steps },
+	{ .method = EVHTTP_REQ_GET, .path = C "/roles", .no_store = true, .cors = CORS_NONE,
+	  .steps = console_roles_list_steps },
+	{ .method = EVHTTP_REQ_POST, .path = C "/roles", .no_store = true, .cors = CORS_NONE,
+	  .body = BODY_FORM, .steps = console_role_create_steps },
+	{ .method = EVHTTP_REQ_GET, .path = C "/new-role", .no_store = true, .cors = CORS_NONE,
+	  .steps = console_role_new_steps },
+	{ .method = EVHTTP_REQ_GET, .path = C "/roles/:role_id", .no_store = true,
+	  .cors = CORS_NONE, .steps = console_role_steps },
+	{ .method = EVHTTP_REQ_POST, .path = C "/roles/:role_id", .no_store = true,
+	  .cors = CORS_NONE, .body = BODY_FORM, .steps = console_role_update_steps },
 
 	{ .method = EVHTTP_REQ_POST, .path = P "/resources", .auth = AUTH_BEARER,
 	  .permission = "resources:create", .body = BODY_JSON, .query = input_query_none,
@@ -169,6 +209,8 @@ static bool path_match(const char *pattern, const char *path, struct capture cap
 			return false;
 		pattern++;
 		path++;
+		if (*pattern == '\0' && *path == '\0')
+			return true;    /* both end in '/' (a folder's page: /console/) */
 		if (*path == '/' || *path == '\0')
 			return false;   /* empty segment */
 		if (*pattern == ':') {
@@ -272,13 +314,15 @@ static enum step_result step_authenticate(struct flow *f)
 
 /* A token of this very project proves that it exists: auth_bearer found the
  * token's client in it. Any other project is looked up, so that an unknown
- * one answers project_not_found before the token's mismatch. */
+ * one answers project_not_found before the token's mismatch. A route
+ * without a token (the console's pages) checks its project itself, and
+ * answers with a page. */
 static bool project_known(const struct request_ctx *ctx)
 {
 	const char *project_id = request_param(ctx, "project_id");
 
-	return !project_id || (ctx->route->auth == AUTH_BEARER &&
-	                       strcmp(ctx->principal.project_id, project_id) == 0);
+	return !project_id || ctx->route->auth != AUTH_BEARER ||
+	       strcmp(ctx->principal.project_id, project_id) == 0;
 }
 
 static enum step_result step_project(struct flow *f)

@@ -32,6 +32,12 @@ struct keyring {
 	struct store_stamp at;    /* the store state the version was read at */
 };
 
+const struct key_row *keyring_rows(const struct keyring *r, size_t *n)
+{
+	*n = r->count;
+	return r->rows;
+}
+
 int64_t keyring_lifetime_ms(const struct config *cfg)
 {
 	long longest = cfg->access_ttl_s;

@@ -206,7 +206,12 @@ void session_lookup_release(struct session_lookup *l)
 
 void session_confirm_value(const char *cookie, char out[SECRET_HASH_LEN + 1])
 {
-	char *bound = xasprintf("logout:%s", cookie);
+	session_form_value("logout", cookie, out);
+}
+
+void session_form_value(const char *purpose, const char *cookie, char out[SECRET_HASH_LEN + 1])
+{
+	char *bound = xasprintf("%s:%s", purpose, cookie);
 
 	crypto_hash_secret(bound, strlen(bound), out);
 	crypto_free_wiped(bound);

@@ -442,9 +442,10 @@ static enum step_result session_start(struct flow *f)
 
 	s->events[0] = (struct event){ &s->by, s->in->project_id, EVENT_SIGNIN_SUCCESS,
 	                               s->user.user_id, NULL };
-	session_begin(&s->session, s->srv, s->in->project_id, s->user.user_id, s->in->client_id,
-	              s->in->session_cookie, s->won ? SESSION_AMR_PASSWORD_OTP : SESSION_AMR_PASSWORD,
-	              &s->events[0], (struct completion){ session_stored, s });
+	session_begin(&s->session, s->srv, s->in->project_id, s->user.user_id,
+	              s->in->session_only ? NULL : s->in->client_id, s->in->session_cookie,
+	              s->won ? SESSION_AMR_PASSWORD_OTP : SESSION_AMR_PASSWORD, &s->events[0],
+	              (struct completion){ session_stored, s });
 	return STEP_WAIT;
 }
 
@@ -464,7 +465,7 @@ static enum step_result code_mint(struct flow *f)
 		.session_id = s->session.sid,
 	};
 
-	if (s->code_failed)
+	if (s->code_failed || s->in->session_only)
 		return STEP_NEXT;
 	signin_code_mint(&s->mint, s->srv, &req, &s->out->code,
 	                 (struct completion){ code_stored, s });
@@ -574,6 +575,8 @@ static enum step_result silent_record_client(struct flow *f)
 {
 	struct signin_silent *s = silent_of(f);
 
+	if (s->in->session_only)
+		return STEP_NEXT;
 	store_session_add_client(s->srv->store, s->session.row.id, s->in->client_id,
 	                         (struct completion){ silent_stored, s });
 	return STEP_WAIT;
@@ -590,7 +593,7 @@ static enum step_result silent_code_mint(struct flow *f)
 		.session_id = s->session.row.id,
 	};
 
-	if (s->code_failed)
+	if (s->code_failed || s->in->session_only)
 		return STEP_NEXT;
 	signin_code_mint(&s->mint, s->srv, &req, s->code, (struct completion){ silent_stored, s });
 	return STEP_WAIT;

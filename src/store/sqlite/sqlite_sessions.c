@@ -147,6 +147,8 @@ static int client_record(struct store *st, const char *session_id, const char *c
 {
 	sqlite3_stmt *s = stmt(st, SS_ADD_CLIENT);
 
+	if (!client_id)
+		return 0;   /* the console's sign-in: no client to tell */
 	store_bind_text(s, 1, session_id);
 	store_bind_text(s, 2, client_id);
 	return store_step_write(st, s, NULL, 0, NULL, err);

@@ -1,0 +1,80 @@
+#ifndef EDGEAUTH_CONSOLE_H
+#define EDGEAUTH_CONSOLE_H
+/*
+ * What every page of the admin console shares (docs/console.md): the
+ * console is a built-in first-party client of each project, signed in
+ * through the project's own sign-in page; its pages read the project's
+ * session cookie, act as the session's user with the named permissions of
+ * the user's role (the request's principal, as a bearer token's would be),
+ * and take a post only with the session's form token from our own origin.
+ */
+#include <stdbool.h>
+
+#include "console_page.h"
+#include "crypto.h"
+#include "flow.h"
+#include "request.h"
+#include "session.h"
+#include "store_projects.h"
+
+/* The console's reserved client_id of a project: this prefix and the
+ * project's ID. IDs we make are base64url, without a '.', so no client
+ * record can have one. */
+#define CONSOLE_CLIENT_PREFIX "console."
+/* The project a console client_id names (points into client_id), or NULL
+ * when client_id is not the console's. */
+const char *console_client_project(const char *client_id);
+/* The console's home of a project, the one redirect URI its sign-in takes:
+ * issuer + "/console/projects/<project_id>/". Caller frees. */
+char *console_home_url(const char *issuer, const char *project_id);
+
+/* A console request's state (the request's page: request_state is left to
+ * the API's steps the pages run); a page's own is view. */
+struct console {
+	const char *project_id;            /* borrowed from the path */
+	struct project_state project;
+	char *cookie;                      /* the project's session cookie; wiped */
+	struct session_lookup session;
+	char token[SECRET_HASH_LEN + 1];   /* the session's form token */
+	void *view;
+	void (*view_release)(void *view);
+};
+struct console *console_of(struct request_ctx *ctx);
+/* The page's own state: size zeroed bytes made at the first call. */
+void *console_view_state(struct request_ctx *ctx, size_t size, void (*release)(void *view));
+/* Whether the session's user's role holds the named permission. */
+bool console_may(struct request_ctx *ctx, const char *permission);
+/* A page of the project's console with its navigation (what the user may
+ * read) and title. */
+void console_begin(struct request_ctx *ctx, struct console_page *p, const char *title);
+/* A path of the project's console: "/console/projects/<id>/" + rest. Caller
+ * frees. */
+char *console_path(struct request_ctx *ctx, const char *rest);
+
+/* A page's first own step: the role must hold permission, else the 403
+ * page saying reason (nothing is done); from then on a failed step is
+ * answered with console_failed's page (its sentence, its status). */
+enum step_result console_need(struct flow *f, const char *permission, const char *reason);
+void console_failed(struct request_ctx *ctx, const struct api_error *err);
+
+/* After a write: a redirect to the page of the record written (JSON
+ * text with its "id"), "<area>/<id>" of the project's console, so that a
+ * reload does not post again. */
+enum step_result console_show_record(struct request_ctx *ctx, const char *record,
+                                     const char *area);
+
+/* The steps before every signed-in page, in order: the project (404 page),
+ * the session (none: a GET is sent to the sign-in page, a POST refused with
+ * 403), the user's permissions (into ctx->principal), and for a POST the
+ * Origin / Sec-Fetch-Site check and the form token (403 page, nothing done). */
+flow_step console_project_get, console_project_check, console_session_find,
+	console_session_check, console_scope_get, console_post_check;
+#define CONSOLE_SIGNED_IN                                                   \
+	console_project_get, console_project_check, console_session_find,     \
+	console_session_check, console_scope_get, console_post_check
+
+/* GET /console/: asks for a project's ID and sends the browser to its
+ * console; lists nothing. */
+extern flow_step *const console_index_steps[];
+
+#endif

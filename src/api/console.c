@@ -1,0 +1,285 @@
+/*
+ * The console's sign-in and the checks every page passes (console.h). A
+ * page is shown only to a live session of its project, and shows only what
+ * the session user's role allows; a post changes nothing unless it comes
+ * from our own pages with the session's form token.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <jansson.h>
+#include <event2/http.h>
+
+#include "config.h"
+#include "console.h"
+#include "form.h"
+#include "html.h"
+#include "store_users.h"
+#include "util.h"
+
+const char *console_client_project(const char *client_id)
+{
+	size_t n = strlen(CONSOLE_CLIENT_PREFIX);
+
+	if (!client_id || strncmp(client_id, CONSOLE_CLIENT_PREFIX, n) != 0 || !client_id[n])
+		return NULL;
+	return client_id + n;
+}
+
+char *console_home_url(const char *issuer, const char *project_id)
+{
+	char *id = evhttp_uriencode(project_id, -1, 0);
+	char *url = xasprintf("%s/console/projects/%s/", issuer, id ? id : "");
+
+	free(id);
+	return url;
+}
+
+static void console_release(void *state)
+{
+	struct console *c = state;
+
+	crypto_free_wiped(c->cookie);
+	session_lookup_release(&c->session);
+	if (c->view_release)
+		c->view_release(c->view);
+	free(c->view);
+}
+
+struct console *console_of(struct request_ctx *ctx)
+{
+	if (!ctx->page) {
+		ctx->page = xcalloc(1, sizeof (struct console));
+		ctx->page_release = console_release;
+	}
+	return ctx->page;
+}
+
+void *console_view_state(struct request_ctx *ctx, size_t size, void (*release)(void *view))
+{
+	struct console *c = console_of(ctx);
+
+	if (!c->view) {
+		c->view = xcalloc(1, size);
+		c->view_release = release;
+	}
+	return c->view;
+}
+
+bool console_may(struct request_ctx *ctx, const char *permission)
+{
+	return auth_principal_has(&ctx->principal, permission);
+}
+
+char *console_path(struct request_ctx *ctx, const char *rest)
+{
+	char *home = console_home_url("", console_of(ctx)->project_id);
+	char *path = xasprintf("%s%s", home, rest);
+
+	free(home);
+	return path;
+}
+
+void console_begin(struct request_ctx *ctx, struct console_page *p, const char *title)
+{
+	char *hrefs[3];
+	const char *labels[3];
+	size_t n = 0;
+
+	hrefs[n] = console_path(ctx, "");
+	labels[n++] = "Overview";
+	if (console_may(ctx, "users:read")) {
+		hrefs[n] = console_path(ctx, "users");
+		labels[n++] = "Users";
+	}
+	if (console_may(ctx, "roles:read")) {
+		hrefs[n] = console_path(ctx, "roles");
+		labels[n++] = "Roles";
+	}
+	console_page_begin(p, title, (const char *const *)hrefs, labels, n);
+	for (size_t i = 0; i < n; i++)
+		free(hrefs[i]);
+}
+
+/* A page that says why the request is refused; nothing was done. */
+static enum step_result refuse(struct request_ctx *ctx, int status, const char *heading,
+                               const char *reason)
+{
+	struct console_page p;
+
+	console_page_begin(&p, heading, NULL, NULL, 0);
+	console_page_error(&p, reason);
+	console_page_link(&p, "/console/", "Open the console");
+	console_page_reply(ctx, status, &p);
+	return STEP_DONE;
+}
+
+enum step_result console_show_record(struct request_ctx *ctx, const char *record,
+                                     const char *area)
+{
+	json_t *r = json_loads(record ? record : "{}", 0, NULL);
+	const char *id = json_string_value(json_object_get(r, "id"));
+	char *rest = xasprintf("%s/%s", area, id ? id : "");
+
+	html_redirect(ctx, console_path(ctx, rest));
+	free(rest);
+	json_decref(r);
+	return STEP_DONE;
+}
+
+void console_failed(struct request_ctx *ctx, const struct api_error *err)
+{
+	struct console_page p;
+
+	console_begin(ctx, &p, "Not done");
+	console_page_error(&p, err->description);
+	console_page_reply(ctx, err->status, &p);
+}
+
+enum step_result console_need(struct flow *f, const char *permission, const char *reason)
+{
+	struct request_ctx *ctx = request_of(f);
+	struct console_page p;
+
+	ctx->fail_page = console_failed;
+	if (console_may(ctx, permission))
+		return STEP_NEXT;
+	console_begin(ctx, &p, "Not allowed");
+	console_page_error(&p, reason);
+	console_page_reply(ctx, 403, &p);
+	return STEP_DONE;
+}
+
+/* ---- the steps ---- */
+
+enum step_result console_project_get(struct flow *f)
+{
+	struct request_ctx *ctx = request_of(f);
+	struct console *c = console_of(ctx);
+
+	c->project_id = request_param(ctx, "project_id");
+	store_project_get(ctx->http.srv->store, c->project_id, &c->project, flow_completion(f));
+	return STEP_WAIT;
+}
+
+enum step_result console_project_check(struct flow *f)
+{
+	struct request_ctx *ctx = request_of(f);
+	struct console *c = console_of(ctx);
+
+	if (c->project.found && c->project.is_active)
+		return STEP_NEXT;
+	return refuse(ctx, 404, "Project not found", "There is no active project with this ID.");
+}
+
+enum step_result console_session_find(struct flow *f)
+{
+	struct request_ctx *ctx = request_of(f);
+	struct console *c = console_of(ctx);
+
+	c->cookie = html_session_cookie(ctx, c->project_id);
+	session_find(&c->session, ctx->http.srv, c->cookie, c->project_id, flow_completion(f));
+	return STEP_WAIT;
+}
+
+/* No live session: a page read goes to the project's sign-in page, as the
+ * console's client, and comes back to the console's home; a post is
+ * refused (it may be a forged one, and there is no form to come back to). */
+enum step_result console_session_check(struct flow *f)
+{
+	struct request_ctx *ctx = request_of(f);
+	struct console *c = console_of(ctx);
+	const char *issuer = ctx->http.srv->cfg->issuer;
+	char *client_id, *home, *base;
+	const char *names[] = { "response_type", "client_id", "redirect_uri" };
+
+	if (c->session.row.found)
+		return STEP_NEXT;
+	if (ctx->http.method == EVHTTP_REQ_POST)
+		return refuse(ctx, 403, "Not signed in",
+		              "This form needs a signed-in session of the project. Nothing was changed.");
+	client_id = xasprintf(CONSOLE_CLIENT_PREFIX "%s", c->project_id);
+	home = console_home_url(issuer, c->project_id);
+	base = xasprintf("%s/api/v1/authorize", issuer);
+	html_redirect(ctx, html_redirect_url(base, names,
+	                                     (const char *const[]){ "code", client_id, home }, 3));
+	free(client_id);
+	free(home);
+	free(base);
+	return STEP_DONE;
+}
+
+/* The session's user acts with the permissions of their role, as a token
+ * of theirs would: the principal every service reads (the no-escalation
+ * rule, the audit trail's actor). */
+enum step_result console_scope_get(struct flow *f)
+{
+	struct request_ctx *ctx = request_of(f);
+	struct console *c = console_of(ctx);
+	struct principal *p = &ctx->principal;
+
+	p->present = true;
+	p->project_id = xstrdup(c->project_id);
+	p->client_id = xasprintf(CONSOLE_CLIENT_PREFIX "%s", c->project_id);
+	p->user_id = xstrdup(c->session.row.user_id);
+	p->auth_time = c->session.row.auth_time / 1000;
+	session_form_value("console", c->cookie, c->token);
+	store_user_scope(ctx->http.srv->store, p->user_id, &p->scope, flow_completion(f));
+	return STEP_WAIT;
+}
+
+/* docs/signin.md §"Cross-site posts", and Fetch Metadata: a browser names a
+ * post from another site's page cross-site or same-site; ours are
+ * same-origin. */
+static bool fetch_site_ok(const char *site)
+{
+	return !site || strcmp(site, "same-origin") == 0 || strcmp(site, "none") == 0;
+}
+
+enum step_result console_post_check(struct flow *f)
+{
+	struct request_ctx *ctx = request_of(f);
+	struct console *c = console_of(ctx);
+	const char *token = NULL;
+	struct api_error err;
+
+	if (ctx->http.method != EVHTTP_REQ_POST)
+		return STEP_NEXT;
+	if (!fetch_site_ok(request_header(ctx, "Sec-Fetch-Site")))
+		return refuse(ctx, 403, "Request refused",
+		              "A form of this console was posted from another site. Nothing was changed.");
+	if (!html_post_origin_check(ctx))
+		return STEP_DONE;
+	if (form_get(&ctx->form, CONSOLE_TOKEN_FIELD, &token, &err) < 0 || !token ||
+	    !crypto_equal(token, c->token))
+		return refuse(ctx, 403, "Request refused",
+		              "The form's token is missing or wrong: open the page again and retry. "
+		              "Nothing was changed.");
+	return STEP_NEXT;
+}
+
+/* ---- GET /console/ ---- */
+
+static enum step_result index_show(struct flow *f)
+{
+	struct request_ctx *ctx = request_of(f);
+	const char *project_id = NULL;
+	struct api_error err;
+	struct console_page p;
+
+	if (form_get(&ctx->query, "project_id", &project_id, &err) == 0 && project_id && *project_id) {
+		char *home = console_home_url("", project_id);
+		html_redirect(ctx, home);
+		return STEP_DONE;
+	}
+	console_page_begin(&p, "edgeauth console", NULL, NULL, 0);
+	console_page_text(&p, "Sign in to a project's console with an account of that project.");
+	console_page_form_begin(&p, "/console/", "get", NULL);
+	console_page_field(&p, &(struct console_field){
+		.name = "project_id", .label = "Project ID", .type = "text", .required = true });
+	console_page_submit(&p, "Open");
+	console_page_form_end(&p);
+	console_page_reply(ctx, 200, &p);
+	return STEP_DONE;
+}
+
+flow_step *const console_index_steps[] = { index_show, NULL };

@@ -1,0 +1,363 @@
+/*
+ * The console's roles pages (console_roles.h). The permissions are shown
+ * as checkboxes, one group per resource, from the project's resources as
+ * the store lists them; a write builds the API's JSON body from the form
+ * and runs the roles API's steps (api_roles.h), so its rules, no
+ * escalation included, and its sentences are the API's.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <jansson.h>
+#include <event2/keyvalq_struct.h>
+
+#include "api_roles.h"
+#include "console.h"
+#include "console_roles.h"
+#include "form.h"
+#include "html.h"
+#include "listing.h"
+#include "store_resources.h"
+#include "store_roles.h"
+#include "util.h"
+
+/* The most a page lists (the API's page size limit). */
+#define ROLES_PAGE 100
+
+struct roles_view {
+	struct list_query q;
+	struct page roles;
+	struct page resources;
+	json_t *resource_list;
+	char *record;
+	json_t *role;
+};
+
+static void roles_view_release(void *state)
+{
+	struct roles_view *v = state;
+
+	page_release(&v->roles);
+	page_release(&v->resources);
+	json_decref(v->resource_list);
+	free(v->record);
+	json_decref(v->role);
+}
+
+static struct roles_view *view_of(struct request_ctx *ctx)
+{
+	return console_view_state(ctx, sizeof (struct roles_view), roles_view_release);
+}
+
+static const char *str(const json_t *o, const char *key)
+{
+	return json_string_value(json_object_get(o, key));
+}
+
+
+
+static enum step_result need_read(struct flow *f)
+{
+	return console_need(f, "roles:read", "Your role may not read the project's roles.");
+}
+
+static enum step_result need_create(struct flow *f)
+{
+	return console_need(f, "roles:create", "Your role may not create roles. Nothing was changed.");
+}
+
+static enum step_result need_update(struct flow *f)
+{
+	return console_need(f, "roles:update", "Your role may not change roles. Nothing was changed.");
+}
+
+/* ---- the list ---- */
+
+static enum step_result list_get(struct flow *f)
+{
+	struct request_ctx *ctx = request_of(f);
+	struct roles_view *v = view_of(ctx);
+
+	v->q = (struct list_query)LIST_QUERY_INIT;
+	v->q.page_size = ROLES_PAGE;
+	store_role_list(ctx->http.srv->store, console_of(ctx)->project_id, &v->q, &v->roles,
+	                flow_completion(f));
+	return STEP_WAIT;
+}
+
+static enum step_result list_show(struct flow *f)
+{
+	static const char *const heads[] = { "Name", "Code", "Permissions" };
+	struct request_ctx *ctx = request_of(f);
+	struct roles_view *v = view_of(ctx);
+	json_t *data = json_loads(v->roles.data ? v->roles.data : "[]", 0, NULL), *r;
+	struct console_page p;
+	char line[64];
+	size_t i;
+
+	console_begin(ctx, &p, "Roles");
+	if (console_may(ctx, "roles:create")) {
+		char *href = console_path(ctx, "new-role");
+		console_page_link(&p, href, "Create a role");
+		free(href);
+	}
+	console_page_table_begin(&p, "Roles", heads, 3);
+	json_array_foreach(data, i, r) {
+		char count[24], *rest = xasprintf("roles/%s", str(r, "id") ? str(r, "id") : "");
+		char *href = console_path(ctx, rest);
+		snprintf(count, sizeof count, "%zu", json_array_size(json_object_get(r, "permission_ids")));
+		console_page_table_row_link(&p, href, str(r, "name"),
+		                            (const char *const[]){ str(r, "code"), count }, 2);
+		free(href);
+		free(rest);
+	}
+	console_page_table_end(&p);
+	snprintf(line, sizeof line, "%lld roles%s.", v->roles.total,
+	         v->roles.total > ROLES_PAGE ? ", the first 100 shown" : "");
+	console_page_text(&p, line);
+	json_decref(data);
+	console_page_reply(ctx, 200, &p);
+	return STEP_DONE;
+}
+
+flow_step *const console_roles_list_steps[] = {
+	CONSOLE_SIGNED_IN, need_read, list_get, list_show, NULL,
+};
+
+/* ---- the form ---- */
+
+/* Every resource of the project (the checkboxes' groups). */
+static enum step_result resources_get(struct flow *f)
+{
+	struct request_ctx *ctx = request_of(f);
+	struct roles_view *v = view_of(ctx);
+
+	v->q = (struct list_query)LIST_QUERY_INIT;
+	v->q.page_size = ROLES_PAGE;
+	store_resource_list(ctx->http.srv->store, console_of(ctx)->project_id, &v->q, &v->resources,
+	                    flow_completion(f));
+	return STEP_WAIT;
+}
+
+static enum step_result resources_parse(struct flow *f)
+{
+	struct roles_view *v = view_of(request_of(f));
+
+	v->resource_list = json_loads(v->resources.data ? v->resources.data : "[]", 0, NULL);
+	return STEP_NEXT;
+}
+
+static bool id_in(const json_t *ids, const char *id)
+{
+	size_t i;
+	json_t *x;
+
+	json_array_foreach(ids, i, x)
+		if (json_is_string(x) && strcmp(json_string_value(x), id) == 0)
+			return true;
+	return false;
+}
+
+/* One group of checkboxes per resource, ticked as in values' permission_ids. */
+static void permission_boxes(struct console_page *p, const json_t *resources, const json_t *ids)
+{
+	size_t i;
+	json_t *r;
+
+	json_array_foreach(resources, i, r) {
+		const json_t *perms = json_object_get(r, "permissions");
+		size_t n = json_array_size(perms), k;
+		const char **values = xcalloc(n + 1, sizeof *values);
+		char **labels = xcalloc(n + 1, sizeof *labels);
+		bool *checked = xcalloc(n + 1, sizeof *checked);
+		char *legend = xasprintf("%s (%s)", str(r, "name") ? str(r, "name") : "",
+		                         str(r, "code") ? str(r, "code") : "");
+		json_t *perm;
+
+		json_array_foreach(perms, k, perm) {
+			values[k] = str(perm, "id") ? str(perm, "id") : "";
+			labels[k] = xasprintf("%s:%s", str(r, "code") ? str(r, "code") : "",
+			                      str(perm, "code") ? str(perm, "code") : "");
+			checked[k] = id_in(ids, values[k]);
+		}
+		console_page_checkboxes(p, "permission_ids", legend, values,
+		                        (const char *const *)labels, checked, n);
+		for (k = 0; k < n; k++)
+			free(labels[k]);
+		free(values);
+		free(labels);
+		free(checked);
+		free(legend);
+	}
+}
+
+/* The role's form posting to action, values from a record or a body; err's
+ * sentence beside its field (code, name, description) or above. */
+static void role_form(struct request_ctx *ctx, struct console_page *p, const char *action,
+                      const json_t *values, const struct api_error *err, const char *submit)
+{
+	static const char *const names[] = { "code", "name", "description" };
+	static const char *const labels[] = { "Code", "Name", "Description" };
+	struct roles_view *v = view_of(ctx);
+	const char *at = NULL;
+
+	for (size_t i = 0; err && i < 3; i++)
+		if (strncmp(err->description, names[i], strlen(names[i])) == 0 &&
+		    err->description[strlen(names[i])] == ' ')
+			at = names[i];
+	if (err && !at && strcmp(err->code, "role_code_already_used") == 0)
+		at = "code";
+	if (err && !at)
+		console_page_error(p, err->description);
+	console_page_form_begin(p, action, "post", console_of(ctx)->token);
+	for (size_t i = 0; i < 3; i++)
+		console_page_field(p, &(struct console_field){ .name = names[i], .label = labels[i],
+			.type = "text", .value = str(values, names[i]), .required = i < 2,
+			.error = at && strcmp(at, names[i]) == 0 ? err->description : NULL });
+	permission_boxes(p, v->resource_list, json_object_get(values, "permission_ids"));
+	console_page_submit(p, submit);
+	console_page_form_end(p);
+}
+
+/* The posted form as the API's body: permission_ids from every box ticked. */
+static void form_body(struct request_ctx *ctx)
+{
+	static const char *const names[] = { "code", "name", "description" };
+	json_t *ids = json_array();
+	struct evkeyval *kv;
+
+	ctx->body = json_object();
+	TAILQ_FOREACH(kv, &ctx->form, next) {
+		if (strcmp(kv->key, "permission_ids") == 0)
+			json_array_append_new(ids, json_string(kv->value));
+		for (size_t i = 0; i < 3; i++)
+			if (strcmp(kv->key, names[i]) == 0 && !json_object_get(ctx->body, names[i]))
+				json_object_set_new(ctx->body, names[i], json_string(kv->value));
+	}
+	json_object_set_new(ctx->body, "permission_ids", ids);
+}
+
+static enum step_result written(struct flow *f)
+{
+	struct request_ctx *ctx = request_of(f);
+
+	return console_show_record(ctx, roles_write_record(ctx), "roles");
+}
+
+/* ---- create ---- */
+
+static void create_page(struct request_ctx *ctx, int status, const json_t *values,
+                        const struct api_error *err)
+{
+	char *action = console_path(ctx, "roles");
+	struct console_page p;
+
+	console_begin(ctx, &p, "Create a role");
+	role_form(ctx, &p, action, values, err, "Create");
+	console_page_reply(ctx, status, &p);
+	free(action);
+}
+
+static enum step_result new_show(struct flow *f)
+{
+	create_page(request_of(f), 200, NULL, NULL);
+	return STEP_DONE;
+}
+
+flow_step *const console_role_new_steps[] = {
+	CONSOLE_SIGNED_IN, need_create, resources_get, resources_parse, new_show, NULL,
+};
+
+static void create_failed(struct request_ctx *ctx, const struct api_error *err)
+{
+	create_page(ctx, err->status, ctx->body, err);
+}
+
+static enum step_result create_body(struct flow *f)
+{
+	struct request_ctx *ctx = request_of(f);
+
+	form_body(ctx);
+	ctx->fail_page = create_failed;
+	return STEP_NEXT;
+}
+
+flow_step *const console_role_create_steps[] = {
+	CONSOLE_SIGNED_IN, need_create, resources_get, resources_parse, create_body,
+	roles_write_read, roles_create_store, written, NULL,
+};
+
+/* ---- one role, edit ---- */
+
+static enum step_result role_get(struct flow *f)
+{
+	struct request_ctx *ctx = request_of(f);
+	struct roles_view *v = view_of(ctx);
+
+	store_role_get(ctx->http.srv->store, console_of(ctx)->project_id,
+	               request_param(ctx, "role_id"), &v->record, flow_completion(f));
+	return STEP_WAIT;
+}
+
+static enum step_result role_parse(struct flow *f)
+{
+	struct roles_view *v = view_of(request_of(f));
+
+	v->role = json_loads(v->record, 0, NULL);
+	return v->role ? STEP_NEXT : flow_fail(f, E_SYSTEM_ERROR, "The role could not be read.");
+}
+
+/* The role's page: with roles:update its form (values, err), else its
+ * permissions, named, as a list. */
+static void role_page(struct request_ctx *ctx, int status, const json_t *values,
+                      const struct api_error *err)
+{
+	struct roles_view *v = view_of(ctx);
+	char *rest = xasprintf("roles/%s", request_param(ctx, "role_id"));
+	char *action = console_path(ctx, rest);
+	struct console_page p;
+
+	console_begin(ctx, &p, str(v->role, "name") ? str(v->role, "name") : "Role");
+	if (console_may(ctx, "roles:update")) {
+		role_form(ctx, &p, action, values, err, "Save");
+	} else {
+		console_page_text(&p, str(v->role, "description"));
+		console_page_heading(&p, "Permissions");
+		permission_boxes(&p, v->resource_list, json_object_get(v->role, "permission_ids"));
+	}
+	console_page_reply(ctx, status, &p);
+	free(action);
+	free(rest);
+}
+
+static enum step_result role_show(struct flow *f)
+{
+	struct request_ctx *ctx = request_of(f);
+
+	role_page(ctx, 200, view_of(ctx)->role, NULL);
+	return STEP_DONE;
+}
+
+flow_step *const console_role_steps[] = {
+	CONSOLE_SIGNED_IN, need_read, role_get, role_parse, resources_get, resources_parse,
+	role_show, NULL,
+};
+
+static void update_failed(struct request_ctx *ctx, const struct api_error *err)
+{
+	role_page(ctx, err->status, ctx->body, err);
+}
+
+static enum step_result update_body(struct flow *f)
+{
+	struct request_ctx *ctx = request_of(f);
+
+	form_body(ctx);
+	ctx->fail_page = update_failed;
+	return STEP_NEXT;
+}
+
+flow_step *const console_role_update_steps[] = {
+	CONSOLE_SIGNED_IN, need_update, role_get, role_parse, resources_get, resources_parse,
+	update_body, roles_write_read, roles_update_store, written, NULL,
+};

@@ -1,0 +1,36 @@
+# Helpers for the admin console's tests (docs/console.md): a browser's
+# sign-in as the console, its pages and its posts. Sourced after lib.sh,
+# signin_lib.sh and start_server.
+HOME_PATH="/console/projects/$PROJECT_ID/"
+CONSOLE="console.$PROJECT_ID"
+location() { printf '%s' "$HDRS" | tr -d '\r' | sed -n 's/^[Ll]ocation: //p'; }
+has() { if grep -Fq -- "$2" <<<"$BODY"; then pass; else fail "$1: no '$2' in ${BODY:0:400}"; fi; }
+lacks() { if grep -Fq -- "$2" <<<"$BODY"; then fail "$1: '$2' is shown"; else pass; fi; }
+# escaped TEXT: TEXT as a page shows it (html.c's escaping)
+escaped() { sed -e 's/&/\&amp;/g' -e 's/</\&lt;/g' -e 's/>/\&gt;/g' -e 's/"/\&quot;/g' -e "s/'/\&#39;/g" <<<"$1"; }
+# console_sign_in EMAIL PASSWORD: the console's sign-in form, as a browser
+# posts it after the redirect (no PKCE: the console gets no code), with JAR
+console_sign_in() {
+	STATUS=$(curl -s -o "$TMP/body" -D "$TMP/hdrs" -w '%{http_code}' -b "$JAR" -c "$JAR" \
+		-H "Origin: $BASE" --data-urlencode response_type=code \
+		--data-urlencode "client_id=$CONSOLE" --data-urlencode "redirect_uri=$BASE$HOME_PATH" \
+		--data-urlencode "email=$1" --data-urlencode "password=$2" "$BASE/api/v1/authorize")
+	BODY=$(cat "$TMP/body"); HDRS=$(cat "$TMP/hdrs")
+}
+# apage PATH [curl args...]: GET a console page with the jar WHO_JAR
+apage() { local path=$1; shift; AUTH=none req GET "$path" -b "$WHO_JAR" -c "$WHO_JAR" "$@"; }
+# form_token: the form token in the page last read (BODY)
+form_token() { grep -o 'name="form_token" value="[^"]*"' <<<"$BODY" | head -1 | sed 's/.*value="//; s/"$//'; }
+# apost PATH FIELD=VALUE...: a browser's post of a console form with WHO_JAR,
+# from ORIGIN_H (default our origin) with Sec-Fetch-Site SITE_H (default
+# same-origin), and TOKEN_F as the form token (unset: TOK; "none": none)
+apost() {
+	local path=$1; shift
+	local args=(-s -o "$TMP/body" -D "$TMP/hdrs" -w '%{http_code}' -b "$WHO_JAR" -c "$WHO_JAR"
+		-H "Origin: ${ORIGIN_H:-$BASE}" -H "Sec-Fetch-Site: ${SITE_H:-same-origin}")
+	[ "${TOKEN_F:-}" != none ] && args+=(--data-urlencode "form_token=${TOKEN_F:-$TOK}")
+	for f in "$@"; do args+=(--data-urlencode "$f"); done
+	[ $# -eq 0 ] && [ "${TOKEN_F:-}" = none ] && args+=(-d "")
+	STATUS=$(curl "${args[@]}" "$BASE$path")
+	BODY=$(cat "$TMP/body"); HDRS=$(cat "$TMP/hdrs")
+}

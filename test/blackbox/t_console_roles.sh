@@ -1,0 +1,120 @@
+# The admin console's roles pages (issue 29, docs/console.md): the list, a
+# role's page, create and edit with the permissions as checkboxes grouped by
+# resource, run through the roles API's steps (its sentences, no
+# escalation, the audit trail), shown only as roles:* allow.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/signin_lib.sh"
+. "$(dirname "$0")/cli_lib.sh"
+start_server
+. "$(dirname "$0")/console_lib.sh"
+R="${HOME_PATH}roles"
+roles_count() { db "select count(*) from roles where project_id = '$PROJECT_ID'"; }
+
+run role add --project "$PROJECT_ID" --code admin --name Administrators --permission '*'
+INPUT="admin password" run user add --project "$PROJECT_ID" --email admin@example.com --name Admin \
+	--role admin --password-stdin
+ADMIN_ID=$(jq -r .id <<<"$OUT")
+ADMIN_ROLE=$(db "select id from roles where project_id = '$PROJECT_ID' and code = 'admin'")
+load_resources
+req POST "$P/resources" '{"code":"orders","name":"Orders <shop>","permissions":[{"code":"read","name":"Read"},{"code":"ship","name":"Ship"}]}'
+check_status "issue29.3 a resource of the project's own" 201
+load_resources
+WHO_JAR=$TMP/admin_jar
+JAR=$WHO_JAR console_sign_in admin@example.com "admin password"
+
+# ---- the list and the navigation ----
+apage "$HOME_PATH"
+has "issue29.3 roles:read shows the Roles link" "<a href=\"${R}\">Roles</a>"
+apage "$R"
+check_status "issue29.3 the roles list" 200
+has "issue29.3 lists the admin role" ">Administrators</a>"
+has "issue29.3 roles:create shows the create link" ">Create a role</a>"
+
+# ---- create: checkboxes grouped by resource ----
+apage "${HOME_PATH}new-role"
+check_status "issue29.3 the create form" 200
+has "issue29.3 a group per resource, escaped" "<legend>Orders &lt;shop&gt; (orders)</legend>"
+has "issue29.3 a labelled checkbox per permission" "<label class=\"inline\" for=\"c-$(pid orders:ship)\">orders:ship</label>"
+has "issue29.3 the default resources too" ">users:read</label>"
+TOK=$(form_token)
+BEFORE=$(roles_count)
+apost "$R" code=shippers "name=Ship <it>" description= "permission_ids=$(pid orders:ship)" "permission_ids=$(pid users:read)"
+check_status "issue29.3 create" 302
+ROLE=$(basename "$(location)")
+BEFORE=$(roles_count)
+req GET "$P/roles/$ROLE"
+check_json "issue29.3 the role's permissions" '.permission_ids | length' 2
+check_json "issue29.3 ... its name" .name "Ship <it>"
+check "issue29.3 audited as the user's" \
+	"$(db "select actor from events where action = 'role.create' and target = '$ROLE'")" "$ADMIN_ID"
+apage "$R/$ROLE"
+check_status "issue29.3 the role's page" 200
+has "issue29.3 the name escaped" "Ship &lt;it&gt;"
+has "issue29.3 its boxes ticked" "value=\"$(pid orders:ship)\" checked>"
+lacks "issue29.3 the others not" "value=\"$(pid orders:read)\" checked>"
+# errors: the API's sentence beside the field; a taken code
+apage "${HOME_PATH}new-role"; TOK=$(form_token)
+apost "$R" code=shippers name=Again
+check_status "issue29.3 a taken code: 409" 409
+has "issue29.3 ... beside the code" 'id="e-code"'
+apost "$R" "code=bad code" name=Bad
+check_status "issue29.3 a bad code: 400" 400
+has "issue29.3 ... beside the code" 'id="e-code"'
+check "issue29.3 nothing stored" "$(roles_count)" "$BEFORE"
+
+# ---- edit: untick and tick ----
+apage "$R/$ROLE"; TOK=$(form_token)
+apost "$R/$ROLE" code=shippers name=Shippers description=ships "permission_ids=$(pid orders:read)"
+check_status "issue29.3 edit" 302
+req GET "$P/roles/$ROLE"
+check_json "issue29.3 the new set" '.permission_ids | join(",")' "$(pid orders:read)"
+check_json "issue29.3 the new name" .name Shippers
+
+# ---- cross-site and token checks: 403, nothing changed ----
+TOKEN_F=none apost "$R" code=evil name=Evil
+check_status "issue29.3 no token: 403" 403
+SITE_H=cross-site apost "$R" code=evil name=Evil
+check_status "issue29.3 cross-site: 403" 403
+check "issue29.3 no role made" "$(roles_count)" "$BEFORE"
+
+# ---- roles:read alone: no form; a post changes nothing ----
+req POST "$P/roles" "{\"code\":\"rolereader\",\"name\":\"Role readers\",\"permission_ids\":$(ids roles:read)}"
+RR=$(jq -r .id <<<"$BODY")
+req POST "$P/users" "$(jq -cn --arg r "$RR" '{display_name:"Rory",email:"rory@example.com",password:"rory password",role_id:$r}')"
+WHO_JAR=$TMP/rory_jar
+JAR=$WHO_JAR console_sign_in rory@example.com "rory password"
+apage "$R"
+check_status "issue29.3 roles:read: the list" 200
+lacks "issue29.3 roles:read: no create link" "Create a role"
+apage "$R/$ROLE"
+check_status "issue29.3 roles:read: a role's page" 200
+lacks "issue29.3 roles:read: no form" "<form"
+has "issue29.3 roles:read: the permissions shown" ">orders:read</label>"
+TOK=$(printf '%s' "console:$(awk -F'\t' -v n="edgeauth_$PROJECT_ID" '$6 == n { print $7 }' "$WHO_JAR")" | openssl dgst -sha256 -binary | base64 | tr '+/' '-_' | tr -d '=\n')
+apost "$R/$ROLE" code=shippers name=Hacked
+check_status "issue29.3 roles:read: an edit post (valid token) is refused" 403
+apost "$R" code=hacked name=Hacked
+check_status "issue29.3 roles:read: a create post is refused" 403
+req GET "$P/roles/$ROLE"
+check_json "issue29.3 roles:read: nothing changed" .name Shippers
+
+# ---- no escalation, as through the API ----
+req POST "$P/roles" "{\"code\":\"rolemgr\",\"name\":\"Role managers\",\"permission_ids\":$(ids roles:read roles:create roles:update)}"
+RM=$(jq -r .id <<<"$BODY")
+req POST "$P/users" "$(jq -cn --arg r "$RM" '{display_name:"Remy",email:"remy@example.com",password:"remy password",role_id:$r}')"
+WHO_JAR=$TMP/remy_jar
+JAR=$WHO_JAR console_sign_in remy@example.com "remy password"
+apage "${HOME_PATH}new-role"; TOK=$(form_token)
+apost "$R" code=grab name=Grab "permission_ids=$(pid users:update)"
+check_status "issue29.3 no escalation: a role with users:update is refused" 403
+has "issue29.3 ... with the API's sentence" 'role="alert">The token does not carry users:update'
+check "issue29.3 ... nothing stored" "$(db "select count(*) from roles where code = 'grab'")" 0
+apost "$R" code=fine name=Fine "permission_ids=$(pid orders:ship)"
+check_status "issue29.3 a project's own permission is free to grant" 302
+apage "$R/$ADMIN_ROLE"; TOK=$(form_token)
+apost "$R/$ADMIN_ROLE" code=admin name=Mine
+check_status "issue29.3 no escalation: the admin role cannot be changed" 403
+req GET "$P/roles/$ADMIN_ROLE"
+check_json "issue29.3 the admin role is unchanged" .name Administrators
+
+finish
