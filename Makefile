@@ -35,16 +35,16 @@ UNIT_BINS := $(UNIT_SRCS:test/unit/%.c=$(BUILD)/test/%)
 CONF     ?= etc/edgeauth.conf
 
 .PHONY: FORCE all deps deps-run deps-test deps-fuzz deps-bench run test test-full unit headers layers \
-        blackbox check fuzz bench clean install deps-deb deb
+        blackbox check fuzz bench clean install deps-deb deb deps-arm test-arm64
 all: $(BIN)
 
 # The Debian packages each target needs, installed when missing (as root):
 # make run only what builds and runs the server, the tests and benchmarks
 # their own tools (scripts/install-deps says which). make deps: all of them.
 deps:
-	@scripts/install-deps run test fuzz bench deb
+	@scripts/install-deps run test fuzz bench deb arm
 
-deps-run deps-test deps-fuzz deps-bench deps-deb:
+deps-run deps-test deps-fuzz deps-bench deps-deb deps-arm:
 	@scripts/install-deps $(@:deps-%=%)
 
 # What edgeauth --version names: the source's commit (git describe; "unknown"
@@ -210,9 +210,20 @@ install: $(INSTALL_BUILD)/edgeauth
 # The Debian package, edgeauth_<version>_<arch>.deb in $(DEB_OUT), built with
 # debhelper from etc/debian/ in a copy of the tree there (never a debian/ in
 # the tree), then checked by lintian: docs/operations.md "The Debian package".
+# ARCH=arm64 or armhf (on the command line only: an ARCH in the environment
+# belongs to other builds) cross-builds it in a build root of its own,
+# scripts/cross-root: docs/operations.md "Building for ARM".
 DEB_OUT ?= $(BUILD)/deb
-deb: deps-deb
-	@scripts/deb $(DEB_OUT) $(COMMIT)
+DEB_ARCH := $(if $(filter command line,$(origin ARCH)),$(ARCH))
+deb: deps-deb $(if $(DEB_ARCH),deps-arm)
+	@scripts/deb $(DEB_OUT) $(COMMIT) $(DEB_ARCH)
+
+# The arm64 and armhf packages cross-built, the box's own build still whole
+# after them, and the arm64 binary and unit suites run under qemu-user:
+# minutes of downloads (once, then cached in build/cross/) and emulation, so
+# neither make test nor test-full; CI runs it (.ci/run).
+test-arm64: deps-arm
+	@test/blackbox/run.sh arm/t_arm.sh
 
 clean:
 	rm -rf $(BUILD) $(BIN)
