@@ -32,6 +32,8 @@ char *session_cookie_name(const char *project_id, bool secure);
  * there, is empty, or is there more than once (two cookies of one name:
  * one was planted, and we cannot tell which). Caller frees. */
 char *session_cookie_value(const char *const *headers, size_t n, const char *name);
+/* How many times the cookie called name is in headers[0..n). */
+size_t session_cookie_count(const char *const *headers, size_t n, const char *name);
 /* The Set-Cookie value that sets name to value for max_age_s seconds, or
  * (value NULL) removes it, with docs/signin.md §"Sessions"'s attributes. Caller frees. */
 char *session_cookie_header(const char *name, const char *value, bool secure, long max_age_s);

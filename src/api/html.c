@@ -254,27 +254,51 @@ bool html_post_origin_check(struct request_ctx *ctx)
 
 #define COOKIE_HEADERS_MAX 16
 
-char *html_session_cookie(struct request_ctx *ctx, const char *project_id)
+/* The request's Cookie header values into values[COOKIE_HEADERS_MAX]: their
+ * number, or SIZE_MAX past that many. HTTP/2 gateways send each cookie in a
+ * header of its own (RFC 9113 §8.2.3); past COOKIE_HEADERS_MAX of them the
+ * request has no session. */
+static size_t cookie_headers(struct request_ctx *ctx, const char **values)
 {
 	const struct evkeyvalq *in = evhttp_request_get_input_headers(ctx->http.req);
-	const char *values[COOKIE_HEADERS_MAX];
 	const struct evkeyval *h;
-	char *name, *value;
 	size_t n = 0;
 
-	/* HTTP/2 gateways send each cookie in a header of its own (RFC 9113
-	 * §8.2.3); past COOKIE_HEADERS_MAX of them the request has no session */
 	TAILQ_FOREACH(h, in, next) {
 		if (strcasecmp(h->key, "Cookie") != 0)
 			continue;
 		if (n == COOKIE_HEADERS_MAX)
-			return NULL;
+			return SIZE_MAX;
 		values[n++] = h->value;
 	}
+	return n;
+}
+
+char *html_session_cookie(struct request_ctx *ctx, const char *project_id)
+{
+	const char *values[COOKIE_HEADERS_MAX];
+	size_t n = cookie_headers(ctx, values);
+	char *name, *value;
+
+	if (n == SIZE_MAX)
+		return NULL;
 	name = session_cookie_name(project_id, session_cookie_secure(ctx->http.srv->cfg->issuer));
 	value = session_cookie_value(values, n, name);
 	free(name);
 	return value;
+}
+
+/* Until 0.1.0 the http cookie was for Path=/api/v1/ (CHANGELOG.md "Unreleased"):
+ * a browser that kept it beside the Path=/ one sends the name twice, which
+ * is no session, so such a request's new cookie comes with the old one's
+ * removal. Only then: a second Set-Cookie of the same name confuses cookie
+ * jars that ignore paths. */
+static bool sends_two_cookies(struct request_ctx *ctx, const char *name)
+{
+	const char *values[COOKIE_HEADERS_MAX];
+	size_t n = cookie_headers(ctx, values);
+
+	return n != SIZE_MAX && session_cookie_count(values, n, name) > 1;
 }
 
 void html_set_session_cookie(struct request_ctx *ctx, const char *project_id, const char *value)
@@ -286,7 +310,7 @@ void html_set_session_cookie(struct request_ctx *ctx, const char *project_id, co
 
 	http_add_header(ctx, "Set-Cookie", header);
 	crypto_free_wiped(header);
-	if (!secure) {
+	if (!secure && sends_two_cookies(ctx, name)) {
 		header = session_cookie_legacy_clear(name);
 		http_add_header(ctx, "Set-Cookie", header);
 		free(header);

@@ -69,14 +69,32 @@ static size_t cookie_scan(const char *header, const char *name, const char **val
 	return found;
 }
 
-char *session_cookie_value(const char *const *headers, size_t n, const char *name)
+/* Every cookie called name in headers[0..n): how many, the last one's value. */
+static size_t cookie_scan_all(const char *const *headers, size_t n, const char *name,
+                              const char **value, size_t *value_len)
 {
-	const char *value = NULL;
-	size_t value_len = 0, found = 0;
+	size_t found = 0;
 
 	for (size_t i = 0; i < n; i++)
 		if (headers[i])
-			found += cookie_scan(headers[i], name, &value, &value_len);
+			found += cookie_scan(headers[i], name, value, value_len);
+	return found;
+}
+
+size_t session_cookie_count(const char *const *headers, size_t n, const char *name)
+{
+	const char *value = NULL;
+	size_t value_len = 0;
+
+	return cookie_scan_all(headers, n, name, &value, &value_len);
+}
+
+char *session_cookie_value(const char *const *headers, size_t n, const char *name)
+{
+	const char *value = NULL;
+	size_t value_len = 0;
+	size_t found = cookie_scan_all(headers, n, name, &value, &value_len);
+
 	return found == 1 && value_len > 0 ? xstrndup(value, value_len) : NULL;
 }
 
@@ -91,9 +109,7 @@ char *session_cookie_header(const char *name, const char *value, bool secure, lo
 	                 secure ? " Secure;" : "");
 }
 
-/* Until 0.1.0 the http cookie was for Path=/api/v1/ (CHANGELOG.md "Unreleased"); a
- * browser keeping it beside the Path=/ one would send two cookies of the name,
- * which is no session, so each new cookie over http also clears the old one. */
+/* Until 0.1.0 the http cookie was for Path=/api/v1/ (CHANGELOG.md "Unreleased"). */
 char *session_cookie_legacy_clear(const char *name)
 {
 	return xasprintf("%s=; Path=/api/v1/; Max-Age=0; HttpOnly; SameSite=Lax", name);

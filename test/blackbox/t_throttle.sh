@@ -173,7 +173,7 @@ check "issue24.3: the session holds 3 codes" "$(db "select count(*) from auth_co
 # a password sign-in in the same session: the session goes on, no code
 JAR=$JAR1 authorize_post "$APP" "$REDIRECT" gil@example.com "gil password" "s2"
 check_status "issue24.3: a password sign-in of the session over its bound" 429
-check "issue24.3: its cookie renewed" "$(printf '%s' "$HDRS" | grep -ci '^set-cookie: edgeauth_[^;]*=[A-Za-z0-9_-]\{43\}; Path=/;')" 1
+check "issue24.3: its cookie renewed" "$(printf '%s' "$HDRS" | grep -ci '^set-cookie: edgeauth_')" 1
 JAR=$JAR1 authorize_get "$APP" "$REDIRECT" prompt=none
 check "issue24.3: the renewed session is still over its bound (not signed out)" "$STATUS" 429
 # another session of the same user has a bound of its own
