@@ -24,7 +24,7 @@ authorize_post() {
 	[ -n "$state" ] && args+=(--data-urlencode "state=$state")
 	for extra in "$@"; do args+=(--data-urlencode "$extra"); done
 	STATUS=$(curl "${args[@]}" "$BASE/api/v1/authorize")
-	BODY=$(cat "$TMP/body"); HDRS=$(cat "$TMP/hdrs")
+	BODY=$(< "$TMP/body"); HDRS=$(< "$TMP/hdrs")
 	LOCATION=$(printf '%s' "$HDRS" | tr -d '\r' | sed -n 's/^[Ll]ocation: //p')
 }
 
@@ -42,7 +42,7 @@ authorize_get() {
 	args+=(--data-urlencode "code_challenge=$CHALLENGE")
 	for extra in "$@"; do args+=(--data-urlencode "$extra"); done
 	STATUS=$(curl "${args[@]}" "$BASE/api/v1/authorize")
-	BODY=$(cat "$TMP/body"); HDRS=$(cat "$TMP/hdrs")
+	BODY=$(< "$TMP/body"); HDRS=$(< "$TMP/hdrs")
 	LOCATION=$(printf '%s' "$HDRS" | tr -d '\r' | sed -n 's/^[Ll]ocation: //p')
 	CODE=$(query_value "$LOCATION" code)
 }
@@ -74,7 +74,7 @@ token_req() {
 	[ -n "${AUTHORIZATION:-}" ] && args+=(-H "Authorization: $AUTHORIZATION")
 	for f in "$@"; do args+=(--data-urlencode "$f"); done
 	STATUS=$(curl "${args[@]}" "$BASE${ENDPOINT:-/api/v1/tokens}")
-	BODY=$(cat "$TMP/body"); HDRS=$(cat "$TMP/hdrs")
+	BODY=$(< "$TMP/body"); HDRS=$(< "$TMP/hdrs")
 }
 
 # exchange CLIENT REDIRECT CODE VERIFIER: sets ACCESS and REFRESH on success
