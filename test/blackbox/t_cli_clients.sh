@@ -15,7 +15,7 @@ start_server "audit.file=$TMP/audit.jsonl"
 grant() {
 	STATUS=$(curl -s -o "$TMP/body" -w '%{http_code}' -u "$1:$2" -d grant_type=client_credentials \
 		"$BASE/api/v1/tokens")
-	BODY=$(cat "$TMP/body")
+	BODY=$(< "$TMP/body")
 }
 grant_is() { grant "$1" "$2"; [ "$STATUS" = "$3" ]; }
 

@@ -72,10 +72,10 @@ for method in client_secret_basic client_secret_post; do
 
 	# RFC 7009 revocation: refused without the secret, nothing revoked
 	STATUS=$(curl -s -o "$TMP/body" -w '%{http_code}' -d "client_id=$APP" --data-urlencode "token=$R" \
-		"$BASE/api/v1/tokens/revoke"); BODY=$(cat "$TMP/body")
+		"$BASE/api/v1/tokens/revoke"); BODY=$(< "$TMP/body")
 	check_err "$method: RFC 7009 without the secret" $DENIED
 	STATUS=$(curl -s -o "$TMP/body" -w '%{http_code}' -d "client_id=$APP" -d "client_secret=$SECRET" \
-		-u "$APP:$SECRET" --data-urlencode "token=$R" "$BASE/api/v1/tokens/revoke"); BODY=$(cat "$TMP/body")
+		-u "$APP:$SECRET" --data-urlencode "token=$R" "$BASE/api/v1/tokens/revoke"); BODY=$(< "$TMP/body")
 	check_err "$method: RFC 7009 with the secret both ways" 400 invalid_params
 	AUTH="Bearer $A" req GET /api/v1/users/current
 	check_status "$method: the access token still works" 200
@@ -90,7 +90,7 @@ for method in client_secret_basic client_secret_post; do
 	R=$REFRESH
 	if [ "$method" = client_secret_basic ]; then
 		STATUS=$(curl -s -o "$TMP/body" -w '%{http_code}' -u "$APP:$SECRET" --data-urlencode "token=$R" \
-			"$BASE/api/v1/tokens/revoke"); BODY=$(cat "$TMP/body")
+			"$BASE/api/v1/tokens/revoke"); BODY=$(< "$TMP/body")
 		check_status "$method: RFC 7009 with Basic" 200
 	else
 		AUTH=none req POST /api/v1/tokens/current/revoke \
@@ -200,7 +200,7 @@ check_json "the admin client's method" .token_endpoint_auth_method client_secret
 req GET "$P/clients/$(jq -r .client_id "$TMP/admin.json")"
 check_json "a recovered admin client's too" .token_endpoint_auth_method client_secret_basic
 STATUS=$(curl -s -o "$TMP/body" -w '%{http_code}' -d "client_id=$CLIENT_ID" --data-urlencode "token=$TOKEN" \
-	"$BASE/api/v1/tokens/revoke"); BODY=$(cat "$TMP/body")
+	"$BASE/api/v1/tokens/revoke"); BODY=$(< "$TMP/body")
 check_err "its tokens are not revoked in its name without its secret" $DENIED
 
 finish

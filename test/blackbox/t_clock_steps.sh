@@ -19,7 +19,7 @@ rita_and_app
 app_form() { # app_form PATH FORM...: as the app, with Basic
 	local path=$1 args=(-s -o "$TMP/body" -w '%{http_code}' -u "$APP:$APP_SECRET"); shift
 	for f in "$@"; do args+=(--data-urlencode "$f"); done
-	STATUS=$(curl "${args[@]}" "$BASE$path"); BODY=$(cat "$TMP/body")
+	STATUS=$(curl "${args[@]}" "$BASE$path"); BODY=$(< "$TMP/body")
 }
 active() { app_form /api/v1/tokens/introspect "token=$1"; jq -r .active <<<"$BODY"; }
 

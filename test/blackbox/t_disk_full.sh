@@ -42,16 +42,18 @@ kill -STOP "$SERVER_PID"
 curl -s -o "$TMP/w.body" -w '%{http_code}' -H "Authorization: Bearer $TOKEN" -H 'Content-Type: application/json' \
 	-d '{"display_name":"Nope","external_user_id":"nope"}' "$BASE$P/users" > "$TMP/w.status" &
 W=$!
-# (the pauses only make it likely that the write is taken up first, in
-# the reads' batch; a read taken up alone, or before the write, answers
-# 200 all the same: a slow machine cannot make this fail)
-sleep 0.2
+# (the waits, for the listen backlog to hold the write and then the reads,
+# make it likely that the write is taken up first, in the reads' batch; a
+# read taken up alone, or before the write, answers 200 all the same: a slow
+# machine cannot make this fail. issue26.4: by state, not by sleeps)
+backlog() { [ "$(ss -Hltn "sport = :$PORT" | awk '{ print $2 + 0; exit }')" -ge "$1" ]; }
+wait_for backlog 1
 READS=()
 for i in 1 2 3 4 5; do
 	curl -s -o /dev/null -w '%{http_code}\n' -H "Authorization: Bearer $TOKEN" "$BASE$P/users/$USER_ID" > "$TMP/r$i.status" &
 	READS+=($!)
 done
-sleep 0.5
+wait_for backlog 6
 kill -CONT "$SERVER_PID"
 wait "$W" "${READS[@]}"
 check "issue24.14: the write of that batch fails" "$(cat "$TMP/w.status")" 500

@@ -128,7 +128,7 @@ run_case() {
 		[ "$method" == HEAD ] && : > "$TMP/body"   # -I writes the headers there
 	fi
 	BODY=$(head -c 4096 "$TMP/body" | tr -d '\0')
-	HDRS=$(cat "$TMP/hdrs")
+	HDRS=$(< "$TMP/hdrs")
 
 	local got_err ok=0 s
 	got_err=$(jq -r 'if type == "object" and (.error|type) == "string" then .error else "-" end' "$TMP/body" 2>/dev/null)

@@ -16,7 +16,7 @@ introspect() {
 	[ $# -eq 0 ] && set -- -u "$RS:$RS_SECRET"
 	STATUS=$(curl -s -o "$TMP/body" -D "$TMP/hdrs" -w '%{http_code}' --data-urlencode "token=$token" \
 		"$@" "$BASE/api/v1/tokens/introspect")
-	BODY=$(cat "$TMP/body"); HDRS=$(cat "$TMP/hdrs")
+	BODY=$(< "$TMP/body"); HDRS=$(< "$TMP/hdrs")
 }
 inactive() { # inactive NAME: the answer is exactly {"active":false}
 	check_status "$1: 200" 200
@@ -157,7 +157,7 @@ introspect "$FRESH" -u "$RS:$RS_SECRET" -d "client_id=$APP"
 check_err "Basic and client_id differ" 400 invalid_params
 STATUS=$(curl -s -o "$TMP/body" -w '%{http_code}' -u "$RS:$RS_SECRET" -X POST "$BASE/api/v1/tokens/introspect" \
 	-H 'Content-Type: application/x-www-form-urlencoded' --data-binary '')
-BODY=$(cat "$TMP/body")
+BODY=$(< "$TMP/body")
 check_err "no token" 400 invalid_params
 introspect "$FRESH" -u "$RS:$RS_SECRET" --data-urlencode "token=again"
 check_err "token twice" 400 invalid_params

@@ -22,11 +22,12 @@ start_server "server.listen=[::]:$SERVER_PORT" server.max_connections_per_addres
 
 # clients PORT SERVER SOURCE...: one idle connection from each SOURCE to
 # SERVER; prints how many the server kept open (those over the limit are
-# closed at once: it waits up to 5 s for them to go), and holds the rest
-# 2 s more.
+# closed at once: it waits for them to go, a minute at most), and with
+# HOLD=FILE holds the rest until FILE exists (issue26.4: by state, not for
+# a time).
 clients() {
 	python3 - "$@" <<'PY'
-import socket, sys, time
+import os, socket, sys, time
 port, server, sources = int(sys.argv[1]), sys.argv[2], sys.argv[3:]
 fam = socket.AF_INET6 if ":" in server else socket.AF_INET
 socks = []
@@ -46,11 +47,13 @@ def open_count():
         except OSError:
             pass
     return n
-end = time.monotonic() + 5
+end = time.monotonic() + 60
 while open_count() > 4 and time.monotonic() < end:
     time.sleep(0.05)
 print(open_count(), flush=True)
-time.sleep(2)
+hold = os.environ.get("HOLD")
+while hold and not os.path.exists(hold) and time.monotonic() < end + 60:
+    time.sleep(0.05)
 PY
 }
 # get SOURCE SERVER: the status of GET /healthz from SOURCE (000: none)
@@ -61,12 +64,13 @@ get() {
 # Six addresses of one /64 hold six connections at once: four are kept.
 # (Each used to count as a client of its own: all six were kept.) Another
 # /64 is another client and gets its answer meanwhile.
-clients "$SERVER_PORT" 2001:db8:0:1::1 2001:db8:0:1::1 2001:db8:0:1::2 2001:db8:0:1::3 \
-	2001:db8:0:1::4 2001:db8:0:1::5 2001:db8:0:1:ffff::6 > "$TMP/v6.out" &
+HOLD=$TMP/v6.release clients "$SERVER_PORT" 2001:db8:0:1::1 2001:db8:0:1::1 2001:db8:0:1::2 \
+	2001:db8:0:1::3 2001:db8:0:1::4 2001:db8:0:1::5 2001:db8:0:1:ffff::6 > "$TMP/v6.out" &
 HOLDER=$!
-sleep 0.5
+wait_for test -s "$TMP/v6.out"   # the /64 at its limit, its connections held
 check "issue24.7: another /64 is served while one /64 is at its limit" \
 	"$(get 2001:db8:0:2::1 '[2001:db8:0:2::1]')" 200
+touch "$TMP/v6.release"
 wait "$HOLDER"
 check "issue24.7: connections kept from six addresses of one /64 (limit 4)" "$(cat "$TMP/v6.out")" 4
 # An IPv4 client on the IPv6 socket is its IPv4 address, a limit of its own.

@@ -34,7 +34,7 @@ logout() {
 	[ "${JAR-unset}" = unset ] && args+=(-b "$BROWSER" -c "$BROWSER")
 	[ "$method" = GET ] && args+=(-G)
 	STATUS=$(curl "${args[@]}" "$@" "$BASE/api/v1/logout")
-	BODY=$(cat "$TMP/body"); HDRS=$(cat "$TMP/hdrs")
+	BODY=$(< "$TMP/body"); HDRS=$(< "$TMP/hdrs")
 }
 
 # --- set-up: a user, two apps; A has post-logout URIs ---

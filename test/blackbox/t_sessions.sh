@@ -178,7 +178,7 @@ with_cookie() {
 		--data-urlencode "code_challenge=$CHALLENGE" --data-urlencode state=st-c)
 	for extra in "$@"; do args+=(--data-urlencode "$extra"); done
 	STATUS=$(curl "${args[@]}" "$BASE/api/v1/authorize")
-	BODY=$(cat "$TMP/body"); HDRS=$(cat "$TMP/hdrs")
+	BODY=$(< "$TMP/body"); HDRS=$(< "$TMP/hdrs")
 	LOCATION=$(printf '%s' "$HDRS" | tr -d '\r' | sed -n 's/^[Ll]ocation: //p')
 }
 with_cookie "$COOKIE_NAME=$COOKIE" "$B" "$RB"
