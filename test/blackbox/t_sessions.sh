@@ -244,13 +244,13 @@ exchange "$B" "$RB" "$SSO_CODE" "$VERIFIER"
 REFRESH_S2=$REFRESH; ACCESS_S2=$ACCESS
 # a planted value is never taken on
 PLANTED=$(openssl rand -base64 32 | tr '+/' '-_' | tr -d '=\n')
-printf '127.0.0.1\tFALSE\t/api/v1/\tFALSE\t0\t%s\t%s\n' "$COOKIE_NAME" "$PLANTED" > "$TMP/jar2"
+printf '127.0.0.1\tFALSE\t/\tFALSE\t0\t%s\t%s\n' "$COOKIE_NAME" "$PLANTED" > "$TMP/jar2"
 JAR=$TMP/jar2 authorize_post "$A" "$RA" bob@example.com "bob password" "st-4"
 BOB_COOKIE=$(jar_value "$TMP/jar2" "$COOKIE_NAME")
 check "a planted cookie is replaced" "$([ -n "$BOB_COOKIE" ] && [ "$BOB_COOKIE" != "$PLANTED" ] && echo yes)" yes
 check "and names no session" "$(db "select count(*) from sessions where secret_hash = '$(secret_hash "$PLANTED")'")" 0
 # bob signs in with alice's cookie: alice's session ends as by logout
-printf '127.0.0.1\tFALSE\t/api/v1/\tFALSE\t0\t%s\t%s\n' "$COOKIE_NAME" "$COOKIE3" > "$TMP/jar3"
+printf '127.0.0.1\tFALSE\t/\tFALSE\t0\t%s\t%s\n' "$COOKIE_NAME" "$COOKIE3" > "$TMP/jar3"
 JAR=$TMP/jar3 authorize_post "$A" "$RA" bob@example.com "bob password" "st-5"
 BOB_SID=$(db "select session_id from auth_codes where hash = '$(secret_hash "$(query_value "$LOCATION" code)")'")
 check "bob gets a session of his own" "$(db "select user_id from sessions where id = '$BOB_SID'") $([ "$BOB_SID" != "$SID2" ] && echo new)" "$BOB new"
