@@ -59,7 +59,7 @@ static int project_create(struct cli_call *c)
 	return said(c, r, &err);
 }
 
-static int project_list(struct cli_call *c)
+static int project_list_print(struct cli_call *c)
 {
 	struct api_error err;
 	json_t *list = store_project_list(c->st, &err);
@@ -95,7 +95,7 @@ static const struct cli_sub subs[] = {
 	  .usage = "project create --name NAME",
 	  .help = "  Creates a project and prints its admin client as JSON, the secret this once.",
 	  .options = { { "--name", CLI_VALUE, true } } },
-	{ .name = "list", .run = project_list, .usage = "project list",
+	{ .name = "list", .run = project_list_print, .usage = "project list",
 	  .help = "  Prints the projects as a JSON array." },
 	{ .name = "activate", .run = project_set_active, .operand = "ID",
 	  .usage = "project activate ID",

@@ -578,7 +578,7 @@ START_TEST(test_user_record)
 	assert_shape(out, "{\"id\":\"ID\",\"display_name\":\"Ann\",\"avatar_url\":null,"
 	             "\"external_user_id\":\"ext-1\",\"email\":\"Ann@Example.com\","
 	             "\"email_verified\":true,\"is_active\":true,\"role_id\":null,\"role_name\":null,"
-	             "\"created_at\":T,\"updated_at\":T}", id);
+	             "\"second_factors\":[],\"created_at\":T,\"updated_at\":T}", id);
 	free(out);
 	out = NULL;
 	store_user_get_external(cf.st, cf.p.project_id, "ext-1", true, &out, DONE);
@@ -586,7 +586,7 @@ START_TEST(test_user_record)
 	assert_shape(out, "{\"id\":\"ID\",\"display_name\":\"Ann\",\"avatar_url\":null,"
 	             "\"external_user_id\":\"ext-1\",\"email\":\"Ann@Example.com\","
 	             "\"email_verified\":true,\"is_active\":true,\"role_id\":null,\"role_name\":null,"
-	             "\"created_at\":T,\"updated_at\":T,\"permissions\":[]}", id);
+	             "\"second_factors\":[],\"created_at\":T,\"updated_at\":T,\"permissions\":[]}", id);
 	free(out);
 	free(id);
 }
@@ -1010,7 +1010,7 @@ static void user_update_is(const char *id, const struct user_fields *f, const ch
 	want = xasprintf("{\"id\":\"ID\",\"display_name\":\"V\",\"avatar_url\":null,"
 	                 "\"external_user_id\":null,\"email\":\"%s\",\"email_verified\":%s,"
 	                 "\"is_active\":false,\"role_id\":null,\"role_name\":null,"
-	                 "\"created_at\":T,\"updated_at\":T}", email, verified);
+	                 "\"second_factors\":[],\"created_at\":T,\"updated_at\":T}", email, verified);
 	assert_shape(out, want, id);
 	free(want);
 	free(out);

@@ -314,7 +314,7 @@ START_TEST(test_session)
 	struct new_session ns = {
 		.id = "sess-public-id", .secret_hash = "sess-secret-hash", .project_id = cf.p.project_id,
 		.user_id = u, .client_id = cf.p.client_id, .now = now_ms(),
-		.expires_at = now_ms() + HOUR_MS,
+		.expires_at = now_ms() + HOUR_MS, .amr = "pwd",
 	};
 	struct new_code c = {
 		.hash = "sc-hash", .family_id = "sf", .project_id = cf.p.project_id,
@@ -556,7 +556,7 @@ START_TEST(test_outbox)
 	struct outbox_rows rows = { 0 };
 	struct new_session ns = {
 		.id = "out-sess", .secret_hash = "out-secret-hash", .project_id = cf.p.project_id,
-		.user_id = u, .now = now_ms(), .expires_at = now_ms() + HOUR_MS,
+		.user_id = u, .now = now_ms(), .expires_at = now_ms() + HOUR_MS, .amr = "pwd",
 	};
 	const char *ids[1];
 	bool ended = false;
