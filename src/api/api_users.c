@@ -61,7 +61,7 @@ static const struct str_rule rule_role_id = {
  * cannot change. */
 static const char *const user_record[] = {
 	"id", "display_name", "avatar_url", "external_user_id", "email", "email_verified",
-	"is_active", "role_id", "role_name", "created_at", "updated_at", NULL,
+	"is_active", "role_id", "role_name", "second_factors", "created_at", "updated_at", NULL,
 };
 #define USER_TAKEN "display_name", "avatar_url", "external_user_id", "email", "password", "role_id"
 const struct input_names users_create_names = {
