@@ -99,19 +99,22 @@ static struct slot *find(struct throttle *t, const char *key, int64_t now_ms, bo
 	return reuse;
 }
 
-int throttle_wait_s(struct throttle *t, const char *key, int64_t now_ms)
+/* The seconds s's window still refuses for, 0 when it does not. */
+static int wait_of(const struct throttle *t, const struct slot *s, int64_t now_ms)
 {
-	struct slot *s = find(t, key, now_ms, false);
-
 	if (!s || stale(t, s, now_ms) || s->failures < t->max_failures)
 		return 0;
 	return (int)((s->first_ms + t->window_ms - now_ms + 999) / 1000);
 }
 
-bool throttle_fail(struct throttle *t, const char *key, int64_t now_ms)
+int throttle_wait_s(struct throttle *t, const char *key, int64_t now_ms)
 {
-	struct slot *s = find(t, key, now_ms, true);
+	return wait_of(t, find(t, key, now_ms, false), now_ms);
+}
 
+/* Counts one failure in s, the slot of its key. */
+static bool count_failure(const struct throttle *t, struct slot *s, int64_t now_ms)
+{
 	if (stale(t, s, now_ms)) {
 		s->first_ms = now_ms;
 		s->failures = 0;
@@ -121,6 +124,11 @@ bool throttle_fail(struct throttle *t, const char *key, int64_t now_ms)
 	return s->failures == t->max_failures;
 }
 
+bool throttle_fail(struct throttle *t, const char *key, int64_t now_ms)
+{
+	return count_failure(t, find(t, key, now_ms, true), now_ms);
+}
+
 void throttle_undo(struct throttle *t, const char *key)
 {
 	struct slot *s = find(t, key, 0, false);
@@ -128,15 +136,19 @@ void throttle_undo(struct throttle *t, const char *key)
 		s->failures--;
 }
 
+/* One digest of the key, not two: this runs on every silent sign-in
+ * (docs/BENCHMARKS.md, "Comparisons"). */
 int throttle_take(struct throttle *t, const char *key, int64_t now_ms)
 {
+	struct slot *s;
 	int wait;
 
 	if (!t)
 		return 0;
-	wait = throttle_wait_s(t, key, now_ms);
+	s = find(t, key, now_ms, true);
+	wait = wait_of(t, s, now_ms);
 	if (wait == 0)
-		throttle_fail(t, key, now_ms);
+		count_failure(t, s, now_ms);
 	return wait;
 }
 

@@ -28,8 +28,9 @@
 	" OR " t ".created_at / 1000 <= c.tokens_valid_after / 1000" \
 	" OR " t ".created_at / 1000 <= p.tokens_valid_after / 1000))"
 
-/* Whether the code row t was made in a session that has ended or is gone
- * (schema/013): its sign-in ended with the session. */
+/* Whether the code row t was made in a session that has ended or is gone:
+ * its sign-in ended with the session. This check, not a deletion, is what
+ * keeps such a code from redeeming (schema/017). */
 #define SQL_SESSION_GONE(t) \
 	" (" t ".session_id IS NOT NULL AND NOT EXISTS (SELECT 1 FROM sessions s" \
 	" WHERE s.id = " t ".session_id AND s.ended_at IS NULL))"
