@@ -146,6 +146,12 @@ static int read_option(struct cli_call *c, int argc, char **argv, int *i)
 	return 0;
 }
 
+/* --help, or -h as before a command (docs/commands.md). */
+static bool asks_help(const char *arg)
+{
+	return !strcmp(arg, "--help") || !strcmp(arg, "-h");
+}
+
 /* argv: the arguments after the subcommand's name. 0, EXIT_USAGE said, or
  * HELP_ASKED. */
 static int parse(struct cli_call *c, int argc, char **argv)
@@ -158,7 +164,7 @@ static int parse(struct cli_call *c, int argc, char **argv)
 
 		if (!options_end && !strcmp(argv[i], "--"))
 			options_end = true;
-		else if (!options_end && !strcmp(argv[i], "--help"))
+		else if (!options_end && asks_help(argv[i]))
 			return HELP_ASKED;
 		else if (!options_end && c->group->records && !strcmp(argv[i], "--json"))
 			c->json = true;
@@ -273,7 +279,7 @@ int cli_group_run(const struct cli_group *g, const char *conf, int argc, char **
 	} else {
 		if (argc < 1)
 			return group_usage_error(g, "which command?", NULL);
-		if (!strcmp(argv[0], "--help"))
+		if (asks_help(argv[0]))
 			return cli_group_help(g, 0, NULL);
 		c.sub = find_sub(g, argv[0]);
 		if (!c.sub)

@@ -39,6 +39,8 @@ usage "project activate: a stray argument" "argument 2 is one too many" "project
 usage "project activate: no ID" "ID is required" "project activate" project activate
 help "project create" "project create --name NAME" project create --help
 help "project" "project create --name NAME" project --help
+help "project create -h" "project create --name NAME" project create -h
+help "project -h" "project create --name NAME" project -h
 run project create --name=second
 check "issue27.cliargs project create --name=VALUE" "$RC $(jq -r 'keys | join(",")' <<<"$OUT")" \
 	"0 client_id,client_secret,project_id"
