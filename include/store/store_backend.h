@@ -31,6 +31,7 @@ struct page;
 struct role_fields;
 struct session_row;
 struct new_session;
+struct session_list;
 struct outbox_rows;
 struct event;
 struct event_filter;
@@ -139,6 +140,8 @@ struct store_sessions_ops {
 	                   struct completion done);
 	void (*end)(struct store *st, const char *id, const char *project_id, const char *user_id,
 	            const struct event *ev, bool *ended, struct completion done);
+	void (*list_user)(struct store *st, const char *project_id, const char *user_id,
+	                  int64_t now, struct session_list *out, struct completion done);
 	void (*purge)(struct store *st, int batch, int64_t now, int *deleted,
 	              struct completion done);
 };

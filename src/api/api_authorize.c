@@ -323,10 +323,9 @@ static enum step_result redirect_get(struct flow *f)
 
 	if (!a->p.redirect_uri)
 		return STEP_NEXT;   /* a->registered stays false */
-	if (a->console_project) {   /* its one redirect URI: the console's home */
-		char *home = console_home_url(ctx->http.srv->cfg->issuer, a->console_project);
-		a->registered = strcmp(home, a->p.redirect_uri) == 0;
-		free(home);
+	if (a->console_project) {   /* the console's home, or the account page */
+		a->registered = console_redirect_registered(ctx->http.srv->cfg->issuer,
+		                                            a->console_project, a->p.redirect_uri);
 		return STEP_NEXT;
 	}
 	store_client_redirect_registered(ctx->http.srv->store, a->p.client_id, a->p.redirect_uri,
