@@ -19,6 +19,11 @@
 /* A TOTP secret of user_id, sealed (keyring_seal_text). Caller frees. */
 char *factor_totp_seal(const struct keyring *r, const char *user_id, const unsigned char *key,
                        size_t len);
+/* user_id's sealed secret opened, for the enrollment page that shows it
+ * until its first code (*len its length): caller frees with
+ * crypto_free_wiped. NULL when it does not open with this key. */
+unsigned char *factor_totp_open(const struct keyring *r, const char *user_id, const char *sealed,
+                                size_t *len);
 /* Checks code against user_id's sealed secret at now_s, after last_step
  * (totp_verify): the matched step, or -1 (wrong, malformed, a replay, or a
  * secret that does not open with this key-encryption key). */

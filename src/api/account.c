@@ -45,7 +45,7 @@ static struct account_view *view_of(struct request_ctx *ctx)
 }
 
 /* The path of one of the page's forms: /account/<rest>?project_id=... */
-static char *action_path(struct request_ctx *ctx, const char *rest)
+char *account_action_path(struct request_ctx *ctx, const char *rest)
 {
 	char *id = evhttp_uriencode(console_of(ctx)->project_id, -1, 0);
 	char *path = xasprintf("/account/%s?project_id=%s", rest, id ? id : "");
@@ -61,18 +61,23 @@ bool account_recent(struct request_ctx *ctx)
 	return auth_time > 0 && now_ms() - auth_time <= (int64_t)ACCOUNT_RECENT_S * 1000;
 }
 
+const json_t *account_user(struct request_ctx *ctx)
+{
+	return view_of(ctx)->user;
+}
+
 static const char *str(const json_t *o, const char *key)
 {
 	return json_string_value(json_object_get(o, key));
 }
 
-/* A page of the account with its heading; a link back when back. */
-static void page_begin(struct console_page *p, const char *title)
+/* A page of the account with its heading. */
+void account_page_begin(struct console_page *p, const char *title)
 {
 	console_page_begin(p, title, NULL, NULL, 0);
 }
 
-static void link_back(struct request_ctx *ctx, struct console_page *p)
+void account_link_back(struct request_ctx *ctx, struct console_page *p)
 {
 	char *url = console_account_url("", console_of(ctx)->project_id);
 
@@ -85,13 +90,13 @@ static void account_failed(struct request_ctx *ctx, const struct api_error *err)
 {
 	struct console_page p;
 
-	page_begin(&p, "Not done");
+	account_page_begin(&p, "Not done");
 	console_page_error(&p, err->description);
-	link_back(ctx, &p);
+	account_link_back(ctx, &p);
 	console_page_reply(ctx, err->status, &p);
 }
 
-static enum step_result refuse(struct request_ctx *ctx, int status, const char *reason)
+enum step_result account_refuse(struct request_ctx *ctx, int status, const char *reason)
 {
 	struct api_error err;
 
@@ -115,7 +120,7 @@ enum step_result account_project_read(struct flow *f)
 		console_of(ctx)->project_id = project_id;
 		return STEP_NEXT;
 	}
-	page_begin(&p, "Project not found");
+	account_page_begin(&p, "Project not found");
 	console_page_error(&p, "The address must name a project: /account?project_id=...");
 	console_page_reply(ctx, 400, &p);
 	return STEP_DONE;
@@ -134,7 +139,7 @@ enum step_result account_principal(struct flow *f)
 
 /* ---- what the pages read ---- */
 
-static enum step_result user_get(struct flow *f)
+enum step_result account_user_get(struct flow *f)
 {
 	struct request_ctx *ctx = request_of(f);
 
@@ -143,7 +148,7 @@ static enum step_result user_get(struct flow *f)
 	return STEP_WAIT;
 }
 
-static enum step_result user_parse(struct flow *f)
+enum step_result account_user_parse(struct flow *f)
 {
 	struct account_view *v = view_of(request_of(f));
 
@@ -151,7 +156,7 @@ static enum step_result user_parse(struct flow *f)
 	return v->user ? STEP_NEXT : flow_fail(f, E_SYSTEM_ERROR, "The user could not be read.");
 }
 
-static enum step_result sessions_get(struct flow *f)
+enum step_result account_sessions_get(struct flow *f)
 {
 	struct request_ctx *ctx = request_of(f);
 
@@ -163,7 +168,7 @@ static enum step_result sessions_get(struct flow *f)
 
 /* ---- the page's sections ---- */
 
-static void section_user(struct request_ctx *ctx, struct console_page *p, bool recent)
+void account_section_user(struct request_ctx *ctx, struct console_page *p, bool recent)
 {
 	static const char *const heads[] = { "Field", "Value" };
 	const json_t *u = view_of(ctx)->user;
@@ -189,7 +194,7 @@ static void section_user(struct request_ctx *ctx, struct console_page *p, bool r
 
 /* What the page shows instead of a change when the sign-in is not recent:
  * the sign-in page again (prompt=login), coming back here. */
-static void signin_again(struct request_ctx *ctx, struct console_page *p)
+void account_signin_again(struct request_ctx *ctx, struct console_page *p)
 {
 	const char *issuer = ctx->http.srv->cfg->issuer;
 	char *back = console_account_url(issuer, console_of(ctx)->project_id);
@@ -202,16 +207,16 @@ static void signin_again(struct request_ctx *ctx, struct console_page *p)
 	free(back);
 }
 
-static void section_password(struct request_ctx *ctx, struct console_page *p, bool recent)
+void account_section_password(struct request_ctx *ctx, struct console_page *p, bool recent)
 {
 	char *action;
 
 	console_page_heading(p, "Password");
 	if (!recent) {
-		signin_again(ctx, p);
+		account_signin_again(ctx, p);
 		return;
 	}
-	action = action_path(ctx, "password");
+	action = account_action_path(ctx, "password");
 	console_page_form_begin(p, action, "post", console_of(ctx)->token);
 	console_page_field(p, &(struct console_field){ .name = "current_password",
 		.label = "Current password", .type = "password", .required = true });
@@ -229,7 +234,7 @@ static const char *amr_label(const char *amr)
 	return strstr(amr, "mfa") ? "password and second factor" : "password";
 }
 
-static void section_sessions(struct request_ctx *ctx, struct console_page *p, bool recent)
+void account_section_sessions(struct request_ctx *ctx, struct console_page *p, bool recent)
 {
 	static const char *const heads[] = { "Started", "Last sign-in", "Ends", "With", "" };
 	const struct session_list *l = &view_of(ctx)->sessions;
@@ -255,7 +260,7 @@ static void section_sessions(struct request_ctx *ctx, struct console_page *p, bo
 	}
 	console_page_table_end(p);
 	if (l->n) {
-		action = action_path(ctx, "sessions/end");
+		action = account_action_path(ctx, "sessions/end");
 		console_page_form_begin(p, action, "post", console_of(ctx)->token);
 		console_page_select(p, "session_id", "Session", values, (const char *const *)labels,
 		                    l->n, NULL);
@@ -269,44 +274,19 @@ static void section_sessions(struct request_ctx *ctx, struct console_page *p, bo
 	free(values);
 }
 
-/* The page's parts, in order. The second factors' files (TOTP, passkeys)
- * each add their section here, between the password and the sessions. */
-static const struct account_section sections[] = {
-	{ "user", section_user },
-	{ "password", section_password },
-	{ "sessions", section_sessions },
-};
-
-static enum step_result page_show(struct flow *f)
-{
-	struct request_ctx *ctx = request_of(f);
-	bool recent = account_recent(ctx);
-	struct console_page p;
-
-	page_begin(&p, "Your account");
-	for (size_t i = 0; i < sizeof sections / sizeof sections[0]; i++)
-		sections[i].render(ctx, &p, recent);
-	console_page_reply(ctx, 200, &p);
-	return STEP_DONE;
-}
-
-flow_step *const account_page_steps[] = {
-	ACCOUNT_SIGNED_IN, user_get, user_parse, sessions_get, page_show, NULL,
-};
-
 /* ---- POST /account/password ---- */
 
 /* A change needs a recent sign-in: else the way to one, nothing done. */
-static enum step_result need_recent(struct flow *f)
+enum step_result account_need_recent(struct flow *f)
 {
 	struct request_ctx *ctx = request_of(f);
 	struct console_page p;
 
 	if (account_recent(ctx))
 		return STEP_NEXT;
-	page_begin(&p, "Confirm your password");
+	account_page_begin(&p, "Confirm your password");
 	console_page_error(&p, "Your sign-in is too old for this change. Nothing was changed.");
-	signin_again(ctx, &p);
+	account_signin_again(ctx, &p);
 	console_page_reply(ctx, 403, &p);
 	return STEP_DONE;
 }
@@ -361,7 +341,7 @@ static enum step_result password_body(struct flow *f)
 	struct api_error err;
 
 	if (v->verified != 1)
-		return refuse(ctx, 403, "The current password is wrong. Nothing was changed.");
+		return account_refuse(ctx, 403, "The current password is wrong. Nothing was changed.");
 	if (form_get(&ctx->form, "new_password", &password, &err) < 0 || !password || !*password)
 		return flow_fail(f, E_INVALID_PARAMS, "new_password is required.");
 	ctx->body = json_object();
@@ -379,16 +359,16 @@ static enum step_result password_done(struct flow *f)
 	struct request_ctx *ctx = request_of(f);
 	struct console_page p;
 
-	page_begin(&p, "Password changed");
+	account_page_begin(&p, "Password changed");
 	console_page_text(&p, "Your password was changed. Your sessions ended, this one too, and "
 	                      "your applications' sign-ins with them: sign in again.");
-	link_back(ctx, &p);
+	account_link_back(ctx, &p);
 	console_page_reply(ctx, 200, &p);
 	return STEP_DONE;
 }
 
 flow_step *const account_password_steps[] = {
-	ACCOUNT_SIGNED_IN, need_recent, user_get, user_parse, hash_get, verify, password_body,
+	ACCOUNT_SIGNED_IN, account_need_recent, account_user_get, account_user_parse, hash_get, verify, password_body,
 	users_current_read, users_write_check, users_write_hash, users_write_store, password_done,
 	NULL,
 };
@@ -417,7 +397,7 @@ static enum step_result session_ended(struct flow *f)
 	struct request_ctx *ctx = request_of(f);
 
 	if (!view_of(ctx)->ended)
-		return refuse(ctx, 404, "You have no live session with this ID. Nothing was changed.");
+		return account_refuse(ctx, 404, "You have no live session with this ID. Nothing was changed.");
 	html_redirect(ctx, console_account_url("", console_of(ctx)->project_id));
 	return STEP_DONE;
 }

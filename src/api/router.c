@@ -25,6 +25,7 @@
 #include "auth.h"
 #include "config.h"
 #include "account.h"
+#include "account_totp.h"
 #include "console.h"
 #include "console_overview.h"
 #include "console_roles.h"
@@ -85,6 +86,12 @@ static const struct route routes[] = {
 	  .cors = CORS_NONE, .body = BODY_FORM, .steps = account_password_steps },
 	{ .method = EVHTTP_REQ_POST, .path = "/account/sessions/end", .no_store = true,
 	  .cors = CORS_NONE, .body = BODY_FORM, .steps = account_session_end_steps },
+	{ .method = EVHTTP_REQ_POST, .path = "/account/totp/begin", .no_store = true,
+	  .cors = CORS_NONE, .body = BODY_FORM, .steps = account_totp_begin_steps },
+	{ .method = EVHTTP_REQ_POST, .path = "/account/totp/confirm", .no_store = true,
+	  .cors = CORS_NONE, .body = BODY_FORM, .steps = account_totp_confirm_steps },
+	{ .method = EVHTTP_REQ_POST, .path = "/account/totp/remove", .no_store = true,
+	  .cors = CORS_NONE, .body = BODY_FORM, .steps = account_totp_remove_steps },
 	{ .method = EVHTTP_REQ_GET, .path = "/console/", .no_store = true,
 	  .cors = CORS_NONE, .steps = console_index_steps },
 	{ .method = EVHTTP_REQ_GET, .path = "/console/projects/:project_id/", .no_store = true,

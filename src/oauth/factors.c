@@ -31,16 +31,24 @@ char *factor_totp_seal(const struct keyring *r, const char *user_id, const unsig
 	return text;
 }
 
+unsigned char *factor_totp_open(const struct keyring *r, const char *user_id, const char *sealed,
+                                size_t *len)
+{
+	char *aad = totp_aad(user_id);
+	unsigned char *key = keyring_open_text(r, aad, sealed, len);
+
+	free(aad);
+	return key;
+}
+
 int64_t factor_totp_check(const struct keyring *r, const char *user_id, const char *sealed,
                           const char *code, int64_t now_s, int64_t last_step)
 {
-	char *aad = totp_aad(user_id);
 	size_t len = 0;
-	unsigned char *key = keyring_open_text(r, aad, sealed, &len);
+	unsigned char *key = factor_totp_open(r, user_id, sealed, &len);
 	int64_t step = key ? totp_verify(key, len, code, now_s, last_step) : -1;
 
 	crypto_free_wiped(key);
-	free(aad);
 	return step;
 }
 
