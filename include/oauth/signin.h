@@ -162,6 +162,10 @@ struct signin {
 	struct factor_pending pending; /* a second step's first step */
 	struct store_totp_row totp;
 	int64_t step;                  /* the time step of the code accepted */
+	/* the code typed is a recovery code's (factors.h): its hash, used in
+	 * place of the TOTP code */
+	bool recovery;
+	char recovery_hash[SECRET_HASH_LEN + 1];
 	bool won;                      /* store_totp_use's */
 	const char *failure_action;    /* the refusal's event */
 	enum signin_outcome refusal;   /* and its outcome */

@@ -249,6 +249,12 @@ struct store_factors_ops {
 	                    bool *removed, struct completion done);
 	void (*reset)(struct store *st, const struct event_origin *by, const char *project_id,
 	              const char *user_id, const char *scope, struct completion done);
+	void (*recovery_set)(struct store *st, const char *user_id, const char *hashes,
+	                     const struct event *ev, struct completion done);
+	void (*recovery_use)(struct store *st, const char *user_id, const char *hash,
+	                     const struct event *ev, bool *won, struct completion done);
+	void (*recovery_count)(struct store *st, const char *user_id, long long *n,
+	                       struct completion done);
 };
 
 /* A backend: its name (for the log) and its areas' operations. The

@@ -3,6 +3,7 @@
  * section is its own file's; the page only puts them in order.
  */
 #include "account.h"
+#include "account_recovery.h"
 #include "account_totp.h"
 #include "console.h"
 
@@ -12,6 +13,7 @@ static const struct account_section sections[] = {
 	{ "user", account_section_user },
 	{ "password", account_section_password },
 	{ "totp", account_section_totp },
+	{ "recovery", account_section_recovery },
 	{ "sessions", account_section_sessions },
 };
 
@@ -29,6 +31,6 @@ static enum step_result page_show(struct flow *f)
 }
 
 flow_step *const account_page_steps[] = {
-	ACCOUNT_SIGNED_IN, account_user_get, account_user_parse, account_sessions_get, page_show,
-	NULL,
+	ACCOUNT_SIGNED_IN, account_user_get, account_user_parse, account_sessions_get,
+	account_recovery_count, page_show, NULL,
 };

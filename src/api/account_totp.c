@@ -7,6 +7,7 @@
 #include <openssl/crypto.h>
 #include <event2/http.h>
 
+#include "account_recovery.h"
 #include "account_totp.h"
 #include "config.h"
 #include "console.h"
@@ -22,7 +23,9 @@ struct totp_state {
 	struct store_totp_row row;
 	char *sealed;           /* a new enrollment's */
 	bool begun, won, removed;
+	bool first;             /* no factor before this one: recovery codes too */
 	struct event event;
+	struct recovery_batch codes;
 };
 
 static void totp_state_release(void *state)
@@ -31,6 +34,7 @@ static void totp_state_release(void *state)
 
 	store_totp_row_release(&t->row);
 	crypto_free_wiped(t->sealed);
+	recovery_batch_release(&t->codes);
 }
 
 static struct totp_state *state_of(struct request_ctx *ctx)
@@ -199,6 +203,7 @@ static enum step_result confirm_check(struct flow *f)
 		                "The code is wrong: type the six digits the app shows now.");
 		return STEP_DONE;
 	}
+	t->first = json_array_size(json_object_get(account_user(ctx), "second_factors")) == 0;
 	t->event = (struct event){ request_origin(ctx), console_of(ctx)->project_id,
 	                           EVENT_FACTOR_ENROLL, ctx->principal.user_id, NULL };
 	store_totp_use(ctx->http.srv->store, ctx->principal.user_id, step, true, &t->event, &t->won,
@@ -206,17 +211,32 @@ static enum step_result confirm_check(struct flow *f)
 	return STEP_WAIT;
 }
 
+/* The first factor brings recovery codes. */
+static enum step_result confirmed_codes(struct flow *f)
+{
+	struct request_ctx *ctx = request_of(f);
+	struct totp_state *t = state_of(ctx);
+
+	if (!t->won)
+		return account_refuse(ctx, 409, "The set-up changed meanwhile: start it again.");
+	metrics_totp(METRICS_TOTP_ENROLLED);
+	if (!t->first)
+		return STEP_NEXT;
+	account_recovery_store(ctx, &t->codes, flow_completion(f));
+	return STEP_WAIT;
+}
+
 static enum step_result confirmed(struct flow *f)
 {
 	struct request_ctx *ctx = request_of(f);
+	struct totp_state *t = state_of(ctx);
 	struct console_page p;
 
-	if (!state_of(ctx)->won)
-		return account_refuse(ctx, 409, "The set-up changed meanwhile: start it again.");
-	metrics_totp(METRICS_TOTP_ENROLLED);
 	account_page_begin(&p, "Authenticator app set up");
 	console_page_text(&p, "Your authenticator app is set up: from now on signing in asks for "
 	                      "its code after the password.");
+	if (t->first)
+		account_recovery_show(&p, &t->codes);
 	account_link_back(ctx, &p);
 	console_page_reply(ctx, 200, &p);
 	return STEP_DONE;
@@ -224,7 +244,7 @@ static enum step_result confirmed(struct flow *f)
 
 flow_step *const account_totp_confirm_steps[] = {
 	ACCOUNT_SIGNED_IN, account_need_recent, account_user_get, account_user_parse, totp_get,
-	confirm_check, confirmed, NULL,
+	confirm_check, confirmed_codes, confirmed, NULL,
 };
 
 /* ---- POST /account/totp/remove ---- */

@@ -182,9 +182,11 @@ static struct evbuffer *factor_page(const char *issuer, struct authorize *a, con
 		if (authz_params[i].carried)
 			html_add_hidden(buf, authz_params[i].name, *param_slot(&a->p, &authz_params[i]));
 	html_add_hidden(buf, "factor_token", token);
-	evbuffer_add_printf(buf, "<label for=\"otp\">Code from your authenticator app</label>\n"
-	                    "<input id=\"otp\" name=\"otp\" type=\"text\" inputmode=\"numeric\""
-	                    " autocomplete=\"one-time-code\" pattern=\"[0-9]{6}\" maxlength=\"6\""
+	/* a recovery code (factors.h) goes in the same field */
+	evbuffer_add_printf(buf, "<label for=\"otp\">Code from your authenticator app, or a "
+	                    "recovery code</label>\n"
+	                    "<input id=\"otp\" name=\"otp\" type=\"text\""
+	                    " autocomplete=\"one-time-code\" maxlength=\"64\""
 	                    " required autofocus>\n"
 	                    "<button type=\"submit\">Verify</button>\n</form>\n");
 	return buf;

@@ -379,6 +379,9 @@ static enum step_result factor_check(struct flow *f)
 	if (!s->totp.found || !s->totp.confirmed || s->totp.last_step != s->pending.last_step)
 		return ended(s, SIGNIN_FACTOR_EXPIRED);
 	count_attempt(s);
+	s->recovery = factor_recovery_hash(s->in->factor_code, s->recovery_hash) == 0;
+	if (s->recovery)
+		return STEP_NEXT;   /* factor_use spends it, or refuses it */
 	s->step = factor_totp_check(s->srv->keys, s->user.user_id, s->totp.sealed,
 	                            s->in->factor_code, now_ms() / 1000, s->totp.last_step);
 	return s->step < 0 ? factor_refused(f) : STEP_NEXT;
@@ -390,8 +393,14 @@ static enum step_result factor_use(struct flow *f)
 {
 	struct signin *s = signin_of(f);
 
-	s->events[0] = (struct event){ &s->by, s->in->project_id, EVENT_FACTOR_USE,
+	s->events[0] = (struct event){ &s->by, s->in->project_id,
+	                               s->recovery ? EVENT_FACTOR_RECOVERY_USE : EVENT_FACTOR_USE,
 	                               s->user.user_id, NULL };
+	if (s->recovery) {   /* a recovery code is good once, as a TOTP step is */
+		store_recovery_use(s->srv->store, s->user.user_id, s->recovery_hash, &s->events[0],
+		                   &s->won, flow_completion(f));
+		return STEP_WAIT;
+	}
 	store_totp_use(s->srv->store, s->user.user_id, s->step, false, &s->events[0], &s->won,
 	               flow_completion(f));
 	return STEP_WAIT;
@@ -404,7 +413,10 @@ static enum step_result factor_used(struct flow *f)
 	if (!s->won)
 		return factor_refused(f);
 	count_success(s);
-	metrics_totp(METRICS_TOTP_USED);
+	if (s->recovery)
+		metrics_recovery(METRICS_RECOVERY_USED);
+	else
+		metrics_totp(METRICS_TOTP_USED);
 	return STEP_NEXT;
 }
 

@@ -141,6 +141,10 @@ apost() {
 	STATUS=$(curl "${args[@]}" "$BASE/account/$action?project_id=$PROJECT_ID")
 	BODY=$(< "$TMP/body"); HDRS=$(< "$TMP/hdrs")
 }
+# recovery_codes: the recovery codes in the page (BODY) into RCODES (space-separated)
+recovery_codes() { RCODES=$(grep -o '<td>[a-z2-7-]\{32\}</td>' <<<"$BODY" | sed 's/<[^>]*>//g' | tr '\n' ' '); }
+# rc_hash CODE: how the store keeps it (docs/security.md "Recovery codes")
+rc_hash() { secret_hash "$(tr -d ' -' <<<"$1" | tr 'a-z' 'A-Z')"; }
 # enroll_totp EMAIL PASSWORD NOW_S: TOTP set up on the account page at the
 # frozen time NOW_S (SECRET: its key, read from the page), with checks
 enroll_totp() {
@@ -171,6 +175,15 @@ r = E.fromstring(sys.stdin.read()); print(r.tag, len(r.findall("{http://www.w3.o
 	check_json "issue30.5: still not enrolled" '.second_factors|tostring' '[]'
 	apost totp/confirm "code=$(code_at "$3")"
 	check "issue30.5: the first valid code confirms it" "$STATUS" 200
+	recovery_codes
+	check "issue30.6: ten recovery codes shown with the first factor" \
+		"$(printf '%s\n' $RCODES | sort -u | wc -l | tr -d ' ')" 10
+	check "issue30.6: stored as hashes, ten" \
+		"$(db "SELECT count(*) FROM recovery_codes WHERE user_id = '$USER' AND used_at IS NULL")" 10
+	check "issue30.6: a code's hash is SHA-256 of its normalized text" \
+		"$(db "SELECT count(*) FROM recovery_codes WHERE code_hash = '$(rc_hash "${RCODES%% *}")'")" 1
+	check "issue30.6: no code in the clear" \
+		"$(db "SELECT count(*) FROM recovery_codes WHERE code_hash LIKE '%${RCODES%% *}%'")" 0
 	req GET "$P/users/$USER"
 	check_json "issue30.5: enrolled" '.second_factors|tostring' '["totp"]'
 	apost totp/begin
@@ -240,6 +253,7 @@ check "issue30.4: uses and failures are audited" \
 	"$(db "SELECT action || ' ' || outcome || ' ' || count(*) FROM events WHERE action LIKE 'factor.%' GROUP BY action, outcome ORDER BY action")" \
 	"factor.enroll success 1
 factor.failure access_denied 5
+factor.recovery_codes success 1
 factor.use success 3"
 check "issue30.4: used codes are counted" "$(metric "$MPORT" 'edgeauth_totp_total{outcome="used"}')" 3
 check "issue30.4: failed codes are counted" "$(metric "$MPORT" 'edgeauth_totp_total{outcome="failed"}')" 5
@@ -301,6 +315,28 @@ exchange "$APP" "$REDIRECT" "$(query_value "$LOCATION" code)" "$VERIFIER"
 check "issue30.4: amr of a password alone" \
 	"$(jwt_claim "$(jq -r .id_token <<<"$BODY")" amr | jq -c .)" '["pwd"]'
 
+# a recovery code in place of the app's code: once, counted as otp
+set -- $RCODES
+RC1=$1 RC2=$2
+new_pkce
+JAR= authorize_post "$APP" "$REDIRECT" "$EMAIL" "$PASSWORD" "st-1" "scope=openid"
+JAR= authorize_post "$APP" "$REDIRECT" "" "" "st-1" "scope=openid" "factor_token=$(factor_token)" \
+	"otp=$(tr 'a-z' 'A-Z' <<<"$RC1")"
+check "issue30.6: a recovery code (any case) signs in in place of the code" "$STATUS" 302
+exchange "$APP" "$REDIRECT" "$(query_value "$LOCATION" code)" "$VERIFIER"
+check "issue30.6: amr counts it as otp" \
+	"$(jwt_claim "$(jq -r .id_token <<<"$BODY")" amr | jq -c .)" '["pwd","otp","mfa"]'
+new_pkce
+JAR= authorize_post "$APP" "$REDIRECT" "$EMAIL" "$PASSWORD" "st-1"
+JAR= second_step "$(factor_token)" "$RC1"
+check "issue30.6: a used recovery code is refused" "$STATUS" 401
+check "issue30.6: its use is audited, once" \
+	"$(db "SELECT actor || ' ' || target || ' ' || count(*) FROM events WHERE action = 'factor.recovery_use' GROUP BY actor, target")" \
+	"$APP $USER 1"
+check "issue30.6: and counted" "$(metric "$MPORT" 'edgeauth_recovery_codes_total{outcome="used"}')" 1
+check "issue30.6: nine left" \
+	"$(db "SELECT count(*) FROM recovery_codes WHERE user_id = '$USER' AND used_at IS NULL")" 9
+
 # removal on the account page: after a recent sign-in (password and code)
 apage
 check "issue30.5: an old sign-in offers no removal" "$(grep -c 'totp/remove' <<<"$BODY")" 0
@@ -314,8 +350,25 @@ FT=$(factor_token)
 account_signin "" "" "factor_token=$FT" "otp=$(code_at $((T0 + 790)))"
 check "issue30.5: the account page's sign-in asks for the code too" "$STATUS" 302
 apage
+check "issue30.6: the page says how many codes are left" \
+	"$(grep -c 'You have 9 unused recovery codes' <<<"$BODY")" 1
+apost recovery/new
+check "issue30.6: new recovery codes" "$STATUS" 200
+recovery_codes
+check "issue30.6: ten new ones" "$(printf '%s\n' $RCODES | sort -u | wc -l | tr -d ' ')" 10
+check "issue30.6: the new ones void the old" \
+	"$(db "SELECT count(*) FROM recovery_codes WHERE user_id = '$USER' AND code_hash = '$(rc_hash "$RC2")'") $(db "SELECT count(*) FROM recovery_codes WHERE user_id = '$USER' AND used_at IS NULL")" "0 10"
+new_pkce
+JAR= authorize_post "$APP" "$REDIRECT" "$EMAIL" "$PASSWORD" "st-1"
+JAR= second_step "$(factor_token)" "$RC2"
+check "issue30.6: an old code no longer signs in" "$STATUS" 401
+check "issue30.6: issuing is audited and counted" \
+	"$(db "SELECT count(*) FROM events WHERE action = 'factor.recovery_codes' AND actor = '$USER'") $(metric "$MPORT" 'edgeauth_recovery_codes_total{outcome="issued"}')" "2 2"
+apage
 apost totp/remove
 check "issue30.5: removed" "$STATUS" 302
+check "issue30.6: the codes go with the last factor" \
+	"$(db "SELECT count(*) FROM recovery_codes WHERE user_id = '$USER'")" 0
 req GET "$P/users/$USER"
 check_json "issue30.5: no factor after the removal" '.second_factors|tostring' '[]'
 check "issue30.5: the removal is audited and counted" \
