@@ -404,8 +404,11 @@ static enum step_result name_get(struct flow *f)
 	struct request_ctx *ctx = request_of(f);
 	struct authorize *a = ctx->state;
 
-	if (a->console_project) {
-		a->client_name = xstrdup("the console");
+	if (a->console_project) {   /* the console's client signs in to two pages */
+		char *account = console_account_url(ctx->http.srv->cfg->issuer, a->console_project);
+		a->client_name = xstrdup(a->p.redirect_uri && strcmp(a->p.redirect_uri, account) == 0
+		                         ? "your account" : "the console");
+		free(account);
 		return STEP_NEXT;
 	}
 	store_client_name(ctx->http.srv->store, a->p.client_id, &a->client_name, flow_completion(f));

@@ -44,6 +44,7 @@ check "issue30.1: as the project's built-in client" "$(query_value "$SIGNIN" cli
 check "issue30.1: back to the account page" "$(query_value "$SIGNIN" redirect_uri)" "$BASE$ACCOUNT"
 AUTH=none req GET "${SIGNIN#"$BASE"}" -b "$JAR" -c "$JAR"
 check_status "issue30.1: the sign-in form for the account page" 200
+has "issue30.1: the form names the account" "Sign in to your account"
 apage "/account"
 check_status "issue30.1: no project_id: 400" 400
 apage "/account?project_id=nope"
