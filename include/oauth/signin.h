@@ -149,6 +149,12 @@ enum signin_counter {
 	SIGNIN_COUNT__N
 };
 
+/* The key of the account's counter (SIGNIN_COUNT_ACCOUNT, srv->signin_accounts)
+ * of email in project_id: the account page's check of the current password
+ * counts there too, so that a session cannot guess it unthrottled. Caller
+ * frees. */
+char *signin_account_key(const char *project_id, const char *email);
+
 /* A sign-in in progress; the fields below flow are the flow's. */
 struct signin {
 	struct flow flow;

@@ -15,6 +15,9 @@
 #include "form.h"
 #include "html.h"
 #include "passwords.h"
+#include "server.h"
+#include "signin.h"
+#include "throttle.h"
 #include "store_sessions.h"
 #include "store_users.h"
 #include "util.h"
@@ -27,6 +30,7 @@ struct account_view {
 	int verified;                    /* passwords_verify's ok */
 	struct event event;
 	bool ended;
+	char *throttle_key;              /* the sign-in throttle's account counter */
 };
 
 static void view_release(void *view)
@@ -37,6 +41,7 @@ static void view_release(void *view)
 	json_decref(v->user);
 	session_list_release(&v->sessions);
 	store_user_signin_release(&v->who);
+	free(v->throttle_key);
 }
 
 static struct account_view *view_of(struct request_ctx *ctx)
@@ -324,6 +329,10 @@ static enum step_result verify(struct flow *f)
 
 	if (form_get(&ctx->form, "current_password", &current, &err) < 0 || !current || !*current)
 		return flow_fail(f, E_INVALID_PARAMS, "current_password is required.");
+	v->throttle_key = signin_account_key(console_of(ctx)->project_id, str(v->user, "email"));
+	if (throttle_wait_s(ctx->http.srv->signin_accounts, v->throttle_key, now_ms()) > 0)
+		return account_refuse(ctx, 429, "Too many wrong passwords for this account: wait a "
+		                                "while, then try again. Nothing was changed.");
 	hash = v->who.found && v->who.user_id && strcmp(v->who.user_id, ctx->principal.user_id) == 0
 	       ? v->who.password_hash : NULL;
 	if (passwords_verify(ctx->http.srv->passwords, hash, current, verified, ctx, &err) < 0)
@@ -340,8 +349,10 @@ static enum step_result password_body(struct flow *f)
 	const char *password = NULL;
 	struct api_error err;
 
-	if (v->verified != 1)
+	if (v->verified != 1) {   /* counted as a wrong password at sign-in is */
+		throttle_fail(ctx->http.srv->signin_accounts, v->throttle_key, now_ms());
 		return account_refuse(ctx, 403, "The current password is wrong. Nothing was changed.");
+	}
 	if (form_get(&ctx->form, "new_password", &password, &err) < 0 || !password || !*password)
 		return flow_fail(f, E_INVALID_PARAMS, "new_password is required.");
 	ctx->body = json_object();

@@ -114,22 +114,39 @@ static struct throttle *counter(struct server *srv, enum signin_counter which)
 }
 
 /* The account is the project and the email without regard to case (as the
- * look-up compares it); the address is the client's. */
+ * look-up compares it). */
+static char *account_of(const char *project_id, const char *email)
+{
+	char *account = xasprintf("%s:%s", project_id, email ? email : "");
+
+	for (char *c = account; *c; c++)
+		if (*c >= 'A' && *c <= 'Z')
+			*c = (char)(*c - 'A' + 'a');
+	return account;
+}
+
+char *signin_account_key(const char *project_id, const char *email)
+{
+	char *account = account_of(project_id, email);
+	char *key = xasprintf("account:%s", account);
+
+	free(account);
+	return key;
+}
+
+/* The address is the client's. */
 static void throttle_keys(struct signin *s)
 {
 	const struct signin_request *in = s->in;
-	char *account = xasprintf("%s:%s", in->project_id, s->email);
+	char *account = account_of(in->project_id, s->email);
 	char address[CIDR_GROUP_TEXT_MAX];
 
 	/* an IPv6 client counts as its /64 (cidr_client_group) */
 	cidr_client_group_text(in->address, address, sizeof address);
 
-	for (char *c = account; *c; c++)
-		if (*c >= 'A' && *c <= 'Z')
-			*c = (char)(*c - 'A' + 'a');
 	s->keys[SIGNIN_COUNT_ACCOUNT_ADDRESS] = xasprintf("account:%s address:%s", account,
 	                                                  address);
-	s->keys[SIGNIN_COUNT_ACCOUNT] = xasprintf("account:%s", account);
+	s->keys[SIGNIN_COUNT_ACCOUNT] = signin_account_key(in->project_id, s->email);
 	s->keys[SIGNIN_COUNT_ADDRESS] = xasprintf("address:%s", address);
 	free(account);
 }

@@ -13,7 +13,7 @@
 fake_clock
 T0=$(date +%s)
 freeze "$T0"
-EDGEAUTH_WRAPPER=$FAKED start_server
+EDGEAUTH_WRAPPER=$FAKED start_server signin.max_failures_per_account=4
 . "$(dirname "$0")/console_lib.sh"
 rita_and_app
 ACCOUNT="/account?project_id=$PROJECT_ID"
@@ -162,4 +162,18 @@ authorize_post "$APP" "$REDIRECT" "$EMAIL" "$PASSWORD"
 check_status "issue30.1: the old password no longer signs in" 401
 authorize_post "$APP" "$REDIRECT" "$EMAIL" "rita's new password"
 check_status "issue30.1: the new one does" 302
+
+# wrong current passwords count in the sign-in throttle's account counter
+account_sign_in "$JAR" "$EMAIL" "rita's new password"
+apage "$ACCOUNT"
+TOK=$(form_token)
+for i in 1 2 3 4; do
+	apost "/account/password?project_id=$ENC_ID" "current_password=guess $i" "new_password=rita's third password"
+done
+check_status "issue30.1: the fourth wrong current password" 403
+apost "/account/password?project_id=$ENC_ID" "current_password=rita's new password" "new_password=rita's third password"
+check_status "issue30.1: past the account's limit even the right one waits: 429" 429
+new_pkce
+authorize_post "$APP" "$REDIRECT" "$EMAIL" "rita's new password"
+check_status "issue30.1: and so does the sign-in page" 429
 finish
