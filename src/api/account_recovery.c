@@ -2,6 +2,7 @@
  * Recovery codes on the account page (account_recovery.h). A code's text
  * exists only while its page is written; the store gets its hash.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <openssl/crypto.h>
