@@ -43,6 +43,10 @@ extern const char *const users_external_query[];
  * users_write_record is the record written (JSON text, the request's). */
 flow_step users_create_read, users_update_read, users_write_check, users_write_hash,
 	users_write_store;
+/* The same for PUT /api/v1/users/current's body, for the account page
+ * (docs/signin.md §"Account page"): the principal's user, the
+ * recent-sign-in rule. */
+flow_step users_current_read;
 struct request_ctx;
 const char *users_write_record(struct request_ctx *ctx);
 /* The users list's query (docs/api.md §"Lists": page, sort, search,

@@ -28,6 +28,19 @@ const char *console_client_project(const char *client_id);
  * issuer + "/console/projects/<project_id>/". Caller frees. */
 char *console_home_url(const char *issuer, const char *project_id);
 
+/* The account page of a project (account.h), which signs in through the
+ * console's client: issuer + "/account?project_id=<project_id>" ("" issuer:
+ * the path). Caller frees. */
+char *console_account_url(const char *issuer, const char *project_id);
+/* Whether uri is a redirect URI of the console's client of project_id:
+ * the console's home, or the account page (account.h), which signs in
+ * through the same reserved client. */
+bool console_redirect_registered(const char *issuer, const char *project_id, const char *uri);
+/* The project's sign-in page as the console's client, coming back to back
+ * (a console_redirect_registered URI); again: prompt=login, the password
+ * is asked even of a live session. Caller frees. */
+char *console_signin_url(const char *issuer, const char *project_id, const char *back,
+                         bool again);
 /* A console request's state (the request's page: request_state is left to
  * the API's steps the pages run); a page's own is view. */
 struct console {
@@ -62,6 +75,17 @@ void console_failed(struct request_ctx *ctx, const struct api_error *err);
  * reload does not post again. */
 enum step_result console_show_record(struct request_ctx *ctx, const char *record,
                                      const char *area);
+
+/* No live session (console_session_find's): a GET is sent to the sign-in
+ * page coming back to back_url's page of the project (console_home_url,
+ * console_account_url), a POST refused with 403. STEP_NEXT with one. */
+enum step_result console_session_need(struct flow *f,
+                                      char *(*back_url)(const char *issuer, const char *project_id));
+
+/* The request's principal is the live session's user (no scope: the
+ * caller reads it if it needs it), its auth_time the session's, and the
+ * form token the session's for purpose ("console", "account"). */
+void console_act_as(struct request_ctx *ctx, const char *purpose);
 
 /* The steps before every signed-in page, in order: the project (404 page),
  * the session (none: a GET is sent to the sign-in page, a POST refused with

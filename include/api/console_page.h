@@ -28,6 +28,12 @@ void console_page_text(struct console_page *p, const char *text);
 void console_page_error(struct console_page *p, const char *text);
 void console_page_link(struct console_page *p, const char *href, const char *text);
 
+/* text as a QR code (qr_svg.h: inline SVG, no script, no style), labelled
+ * label for assistive technology; nothing when text cannot be encoded. */
+void console_page_qr(struct console_page *p, const char *text, const char *label);
+/* text in a <code> element (a value to copy: a URI, a secret). */
+void console_page_code(struct console_page *p, const char *text);
+
 /* A table: caption, then n column heads; rows of n cells each (a NULL cell
  * is shown empty); then the end. */
 void console_page_table_begin(struct console_page *p, const char *caption,

@@ -19,11 +19,30 @@
 /* A TOTP secret of user_id, sealed (keyring_seal_text). Caller frees. */
 char *factor_totp_seal(const struct keyring *r, const char *user_id, const unsigned char *key,
                        size_t len);
+/* user_id's sealed secret opened, for the enrollment page that shows it
+ * until its first code (*len its length): caller frees with
+ * crypto_free_wiped. NULL when it does not open with this key. */
+unsigned char *factor_totp_open(const struct keyring *r, const char *user_id, const char *sealed,
+                                size_t *len);
 /* Checks code against user_id's sealed secret at now_s, after last_step
  * (totp_verify): the matched step, or -1 (wrong, malformed, a replay, or a
  * secret that does not open with this key-encryption key). */
 int64_t factor_totp_check(const struct keyring *r, const char *user_id, const char *sealed,
                           const char *code, int64_t now_s, int64_t last_step);
+
+/* Recovery codes (docs/security.md §"Recovery codes"): FACTOR_RECOVERY_CODES
+ * at a time, each 128 random bits written as base32 in groups of four
+ * ("abcd-efgh-..."), kept only as crypto_hash_secret of the normalized
+ * text: random codes need no slow hash, so checking one costs a SHA-256. */
+#define FACTOR_RECOVERY_CODES 10
+#define FACTOR_RECOVERY_BYTES 16
+/* 26 base32 characters, a '-' after each 4: 32 and the '\0' */
+#define FACTOR_RECOVERY_TEXT 33
+/* A new code's text into out. */
+void factor_recovery_new(char out[FACTOR_RECOVERY_TEXT]);
+/* The hash of typed (any case, '-' and blanks ignored) into out: 0, or -1
+ * when it is not a recovery code's form (a TOTP code, say). */
+int factor_recovery_hash(const char *typed, char out[SECRET_HASH_LEN + 1]);
 
 /* What a sign-in's first step hands its second (sealed, in the form): whose
  * password was right, the email as typed (the throttle's account key),

@@ -149,6 +149,12 @@ enum signin_counter {
 	SIGNIN_COUNT__N
 };
 
+/* The key of the account's counter (SIGNIN_COUNT_ACCOUNT, srv->signin_accounts)
+ * of email in project_id: the account page's check of the current password
+ * counts there too, so that a session cannot guess it unthrottled. Caller
+ * frees. */
+char *signin_account_key(const char *project_id, const char *email);
+
 /* A sign-in in progress; the fields below flow are the flow's. */
 struct signin {
 	struct flow flow;
@@ -162,6 +168,10 @@ struct signin {
 	struct factor_pending pending; /* a second step's first step */
 	struct store_totp_row totp;
 	int64_t step;                  /* the time step of the code accepted */
+	/* the code typed is a recovery code's (factors.h): its hash, used in
+	 * place of the TOTP code */
+	bool recovery;
+	char recovery_hash[SECRET_HASH_LEN + 1];
 	bool won;                      /* store_totp_use's */
 	const char *failure_action;    /* the refusal's event */
 	enum signin_outcome refusal;   /* and its outcome */

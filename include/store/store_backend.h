@@ -31,6 +31,7 @@ struct page;
 struct role_fields;
 struct session_row;
 struct new_session;
+struct session_list;
 struct outbox_rows;
 struct event;
 struct event_filter;
@@ -139,6 +140,8 @@ struct store_sessions_ops {
 	                   struct completion done);
 	void (*end)(struct store *st, const char *id, const char *project_id, const char *user_id,
 	            const struct event *ev, bool *ended, struct completion done);
+	void (*list_user)(struct store *st, const char *project_id, const char *user_id,
+	                  int64_t now, struct session_list *out, struct completion done);
 	void (*purge)(struct store *st, int batch, int64_t now, int *deleted,
 	              struct completion done);
 };
@@ -246,6 +249,12 @@ struct store_factors_ops {
 	                    bool *removed, struct completion done);
 	void (*reset)(struct store *st, const struct event_origin *by, const char *project_id,
 	              const char *user_id, const char *scope, struct completion done);
+	void (*recovery_set)(struct store *st, const char *user_id, const char *hashes,
+	                     const struct event *ev, struct completion done);
+	void (*recovery_use)(struct store *st, const char *user_id, const char *hash,
+	                     const struct event *ev, bool *won, struct completion done);
+	void (*recovery_count)(struct store *st, const char *user_id, long long *n,
+	                       struct completion done);
 };
 
 /* A backend: its name (for the log) and its areas' operations. The

@@ -40,6 +40,8 @@
 #define EVENT_FACTOR_REMOVE "factor.remove"
 #define EVENT_FACTOR_USE "factor.use"
 #define EVENT_FACTOR_FAILURE "factor.failure"
+#define EVENT_FACTOR_RECOVERY_CODES "factor.recovery_codes"
+#define EVENT_FACTOR_RECOVERY_USE "factor.recovery_use"
 #define EVENT_CLIENT_CREATE "client.create"
 #define EVENT_CLIENT_UPDATE "client.update"
 #define EVENT_CLIENT_DELETE "client.delete"

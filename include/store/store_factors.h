@@ -45,6 +45,18 @@ void store_totp_use(struct store *st, const char *user_id, int64_t step, bool co
 void store_totp_remove(struct store *st, const char *user_id, const struct event *ev,
                        bool *removed, struct completion done);
 
+/* Recovery codes (schema/017_recovery_codes.sql): the user's codes become
+ * those of hashes (space-separated crypto_hash_secret values), the old
+ * ones void, and ev is recorded. */
+void store_recovery_set(struct store *st, const char *user_id, const char *hashes,
+                        const struct event *ev, struct completion done);
+/* The user's unused code of that hash is spent (*won; a second use, an
+ * unknown or a voided code: false) and ev recorded when it is. */
+void store_recovery_use(struct store *st, const char *user_id, const char *hash,
+                        const struct event *ev, bool *won, struct completion done);
+/* How many unused codes the user has. */
+void store_recovery_count(struct store *st, const char *user_id, long long *n,
+                          struct completion done);
 /* An administrator's reset (DELETE /users/{id}/factors, `edgeauth user
  * reset-factors`): every factor of the project's user goes and its
  * sessions end (with what was signed in through them), with the event

@@ -9,6 +9,7 @@
  * Times: ms.
  */
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "flow.h"
@@ -69,6 +70,26 @@ void store_session_end(struct store *st, const char *id, const char *project_id,
                        const char *user_id, const struct event *ev, bool *ended,
                        struct completion done);
 
+/* A user's live session as the account page lists it (docs/signin.md
+ * §"Account page"): never its secret. Strings owned. */
+struct session_item {
+	char *id;
+	int64_t created_at;
+	int64_t auth_time;
+	int64_t expires_at;
+	char *amr;           /* NULL: a session of before amr was kept */
+};
+struct session_list {
+	struct session_item *items;
+	size_t n;
+};
+/* At most this many of a user's sessions are listed, the newest first. */
+#define STORE_SESSION_LIST_MAX 50
+/* user_id's live sessions of project_id at now (not ended, not expired),
+ * the newest first, at most STORE_SESSION_LIST_MAX. */
+void store_session_list_user(struct store *st, const char *project_id, const char *user_id,
+                             int64_t now, struct session_list *out, struct completion done);
+void session_list_release(struct session_list *l);
 /* Deletes up to batch sessions that expired or ended before now. Returns
  * how many went, or -1. */
 int store_session_purge(struct store *st, int batch, int64_t now, struct api_error *err);

@@ -35,6 +35,13 @@ enum metrics_totp {
 	METRICS_TOTP__N
 };
 
+/* Recovery codes' events (docs/signin.md §"Second factors"). */
+enum metrics_recovery {
+	METRICS_RECOVERY_ISSUED,   /* a new set of codes (the first factor, or regenerated) */
+	METRICS_RECOVERY_USED,     /* a code accepted at sign-in in place of the factor */
+	METRICS_RECOVERY__N
+};
+
 /* The caches of derived answers (store_cache.h), by what they hold. */
 enum metrics_cache {
 	METRICS_CACHE_CLIENT_SCOPE,
@@ -72,6 +79,7 @@ void metrics_reuse_detected(const char *grant_type);
 /* A sign-in's end, as signin_metric (signin.h) counts it. */
 void metrics_signin(enum metrics_signin outcome);
 void metrics_totp(enum metrics_totp outcome);
+void metrics_recovery(enum metrics_recovery outcome);
 /* An administrator's reset of a user's second factors. */
 void metrics_factors_reset(void);
 void metrics_cache_lookup(enum metrics_cache cache, bool hit);

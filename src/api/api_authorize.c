@@ -182,9 +182,11 @@ static struct evbuffer *factor_page(const char *issuer, struct authorize *a, con
 		if (authz_params[i].carried)
 			html_add_hidden(buf, authz_params[i].name, *param_slot(&a->p, &authz_params[i]));
 	html_add_hidden(buf, "factor_token", token);
-	evbuffer_add_printf(buf, "<label for=\"otp\">Code from your authenticator app</label>\n"
-	                    "<input id=\"otp\" name=\"otp\" type=\"text\" inputmode=\"numeric\""
-	                    " autocomplete=\"one-time-code\" pattern=\"[0-9]{6}\" maxlength=\"6\""
+	/* a recovery code (factors.h) goes in the same field */
+	evbuffer_add_printf(buf, "<label for=\"otp\">Code from your authenticator app, or a "
+	                    "recovery code</label>\n"
+	                    "<input id=\"otp\" name=\"otp\" type=\"text\""
+	                    " autocomplete=\"one-time-code\" maxlength=\"64\""
 	                    " required autofocus>\n"
 	                    "<button type=\"submit\">Verify</button>\n</form>\n");
 	return buf;
@@ -323,10 +325,9 @@ static enum step_result redirect_get(struct flow *f)
 
 	if (!a->p.redirect_uri)
 		return STEP_NEXT;   /* a->registered stays false */
-	if (a->console_project) {   /* its one redirect URI: the console's home */
-		char *home = console_home_url(ctx->http.srv->cfg->issuer, a->console_project);
-		a->registered = strcmp(home, a->p.redirect_uri) == 0;
-		free(home);
+	if (a->console_project) {   /* the console's home, or the account page */
+		a->registered = console_redirect_registered(ctx->http.srv->cfg->issuer,
+		                                            a->console_project, a->p.redirect_uri);
 		return STEP_NEXT;
 	}
 	store_client_redirect_registered(ctx->http.srv->store, a->p.client_id, a->p.redirect_uri,
@@ -403,8 +404,11 @@ static enum step_result name_get(struct flow *f)
 	struct request_ctx *ctx = request_of(f);
 	struct authorize *a = ctx->state;
 
-	if (a->console_project) {
-		a->client_name = xstrdup("the console");
+	if (a->console_project) {   /* the console's client signs in to two pages */
+		char *account = console_account_url(ctx->http.srv->cfg->issuer, a->console_project);
+		a->client_name = xstrdup(a->p.redirect_uri && strcmp(a->p.redirect_uri, account) == 0
+		                         ? "your account" : "the console");
+		free(account);
 		return STEP_NEXT;
 	}
 	store_client_name(ctx->http.srv->store, a->p.client_id, &a->client_name, flow_completion(f));

@@ -232,7 +232,7 @@ enum step_result users_update_read(struct flow *f)
 	return write_read(f, USER_UPDATE);
 }
 
-static enum step_result current_read(struct flow *f)
+enum step_result users_current_read(struct flow *f)
 {
 	return write_read(f, USER_CURRENT);
 }
@@ -321,7 +321,7 @@ flow_step *const users_update_steps[] = {
 	users_update_read, users_write_check, users_write_hash, users_write_store, write_reply, NULL,
 };
 flow_step *const users_update_current_steps[] = {
-	current_read, users_write_check, users_write_hash, users_write_store, write_reply, NULL,
+	users_current_read, users_write_check, users_write_hash, users_write_store, write_reply, NULL,
 };
 
 /* ---- the list ---- */

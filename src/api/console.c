@@ -156,7 +156,8 @@ enum step_result console_project_get(struct flow *f)
 	struct request_ctx *ctx = request_of(f);
 	struct console *c = console_of(ctx);
 
-	c->project_id = request_param(ctx, "project_id");
+	if (!c->project_id)   /* the account page's is in its query (account.c) */
+		c->project_id = request_param(ctx, "project_id");
 	store_project_get(ctx->http.srv->store, c->project_id, &c->project, flow_completion(f));
 	return STEP_WAIT;
 }
@@ -181,39 +182,69 @@ enum step_result console_session_find(struct flow *f)
 	return STEP_WAIT;
 }
 
-/* No live session: a page read goes to the project's sign-in page, as the
- * console's client, and comes back to the console's home; a post is
- * refused (it may be a forged one, and there is no form to come back to). */
-enum step_result console_session_check(struct flow *f)
+char *console_account_url(const char *issuer, const char *project_id)
+{
+	char *id = evhttp_uriencode(project_id, -1, 0);
+	char *url = xasprintf("%s/account?project_id=%s", issuer, id ? id : "");
+
+	free(id);
+	return url;
+}
+
+bool console_redirect_registered(const char *issuer, const char *project_id, const char *uri)
+{
+	char *home = console_home_url(issuer, project_id);
+	char *account = console_account_url(issuer, project_id);
+	bool ok = strcmp(home, uri) == 0 || strcmp(account, uri) == 0;
+
+	free(home);
+	free(account);
+	return ok;
+}
+
+char *console_signin_url(const char *issuer, const char *project_id, const char *back,
+                         bool again)
+{
+	const char *names[] = { "response_type", "client_id", "redirect_uri", "prompt" };
+	char *client_id = xasprintf(CONSOLE_CLIENT_PREFIX "%s", project_id);
+	char *base = xasprintf("%s/api/v1/authorize", issuer);
+	char *url = html_redirect_url(base, names, (const char *const[]){
+		"code", client_id, back, again ? "login" : NULL }, 4);
+
+	free(client_id);
+	free(base);
+	return url;
+}
+
+enum step_result console_session_need(struct flow *f,
+                                      char *(*back_url)(const char *issuer, const char *project_id))
 {
 	struct request_ctx *ctx = request_of(f);
 	struct console *c = console_of(ctx);
 	const char *issuer = ctx->http.srv->cfg->issuer;
-	char *client_id, *home, *base;
-	const char *names[] = { "response_type", "client_id", "redirect_uri" };
+	char *back;
 
 	if (c->session.row.found)
 		return STEP_NEXT;
 	if (ctx->http.method == EVHTTP_REQ_POST)
 		return refuse(ctx, 403, "Not signed in",
 		              "This form needs a signed-in session of the project. Nothing was changed.");
-	client_id = xasprintf(CONSOLE_CLIENT_PREFIX "%s", c->project_id);
-	home = console_home_url(issuer, c->project_id);
-	base = xasprintf("%s/api/v1/authorize", issuer);
-	html_redirect(ctx, html_redirect_url(base, names,
-	                                     (const char *const[]){ "code", client_id, home }, 3));
-	free(client_id);
-	free(home);
-	free(base);
+	back = back_url(issuer, c->project_id);
+	html_redirect(ctx, console_signin_url(issuer, c->project_id, back, false));
+	free(back);
 	return STEP_DONE;
 }
 
-/* The session's user acts with the permissions of their role, as a token
- * of theirs would: the principal every service reads (the no-escalation
- * rule, the audit trail's actor). */
-enum step_result console_scope_get(struct flow *f)
+/* No live session: a page read goes to the project's sign-in page, as the
+ * console's client, and comes back to the console's home; a post is
+ * refused (it may be a forged one, and there is no form to come back to). */
+enum step_result console_session_check(struct flow *f)
 {
-	struct request_ctx *ctx = request_of(f);
+	return console_session_need(f, console_home_url);
+}
+
+void console_act_as(struct request_ctx *ctx, const char *purpose)
+{
 	struct console *c = console_of(ctx);
 	struct principal *p = &ctx->principal;
 
@@ -222,7 +253,18 @@ enum step_result console_scope_get(struct flow *f)
 	p->client_id = xasprintf(CONSOLE_CLIENT_PREFIX "%s", c->project_id);
 	p->user_id = xstrdup(c->session.row.user_id);
 	p->auth_time = c->session.row.auth_time / 1000;
-	session_form_value("console", c->cookie, c->token);
+	session_form_value(purpose, c->cookie, c->token);
+}
+
+/* The session's user acts with the permissions of their role, as a token
+ * of theirs would: the principal every service reads (the no-escalation
+ * rule, the audit trail's actor). */
+enum step_result console_scope_get(struct flow *f)
+{
+	struct request_ctx *ctx = request_of(f);
+	struct principal *p = &ctx->principal;
+
+	console_act_as(ctx, "console");
 	store_user_scope(ctx->http.srv->store, p->user_id, &p->scope, flow_completion(f));
 	return STEP_WAIT;
 }

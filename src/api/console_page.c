@@ -3,10 +3,12 @@
  * goes through html_escape_into; the markup around it is ours alone.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "console_page.h"
 #include "html.h"
+#include "qr_svg.h"
 
 /* Wider than the sign-in page's card (tables), still one column on a
  * phone; focus is always visible for keyboard use. */
@@ -28,6 +30,7 @@ static const char style[] =
 	"fieldset{border:1px solid #d5d9e0;border-radius:4px;margin:.8rem 0}"
 	"input[type=checkbox]{width:auto}label.inline{display:inline;font-weight:400}"
 	".error{color:#a4161a;background:#fde8e8;padding:.5rem;border-radius:4px}"
+	"code{overflow-wrap:anywhere}"
 	"@media (max-width:40rem){main{margin:0;padding:1rem;border-radius:0}}";
 
 const char *console_page_csp(void)
@@ -81,6 +84,23 @@ void console_page_link(struct console_page *p, const char *href, const char *tex
 {
 	tag_text(p, "<a href=\"", href, "\">");
 	tag_text(p, "", text, "</a>");
+}
+
+void console_page_qr(struct console_page *p, const char *text, const char *label)
+{
+	char *svg = qr_svg_of_text(text);
+
+	if (!svg)
+		return;
+	tag_text(p, "<div role=\"img\" aria-label=\"", label, "\">");
+	evbuffer_add(p->buf, svg, strlen(svg));   /* ours alone: numbers and fixed markup */
+	evbuffer_add_printf(p->buf, "</div>\n");
+	free(svg);
+}
+
+void console_page_code(struct console_page *p, const char *text)
+{
+	tag_text(p, "<p><code>", text, "</code></p>\n");
 }
 
 void console_page_table_begin(struct console_page *p, const char *caption,

@@ -24,6 +24,9 @@
 #include "api_users.h"
 #include "auth.h"
 #include "config.h"
+#include "account.h"
+#include "account_recovery.h"
+#include "account_totp.h"
 #include "console.h"
 #include "console_overview.h"
 #include "console_roles.h"
@@ -76,6 +79,22 @@ static const struct route routes[] = {
 
 	/* the admin console (docs/console.md): pages, signed in by the
 	 * project's session cookie, never cached */
+	/* a user's own account page (docs/signin.md §"Account page"), signed
+	 * in as the console is; the project is in the query */
+	{ .method = EVHTTP_REQ_GET, .path = "/account", .no_store = true, .cors = CORS_NONE,
+	  .steps = account_page_steps },
+	{ .method = EVHTTP_REQ_POST, .path = "/account/password", .no_store = true,
+	  .cors = CORS_NONE, .body = BODY_FORM, .steps = account_password_steps },
+	{ .method = EVHTTP_REQ_POST, .path = "/account/sessions/end", .no_store = true,
+	  .cors = CORS_NONE, .body = BODY_FORM, .steps = account_session_end_steps },
+	{ .method = EVHTTP_REQ_POST, .path = "/account/totp/begin", .no_store = true,
+	  .cors = CORS_NONE, .body = BODY_FORM, .steps = account_totp_begin_steps },
+	{ .method = EVHTTP_REQ_POST, .path = "/account/totp/confirm", .no_store = true,
+	  .cors = CORS_NONE, .body = BODY_FORM, .steps = account_totp_confirm_steps },
+	{ .method = EVHTTP_REQ_POST, .path = "/account/totp/remove", .no_store = true,
+	  .cors = CORS_NONE, .body = BODY_FORM, .steps = account_totp_remove_steps },
+	{ .method = EVHTTP_REQ_POST, .path = "/account/recovery/new", .no_store = true,
+	  .cors = CORS_NONE, .body = BODY_FORM, .steps = account_recovery_new_steps },
 	{ .method = EVHTTP_REQ_GET, .path = "/console/", .no_store = true,
 	  .cors = CORS_NONE, .steps = console_index_steps },
 	{ .method = EVHTTP_REQ_GET, .path = "/console/projects/:project_id/", .no_store = true,

@@ -2,10 +2,12 @@
  * Second factors' rules (factors.h). A secret or a pending sign-in leaves
  * this file only sealed; the opened bytes are wiped before they are freed.
  */
+#include <ctype.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <openssl/crypto.h>
 
 #include "factors.h"
 #include "totp.h"
@@ -31,17 +33,63 @@ char *factor_totp_seal(const struct keyring *r, const char *user_id, const unsig
 	return text;
 }
 
+unsigned char *factor_totp_open(const struct keyring *r, const char *user_id, const char *sealed,
+                                size_t *len)
+{
+	char *aad = totp_aad(user_id);
+	unsigned char *key = keyring_open_text(r, aad, sealed, len);
+
+	free(aad);
+	return key;
+}
+
 int64_t factor_totp_check(const struct keyring *r, const char *user_id, const char *sealed,
                           const char *code, int64_t now_s, int64_t last_step)
 {
-	char *aad = totp_aad(user_id);
 	size_t len = 0;
-	unsigned char *key = keyring_open_text(r, aad, sealed, &len);
+	unsigned char *key = factor_totp_open(r, user_id, sealed, &len);
 	int64_t step = key ? totp_verify(key, len, code, now_s, last_step) : -1;
 
 	crypto_free_wiped(key);
-	free(aad);
 	return step;
+}
+
+void factor_recovery_new(char out[FACTOR_RECOVERY_TEXT])
+{
+	unsigned char raw[FACTOR_RECOVERY_BYTES];
+	char b32[(FACTOR_RECOVERY_BYTES * 8 + 4) / 5 + 1];
+	size_t n, o = 0;
+
+	crypto_random(raw, sizeof raw);
+	n = totp_base32_encode(b32, raw, sizeof raw);
+	OPENSSL_cleanse(raw, sizeof raw);
+	for (size_t i = 0; i < n; i++) {
+		if (i && i % 4 == 0)
+			out[o++] = '-';
+		out[o++] = (char)tolower((unsigned char)b32[i]);
+	}
+	out[o] = '\0';
+	OPENSSL_cleanse(b32, sizeof b32);
+}
+
+int factor_recovery_hash(const char *typed, char out[SECRET_HASH_LEN + 1])
+{
+	char norm[(FACTOR_RECOVERY_BYTES * 8 + 4) / 5 + 1];
+	size_t n = 0;
+
+	for (const char *c = typed ? typed : ""; *c; c++) {
+		char u = (char)toupper((unsigned char)*c);
+		if (*c == '-' || *c == ' ')
+			continue;
+		if (n == sizeof norm - 1 || !strchr("ABCDEFGHIJKLMNOPQRSTUVWXYZ234567", u) || !u)
+			return -1;
+		norm[n++] = u;
+	}
+	if (n != sizeof norm - 1)
+		return -1;
+	crypto_hash_secret(norm, n, out);
+	OPENSSL_cleanse(norm, sizeof norm);
+	return 0;
 }
 
 void factor_pending_release(struct factor_pending *p)

@@ -114,22 +114,39 @@ static struct throttle *counter(struct server *srv, enum signin_counter which)
 }
 
 /* The account is the project and the email without regard to case (as the
- * look-up compares it); the address is the client's. */
+ * look-up compares it). */
+static char *account_of(const char *project_id, const char *email)
+{
+	char *account = xasprintf("%s:%s", project_id, email ? email : "");
+
+	for (char *c = account; *c; c++)
+		if (*c >= 'A' && *c <= 'Z')
+			*c = (char)(*c - 'A' + 'a');
+	return account;
+}
+
+char *signin_account_key(const char *project_id, const char *email)
+{
+	char *account = account_of(project_id, email);
+	char *key = xasprintf("account:%s", account);
+
+	free(account);
+	return key;
+}
+
+/* The address is the client's. */
 static void throttle_keys(struct signin *s)
 {
 	const struct signin_request *in = s->in;
-	char *account = xasprintf("%s:%s", in->project_id, s->email);
+	char *account = account_of(in->project_id, s->email);
 	char address[CIDR_GROUP_TEXT_MAX];
 
 	/* an IPv6 client counts as its /64 (cidr_client_group) */
 	cidr_client_group_text(in->address, address, sizeof address);
 
-	for (char *c = account; *c; c++)
-		if (*c >= 'A' && *c <= 'Z')
-			*c = (char)(*c - 'A' + 'a');
 	s->keys[SIGNIN_COUNT_ACCOUNT_ADDRESS] = xasprintf("account:%s address:%s", account,
 	                                                  address);
-	s->keys[SIGNIN_COUNT_ACCOUNT] = xasprintf("account:%s", account);
+	s->keys[SIGNIN_COUNT_ACCOUNT] = signin_account_key(in->project_id, s->email);
 	s->keys[SIGNIN_COUNT_ADDRESS] = xasprintf("address:%s", address);
 	free(account);
 }
@@ -379,6 +396,9 @@ static enum step_result factor_check(struct flow *f)
 	if (!s->totp.found || !s->totp.confirmed || s->totp.last_step != s->pending.last_step)
 		return ended(s, SIGNIN_FACTOR_EXPIRED);
 	count_attempt(s);
+	s->recovery = factor_recovery_hash(s->in->factor_code, s->recovery_hash) == 0;
+	if (s->recovery)
+		return STEP_NEXT;   /* factor_use spends it, or refuses it */
 	s->step = factor_totp_check(s->srv->keys, s->user.user_id, s->totp.sealed,
 	                            s->in->factor_code, now_ms() / 1000, s->totp.last_step);
 	return s->step < 0 ? factor_refused(f) : STEP_NEXT;
@@ -390,8 +410,14 @@ static enum step_result factor_use(struct flow *f)
 {
 	struct signin *s = signin_of(f);
 
-	s->events[0] = (struct event){ &s->by, s->in->project_id, EVENT_FACTOR_USE,
+	s->events[0] = (struct event){ &s->by, s->in->project_id,
+	                               s->recovery ? EVENT_FACTOR_RECOVERY_USE : EVENT_FACTOR_USE,
 	                               s->user.user_id, NULL };
+	if (s->recovery) {   /* a recovery code is good once, as a TOTP step is */
+		store_recovery_use(s->srv->store, s->user.user_id, s->recovery_hash, &s->events[0],
+		                   &s->won, flow_completion(f));
+		return STEP_WAIT;
+	}
 	store_totp_use(s->srv->store, s->user.user_id, s->step, false, &s->events[0], &s->won,
 	               flow_completion(f));
 	return STEP_WAIT;
@@ -404,7 +430,10 @@ static enum step_result factor_used(struct flow *f)
 	if (!s->won)
 		return factor_refused(f);
 	count_success(s);
-	metrics_totp(METRICS_TOTP_USED);
+	if (s->recovery)
+		metrics_recovery(METRICS_RECOVERY_USED);
+	else
+		metrics_totp(METRICS_TOTP_USED);
 	return STEP_NEXT;
 }
 

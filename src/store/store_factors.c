@@ -46,3 +46,23 @@ void store_factors_reset(struct store *st, const struct event_origin *by, const 
 {
 	st->be->factors->reset(st, by, project_id, user_id, scope, done);
 }
+
+void store_recovery_set(struct store *st, const char *user_id, const char *hashes,
+                        const struct event *ev, struct completion done)
+{
+	st->be->factors->recovery_set(st, user_id, hashes, ev, done);
+}
+
+void store_recovery_use(struct store *st, const char *user_id, const char *hash,
+                        const struct event *ev, bool *won, struct completion done)
+{
+	*won = false;
+	st->be->factors->recovery_use(st, user_id, hash, ev, won, done);
+}
+
+void store_recovery_count(struct store *st, const char *user_id, long long *n,
+                          struct completion done)
+{
+	*n = 0;
+	st->be->factors->recovery_count(st, user_id, n, done);
+}

@@ -35,6 +35,23 @@ void store_session_end(struct store *st, const char *id, const char *project_id,
 	st->be->sessions->end(st, id, project_id, user_id, ev, ended, done);
 }
 
+void store_session_list_user(struct store *st, const char *project_id, const char *user_id,
+                             int64_t now, struct session_list *out, struct completion done)
+{
+	memset(out, 0, sizeof *out);
+	st->be->sessions->list_user(st, project_id, user_id, now, out, done);
+}
+
+void session_list_release(struct session_list *l)
+{
+	for (size_t i = 0; i < l->n; i++) {
+		free(l->items[i].id);
+		free(l->items[i].amr);
+	}
+	free(l->items);
+	memset(l, 0, sizeof *l);
+}
+
 /* On PostgreSQL the purge completes at once, with the count of its last
  * run that ended (pg_purge_run). */
 int store_session_purge(struct store *st, int batch, int64_t now, struct api_error *err)

@@ -93,10 +93,11 @@ run user reset-factors --project "$PROJECT_ID"
 check_usage "issue30.2: reset-factors without USER" "USER" "user reset-factors"
 
 ########## signing in with TOTP ##########
-# enroll_totp USER: a confirmed TOTP factor with a new secret (base32 in
-# SECRET), sealed as the server seals one (docs/signin.md "Second
-# factors"): AES-256-GCM under the key-encryption key, "totp:USER" bound in
-enroll_totp() {
+# enroll_sealed USER: a confirmed TOTP factor with a new secret (base32 in
+# SECRET), sealed as docs/signin.md "Second factors" says the server seals
+# one: AES-256-GCM under the key-encryption key, "totp:USER" bound in (the
+# account page enrolls everyone else; this checks the stored form)
+enroll_sealed() {
 	SECRET=$(python3 - "$1" "$TMP/key-encryption.key" <<'PY'
 import base64, os, sys
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
@@ -113,6 +114,84 @@ PY
 }
 # code_at EPOCH_S: the TOTP code of SECRET then (oathtool)
 code_at() { oathtool --totp -b "$SECRET" --now "@$1"; }
+# The account page (docs/signin.md "Account page"), with its own jar AJAR:
+ACCOUNT="/account?project_id=$PROJECT_ID"
+AJAR=$TMP/account-jar
+# account_signin EMAIL PASSWORD [extra]: its sign-in, as the project's console client
+account_signin() {
+	local email=$1 password=$2; shift 2
+	local args=(-s -o "$TMP/body" -D "$TMP/hdrs" -w '%{http_code}' -b "$AJAR" -c "$AJAR"
+		-H "Origin: $BASE" --data-urlencode response_type=code
+		--data-urlencode "client_id=console.$PROJECT_ID" --data-urlencode "redirect_uri=$BASE$ACCOUNT")
+	[ -n "$email" ] && args+=(--data-urlencode "email=$email" --data-urlencode "password=$password")
+	for f in "$@"; do args+=(--data-urlencode "$f"); done
+	STATUS=$(curl "${args[@]}" "$BASE/api/v1/authorize")
+	BODY=$(< "$TMP/body"); HDRS=$(< "$TMP/hdrs")
+}
+# apage: GET the account page (BODY, ATOK its form token); apost ACTION FIELD=VALUE...: post a form of it
+apage() {
+	AUTH=none req GET "$ACCOUNT" -b "$AJAR" -c "$AJAR"
+	ATOK=$(grep -o 'name="form_token" value="[^"]*"' <<<"$BODY" | head -1 | sed 's/.*value="//; s/"$//')
+}
+apost() {
+	local action=$1; shift
+	local args=(-s -o "$TMP/body" -D "$TMP/hdrs" -w '%{http_code}' -b "$AJAR" -c "$AJAR"
+		-H "Origin: $BASE" -H "Sec-Fetch-Site: same-origin" --data-urlencode "form_token=$ATOK")
+	for f in "$@"; do args+=(--data-urlencode "$f"); done
+	STATUS=$(curl "${args[@]}" "$BASE/account/$action?project_id=$PROJECT_ID")
+	BODY=$(< "$TMP/body"); HDRS=$(< "$TMP/hdrs")
+}
+# recovery_codes: the recovery codes in the page (BODY) into RCODES (space-separated)
+recovery_codes() { RCODES=$(grep -o '<td>[a-z2-7-]\{32\}</td>' <<<"$BODY" | sed 's/<[^>]*>//g' | tr '\n' ' '); }
+# rc_hash CODE: how the store keeps it (docs/security.md "Recovery codes")
+rc_hash() { secret_hash "$(tr -d ' -' <<<"$1" | tr 'a-z' 'A-Z')"; }
+# enroll_totp EMAIL PASSWORD NOW_S: TOTP set up on the account page at the
+# frozen time NOW_S (SECRET: its key, read from the page), with checks
+enroll_totp() {
+	account_signin "$1" "$2"
+	check "issue30.5: the account page's sign-in" "$STATUS" 302
+	apage
+	check "issue30.5: the page offers TOTP" "$(grep -c 'action="/account/totp/begin' <<<"$BODY")" 1
+	apost totp/begin
+	check "issue30.5: the set-up page" "$STATUS" 200
+	URI=$(grep -o '<code>otpauth://[^<]*</code>' <<<"$BODY" | sed 's/<code>//; s/<\/code>//; s/&amp;/\&/g')
+	SECRET=$(sed -n 's/.*[?&]secret=\([A-Z2-7]*\).*/\1/p' <<<"$URI")
+	check "issue30.5: the URI's form" \
+		"$(sed 's/secret=[A-Z2-7]*/secret=S/' <<<"$URI")" "otpauth://totp/127.0.0.1%3A$PORT:$(jq -rn --arg e "$1" '$e|@uri')?secret=S&issuer=127.0.0.1%3A$PORT"
+	check "issue30.5: a secret of 160 bits (32 base32 characters)" "${#SECRET}" 32
+	check "issue30.5: the QR code is well-formed SVG" "$(grep -o '<svg .*</svg>' <<<"$BODY" | python3 -c '
+import sys, xml.etree.ElementTree as E
+r = E.fromstring(sys.stdin.read()); print(r.tag, len(r.findall("{http://www.w3.org/2000/svg}path")))')" \
+		"{http://www.w3.org/2000/svg}svg 2"
+	check "issue30.5: no script, no style attribute" "$(grep -c -e '<script' -e ' style=' <<<"$BODY")" 0
+	check "issue30.5: the secret is stored sealed" \
+		"$(db "SELECT count(*) FROM user_factors WHERE secret LIKE '%$SECRET%'")" 0
+	req GET "$P/users/$USER"
+	check_json "issue30.5: not enrolled before the first code" '.second_factors|tostring' '[]'
+	apost totp/confirm code=000000
+	[ "$(code_at "$3")" = 000000 ] && apost totp/confirm code=999999
+	check "issue30.5: a wrong first code: the set-up again" "$STATUS $(grep -c "secret=$SECRET" <<<"$BODY")" "400 1"
+	req GET "$P/users/$USER"
+	check_json "issue30.5: still not enrolled" '.second_factors|tostring' '[]'
+	apost totp/confirm "code=$(code_at "$3")"
+	check "issue30.5: the first valid code confirms it" "$STATUS" 200
+	recovery_codes
+	check "issue30.6: ten recovery codes shown with the first factor" \
+		"$(printf '%s\n' $RCODES | sort -u | wc -l | tr -d ' ')" 10
+	check "issue30.6: stored as hashes, ten" \
+		"$(db "SELECT count(*) FROM recovery_codes WHERE user_id = '$USER' AND used_at IS NULL")" 10
+	check "issue30.6: a code's hash is SHA-256 of its normalized text" \
+		"$(db "SELECT count(*) FROM recovery_codes WHERE code_hash = '$(rc_hash "${RCODES%% *}")'")" 1
+	check "issue30.6: no code in the clear" \
+		"$(db "SELECT count(*) FROM recovery_codes WHERE code_hash LIKE '%${RCODES%% *}%'")" 0
+	req GET "$P/users/$USER"
+	check_json "issue30.5: enrolled" '.second_factors|tostring' '["totp"]'
+	apost totp/begin
+	check "issue30.5: no second set-up over a confirmed one" "$STATUS" 409
+	check "issue30.5: the enrollment is audited" \
+		"$(db "SELECT actor || ' ' || target FROM events WHERE action = 'factor.enroll'")" "$USER $USER"
+	check "issue30.5: and counted" "$(metric "$MPORT" 'edgeauth_totp_total{outcome="enrolled"}')" 1
+}
 # factor_token: the second step's value in the page (BODY)
 factor_token() { printf '%s' "$BODY" | sed -n 's/.*name="factor_token" value="\([^"]*\)".*/\1/p'; }
 # second_step TOKEN CODE: posts the second step of the last first step
@@ -122,8 +201,9 @@ second_step() {
 }
 
 T0=$(( ($(date +%s) / 30 + 10) * 30 + 5 ))   # 5 s into a step, a little ahead
+freeze $((T0 - 90))
+enroll_totp "$EMAIL" "$PASSWORD" $((T0 - 90))
 freeze "$T0"
-enroll_totp "$USER"
 JAR=$TMP/jar2
 new_pkce
 authorize_post "$APP" "$REDIRECT" "$EMAIL" "$PASSWORD" "st-1"
@@ -171,7 +251,9 @@ second_step "$(factor_token)" "$(code_at $((T0 + 30)))"
 check "issue30.4: the next step's code signs in" "$STATUS" 302
 check "issue30.4: uses and failures are audited" \
 	"$(db "SELECT action || ' ' || outcome || ' ' || count(*) FROM events WHERE action LIKE 'factor.%' GROUP BY action, outcome ORDER BY action")" \
-	"factor.failure access_denied 5
+	"factor.enroll success 1
+factor.failure access_denied 5
+factor.recovery_codes success 1
 factor.use success 3"
 check "issue30.4: used codes are counted" "$(metric "$MPORT" 'edgeauth_totp_total{outcome="used"}')" 3
 check "issue30.4: failed codes are counted" "$(metric "$MPORT" 'edgeauth_totp_total{outcome="failed"}')" 5
@@ -232,5 +314,72 @@ JAR= authorize_post "$APP" "$REDIRECT" pat@example.com "pat password" "st-1" "sc
 exchange "$APP" "$REDIRECT" "$(query_value "$LOCATION" code)" "$VERIFIER"
 check "issue30.4: amr of a password alone" \
 	"$(jwt_claim "$(jq -r .id_token <<<"$BODY")" amr | jq -c .)" '["pwd"]'
+
+# a recovery code in place of the app's code: once, counted as otp
+set -- $RCODES
+RC1=$1 RC2=$2
+new_pkce
+JAR= authorize_post "$APP" "$REDIRECT" "$EMAIL" "$PASSWORD" "st-1" "scope=openid"
+JAR= authorize_post "$APP" "$REDIRECT" "" "" "st-1" "scope=openid" "factor_token=$(factor_token)" \
+	"otp=$(tr 'a-z' 'A-Z' <<<"$RC1")"
+check "issue30.6: a recovery code (any case) signs in in place of the code" "$STATUS" 302
+exchange "$APP" "$REDIRECT" "$(query_value "$LOCATION" code)" "$VERIFIER"
+check "issue30.6: amr counts it as otp" \
+	"$(jwt_claim "$(jq -r .id_token <<<"$BODY")" amr | jq -c .)" '["pwd","otp","mfa"]'
+new_pkce
+JAR= authorize_post "$APP" "$REDIRECT" "$EMAIL" "$PASSWORD" "st-1"
+JAR= second_step "$(factor_token)" "$RC1"
+check "issue30.6: a used recovery code is refused" "$STATUS" 401
+check "issue30.6: its use is audited, once" \
+	"$(db "SELECT actor || ' ' || target || ' ' || count(*) FROM events WHERE action = 'factor.recovery_use' GROUP BY actor, target")" \
+	"$APP $USER 1"
+check "issue30.6: and counted" "$(metric "$MPORT" 'edgeauth_recovery_codes_total{outcome="used"}')" 1
+check "issue30.6: nine left" \
+	"$(db "SELECT count(*) FROM recovery_codes WHERE user_id = '$USER' AND used_at IS NULL")" 9
+
+# removal on the account page: after a recent sign-in (password and code)
+apage
+check "issue30.5: an old sign-in offers no removal" "$(grep -c 'totp/remove' <<<"$BODY")" 0
+apost totp/remove
+check "issue30.5: a removal after 300 s: 403" "$STATUS" 403
+req GET "$P/users/$USER"
+check_json "issue30.5: nothing removed" '.second_factors|tostring' '["totp"]'
+freeze $((T0 + 790))
+account_signin "$EMAIL" "$PASSWORD" prompt=login
+FT=$(factor_token)
+account_signin "" "" "factor_token=$FT" "otp=$(code_at $((T0 + 790)))"
+check "issue30.5: the account page's sign-in asks for the code too" "$STATUS" 302
+apage
+check "issue30.6: the page says how many codes are left" \
+	"$(grep -c 'You have 9 unused recovery codes' <<<"$BODY")" 1
+apost recovery/new
+check "issue30.6: new recovery codes" "$STATUS" 200
+recovery_codes
+check "issue30.6: ten new ones" "$(printf '%s\n' $RCODES | sort -u | wc -l | tr -d ' ')" 10
+check "issue30.6: the new ones void the old" \
+	"$(db "SELECT count(*) FROM recovery_codes WHERE user_id = '$USER' AND code_hash = '$(rc_hash "$RC2")'") $(db "SELECT count(*) FROM recovery_codes WHERE user_id = '$USER' AND used_at IS NULL")" "0 10"
+new_pkce
+JAR= authorize_post "$APP" "$REDIRECT" "$EMAIL" "$PASSWORD" "st-1"
+JAR= second_step "$(factor_token)" "$RC2"
+check "issue30.6: an old code no longer signs in" "$STATUS" 401
+check "issue30.6: issuing is audited and counted" \
+	"$(db "SELECT count(*) FROM events WHERE action = 'factor.recovery_codes' AND actor = '$USER'") $(metric "$MPORT" 'edgeauth_recovery_codes_total{outcome="issued"}')" "2 2"
+apage
+apost totp/remove
+check "issue30.5: removed" "$STATUS" 302
+check "issue30.6: the codes go with the last factor" \
+	"$(db "SELECT count(*) FROM recovery_codes WHERE user_id = '$USER'")" 0
+req GET "$P/users/$USER"
+check_json "issue30.5: no factor after the removal" '.second_factors|tostring' '[]'
+check "issue30.5: the removal is audited and counted" \
+	"$(db "SELECT count(*) FROM events WHERE action = 'factor.remove' AND actor = '$USER'") $(metric "$MPORT" 'edgeauth_totp_total{outcome="removed"}')" "1 1"
+
+# a secret sealed as the docs say opens: the stored form is the documented one
+PAT=$(db "SELECT id FROM users WHERE email = 'pat@example.com'")
+enroll_sealed "$PAT"
+new_pkce
+JAR= authorize_post "$APP" "$REDIRECT" pat@example.com "pat password" "st-1"
+JAR= second_step "$(factor_token)" "$(code_at $((T0 + 790)))"
+check "issue30.5: a secret sealed by the documented scheme signs in" "$STATUS" 302
 
 finish

@@ -199,6 +199,68 @@ START_TEST(test_store_totp)
 }
 END_TEST
 
+/* issue30.6: a recovery code's form, and the hash of what a user types:
+ * any case, dashes and blanks ignored; a TOTP code is no recovery code. */
+START_TEST(test_recovery_code_form)
+{
+	char a[FACTOR_RECOVERY_TEXT], b[FACTOR_RECOVERY_TEXT], typed[FACTOR_RECOVERY_TEXT + 8];
+	char h1[SECRET_HASH_LEN + 1], h2[SECRET_HASH_LEN + 1];
+
+	factor_recovery_new(a);
+	factor_recovery_new(b);
+	ck_assert_uint_eq(strlen(a), FACTOR_RECOVERY_TEXT - 1);
+	ck_assert_str_ne(a, b);
+	ck_assert(a[4] == '-' && a[9] == '-');
+	ck_assert_int_eq(factor_recovery_hash(a, h1), 0);
+	for (size_t i = 0, o = 0; i <= strlen(a); i++)   /* upper case, no dashes, a blank */
+		if (a[i] != '-')
+			typed[o++] = (char)(a[i] >= 'a' && a[i] <= 'z' ? a[i] - 32 : a[i]);
+	ck_assert_int_eq(factor_recovery_hash(typed, h2), 0);
+	ck_assert_str_eq(h1, h2);
+	ck_assert_int_eq(factor_recovery_hash("123456", h2), -1);
+	ck_assert_int_eq(factor_recovery_hash("", h2), -1);
+	a[0] = a[0] == 'a' ? 'b' : 'a';
+	ck_assert_int_eq(factor_recovery_hash(a, h2), 0);
+	ck_assert_str_ne(h1, h2);
+	a[0] = '1';   /* not base32 */
+	ck_assert_int_eq(factor_recovery_hash(a, h2), -1);
+}
+END_TEST
+
+/* issue30.6: new codes void the old; each is spent once; the codes go
+ * with the user's last confirmed factor. */
+START_TEST(test_store_recovery)
+{
+	struct sync_result r;
+	struct api_error err;
+	long long n = -1;
+	bool won = false, done = false;
+
+	store_recovery_set(fx.st, fx.user, "h1 h2 h3", NULL, sync_completion(&r));
+	ck_assert_int_eq(sync_wait(&r, &err), 0);
+	store_recovery_set(fx.st, fx.user, "h4 h5", NULL, sync_completion(&r));
+	ck_assert_int_eq(sync_wait(&r, &err), 0);
+	store_recovery_count(fx.st, fx.user, &n, sync_completion(&r));
+	ck_assert_int_eq(sync_wait(&r, &err), 0);
+	ck_assert_int_eq(n, 2);
+	store_recovery_use(fx.st, fx.user, "h1", NULL, &won, sync_completion(&r));
+	ck_assert_int_eq(sync_wait(&r, &err), 0);
+	ck_assert(!won);   /* voided */
+	store_recovery_use(fx.st, fx.user, "h4", NULL, &won, sync_completion(&r));
+	ck_assert_int_eq(sync_wait(&r, &err), 0);
+	ck_assert(won);
+	store_recovery_use(fx.st, fx.user, "h4", NULL, &won, sync_completion(&r));
+	ck_assert_int_eq(sync_wait(&r, &err), 0);
+	ck_assert(!won);   /* once */
+	store_totp_begin(fx.st, fx.user, "sealed", &done, sync_completion(&r));
+	ck_assert_int_eq(sync_wait(&r, &err), 0);
+	ck_assert(use(10, true));
+	store_totp_remove(fx.st, fx.user, NULL, &done, sync_completion(&r));
+	ck_assert_int_eq(sync_wait(&r, &err), 0);
+	ck_assert_str_eq(sql_text("SELECT count(*) FROM recovery_codes"), "0");
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("factors");
@@ -210,10 +272,12 @@ int main(void)
 	tcase_add_test(tc, test_totp_sealed_for_its_user);
 	tcase_add_test(tc, test_pending_round_trip);
 	tcase_add_test(tc, test_pending_refused);
+	tcase_add_test(tc, test_recovery_code_form);
 	suite_add_tcase(s, tc);
 	tc = check_tcase("store", setup_user, teardown);
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, test_store_totp);
+	tcase_add_test(tc, test_store_recovery);
 	suite_add_tcase(s, tc);
 	return check_run(srunner_create(s));
 }

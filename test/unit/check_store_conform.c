@@ -20,7 +20,9 @@
 #include "store_clients.h"
 #include "store_grants.h"
 #include "store_keys.h"
+#include "store_factors.h"
 #include "store_resources.h"
+#include "store_sessions.h"
 #include "store_roles.h"
 #include "store_users.h"
 
@@ -1191,6 +1193,98 @@ START_TEST(test_keys)
 }
 END_TEST
 
+/* issue30.6: recovery codes: a new set voids the old, a code is spent once,
+ * the codes go with the user's last confirmed factor (both backends' trigger). */
+START_TEST(test_recovery_codes)
+{
+	struct user_fields f = user("Rc", "rc@example.com", "ext-rc");
+	char *out = user_create(&f, NULL), *id;
+	long long n = -1;
+	bool won = false, done = false;
+
+	ok();
+	id = member(out, "id");
+	store_recovery_set(cf.st, id, "h1 h2 h3", NULL, DONE);
+	ok();
+	store_recovery_set(cf.st, id, "h4 h5", NULL, DONE);
+	ok();
+	store_recovery_count(cf.st, id, &n, DONE);
+	ok();
+	ck_assert_int_eq(n, 2);
+	store_recovery_use(cf.st, id, "h1", NULL, &won, DONE);
+	ok();
+	ck_assert(!won);
+	store_recovery_use(cf.st, id, "h5", NULL, &won, DONE);
+	ok();
+	ck_assert(won);
+	store_recovery_use(cf.st, id, "h5", NULL, &won, DONE);
+	ok();
+	ck_assert(!won);
+	store_totp_begin(cf.st, id, "sealed", &done, DONE);
+	ok();
+	store_totp_use(cf.st, id, 7, true, NULL, &won, DONE);
+	ok();
+	ck_assert(won);
+	store_recovery_count(cf.st, id, &n, DONE);
+	ok();
+	ck_assert_int_eq(n, 1);
+	store_totp_remove(cf.st, id, NULL, &done, DONE);
+	ok();
+	store_recovery_count(cf.st, id, &n, DONE);
+	ok();
+	ck_assert_int_eq(n, 0);
+	free(out);
+	free(id);
+}
+END_TEST
+
+/* issue30.1: a user's live sessions, newest first; an ended one is not
+ * listed, nor another user's. */
+START_TEST(test_sessions_of_user)
+{
+	struct user_fields fa = user("Sa", "sa@example.com", "ext-sa");
+	struct user_fields fb = user("Sb", "sb@example.com", "ext-sb");
+	char *oa = user_create(&fa, NULL), *ob = user_create(&fb, NULL), *a, *b, *sid = NULL;
+	const char *ids[] = { "s-old", "s-new", "s-other" }, *hashes[] = { "ha", "hb", "hc" };
+	struct session_list l = { 0 };
+	bool ended = false;
+
+	a = member(oa, "id");
+	b = member(ob, "id");
+	for (size_t i = 0; i < 3; i++) {
+		struct new_session ns = { .id = ids[i], .secret_hash = hashes[i],
+			.project_id = cf.p.project_id, .user_id = i == 2 ? b : a,
+			.now = now_ms() + (int64_t)i, .expires_at = now_ms() + 3600000, .amr = "pwd" };
+		store_session_start(cf.st, &ns, &sid, DONE);
+		ok();
+		free(sid);
+		sid = NULL;
+	}
+	store_session_list_user(cf.st, cf.p.project_id, a, now_ms(), &l, DONE);
+	ok();
+	ck_assert_uint_eq(l.n, 2);
+	ck_assert_str_eq(l.items[0].id, "s-new");
+	ck_assert_str_eq(l.items[1].id, "s-old");
+	ck_assert_str_eq(l.items[0].amr, "pwd");
+	session_list_release(&l);
+	store_session_end(cf.st, "s-other", cf.p.project_id, a, NULL, &ended, DONE);
+	ok();
+	ck_assert(!ended);   /* another user's */
+	store_session_end(cf.st, "s-new", cf.p.project_id, a, NULL, &ended, DONE);
+	ok();
+	ck_assert(ended);
+	store_session_list_user(cf.st, cf.p.project_id, a, now_ms(), &l, DONE);
+	ok();
+	ck_assert_uint_eq(l.n, 1);
+	ck_assert_str_eq(l.items[0].id, "s-old");
+	session_list_release(&l);
+	free(oa);
+	free(ob);
+	free(a);
+	free(b);
+}
+END_TEST
+
 static void add_cases(TCase *tc)
 {
 	tcase_add_test(tc, test_project_state);
@@ -1210,6 +1304,8 @@ static void add_cases(TCase *tc)
 	tcase_add_test(tc, test_update_keep_clear);
 	tcase_add_test(tc, test_cascades);
 	tcase_add_test(tc, test_keys);
+	tcase_add_test(tc, test_recovery_codes);
+	tcase_add_test(tc, test_sessions_of_user);
 }
 
 int main(void)

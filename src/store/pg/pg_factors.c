@@ -20,6 +20,9 @@ enum {
 	PF_TOTP_USE,
 	PF_TOTP_REMOVE,
 	PF_RESET,
+	PF_RC_SET,
+	PF_RC_USE,
+	PF_RC_COUNT,
 	PF__COUNT
 };
 
@@ -33,6 +36,12 @@ static const struct pg_statement statements[PF__COUNT] = {
 		" edgeauth_totp_remove($1, $2)", 2, true },
 	[PF_RESET] = { "factors_reset", "SELECT * FROM edgeauth_user_factors_reset($1, $2, $3, $4)",
 		4, true },
+	[PF_RC_SET] = { "factors_recovery_set", "SELECT done, event FROM"
+		" edgeauth_recovery_set($1, $2, $3)", 3, true },
+	[PF_RC_USE] = { "factors_recovery_use", "SELECT won, event FROM"
+		" edgeauth_recovery_use($1, $2, $3)", 3, true },
+	[PF_RC_COUNT] = { "factors_recovery_count", "SELECT count(*) FROM recovery_codes"
+		" WHERE user_id = $1 AND used_at IS NULL", 1, false },
 };
 
 const struct pg_statement_set pg_factors_statements = { statements, PF__COUNT };
@@ -110,10 +119,40 @@ static void pg_factors_reset(struct store *st, const struct event_origin *by,
 	free(ev);
 }
 
+static void pg_recovery_set(struct store *st, const char *user_id, const char *hashes,
+                            const struct event *ev, struct completion done)
+{
+	char *e = pg_event_json(ev);
+
+	pg_run(st, &statements[PF_RC_SET], (const char *const[]){ user_id, hashes, e }, pg_map_none,
+	       NULL, NULL, done);
+	free(e);
+}
+
+static void pg_recovery_use(struct store *st, const char *user_id, const char *hash,
+                            const struct event *ev, bool *won, struct completion done)
+{
+	char *e = pg_event_json(ev);
+
+	pg_run(st, &statements[PF_RC_USE], (const char *const[]){ user_id, hash, e }, pg_map_bool,
+	       won, NULL, done);
+	free(e);
+}
+
+static void pg_recovery_count(struct store *st, const char *user_id, long long *n,
+                              struct completion done)
+{
+	pg_run(st, &statements[PF_RC_COUNT], (const char *const[]){ user_id }, pg_map_int, n, NULL,
+	       done);
+}
+
 const struct store_factors_ops pg_factors_ops = {
 	.totp_get = pg_totp_get,
 	.totp_begin = pg_totp_begin,
 	.totp_use = pg_totp_use,
 	.totp_remove = pg_totp_remove,
 	.reset = pg_factors_reset,
+	.recovery_set = pg_recovery_set,
+	.recovery_use = pg_recovery_use,
+	.recovery_count = pg_recovery_count,
 };

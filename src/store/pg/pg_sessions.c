@@ -18,6 +18,7 @@ enum {
 	PS_ADD_CLIENT,
 	PS_END,
 	PS_PURGE,
+	PS_LIST_USER,
 	PS__COUNT
 };
 
@@ -42,6 +43,9 @@ static const struct pg_statement statements[PS__COUNT] = {
 	[PS_PURGE] = { "sessions_purge", "WITH d AS (DELETE FROM sessions WHERE id IN"
 		" (SELECT id FROM sessions WHERE ended_at IS NOT NULL OR expires_at <= edgeauth_now_ms()"
 		" LIMIT $1) RETURNING 1) SELECT count(*) FROM d", 1, true },
+	[PS_LIST_USER] = { "sessions_list_user", "SELECT id, created_at, auth_time, expires_at, amr"
+		" FROM sessions WHERE project_id = $1 AND user_id = $2 AND ended_at IS NULL"
+		" AND expires_at > edgeauth_now_ms() ORDER BY created_at DESC, id LIMIT $3", 3, false },
 };
 
 const struct pg_statement_set pg_sessions_statements = { statements, PS__COUNT };
@@ -127,10 +131,42 @@ static void pg_session_purge(struct store *st, int batch, int64_t now, int *dele
 	complete(done, 0, NULL);
 }
 
+static int sessions_listed(const PGresult *res, void *out, const void *how,
+                           struct api_error *err)
+{
+	struct session_list *l = out;
+	int n = PQntuples(res);
+
+	(void)how;
+	(void)err;
+	l->items = xcalloc(n ? (size_t)n : 1, sizeof *l->items);
+	for (int r = 0; r < n; r++) {
+		struct session_item *it = &l->items[l->n++];
+		it->id = pg_text_dup(res, r, 0);
+		it->created_at = pg_int(res, r, 1);
+		it->auth_time = pg_int(res, r, 2);
+		it->expires_at = pg_int(res, r, 3);
+		it->amr = pg_text_dup(res, r, 4);
+	}
+	return 0;
+}
+
+/* Expiry is the database's clock's: now is this node's. */
+static void pg_session_list_user(struct store *st, const char *project_id, const char *user_id,
+                                 int64_t now, struct session_list *out, struct completion done)
+{
+	char max[24];
+
+	(void)now;
+	pg_run(st, &statements[PS_LIST_USER], (const char *const[]){ project_id, user_id,
+	       pg_int_param(STORE_SESSION_LIST_MAX, max) }, sessions_listed, out, NULL, done);
+}
+
 const struct store_sessions_ops pg_sessions_ops = {
 	.start = pg_session_start,
 	.find = pg_session_find,
 	.add_client = pg_session_add_client,
 	.end = pg_session_end,
 	.purge = pg_session_purge,
+	.list_user = pg_session_list_user,
 };

@@ -23,6 +23,10 @@ enum factor_stmt {
 	SF_USER_IN_PROJECT,
 	SF_REMOVE_ALL,
 	SF_END_SESSIONS,
+	SF_RC_CLEAR,
+	SF_RC_INSERT,
+	SF_RC_USE,
+	SF_RC_COUNT,
 	SF__COUNT
 };
 
@@ -46,6 +50,14 @@ static const char *const sql[SF__COUNT] = {
 	/* schema/008's triggers revoke what was signed in through them */
 	[SF_END_SESSIONS] =
 		"UPDATE sessions SET ended_at = ?2 WHERE user_id = ?1 AND ended_at IS NULL",
+	/* recovery codes: new ones void the old; a use spends one once */
+	[SF_RC_CLEAR] = "DELETE FROM recovery_codes WHERE user_id = ?1",
+	[SF_RC_INSERT] =
+		"INSERT OR IGNORE INTO recovery_codes (user_id, code_hash, created_at) VALUES (?1, ?2, ?3)",
+	[SF_RC_USE] =
+		"UPDATE recovery_codes SET used_at = ?3"
+		" WHERE user_id = ?1 AND code_hash = ?2 AND used_at IS NULL",
+	[SF_RC_COUNT] = "SELECT count(*) FROM recovery_codes WHERE user_id = ?1 AND used_at IS NULL",
 };
 
 const struct stmt_set store_factors_sql = { SF__COUNT, sql, NULL };
@@ -226,10 +238,100 @@ static void sqlite_factors_reset(struct store *st, const struct event_origin *by
 	complete(done, store_write_tx_event(st, reset_write, NULL, (void *)&r, &ev, &err), &err);
 }
 
+/* What a write of recovery codes works on, for store_write_tx. */
+struct recovery_write {
+	const char *user_id;
+	const char *hashes;   /* set: space-separated; use: one */
+	const struct event *ev;
+	bool *won;
+};
+
+static int recovery_insert(struct store *st, const char *user_id, const char *hash, size_t len,
+                           struct api_error *err)
+{
+	sqlite3_stmt *s = stmt(st, SF_RC_INSERT);
+
+	store_bind_text(s, 1, user_id);
+	sqlite3_bind_text(s, 2, hash, (int)len, SQLITE_TRANSIENT);
+	sqlite3_bind_int64(s, 3, now_ms());
+	return store_step_write(st, s, NULL, 0, NULL, err);
+}
+
+static int recovery_set_write(struct store *st, void *arg, struct api_error *err)
+{
+	const struct recovery_write *w = arg;
+	sqlite3_stmt *s = stmt(st, SF_RC_CLEAR);
+	const char *h = w->hashes;
+
+	store_bind_text(s, 1, w->user_id);
+	if (store_step_write(st, s, NULL, 0, NULL, err) < 0)
+		return -1;
+	while (*h) {
+		size_t len = strcspn(h, " ");
+		if (len && recovery_insert(st, w->user_id, h, len, err) < 0)
+			return -1;
+		h += len + (h[len] == ' ');
+	}
+	return w->ev ? store_event_insert(st, w->ev, err) : 0;
+}
+
+static void sqlite_recovery_set(struct store *st, const char *user_id, const char *hashes,
+                                const struct event *ev, struct completion done)
+{
+	struct recovery_write w = { user_id, hashes, ev, NULL };
+	struct api_error err;
+
+	complete(done, store_write_tx(st, recovery_set_write, NULL, &w, &err), &err);
+}
+
+static int recovery_use_write(struct store *st, void *arg, struct api_error *err)
+{
+	const struct recovery_write *w = arg;
+	sqlite3_stmt *s = stmt(st, SF_RC_USE);
+
+	store_bind_text(s, 1, w->user_id);
+	store_bind_text(s, 2, w->hashes);
+	sqlite3_bind_int64(s, 3, now_ms());
+	if (store_step_write(st, s, NULL, 0, NULL, err) < 0)
+		return -1;
+	*w->won = changed(st);
+	return event_if_changed(st, w->ev, *w->won, err);
+}
+
+static void sqlite_recovery_use(struct store *st, const char *user_id, const char *hash,
+                                const struct event *ev, bool *won, struct completion done)
+{
+	struct recovery_write w = { user_id, hash, ev, won };
+	struct api_error err;
+	int rc = store_write_tx(st, recovery_use_write, NULL, &w, &err);
+
+	if (rc < 0)
+		*won = false;   /* rolled back */
+	complete(done, rc, &err);
+}
+
+static void sqlite_recovery_count(struct store *st, const char *user_id, long long *n,
+                                  struct completion done)
+{
+	sqlite3_stmt *s = stmt(st, SF_RC_COUNT);
+	struct api_error err;
+	int rc;
+
+	store_bind_text(s, 1, user_id);
+	rc = store_step(st, s, &err);
+	if (rc == 1)
+		*n = sqlite3_column_int64(s, 0);
+	store_stmt_finish(s);
+	complete(done, rc < 0 ? -1 : 0, &err);
+}
+
 const struct store_factors_ops sqlite_factors_ops = {
 	.totp_get = sqlite_totp_get,
 	.totp_begin = sqlite_totp_begin,
 	.totp_use = sqlite_totp_use,
 	.totp_remove = sqlite_totp_remove,
 	.reset = sqlite_factors_reset,
+	.recovery_set = sqlite_recovery_set,
+	.recovery_use = sqlite_recovery_use,
+	.recovery_count = sqlite_recovery_count,
 };

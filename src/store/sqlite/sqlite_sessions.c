@@ -21,6 +21,7 @@ enum session_stmt {
 	SS_END,
 	SS_ADD_CLIENT,
 	SS_PURGE,
+	SS_LIST_USER,
 	SS__COUNT
 };
 
@@ -62,6 +63,10 @@ static const char *const sql[SS__COUNT] = {
 	[SS_PURGE] =
 		"DELETE FROM sessions WHERE id IN (SELECT id FROM sessions"
 		" WHERE ended_at IS NOT NULL OR expires_at <= ?1 LIMIT ?2)",
+	[SS_LIST_USER] =
+		"SELECT id, created_at, auth_time, expires_at, amr FROM sessions"
+		" WHERE project_id = ?1 AND user_id = ?2 AND ended_at IS NULL AND expires_at > ?3"
+		" ORDER BY created_at DESC, id LIMIT ?4",
 };
 
 const struct stmt_set store_sessions_sql = { SS__COUNT, sql, NULL };
@@ -272,10 +277,38 @@ static void sqlite_session_purge(struct store *st, int batch, int64_t now, int *
 	complete(done, rc, &err);
 }
 
+static void sqlite_session_list_user(struct store *st, const char *project_id,
+                                     const char *user_id, int64_t now, struct session_list *out,
+                                     struct completion done)
+{
+	sqlite3_stmt *s = stmt(st, SS_LIST_USER);
+	struct api_error err;
+	int rc;
+
+	store_bind_text(s, 1, project_id);
+	store_bind_text(s, 2, user_id);
+	sqlite3_bind_int64(s, 3, now);
+	sqlite3_bind_int(s, 4, STORE_SESSION_LIST_MAX);
+	out->items = xcalloc(STORE_SESSION_LIST_MAX, sizeof *out->items);
+	while ((rc = store_step(st, s, &err)) == 1) {
+		struct session_item *it = &out->items[out->n++];
+		it->id = store_column_dup(s, 0);
+		it->created_at = sqlite3_column_int64(s, 1);
+		it->auth_time = sqlite3_column_int64(s, 2);
+		it->expires_at = sqlite3_column_int64(s, 3);
+		it->amr = store_column_dup(s, 4);
+	}
+	store_stmt_finish(s);
+	if (rc < 0)
+		session_list_release(out);
+	complete(done, rc < 0 ? -1 : 0, &err);
+}
+
 const struct store_sessions_ops sqlite_sessions_ops = {
 	.start = sqlite_session_start,
 	.find = sqlite_session_find,
 	.add_client = sqlite_session_add_client,
 	.end = sqlite_session_end,
 	.purge = sqlite_session_purge,
+	.list_user = sqlite_session_list_user,
 };

@@ -1,0 +1,38 @@
+#ifndef EDGEAUTH_ACCOUNT_RECOVERY_H
+#define EDGEAUTH_ACCOUNT_RECOVERY_H
+/*
+ * Recovery codes on the account page (docs/signin.md §"Second factors"):
+ * FACTOR_RECOVERY_CODES single-use codes, shown once when the first factor
+ * is enrolled and on regeneration (which voids the old ones), stored only
+ * as hashes (factors.h); the page says how many are left.
+ */
+#include <stdbool.h>
+
+#include "account.h"
+#include "factors.h"
+#include "store_events.h"
+
+/* A new set of codes, their hashes (space-separated) and its event. */
+struct recovery_batch {
+	char codes[FACTOR_RECOVERY_CODES][FACTOR_RECOVERY_TEXT];
+	char *hashes;
+	struct event event;
+};
+/* Wipes the codes; safe on a zeroed batch. */
+void recovery_batch_release(struct recovery_batch *b);
+/* Makes b and stores it for the session's user, voiding the old codes
+ * (factor.recovery_codes, counted); done when stored. */
+void account_recovery_store(struct request_ctx *ctx, struct recovery_batch *b,
+                            struct completion done);
+/* The codes, to be written down now: they are not shown again. */
+void account_recovery_show(struct console_page *p, const struct recovery_batch *b);
+
+/* The page's part: how many codes are left (account_recovery_count, a
+ * step of the page before it) and a new set, for a user with a factor. */
+flow_step account_recovery_count;
+void account_section_recovery(struct request_ctx *ctx, struct console_page *p, bool recent);
+
+/* POST /account/recovery/new */
+extern flow_step *const account_recovery_new_steps[];
+
+#endif
