@@ -1,4 +1,4 @@
--- edgeauth schema, version 14: second factors (docs/signin.md §"Second factors").
+-- edgeauth schema, version 15: second factors (docs/signin.md §"Second factors").
 --
 -- One row per user and kind of factor; only 'totp' so far. The TOTP secret
 -- is sealed (AES-256-GCM) under the key-encryption key, with the user's ID

@@ -1,4 +1,4 @@
--- edgeauth schema, version 15: how a session's user proved who they are.
+-- edgeauth schema, version 16: how a session's user proved who they are.
 --
 -- amr (RFC 8176), space-separated: 'pwd' for a password, 'pwd otp mfa'
 -- for a password and a TOTP code (docs/signin.md §"Second factors"). Each

@@ -45,7 +45,7 @@ void store_totp_use(struct store *st, const char *user_id, int64_t step, bool co
 void store_totp_remove(struct store *st, const char *user_id, const struct event *ev,
                        bool *removed, struct completion done);
 
-/* Recovery codes (schema/017_recovery_codes.sql): the user's codes become
+/* Recovery codes (schema/018_recovery_codes.sql): the user's codes become
  * those of hashes (space-separated crypto_hash_secret values), the old
  * ones void, and ev is recorded. */
 void store_recovery_set(struct store *st, const char *user_id, const char *hashes,

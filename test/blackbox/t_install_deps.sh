@@ -59,7 +59,7 @@ deps() { PATH=$STUB:$PATH "$SCRIPT" "$@" > "$FAKE/out" 2>&1; }
 # installs: the packages of the apt-get install calls, sorted, one a line
 installs() { grep '^install' "$FAKE/apt-get.log" 2> /dev/null | tr ' ' '\n' | grep -v '^-\|^install$' | sort -u; }
 has() { installs | grep -qxF "$1" && echo yes || echo no; }
-RUN_ONLY="build-essential pkg-config libevent-dev libsqlite3-dev libargon2-dev libssl-dev libjansson-dev libinih-dev libpq-dev curl jq"
+RUN_ONLY="build-essential pkg-config libevent-dev libsqlite3-dev libargon2-dev libssl-dev libjansson-dev libinih-dev libpq-dev libqrencode-dev libcbor-dev curl jq"
 TEST_TOOLS="chromium nodejs postgresql prometheus clang wrk check strace faketime python3 sqlite3
 python3-authlib apache2-bin libapache2-mod-auth-openidc"
 

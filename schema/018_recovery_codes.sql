@@ -1,4 +1,4 @@
--- edgeauth schema, version 16: recovery codes (docs/signin.md §"Second factors").
+-- edgeauth schema, version 18: recovery codes (docs/signin.md §"Second factors").
 --
 -- Ten single-use codes per user, each replacing the second factor once at
 -- sign-in. Only the SHA-256 of a code is kept (base64url, as the other

@@ -1,4 +1,4 @@
--- Recovery codes, as schema/017_recovery_codes.sql on SQLite: ten single-use
+-- Recovery codes, as schema/018_recovery_codes.sql on SQLite: ten single-use
 -- codes per user kept only as their SHA-256 (base64url), spent by the
 -- UPDATE that sets used_at (one use wins, on any node), gone with the
 -- user's last confirmed factor.
