@@ -122,7 +122,7 @@ int store_event_list(struct store *st, const struct event_filter *f,
 
 /* The fixed vocabulary of actions, EVENT_ACTION_COUNT of them (a list's
  * filter is held to it). */
-#define EVENT_ACTION_COUNT 27
+#define EVENT_ACTION_COUNT 34
 extern const char *const event_actions[EVENT_ACTION_COUNT];
 
 /* What a page of a project's events (store_event_page) lets through.

@@ -245,6 +245,32 @@ START_TEST(test_list_filters)
 }
 END_TEST
 
+/* Every action the server records can be asked for by the events API's
+ * action filter: each `#define EVENT_X "a.b"` of store_events.h is in
+ * event_actions (a new action left out of it could not be filtered). */
+START_TEST(test_every_action_filterable)
+{
+	FILE *f = fopen(SOURCE_DIR "/include/store/store_events.h", "r");
+	char line[256], name[128], value[128];
+	int defines = 0;
+
+	ck_assert_ptr_nonnull(f);
+	while (fgets(line, sizeof line, f)) {
+		bool listed = false;
+
+		if (sscanf(line, "#define EVENT_%127s \"%127[^\"]\"", name, value) != 2 ||
+		    !strchr(value, '.'))
+			continue;
+		defines++;
+		for (size_t i = 0; i < EVENT_ACTION_COUNT; i++)
+			listed |= !strcmp(event_actions[i], value);
+		ck_assert_msg(listed, "action %s (EVENT_%s) is not in event_actions", value, name);
+	}
+	fclose(f);
+	ck_assert_int_eq(defines, EVENT_ACTION_COUNT);
+}
+END_TEST
+
 START_TEST(test_purge)
 {
 	for (int i = 0; i < 5; i++)
@@ -274,6 +300,7 @@ int main(void)
 	tcase_add_test(tc, test_record_own_transaction);
 	tcase_add_test(tc, test_list_filters);
 	tcase_add_test(tc, test_purge);
+	tcase_add_test(tc, test_every_action_filterable);
 	suite_add_tcase(s, tc);
 	return check_run(srunner_create(s));
 }
