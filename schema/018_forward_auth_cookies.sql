@@ -11,3 +11,6 @@ CREATE TABLE forward_auth_cookies (
 ) WITHOUT ROWID;
 CREATE INDEX forward_auth_cookies_by_session ON forward_auth_cookies(session_id);
 CREATE INDEX forward_auth_cookies_by_client ON forward_auth_cookies(client_id);
+-- Which app a URL belongs to is asked on every request a proxy checks: only
+-- the clients with forward_auth_urls are read, not every client.
+CREATE INDEX clients_forward_auth ON clients(id) WHERE forward_auth_urls <> '[]';
