@@ -212,10 +212,24 @@ db "update sessions set ended_at = 1 where ended_at is null" > /dev/null
 FA_ACCEPT=application/json fa "${PROXY[@]}" -H "Cookie: edgeauth_app=$APPC"
 check_status "issue31.2: the session's end ends it: 401" 401
 
+# a third sign-in, ended by a new password
+FA_URI=/pw fa "${PROXY[@]}"
+CHALLENGE=$(query_value "$LOCATION" code_challenge); STATE=$(query_value "$LOCATION" state); NONCE=$(set_cookie edgeauth_fa_nonce)
+authorize_post "$FA" "http://app.test/.edgeauth/callback" rita@example.com "rita's password" "$STATE"
+callback "$(query_value "$LOCATION" code)" "$STATE" -H "Cookie: edgeauth_fa_nonce=$NONCE"
+APPC=$(set_cookie edgeauth_app)
+fa "${PROXY[@]}" -H "Cookie: edgeauth_app=$APPC"
+check_status "issue31.2: signed in a third time: 200" 200
+req PUT "$P/users/$USER" '{"display_name":"Rita","email":"rita@example.com","is_active":true,"password":"rita-new-password-2"}'
+check_status "issue31.2: a new password" 200
+FA_ACCEPT=application/json fa "${PROXY[@]}" -H "Cookie: edgeauth_app=$APPC"
+check_status "issue31.2: a new password ends the app cookie: 401" 401
+PW=rita-new-password-2
+
 # the open-redirect refusal: the way back must be under the app's URLs as they are now
 FA_URI=/three fa "${PROXY[@]}"
 CHALLENGE=$(query_value "$LOCATION" code_challenge); STATE=$(query_value "$LOCATION" state); NONCE=$(set_cookie edgeauth_fa_nonce)
-authorize_post "$FA" "http://app.test/.edgeauth/callback" rita@example.com "rita's password" "$STATE"
+authorize_post "$FA" "http://app.test/.edgeauth/callback" rita@example.com "$PW" "$STATE"
 CODE=$(query_value "$LOCATION" code)
 AUTH="$AS_ADMIN" req PUT "$P/clients/$FA" '{"name":"fa app","is_active":true,"forward_auth_urls":["https://secure.test/"]}'
 callback "$CODE" "$STATE" -H "Cookie: edgeauth_fa_nonce=$NONCE"
