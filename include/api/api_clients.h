@@ -24,7 +24,8 @@ extern const struct input_names clients_create_names;
 extern const struct input_names clients_update_names;
 extern const char *const clients_list_query[];
 
-/* A list of URIs of a body (redirect_uris, post_logout_redirect_uris). */
+/* A list of URIs of a body (redirect_uris, post_logout_redirect_uris,
+ * forward_auth_urls). */
 struct uri_list {
 	bool present;                  /* false: the key was absent */
 	char *json;                    /* owned JSON array text; NULL when absent */
@@ -38,6 +39,7 @@ struct client_body {
 	struct jbody_id_list permission_ids;
 	struct uri_list redirect_uris;
 	struct uri_list post_logout_redirect_uris;
+	struct uri_list forward_auth_urls;
 	struct str_field backchannel_logout_uri;
 	const char *token_endpoint_auth_method;     /* NULL when absent; else static */
 	const char *id_token_signed_response_alg;   /* the same */

@@ -58,6 +58,10 @@ bool html_same_origin(const char *origin, const char *issuer);
  * issuer's; else false, and the request is answered with the 403 page. */
 bool html_post_origin_check(struct request_ctx *ctx);
 
+/* The value of the request's cookie called name (session_cookie_value's
+ * rules; NULL: none, or past as many Cookie headers as we read). Caller
+ * frees. */
+char *html_cookie(struct request_ctx *ctx, const char *name);
 /* The value of project_id's session cookie (session.h) across the
  * request's Cookie headers, or NULL (none, empty, or more than one). Caller
  * frees with crypto_free_wiped: it is a session secret. */

@@ -72,6 +72,9 @@ const char *request_header(const struct request_ctx *ctx, const char *name);
  * peer is one of [server] trusted_proxies, the last X-Forwarded-For entry
  * if that is an address (docs/operations.md §"Client address behind a proxy"). Made once per request. */
 const char *request_client_address(struct request_ctx *ctx);
+/* Whether the peer (the connection's address) is one of [server]
+ * trusted_proxies, whose X-Forwarded-* headers may be believed. */
+bool request_peer_trusted(struct request_ctx *ctx);
 /* The client's address as the audit trail records it: NULL when unknown. */
 const char *request_event_address(struct request_ctx *ctx);
 /* Who the request's changes are by, for the audit trail (store_events.h):

@@ -237,6 +237,18 @@ struct store_tokens_ops {
 	                   struct store_stamp *stamp, struct completion done);
 };
 
+/* store_forward.h */
+struct forward_app;
+struct forward_user;
+struct store_forward_ops {
+	void (*app)(struct store *st, const char *url, struct forward_app *out,
+	            struct completion done);
+	void (*cookie_insert)(struct store *st, const char *token_hash, const char *session_id,
+	                      const char *client_id, int64_t now, struct completion done);
+	void (*cookie_find)(struct store *st, const char *token_hash, const char *client_id,
+	                    int64_t now, struct forward_user *out, struct completion done);
+};
+
 /* store_factors.h */
 struct store_factors_ops {
 	void (*totp_get)(struct store *st, const char *user_id, struct store_totp_row *out,
@@ -279,6 +291,7 @@ struct store_backend {
 	const struct store_users_ops *users;
 	const struct store_tokens_ops *tokens;
 	const struct store_factors_ops *factors;
+	const struct store_forward_ops *forward;
 };
 
 #endif

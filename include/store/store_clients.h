@@ -7,8 +7,8 @@
  * never seen: it is client_not_found. A record is the JSON text of an object
  * {id, name, description, is_active, permission_ids, redirect_uris,
  * post_logout_redirect_uris, backchannel_logout_uri,
- * token_endpoint_auth_method, id_token_signed_response_alg, created_at,
- * updated_at}; never a secret or its hash.
+ * token_endpoint_auth_method, id_token_signed_response_alg,
+ * forward_auth_urls, created_at, updated_at}; never a secret or its hash.
  *
  * Each operation is one transaction and takes a struct completion (flow.h),
  * called once; what it hands back goes to out-parameters that must live
@@ -49,6 +49,8 @@ struct client_fields {
 	const char *backchannel_logout_uri;   /* NULL: none */
 	const char *token_endpoint_auth_method;     /* none, client_secret_basic or _post */
 	const char *id_token_signed_response_alg;   /* RS256 or ES256 */
+	bool set_forward_auth_urls;
+	const char *forward_auth_urls;        /* base URLs (docs/forward-auth.md), as redirect_uris */
 };
 
 /* Sort keys of the clients list: indexes into api_clients.c's sort_by
@@ -65,7 +67,8 @@ enum client_sort {
  * no-escalation rule (store_grants.h), checked inside the write's
  * transaction; and for docs/signin.md §"Who may change where tokens go": a
  * write that sets or changes redirect_uris, post_logout_redirect_uris,
- * backchannel_logout_uri or token_endpoint_auth_method needs scope to carry
+ * backchannel_logout_uri, token_endpoint_auth_method or forward_auth_urls
+ * (each registers a callback, docs/forward-auth.md) needs scope to carry
  * all twelve named permissions of the default resources
  * (store_grants.h: kind "admin"), checked last. A create "sets" a field it gives
  * a value other than the default; an update "changes" one whose new value
@@ -179,8 +182,13 @@ int store_client_grant_admin(struct store *st, const char *client_id, struct api
 
 /* ---- what sign-in and logout read ---- */
 
-/* Whether redirect_uri is one the client registered, exactly (*registered
- * false too when there is no such client). */
+/* Where the proxy routes an app's callback, under each of its base URLs
+ * (docs/forward-auth.md): <base URL without a trailing /> + this. */
+#define FORWARD_AUTH_CALLBACK_PATH "/.edgeauth/callback"
+
+/* Whether redirect_uri is one the client registered, exactly, or the
+ * callback of one of its forward_auth_urls (*registered false too when
+ * there is no such client). */
 void store_client_redirect_registered(struct store *st, const char *client_id,
                                       const char *redirect_uri, bool *registered,
                                       struct completion done);

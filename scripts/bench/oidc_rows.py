@@ -12,6 +12,9 @@ render the rows; b is the run module itself (its wrk, Api, pkce, row_line
   refresh, openid  the refresh grant of an OIDC sign-in, which returns an ID
                    token too: against the plain refresh row, one RS256
                    signature more (`openssl speed rsa2048`) and nothing else
+  forward-auth     GET /api/v1/forward-auth with a valid app cookie, as a
+                   proxy asks it on every page load of a protected app
+                   (issue 31; the server trusts 127.0.0.1 as a proxy)
 """
 import http.client
 import os
@@ -71,6 +74,54 @@ def rs256_signs_per_s(b):
     raise RuntimeError("openssl speed rsa2048: no rsa 2048 line")
 
 
+FORWARD_APP = "https://dash.bench.example/"
+
+
+def forward_auth_cookie(b, st):
+    """A valid app cookie of a forward-auth app (docs/forward-auth.md): the
+    proxy's question, the password sign-in of the first sign-in user, and the
+    callback, as a browser goes through them. Returns the Cookie header."""
+    email, password = [urllib.parse.unquote(x) for x in
+                       open(os.path.join(b.WORK, "signin.txt")).readline().split()]
+    client_id = b.Api(st.port, st.token).call("POST", f"{st.P}/clients", {
+        "name": "bench forward-auth app", "forward_auth_urls": [FORWARD_APP]})["id"]
+
+    def get(path, headers):
+        c = http.client.HTTPConnection("127.0.0.1", st.port, timeout=30)
+        c.request("GET", path, headers=headers)
+        r = c.getresponse()
+        r.read()
+        c.close()
+        return r
+
+    r = get("/api/v1/forward-auth", forward_headers())
+    location = urllib.parse.urlsplit(r.getheader("Location") or "")
+    q = dict(urllib.parse.parse_qsl(location.query))
+    nonce = (r.getheader("Set-Cookie") or "").split(";", 1)[0]
+    form = urllib.parse.urlencode({**q, "email": email, "password": password})
+    c = http.client.HTTPConnection("127.0.0.1", st.port, timeout=30)
+    c.request("POST", "/api/v1/authorize", form,
+              {"Content-Type": "application/x-www-form-urlencoded"})
+    a = c.getresponse()
+    a.read()
+    c.close()
+    callback = urllib.parse.urlsplit(a.getheader("Location") or "")
+    r = get("/api/v1/forward-auth/callback?" + callback.query, {"Cookie": nonce})
+    cookie = (r.getheader("Set-Cookie") or "").split(";", 1)[0]
+    if r.status != 302 or not cookie.startswith("__Host-edgeauth_app="):
+        raise SystemExit(f"bench: the forward-auth sign-in failed ({r.status})")
+    if get("/api/v1/forward-auth", {**forward_headers(), "Cookie": cookie}).status != 200:
+        raise SystemExit("bench: the app cookie is not taken")
+    return cookie
+
+
+def forward_headers():
+    """What Caddy or Traefik send about a page load of the app."""
+    return {"X-Forwarded-Method": "GET", "X-Forwarded-Proto": "https",
+            "X-Forwarded-Host": "dash.bench.example", "X-Forwarded-Uri": "/page",
+            "Accept": "text/html"}
+
+
 def specs(b, st):
     """The read rows' wrk runs on the running server st: {name: (script, url,
     env, headers)}; it signs in once for the session and the openid token."""
@@ -91,6 +142,9 @@ def specs(b, st):
         "introspect": ("introspect.lua", url + "/api/v1/tokens/introspect",
                        {"BENCH_BASIC": b.basic(client_id, secret), "BENCH_TOKEN": token}, []),
         "get_user": ("get.lua", url + f"{st.P}/users/{user_id}", {}, admin),
+        "forward_auth": ("get.lua", url + "/api/v1/forward-auth", {},
+                         [f"{k}: {v}" for k, v in forward_headers().items()] +
+                         [f"Cookie: {forward_auth_cookie(b, st)}"]),
     }
 
 
@@ -132,6 +186,8 @@ def lines(b, rows, base, commit_full, rs256_signs):
                    rows["introspect"]["rps"] >= 0.30 * base["rps"]),
         b.row_line("`GET .../users/{id}`", rows["get_user"], base, "≥ 35% of /healthz",
                    rows["get_user"]["rps"] >= 0.35 * base["rps"]),
+        b.row_line("`GET /api/v1/forward-auth` (a valid app cookie)", rows["forward_auth"], base,
+                   "≥ 30% of /healthz", rows["forward_auth"]["rps"] >= 0.30 * base["rps"]),
         b.row_line("`POST /api/v1/tokens` refresh_token of an OIDC sign-in (+ ID token), "
                    "synchronous=full", oidc, base,
                    f"≥ 90% of the plain refresh with one RS256 signature more "

@@ -54,17 +54,19 @@ void clients_body_release(struct client_body *b)
 	jbody_id_list_release(&b->permission_ids);
 	free(b->redirect_uris.json);
 	free(b->post_logout_redirect_uris.json);
-	b->redirect_uris.json = b->post_logout_redirect_uris.json = NULL;
+	free(b->forward_auth_urls.json);
+	b->redirect_uris.json = b->post_logout_redirect_uris.json = b->forward_auth_urls.json = NULL;
 }
 
 /*
  * One registered URI, item i of the list key: an absolute http or https URL
  * of at most URL_MAX_CHARS, without a fragment (RFC 6749 §3.1.2: "The
  * endpoint URI MUST NOT include a fragment component"; the logout URIs
- * follow the same rules, docs/signin.md §"Logout"). The error names the position,
- * never the value.
+ * follow the same rules, docs/signin.md §"Logout"); base_only: a base URL
+ * (forward_auth_urls), without a query either. The error names the
+ * position, never the value.
  */
-static int check_registered_uri(const char *key, const json_t *item, size_t i,
+static int check_registered_uri(const char *key, bool base_only, const json_t *item, size_t i,
                                 struct api_error *err)
 {
 	const char *s = json_string_value(item);
@@ -82,6 +84,10 @@ static int check_registered_uri(const char *key, const json_t *item, size_t i,
 		                i, URL_MAX_CHARS);
 	if (strchr(s, '#'))
 		return api_fail(err, E_INVALID_PARAMS, "%s[%zu] must not contain a fragment", key, i);
+	/* a base URL (docs/forward-auth.md): a query has no place to go in
+	 * <base URL>/.edgeauth/callback, nor in a prefix of the pages */
+	if (base_only && strchr(s, '?'))
+		return api_fail(err, E_INVALID_PARAMS, "%s[%zu] must not contain a query", key, i);
 	if (!validate_http_url(s))
 		return api_fail(err, E_INVALID_PARAMS,
 		                "%s[%zu] must be an absolute http or https URL", key, i);
@@ -104,8 +110,8 @@ static bool string_in_array(const json_t *array, const char *s)
  * or [] -> "[]"; an array of valid URIs -> their JSON text, duplicates
  * dropped, order kept. Anything else is invalid_params.
  */
-static int read_uri_list(const json_t *body, const char *key, struct uri_list *out,
-                         struct api_error *err)
+static int read_uri_list(const json_t *body, const char *key, bool base_only,
+                         struct uri_list *out, struct api_error *err)
 {
 	const json_t *v = json_object_get(body, key), *item;
 	json_t *uris;
@@ -120,7 +126,7 @@ static int read_uri_list(const json_t *body, const char *key, struct uri_list *o
 		return api_fail(err, E_INVALID_PARAMS, "%s must be an array of URLs", key);
 	uris = json_array();
 	json_array_foreach(v, i, item) {
-		if (check_registered_uri(key, item, i, err) < 0)
+		if (check_registered_uri(key, base_only, item, i, err) < 0)
 			goto out;
 		if (string_in_array(uris, json_string_value(item)))
 			continue;
@@ -192,11 +198,11 @@ static const char *const id_token_algs[] = { CLIENT_ID_TOKEN_ALG_DEFAULT, "ES256
 static const char *const client_record[] = {
 	"id", "name", "description", "is_active", "permission_ids", "redirect_uris",
 	"post_logout_redirect_uris", "backchannel_logout_uri", "token_endpoint_auth_method",
-	"id_token_signed_response_alg", "created_at", "updated_at", NULL,
+	"id_token_signed_response_alg", "forward_auth_urls", "created_at", "updated_at", NULL,
 };
 #define CLIENT_TAKEN "name", "description", "permission_ids", "redirect_uris", \
 	"post_logout_redirect_uris", "backchannel_logout_uri", "token_endpoint_auth_method", \
-	"id_token_signed_response_alg"
+	"id_token_signed_response_alg", "forward_auth_urls"
 const struct input_names clients_create_names = {
 	.taken = (const char *const[]){ CLIENT_TAKEN, NULL }, .ignored = client_record,
 };
@@ -216,9 +222,10 @@ int clients_read_body(const json_t *body, bool update, struct client_body *b,
 	if (jbody_read_string(body, &description_rule, &b->description, err) < 0 ||
 	    jbody_read_id_list(body, "permission_ids", CLIENT_PERMISSION_IDS_MAX,
 	                      &b->permission_ids, err) < 0 ||
-	    read_uri_list(body, "redirect_uris", &b->redirect_uris, err) < 0 ||
-	    read_uri_list(body, "post_logout_redirect_uris", &b->post_logout_redirect_uris,
+	    read_uri_list(body, "redirect_uris", false, &b->redirect_uris, err) < 0 ||
+	    read_uri_list(body, "post_logout_redirect_uris", false, &b->post_logout_redirect_uris,
 	                  err) < 0 ||
+	    read_uri_list(body, "forward_auth_urls", true, &b->forward_auth_urls, err) < 0 ||
 	    read_backchannel_uri(body, &b->backchannel_logout_uri, err) < 0 ||
 	    read_choice(body, "token_endpoint_auth_method", auth_methods,
 	                sizeof auth_methods / sizeof auth_methods[0],
@@ -247,6 +254,8 @@ struct client_fields clients_fields_of(const struct client_body *b, bool update)
 		.backchannel_logout_uri = b->backchannel_logout_uri.value,
 		.token_endpoint_auth_method = b->token_endpoint_auth_method,
 		.id_token_signed_response_alg = b->id_token_signed_response_alg,
+		.set_forward_auth_urls = !update || b->forward_auth_urls.present,
+		.forward_auth_urls = b->forward_auth_urls.json,
 	};
 }
 

@@ -274,16 +274,20 @@ static size_t cookie_headers(struct request_ctx *ctx, const char **values)
 	return n;
 }
 
-char *html_session_cookie(struct request_ctx *ctx, const char *project_id)
+char *html_cookie(struct request_ctx *ctx, const char *name)
 {
 	const char *values[COOKIE_HEADERS_MAX];
 	size_t n = cookie_headers(ctx, values);
-	char *name, *value;
 
-	if (n == SIZE_MAX)
-		return NULL;
-	name = session_cookie_name(project_id, session_cookie_secure(ctx->http.srv->cfg->issuer));
-	value = session_cookie_value(values, n, name);
+	return n == SIZE_MAX ? NULL : session_cookie_value(values, n, name);
+}
+
+char *html_session_cookie(struct request_ctx *ctx, const char *project_id)
+{
+	char *name = session_cookie_name(project_id,
+	                                 session_cookie_secure(ctx->http.srv->cfg->issuer));
+	char *value = html_cookie(ctx, name);
+
 	free(name);
 	return value;
 }

@@ -122,25 +122,43 @@ static void address_text(const struct sockaddr *sa, char *buf, size_t size)
 		buf[0] = '\0';
 }
 
-const char *request_client_address(struct request_ctx *ctx)
+/* The connection's peer address into *peer: 0, or -1 when unknown. */
+static int peer_of(struct request_ctx *ctx, struct sockaddr_storage *peer)
 {
 	struct evhttp_connection *evcon = evhttp_request_get_connection(ctx->http.req);
-	const struct config *cfg = ctx->http.srv->cfg;
-	struct sockaddr_storage peer, client;
-	const struct sockaddr *who = (const struct sockaddr *)&peer;
 	char *text = NULL;
 	ev_uint16_t port;
 
-	if (ctx->client_address[0] || !evcon)
-		return ctx->client_address;
+	if (!evcon)
+		return -1;
 	evhttp_connection_get_peer(evcon, &text, &port);
-	if (!text || cidr_sockaddr_parse(text, port, &peer) < 0)
+	return text ? cidr_sockaddr_parse(text, port, peer) : -1;
+}
+
+static bool trusted(const struct config *cfg, const struct sockaddr_storage *peer)
+{
+	return cidr_list_contains(cfg->trusted_proxies, cfg->trusted_proxies_count,
+	                          (const struct sockaddr *)peer);
+}
+
+const char *request_client_address(struct request_ctx *ctx)
+{
+	struct sockaddr_storage peer, client;
+	const struct sockaddr *who = (const struct sockaddr *)&peer;
+
+	if (ctx->client_address[0] || peer_of(ctx, &peer) < 0)
 		return ctx->client_address;
-	if (cidr_list_contains(cfg->trusted_proxies, cfg->trusted_proxies_count, who) &&
-	    forwarded_for(ctx, &client) == 0)
+	if (trusted(ctx->http.srv->cfg, &peer) && forwarded_for(ctx, &client) == 0)
 		who = (const struct sockaddr *)&client;
 	address_text(who, ctx->client_address, sizeof ctx->client_address);
 	return ctx->client_address;
+}
+
+bool request_peer_trusted(struct request_ctx *ctx)
+{
+	struct sockaddr_storage peer;
+
+	return peer_of(ctx, &peer) == 0 && trusted(ctx->http.srv->cfg, &peer);
 }
 
 const char *request_event_address(struct request_ctx *ctx)

@@ -11,6 +11,7 @@
 #include <event2/buffer.h>
 
 #include "api_authorize.h"
+#include "api_forward_auth.h"
 #include "api_clients.h"
 #include "api_events.h"
 #include "api_logout.h"
@@ -59,6 +60,11 @@ static const struct route routes[] = {
 	  .cors = CORS_PUBLIC, .no_store = true, .steps = revoke_current_steps },
 	{ .method = EVHTTP_REQ_POST, .path = "/api/v1/tokens/introspect", .body = BODY_FORM,
 	  .cors = CORS_NONE, .no_store = true, .steps = introspect_steps },
+	/* docs/forward-auth.md: asked by a reverse proxy, answered to it */
+	{ .method = EVHTTP_REQ_GET, .path = "/api/v1/forward-auth", .no_store = true,
+	  .steps = forward_auth_steps },
+	{ .method = EVHTTP_REQ_GET, .path = "/api/v1/forward-auth/callback", .no_store = true,
+	  .steps = forward_auth_callback_steps },
 	{ .method = EVHTTP_REQ_GET, .path = "/api/v1/userinfo", .auth = AUTH_BEARER,
 	  .cors = CORS_PUBLIC, .no_store = true, .steps = userinfo_steps },
 	{ .method = EVHTTP_REQ_POST, .path = "/api/v1/userinfo", .auth = AUTH_BEARER,

@@ -280,7 +280,7 @@ END_TEST
 static const char *const record_keys[] = {
 	"id", "name", "description", "is_active", "permission_ids", "redirect_uris",
 	"post_logout_redirect_uris", "backchannel_logout_uri", "token_endpoint_auth_method",
-	"id_token_signed_response_alg", "created_at", "updated_at",
+	"id_token_signed_response_alg", "forward_auth_urls", "created_at", "updated_at",
 };
 
 /* The record's keys are the record's, in its one order, and no secret. */
@@ -458,6 +458,10 @@ static const struct {
 	  .backchannel_logout_uri = "https://x.example/" }, true },
 	{ "create: auth method", false, { .token_endpoint_auth_method = "client_secret_basic" },
 	  true },
+	{ "issue31.1 create: forward_auth_urls []", false, { .set_forward_auth_urls = true,
+	  .forward_auth_urls = "[]" }, false },
+	{ "issue31.1 create: forward_auth_urls", false, { .set_forward_auth_urls = true,
+	  .forward_auth_urls = "[\"https://x.example/\"]" }, true },
 	{ "update: nothing set", true, { 0 }, false },
 	{ "update: the same values", true, { .set_redirect_uris = true,
 	  .redirect_uris = "[\"https://a.example/\"]", .set_post_logout_redirect_uris = true,
@@ -472,6 +476,12 @@ static const struct {
 	  .post_logout_redirect_uris = "[]" }, true },
 	{ "update: back-channel URI cleared", true, { .set_backchannel_logout_uri = true }, true },
 	{ "update: auth method", true, { .token_endpoint_auth_method = "none" }, true },
+	{ "issue31.1 update: forward_auth_urls the same", true, { .set_forward_auth_urls = true,
+	  .forward_auth_urls = "[\"https://a.example/app\"]" }, false },
+	{ "issue31.1 update: forward_auth_urls", true, { .set_forward_auth_urls = true,
+	  .forward_auth_urls = "[\"https://x.example/\"]" }, true },
+	{ "issue31.1 update: forward_auth_urls cleared", true, { .set_forward_auth_urls = true },
+	  true },
 };
 
 static char *client_row(const char *id)
@@ -482,7 +492,8 @@ static char *client_row(const char *id)
 	ck_assert_int_eq(sqlite3_prepare_v2(sqlite_of(fx.st)->db,
 	                                    "SELECT json_array(name, redirect_uris,"
 	                 " post_logout_redirect_uris, backchannel_logout_uri,"
-	                 " token_endpoint_auth_method, id_token_signed_response_alg, updated_at)"
+	                 " token_endpoint_auth_method, id_token_signed_response_alg, forward_auth_urls,"
+	                 " updated_at)"
 	                 " FROM clients WHERE id = ?1", -1, &s, NULL), SQLITE_OK);
 	sqlite3_bind_text(s, 1, id, -1, SQLITE_STATIC);
 	ck_assert_int_eq(sqlite3_step(s), SQLITE_ROW);
@@ -500,6 +511,7 @@ START_TEST(test_routing_needs_all_twelve)
 		.post_logout_redirect_uris = "[\"https://a.example/bye\"]",
 		.set_backchannel_logout_uri = true, .backchannel_logout_uri = "https://a.example/bc",
 		.token_endpoint_auth_method = "client_secret_post",
+		.set_forward_auth_urls = true, .forward_auth_urls = "[\"https://a.example/app\"]",
 	};
 	char *id = strdup(create("app", NULL, NULL)), *before;
 	long long n;

@@ -44,9 +44,9 @@ static const struct pg_statement statements[PC__COUNT] = {
 	/* a new client, its permissions and its event: while creates go on, the
 	 * caches of the bearer check stay warm (a round trip each) */
 	[PC_CREATE] = { "clients_create", "SELECT * FROM edgeauth_client_create($1, $2, $3, $4,"
-		" $5, $6, $7, $8, $9, $10, $11, $12, $13)", 13, PG_WRITES_UNCACHED },
+		" $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)", 14, PG_WRITES_UNCACHED },
 	[PC_UPDATE] = { "clients_update", "SELECT * FROM edgeauth_client_update($1, $2, $3, $4,"
-		" $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)", 18, true },
+		" $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20)", 20, true },
 	[PC_SET_SECRET] = { "clients_set_secret",
 		"SELECT * FROM edgeauth_client_set_secret($1, $2, $3, $4, $5)", 5, true },
 	[PC_GET] = { "clients_get", "SELECT edgeauth_client_json(c, p.ids)::text"
@@ -59,8 +59,9 @@ static const struct pg_statement statements[PC__COUNT] = {
 		" FROM clients c JOIN projects p ON p.id = c.project_id WHERE c.id = $1", 1, false },
 	[PC_SCOPE] = { "clients_scope", "SELECT edgeauth_scope_of_client($1)", 1, false },
 	[PC_REDIRECT_REGISTERED] = { "clients_redirect_registered",
-		"SELECT 1 FROM clients WHERE id = $1 AND redirect_uris @> jsonb_build_array($2::text)",
-		2, false },
+		"SELECT 1 FROM clients WHERE id = $1 AND (redirect_uris @> jsonb_build_array($2::text)"
+		" OR EXISTS (SELECT 1 FROM jsonb_array_elements_text(forward_auth_urls) f"
+		" WHERE rtrim(f, '/') || '" FORWARD_AUTH_CALLBACK_PATH "' = $2))", 2, false },
 	[PC_POST_LOGOUT_REGISTERED] = { "clients_post_logout_registered",
 		"SELECT 1 FROM clients WHERE id = $1"
 		" AND post_logout_redirect_uris @> jsonb_build_array($2::text)", 2, false },
@@ -105,7 +106,8 @@ static void pg_client_create(struct store *st, const struct event_origin *by,
 		                              : CLIENT_AUTH_METHOD_DEFAULT,
 		f->id_token_signed_response_alg ? f->id_token_signed_response_alg
 		                                : CLIENT_ID_TOKEN_ALG_DEFAULT,
-		scope, ev }, pg_map_outcome, record, client_outcomes(), done);
+		scope, ev, uris(f->forward_auth_urls) }, pg_map_outcome, record, client_outcomes(),
+		done);
 	free(id);
 	free(ids);
 	free(ev);
@@ -128,7 +130,8 @@ static void pg_client_update(struct store *st, const struct event_origin *by,
 		pg_bool_param(f->set_redirect_uris), uris(f->redirect_uris),
 		pg_bool_param(f->set_post_logout_redirect_uris), uris(f->post_logout_redirect_uris),
 		pg_bool_param(f->set_backchannel_logout_uri), f->backchannel_logout_uri,
-		f->token_endpoint_auth_method, f->id_token_signed_response_alg, scope, ev },
+		f->token_endpoint_auth_method, f->id_token_signed_response_alg, scope, ev,
+		pg_bool_param(f->set_forward_auth_urls), uris(f->forward_auth_urls) },
 		pg_map_outcome, record, client_outcomes(), done);
 	free(ids);
 	free(ev);

@@ -60,6 +60,7 @@ enum client_stmt {
 	" 'backchannel_logout_uri', " c ".backchannel_logout_uri," \
 	" 'token_endpoint_auth_method', " c ".token_endpoint_auth_method," \
 	" 'id_token_signed_response_alg', " c ".id_token_signed_response_alg," \
+	" 'forward_auth_urls', " JSON_ARRAY_OR_EMPTY(c ".forward_auth_urls") "," \
 	" 'created_at', iso_time(" c ".created_at), 'updated_at', iso_time(" c ".updated_at))"
 
 /* ?1 the project; ?2 a search term or NULL (docs/api.md §"Lists": a
@@ -84,10 +85,10 @@ static const char *const sql[CS__COUNT] = {
 	[CS_INSERT] =
 		"INSERT INTO clients (id, project_id, name, description, secret_hash, is_active,"
 		" redirect_uris, created_at, updated_at, post_logout_redirect_uris,"
-		" backchannel_logout_uri, token_endpoint_auth_method, id_token_signed_response_alg)"
-		" VALUES (?1, ?2, ?3, ?4, ?5, 1, ?6, ?7, ?7, ?8, ?9, ?10, ?11)",
+		" backchannel_logout_uri, token_endpoint_auth_method, id_token_signed_response_alg,"
+		" forward_auth_urls) VALUES (?1, ?2, ?3, ?4, ?5, 1, ?6, ?7, ?7, ?8, ?9, ?10, ?11, ?12)",
 	[CS_EXISTS] = "SELECT 1 FROM clients WHERE id = ?1 AND project_id = ?2",
-	/* ?5, ?7, ?10 and ?12 say whether description and the URIs change (PUT
+	/* ?5, ?7, ?10, ?12 and ?16 say whether description and the URIs change (PUT
 	 * keeps an omitted optional field); a NULL method keeps it too. */
 	[CS_UPDATE] =
 		"UPDATE clients SET name = ?3, is_active = ?4,"
@@ -97,11 +98,12 @@ static const char *const sql[CS__COUNT] = {
 		" backchannel_logout_uri = CASE WHEN ?12 THEN ?13 ELSE backchannel_logout_uri END,"
 		" token_endpoint_auth_method = coalesce(?14, token_endpoint_auth_method),"
 		" id_token_signed_response_alg = coalesce(?15, id_token_signed_response_alg),"
+		" forward_auth_urls = CASE WHEN ?16 THEN ?17 ELSE forward_auth_urls END,"
 		" updated_at = ?9 WHERE id = ?1 AND project_id = ?2",
 	/* Where the client's tokens go now, in enum routing_field's order. */
 	[CS_ROUTING] =
 		"SELECT redirect_uris, post_logout_redirect_uris, backchannel_logout_uri,"
-		" token_endpoint_auth_method FROM clients WHERE id = ?1 AND project_id = ?2",
+		" token_endpoint_auth_method, forward_auth_urls FROM clients WHERE id = ?1 AND project_id = ?2",
 	[CS_SET_SECRET] =
 		"UPDATE clients SET secret_hash = ?3, updated_at = ?4"
 		" WHERE id = ?1 AND project_id = ?2",
@@ -128,10 +130,14 @@ static const char *const sql[CS__COUNT] = {
 	LIST_PAIR(CLIENT_SORT_UPDATED_AT, "updated_at"),
 	LIST_PAIR(CLIENT_SORT_NAME, "name COLLATE NOCASE"),
 	LIST_PAIR(CLIENT_SORT_IS_ACTIVE, "is_active"),
-	/* redirect_uris is the JSON array the clients API wrote. */
+	/* redirect_uris is the JSON array the clients API wrote; each base URL
+	 * of forward_auth_urls registers <base URL>/.edgeauth/callback
+	 * (docs/forward-auth.md). */
 	[CS_REDIRECT_REGISTERED] =
 		"SELECT 1 FROM clients c, json_each(c.redirect_uris) j"
-		" WHERE c.id = ?1 AND j.value = ?2",
+		" WHERE c.id = ?1 AND j.value = ?2"
+		" UNION ALL SELECT 1 FROM clients c, json_each(c.forward_auth_urls) f"
+		" WHERE c.id = ?1 AND rtrim(f.value, '/') || '" FORWARD_AUTH_CALLBACK_PATH "' = ?2",
 	[CS_POST_LOGOUT_REGISTERED] =
 		"SELECT 1 FROM clients c, json_each(c.post_logout_redirect_uris) j"
 		" WHERE c.id = ?1 AND j.value = ?2",
@@ -236,6 +242,7 @@ enum routing_field {
 	ROUTE_POST_LOGOUT_URIS,
 	ROUTE_BACKCHANNEL_URI,
 	ROUTE_AUTH_METHOD,
+	ROUTE_FORWARD_AUTH_URLS,   /* each registers its callback (docs/forward-auth.md) */
 	ROUTE__COUNT
 };
 
@@ -245,6 +252,7 @@ static const char *const routing_defaults[ROUTE__COUNT] = {
 	[ROUTE_POST_LOGOUT_URIS] = "[]",
 	[ROUTE_BACKCHANNEL_URI] = NULL,
 	[ROUTE_AUTH_METHOD] = CLIENT_AUTH_METHOD_DEFAULT,
+	[ROUTE_FORWARD_AUTH_URLS] = "[]",
 };
 
 static bool text_differs(const char *a, const char *b)
@@ -266,6 +274,8 @@ static bool routing_changes(const struct client_fields *f, const char *const now
 		[ROUTE_BACKCHANNEL_URI] = { f->set_backchannel_logout_uri, f->backchannel_logout_uri },
 		[ROUTE_AUTH_METHOD] = { f->token_endpoint_auth_method != NULL,
 		                        f->token_endpoint_auth_method },
+		[ROUTE_FORWARD_AUTH_URLS] = { f->set_forward_auth_urls,
+		                              uris_or_none(f->forward_auth_urls) },
 	};
 
 	for (size_t i = 0; i < ROUTE__COUNT; i++)
@@ -331,6 +341,7 @@ int store_client_insert(struct store *st, const char *project_id, const char *cl
 	                                                     : CLIENT_AUTH_METHOD_DEFAULT);
 	store_bind_text(s, 11, f->id_token_signed_response_alg ? f->id_token_signed_response_alg
 	                                                       : CLIENT_ID_TOKEN_ALG_DEFAULT);
+	store_bind_text(s, 12, uris_or_none(f->forward_auth_urls));
 	if (store_step_write(st, s, NULL, 0, NULL, err) < 0)
 		return -1;
 	return permissions_add(st, client_id, f->permission_ids, err);
@@ -388,6 +399,8 @@ static int update_row(struct store *st, const struct client_write *w, struct api
 	store_bind_text(s, 13, f->backchannel_logout_uri);
 	store_bind_text(s, 14, f->token_endpoint_auth_method);
 	store_bind_text(s, 15, f->id_token_signed_response_alg);
+	sqlite3_bind_int(s, 16, f->set_forward_auth_urls);
+	store_bind_text(s, 17, uris_or_none(f->forward_auth_urls));
 	return store_step_write(st, s, NULL, 0, NULL, err);
 }
 
