@@ -35,6 +35,15 @@ enum metrics_totp {
 	METRICS_TOTP__N
 };
 
+/* A passkey's events (docs/signin.md §"Passkeys"). */
+enum metrics_passkey {
+	METRICS_PASSKEY_REGISTERED,
+	METRICS_PASSKEY_USED,       /* an assertion accepted at sign-in */
+	METRICS_PASSKEY_FAILED,     /* a registration or assertion refused */
+	METRICS_PASSKEY_REMOVED,    /* by the user */
+	METRICS_PASSKEY__N
+};
+
 /* The caches of derived answers (store_cache.h), by what they hold. */
 enum metrics_cache {
 	METRICS_CACHE_CLIENT_SCOPE,
@@ -72,6 +81,7 @@ void metrics_reuse_detected(const char *grant_type);
 /* A sign-in's end, as signin_metric (signin.h) counts it. */
 void metrics_signin(enum metrics_signin outcome);
 void metrics_totp(enum metrics_totp outcome);
+void metrics_passkey(enum metrics_passkey outcome);
 /* An administrator's reset of a user's second factors. */
 void metrics_factors_reset(void);
 void metrics_cache_lookup(enum metrics_cache cache, bool hit);

@@ -15,6 +15,7 @@
 
 #include "api_authorize.h"
 #include "config.h"
+#include "account_passkeys.h"
 #include "console.h"
 #include "crypto.h"
 #include "form.h"
@@ -323,9 +324,11 @@ static enum step_result redirect_get(struct flow *f)
 
 	if (!a->p.redirect_uri)
 		return STEP_NEXT;   /* a->registered stays false */
-	if (a->console_project) {   /* its one redirect URI: the console's home */
+	if (a->console_project) {   /* the console's home, or the passkeys page */
 		char *home = console_home_url(ctx->http.srv->cfg->issuer, a->console_project);
-		a->registered = strcmp(home, a->p.redirect_uri) == 0;
+		a->registered = strcmp(home, a->p.redirect_uri) == 0 ||
+		                account_passkeys_is_url(ctx->http.srv->cfg->issuer,
+		                                        a->console_project, a->p.redirect_uri);
 		free(home);
 		return STEP_NEXT;
 	}

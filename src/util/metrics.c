@@ -46,6 +46,9 @@ static const char *const signin_names[METRICS_SIGNIN__N] = {
 static const char *const totp_names[METRICS_TOTP__N] = {
 	"enrolled", "used", "failed", "removed",
 };
+static const char *const passkey_names[METRICS_PASSKEY__N] = {
+	"registered", "used", "failed", "removed",
+};
 static const char *const cache_names[METRICS_CACHE__N] = {
 	"client_scope", "role_permissions", "token_holders", "client",
 };
@@ -65,6 +68,7 @@ static struct {
 	uint64_t reuses[G__N];
 	uint64_t signins[METRICS_SIGNIN__N];
 	uint64_t totp[METRICS_TOTP__N];
+	uint64_t passkey[METRICS_PASSKEY__N];
 	uint64_t factor_resets;
 	uint64_t cache_hits[METRICS_CACHE__N], cache_misses[METRICS_CACHE__N];
 	struct histogram commits;
@@ -169,6 +173,12 @@ void metrics_totp(enum metrics_totp outcome)
 {
 	assert(outcome < METRICS_TOTP__N);
 	m.totp[outcome]++;
+}
+
+void metrics_passkey(enum metrics_passkey outcome)
+{
+	assert(outcome < METRICS_PASSKEY__N);
+	m.passkey[outcome]++;
 }
 
 void metrics_factors_reset(void)
@@ -347,6 +357,9 @@ void metrics_render(struct evbuffer *out)
 	enum_counter(out, "edgeauth_totp_total", "TOTP second factors, by outcome: enrolled, "
 	             "a code used or failed at sign-in, removed by the user.", "outcome", totp_names,
 	             m.totp, METRICS_TOTP__N);
+	enum_counter(out, "edgeauth_passkeys_total", "Passkeys, by outcome: registered, an "
+	             "assertion used at sign-in, a registration or assertion failed, removed by "
+	             "the user.", "outcome", passkey_names, m.passkey, METRICS_PASSKEY__N);
 	family(out, "edgeauth_factor_resets_total", "counter",
 	       "Resets of a user's second factors through the API at this node (the CLI's are "
 	       "in the audit trail).");
