@@ -13,6 +13,10 @@
 
 #include "flow.h"
 
+struct evbuffer;
+struct evkeyvalq;
+struct passkey_answer;
+
 /* How old a sign-in may be for a change of the account's factors. */
 #define ACCOUNT_RECENT_S 300
 /* How long a registration's challenge may be answered. */
@@ -25,6 +29,22 @@ char *account_passkeys_url(const char *issuer, const char *project_id);
  * sign-in may return there. */
 bool account_passkeys_is_url(const char *issuer, const char *project_id,
                              const char *redirect_uri);
+
+/* The one script's SHA-256, base64 (standard alphabet): the CSP's hash
+ * source and the script tag's integrity, on this page and on the sign-in's
+ * second step, which runs the same file. Static. */
+const char *account_passkeys_script_hash(void);
+#define ACCOUNT_PASSKEYS_SCRIPT "/account/passkeys.js"
+
+/* The sign-in's second step with a passkey (docs/signin.md §"Passkeys"):
+ * the fields of its form (the hidden answer, the options as data: the
+ * challenge of factor_token, the RP ID, the credential IDs allowed, ids),
+ * its button, and the script; buf holds the form's beginning. */
+void account_passkeys_factor_fields(struct evbuffer *buf, const char *issuer,
+                                    const char *factor_token, const char *ids);
+/* The assertion a second step's form carries into *out (borrowed from
+ * form): true when it carries one. */
+bool account_passkeys_answer_read(const struct evkeyvalq *form, struct passkey_answer *out);
 
 /* GET and POST /account/passkeys, GET /account/passkeys.js */
 extern flow_step *const account_passkeys_get_steps[];

@@ -6,7 +6,6 @@
  * a replayed attestation registers nothing (the credential ID is taken).
  * Never shows or logs a key, a cookie or a challenge's secret.
  */
-#include <arpa/inet.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,6 +24,7 @@
 #include "html.h"
 #include "log.h"
 #include "metrics.h"
+#include "passkey_auth.h"
 #include "request.h"
 #include "session.h"
 #include "store_passkeys.h"
@@ -40,15 +40,21 @@
  * pinned in the CSP by its SHA-256, with the same as its integrity. */
 static const char script[] =
 	"\"use strict\";\n"
-	"/* edgeauth: the passkeys page's one script (docs/signin.md, Passkeys). It\n"
-	" * asks the browser for a new passkey with the options the form carries and\n"
-	" * posts the answer in that form; the page works without it for all else. */\n"
+	"/* edgeauth: the one script of the passkeys page and of the sign-in's second\n"
+	" * step (docs/signin.md, Passkeys). It asks the browser for a new passkey, or\n"
+	" * for an assertion of one, with the options the page carries as data, and\n"
+	" * posts the answer in the page's form; the pages work without it for all\n"
+	" * else. */\n"
 	"(function () {\n"
-	"\tvar form = document.getElementById(\"passkey-add\");\n"
-	"\tvar note = document.getElementById(\"passkey-note\");\n"
-	"\tif (!form || !window.PublicKeyCredential || !navigator.credentials) {\n"
+	"\tvar options = document.getElementById(\"passkey-options\");\n"
+	"\tvar add = document.getElementById(\"passkey-add\");\n"
+	"\tvar use = document.getElementById(\"passkey-factor\");\n"
+	"\tvar form = add || use;\n"
+	"\tif (!options || !form || !window.PublicKeyCredential || !navigator.credentials) {\n"
 	"\t\treturn;\n"
 	"\t}\n"
+	"\tvar d = options.dataset;\n"
+	"\tvar note = document.getElementById(\"passkey-note\");\n"
 	"\tform.hidden = false;\n"
 	"\tif (note) {\n"
 	"\t\tnote.hidden = true;\n"
@@ -71,69 +77,58 @@ static const char script[] =
 	"\t\t}\n"
 	"\t\treturn a;\n"
 	"\t}\n"
+	"\tfunction ids(list) {\n"
+	"\t\treturn (list ? list.split(\" \") : []).map(function (id) {\n"
+	"\t\t\treturn { type: \"public-key\", id: bytes(id) };\n"
+	"\t\t});\n"
+	"\t}\n"
+	"\tfunction failed(err) {\n"
+	"\t\tdocument.getElementById(\"passkey-error\").textContent =\n"
+	"\t\t\t\"The passkey was not used (\" + err.name + \").\";\n"
+	"\t}\n"
+	"\tfunction ask() {\n"
+	"\t\tif (add) {\n"
+	"\t\t\treturn navigator.credentials.create({ publicKey: {\n"
+	"\t\t\t\trp: { id: d.rpId, name: d.rpId },\n"
+	"\t\t\t\tuser: { id: new TextEncoder().encode(d.userId), name: d.userName,\n"
+	"\t\t\t\t\tdisplayName: d.userName },\n"
+	"\t\t\t\tchallenge: bytes(d.challenge),\n"
+	"\t\t\t\tpubKeyCredParams: [{ type: \"public-key\", alg: -7 },\n"
+	"\t\t\t\t\t{ type: \"public-key\", alg: -257 }],\n"
+	"\t\t\t\texcludeCredentials: ids(d.exclude),\n"
+	"\t\t\t\tauthenticatorSelection: { residentKey: \"preferred\",\n"
+	"\t\t\t\t\trequireResidentKey: false, userVerification: \"preferred\" },\n"
+	"\t\t\t\tattestation: \"none\",\n"
+	"\t\t\t\ttimeout: 120000\n"
+	"\t\t\t} }).then(function (cred) {\n"
+	"\t\t\t\tform.elements.client_data.value = b64u(cred.response.clientDataJSON);\n"
+	"\t\t\t\tform.elements.attestation_object.value = b64u(cred.response.attestationObject);\n"
+	"\t\t\t});\n"
+	"\t\t}\n"
+	"\t\treturn navigator.credentials.get({ publicKey: {\n"
+	"\t\t\trpId: d.rpId,\n"
+	"\t\t\tchallenge: bytes(d.challenge),\n"
+	"\t\t\tallowCredentials: ids(d.allow),\n"
+	"\t\t\tuserVerification: \"preferred\",\n"
+	"\t\t\ttimeout: 120000\n"
+	"\t\t} }).then(function (cred) {\n"
+	"\t\t\tform.elements.passkey_id.value = b64u(cred.rawId);\n"
+	"\t\t\tform.elements.passkey_client_data.value = b64u(cred.response.clientDataJSON);\n"
+	"\t\t\tform.elements.passkey_auth_data.value = b64u(cred.response.authenticatorData);\n"
+	"\t\t\tform.elements.passkey_signature.value = b64u(cred.response.signature);\n"
+	"\t\t});\n"
+	"\t}\n"
 	"\tform.addEventListener(\"submit\", function (e) {\n"
-	"\t\tvar d = document.getElementById(\"passkey-options\").dataset;\n"
-	"\t\tif (form.elements.attestation_object.value) {\n"
+	"\t\tif (form.dataset.answered) {\n"
 	"\t\t\treturn;\n"
 	"\t\t}\n"
 	"\t\te.preventDefault();\n"
-	"\t\tnavigator.credentials.create({ publicKey: {\n"
-	"\t\t\trp: { id: d.rpId, name: d.rpId },\n"
-	"\t\t\tuser: { id: new TextEncoder().encode(d.userId), name: d.userName,\n"
-	"\t\t\t\tdisplayName: d.userName },\n"
-	"\t\t\tchallenge: bytes(d.challenge),\n"
-	"\t\t\tpubKeyCredParams: [{ type: \"public-key\", alg: -7 },\n"
-	"\t\t\t\t{ type: \"public-key\", alg: -257 }],\n"
-	"\t\t\texcludeCredentials: (d.exclude ? d.exclude.split(\" \") : []).map(function (id) {\n"
-	"\t\t\t\treturn { type: \"public-key\", id: bytes(id) };\n"
-	"\t\t\t}),\n"
-	"\t\t\tauthenticatorSelection: { residentKey: \"preferred\", requireResidentKey: false,\n"
-	"\t\t\t\tuserVerification: \"preferred\" },\n"
-	"\t\t\tattestation: \"none\",\n"
-	"\t\t\ttimeout: 120000\n"
-	"\t\t} }).then(function (cred) {\n"
-	"\t\t\tform.elements.client_data.value = b64u(cred.response.clientDataJSON);\n"
-	"\t\t\tform.elements.attestation_object.value = b64u(cred.response.attestationObject);\n"
+	"\t\task().then(function () {\n"
+	"\t\t\tform.dataset.answered = \"1\";\n"
 	"\t\t\tform.submit();\n"
-	"\t\t}, function (err) {\n"
-	"\t\t\tdocument.getElementById(\"passkey-error\").textContent =\n"
-	"\t\t\t\t\"No passkey was made (\" + err.name + \").\";\n"
-	"\t\t});\n"
+	"\t\t}, failed);\n"
 	"\t});\n"
 	"})();\n";
-
-/* ---- the relying party: the issuer's origin and host ---- */
-
-/* The issuer's origin (scheme://host[:port]) and host, the RP ID. false
- * when the issuer is not such a URL. */
-static bool issuer_rp(const char *issuer, char *origin, size_t osize, char *host, size_t hsize)
-{
-	struct evhttp_uri *u = evhttp_uri_parse(issuer);
-	const char *scheme = u ? evhttp_uri_get_scheme(u) : NULL;
-	const char *h = u ? evhttp_uri_get_host(u) : NULL;
-	int port = u ? evhttp_uri_get_port(u) : -1;
-	bool ok = scheme && h && *h && strlen(h) < hsize;
-
-	if (ok) {
-		snprintf(host, hsize, "%s", h);
-		if (port > 0)
-			snprintf(origin, osize, "%s://%s:%d", scheme, h, port);
-		else
-			snprintf(origin, osize, "%s://%s", scheme, h);
-	}
-	if (u)
-		evhttp_uri_free(u);
-	return ok;
-}
-
-/* Browsers refuse an IP address as RP ID (WebAuthn Level 2 §5.1.3 asks for
- * a valid domain): passkeys need the box reached by a host name. */
-static bool host_is_address(const char *host)
-{
-	unsigned char buf[16];
-
-	return inet_pton(AF_INET, host, buf) == 1 || strchr(host, ':') || host[0] == '[';
-}
 
 char *account_passkeys_url(const char *issuer, const char *project_id)
 {
@@ -300,9 +295,7 @@ static enum step_result list_get(struct flow *f)
 
 /* ---- the page ---- */
 
-/* The script's SHA-256, base64 (standard alphabet): the CSP's hash source
- * and the script tag's integrity. */
-static const char *script_hash(void)
+const char *account_passkeys_script_hash(void)
 {
 	static char b64[48];
 	unsigned char digest[32];
@@ -408,7 +401,7 @@ static enum step_result show(struct flow *f)
 	struct request_ctx *ctx = request_of(f);
 	struct passkeys *p = passkeys_of(f);
 	struct evbuffer *buf = html_page_begin("Passkeys");
-	char origin[256], rp_id[256], csp[HTML_CSP_MAX + 128], extra[128];
+	char origin[PASSKEY_ORIGIN_MAX], rp_id[PASSKEY_RP_ID_MAX], csp[HTML_CSP_MAX + 128], extra[128];
 
 	evbuffer_add_printf(buf, "<h1>Passkeys</h1>\n");
 	if (p->notice)
@@ -416,8 +409,7 @@ static enum step_result show(struct flow *f)
 	if (p->error)
 		evbuffer_add_printf(buf, "<p class=\"error\" role=\"alert\">%s</p>\n", p->error);
 	add_list(buf, p);
-	if (!issuer_rp(ctx->http.srv->cfg->issuer, origin, sizeof origin, rp_id, sizeof rp_id) ||
-	    host_is_address(rp_id)) {
+	if (!passkey_rp(ctx->http.srv->cfg->issuer, origin, rp_id)) {
 		evbuffer_add_printf(buf, "<p>Passkeys need this server reached by a host name "
 		                    "(browsers refuse an IP address).</p>\n");
 	} else if (!p->recent) {
@@ -433,9 +425,10 @@ static enum step_result show(struct flow *f)
 	} else {
 		add_register(buf, p, rp_id);
 	}
-	evbuffer_add_printf(buf, "<script src=\"/account/passkeys.js\" integrity=\"sha256-%s\">"
-	                    "</script>\n", script_hash());
-	snprintf(extra, sizeof extra, "; script-src 'sha256-%s'; form-action 'self'", script_hash());
+	evbuffer_add_printf(buf, "<script src=\"" ACCOUNT_PASSKEYS_SCRIPT "\" integrity=\"sha256-%s\">"
+	                    "</script>\n", account_passkeys_script_hash());
+	snprintf(extra, sizeof extra, "; script-src 'sha256-%s'; form-action 'self'",
+	         account_passkeys_script_hash());
 	html_csp_for(html_style(), extra, csp, sizeof csp);
 	html_reply_csp(ctx, p->error ? 400 : 200, buf, csp);
 	return STEP_DONE;
@@ -478,7 +471,7 @@ static unsigned char *field_bytes(struct request_ctx *ctx, const char *name, siz
  * p->error set (and the failure counted and audited) when refused. */
 static bool attestation_check(struct request_ctx *ctx, struct passkeys *p, const char *issued)
 {
-	char origin[256], rp_id[256], challenge[SECRET_HASH_LEN + 1];
+	char origin[PASSKEY_ORIGIN_MAX], rp_id[PASSKEY_RP_ID_MAX], challenge[SECRET_HASH_LEN + 1];
 	size_t cd_len = 0, att_len = 0;
 	unsigned char *cd = field_bytes(ctx, "client_data", &cd_len);
 	unsigned char *att = field_bytes(ctx, "attestation_object", &att_len);
@@ -486,8 +479,7 @@ static bool attestation_check(struct request_ctx *ctx, struct passkeys *p, const
 	enum webauthn_status st = WEBAUTHN_MALFORMED;
 
 	challenge_for(p->cookie, issued, challenge);
-	if (cd && att && issuer_rp(ctx->http.srv->cfg->issuer, origin, sizeof origin, rp_id,
-	                           sizeof rp_id)) {
+	if (cd && att && passkey_rp(ctx->http.srv->cfg->issuer, origin, rp_id)) {
 		struct webauthn_expect ex = { challenge, origin, rp_id, 0 };
 
 		st = webauthn_register(&ex, &(struct webauthn_attestation){ cd, cd_len, att, att_len },
@@ -604,6 +596,46 @@ static enum step_result act_done(struct flow *f)
 		                 "was added." : "There is no such passkey of yours: nothing was removed.";
 	}
 	return STEP_NEXT;
+}
+
+/* ---- the sign-in's second step ---- */
+
+void account_passkeys_factor_fields(struct evbuffer *buf, const char *issuer,
+                                    const char *factor_token, const char *ids)
+{
+	static const char *const answer[] = {
+		"passkey_id", "passkey_client_data", "passkey_auth_data", "passkey_signature",
+	};
+	char origin[PASSKEY_ORIGIN_MAX], rp_id[PASSKEY_RP_ID_MAX], challenge[SECRET_HASH_LEN + 1];
+
+	if (!passkey_rp(issuer, origin, rp_id)) {
+		evbuffer_add_printf(buf, "</form>\n");
+		return;
+	}
+	for (size_t i = 0; i < sizeof answer / sizeof answer[0]; i++)
+		html_add_hidden(buf, answer[i], "");
+	passkey_signin_challenge(factor_token, challenge);
+	evbuffer_add_printf(buf, "<button type=\"submit\">Use a passkey</button>\n</form>\n"
+	                    "<div id=\"passkey-options\" hidden data-rp-id=\"");
+	html_escape_into(buf, rp_id);
+	evbuffer_add_printf(buf, "\" data-challenge=\"%s\" data-allow=\"", challenge);
+	html_escape_into(buf, ids);
+	evbuffer_add_printf(buf, "\"></div>\n<p id=\"passkey-error\" class=\"error\" role=\"alert\">"
+	                    "</p>\n<script src=\"" ACCOUNT_PASSKEYS_SCRIPT "\" integrity=\"sha256-%s\">"
+	                    "</script>\n", account_passkeys_script_hash());
+}
+
+bool account_passkeys_answer_read(const struct evkeyvalq *form, struct passkey_answer *out)
+{
+	struct api_error err;
+
+	memset(out, 0, sizeof *out);
+	if (form_get(form, "passkey_id", &out->credential_id, &err) < 0 ||
+	    form_get(form, "passkey_client_data", &out->client_data, &err) < 0 ||
+	    form_get(form, "passkey_auth_data", &out->auth_data, &err) < 0 ||
+	    form_get(form, "passkey_signature", &out->signature, &err) < 0)
+		return false;
+	return out->signature && *out->signature;
 }
 
 /* ---- GET /account/passkeys.js ---- */

@@ -140,6 +140,49 @@ check "issue30.passkey.3: failures are counted" "$(metric "$MPORT" 'edgeauth_pas
 check "issue30.passkey.3: removals are counted" "$(metric "$MPORT" 'edgeauth_passkeys_total{outcome="removed"}')" 1
 check "issue30.passkey.3: no key in the log" "$(grep -c "$CRED" "$TMP/server.log")" 0
 
+# ---- signing in: a passkey as the second factor after the password ----
+# second_step_passkey COUNT [KEYFILE] [CHALLENGE]: the factor page's passkey form, answered
+second_step_passkey() {
+	set -- $($TOOL assert "${2:-$TMP/k1}" "${3:-$(data challenge)}" "$ISSUER" localhost "$1")
+	authorize_post "$APP" "$REDIRECT" "" "" "st-1" "scope=openid" "factor_token=$FTOKEN" \
+		"passkey_id=$1" "passkey_client_data=$2" "passkey_auth_data=$3" "passkey_signature=$4"
+	CODE=$(query_value "$LOCATION" code)
+}
+SJAR=$TMP/jar-signin
+CRED=$($TOOL assert "$TMP/k1" x "$ISSUER" localhost 0 | cut -d' ' -f1)   # k1's credential ID
+first_step() { new_pkce; JAR=$SJAR authorize_post "$APP" "$REDIRECT" "$EMAIL" "$PASSWORD" "st-1" "scope=openid"; FTOKEN=$(field factor_token); }
+first_step
+check "issue30.passkey.4: a right password asks for the second factor" "$STATUS" 200
+has "issue30.passkey.4: the page offers the passkey" "Use a passkey"
+has "issue30.passkey.4: ... allowing the user's credential" "data-allow=\"$CRED\""
+check_header "issue30.passkey.4: the page's CSP lets the one script run, by hash" \
+	"^Content-Security-Policy: default-src 'none'; style-src 'sha256-[A-Za-z0-9+/=]+'; img-src data:; frame-ancestors 'none'; base-uri 'none'; script-src 'sha256-$HASH'$"
+CH=$(data challenge)
+second_step_passkey 1 "$TMP/k1" "AAAA$CH"
+check "issue30.passkey.4: a wrong challenge is refused" "$STATUS" 401
+has "issue30.passkey.4: ... the passkey is offered again" "Use a passkey"
+second_step_passkey 1 "$TMP/k3" "$CH"
+check "issue30.passkey.4: a removed passkey is refused" "$STATUS" 401
+second_step_passkey 1 "$TMP/k1" "$CH"
+check "issue30.passkey.4: the passkey signs in" "$STATUS" 302
+exchange "$APP" "$REDIRECT" "$CODE" "$VERIFIER"
+check_status "issue30.passkey.4: its code is redeemed" 200
+check "issue30.passkey.4: amr says password and hardware key" \
+	"$(jwt_claim "$(jq -r .id_token <<<"$BODY")" 'amr|tostring')" '["pwd","hwk","mfa"]'
+check "issue30.passkey.4: the sign count is stored" \
+	"$(db "SELECT sign_count || ' ' || CASE WHEN last_used_at > 0 THEN 1 ELSE 0 END FROM user_passkeys WHERE credential_id = '$CRED'")" "1 1"
+first_step
+second_step_passkey 1
+check "issue30.passkey.4: a sign count that does not grow is refused" "$STATUS" 401
+check "issue30.passkey.4: ... and logged" "$(grep -c 'sign count went back' "$TMP/server.log")" 1
+second_step_passkey 2
+check "issue30.passkey.4: the next count signs in" "$STATUS" 302
+check "issue30.passkey.4: uses and failures are audited" \
+	"$(db "SELECT action || ' ' || count(*) FROM events WHERE action IN ('factor.use', 'factor.failure') AND actor = '$APP' GROUP BY action ORDER BY action")" \
+	"factor.failure 3
+factor.use 2"
+check "issue30.passkey.4: uses are counted" "$(metric "$MPORT" 'edgeauth_passkeys_total{outcome="used"}')" 2
+
 # ---- the administrator's reset removes passkeys ----
 expect "Bearer $TOKEN" 204 "issue30.passkey.2: reset" DELETE "$P/users/$USER/factors"
 check "issue30.passkey.2: the reset removed the passkeys" "$(db "SELECT count(*) FROM user_passkeys WHERE user_id = '$USER'")" 0

@@ -74,7 +74,29 @@ try {
     `the authenticator holds ${JSON.stringify(credentials.map((c) => c.isResidentCredential))}`)
   check('rp_id', credentials[0]?.rpId === new URL(ISSUER).hostname, `rpId ${credentials[0]?.rpId}`)
 
-  // 4. remove it
+  // 4. sign in again (prompt=login): the password, then the passkey as the
+  // second factor, through the same script on the second step's page
+  const again = `${ISSUER}/api/v1/authorize?${new URLSearchParams({ response_type: 'code',
+    client_id: `console.${PROJECT_ID}`, redirect_uri: PAGE, prompt: 'login' })}`
+  await page.goto(again)
+  await page.locator('input[name=email]').fill(EMAIL)
+  await page.locator('input[name=password]').fill(PASSWORD)
+  await Promise.all([
+    page.waitForNavigation({ waitUntil: 'load' }),
+    page.locator('input[name=password]').press('Enter'),
+  ])
+  const use = page.getByRole('button', { name: 'Use a passkey' })
+  await use.waitFor({ state: 'visible' }).catch(() => {})
+  check('factor_offered', await use.isVisible(), `the second step shows: ${await text(page)}`)
+  await Promise.all([
+    page.waitForURL((u) => u.href === PAGE, { waitUntil: 'load' }),
+    use.click(),
+  ]).catch(async (e) => { throw new Error(`the passkey did not sign in: ${e.message.split('\n')[0]}; ${await text(page)}`) })
+  ok('passkey_second_factor')
+  const after = (await cdp.send('WebAuthn.getCredentials', { authenticatorId })).credentials
+  check('sign_count', after[0]?.signCount >= 1, `signCount ${after[0]?.signCount}`)
+
+  // 5. remove it
   await Promise.all([
     page.waitForNavigation({ waitUntil: 'load' }),
     page.getByRole('button', { name: 'Remove' }).click(),
