@@ -39,8 +39,8 @@ static const char *const sql[SP__COUNT] = {
 	[SP_LIST] = "SELECT " PASSKEY_COLUMNS " FROM user_passkeys WHERE user_id = ?1"
 		" ORDER BY created_at, id",
 	[SP_FIND] = "SELECT " PASSKEY_COLUMNS " FROM user_passkeys WHERE credential_id = ?1",
-	[SP_USE] = "UPDATE user_passkeys SET sign_count = ?3, last_used_at = ?4"
-		" WHERE id = ?1 AND sign_count = ?2",
+	[SP_USE] = ("UPDATE user_passkeys SET sign_count = ?3, last_used_at = ?4"
+		" WHERE id = ?1 AND sign_count = ?2"),
 	[SP_REMOVE] = "DELETE FROM user_passkeys WHERE user_id = ?1 AND id = ?2",
 };
 
