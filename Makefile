@@ -3,7 +3,7 @@
 CC       ?= cc
 # A cross build names the target's: make CC=aarch64-linux-gnu-gcc PKG_CONFIG=aarch64-linux-gnu-pkg-config
 PKG_CONFIG ?= pkg-config
-PKGS     := libevent libevent_openssl sqlite3 libargon2 libssl libcrypto jansson inih libqrencode
+PKGS     := libevent libevent_openssl sqlite3 libargon2 libssl libcrypto jansson inih libqrencode libcbor
 # libpq's headers only: src/store/pg/pq_lib.c loads the library when the PostgreSQL
 # store is asked for, so a server on SQLite never maps it (docs/development.md "Libraries").
 HDR_PKGS := libpq

@@ -76,6 +76,8 @@ enum session_verdict session_judge(const struct session_ask *ask, const struct s
 /* RFC 8176 §2's values, as a session and its ID tokens carry them. */
 #define SESSION_AMR_PASSWORD "pwd"
 #define SESSION_AMR_PASSWORD_OTP "pwd otp mfa"
+#define SESSION_AMR_PASSWORD_HWK "pwd hwk mfa"
+#define SESSION_AMR_PASSWORD_SWK "pwd swk mfa"
 
 /* A session being started; the caller keeps it until done has run. */
 struct session_begin {

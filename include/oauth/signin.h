@@ -15,6 +15,7 @@
 #include "factors.h"
 #include "flow.h"
 #include "metrics.h"
+#include "passkey_auth.h"
 #include "server.h"
 #include "session.h"
 #include "store_events.h"
@@ -90,6 +91,8 @@ struct signin_request {
 	 * typed; email and password are then not read. NULL: a first step. */
 	const char *factor_token;
 	const char *factor_code;
+	/* or a passkey's assertion (docs/signin.md §"Passkeys"); NULL: none */
+	const struct passkey_answer *passkey;
 	/* the console's sign-in (docs/console.md): the session is all it
 	 * needs, so no client is recorded in it and no code is minted
 	 * (SIGNIN_SIGNED_IN with code NULL) */
@@ -133,6 +136,9 @@ struct signin_result {
 	/* SIGNIN_FACTOR_NEEDED and SIGNIN_FACTOR_REFUSED: the second step's
 	 * value, for the form */
 	char *factor_token;
+	/* ... and the user's passkeys' credential IDs (base64url, space
+	 * separated) when the second step may be a passkey; NULL: none */
+	char *passkey_ids;
 	int retry_after_s;
 	struct api_error err;
 };
@@ -172,7 +178,12 @@ struct signin {
 	 * place of the TOTP code */
 	bool recovery;
 	char recovery_hash[SECRET_HASH_LEN + 1];
-	bool won;                      /* store_totp_use's */
+	bool won;                      /* store_totp_use's (store_passkey_use's) */
+	struct store_passkey_list passkeys;   /* the user's */
+	struct store_passkey passkey;  /* the one the assertion names */
+	bool passkey_found;
+	struct webauthn_use passkey_use;
+	const char *amr;               /* the session's, once a factor passed */
 	const char *failure_action;    /* the refusal's event */
 	enum signin_outcome refusal;   /* and its outcome */
 	int verified;                  /* passwords_verify's ok */

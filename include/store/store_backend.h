@@ -51,6 +51,8 @@ struct new_refresh;
 struct store_token_row;
 struct user_claims;
 struct store_totp_row;
+struct store_passkey;
+struct store_passkey_list;
 
 /* store_roles.h */
 struct store_roles_ops {
@@ -269,6 +271,20 @@ struct store_factors_ops {
 	                       struct completion done);
 };
 
+/* store_passkeys.h */
+struct store_passkeys_ops {
+	void (*add)(struct store *st, const struct store_passkey *p, const struct event *ev,
+	            bool *added, struct completion done);
+	void (*list)(struct store *st, const char *user_id, struct store_passkey_list *out,
+	             struct completion done);
+	void (*find)(struct store *st, const char *credential_id, struct store_passkey *out,
+	             bool *found, struct completion done);
+	void (*use)(struct store *st, const char *id, int64_t old_count, int64_t new_count,
+	            const struct event *ev, bool *won, struct completion done);
+	void (*remove)(struct store *st, const char *user_id, const char *id,
+	               const struct event *ev, bool *removed, struct completion done);
+};
+
 /* A backend: its name (for the log) and its areas' operations. The
  * backend's open sets st->be to its own. */
 struct store_backend {
@@ -292,6 +308,7 @@ struct store_backend {
 	const struct store_tokens_ops *tokens;
 	const struct store_factors_ops *factors;
 	const struct store_forward_ops *forward;
+	const struct store_passkeys_ops *passkeys;
 };
 
 #endif

@@ -42,6 +42,15 @@ enum metrics_recovery {
 	METRICS_RECOVERY__N
 };
 
+/* A passkey's events (docs/signin.md §"Passkeys"). */
+enum metrics_passkey {
+	METRICS_PASSKEY_REGISTERED,
+	METRICS_PASSKEY_USED,       /* an assertion accepted at sign-in */
+	METRICS_PASSKEY_FAILED,     /* a registration or assertion refused */
+	METRICS_PASSKEY_REMOVED,    /* by the user */
+	METRICS_PASSKEY__N
+};
+
 /* The caches of derived answers (store_cache.h), by what they hold. */
 enum metrics_cache {
 	METRICS_CACHE_CLIENT_SCOPE,
@@ -80,6 +89,7 @@ void metrics_reuse_detected(const char *grant_type);
 void metrics_signin(enum metrics_signin outcome);
 void metrics_totp(enum metrics_totp outcome);
 void metrics_recovery(enum metrics_recovery outcome);
+void metrics_passkey(enum metrics_passkey outcome);
 /* An administrator's reset of a user's second factors. */
 void metrics_factors_reset(void);
 void metrics_cache_lookup(enum metrics_cache cache, bool hit);

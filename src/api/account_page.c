@@ -3,16 +3,18 @@
  * section is its own file's; the page only puts them in order.
  */
 #include "account.h"
+#include "account_passkeys.h"
 #include "account_recovery.h"
 #include "account_totp.h"
 #include "console.h"
 
 /* The page's parts, in order. Second factors go between the password and
- * the sessions: TOTP here; passkeys add their row after it. */
+ * the sessions: TOTP, then passkeys (their own page), then recovery codes. */
 static const struct account_section sections[] = {
 	{ "user", account_section_user },
 	{ "password", account_section_password },
 	{ "totp", account_section_totp },
+	{ "passkeys", account_section_passkeys },
 	{ "recovery", account_section_recovery },
 	{ "sessions", account_section_sessions },
 };

@@ -15,6 +15,7 @@
 
 #include "api_authorize.h"
 #include "config.h"
+#include "account_passkeys.h"
 #include "console.h"
 #include "crypto.h"
 #include "form.h"
@@ -102,6 +103,7 @@ struct authorize {
 	char *oidc_scope;             /* signin_oidc_scope's; NULL: plain OAuth */
 	char *cookie;                 /* the project's session cookie, as sent */
 	struct signin_request in;
+	struct passkey_answer passkey;  /* a second step's, borrowed from the form */
 	struct signin signin;
 	struct signin_result result;
 	struct signin_silent_request silent_in;
@@ -164,8 +166,22 @@ static struct evbuffer *form_page(const char *issuer, struct authorize *a, const
 	return buf;
 }
 
-/* The second step's form: the code of the user's authenticator app, with
- * the request's parameters and the first step's value carried. */
+/* A second step's form (attrs: more of the tag's attributes), with the
+ * request's parameters and the first step's value carried. */
+static void factor_form_begin(struct evbuffer *buf, const char *issuer, struct authorize *a,
+                              const char *token, const char *attrs)
+{
+	evbuffer_add_printf(buf, "<form method=\"post\" action=\"");
+	html_escape_into(buf, issuer);
+	evbuffer_add_printf(buf, "/api/v1/authorize\"%s>\n", attrs);
+	for (size_t i = 0; i < sizeof authz_params / sizeof authz_params[0]; i++)
+		if (authz_params[i].carried)
+			html_add_hidden(buf, authz_params[i].name, *param_slot(&a->p, &authz_params[i]));
+	html_add_hidden(buf, "factor_token", token);
+}
+
+/* The second step's page: the code of the user's authenticator app, and
+ * the user's passkeys when there are (docs/signin.md §"Passkeys"). */
 static struct evbuffer *factor_page(const char *issuer, struct authorize *a, const char *token,
                                     const char *message)
 {
@@ -175,13 +191,11 @@ static struct evbuffer *factor_page(const char *issuer, struct authorize *a, con
 	if (message)
 		evbuffer_add_printf(buf, "<p class=\"error\" role=\"alert\" data-error=\"access_denied\">"
 		                    "%s</p>\n", message);
-	evbuffer_add_printf(buf, "<form method=\"post\" action=\"");
-	html_escape_into(buf, issuer);
-	evbuffer_add_printf(buf, "/api/v1/authorize\">\n");
-	for (size_t i = 0; i < sizeof authz_params / sizeof authz_params[0]; i++)
-		if (authz_params[i].carried)
-			html_add_hidden(buf, authz_params[i].name, *param_slot(&a->p, &authz_params[i]));
-	html_add_hidden(buf, "factor_token", token);
+	if (a->result.passkey_ids) {
+		factor_form_begin(buf, issuer, a, token, " id=\"passkey-factor\" hidden");
+		account_passkeys_factor_fields(buf, issuer, token, a->result.passkey_ids);
+	}
+	factor_form_begin(buf, issuer, a, token, "");
 	/* a recovery code (factors.h) goes in the same field */
 	evbuffer_add_printf(buf, "<label for=\"otp\">Code from your authenticator app, or a "
 	                    "recovery code</label>\n"
@@ -190,6 +204,24 @@ static struct evbuffer *factor_page(const char *issuer, struct authorize *a, con
 	                    " required autofocus>\n"
 	                    "<button type=\"submit\">Verify</button>\n</form>\n");
 	return buf;
+}
+
+/* The second step's page, under the sign-in page's CSP, which lets the one
+ * passkeys script run (by its hash) when the page offers passkeys. */
+static void factor_reply(struct request_ctx *ctx, int status, const char *token,
+                         const char *message)
+{
+	struct authorize *a = ctx->state;
+	struct evbuffer *buf = factor_page(ctx->http.srv->cfg->issuer, a, token, message);
+	char csp[HTML_CSP_MAX + 64], extra[96];
+
+	if (!a->result.passkey_ids) {
+		html_reply(ctx, status, buf);
+		return;
+	}
+	snprintf(extra, sizeof extra, "; script-src 'sha256-%s'", account_passkeys_script_hash());
+	html_csp_for(html_style(), extra, csp, sizeof csp);
+	html_reply_csp(ctx, status, buf, csp);
 }
 
 /* The 429 answer: Retry-After, and the form again saying what was too many
@@ -325,9 +357,11 @@ static enum step_result redirect_get(struct flow *f)
 
 	if (!a->p.redirect_uri)
 		return STEP_NEXT;   /* a->registered stays false */
-	if (a->console_project) {   /* the console's home, or the account page */
+	if (a->console_project) {   /* the console's home, the account page or its passkeys */
 		a->registered = console_redirect_registered(ctx->http.srv->cfg->issuer,
-		                                            a->console_project, a->p.redirect_uri);
+		                                            a->console_project, a->p.redirect_uri) ||
+		                account_passkeys_is_url(ctx->http.srv->cfg->issuer,
+		                                        a->console_project, a->p.redirect_uri);
 		return STEP_NEXT;
 	}
 	store_client_redirect_registered(ctx->http.srv->store, a->p.client_id, a->p.redirect_uri,
@@ -528,10 +562,11 @@ static enum step_result credentials_read(struct flow *f)
 		return STEP_DONE;
 	}
 	if (p->factor_token) {
-		if (!missing(p->otp))
+		if (account_passkeys_answer_read(&ctx->form, &a->passkey))
+			a->in.passkey = &a->passkey;
+		if (!missing(p->otp) || a->in.passkey)
 			return STEP_NEXT;
-		html_reply(ctx, 401, factor_page(ctx->http.srv->cfg->issuer, a, p->factor_token,
-		                                 FACTOR_FAILED));
+		factor_reply(ctx, 401, p->factor_token, FACTOR_FAILED);
 		return STEP_DONE;
 	}
 	if (form_get(&ctx->form, "email", &p->email, &err) < 0 ||
@@ -556,6 +591,7 @@ static enum step_result sign_in(struct flow *f)
 		.address = request_client_address(ctx),
 		.session_cookie = a->cookie, .session_only = a->console_project != NULL,
 		.factor_token = a->p.factor_token, .factor_code = a->p.otp,
+		.passkey = a->in.passkey,
 	};
 	signin_run(&a->signin, ctx->http.srv, &a->in, &a->result, flow_completion(f));
 	return STEP_WAIT;
@@ -582,10 +618,10 @@ static enum step_result sign_in_answer(struct flow *f)
 		html_set_session_cookie(ctx, a->client.project_id, a->result.session_secret);
 		return throttled(ctx, a->result.retry_after_s, TOO_MANY_CODES);
 	case SIGNIN_FACTOR_NEEDED:
-		html_reply(ctx, 200, factor_page(issuer, a, a->result.factor_token, NULL));
+		factor_reply(ctx, 200, a->result.factor_token, NULL);
 		return STEP_DONE;
 	case SIGNIN_FACTOR_REFUSED:
-		html_reply(ctx, 401, factor_page(issuer, a, a->result.factor_token, FACTOR_FAILED));
+		factor_reply(ctx, 401, a->result.factor_token, FACTOR_FAILED);
 		return STEP_DONE;
 	case SIGNIN_FACTOR_EXPIRED:
 		html_reply(ctx, 401, form_page(issuer, a, FACTOR_EXPIRED, NULL));

@@ -10,6 +10,7 @@
 #include <sys/queue.h>
 #include <event2/buffer.h>
 
+#include "account_passkeys.h"
 #include "api_authorize.h"
 #include "api_forward_auth.h"
 #include "api_clients.h"
@@ -82,6 +83,15 @@ static const struct route routes[] = {
 	  .steps = logout_get_steps },
 	{ .method = EVHTTP_REQ_POST, .path = "/api/v1/logout", .body = BODY_FORM,
 	  .no_store = true, .steps = logout_post_steps },
+
+	/* a user's own passkeys (docs/signin.md §"Passkeys"): signed in as
+	 * the console is; the page's one script */
+	{ .method = EVHTTP_REQ_GET, .path = "/account/passkeys", .no_store = true,
+	  .cors = CORS_NONE, .steps = account_passkeys_get_steps },
+	{ .method = EVHTTP_REQ_POST, .path = "/account/passkeys", .no_store = true,
+	  .cors = CORS_NONE, .body = BODY_FORM, .steps = account_passkeys_post_steps },
+	{ .method = EVHTTP_REQ_GET, .path = "/account/passkeys.js", .storeless = true,
+	  .cors = CORS_NONE, .steps = account_passkeys_script_steps },
 
 	/* the admin console (docs/console.md): pages, signed in by the
 	 * project's session cookie, never cached */

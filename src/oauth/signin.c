@@ -82,6 +82,7 @@ void signin_result_release(struct signin_result *r)
 	crypto_free_wiped(r->code);
 	crypto_free_wiped(r->session_secret);
 	free(r->factor_token);
+	free(r->passkey_ids);
 	memset(r, 0, sizeof *r);
 }
 
@@ -93,6 +94,8 @@ void signin_release(struct signin *s)
 	factor_pending_release(&s->pending);
 	store_totp_row_release(&s->totp);
 	session_begin_release(&s->session);
+	store_passkey_list_release(&s->passkeys);
+	store_passkey_release(&s->passkey);
 	code_mint_release(&s->mint);
 	memset(s, 0, sizeof *s);
 }
@@ -330,6 +333,34 @@ static enum step_result factor_get(struct flow *f)
 	return STEP_WAIT;
 }
 
+static enum step_result passkeys_get(struct flow *f)
+{
+	struct signin *s = signin_of(f);
+
+	store_passkey_list(s->srv->store, s->user.user_id, &s->passkeys, flow_completion(f));
+	return STEP_WAIT;
+}
+
+/* The user's credential IDs for the second step's page (the browser's
+ * allowCredentials), or NULL without a passkey. */
+static char *passkey_ids(const struct store_passkey_list *l)
+{
+	size_t n = 1;
+	char *out;
+
+	if (l->n == 0)
+		return NULL;
+	for (size_t i = 0; i < l->n; i++)
+		n += strlen(l->items[i].credential_id) + 1;
+	out = xcalloc(1, n);
+	for (size_t i = 0; i < l->n; i++) {
+		if (i)
+			strcat(out, " ");
+		strcat(out, l->items[i].credential_id);
+	}
+	return out;
+}
+
 static void request_binding(const struct signin_request *in, char out[SECRET_HASH_LEN + 1])
 {
 	factor_binding(in->client_id, in->redirect_uri, in->code_challenge, in->scope, in->nonce,
@@ -347,12 +378,13 @@ static enum step_result factor_judge(struct flow *f)
 		.expires_at = now_ms() + FACTOR_PENDING_TTL_S * 1000LL,
 	};
 
-	if (!s->totp.found || !s->totp.confirmed) {
+	if ((!s->totp.found || !s->totp.confirmed) && s->passkeys.n == 0) {
 		count_success(s);
 		return STEP_NEXT;
 	}
 	request_binding(s->in, p.binding);
 	s->out->factor_token = factor_pending_seal(s->srv->keys, s->in->project_id, &p);
+	s->out->passkey_ids = passkey_ids(&s->passkeys);
 	return ended(s, SIGNIN_FACTOR_NEEDED);
 }
 
@@ -374,25 +406,121 @@ static enum step_result pending_open(struct flow *f)
 	return STEP_NEXT;
 }
 
-static enum step_result factor_refused(struct flow *f)
+/* A refused second step's page offers the user's passkeys again. */
+static enum step_result passkeys_offer(struct flow *f)
 {
 	struct signin *s = signin_of(f);
 
-	metrics_totp(METRICS_TOTP_FAILED);
+	s->out->passkey_ids = passkey_ids(&s->passkeys);
+	return STEP_NEXT;
+}
+
+static flow_step *const factor_refusal_steps[] = {
+	passkeys_offer, refusal_record, refused, NULL,
+};
+
+/* A second step refused: recorded and counted as a failed attempt. */
+static enum step_result second_step_refused(struct flow *f)
+{
+	struct signin *s = signin_of(f);
+
 	s->failure_action = EVENT_FACTOR_FAILURE;
 	s->refusal = SIGNIN_FACTOR_REFUSED;
-	return flow_branch(f, refusal_steps);
+	return flow_branch(f, factor_refusal_steps);
 }
+
+static enum step_result factor_refused(struct flow *f)
+{
+	metrics_totp(METRICS_TOTP_FAILED);
+	return second_step_refused(f);
+}
+
+/* ---- a passkey as the second factor (docs/signin.md §"Passkeys") ---- */
+
+static enum step_result passkey_find(struct flow *f)
+{
+	struct signin *s = signin_of(f);
+
+	store_passkey_find(s->srv->store, s->in->passkey->credential_id
+	                   ? s->in->passkey->credential_id : "", &s->passkey, &s->passkey_found,
+	                   flow_completion(f));
+	return STEP_WAIT;
+}
+
+static enum step_result passkey_refused(struct flow *f, enum webauthn_status st)
+{
+	struct signin *s = signin_of(f);
+
+	/* §7.2 step 21: a count that goes back may be a cloned authenticator */
+	if (st == WEBAUTHN_COUNT_WENT_BACK)
+		log_warn("passkey %s of user %s: its sign count went back; refused", s->passkey.id,
+		         s->user.user_id);
+	metrics_passkey(METRICS_PASSKEY_FAILED);
+	return second_step_refused(f);
+}
+
+/* Counted before it is checked, as a password is: the passkey must be the
+ * first step's user's, and the assertion good for this step's challenge. */
+static enum step_result passkey_check(struct flow *f)
+{
+	struct signin *s = signin_of(f);
+	char challenge[SECRET_HASH_LEN + 1];
+	enum webauthn_status st = WEBAUTHN_MALFORMED;
+
+	count_attempt(s);
+	passkey_signin_challenge(s->in->factor_token, challenge);
+	if (s->passkey_found && !strcmp(s->passkey.user_id, s->user.user_id))
+		st = passkey_assertion_check(s->srv->cfg->issuer, challenge, &s->passkey,
+		                             s->in->passkey, &s->passkey_use);
+	return st == WEBAUTHN_OK ? STEP_NEXT : passkey_refused(f, st);
+}
+
+/* The count moves only from the one checked: of two uses of one assertion
+ * one wins. */
+static enum step_result passkey_use(struct flow *f)
+{
+	struct signin *s = signin_of(f);
+
+	s->events[0] = (struct event){ &s->by, s->in->project_id, EVENT_FACTOR_USE,
+	                               s->user.user_id, NULL };
+	store_passkey_use(s->srv->store, s->passkey.id, s->passkey.sign_count,
+	                  s->passkey_use.sign_count, &s->events[0], &s->won, flow_completion(f));
+	return STEP_WAIT;
+}
+
+static enum step_result passkey_used(struct flow *f)
+{
+	struct signin *s = signin_of(f);
+
+	if (!s->won)
+		return passkey_refused(f, WEBAUTHN_COUNT_WENT_BACK);
+	count_success(s);
+	metrics_passkey(METRICS_PASSKEY_USED);
+	s->amr = !strcmp(webauthn_amr_method(s->passkey_use.flags), "swk")
+	         ? SESSION_AMR_PASSWORD_SWK : SESSION_AMR_PASSWORD_HWK;
+	return STEP_NEXT;
+}
+
+static enum step_result session_start(struct flow *f);
+static enum step_result user_gone_check(struct flow *f);
+static enum step_result code_mint(struct flow *f);
+static enum step_result code_minted(struct flow *f);
 
 /* Counted before it is checked, as a password is; a factor gone or used
  * since the first step (its last step moved) spends the value. */
 static enum step_result factor_check(struct flow *f)
 {
 	struct signin *s = signin_of(f);
+	static flow_step *const passkey_steps[] = {
+		passkey_find, passkey_check, passkey_use, passkey_used,
+		session_start, user_gone_check, code_mint, code_minted, NULL,
+	};
 
 	s->out->retry_after_s = throttle_wait(s);
 	if (s->out->retry_after_s > 0)
 		return ended(s, SIGNIN_THROTTLED);
+	if (s->in->passkey)
+		return flow_branch(f, passkey_steps);
 	if (!s->totp.found || !s->totp.confirmed || s->totp.last_step != s->pending.last_step)
 		return ended(s, SIGNIN_FACTOR_EXPIRED);
 	count_attempt(s);
@@ -434,6 +562,7 @@ static enum step_result factor_used(struct flow *f)
 		metrics_recovery(METRICS_RECOVERY_USED);
 	else
 		metrics_totp(METRICS_TOTP_USED);
+	s->amr = SESSION_AMR_PASSWORD_OTP;
 	return STEP_NEXT;
 }
 
@@ -473,7 +602,8 @@ static enum step_result session_start(struct flow *f)
 	                               s->user.user_id, NULL };
 	session_begin(&s->session, s->srv, s->in->project_id, s->user.user_id,
 	              s->in->session_only ? NULL : s->in->client_id, s->in->session_cookie,
-	              s->won ? SESSION_AMR_PASSWORD_OTP : SESSION_AMR_PASSWORD, &s->events[0],
+	              s->amr ? s->amr : s->won ? SESSION_AMR_PASSWORD_OTP : SESSION_AMR_PASSWORD,
+	              &s->events[0],
 	              (struct completion){ session_stored, s });
 	return STEP_WAIT;
 }
@@ -531,11 +661,12 @@ void signin_run(struct signin *s, struct server *srv, const struct signin_reques
                 struct signin_result *out, struct completion done)
 {
 	static flow_step *const steps[] = {
-		throttle_check, user_get, password_check, password_judge, factor_get, factor_judge,
-		session_start, user_gone_check, code_mint, code_minted, NULL,
+		throttle_check, user_get, password_check, password_judge, factor_get, passkeys_get,
+		factor_judge, session_start, user_gone_check, code_mint, code_minted, NULL,
 	};
 	static flow_step *const second_steps[] = {
-		pending_open, throttle_check, factor_get, factor_check, factor_use, factor_used,
+		pending_open, throttle_check, factor_get, passkeys_get, factor_check, factor_use,
+		factor_used,
 		session_start, user_gone_check, code_mint, code_minted, NULL,
 	};
 

@@ -47,6 +47,9 @@ static const char *const totp_names[METRICS_TOTP__N] = {
 	"enrolled", "used", "failed", "removed",
 };
 static const char *const recovery_names[METRICS_RECOVERY__N] = { "issued", "used" };
+static const char *const passkey_names[METRICS_PASSKEY__N] = {
+	"registered", "used", "failed", "removed",
+};
 static const char *const cache_names[METRICS_CACHE__N] = {
 	"client_scope", "role_permissions", "token_holders", "client",
 };
@@ -67,6 +70,7 @@ static struct {
 	uint64_t signins[METRICS_SIGNIN__N];
 	uint64_t totp[METRICS_TOTP__N];
 	uint64_t recovery[METRICS_RECOVERY__N];
+	uint64_t passkey[METRICS_PASSKEY__N];
 	uint64_t factor_resets;
 	uint64_t cache_hits[METRICS_CACHE__N], cache_misses[METRICS_CACHE__N];
 	struct histogram commits;
@@ -177,6 +181,12 @@ void metrics_recovery(enum metrics_recovery outcome)
 {
 	assert(outcome < METRICS_RECOVERY__N);
 	m.recovery[outcome]++;
+}
+
+void metrics_passkey(enum metrics_passkey outcome)
+{
+	assert(outcome < METRICS_PASSKEY__N);
+	m.passkey[outcome]++;
 }
 
 void metrics_factors_reset(void)
@@ -358,6 +368,9 @@ void metrics_render(struct evbuffer *out)
 	enum_counter(out, "edgeauth_recovery_codes_total", "Recovery codes, by outcome: a new set "
 	             "issued, a code used at sign-in.", "outcome", recovery_names, m.recovery,
 	             METRICS_RECOVERY__N);
+	enum_counter(out, "edgeauth_passkeys_total", "Passkeys, by outcome: registered, an "
+	             "assertion used at sign-in, a registration or assertion failed, removed by "
+	             "the user.", "outcome", passkey_names, m.passkey, METRICS_PASSKEY__N);
 	family(out, "edgeauth_factor_resets_total", "counter",
 	       "Resets of a user's second factors through the API at this node (the CLI's are "
 	       "in the audit trail).");

@@ -86,6 +86,8 @@ account_sign_in "$TMP/jar3" bob@example.com "bob password"
 BOB_SID=$(db "select id from sessions where user_id = '$BOB' and ended_at is null")
 apage "$ACCOUNT"
 check "issue30.1: both of her sessions listed" "$(grep -c 'started ' <<<"$BODY")" 2
+check "issue30: the account page links to the passkeys page" \
+	"$(grep -c 'href="[^"]*/account/passkeys?project_id=' <<<"$BODY")" 1
 lacks "issue30.1: not another user's session" "$BOB_SID"
 
 # ---- posts: token, Origin, Sec-Fetch-Site; nothing changed when refused ----

@@ -27,23 +27,6 @@
 #include "store_tokens.h"
 #include "store_users.h"
 
-
-/* The test's user, in its project. */
-static char *user_new(const char *name)
-{
-	struct user_fields f = { .display_name = name, .is_active = -1 };
-	char *out = NULL, *id;
-	json_t *j;
-
-	store_user_create(cf.st, &event_origin_cli, cf.p.project_id, &f, NULL, &out, DONE);
-	ok();
-	j = json_loads(out, 0, NULL);
-	id = xstrdup(json_string_value(json_object_get(j, "id")));
-	json_decref(j);
-	free(out);
-	return id;
-}
-
 static void code_new(const char *hash, const char *family, const char *user_id,
                      int64_t expires_at)
 {
@@ -71,7 +54,7 @@ struct chain {
 /* The chain of prefix for a new user, its code stored and unused. */
 static void chain_new(struct chain *c, const char *prefix)
 {
-	char *u = user_new("U");
+	char *u = conform_user_new("U");
 
 	snprintf(c->user, sizeof c->user, "%s", u);
 	free(u);
@@ -236,7 +219,7 @@ END_TEST
  * its access token by the grace too. */
 START_TEST(test_purge_grace)
 {
-	char *u = user_new("U");
+	char *u = conform_user_new("U");
 	long long now_s = time(NULL);
 	int n;
 
@@ -262,7 +245,7 @@ END_TEST
 /* What token issue reads of a user, and the bearer check of the holders. */
 START_TEST(test_holders)
 {
-	char *u = user_new("Claire");
+	char *u = conform_user_new("Claire");
 	struct user_fields off = { .display_name = "Claire", .is_active = 0 };
 	struct user_claims c = { 0 };
 	char *out = NULL;
@@ -310,7 +293,7 @@ END_TEST
  * ended once; a code of its sign-in ends with it. */
 START_TEST(test_session)
 {
-	char *u = user_new("S"), *sid = NULL;
+	char *u = conform_user_new("S"), *sid = NULL;
 	struct new_session ns = {
 		.id = "sess-public-id", .secret_hash = "sess-secret-hash", .project_id = cf.p.project_id,
 		.user_id = u, .client_id = cf.p.client_id, .now = now_ms(),
@@ -551,7 +534,7 @@ START_TEST(test_outbox)
 		.name = "BC", .redirect_uris = "[]", .set_backchannel_logout_uri = true,
 		.backchannel_logout_uri = "https://rp/bc", .id_token_signed_response_alg = "ES256",
 	};
-	char *u = user_new("O"), *out = NULL, *client, *sid = NULL, hash[SECRET_HASH_LEN + 1];
+	char *u = conform_user_new("O"), *out = NULL, *client, *sid = NULL, hash[SECRET_HASH_LEN + 1];
 	struct new_project cred = { 0 };
 	struct outbox_rows rows = { 0 };
 	struct new_session ns = {

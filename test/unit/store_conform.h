@@ -20,6 +20,7 @@
 #include <check.h>
 #include <event2/event.h>
 #include <glob.h>
+#include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +31,7 @@
 #include "store.h"
 #include "store_pg.h"
 #include "store_projects.h"
+#include "store_users.h"
 #include "util.h"
 
 /* Times far from every cut-off: no case races the clock. */
@@ -178,6 +180,22 @@ static inline void fails(const char *code, const char *sentence)
 	ck_assert_str_eq(cf.r.err.code, code);
 	if (sentence)
 		ck_assert_str_eq(cf.r.err.description, sentence);
+}
+
+/* A new user of the test's project, named name: its ID (caller frees). */
+static inline char *conform_user_new(const char *name)
+{
+	struct user_fields f = { .display_name = name, .is_active = -1 };
+	char *out = NULL, *id;
+	json_t *j;
+
+	store_user_create(cf.st, &event_origin_cli, cf.p.project_id, &f, NULL, &out, DONE);
+	ok();
+	j = json_loads(out, 0, NULL);
+	id = xstrdup(json_string_value(json_object_get(j, "id")));
+	json_decref(j);
+	free(out);
+	return id;
 }
 
 /* A suite of the cases add() adds, once per backend. */

@@ -167,5 +167,6 @@ extern const struct pg_statement_set pg_sessions_statements;
 extern const struct pg_statement_set pg_outbox_statements;
 extern const struct pg_statement_set pg_factors_statements;
 extern const struct pg_statement_set pg_forward_statements;
+extern const struct pg_statement_set pg_passkeys_statements;
 
 #endif

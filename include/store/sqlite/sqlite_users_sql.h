@@ -27,6 +27,7 @@
 	" 'role_id', u.role_id, 'role_name', r.name," \
 	" 'second_factors', json((SELECT json_group_array(kind) FROM (SELECT kind" \
 	" FROM user_factors f WHERE f.user_id = u.id AND f.confirmed_at IS NOT NULL" \
+	" UNION SELECT 'passkey' FROM user_passkeys k WHERE k.user_id = u.id" \
 	" ORDER BY kind)))," \
 	" 'created_at', iso_time(u.created_at), 'updated_at', iso_time(u.updated_at))"
 #define USER_FROM " FROM users u LEFT JOIN roles r ON r.id = u.role_id"

@@ -19,6 +19,7 @@ const struct store_backend pg_backend = {
 	.sessions = &pg_sessions_ops,
 	.factors = &pg_factors_ops,
 	.forward = &pg_forward_ops,
+	.passkeys = &pg_passkeys_ops,
 	.clients = &pg_clients_ops,
 	.users = &pg_users_ops,
 	.tokens = &pg_tokens_ops,

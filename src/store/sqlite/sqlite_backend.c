@@ -26,6 +26,7 @@ const struct store_backend sqlite_backend = {
 	.sessions = &sqlite_sessions_ops,
 	.factors = &sqlite_factors_ops,
 	.forward = &sqlite_forward_ops,
+	.passkeys = &sqlite_passkeys_ops,
 	.clients = &sqlite_clients_ops,
 	.users = &sqlite_users_ops,
 	.tokens = &sqlite_tokens_ops,

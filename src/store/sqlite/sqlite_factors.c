@@ -22,6 +22,7 @@ enum factor_stmt {
 	SF_TOTP_REMOVE,
 	SF_USER_IN_PROJECT,
 	SF_REMOVE_ALL,
+	SF_REMOVE_PASSKEYS,
 	SF_END_SESSIONS,
 	SF_RC_CLEAR,
 	SF_RC_INSERT,
@@ -47,6 +48,7 @@ static const char *const sql[SF__COUNT] = {
 	[SF_TOTP_REMOVE] = "DELETE FROM user_factors WHERE user_id = ?1 AND kind = 'totp'",
 	[SF_USER_IN_PROJECT] = "SELECT 1 FROM users WHERE id = ?1 AND project_id = ?2",
 	[SF_REMOVE_ALL] = "DELETE FROM user_factors WHERE user_id = ?1",
+	[SF_REMOVE_PASSKEYS] = "DELETE FROM user_passkeys WHERE user_id = ?1",
 	/* schema/008's triggers revoke what was signed in through them */
 	[SF_END_SESSIONS] =
 		"UPDATE sessions SET ended_at = ?2 WHERE user_id = ?1 AND ended_at IS NULL",
@@ -217,10 +219,12 @@ static int reset_write(struct store *st, void *arg, struct api_error *err)
 		                                  store_user_missing->sentence);
 	if (sqlite_grant_check_holder(st, r->scope, GRANT_HOLDER_USER, r->user_id, err) < 0)
 		return -1;
-	s = stmt(st, SF_REMOVE_ALL);
-	store_bind_text(s, 1, r->user_id);
-	if (store_step_write(st, s, NULL, 0, NULL, err) < 0)
-		return -1;
+	for (int which = SF_REMOVE_ALL; which <= SF_REMOVE_PASSKEYS; which++) {
+		s = stmt(st, which);
+		store_bind_text(s, 1, r->user_id);
+		if (store_step_write(st, s, NULL, 0, NULL, err) < 0)
+			return -1;
+	}
 	s = stmt(st, SF_END_SESSIONS);
 	store_bind_text(s, 1, r->user_id);
 	sqlite3_bind_int64(s, 2, now_ms());

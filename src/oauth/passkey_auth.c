@@ -1,0 +1,77 @@
+/*
+ * Passkeys at sign-in (passkey_auth.h): decodes what the form carries and
+ * hands it to the verifier with the issuer's origin and RP ID.
+ */
+#include <arpa/inet.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <event2/http.h>
+
+#include "b64url.h"
+#include "passkey_auth.h"
+#include "util.h"
+
+bool passkey_rp(const char *issuer, char origin[PASSKEY_ORIGIN_MAX],
+                char rp_id[PASSKEY_RP_ID_MAX])
+{
+	struct evhttp_uri *u = evhttp_uri_parse(issuer);
+	const char *scheme = u ? evhttp_uri_get_scheme(u) : NULL;
+	const char *h = u ? evhttp_uri_get_host(u) : NULL;
+	int port = u ? evhttp_uri_get_port(u) : -1;
+	unsigned char addr[16];
+	bool ok = scheme && h && *h && strlen(h) < PASSKEY_RP_ID_MAX &&
+	          inet_pton(AF_INET, h, addr) != 1 && !strchr(h, ':') && h[0] != '[';
+
+	if (ok) {
+		snprintf(rp_id, PASSKEY_RP_ID_MAX, "%s", h);
+		if (port > 0)
+			snprintf(origin, PASSKEY_ORIGIN_MAX, "%s://%s:%d", scheme, h, port);
+		else
+			snprintf(origin, PASSKEY_ORIGIN_MAX, "%s://%s", scheme, h);
+	}
+	if (u)
+		evhttp_uri_free(u);
+	return ok;
+}
+
+void passkey_signin_challenge(const char *factor_token, char out[SECRET_HASH_LEN + 1])
+{
+	char *purpose = xasprintf("passkey-signin %s", factor_token ? factor_token : "");
+
+	crypto_hash_secret(purpose, strlen(purpose), out);
+	crypto_free_wiped(purpose);
+}
+
+static unsigned char *decoded(const char *s, size_t *len)
+{
+	return s && *s ? b64url_decode_any(s, strlen(s), len) : NULL;
+}
+
+enum webauthn_status passkey_assertion_check(const char *issuer, const char *challenge,
+                                             const struct store_passkey *pk,
+                                             const struct passkey_answer *ans,
+                                             struct webauthn_use *use)
+{
+	char origin[PASSKEY_ORIGIN_MAX], rp_id[PASSKEY_RP_ID_MAX];
+	size_t cd_len = 0, ad_len = 0, sig_len = 0, key_len = 0;
+	unsigned char *cd = decoded(ans->client_data, &cd_len);
+	unsigned char *ad = decoded(ans->auth_data, &ad_len);
+	unsigned char *sig = decoded(ans->signature, &sig_len);
+	unsigned char *key = decoded(pk->public_key, &key_len);
+	enum webauthn_status st = WEBAUTHN_MALFORMED;
+
+	if (cd && ad && sig && key && pk->sign_count >= 0 && pk->sign_count <= UINT32_MAX &&
+	    passkey_rp(issuer, origin, rp_id)) {
+		struct webauthn_expect ex = { challenge, origin, rp_id, 0 };
+
+		st = webauthn_verify_assertion(&ex, &(struct webauthn_assertion){ cd, cd_len, ad, ad_len,
+		                                                                   sig, sig_len },
+		                               key, key_len, (uint32_t)pk->sign_count, use);
+	}
+	free(cd);
+	free(ad);
+	free(sig);
+	free(key);
+	return st;
+}
