@@ -19,13 +19,9 @@ import threading
 import time
 
 
-def main():
-    port = int(sys.argv[1])
-    with open(sys.argv[2], "rb") as f:
-        request = f.read()
-    hdr_file, body_file = sys.argv[3], sys.argv[4]
-    timeout = float(sys.argv[5]) if len(sys.argv) > 5 else 3.0
-
+def exchange(port, request, timeout=3.0):
+    """Sends REQUEST (bytes) on a connection of its own; returns the status
+    as main prints it, the status line and headers, and the body."""
     s = socket.create_connection(("127.0.0.1", port), timeout=timeout)
     sent = [0]
 
@@ -86,16 +82,26 @@ def main():
     body = data[head_end + 4:] if head_end >= 0 else b""
     if need is not None:
         body = data[head_end + 4:need]
-    with open(hdr_file, "wb") as f:
-        f.write(head + b"\r\n")
-    with open(body_file, "wb") as f:
-        f.write(body)
     status = "000"
     if head.startswith(b"HTTP/") and len(head) >= 12:
         status = head[9:12].decode("ascii", "replace")
         chunked = b"transfer-encoding: chunked" in head.lower()
         if need is None and not chunked and not closed:
             status += "!"
+    return status, head, body
+
+
+def main():
+    port = int(sys.argv[1])
+    with open(sys.argv[2], "rb") as f:
+        request = f.read()
+    hdr_file, body_file = sys.argv[3], sys.argv[4]
+    timeout = float(sys.argv[5]) if len(sys.argv) > 5 else 3.0
+    status, head, body = exchange(port, request, timeout)
+    with open(hdr_file, "wb") as f:
+        f.write(head + b"\r\n")
+    with open(body_file, "wb") as f:
+        f.write(body)
     print(status)
 
 

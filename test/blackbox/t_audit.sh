@@ -6,6 +6,7 @@
 AUDIT=$TMP/audit.log
 start_server tokens.purge_interval_s=1 signin.max_failures=3 "audit.file=$AUDIT" \
 	server.trusted_proxies=127.0.0.1/32
+keepalive_client   # req over one connection (lib.sh)
 
 # events [ARGS...]: edgeauth events as a JSON array, in $EV
 events() { EV=$("$EDGEAUTH" -c "$CONF" events "$@" | jq -sc .); }

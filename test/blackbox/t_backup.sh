@@ -7,6 +7,7 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/signin_lib.sh"
 start_server
+keepalive_client   # req over one connection (lib.sh)
 SAVED=("$PROJECT_ID" "$CLIENT_ID" "$CLIENT_SECRET")
 BACKUP=$TMP/backup.db
 

@@ -4,6 +4,7 @@
 # resources endpoints are not ours to rely on.
 . "$(dirname "$0")/lib.sh"
 start_server
+keepalive_client   # req over one connection (lib.sh)
 
 SECRETS=()   # every client secret an answer showed: none may leak anywhere else
 
@@ -419,8 +420,9 @@ fetch_all() {
 		done
 	} | sed '$d' > "$TMP/pages.curl"
 	curl -s -K "$TMP/pages.curl"
-	FULL=$(for i in $(seq 1 "$pages"); do cat "$TMP/page.$i"; echo; done |
-		jq -cs --argjson t "$total" 'if all(.total == $t) then [.[].data[]] else "totals differ" end')
+	local files=()   # one jq, not a cat a page
+	for ((i = 1; i <= pages; i++)); do files+=("$TMP/page.$i"); done
+	FULL=$(jq -cs --argjson t "$total" 'if all(.total == $t) then [.[].data[]] else "totals differ" end' "${files[@]}")
 	rm -f "$TMP"/page.*
 	TOTAL=$total PAGES=$pages
 }

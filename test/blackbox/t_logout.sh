@@ -15,6 +15,7 @@
 . "$(dirname "$0")/signin_lib.sh"
 MPORT=$(free_port)
 start_server metrics.listen=127.0.0.1:$MPORT
+keepalive_client   # req over one connection (lib.sh)
 DB=$TMP/edgeauth.db
 # sessions SERIES: edgeauth_sessions_SERIES_total of /metrics
 sessions() { curl -s "http://127.0.0.1:$MPORT/metrics" | awk -v s="edgeauth_sessions_$1_total" '$1 == s { print $2 }'; }

@@ -10,6 +10,7 @@
 CLIENT_DIR=$ROOT/test/oauth-client
 need_node_project "$CLIENT_DIR" jose
 start_server oidc.id_token_ttl_s=600
+keepalive_client   # req over one connection (lib.sh)
 REDIRECT="http://127.0.0.1:9/cb"
 OIDC_SCOPES="openid profile email roles"
 

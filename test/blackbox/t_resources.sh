@@ -5,6 +5,7 @@
 # run.sh: early (one of the longest files: started first)
 . "$(dirname "$0")/lib.sh"
 start_server
+keepalive_client   # req over one connection (lib.sh)
 RES="$P/resources"
 
 s50=$(printf 'a%.0s' $(seq 50)); s51=${s50}a

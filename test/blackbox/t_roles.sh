@@ -3,6 +3,7 @@
 # run.sh: early (one of the longest files: started first)
 . "$(dirname "$0")/lib.sh"
 start_server
+keepalive_client   # req over one connection (lib.sh)
 R="$P/roles"
 
 mapfile -t PERMS < <(db "select id from permissions where project_id = '$PROJECT_ID' order by id")
@@ -347,7 +348,9 @@ fetch_all() {
 	# --parallel: several connections, so that one slow answer does not hold up the rest
 	curl -s --no-progress-meter --parallel --parallel-max 8 -H "Authorization: Bearer $TOKEN" \
 		"$BASE$R?sort_by=$1&sort_dir=$2&page_size=$3&page_num=[1-$4]${5:+&search=$5}" -o "$dir/#1.json"
-	for ((k = 1; k <= $4; k++)); do cat "$dir/$k.json"; done | jq -sc '.' > "$TMP/all.json"
+	local pages=() k
+	for ((k = 1; k <= $4; k++)); do pages+=("$dir/$k.json"); done
+	jq -sc '.' "${pages[@]}" > "$TMP/all.json"   # one jq, not a cat a page
 }
 # pages_for COUNT SIZE: enough pages to hold COUNT, and one past the end
 pages_for() { echo $(( ($1 + $2 - 1) / $2 + 1 )); }

@@ -11,6 +11,7 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/signin_lib.sh"
 start_server tokens.purge_interval_s=1
+keepalive_client   # req over one connection (lib.sh)
 DB=$TMP/edgeauth.db
 BROWSER=$TMP/jar   # the browser's cookie jar
 # jar_value FILE NAME: a cookie's value in a curl cookie jar

@@ -3,6 +3,7 @@
 # totals with search / is_active / role_id filters, and bad parameters.
 . "$(dirname "$0")/lib.sh"
 start_server
+keepalive_client   # req over one connection (lib.sh)
 
 N=3000
 db "INSERT INTO roles (id, project_id, code, name, created_at, updated_at) VALUES
