@@ -50,6 +50,8 @@ struct new_refresh;
 struct store_token_row;
 struct user_claims;
 struct store_totp_row;
+struct new_device;
+struct device_row;
 
 /* store_roles.h */
 struct store_roles_ops {
@@ -248,6 +250,19 @@ struct store_factors_ops {
 	              const char *user_id, const char *scope, struct completion done);
 };
 
+/* store_device.h */
+struct store_device_ops {
+	void (*insert)(struct store *st, const struct new_device *d, struct completion done);
+	void (*poll)(struct store *st, const char *device_hash, int64_t now,
+	             struct device_row *out, struct completion done);
+	void (*find)(struct store *st, const char *user_code_hash, int64_t now,
+	             struct device_row *out, struct completion done);
+	void (*decide)(struct store *st, const char *user_code_hash, bool approve,
+	               const char *user_id, const char *session_id, int64_t now,
+	               const struct event *ev, bool *won, struct completion done);
+	void (*issued)(struct store *st, const char *device_hash, struct completion done);
+};
+
 /* A backend: its name (for the log) and its areas' operations. The
  * backend's open sets st->be to its own. */
 struct store_backend {
@@ -270,6 +285,7 @@ struct store_backend {
 	const struct store_users_ops *users;
 	const struct store_tokens_ops *tokens;
 	const struct store_factors_ops *factors;
+	const struct store_device_ops *device;
 };
 
 #endif

@@ -15,6 +15,7 @@
 
 #include "api_authorize.h"
 #include "config.h"
+#include "api_device.h"
 #include "console.h"
 #include "crypto.h"
 #include "form.h"
@@ -325,7 +326,8 @@ static enum step_result redirect_get(struct flow *f)
 		return STEP_NEXT;   /* a->registered stays false */
 	if (a->console_project) {   /* its one redirect URI: the console's home */
 		char *home = console_home_url(ctx->http.srv->cfg->issuer, a->console_project);
-		a->registered = strcmp(home, a->p.redirect_uri) == 0;
+		a->registered = strcmp(home, a->p.redirect_uri) == 0 ||
+		                device_page_return_ok(ctx->http.srv->cfg->issuer, a->p.redirect_uri);
 		free(home);
 		return STEP_NEXT;
 	}

@@ -22,6 +22,7 @@ extern const struct store_factors_ops sqlite_factors_ops;
 extern const struct store_clients_ops sqlite_clients_ops;
 extern const struct store_users_ops sqlite_users_ops;
 extern const struct store_tokens_ops sqlite_tokens_ops;
+extern const struct store_device_ops sqlite_device_ops;
 
 extern const struct store_backend sqlite_backend;
 
