@@ -63,6 +63,9 @@ struct config {
 	/* [sessions] */
 	long session_ttl_s;       /* a session lasts this long from its last password check */
 	int max_codes_per_minute; /* codes one session is given in the last minute */
+	/* [device] (docs/device.md) */
+	long device_code_ttl_s;   /* a device authorization lives this long */
+	int device_interval_s;    /* the first polling interval it is given */
 	/* [oidc] */
 	long id_token_ttl_s;
 	/* where back-channel logouts may go (CIDRs); none: the default rules

@@ -335,6 +335,11 @@ const struct config_key config_key_table[] = {
 	  .parse = parse_backchannel_allow, .release = release_backchannel_allow,
 	  .default_value = "" },
 
+	{ .section = "device", .key = "code_ttl_s", .reload = true, LONG_FIELD(device_code_ttl_s),
+	  .min = 60, .max = 1800, .default_value = "600" },
+	{ .section = "device", .key = "interval_s", .reload = true, INT_FIELD(device_interval_s),
+	  .min = 1, .max = 60, .default_value = "5" },
+
 	{ .section = "metrics", .key = "listen", .type = CONFIG_PARSED,
 	  .parse = parse_metrics_listen, .release = release_metrics_listen, .default_value = "",
 	  .conf_value = "127.0.0.1:9464" },

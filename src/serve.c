@@ -92,6 +92,9 @@ static void reloaded(struct server *srv)
 	                   cfg->signin_window_s);
 	throttle_set_limit(srv->signin_addresses, cfg->signin_max_failures_per_address,
 	                   cfg->signin_window_s);
+	throttle_set_limit(srv->device_guesses, cfg->signin_max_failures_per_address,
+	                   cfg->signin_window_s);
+	throttle_set_limit(srv->device_sessions, cfg->signin_max_failures, cfg->signin_window_s);
 	throttle_set_limit(srv->session_codes, cfg->max_codes_per_minute, THROTTLE_BOUND_WINDOW_S);
 	throttle_set_limit(srv->family_rotations, cfg->max_rotations_per_minute,
 	                   THROTTLE_BOUND_WINDOW_S);
@@ -495,6 +498,10 @@ int serve_run(struct config *cfg)
 	                                   cfg->signin_window_s);
 	srv.signin_addresses = throttle_new((size_t)cfg->signin_tracked_keys,
 	                                    cfg->signin_max_failures_per_address, cfg->signin_window_s);
+	srv.device_guesses = throttle_new((size_t)cfg->signin_tracked_keys,
+	                                  cfg->signin_max_failures_per_address, cfg->signin_window_s);
+	srv.device_sessions = throttle_new((size_t)cfg->signin_tracked_keys,
+	                                   cfg->signin_max_failures, cfg->signin_window_s);
 	srv.untold = untold_new();
 	srv.session_codes = throttle_new((size_t)cfg->signin_tracked_keys, cfg->max_codes_per_minute,
 	                                 THROTTLE_BOUND_WINDOW_S);
@@ -563,6 +570,8 @@ out:
 	throttle_free(srv.signin_account_addresses);
 	throttle_free(srv.signin_accounts);
 	throttle_free(srv.signin_addresses);
+	throttle_free(srv.device_guesses);
+	throttle_free(srv.device_sessions);
 	untold_free(srv.untold);
 	throttle_free(srv.session_codes);
 	throttle_free(srv.family_rotations);

@@ -43,6 +43,7 @@ struct client_body {
 	struct str_field backchannel_logout_uri;
 	const char *token_endpoint_auth_method;     /* NULL when absent; else static */
 	const char *id_token_signed_response_alg;   /* the same */
+	int device_flow;               /* -1 absent, else 0 or 1 (docs/device.md) */
 };
 
 void clients_body_init(struct client_body *b);

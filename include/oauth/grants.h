@@ -19,6 +19,7 @@
 #include "server.h"
 #include "store.h"
 #include "store_clients.h"
+#include "store_device.h"
 #include "store_tokens.h"
 #include "access_token.h"
 #include "keyring.h"
@@ -31,6 +32,8 @@ struct grant_request {
 	const char *redirect_uri;
 	const char *code_verifier;
 	const char *refresh_token;
+	const char *device_code;  /* RFC 8628 §3.4 (docs/device.md) */
+	const char *scope;        /* a device authorization request's (RFC 8628 §3.1) */
 	const char *address;     /* the client's, for the audit trail; NULL: unknown */
 };
 
@@ -56,6 +59,8 @@ struct revoke_request {
 	const char *bearer_token;
 	const char *address;     /* the client's, for the audit trail; NULL: unknown */
 };
+
+struct device_start;
 
 /* A grant or revocation in progress; fields below flow are the flow's. */
 struct grant {
@@ -83,6 +88,10 @@ struct grant {
 	bool won;                            /* the single use was ours */
 	bool grace;                          /* a repeat within the refresh grace */
 	bool writing;                        /* the single use's write is under way */
+	bool device;                         /* the device grant (device_grant.h) */
+	char device_hash[SECRET_HASH_LEN + 1];   /* of the device code */
+	struct device_row device_row;            /* as the poll read it */
+	struct device_start *device_out;         /* a device authorization's answer */
 	int64_t repeat_ms;                   /* how far back a rotation may be repeated */
 	enum api_code reuse_error;           /* the replay's answer */
 	struct keyring_refresh keys;         /* brings the signing keys up to the store */
@@ -113,6 +122,11 @@ void grants_revoke(struct grant *g, struct server *srv, const struct revoke_requ
                    struct completion done);
 void grant_release(struct grant *g);
 
+/* RFC 8628 §3.4's grant type, whose steps are device_grant.c's (a branch
+ * of grants_exchange). */
+#define GRANT_TYPE_DEVICE_CODE "urn:ietf:params:oauth:grant-type:device_code"
+extern flow_step *const device_code_steps[];
+
 /* The steps and helpers the grants (grants.c) and the revocation
  * (grants_revoke.c) share; steps of a flow run by one of the calls above. */
 struct grant *grant_of(struct flow *f);
@@ -125,6 +139,24 @@ const struct client_credentials *grant_credentials(const struct grant *g);
 enum step_result grant_client_authenticate(struct flow *f);
 /* A confidential client must have proven its secret. */
 enum step_result grant_client_proven(struct flow *f);
+/* client_not_active, then project_not_active. */
+enum step_result grant_client_usable(struct flow *f);
+/* The asking client of a user grant: the Basic header's or the form's. */
+enum step_result grant_user_client(struct flow *f);
+/* The record's user (g->user), active (else the grant's invalid code or
+ * token, invalid_grant for the device grant), and their permissions. */
+enum step_result grant_user_read(struct flow *f);
+enum step_result grant_user_active(struct flow *f);
+enum step_result grant_user_scope(struct flow *f);
+/* Signs the access token (and the ID token of an OIDC sign-in) of
+ * g->record's sign-in and makes its successor refresh token (g->next),
+ * ready for the single-use write. 0, or -1 with err. */
+int grant_prepare_tokens(struct grant *g, struct api_error *err);
+/* The single use of the code g->hash (g->record's): prepares the tokens
+ * and redeems it, g->won saying whether this use won. */
+enum step_result grant_code_redeem(struct flow *f);
+/* Moves what was signed into g->out and counts the grant. */
+void grant_hand_out(struct grant *g);
 /* The signing keys as the store has them now, before a signature. */
 enum step_result grant_keys_fresh(struct flow *f);
 /* The audit trail's event of what g does, by the asking client; its

@@ -53,6 +53,8 @@ struct user_claims;
 struct store_totp_row;
 struct store_passkey;
 struct store_passkey_list;
+struct new_device;
+struct device_row;
 
 /* store_roles.h */
 struct store_roles_ops {
@@ -285,6 +287,19 @@ struct store_passkeys_ops {
 	               const struct event *ev, bool *removed, struct completion done);
 };
 
+/* store_device.h */
+struct store_device_ops {
+	void (*insert)(struct store *st, const struct new_device *d, struct completion done);
+	void (*poll)(struct store *st, const char *device_hash, int64_t now,
+	             struct device_row *out, struct completion done);
+	void (*find)(struct store *st, const char *user_code_hash, int64_t now,
+	             struct device_row *out, struct completion done);
+	void (*decide)(struct store *st, const char *user_code_hash, bool approve,
+	               const char *user_id, const char *session_id, int64_t now,
+	               const struct event *ev, bool *won, struct completion done);
+	void (*issued)(struct store *st, const char *device_hash, struct completion done);
+};
+
 /* A backend: its name (for the log) and its areas' operations. The
  * backend's open sets st->be to its own. */
 struct store_backend {
@@ -309,6 +324,7 @@ struct store_backend {
 	const struct store_factors_ops *factors;
 	const struct store_forward_ops *forward;
 	const struct store_passkeys_ops *passkeys;
+	const struct store_device_ops *device;
 };
 
 #endif

@@ -8,7 +8,7 @@
  * {id, name, description, is_active, permission_ids, redirect_uris,
  * post_logout_redirect_uris, backchannel_logout_uri,
  * token_endpoint_auth_method, id_token_signed_response_alg,
- * forward_auth_urls, created_at, updated_at}; never a secret or its hash.
+ * forward_auth_urls, device_flow, created_at, updated_at}; never a secret or its hash.
  *
  * Each operation is one transaction and takes a struct completion (flow.h),
  * called once; what it hands back goes to out-parameters that must live
@@ -51,6 +51,9 @@ struct client_fields {
 	const char *id_token_signed_response_alg;   /* RS256 or ES256 */
 	bool set_forward_auth_urls;
 	const char *forward_auth_urls;        /* base URLs (docs/forward-auth.md), as redirect_uris */
+	/* RFC 8628 (docs/device.md); unset: kept (create: false) */
+	bool set_device_flow;
+	bool device_flow;
 };
 
 /* Sort keys of the clients list: indexes into api_clients.c's sort_by
@@ -67,8 +70,8 @@ enum client_sort {
  * no-escalation rule (store_grants.h), checked inside the write's
  * transaction; and for docs/signin.md §"Who may change where tokens go": a
  * write that sets or changes redirect_uris, post_logout_redirect_uris,
- * backchannel_logout_uri, token_endpoint_auth_method or forward_auth_urls
- * (each registers a callback, docs/forward-auth.md) needs scope to carry
+ * backchannel_logout_uri, token_endpoint_auth_method, forward_auth_urls
+ * (each registers a callback, docs/forward-auth.md) or device_flow needs scope to carry
  * all twelve named permissions of the default resources
  * (store_grants.h: kind "admin"), checked last. A create "sets" a field it gives
  * a value other than the default; an update "changes" one whose new value
@@ -133,6 +136,7 @@ struct client_auth {
 	 * secret on every grant and revocation (docs/tokens.md §"Client authentication") */
 	bool confidential;
 	char id_token_alg[8];       /* id_token_signed_response_alg: RS256, ES256 */
+	bool device_flow;           /* may use the device grant (docs/device.md) */
 	struct store_stamp stamp;   /* the store as this read saw it */
 };
 /* With a secret (Basic) it must be c's, else invalid_client_credentials;

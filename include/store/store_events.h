@@ -60,6 +60,8 @@
 #define EVENT_PROJECT_DEACTIVATE "project.deactivate"
 #define EVENT_PROJECT_ADMIN_CLIENT "project.admin_client"
 #define EVENT_STORE_INVALIDATE_ALL "store.invalidate_all"
+#define EVENT_DEVICE_APPROVE "device.approve"   /* docs/device.md */
+#define EVENT_DEVICE_DENY "device.deny"
 
 /* Who asked for a change. Strings borrowed. */
 struct event_origin {
@@ -122,7 +124,7 @@ int store_event_list(struct store *st, const struct event_filter *f,
 
 /* The fixed vocabulary of actions, EVENT_ACTION_COUNT of them (a list's
  * filter is held to it). */
-#define EVENT_ACTION_COUNT 34
+#define EVENT_ACTION_COUNT 36
 extern const char *const event_actions[EVENT_ACTION_COUNT];
 
 /* What a page of a project's events (store_event_page) lets through.

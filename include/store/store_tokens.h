@@ -109,8 +109,8 @@ void store_family_revoke(struct store *st, const char *family_id, const struct e
  * none) in the same transaction. */
 void store_access_revoke(struct store *st, const char *jti, long long exp_s,
                          const struct event *ev, struct completion done);
-/* Deletes up to batch codes and refresh tokens that expired more than
- * grace_ms ago, and revocation entries whose access token expired more than
+/* Deletes up to batch codes, refresh tokens and device authorizations
+ * (store_device.h) that expired more than grace_ms ago, and revocation entries whose access token expired more than
  * grace_ms before now (ms): a revocation outlives its token by the grace,
  * so that a clock stepped forward and back cannot bring the token back
  * (on PostgreSQL codes and refresh tokens go by the database's clock).

@@ -43,6 +43,14 @@ enum api_code {
 	E_VERSION_NOT_SUPPORTED, /* 505: an HTTP version other than 1.0 and 1.1 */
 	E_STORE_UNAVAILABLE,   /* 503 system_error: no usable store connection (docs/operations.md §"A fleet on PostgreSQL") */
 	E_THROTTLED,           /* 429 too_many_attempts: past a bound (docs/tokens.md "Limits"), retry_after_s */
+	/* The device grant's (RFC 8628 §3.5, docs/device.md): a poll's answers,
+	 * and a client not allowed the grant (RFC 6749 §5.2) */
+	E_AUTHORIZATION_PENDING,
+	E_SLOW_DOWN,
+	E_ACCESS_DENIED,
+	E_EXPIRED_TOKEN,
+	E_INVALID_GRANT,
+	E_UNAUTHORIZED_CLIENT,
 	E__COUNT
 };
 

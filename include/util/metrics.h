@@ -51,6 +51,18 @@ enum metrics_passkey {
 	METRICS_PASSKEY__N
 };
 
+/* The device grant's events (docs/device.md). */
+enum metrics_device {
+	METRICS_DEVICE_REQUESTED,   /* a device authorization issued */
+	METRICS_DEVICE_PENDING,     /* a poll answered authorization_pending */
+	METRICS_DEVICE_SLOW_DOWN,   /* a poll answered slow_down */
+	METRICS_DEVICE_APPROVED,
+	METRICS_DEVICE_DENIED,
+	METRICS_DEVICE_WRONG_CODE,  /* a user code typed on /device that is no live one */
+	METRICS_DEVICE_THROTTLED,   /* a code entry refused by the throttle */
+	METRICS_DEVICE__N
+};
+
 /* The caches of derived answers (store_cache.h), by what they hold. */
 enum metrics_cache {
 	METRICS_CACHE_CLIENT_SCOPE,
@@ -81,7 +93,8 @@ void metrics_route_add(size_t i, const char *pattern);
 void metrics_request(int route, enum evhttp_cmd_type method, int status, int64_t us);
 
 /* grant_type as the token endpoint read it: authorization_code,
- * refresh_token or client_credentials (anything else is not counted). */
+ * refresh_token, client_credentials or the device grant's (anything else
+ * is not counted). */
 void metrics_token_issued(const char *grant_type);
 /* A code or refresh token used again (the sign-in revoked). */
 void metrics_reuse_detected(const char *grant_type);
@@ -90,6 +103,7 @@ void metrics_signin(enum metrics_signin outcome);
 void metrics_totp(enum metrics_totp outcome);
 void metrics_recovery(enum metrics_recovery outcome);
 void metrics_passkey(enum metrics_passkey outcome);
+void metrics_device(enum metrics_device event);
 /* An administrator's reset of a user's second factors. */
 void metrics_factors_reset(void);
 void metrics_cache_lookup(enum metrics_cache cache, bool hit);

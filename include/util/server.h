@@ -64,6 +64,9 @@ struct server {
 	 * sign-in (family), each per minute; NULL: none (a unit test's). */
 	struct throttle *session_codes;
 	struct throttle *family_rotations;
+	/* wrong codes typed on /device (docs/device.md), by address and by session */
+	struct throttle *device_guesses;
+	struct throttle *device_sessions;
 	struct auth_cache *auth_cache;      /* verified bearer tokens */
 	struct untold *untold;              /* rotations answered with an error */
 	struct backchannel *backchannel;    /* back-channel logout delivery */

@@ -16,6 +16,7 @@
 #include "api_authorize.h"
 #include "config.h"
 #include "account_passkeys.h"
+#include "api_device.h"
 #include "console.h"
 #include "crypto.h"
 #include "form.h"
@@ -357,11 +358,13 @@ static enum step_result redirect_get(struct flow *f)
 
 	if (!a->p.redirect_uri)
 		return STEP_NEXT;   /* a->registered stays false */
-	if (a->console_project) {   /* the console's home, the account page or its passkeys */
+	if (a->console_project) {   /* the console's home, the account page or its passkeys,
+	                             * or the device page */
 		a->registered = console_redirect_registered(ctx->http.srv->cfg->issuer,
 		                                            a->console_project, a->p.redirect_uri) ||
 		                account_passkeys_is_url(ctx->http.srv->cfg->issuer,
-		                                        a->console_project, a->p.redirect_uri);
+		                                        a->console_project, a->p.redirect_uri) ||
+		                device_page_return_ok(ctx->http.srv->cfg->issuer, a->p.redirect_uri);
 		return STEP_NEXT;
 	}
 	store_client_redirect_registered(ctx->http.srv->store, a->p.client_id, a->p.redirect_uri,

@@ -46,6 +46,7 @@ void clients_body_init(struct client_body *b)
 {
 	memset(b, 0, sizeof *b);
 	b->is_active = -1;
+	b->device_flow = -1;
 	b->permission_ids = (struct jbody_id_list)ID_LIST_INIT;
 }
 
@@ -198,11 +199,12 @@ static const char *const id_token_algs[] = { CLIENT_ID_TOKEN_ALG_DEFAULT, "ES256
 static const char *const client_record[] = {
 	"id", "name", "description", "is_active", "permission_ids", "redirect_uris",
 	"post_logout_redirect_uris", "backchannel_logout_uri", "token_endpoint_auth_method",
-	"id_token_signed_response_alg", "forward_auth_urls", "created_at", "updated_at", NULL,
+	"id_token_signed_response_alg", "forward_auth_urls", "device_flow", "created_at",
+	"updated_at", NULL,
 };
 #define CLIENT_TAKEN "name", "description", "permission_ids", "redirect_uris", \
 	"post_logout_redirect_uris", "backchannel_logout_uri", "token_endpoint_auth_method", \
-	"id_token_signed_response_alg", "forward_auth_urls"
+	"id_token_signed_response_alg", "forward_auth_urls", "device_flow"
 const struct input_names clients_create_names = {
 	.taken = (const char *const[]){ CLIENT_TAKEN, NULL }, .ignored = client_record,
 };
@@ -232,7 +234,8 @@ int clients_read_body(const json_t *body, bool update, struct client_body *b,
 	                &b->token_endpoint_auth_method, err) < 0 ||
 	    read_choice(body, "id_token_signed_response_alg", id_token_algs,
 	                sizeof id_token_algs / sizeof id_token_algs[0],
-	                &b->id_token_signed_response_alg, err) < 0)
+	                &b->id_token_signed_response_alg, err) < 0 ||
+	    jbody_read_bool(body, "device_flow", false, &b->device_flow, err) < 0)
 		return -1;
 	return 0;
 }
@@ -256,6 +259,8 @@ struct client_fields clients_fields_of(const struct client_body *b, bool update)
 		.id_token_signed_response_alg = b->id_token_signed_response_alg,
 		.set_forward_auth_urls = !update || b->forward_auth_urls.present,
 		.forward_auth_urls = b->forward_auth_urls.json,
+		.set_device_flow = b->device_flow >= 0,
+		.device_flow = b->device_flow == 1,
 	};
 }
 

@@ -5,6 +5,7 @@
 
 #include "api_meta.h"
 #include "config.h"
+#include "device_grant.h"
 #include "keyring.h"
 #include "log.h"
 #include "request.h"
@@ -166,7 +167,7 @@ static enum step_result metadata(struct flow *f)
 	struct request_ctx *ctx = request_of(f);
 	const char *iss = ctx->http.srv->cfg->issuer;
 	json_t *doc = json_pack(
-		"{s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:[s,s,s], s:[s], s:[s], s:[s], s:o, s:o,"
+		"{s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:[s,s,s,s], s:[s], s:[s], s:[s], s:o, s:o,"
 		" s:o, s:b, s:o, s:[s], s:[s,s], s:[s,s], s:b, s:b, s:b, s:o, s:b, s:b}",
 		"issuer", iss,
 		"authorization_endpoint", endpoint(iss, "/api/v1/authorize"),
@@ -175,8 +176,10 @@ static enum step_result metadata(struct flow *f)
 		"introspection_endpoint", endpoint(iss, "/api/v1/tokens/introspect"),
 		"userinfo_endpoint", endpoint(iss, "/api/v1/userinfo"),
 		"end_session_endpoint", endpoint(iss, "/api/v1/logout"),
+		"device_authorization_endpoint", endpoint(iss, "/api/v1/device_authorization"),
 		"jwks_uri", endpoint(iss, "/.well-known/jwks.json"),
 		"grant_types_supported", "authorization_code", "refresh_token", "client_credentials",
+		DEVICE_GRANT_TYPE,
 		"response_types_supported", "code",
 		"response_modes_supported", "query",
 		"code_challenge_methods_supported", "S256",

@@ -43,7 +43,8 @@ static int read_form(const struct evkeyvalq *form, struct grant_request *in,
 	    form_get(form, "code", &alias, err) < 0 ||
 	    form_get(form, "redirect_uri", &in->redirect_uri, err) < 0 ||
 	    form_get(form, "code_verifier", &in->code_verifier, err) < 0 ||
-	    form_get(form, "refresh_token", &in->refresh_token, err) < 0)
+	    form_get(form, "refresh_token", &in->refresh_token, err) < 0 ||
+	    form_get(form, "device_code", &in->device_code, err) < 0)
 		return -1;
 	if (in->code && alias)
 		return api_fail(err, E_INVALID_PARAMS, "Send the code once, as code or authorization_code.");

@@ -14,6 +14,7 @@
 #include "api_authorize.h"
 #include "api_forward_auth.h"
 #include "api_clients.h"
+#include "api_device.h"
 #include "api_events.h"
 #include "api_logout.h"
 #include "api_introspect.h"
@@ -55,6 +56,8 @@ static const struct route routes[] = {
 	  .cors = CORS_PUBLIC, .storeless = true, .steps = metadata_steps },
 	{ .method = EVHTTP_REQ_POST, .path = "/api/v1/tokens", .body = BODY_FORM,
 	  .cors = CORS_PUBLIC, .no_store = true, .steps = tokens_exchange_steps },
+	{ .method = EVHTTP_REQ_POST, .path = "/api/v1/device_authorization", .body = BODY_FORM,
+	  .cors = CORS_PUBLIC, .no_store = true, .steps = device_authorization_steps },
 	{ .method = EVHTTP_REQ_POST, .path = "/api/v1/tokens/revoke", .body = BODY_FORM,
 	  .cors = CORS_PUBLIC, .no_store = true, .steps = revoke_rfc7009_steps },
 	{ .method = EVHTTP_REQ_POST, .path = "/api/v1/tokens/current/revoke", .body = BODY_JSON,
@@ -79,6 +82,11 @@ static const struct route routes[] = {
 	  .query = input_query_none, .steps = users_get_current_steps },
 	{ .method = EVHTTP_REQ_POST, .path = "/api/v1/authorize", .body = BODY_FORM,
 	  .no_store = true, .steps = authorize_post_steps },
+	/* the device grant's page (docs/device.md) */
+	{ .method = EVHTTP_REQ_GET, .path = "/device", .no_store = true, .cors = CORS_NONE,
+	  .steps = device_page_get_steps },
+	{ .method = EVHTTP_REQ_POST, .path = "/device", .body = BODY_FORM, .no_store = true,
+	  .cors = CORS_NONE, .steps = device_page_post_steps },
 	{ .method = EVHTTP_REQ_GET, .path = "/api/v1/logout", .no_store = true,
 	  .steps = logout_get_steps },
 	{ .method = EVHTTP_REQ_POST, .path = "/api/v1/logout", .body = BODY_FORM,

@@ -41,6 +41,7 @@ void grant_tokens_release(struct grant_tokens *t)
 void grant_release(struct grant *g)
 {
 	store_token_row_release(&g->record);
+	device_row_release(&g->device_row);
 	user_claims_release(&g->user);
 	free(g->permissions);
 	free(g->scope);
@@ -92,7 +93,7 @@ enum step_result grant_client_proven(struct flow *f)
 
 /* After authentication, the order of docs/tokens.md §"Order of checks": client_not_active, then
  * project_not_active. */
-static enum step_result client_usable(struct flow *f)
+enum step_result grant_client_usable(struct flow *f)
 {
 	struct grant *g = grant_of(f);
 
@@ -186,7 +187,7 @@ static int sign_access(struct grant *g, struct api_error *err)
 	return access_token_issue(g->srv, &c, &g->access, err);
 }
 
-static void hand_out(struct grant *g)
+void grant_hand_out(struct grant *g)
 {
 	struct grant_tokens *out = g->out;
 
@@ -209,12 +210,13 @@ static enum step_result cc_issue(struct flow *f)
 
 	if (sign_access(g, &err) < 0)
 		return flow_error(f, &err);
-	hand_out(g);
+	grant_hand_out(g);
 	return STEP_DONE;
 }
 
 static flow_step *const client_credentials_steps[] = {
-	cc_form, grant_client_authenticate, client_usable, client_scope, grant_keys_fresh, cc_issue, NULL,
+	cc_form, grant_client_authenticate, grant_client_usable, client_scope, grant_keys_fresh,
+	cc_issue, NULL,
 };
 
 /* ---- what the user grants share ---- */
@@ -236,7 +238,7 @@ static enum step_result refresh_form(struct flow *f)
 	return STEP_NEXT;
 }
 
-static enum step_result user_grant_client(struct flow *f)
+enum step_result grant_user_client(struct flow *f)
 {
 	struct grant *g = grant_of(f);
 	struct api_error err;
@@ -286,7 +288,7 @@ static flow_step *const replay_steps[] = { replay_revoke, replay_answer, NULL };
 
 /* The user as the ID token describes them, and whether they are active:
  * one statement, whether or not the sign-in is an OIDC one. */
-static enum step_result user_read(struct flow *f)
+enum step_result grant_user_read(struct flow *f)
 {
 	struct grant *g = grant_of(f);
 
@@ -296,18 +298,20 @@ static enum step_result user_read(struct flow *f)
 }
 
 /* A deactivated user's code or refresh token is as good as unknown. */
-static enum step_result user_active_check(struct flow *f)
+enum step_result grant_user_active(struct flow *f)
 {
 	struct grant *g = grant_of(f);
 
 	if (g->user.found && g->user.is_active)
 		return STEP_NEXT;
+	if (g->device)
+		return flow_fail(f, E_INVALID_GRANT, "The user is not active.");
 	return flow_fail(f, g->reuse_error == E_AUTH_CODE_ALREADY_USED ?
 	                 E_INVALID_AUTHORIZATION_CODE : E_INVALID_REFRESH_TOKEN,
 	                 "The user is not active.");
 }
 
-static enum step_result user_scope(struct flow *f)
+enum step_result grant_user_scope(struct flow *f)
 {
 	struct grant *g = grant_of(f);
 
@@ -341,7 +345,7 @@ static int sign_id(struct grant *g, struct api_error *err)
 /* Signs the access token (and the ID token of an OIDC sign-in) and makes
  * the successor refresh token of the same sign-in, ready for the
  * single-use write. */
-static int prepare_tokens(struct grant *g, struct api_error *err)
+int grant_prepare_tokens(struct grant *g, struct api_error *err)
 {
 	const struct store_token_row *r = &g->record;
 
@@ -390,7 +394,7 @@ static enum step_result used_once(struct flow *f)
 
 	g->writing = false;
 	if (g->won) {
-		hand_out(g);
+		grant_hand_out(g);
 		return STEP_DONE;
 	}
 	if (!g->grace && g->reuse_error == E_REFRESH_TOKEN_ALREADY_USED && g->repeat_ms > 0) {
@@ -435,21 +439,21 @@ static enum step_result code_check(struct flow *f)
 	return STEP_NEXT;
 }
 
-static enum step_result code_redeem(struct flow *f)
+enum step_result grant_code_redeem(struct flow *f)
 {
 	struct grant *g = grant_of(f);
 	struct api_error err;
 
-	if (prepare_tokens(g, &err) < 0)
+	if (grant_prepare_tokens(g, &err) < 0)
 		return flow_error(f, &err);
 	store_code_redeem(g->srv->store, g->hash, &g->next, &g->won, WAIT_ON(f));
 	return STEP_WAIT;
 }
 
 static flow_step *const authorization_code_steps[] = {
-	code_form, user_grant_client, grant_client_authenticate, grant_client_proven, client_usable, code_get,
-	code_check, user_read, user_active_check, user_scope, grant_keys_fresh, code_redeem, used_once,
-	NULL,
+	code_form, grant_user_client, grant_client_authenticate, grant_client_proven,
+	grant_client_usable, code_get, code_check, grant_user_read, grant_user_active,
+	grant_user_scope, grant_keys_fresh, grant_code_redeem, used_once, NULL,
 };
 
 /* ---- refresh_token (RFC 6749 §6): single use, rotated on every use ---- */
@@ -531,15 +535,15 @@ static enum step_result refresh_rotate(struct flow *f)
 	struct grant *g = grant_of(f);
 	struct api_error err;
 
-	if (prepare_tokens(g, &err) < 0)
+	if (grant_prepare_tokens(g, &err) < 0)
 		return flow_error(f, &err);
 	return refresh_write(f);
 }
 
 static flow_step *const refresh_token_steps[] = {
-	refresh_form, user_grant_client, grant_client_authenticate, grant_client_proven, client_usable,
-	refresh_get, refresh_check, user_read, user_active_check, user_scope, grant_keys_fresh,
-	refresh_rotate, used_once, NULL,
+	refresh_form, grant_user_client, grant_client_authenticate, grant_client_proven,
+	grant_client_usable, refresh_get, refresh_check, grant_user_read, grant_user_active,
+	grant_user_scope, grant_keys_fresh, refresh_rotate, used_once, NULL,
 };
 
 
@@ -562,8 +566,12 @@ static enum step_result choose_grant(struct flow *f)
 		g->reuse_error = E_REFRESH_TOKEN_ALREADY_USED;
 		return flow_branch(f, refresh_token_steps);
 	}
+	if (!strcmp(type, GRANT_TYPE_DEVICE_CODE)) {
+		g->device = true;
+		return flow_branch(f, device_code_steps);
+	}
 	return flow_fail(f, E_INVALID_PARAMS, "grant_type must be authorization_code,"
-	                 " refresh_token or client_credentials.");
+	                 " refresh_token, client_credentials or " GRANT_TYPE_DEVICE_CODE ".");
 }
 
 void grants_exchange(struct grant *g, struct server *srv, const struct grant_request *in,

@@ -44,6 +44,12 @@ static const struct {
 	[E_VERSION_NOT_SUPPORTED] = { "http_version_not_supported", 505 },
 	[E_STORE_UNAVAILABLE] = { "system_error", 503 },
 	[E_THROTTLED] = { "too_many_attempts", 429 },
+	[E_AUTHORIZATION_PENDING] = { "authorization_pending", 400 },
+	[E_SLOW_DOWN] = { "slow_down", 400 },
+	[E_ACCESS_DENIED] = { "access_denied", 400 },
+	[E_EXPIRED_TOKEN] = { "expired_token", 400 },
+	[E_INVALID_GRANT] = { "invalid_grant", 400 },
+	[E_UNAUTHORIZED_CLIENT] = { "unauthorized_client", 400 },
 };
 
 int api_fail(struct api_error *err, enum api_code code, const char *fmt, ...)

@@ -36,9 +36,10 @@ static const char *const method_names[M__N] = {
 };
 #define N_CLASSES 5   /* 1xx .. 5xx */
 
-enum { G_AUTHORIZATION_CODE, G_REFRESH_TOKEN, G_CLIENT_CREDENTIALS, G__N };
+enum { G_AUTHORIZATION_CODE, G_REFRESH_TOKEN, G_CLIENT_CREDENTIALS, G_DEVICE_CODE, G__N };
 static const char *const grant_names[G__N] = {
 	"authorization_code", "refresh_token", "client_credentials",
+	"urn:ietf:params:oauth:grant-type:device_code",
 };
 static const char *const signin_names[METRICS_SIGNIN__N] = {
 	"success", "failure", "throttled", "error",
@@ -49,6 +50,9 @@ static const char *const totp_names[METRICS_TOTP__N] = {
 static const char *const recovery_names[METRICS_RECOVERY__N] = { "issued", "used" };
 static const char *const passkey_names[METRICS_PASSKEY__N] = {
 	"registered", "used", "failed", "removed",
+};
+static const char *const device_names[METRICS_DEVICE__N] = {
+	"requested", "pending", "slow_down", "approved", "denied", "wrong_code", "throttled",
 };
 static const char *const cache_names[METRICS_CACHE__N] = {
 	"client_scope", "role_permissions", "token_holders", "client",
@@ -67,6 +71,7 @@ static struct {
 	struct histogram latency[MAX_PATTERNS];
 	uint64_t grants[G__N];
 	uint64_t reuses[G__N];
+	uint64_t device[METRICS_DEVICE__N];
 	uint64_t signins[METRICS_SIGNIN__N];
 	uint64_t totp[METRICS_TOTP__N];
 	uint64_t recovery[METRICS_RECOVERY__N];
@@ -169,6 +174,12 @@ void metrics_signin(enum metrics_signin outcome)
 {
 	assert(outcome < METRICS_SIGNIN__N);
 	m.signins[outcome]++;
+}
+
+void metrics_device(enum metrics_device event)
+{
+	assert(event < METRICS_DEVICE__N);
+	m.device[event]++;
 }
 
 void metrics_totp(enum metrics_totp outcome)
@@ -359,7 +370,7 @@ void metrics_render(struct evbuffer *out)
 	             "grant_type", grant_names, m.grants, G__N);
 	enum_counter(out, "edgeauth_token_reuse_detected_total", "Codes and refresh tokens used "
 	             "again, each revoking its sign-in, by grant type.", "grant_type", grant_names,
-	             m.reuses, G__N - 1);   /* client_credentials has nothing to reuse */
+	             m.reuses, G_REFRESH_TOKEN + 1);   /* nothing else is revoked on reuse */
 	enum_counter(out, "edgeauth_signins_total", "Password sign-ins, by outcome.", "outcome",
 	             signin_names, m.signins, METRICS_SIGNIN__N);
 	enum_counter(out, "edgeauth_totp_total", "TOTP second factors, by outcome: enrolled, "
@@ -371,6 +382,10 @@ void metrics_render(struct evbuffer *out)
 	enum_counter(out, "edgeauth_passkeys_total", "Passkeys, by outcome: registered, an "
 	             "assertion used at sign-in, a registration or assertion failed, removed by "
 	             "the user.", "outcome", passkey_names, m.passkey, METRICS_PASSKEY__N);
+	enum_counter(out, "edgeauth_device_total", "The device grant (docs/device.md), by event: "
+	             "a device's request, its polls answered pending or slow_down, a user's "
+	             "approval or denial, a wrong code typed, a code entry throttled.", "event",
+	             device_names, m.device, METRICS_DEVICE__N);
 	family(out, "edgeauth_factor_resets_total", "counter",
 	       "Resets of a user's second factors through the API at this node (the CLI's are "
 	       "in the audit trail).");

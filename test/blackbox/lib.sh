@@ -242,7 +242,7 @@ PY
 write_config() {
 	local file=$1 port=$2; shift 2
 	local server="" store="" tokens="" passwords="" signin=""
-	local sessions="" oidc="" metrics="" log="" audit=""
+	local sessions="" oidc="" metrics="" log="" audit="" device=""
 	for kv in "$@"; do
 		local sec=${kv%%.*} rest=${kv#*.}
 		case $sec in
@@ -256,6 +256,7 @@ write_config() {
 		metrics) metrics+="$rest"$'\n' ;;
 		log) log+="$rest"$'\n' ;;
 		audit) audit+="$rest"$'\n' ;;
+		device) device+="$rest"$'\n' ;;
 		*) echo "write_config: unknown section in $kv" >&2; return 1 ;;
 		esac
 	done
@@ -273,6 +274,7 @@ write_config() {
 	[ -n "$metrics" ] && optional+="[metrics]"$'\n'"$metrics"
 	[ -n "$log" ] && optional+="[log]"$'\n'"$log"
 	[ -n "$audit" ] && optional+="[audit]"$'\n'"$audit"
+	[ -n "$device" ] && optional+="[device]"$'\n'"$device"
 	cat > "$file" <<CONF
 [server]
 listen = 127.0.0.1:$port

@@ -20,7 +20,7 @@ req POST "$P/clients" '{"name":"plain"}'
 check_status "issue31.1: create without forward_auth_urls" 201
 check_json "issue31.1: its default" '.forward_auth_urls|tostring' '[]'
 check_json "issue31.1: key order" 'keys_unsorted|join(",")' \
-	'id,name,description,is_active,permission_ids,redirect_uris,post_logout_redirect_uris,backchannel_logout_uri,token_endpoint_auth_method,id_token_signed_response_alg,forward_auth_urls,created_at,updated_at,client_secret'
+	'id,name,description,is_active,permission_ids,redirect_uris,post_logout_redirect_uris,backchannel_logout_uri,token_endpoint_auth_method,id_token_signed_response_alg,forward_auth_urls,device_flow,created_at,updated_at,client_secret'
 PLAIN=$(jq -r .id <<<"$BODY")
 
 req POST "$P/clients" '{"name":"dashboard","forward_auth_urls":["https://dash.example/","http://127.0.0.1:8080/red","https://dash.example/"]}'
@@ -199,7 +199,10 @@ req PUT "$P/users/$USER" '{"display_name":"Rita","email":"rita@example.com","is_
 FA_ACCEPT=application/json fa "${PROXY[@]}" -H "Cookie: edgeauth_app=$APPC"
 check_status "issue31.2: and reactivation does not bring it back" 401
 
-# a second sign-in, ended by the session's end (what logout does to it)
+# a second sign-in, ended by the session's end (what logout does to it);
+# a code of the reactivation's second would be refused (docs/decisions.md
+# "Reactivation revives nothing")
+next_second
 FA_URI=/two fa "${PROXY[@]}"
 CHALLENGE=$(query_value "$LOCATION" code_challenge); STATE=$(query_value "$LOCATION" state); NONCE=$(set_cookie edgeauth_fa_nonce)
 authorize_post "$FA" "http://app.test/.edgeauth/callback" rita@example.com "rita's password" "$STATE"

@@ -189,6 +189,6 @@ check_json "claims" '.claims_supported | sort | join(" ")' \
 check_json "back-channel logout" '[.backchannel_logout_supported, .backchannel_logout_session_supported] | tostring' \
 	'[true,true]'
 check_json "still RFC 8414's" '[.authorization_response_iss_parameter_supported, (.code_challenge_methods_supported | join(" ")), (.grant_types_supported | join(" "))] | tostring' \
-	'[true,"S256","authorization_code refresh_token client_credentials"]'
+	'[true,"S256","authorization_code refresh_token client_credentials urn:ietf:params:oauth:grant-type:device_code"]'
 
 finish

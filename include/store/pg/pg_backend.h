@@ -54,6 +54,7 @@ extern const struct store_passkeys_ops pg_passkeys_ops;
 extern const struct store_clients_ops pg_clients_ops;
 extern const struct store_users_ops pg_users_ops;
 extern const struct store_tokens_ops pg_tokens_ops;
+extern const struct store_device_ops pg_device_ops;
 
 extern const struct store_backend pg_backend;
 

@@ -164,6 +164,7 @@ extern const struct pg_statement_set pg_resources_statements;
 extern const struct pg_statement_set pg_roles_statements;
 extern const struct pg_statement_set pg_users_statements;
 extern const struct pg_statement_set pg_sessions_statements;
+extern const struct pg_statement_set pg_device_statements;
 extern const struct pg_statement_set pg_outbox_statements;
 extern const struct pg_statement_set pg_factors_statements;
 extern const struct pg_statement_set pg_forward_statements;

@@ -24,6 +24,7 @@ extern const struct store_passkeys_ops sqlite_passkeys_ops;
 extern const struct store_clients_ops sqlite_clients_ops;
 extern const struct store_users_ops sqlite_users_ops;
 extern const struct store_tokens_ops sqlite_tokens_ops;
+extern const struct store_device_ops sqlite_device_ops;
 
 extern const struct store_backend sqlite_backend;
 

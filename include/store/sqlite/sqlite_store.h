@@ -54,6 +54,7 @@ struct sqlite_store {
 	struct stmt_set factors;
 	struct stmt_set forward;
 	struct stmt_set passkeys;
+	struct stmt_set device;
 	/* The statements whose programs insert into the back-channel outbox
 	 * (as SQLite's authorizer saw at open): only their runs can queue a
 	 * logout. */
@@ -106,6 +107,7 @@ extern const struct stmt_set store_events_sql;
 extern const struct stmt_set store_factors_sql;
 extern const struct stmt_set store_forward_sql;
 extern const struct stmt_set store_passkeys_sql;
+extern const struct stmt_set store_device_sql;
 
 /* What the close (sqlite_store.c) asks of the transactions (sqlite_tx.c):
  * ends the loop iteration's read transaction and, after store_fail_writes

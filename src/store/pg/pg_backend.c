@@ -17,6 +17,7 @@ const struct store_backend pg_backend = {
 	.events = &pg_events_ops,
 	.outbox = &pg_outbox_ops,
 	.sessions = &pg_sessions_ops,
+	.device = &pg_device_ops,
 	.factors = &pg_factors_ops,
 	.forward = &pg_forward_ops,
 	.passkeys = &pg_passkeys_ops,

@@ -44,9 +44,10 @@ static const struct pg_statement statements[PC__COUNT] = {
 	/* a new client, its permissions and its event: while creates go on, the
 	 * caches of the bearer check stay warm (a round trip each) */
 	[PC_CREATE] = { "clients_create", "SELECT * FROM edgeauth_client_create($1, $2, $3, $4,"
-		" $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)", 14, PG_WRITES_UNCACHED },
+		" $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)", 15, PG_WRITES_UNCACHED },
 	[PC_UPDATE] = { "clients_update", "SELECT * FROM edgeauth_client_update($1, $2, $3, $4,"
-		" $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20)", 20, true },
+		" $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21)", 21,
+		true },
 	[PC_SET_SECRET] = { "clients_set_secret",
 		"SELECT * FROM edgeauth_client_set_secret($1, $2, $3, $4, $5)", 5, true },
 	[PC_GET] = { "clients_get", "SELECT edgeauth_client_json(c, p.ids)::text"
@@ -55,7 +56,7 @@ static const struct pg_statement statements[PC__COUNT] = {
 	[PC_DELETE] = { "clients_delete", "SELECT * FROM edgeauth_client_delete($1, $2, $3, $4)",
 		4, true },
 	[PC_AUTH] = { "clients_auth", "SELECT c.project_id, c.secret_hash, c.is_active, p.is_active,"
-		" c.token_endpoint_auth_method <> 'none', c.id_token_signed_response_alg"
+		" c.token_endpoint_auth_method <> 'none', c.id_token_signed_response_alg, c.device_flow"
 		" FROM clients c JOIN projects p ON p.id = c.project_id WHERE c.id = $1", 1, false },
 	[PC_SCOPE] = { "clients_scope", "SELECT edgeauth_scope_of_client($1)", 1, false },
 	[PC_REDIRECT_REGISTERED] = { "clients_redirect_registered",
@@ -106,8 +107,9 @@ static void pg_client_create(struct store *st, const struct event_origin *by,
 		                              : CLIENT_AUTH_METHOD_DEFAULT,
 		f->id_token_signed_response_alg ? f->id_token_signed_response_alg
 		                                : CLIENT_ID_TOKEN_ALG_DEFAULT,
-		scope, ev, uris(f->forward_auth_urls) }, pg_map_outcome, record, client_outcomes(),
-		done);
+		scope, ev, uris(f->forward_auth_urls),
+		pg_bool_param(f->set_device_flow && f->device_flow) },
+		pg_map_outcome, record, client_outcomes(), done);
 	free(id);
 	free(ids);
 	free(ev);
@@ -131,7 +133,8 @@ static void pg_client_update(struct store *st, const struct event_origin *by,
 		pg_bool_param(f->set_post_logout_redirect_uris), uris(f->post_logout_redirect_uris),
 		pg_bool_param(f->set_backchannel_logout_uri), f->backchannel_logout_uri,
 		f->token_endpoint_auth_method, f->id_token_signed_response_alg, scope, ev,
-		pg_bool_param(f->set_forward_auth_urls), uris(f->forward_auth_urls) },
+		pg_bool_param(f->set_forward_auth_urls), uris(f->forward_auth_urls),
+		f->set_device_flow ? pg_bool_param(f->device_flow) : NULL },
 		pg_map_outcome, record, client_outcomes(), done);
 	free(ids);
 	free(ev);
@@ -201,6 +204,7 @@ static int client_auth_read(const PGresult *res, void *out, const void *how, str
 		c->confidential = pg_bool(res, 0, 4);
 		snprintf(c->id_token_alg, sizeof c->id_token_alg, "%s",
 		         pg_text(res, 0, 5) ? pg_text(res, 0, 5) : "");
+		c->device_flow = pg_bool(res, 0, 6);
 		c->found = true;
 	}
 	return 0;

@@ -88,16 +88,21 @@ static const struct pg_statement statements[PT__COUNT] = {
 		"SELECT edgeauth_access_revoke($1, $2, $3) AS event", 3, true },
 	/* up to $2 of each: codes and refresh tokens $1 ms after their expiry
 	 * by the database's clock; revocation entries $1 ms after their access
-	 * token's expiry by the node's purge clock $3 (the clock exp was set
-	 * by, store_purge_expired) */
+	 * token's expiry, and device authorizations $1 ms after theirs, by the
+	 * node's purge clock $3 (the clock exp was set by,
+	 * store_purge_expired) */
 	[PT_PURGE] = { "tokens_purge",
 		"WITH c AS (DELETE FROM auth_codes WHERE hash IN (SELECT hash FROM auth_codes"
 		" WHERE expires_at < edgeauth_now_ms() - $1::bigint LIMIT $2) RETURNING 1),"
 		" r AS (DELETE FROM refresh_tokens WHERE hash IN (SELECT hash FROM refresh_tokens"
 		" WHERE expires_at < edgeauth_now_ms() - $1::bigint LIMIT $2) RETURNING 1),"
 		" v AS (DELETE FROM revoked_tokens WHERE jti IN (SELECT jti FROM revoked_tokens"
-		" WHERE expires_at < ($3::bigint - $1::bigint) / 1000 LIMIT $2) RETURNING 1)"
-		" SELECT (SELECT count(*) FROM c) + (SELECT count(*) FROM r) + (SELECT count(*) FROM v)",
+		" WHERE expires_at < ($3::bigint - $1::bigint) / 1000 LIMIT $2) RETURNING 1),"
+		" d AS (DELETE FROM device_authorizations WHERE device_hash IN (SELECT device_hash"
+		" FROM device_authorizations WHERE expires_at < $3::bigint - $1::bigint LIMIT $2)"
+		" RETURNING 1)"
+		" SELECT (SELECT count(*) FROM c) + (SELECT count(*) FROM r) + (SELECT count(*) FROM v)"
+		" + (SELECT count(*) FROM d)",
 		3, false },
 	/* store_token_holders_ok: iat is in seconds, and a token of the
 	 * deactivation's own second is taken as issued before it */

@@ -27,6 +27,7 @@ const struct store_backend sqlite_backend = {
 	.factors = &sqlite_factors_ops,
 	.forward = &sqlite_forward_ops,
 	.passkeys = &sqlite_passkeys_ops,
+	.device = &sqlite_device_ops,
 	.clients = &sqlite_clients_ops,
 	.users = &sqlite_users_ops,
 	.tokens = &sqlite_tokens_ops,

@@ -61,6 +61,7 @@ enum client_stmt {
 	" 'token_endpoint_auth_method', " c ".token_endpoint_auth_method," \
 	" 'id_token_signed_response_alg', " c ".id_token_signed_response_alg," \
 	" 'forward_auth_urls', " JSON_ARRAY_OR_EMPTY(c ".forward_auth_urls") "," \
+	" 'device_flow', json(CASE WHEN " c ".device_flow THEN 'true' ELSE 'false' END)," \
 	" 'created_at', iso_time(" c ".created_at), 'updated_at', iso_time(" c ".updated_at))"
 
 /* ?1 the project; ?2 a search term or NULL (docs/api.md §"Lists": a
@@ -86,7 +87,8 @@ static const char *const sql[CS__COUNT] = {
 		"INSERT INTO clients (id, project_id, name, description, secret_hash, is_active,"
 		" redirect_uris, created_at, updated_at, post_logout_redirect_uris,"
 		" backchannel_logout_uri, token_endpoint_auth_method, id_token_signed_response_alg,"
-		" forward_auth_urls) VALUES (?1, ?2, ?3, ?4, ?5, 1, ?6, ?7, ?7, ?8, ?9, ?10, ?11, ?12)",
+		" forward_auth_urls, device_flow)"
+		" VALUES (?1, ?2, ?3, ?4, ?5, 1, ?6, ?7, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
 	[CS_EXISTS] = "SELECT 1 FROM clients WHERE id = ?1 AND project_id = ?2",
 	/* ?5, ?7, ?10, ?12 and ?16 say whether description and the URIs change (PUT
 	 * keeps an omitted optional field); a NULL method keeps it too. */
@@ -99,11 +101,13 @@ static const char *const sql[CS__COUNT] = {
 		" token_endpoint_auth_method = coalesce(?14, token_endpoint_auth_method),"
 		" id_token_signed_response_alg = coalesce(?15, id_token_signed_response_alg),"
 		" forward_auth_urls = CASE WHEN ?16 THEN ?17 ELSE forward_auth_urls END,"
+		" device_flow = CASE WHEN ?18 THEN ?19 ELSE device_flow END,"
 		" updated_at = ?9 WHERE id = ?1 AND project_id = ?2",
 	/* Where the client's tokens go now, in enum routing_field's order. */
 	[CS_ROUTING] =
 		"SELECT redirect_uris, post_logout_redirect_uris, backchannel_logout_uri,"
-		" token_endpoint_auth_method, forward_auth_urls FROM clients WHERE id = ?1 AND project_id = ?2",
+		" token_endpoint_auth_method, forward_auth_urls, device_flow FROM clients"
+		" WHERE id = ?1 AND project_id = ?2",
 	[CS_SET_SECRET] =
 		"UPDATE clients SET secret_hash = ?3, updated_at = ?4"
 		" WHERE id = ?1 AND project_id = ?2",
@@ -121,7 +125,7 @@ static const char *const sql[CS__COUNT] = {
 	[CS_DELETE] = "DELETE FROM clients WHERE id = ?1",
 	[CS_AUTH] =
 		"SELECT c.project_id, c.secret_hash, c.is_active, p.is_active,"
-		" c.token_endpoint_auth_method <> 'none', c.id_token_signed_response_alg"
+		" c.token_endpoint_auth_method <> 'none', c.id_token_signed_response_alg, c.device_flow"
 		" FROM clients c JOIN projects p ON p.id = c.project_id WHERE c.id = ?1",
 	[CS_SCOPE] =
 		"SELECT " SQL_NAMED_PERMISSION " AS named FROM " SQL_CLIENT_PERMISSIONS
@@ -243,6 +247,7 @@ enum routing_field {
 	ROUTE_BACKCHANNEL_URI,
 	ROUTE_AUTH_METHOD,
 	ROUTE_FORWARD_AUTH_URLS,   /* each registers its callback (docs/forward-auth.md) */
+	ROUTE_DEVICE_FLOW,     /* a device may get a user's tokens (docs/device.md) */
 	ROUTE__COUNT
 };
 
@@ -253,6 +258,7 @@ static const char *const routing_defaults[ROUTE__COUNT] = {
 	[ROUTE_BACKCHANNEL_URI] = NULL,
 	[ROUTE_AUTH_METHOD] = CLIENT_AUTH_METHOD_DEFAULT,
 	[ROUTE_FORWARD_AUTH_URLS] = "[]",
+	[ROUTE_DEVICE_FLOW] = "0",
 };
 
 static bool text_differs(const char *a, const char *b)
@@ -276,6 +282,7 @@ static bool routing_changes(const struct client_fields *f, const char *const now
 		                        f->token_endpoint_auth_method },
 		[ROUTE_FORWARD_AUTH_URLS] = { f->set_forward_auth_urls,
 		                              uris_or_none(f->forward_auth_urls) },
+		[ROUTE_DEVICE_FLOW] = { f->set_device_flow, f->device_flow ? "1" : "0" },
 	};
 
 	for (size_t i = 0; i < ROUTE__COUNT; i++)
@@ -342,6 +349,7 @@ int store_client_insert(struct store *st, const char *project_id, const char *cl
 	store_bind_text(s, 11, f->id_token_signed_response_alg ? f->id_token_signed_response_alg
 	                                                       : CLIENT_ID_TOKEN_ALG_DEFAULT);
 	store_bind_text(s, 12, uris_or_none(f->forward_auth_urls));
+	sqlite3_bind_int(s, 13, f->set_device_flow && f->device_flow);
 	if (store_step_write(st, s, NULL, 0, NULL, err) < 0)
 		return -1;
 	return permissions_add(st, client_id, f->permission_ids, err);
@@ -401,6 +409,8 @@ static int update_row(struct store *st, const struct client_write *w, struct api
 	store_bind_text(s, 15, f->id_token_signed_response_alg);
 	sqlite3_bind_int(s, 16, f->set_forward_auth_urls);
 	store_bind_text(s, 17, uris_or_none(f->forward_auth_urls));
+	sqlite3_bind_int(s, 18, f->set_device_flow);
+	sqlite3_bind_int(s, 19, f->device_flow);
 	return store_step_write(st, s, NULL, 0, NULL, err);
 }
 
@@ -533,6 +543,7 @@ static int client_read(struct store *st, const char *client_id, struct client_au
 		out->confidential = sqlite3_column_int(s, 4) != 0;
 		snprintf(out->id_token_alg, sizeof out->id_token_alg, "%s",
 		         store_column_text(s, 5) ? store_column_text(s, 5) : "");
+		out->device_flow = sqlite3_column_int(s, 6) != 0;
 		out->found = true;
 	}
 	store_stmt_finish(s);

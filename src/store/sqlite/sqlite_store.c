@@ -62,6 +62,7 @@ static const struct {
 	{ offsetof(struct sqlite_store, factors), &store_factors_sql },
 	{ offsetof(struct sqlite_store, forward), &store_forward_sql },
 	{ offsetof(struct sqlite_store, passkeys), &store_passkeys_sql },
+	{ offsetof(struct sqlite_store, device), &store_device_sql },
 };
 
 /* SQLite's authorizer, while store_open prepares: notes that the statement

@@ -50,6 +50,7 @@ enum {
 	T_PURGE_CODES,
 	T_PURGE_REFRESH,
 	T_PURGE_REVOKED,
+	T_PURGE_DEVICE,
 	T_REVOKED,
 	T_HOLDERS,
 	T_USER_CLAIMS,
@@ -124,6 +125,10 @@ static const char *const sql[T__COUNT] = {
 	[T_PURGE_REVOKED] =
 		"DELETE FROM revoked_tokens WHERE jti IN (SELECT jti FROM revoked_tokens"
 		" WHERE expires_at < ?1 / 1000 LIMIT ?2)",
+	/* device authorizations (docs/device.md) go with the codes */
+	[T_PURGE_DEVICE] =
+		"DELETE FROM device_authorizations WHERE device_hash IN (SELECT device_hash"
+		" FROM device_authorizations WHERE expires_at < ?1 LIMIT ?2)",
 };
 
 const struct stmt_set store_tokens_sql = { T__COUNT, sql, NULL };
@@ -382,7 +387,8 @@ static void sqlite_access_revoke(struct store *st, const char *jti, long long ex
 static int purge_expired(struct store *st, int batch, int64_t now, int64_t grace_ms,
                          struct api_error *err)
 {
-	static const int which[] = { T_PURGE_CODES, T_PURGE_REFRESH, T_PURGE_REVOKED };
+	static const int which[] = { T_PURGE_CODES, T_PURGE_REFRESH, T_PURGE_REVOKED,
+	                             T_PURGE_DEVICE };
 	int total = 0;
 
 	for (size_t i = 0; i < sizeof which / sizeof which[0]; i++) {
