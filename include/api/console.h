@@ -9,7 +9,9 @@
  * and take a post only with the session's form token from our own origin.
  */
 #include <stdbool.h>
+#include <jansson.h>
 
+#include "api_records.h"
 #include "console_page.h"
 #include "crypto.h"
 #include "flow.h"
@@ -36,6 +38,8 @@ struct console {
 	char *cookie;                      /* the project's session cookie; wiped */
 	struct session_lookup session;
 	char token[SECRET_HASH_LEN + 1];   /* the session's form token */
+	char *record;                      /* the path's record (console_record_get) */
+	json_t *parsed;                    /* record, parsed (console_record_parse) */
 	void *view;
 	void (*view_release)(void *view);
 };
@@ -56,6 +60,15 @@ char *console_path(struct request_ctx *ctx, const char *rest);
  * answered with console_failed's page (its sentence, its status). */
 enum step_result console_need(struct flow *f, const char *permission, const char *reason);
 void console_failed(struct request_ctx *ctx, const struct api_error *err);
+
+/* Steps of a page about one record: ask get for the project's record whose
+ * ID is the path parameter param (STEP_WAIT); then parse it into the
+ * console's parsed (a record the store could not give is its error, as
+ * the API's; one it gave unreadable is system_error). */
+enum step_result console_record_get(struct flow *f, record_get_op *get, const char *param);
+enum step_result console_record_parse(struct flow *f);
+/* The record parsed by console_record_parse (borrowed; NULL before). */
+const json_t *console_record(struct request_ctx *ctx);
 
 /* After a write: a redirect to the page of the record written (JSON
  * text with its "id"), "<area>/<id>" of the project's console, so that a

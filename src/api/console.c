@@ -40,6 +40,8 @@ static void console_release(void *state)
 
 	crypto_free_wiped(c->cookie);
 	session_lookup_release(&c->session);
+	free(c->record);
+	json_decref(c->parsed);
 	if (c->view_release)
 		c->view_release(c->view);
 	free(c->view);
@@ -111,6 +113,29 @@ static enum step_result refuse(struct request_ctx *ctx, int status, const char *
 	console_page_link(&p, "/console/", "Open the console");
 	console_page_reply(ctx, status, &p);
 	return STEP_DONE;
+}
+
+enum step_result console_record_get(struct flow *f, record_get_op *get, const char *param)
+{
+	struct request_ctx *ctx = request_of(f);
+	struct console *c = console_of(ctx);
+
+	get(ctx->http.srv->store, c->project_id, request_param(ctx, param), &c->record,
+	    flow_completion(f));
+	return STEP_WAIT;
+}
+
+enum step_result console_record_parse(struct flow *f)
+{
+	struct console *c = console_of(request_of(f));
+
+	c->parsed = c->record ? json_loads(c->record, 0, NULL) : NULL;
+	return c->parsed ? STEP_NEXT : flow_fail(f, E_SYSTEM_ERROR, "The record could not be read.");
+}
+
+const json_t *console_record(struct request_ctx *ctx)
+{
+	return console_of(ctx)->parsed;
 }
 
 enum step_result console_show_record(struct request_ctx *ctx, const char *record,

@@ -29,8 +29,6 @@ struct roles_view {
 	struct page roles;
 	struct page resources;
 	json_t *resource_list;
-	char *record;
-	json_t *role;
 };
 
 static void roles_view_release(void *state)
@@ -40,8 +38,6 @@ static void roles_view_release(void *state)
 	page_release(&v->roles);
 	page_release(&v->resources);
 	json_decref(v->resource_list);
-	free(v->record);
-	json_decref(v->role);
 }
 
 static struct roles_view *view_of(struct request_ctx *ctx)
@@ -291,20 +287,7 @@ flow_step *const console_role_create_steps[] = {
 
 static enum step_result role_get(struct flow *f)
 {
-	struct request_ctx *ctx = request_of(f);
-	struct roles_view *v = view_of(ctx);
-
-	store_role_get(ctx->http.srv->store, console_of(ctx)->project_id,
-	               request_param(ctx, "role_id"), &v->record, flow_completion(f));
-	return STEP_WAIT;
-}
-
-static enum step_result role_parse(struct flow *f)
-{
-	struct roles_view *v = view_of(request_of(f));
-
-	v->role = json_loads(v->record, 0, NULL);
-	return v->role ? STEP_NEXT : flow_fail(f, E_SYSTEM_ERROR, "The role could not be read.");
+	return console_record_get(f, store_role_get, "role_id");
 }
 
 /* The role's page: with roles:update its form (values, err), else its
@@ -317,13 +300,13 @@ static void role_page(struct request_ctx *ctx, int status, const json_t *values,
 	char *action = console_path(ctx, rest);
 	struct console_page p;
 
-	console_begin(ctx, &p, str(v->role, "name") ? str(v->role, "name") : "Role");
+	console_begin(ctx, &p, str(console_record(ctx), "name") ? str(console_record(ctx), "name") : "Role");
 	if (console_may(ctx, "roles:update")) {
 		role_form(ctx, &p, action, values, err, "Save");
 	} else {
-		console_page_text(&p, str(v->role, "description"));
+		console_page_text(&p, str(console_record(ctx), "description"));
 		console_page_heading(&p, "Permissions");
-		permission_boxes(&p, v->resource_list, json_object_get(v->role, "permission_ids"));
+		permission_boxes(&p, v->resource_list, json_object_get(console_record(ctx), "permission_ids"));
 	}
 	console_page_reply(ctx, status, &p);
 	free(action);
@@ -334,12 +317,12 @@ static enum step_result role_show(struct flow *f)
 {
 	struct request_ctx *ctx = request_of(f);
 
-	role_page(ctx, 200, view_of(ctx)->role, NULL);
+	role_page(ctx, 200, console_record(ctx), NULL);
 	return STEP_DONE;
 }
 
 flow_step *const console_role_steps[] = {
-	CONSOLE_SIGNED_IN, need_read, role_get, role_parse, resources_get, resources_parse,
+	CONSOLE_SIGNED_IN, need_read, role_get, console_record_parse, resources_get, resources_parse,
 	role_show, NULL,
 };
 
@@ -358,6 +341,6 @@ static enum step_result update_body(struct flow *f)
 }
 
 flow_step *const console_role_update_steps[] = {
-	CONSOLE_SIGNED_IN, need_update, role_get, role_parse, resources_get, resources_parse,
+	CONSOLE_SIGNED_IN, need_update, role_get, console_record_parse, resources_get, resources_parse,
 	update_body, roles_write_read, roles_update_store, written, NULL,
 };

@@ -28,8 +28,6 @@ struct users_view {
 	struct evkeyvalq query;    /* the list's query, empty values left out */
 	struct list_query q;
 	struct page page;
-	char *record;              /* one user, as the store wrote it */
-	json_t *user;              /* record, parsed */
 };
 
 static void users_view_release(void *state)
@@ -38,8 +36,6 @@ static void users_view_release(void *state)
 
 	evhttp_clear_headers(&v->query);
 	page_release(&v->page);
-	free(v->record);
-	json_decref(v->user);
 }
 
 static struct users_view *view_of(struct request_ctx *ctx)
@@ -355,20 +351,7 @@ flow_step *const console_user_create_steps[] = {
 
 static enum step_result user_get(struct flow *f)
 {
-	struct request_ctx *ctx = request_of(f);
-	struct users_view *v = view_of(ctx);
-
-	store_user_get(ctx->http.srv->store, console_of(ctx)->project_id,
-	               request_param(ctx, "user_id"), &v->record, flow_completion(f));
-	return STEP_WAIT;
-}
-
-static enum step_result user_parse(struct flow *f)
-{
-	struct users_view *v = view_of(request_of(f));
-
-	v->user = json_loads(v->record, 0, NULL);
-	return v->user ? STEP_NEXT : flow_fail(f, E_SYSTEM_ERROR, "The user could not be read.");
+	return console_record_get(f, store_user_get, "user_id");
 }
 
 static void user_details(struct console_page *p, const json_t *u)
@@ -463,30 +446,26 @@ static void user_page(struct request_ctx *ctx, int status, const json_t *u, cons
 static enum step_result user_show(struct flow *f)
 {
 	struct request_ctx *ctx = request_of(f);
-	struct users_view *v = view_of(ctx);
-
-	user_page(ctx, 200, v->user, v->user, NULL);
+	user_page(ctx, 200, console_record(ctx), console_record(ctx), NULL);
 	return STEP_DONE;
 }
 
 flow_step *const console_user_steps[] = {
-	CONSOLE_SIGNED_IN, need_read, user_get, user_parse, user_show, NULL,
+	CONSOLE_SIGNED_IN, need_read, user_get, console_record_parse, user_show, NULL,
 };
 
 /* ---- edit, password, enable/disable ---- */
 
 static void update_failed(struct request_ctx *ctx, const struct api_error *err)
 {
-	struct users_view *v = view_of(ctx);
-
-	user_page(ctx, err->status, v->user, ctx->body, err);
+	user_page(ctx, err->status, console_record(ctx), ctx->body, err);
 }
 
 /* A PUT carries is_active (docs/api.md §"Users": required); the stored one
  * unless the post changes it. */
 static void keep_active(struct request_ctx *ctx)
 {
-	json_object_set(ctx->body, "is_active", json_object_get(view_of(ctx)->user, "is_active"));
+	json_object_set(ctx->body, "is_active", json_object_get(console_record(ctx), "is_active"));
 }
 
 static enum step_result edit_body(struct flow *f)
@@ -500,7 +479,7 @@ static enum step_result edit_body(struct flow *f)
 }
 
 flow_step *const console_user_update_steps[] = {
-	CONSOLE_SIGNED_IN, need_update, user_get, user_parse, edit_body, users_update_read,
+	CONSOLE_SIGNED_IN, need_update, user_get, console_record_parse, edit_body, users_update_read,
 	users_write_check, users_write_hash, users_write_store, written, NULL,
 };
 
@@ -509,13 +488,13 @@ flow_step *const console_user_update_steps[] = {
 static enum step_result one_field_body(struct flow *f, const char *field, json_t *value)
 {
 	struct request_ctx *ctx = request_of(f);
-	struct users_view *v = view_of(ctx);
 	const char *keep[] = { "display_name", "email", "external_user_id" };
+	const json_t *user = console_record(ctx);
 
 	ctx->body = json_object();
 	for (size_t i = 0; i < 3; i++)
-		if (str(v->user, keep[i]))
-			json_object_set_new(ctx->body, keep[i], json_string(str(v->user, keep[i])));
+		if (str(user, keep[i]))
+			json_object_set_new(ctx->body, keep[i], json_string(str(user, keep[i])));
 	keep_active(ctx);
 	json_object_set_new(ctx->body, field, value);
 	ctx->fail_page = update_failed;
@@ -545,11 +524,11 @@ static enum step_result active_body(struct flow *f)
 }
 
 flow_step *const console_user_password_steps[] = {
-	CONSOLE_SIGNED_IN, need_update, user_get, user_parse, password_body, users_update_read,
+	CONSOLE_SIGNED_IN, need_update, user_get, console_record_parse, password_body, users_update_read,
 	users_write_check, users_write_hash, users_write_store, written, NULL,
 };
 flow_step *const console_user_active_steps[] = {
-	CONSOLE_SIGNED_IN, need_update, user_get, user_parse, active_body, users_update_read,
+	CONSOLE_SIGNED_IN, need_update, user_get, console_record_parse, active_body, users_update_read,
 	users_write_check, users_write_hash, users_write_store, written, NULL,
 };
 
@@ -558,13 +537,12 @@ flow_step *const console_user_active_steps[] = {
 static enum step_result delete_ask(struct flow *f)
 {
 	struct request_ctx *ctx = request_of(f);
-	struct users_view *v = view_of(ctx);
 	char *rest = xasprintf("users/%s/delete", request_param(ctx, "user_id"));
 	struct console_page p;
 
 	console_begin(ctx, &p, "Delete a user");
 	console_page_text(&p, "Deleting a user cannot be undone: their sessions and sign-ins end.");
-	user_details(&p, v->user);
+	user_details(&p, console_record(ctx));
 	button_form(ctx, &p, rest, NULL, NULL, "Delete this user");
 	console_page_reply(ctx, 200, &p);
 	free(rest);
@@ -572,7 +550,7 @@ static enum step_result delete_ask(struct flow *f)
 }
 
 flow_step *const console_user_delete_ask_steps[] = {
-	CONSOLE_SIGNED_IN, need_update, user_get, user_parse, delete_ask, NULL,
+	CONSOLE_SIGNED_IN, need_update, user_get, console_record_parse, delete_ask, NULL,
 };
 
 static enum step_result delete(struct flow *f)
@@ -589,5 +567,5 @@ static enum step_result deleted(struct flow *f)
 }
 
 flow_step *const console_user_delete_steps[] = {
-	CONSOLE_SIGNED_IN, need_update, user_get, user_parse, delete, deleted, NULL,
+	CONSOLE_SIGNED_IN, need_update, user_get, console_record_parse, delete, deleted, NULL,
 };
