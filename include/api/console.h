@@ -17,6 +17,7 @@
 #include "flow.h"
 #include "request.h"
 #include "session.h"
+#include "store_events.h"
 #include "store_projects.h"
 
 /* The console's reserved client_id of a project: this prefix and the
@@ -40,6 +41,8 @@ struct console {
 	char token[SECRET_HASH_LEN + 1];   /* the session's form token */
 	char *record;                      /* the path's record (console_record_get) */
 	json_t *parsed;                    /* record, parsed (console_record_parse) */
+	struct event signout;              /* the sign-out's session.end */
+	bool ended;                        /* the sign-out ended the session */
 	void *view;
 	void (*view_release)(void *view);
 };
@@ -89,5 +92,9 @@ flow_step console_project_get, console_project_check, console_session_find,
 /* GET /console/: asks for a project's ID and sends the browser to its
  * console; lists nothing. */
 extern flow_step *const console_index_steps[];
+
+/* POST /console/projects/{project_id}/sign-out: ends the console's
+ * session as /api/v1/logout does; the signed-out page. */
+extern flow_step *const console_signout_steps[];
 
 #endif

@@ -19,9 +19,11 @@ struct console_page {
 };
 
 /* The page's head (title), then the navigation links hrefs[i] with
- * labels[i] (n of them; n 0: none), then <h1>heading. */
+ * labels[i] (n of them; n 0: none) and, when signout is not NULL, a
+ * sign-out button posting to it with token; then <h1>heading. */
 void console_page_begin(struct console_page *p, const char *title, const char *const *hrefs,
-                        const char *const *labels, size_t n);
+                        const char *const *labels, size_t n, const char *signout,
+                        const char *token);
 /* A heading of level 2, a paragraph, an error (role=alert), a link. */
 void console_page_heading(struct console_page *p, const char *text);
 void console_page_text(struct console_page *p, const char *text);

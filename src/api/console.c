@@ -13,6 +13,8 @@
 #include "console.h"
 #include "form.h"
 #include "html.h"
+#include "metrics.h"
+#include "store_sessions.h"
 #include "store_users.h"
 #include "util.h"
 
@@ -81,25 +83,36 @@ char *console_path(struct request_ctx *ctx, const char *rest)
 	return path;
 }
 
+/* The navigation: each area shown to a role holding its permission (NULL:
+ * any role). */
+static const struct {
+	const char *rest;
+	const char *label;
+	const char *permission;
+} nav[] = {
+	{ "", "Overview", NULL },
+	{ "users", "Users", "users:read" },
+	{ "roles", "Roles", "roles:read" },
+};
+#define NAV_MAX (sizeof nav / sizeof nav[0])
+
 void console_begin(struct request_ctx *ctx, struct console_page *p, const char *title)
 {
-	char *hrefs[3];
-	const char *labels[3];
+	char *hrefs[NAV_MAX], *signout = console_path(ctx, "sign-out");
+	const char *labels[NAV_MAX];
 	size_t n = 0;
 
-	hrefs[n] = console_path(ctx, "");
-	labels[n++] = "Overview";
-	if (console_may(ctx, "users:read")) {
-		hrefs[n] = console_path(ctx, "users");
-		labels[n++] = "Users";
+	for (size_t i = 0; i < NAV_MAX; i++) {
+		if (nav[i].permission && !console_may(ctx, nav[i].permission))
+			continue;
+		hrefs[n] = console_path(ctx, nav[i].rest);
+		labels[n++] = nav[i].label;
 	}
-	if (console_may(ctx, "roles:read")) {
-		hrefs[n] = console_path(ctx, "roles");
-		labels[n++] = "Roles";
-	}
-	console_page_begin(p, title, (const char *const *)hrefs, labels, n);
+	console_page_begin(p, title, (const char *const *)hrefs, labels, n, signout,
+	                   console_of(ctx)->token);
 	for (size_t i = 0; i < n; i++)
 		free(hrefs[i]);
+	free(signout);
 }
 
 /* A page that says why the request is refused; nothing was done. */
@@ -108,7 +121,7 @@ static enum step_result refuse(struct request_ctx *ctx, int status, const char *
 {
 	struct console_page p;
 
-	console_page_begin(&p, heading, NULL, NULL, 0);
+	console_page_begin(&p, heading, NULL, NULL, 0, NULL, NULL);
 	console_page_error(&p, reason);
 	console_page_link(&p, "/console/", "Open the console");
 	console_page_reply(ctx, status, &p);
@@ -296,7 +309,7 @@ static enum step_result index_show(struct flow *f)
 		html_redirect(ctx, home);
 		return STEP_DONE;
 	}
-	console_page_begin(&p, "edgeauth console", NULL, NULL, 0);
+	console_page_begin(&p, "edgeauth console", NULL, NULL, 0, NULL, NULL);
 	console_page_text(&p, "Sign in to a project's console with an account of that project.");
 	console_page_form_begin(&p, "/console/", "get", NULL);
 	console_page_field(&p, &(struct console_field){
@@ -308,3 +321,40 @@ static enum step_result index_show(struct flow *f)
 }
 
 flow_step *const console_index_steps[] = { index_show, NULL };
+
+/* ---- POST /console/projects/{project_id}/sign-out ---- */
+
+/* The session ends as /api/v1/logout ends it (docs/signin.md §"Logout"):
+ * store_session_end records session.end, by the user, and tells the apps
+ * that asked for back-channel logout. */
+static enum step_result signout_end(struct flow *f)
+{
+	struct request_ctx *ctx = request_of(f);
+	struct console *c = console_of(ctx);
+
+	c->signout = (struct event){ request_origin(ctx), c->project_id, EVENT_SESSION_END,
+	                             c->session.row.id, NULL };
+	store_session_end(ctx->http.srv->store, c->session.row.id, c->project_id, NULL, &c->signout,
+	                  &c->ended, flow_completion(f));
+	return STEP_WAIT;
+}
+
+static enum step_result signout_done(struct flow *f)
+{
+	struct request_ctx *ctx = request_of(f);
+	struct console *c = console_of(ctx);
+	struct console_page p;
+	char *home = console_path(ctx, "");
+
+	if (c->ended)
+		metrics_session_ended();
+	html_set_session_cookie(ctx, c->project_id, NULL);
+	console_page_begin(&p, "You are signed out", NULL, NULL, 0, NULL, NULL);
+	console_page_text(&p, "Your session of the project has ended, in every application of it.");
+	console_page_link(&p, home, "Sign in again");
+	console_page_reply(ctx, 200, &p);
+	free(home);
+	return STEP_DONE;
+}
+
+flow_step *const console_signout_steps[] = { CONSOLE_SIGNED_IN, signout_end, signout_done, NULL };

@@ -14,7 +14,8 @@ static const char style[] =
 	"body{font-family:system-ui,sans-serif;background:#f4f5f7;margin:0;color:#1d2330}"
 	"main{max-width:60rem;margin:2rem auto;background:#fff;padding:1.5rem 2rem;border-radius:8px;"
 	"box-shadow:0 1px 4px rgba(0,0,0,.15)}"
-	"nav ul{list-style:none;padding:0;margin:0 0 1rem;display:flex;flex-wrap:wrap;gap:1rem}"
+	"nav ul{list-style:none;padding:0;margin:0 0 1rem;display:flex;flex-wrap:wrap;gap:1rem;"
+	"align-items:center}nav button{margin:0;padding:.3rem .8rem}"
 	"h1{font-size:1.4rem;margin:0 0 1rem}h2{font-size:1.15rem;margin:1.5rem 0 .5rem}"
 	"table{border-collapse:collapse;width:100%;display:block;overflow-x:auto}"
 	"th,td{text-align:left;padding:.4rem .6rem;border-bottom:1px solid #d5d9e0;"
@@ -47,7 +48,8 @@ static void tag_text(struct console_page *p, const char *open, const char *text,
 }
 
 void console_page_begin(struct console_page *p, const char *title, const char *const *hrefs,
-                        const char *const *labels, size_t n)
+                        const char *const *labels, size_t n, const char *signout,
+                        const char *token)
 {
 	p->buf = html_page_begin_styled(title, style);
 	if (n) {
@@ -55,6 +57,13 @@ void console_page_begin(struct console_page *p, const char *title, const char *c
 		for (size_t i = 0; i < n; i++) {
 			evbuffer_add_printf(p->buf, "<li>");
 			console_page_link(p, hrefs[i], labels[i]);
+			evbuffer_add_printf(p->buf, "</li>\n");
+		}
+		if (signout) {
+			evbuffer_add_printf(p->buf, "<li>");
+			console_page_form_begin(p, signout, "post", token);
+			console_page_submit(p, "Sign out");
+			console_page_form_end(p);
 			evbuffer_add_printf(p->buf, "</li>\n");
 		}
 		evbuffer_add_printf(p->buf, "</ul></nav>\n");

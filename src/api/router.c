@@ -80,6 +80,8 @@ static const struct route routes[] = {
 	  .cors = CORS_NONE, .steps = console_index_steps },
 	{ .method = EVHTTP_REQ_GET, .path = "/console/projects/:project_id/", .no_store = true,
 	  .cors = CORS_NONE, .steps = console_overview_steps },
+	{ .method = EVHTTP_REQ_POST, .path = C "/sign-out", .no_store = true, .cors = CORS_NONE,
+	  .body = BODY_FORM, .steps = console_signout_steps },
 	{ .method = EVHTTP_REQ_GET, .path = C "/users", .no_store = true, .cors = CORS_NONE,
 	  .steps = console_users_list_steps },
 	{ .method = EVHTTP_REQ_POST, .path = C "/users", .no_store = true, .cors = CORS_NONE,

@@ -34,3 +34,5 @@ apost() {
 	STATUS=$(curl "${args[@]}" "$BASE$path")
 	BODY=$(cat "$TMP/body"); HDRS=$(cat "$TMP/hdrs")
 }
+# no_form NAME: the page last read has no form but the navigation's sign-out
+no_form() { check "$1" "$(grep -o '<form[^>]*>' <<<"$BODY" | grep -vc 'sign-out"')" 0; }
