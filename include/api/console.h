@@ -15,6 +15,7 @@
 #include "console_page.h"
 #include "crypto.h"
 #include "flow.h"
+#include "listing.h"
 #include "request.h"
 #include "session.h"
 #include "store_events.h"
@@ -41,6 +42,9 @@ struct console {
 	char token[SECRET_HASH_LEN + 1];   /* the session's form token */
 	char *record;                      /* the path's record (console_record_get) */
 	json_t *parsed;                    /* record, parsed (console_record_parse) */
+	struct list_query resources_q;     /* console_resources_get */
+	struct page resources;
+	json_t *resource_list;             /* resources, parsed */
 	struct event signout;              /* the sign-out's session.end */
 	bool ended;                        /* the sign-out ended the session */
 	void *view;
@@ -78,6 +82,24 @@ const json_t *console_record(struct request_ctx *ctx);
  * reload does not post again. */
 enum step_result console_show_record(struct request_ctx *ctx, const char *record,
                                      const char *area);
+
+/* A form of one button (label) that posts field=value (field NULL: no
+ * field) and the form token to the console's path rest. */
+void console_button_form(struct request_ctx *ctx, struct console_page *p, const char *rest,
+                         const char *field, const char *value, const char *label);
+/* A confirmation page of a change that cannot be undone: text, the record
+ * (details(p, console_record), when not NULL), and one button (label)
+ * posting to the console's path rest. */
+void console_confirm(struct request_ctx *ctx, const char *title, const char *text,
+                     void (*details)(struct console_page *p, const json_t *record),
+                     const char *rest, const char *label);
+/* After a delete: a redirect to the list of area ("users", ...). */
+enum step_result console_show_list(struct request_ctx *ctx, const char *area);
+/* A list's line "Page N of M, T <noun>." and links to the previous and the
+ * next page of the console's path rest, with the request's query but for
+ * its page_num (q and total: where the list is). */
+void console_list_pager(struct request_ctx *ctx, struct console_page *p, const char *rest,
+                        const struct list_query *q, long long total, const char *noun);
 
 /* The steps before every signed-in page, in order: the project (404 page),
  * the session (none: a GET is sent to the sign-in page, a POST refused with

@@ -47,7 +47,7 @@ void console_page_table_end(struct console_page *p);
 void console_page_form_begin(struct console_page *p, const char *action, const char *method,
                              const char *token);
 /* A labelled input: type "text", "email", "password", "search", "url",
- * "hidden" (no label); value may be NULL; error (NULL: none) is shown
+ * "textarea" (lines), "hidden" (no label); value may be NULL; error (NULL: none) is shown
  * beside it and tied to it with aria-describedby. */
 struct console_field {
 	const char *name;

@@ -4,10 +4,12 @@
  * the session user's role allows; a post changes nothing unless it comes
  * from our own pages with the session's form token.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <jansson.h>
 #include <event2/http.h>
+#include <event2/keyvalq_struct.h>
 
 #include "config.h"
 #include "console.h"
@@ -17,6 +19,9 @@
 #include "store_sessions.h"
 #include "store_users.h"
 #include "util.h"
+
+/* The most query parameters a list's page links keep. */
+#define LIST_PAGER_PARAMS 16
 
 const char *console_client_project(const char *client_id)
 {
@@ -44,6 +49,8 @@ static void console_release(void *state)
 	session_lookup_release(&c->session);
 	free(c->record);
 	json_decref(c->parsed);
+	page_release(&c->resources);
+	json_decref(c->resource_list);
 	if (c->view_release)
 		c->view_release(c->view);
 	free(c->view);
@@ -93,6 +100,7 @@ static const struct {
 	{ "", "Overview", NULL },
 	{ "users", "Users", "users:read" },
 	{ "roles", "Roles", "roles:read" },
+	{ "clients", "Clients", "clients:read" },
 };
 #define NAV_MAX (sizeof nav / sizeof nav[0])
 
@@ -113,6 +121,79 @@ void console_begin(struct request_ctx *ctx, struct console_page *p, const char *
 	for (size_t i = 0; i < n; i++)
 		free(hrefs[i]);
 	free(signout);
+}
+
+void console_button_form(struct request_ctx *ctx, struct console_page *p, const char *rest,
+                         const char *field, const char *value, const char *label)
+{
+	char *action = console_path(ctx, rest);
+
+	console_page_form_begin(p, action, "post", console_of(ctx)->token);
+	if (field)
+		console_page_field(p, &(struct console_field){ .name = field, .type = "hidden",
+			.value = value });
+	console_page_submit(p, label);
+	console_page_form_end(p);
+	free(action);
+}
+
+void console_confirm(struct request_ctx *ctx, const char *title, const char *text,
+                     void (*details)(struct console_page *p, const json_t *record),
+                     const char *rest, const char *label)
+{
+	struct console_page p;
+
+	console_begin(ctx, &p, title);
+	console_page_text(&p, text);
+	if (details)
+		details(&p, console_record(ctx));
+	console_button_form(ctx, &p, rest, NULL, NULL, label);
+	console_page_reply(ctx, 200, &p);
+}
+
+enum step_result console_show_list(struct request_ctx *ctx, const char *area)
+{
+	html_redirect(ctx, console_path(ctx, area));
+	return STEP_DONE;
+}
+
+/* The list's link to page n: the request's query with page_num n. */
+static void pager_link(struct request_ctx *ctx, struct console_page *p, const char *base, long n,
+                       const char *text)
+{
+	const char *names[LIST_PAGER_PARAMS + 1], *values[LIST_PAGER_PARAMS + 1];
+	struct evkeyval *kv;
+	size_t k = 0;
+	char num[24], *href;
+
+	TAILQ_FOREACH(kv, &ctx->query, next)
+		if (k < LIST_PAGER_PARAMS && *kv->value && strcmp(kv->key, "page_num") != 0) {
+			names[k] = kv->key;
+			values[k++] = kv->value;
+		}
+	snprintf(num, sizeof num, "%ld", n);
+	names[k] = "page_num";
+	values[k++] = num;
+	href = html_redirect_url(base, names, values, k);
+	console_page_link(p, href, text);
+	evbuffer_add_printf(p->buf, "\n");
+	free(href);
+}
+
+void console_list_pager(struct request_ctx *ctx, struct console_page *p, const char *rest,
+                        const struct list_query *q, long long total, const char *noun)
+{
+	long pages = (long)((total + q->page_size - 1) / q->page_size);
+	char *base = console_path(ctx, rest), *line;
+
+	line = xasprintf("Page %ld of %ld, %lld %s.", q->page_num, pages ? pages : 1, total, noun);
+	console_page_text(p, line);
+	if (q->page_num > 1)
+		pager_link(ctx, p, base, q->page_num - 1, "Previous page");
+	if (q->page_num < pages)
+		pager_link(ctx, p, base, q->page_num + 1, "Next page");
+	free(line);
+	free(base);
 }
 
 /* A page that says why the request is refused; nothing was done. */

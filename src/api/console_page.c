@@ -21,11 +21,11 @@ static const char style[] =
 	"th,td{text-align:left;padding:.4rem .6rem;border-bottom:1px solid #d5d9e0;"
 	"overflow-wrap:anywhere}"
 	"label{display:block;margin:.8rem 0 .3rem;font-weight:600}"
-	"input,select{width:100%;max-width:30rem;box-sizing:border-box;padding:.5rem;font:inherit;"
+	"input,select,textarea{width:100%;max-width:30rem;box-sizing:border-box;padding:.5rem;font:inherit;"
 	"border:1px solid #8a93a6;border-radius:4px}"
 	"button{margin-top:1rem;padding:.6rem 1.2rem;font:inherit;border:0;border-radius:4px;"
 	"background:#2456c7;color:#fff;cursor:pointer}"
-	"a:focus,button:focus,input:focus,select:focus{outline:3px solid #f0b400;outline-offset:1px}"
+	"a:focus,button:focus,input:focus,select:focus,textarea:focus{outline:3px solid #f0b400;outline-offset:1px}"
 	"fieldset{border:1px solid #d5d9e0;border-radius:4px;margin:.8rem 0}"
 	"input[type=checkbox]{width:auto}label.inline{display:inline;font-weight:400}"
 	".error{color:#a4161a;background:#fde8e8;padding:.5rem;border-radius:4px}"
@@ -137,28 +137,46 @@ void console_page_form_begin(struct console_page *p, const char *action, const c
 		html_add_hidden(p->buf, CONSOLE_TOKEN_FIELD, token);
 }
 
+/* The end of a field's opening tag: required, and err tied to it. */
+static void field_attrs(struct console_page *p, const struct console_field *f)
+{
+	if (f->required)
+		evbuffer_add_printf(p->buf, " required");
+	if (f->error)
+		tag_text(p, " aria-invalid=\"true\" aria-describedby=\"e-", f->name, "\"");
+	evbuffer_add_printf(p->buf, ">");
+}
+
+static void field_error(struct console_page *p, const struct console_field *f)
+{
+	evbuffer_add_printf(p->buf, "\n");
+	if (f->error) {
+		tag_text(p, "<p class=\"error\" id=\"e-", f->name, "\">");
+		tag_text(p, "", f->error, "</p>\n");
+	}
+}
+
 void console_page_field(struct console_page *p, const struct console_field *f)
 {
+	bool area = strcmp(f->type, "textarea") == 0;
+
 	if (strcmp(f->type, "hidden") == 0) {
 		html_add_hidden(p->buf, f->name, f->value);
 		return;
 	}
 	tag_text(p, "<label for=\"f-", f->name, "\">");
 	tag_text(p, "", f->label, "</label>\n");
-	tag_text(p, "<input id=\"f-", f->name, "\" name=\"");
-	tag_text(p, "", f->name, "\" type=\"");
-	tag_text(p, "", f->type, "\"");
-	if (f->value && strcmp(f->type, "password") != 0)
-		tag_text(p, " value=\"", f->value, "\"");
-	if (f->required)
-		evbuffer_add_printf(p->buf, " required");
-	if (f->error) {
-		tag_text(p, " aria-invalid=\"true\" aria-describedby=\"e-", f->name, "\">\n");
-		tag_text(p, "<p class=\"error\" id=\"e-", f->name, "\">");
-		tag_text(p, "", f->error, "</p>\n");
-	} else {
-		evbuffer_add_printf(p->buf, ">\n");
+	tag_text(p, area ? "<textarea rows=\"3\" id=\"f-" : "<input id=\"f-", f->name, "\" name=\"");
+	tag_text(p, "", f->name, "\"");
+	if (!area) {
+		tag_text(p, " type=\"", f->type, "\"");
+		if (f->value && strcmp(f->type, "password") != 0)
+			tag_text(p, " value=\"", f->value, "\"");
 	}
+	field_attrs(p, f);
+	if (area)
+		tag_text(p, "", f->value ? f->value : "", "</textarea>");
+	field_error(p, f);
 }
 
 void console_page_select(struct console_page *p, const char *name, const char *label,

@@ -13,11 +13,11 @@
 
 #include "api_roles.h"
 #include "console.h"
+#include "console_permissions.h"
 #include "console_roles.h"
 #include "form.h"
 #include "html.h"
 #include "listing.h"
-#include "store_resources.h"
 #include "store_roles.h"
 #include "util.h"
 
@@ -27,8 +27,6 @@
 struct roles_view {
 	struct list_query q;
 	struct page roles;
-	struct page resources;
-	json_t *resource_list;
 };
 
 static void roles_view_release(void *state)
@@ -36,8 +34,6 @@ static void roles_view_release(void *state)
 	struct roles_view *v = state;
 
 	page_release(&v->roles);
-	page_release(&v->resources);
-	json_decref(v->resource_list);
 }
 
 static struct roles_view *view_of(struct request_ctx *ctx)
@@ -122,71 +118,6 @@ flow_step *const console_roles_list_steps[] = {
 
 /* ---- the form ---- */
 
-/* Every resource of the project (the checkboxes' groups). */
-static enum step_result resources_get(struct flow *f)
-{
-	struct request_ctx *ctx = request_of(f);
-	struct roles_view *v = view_of(ctx);
-
-	v->q = (struct list_query)LIST_QUERY_INIT;
-	v->q.page_size = ROLES_PAGE;
-	store_resource_list(ctx->http.srv->store, console_of(ctx)->project_id, &v->q, &v->resources,
-	                    flow_completion(f));
-	return STEP_WAIT;
-}
-
-static enum step_result resources_parse(struct flow *f)
-{
-	struct roles_view *v = view_of(request_of(f));
-
-	v->resource_list = json_loads(v->resources.data ? v->resources.data : "[]", 0, NULL);
-	return STEP_NEXT;
-}
-
-static bool id_in(const json_t *ids, const char *id)
-{
-	size_t i;
-	json_t *x;
-
-	json_array_foreach(ids, i, x)
-		if (json_is_string(x) && strcmp(json_string_value(x), id) == 0)
-			return true;
-	return false;
-}
-
-/* One group of checkboxes per resource, ticked as in values' permission_ids. */
-static void permission_boxes(struct console_page *p, const json_t *resources, const json_t *ids)
-{
-	size_t i;
-	json_t *r;
-
-	json_array_foreach(resources, i, r) {
-		const json_t *perms = json_object_get(r, "permissions");
-		size_t n = json_array_size(perms), k;
-		const char **values = xcalloc(n + 1, sizeof *values);
-		char **labels = xcalloc(n + 1, sizeof *labels);
-		bool *checked = xcalloc(n + 1, sizeof *checked);
-		char *legend = xasprintf("%s (%s)", str(r, "name") ? str(r, "name") : "",
-		                         str(r, "code") ? str(r, "code") : "");
-		json_t *perm;
-
-		json_array_foreach(perms, k, perm) {
-			values[k] = str(perm, "id") ? str(perm, "id") : "";
-			labels[k] = xasprintf("%s:%s", str(r, "code") ? str(r, "code") : "",
-			                      str(perm, "code") ? str(perm, "code") : "");
-			checked[k] = id_in(ids, values[k]);
-		}
-		console_page_checkboxes(p, "permission_ids", legend, values,
-		                        (const char *const *)labels, checked, n);
-		for (k = 0; k < n; k++)
-			free(labels[k]);
-		free(values);
-		free(labels);
-		free(checked);
-		free(legend);
-	}
-}
-
 /* The role's form posting to action, values from a record or a body; err's
  * sentence beside its field (code, name, description) or above. */
 static void role_form(struct request_ctx *ctx, struct console_page *p, const char *action,
@@ -194,7 +125,6 @@ static void role_form(struct request_ctx *ctx, struct console_page *p, const cha
 {
 	static const char *const names[] = { "code", "name", "description" };
 	static const char *const labels[] = { "Code", "Name", "Description" };
-	struct roles_view *v = view_of(ctx);
 	const char *at = NULL;
 
 	for (size_t i = 0; err && i < 3; i++)
@@ -210,7 +140,7 @@ static void role_form(struct request_ctx *ctx, struct console_page *p, const cha
 		console_page_field(p, &(struct console_field){ .name = names[i], .label = labels[i],
 			.type = "text", .value = str(values, names[i]), .required = i < 2,
 			.error = at && strcmp(at, names[i]) == 0 ? err->description : NULL });
-	permission_boxes(p, v->resource_list, json_object_get(values, "permission_ids"));
+	console_permission_boxes(ctx, p, json_object_get(values, "permission_ids"));
 	console_page_submit(p, submit);
 	console_page_form_end(p);
 }
@@ -219,18 +149,15 @@ static void role_form(struct request_ctx *ctx, struct console_page *p, const cha
 static void form_body(struct request_ctx *ctx)
 {
 	static const char *const names[] = { "code", "name", "description" };
-	json_t *ids = json_array();
 	struct evkeyval *kv;
 
 	ctx->body = json_object();
 	TAILQ_FOREACH(kv, &ctx->form, next) {
-		if (strcmp(kv->key, "permission_ids") == 0)
-			json_array_append_new(ids, json_string(kv->value));
 		for (size_t i = 0; i < 3; i++)
 			if (strcmp(kv->key, names[i]) == 0 && !json_object_get(ctx->body, names[i]))
 				json_object_set_new(ctx->body, names[i], json_string(kv->value));
 	}
-	json_object_set_new(ctx->body, "permission_ids", ids);
+	json_object_set_new(ctx->body, "permission_ids", console_form_ids(ctx, "permission_ids"));
 }
 
 static enum step_result written(struct flow *f)
@@ -261,7 +188,7 @@ static enum step_result new_show(struct flow *f)
 }
 
 flow_step *const console_role_new_steps[] = {
-	CONSOLE_SIGNED_IN, need_create, resources_get, resources_parse, new_show, NULL,
+	CONSOLE_SIGNED_IN, need_create, console_resources_get, console_resources_parse, new_show, NULL,
 };
 
 static void create_failed(struct request_ctx *ctx, const struct api_error *err)
@@ -279,7 +206,7 @@ static enum step_result create_body(struct flow *f)
 }
 
 flow_step *const console_role_create_steps[] = {
-	CONSOLE_SIGNED_IN, need_create, resources_get, resources_parse, create_body,
+	CONSOLE_SIGNED_IN, need_create, console_resources_get, console_resources_parse, create_body,
 	roles_write_read, roles_create_store, written, NULL,
 };
 
@@ -295,7 +222,6 @@ static enum step_result role_get(struct flow *f)
 static void role_page(struct request_ctx *ctx, int status, const json_t *values,
                       const struct api_error *err)
 {
-	struct roles_view *v = view_of(ctx);
 	char *rest = xasprintf("roles/%s", request_param(ctx, "role_id"));
 	char *action = console_path(ctx, rest);
 	struct console_page p;
@@ -306,7 +232,7 @@ static void role_page(struct request_ctx *ctx, int status, const json_t *values,
 	} else {
 		console_page_text(&p, str(console_record(ctx), "description"));
 		console_page_heading(&p, "Permissions");
-		permission_boxes(&p, v->resource_list, json_object_get(console_record(ctx), "permission_ids"));
+		console_permission_boxes(ctx, &p, json_object_get(console_record(ctx), "permission_ids"));
 	}
 	console_page_reply(ctx, status, &p);
 	free(action);
@@ -322,8 +248,8 @@ static enum step_result role_show(struct flow *f)
 }
 
 flow_step *const console_role_steps[] = {
-	CONSOLE_SIGNED_IN, need_read, role_get, console_record_parse, resources_get, resources_parse,
-	role_show, NULL,
+	CONSOLE_SIGNED_IN, need_read, role_get, console_record_parse, console_resources_get,
+	console_resources_parse, role_show, NULL,
 };
 
 static void update_failed(struct request_ctx *ctx, const struct api_error *err)
@@ -341,6 +267,6 @@ static enum step_result update_body(struct flow *f)
 }
 
 flow_step *const console_role_update_steps[] = {
-	CONSOLE_SIGNED_IN, need_update, role_get, console_record_parse, resources_get, resources_parse,
-	update_body, roles_write_read, roles_update_store, written, NULL,
+	CONSOLE_SIGNED_IN, need_update, role_get, console_record_parse, console_resources_get,
+	console_resources_parse, update_body, roles_write_read, roles_update_store, written, NULL,
 };

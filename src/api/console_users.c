@@ -369,21 +369,6 @@ static void user_details(struct console_page *p, const json_t *u)
 	console_page_table_end(p);
 }
 
-/* A form of one button that posts field=value to the user's rest path. */
-static void button_form(struct request_ctx *ctx, struct console_page *p, const char *rest,
-                        const char *field, const char *value, const char *label)
-{
-	char *action = console_path(ctx, rest);
-
-	console_page_form_begin(p, action, "post", console_of(ctx)->token);
-	if (field)
-		console_page_field(p, &(struct console_field){ .name = field, .type = "hidden",
-			.value = value });
-	console_page_submit(p, label);
-	console_page_form_end(p);
-	free(action);
-}
-
 /* The form of the user's page that posts one password to rest/password. */
 static void password_form(struct request_ctx *ctx, struct console_page *p, const char *rest,
                           const struct api_error *err)
@@ -416,7 +401,7 @@ static void user_forms(struct request_ctx *ctx, struct console_page *p, const ch
 	password_form(ctx, p, rest, of_password ? err : NULL);
 	console_page_heading(p, active ? "Disable" : "Enable");
 	sub = xasprintf("%s/active", rest);
-	button_form(ctx, p, sub, "is_active", active ? "false" : "true",
+	console_button_form(ctx, p, sub, "is_active", active ? "false" : "true",
 	            active ? "Disable the user" : "Enable the user");
 	free(sub);
 	console_page_heading(p, "Delete");
@@ -538,13 +523,10 @@ static enum step_result delete_ask(struct flow *f)
 {
 	struct request_ctx *ctx = request_of(f);
 	char *rest = xasprintf("users/%s/delete", request_param(ctx, "user_id"));
-	struct console_page p;
 
-	console_begin(ctx, &p, "Delete a user");
-	console_page_text(&p, "Deleting a user cannot be undone: their sessions and sign-ins end.");
-	user_details(&p, console_record(ctx));
-	button_form(ctx, &p, rest, NULL, NULL, "Delete this user");
-	console_page_reply(ctx, 200, &p);
+	console_confirm(ctx, "Delete a user",
+	                "Deleting a user cannot be undone: their sessions and sign-ins end.",
+	                user_details, rest, "Delete this user");
 	free(rest);
 	return STEP_DONE;
 }
@@ -560,10 +542,7 @@ static enum step_result delete(struct flow *f)
 
 static enum step_result deleted(struct flow *f)
 {
-	struct request_ctx *ctx = request_of(f);
-
-	html_redirect(ctx, console_path(ctx, "users"));
-	return STEP_DONE;
+	return console_show_list(request_of(f), "users");
 }
 
 flow_step *const console_user_delete_steps[] = {

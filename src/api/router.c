@@ -25,6 +25,7 @@
 #include "auth.h"
 #include "config.h"
 #include "console.h"
+#include "console_clients.h"
 #include "console_overview.h"
 #include "console_roles.h"
 #include "console_users.h"
@@ -110,6 +111,27 @@ static const struct route routes[] = {
 	  .cors = CORS_NONE, .steps = console_role_steps },
 	{ .method = EVHTTP_REQ_POST, .path = C "/roles/:role_id", .no_store = true,
 	  .cors = CORS_NONE, .body = BODY_FORM, .steps = console_role_update_steps },
+
+	{ .method = EVHTTP_REQ_GET, .path = C "/clients", .no_store = true, .cors = CORS_NONE,
+	  .steps = console_clients_list_steps },
+	{ .method = EVHTTP_REQ_POST, .path = C "/clients", .no_store = true, .cors = CORS_NONE,
+	  .body = BODY_FORM, .steps = console_client_create_steps },
+	{ .method = EVHTTP_REQ_GET, .path = C "/new-client", .no_store = true, .cors = CORS_NONE,
+	  .steps = console_client_new_steps },
+	{ .method = EVHTTP_REQ_GET, .path = C "/clients/:client_id", .no_store = true,
+	  .cors = CORS_NONE, .steps = console_client_steps },
+	{ .method = EVHTTP_REQ_POST, .path = C "/clients/:client_id", .no_store = true,
+	  .cors = CORS_NONE, .body = BODY_FORM, .steps = console_client_update_steps },
+	{ .method = EVHTTP_REQ_POST, .path = C "/clients/:client_id/active", .no_store = true,
+	  .cors = CORS_NONE, .body = BODY_FORM, .steps = console_client_active_steps },
+	{ .method = EVHTTP_REQ_GET, .path = C "/clients/:client_id/secret", .no_store = true,
+	  .cors = CORS_NONE, .steps = console_client_rotate_ask_steps },
+	{ .method = EVHTTP_REQ_POST, .path = C "/clients/:client_id/secret", .no_store = true,
+	  .cors = CORS_NONE, .body = BODY_FORM, .steps = console_client_rotate_steps },
+	{ .method = EVHTTP_REQ_GET, .path = C "/clients/:client_id/delete", .no_store = true,
+	  .cors = CORS_NONE, .steps = console_client_delete_ask_steps },
+	{ .method = EVHTTP_REQ_POST, .path = C "/clients/:client_id/delete", .no_store = true,
+	  .cors = CORS_NONE, .body = BODY_FORM, .steps = console_client_delete_steps },
 
 	{ .method = EVHTTP_REQ_POST, .path = P "/resources", .auth = AUTH_BEARER,
 	  .permission = "resources:create", .body = BODY_JSON, .query = input_query_none,
