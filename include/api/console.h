@@ -83,6 +83,10 @@ const json_t *console_record(struct request_ctx *ctx);
 enum step_result console_show_record(struct request_ctx *ctx, const char *record,
                                      const char *area);
 
+/* The field of names[0..n) that err's sentence names (the API's sentences
+ * start with it: "code must ...", "redirect_uris[0] must ..."), or NULL
+ * (err NULL too): the form's. */
+const char *console_error_field(const struct api_error *err, const char *const *names, size_t n);
 /* A form of one button (label) that posts field=value (field NULL: no
  * field) and the form token to the console's path rest. */
 void console_button_form(struct request_ctx *ctx, struct console_page *p, const char *rest,

@@ -48,9 +48,11 @@ void console_page_form_begin(struct console_page *p, const char *action, const c
                              const char *token);
 /* A labelled input: type "text", "email", "password", "search", "url",
  * "textarea" (lines), "hidden" (no label); value may be NULL; error (NULL: none) is shown
- * beside it and tied to it with aria-describedby. */
+ * beside it and tied to it with aria-describedby. A field repeated in a
+ * form (rows of a table) gives each its own id. */
 struct console_field {
 	const char *name;
+	const char *id;        /* the input's (unique) id; NULL: the name */
 	const char *label;
 	const char *type;
 	const char *value;
@@ -68,6 +70,9 @@ void console_page_select(struct console_page *p, const char *name, const char *l
 void console_page_checkboxes(struct console_page *p, const char *name, const char *legend,
                              const char *const *values, const char *const *labels,
                              const bool *checked, size_t n);
+/* A group of the form's fields under legend, to its end. */
+void console_page_fieldset_begin(struct console_page *p, const char *legend);
+void console_page_fieldset_end(struct console_page *p);
 void console_page_submit(struct console_page *p, const char *label);
 void console_page_form_end(struct console_page *p);
 

@@ -101,6 +101,7 @@ static const struct {
 	{ "users", "Users", "users:read" },
 	{ "roles", "Roles", "roles:read" },
 	{ "clients", "Clients", "clients:read" },
+	{ "resources", "Resources", "resources:read" },
 };
 #define NAV_MAX (sizeof nav / sizeof nav[0])
 
@@ -121,6 +122,17 @@ void console_begin(struct request_ctx *ctx, struct console_page *p, const char *
 	for (size_t i = 0; i < n; i++)
 		free(hrefs[i]);
 	free(signout);
+}
+
+const char *console_error_field(const struct api_error *err, const char *const *names, size_t n)
+{
+	for (size_t i = 0; err && i < n; i++) {
+		size_t len = strlen(names[i]);
+		if (strncmp(err->description, names[i], len) == 0 &&
+		    (err->description[len] == ' ' || err->description[len] == '['))
+			return names[i];
+	}
+	return NULL;
 }
 
 void console_button_form(struct request_ctx *ctx, struct console_page *p, const char *rest,

@@ -152,20 +152,15 @@ static const struct console_field text_fields[] = {
 };
 #define N_TEXT (sizeof text_fields / sizeof text_fields[0])
 
-/* The field an error's sentence names ("redirect_uris[0] must ..."), or NULL. */
+/* The field an error's sentence names, or NULL. */
 static const char *error_field(const struct api_error *err)
 {
-	static const char *const choices[] = { "token_endpoint_auth_method",
-	                                       "id_token_signed_response_alg" };
+	static const char *const names[] = { "name", "description", "redirect_uris",
+	                                     "post_logout_redirect_uris", "backchannel_logout_uri",
+	                                     "token_endpoint_auth_method",
+	                                     "id_token_signed_response_alg" };
 
-	for (size_t i = 0; err && i < N_TEXT + 2; i++) {
-		const char *name = i < N_TEXT ? text_fields[i].name : choices[i - N_TEXT];
-		size_t n = strlen(name);
-		if (strncmp(err->description, name, n) == 0 &&
-		    (err->description[n] == ' ' || err->description[n] == '['))
-			return name;
-	}
-	return NULL;
+	return console_error_field(err, names, sizeof names / sizeof names[0]);
 }
 
 /* A value of the form as shown: a URI list's items one a line. Caller frees. */

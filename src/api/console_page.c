@@ -138,12 +138,14 @@ void console_page_form_begin(struct console_page *p, const char *action, const c
 }
 
 /* The end of a field's opening tag: required, and err tied to it. */
+#define FIELD_ID(f) ((f)->id ? (f)->id : (f)->name)
+
 static void field_attrs(struct console_page *p, const struct console_field *f)
 {
 	if (f->required)
 		evbuffer_add_printf(p->buf, " required");
 	if (f->error)
-		tag_text(p, " aria-invalid=\"true\" aria-describedby=\"e-", f->name, "\"");
+		tag_text(p, " aria-invalid=\"true\" aria-describedby=\"e-", FIELD_ID(f), "\"");
 	evbuffer_add_printf(p->buf, ">");
 }
 
@@ -151,7 +153,7 @@ static void field_error(struct console_page *p, const struct console_field *f)
 {
 	evbuffer_add_printf(p->buf, "\n");
 	if (f->error) {
-		tag_text(p, "<p class=\"error\" id=\"e-", f->name, "\">");
+		tag_text(p, "<p class=\"error\" id=\"e-", FIELD_ID(f), "\">");
 		tag_text(p, "", f->error, "</p>\n");
 	}
 }
@@ -164,9 +166,9 @@ void console_page_field(struct console_page *p, const struct console_field *f)
 		html_add_hidden(p->buf, f->name, f->value);
 		return;
 	}
-	tag_text(p, "<label for=\"f-", f->name, "\">");
+	tag_text(p, "<label for=\"f-", FIELD_ID(f), "\">");
 	tag_text(p, "", f->label, "</label>\n");
-	tag_text(p, area ? "<textarea rows=\"3\" id=\"f-" : "<input id=\"f-", f->name, "\" name=\"");
+	tag_text(p, area ? "<textarea rows=\"3\" id=\"f-" : "<input id=\"f-", FIELD_ID(f), "\" name=\"");
 	tag_text(p, "", f->name, "\"");
 	if (!area) {
 		tag_text(p, " type=\"", f->type, "\"");
@@ -200,7 +202,7 @@ void console_page_checkboxes(struct console_page *p, const char *name, const cha
                              const char *const *values, const char *const *labels,
                              const bool *checked, size_t n)
 {
-	tag_text(p, "<fieldset>\n<legend>", legend, "</legend>\n");
+	console_page_fieldset_begin(p, legend);
 	for (size_t i = 0; i < n; i++) {
 		/* the value is an ID: URL-safe, so it names the input too */
 		tag_text(p, "<div><input type=\"checkbox\" id=\"c-", values[i], "\" name=\"");
@@ -209,6 +211,16 @@ void console_page_checkboxes(struct console_page *p, const char *name, const cha
 		tag_text(p, " <label class=\"inline\" for=\"c-", values[i], "\">");
 		tag_text(p, "", labels[i], "</label></div>\n");
 	}
+	console_page_fieldset_end(p);
+}
+
+void console_page_fieldset_begin(struct console_page *p, const char *legend)
+{
+	tag_text(p, "<fieldset>\n<legend>", legend, "</legend>\n");
+}
+
+void console_page_fieldset_end(struct console_page *p)
+{
 	evbuffer_add_printf(p->buf, "</fieldset>\n");
 }
 

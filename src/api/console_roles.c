@@ -125,12 +125,7 @@ static void role_form(struct request_ctx *ctx, struct console_page *p, const cha
 {
 	static const char *const names[] = { "code", "name", "description" };
 	static const char *const labels[] = { "Code", "Name", "Description" };
-	const char *at = NULL;
-
-	for (size_t i = 0; err && i < 3; i++)
-		if (strncmp(err->description, names[i], strlen(names[i])) == 0 &&
-		    err->description[strlen(names[i])] == ' ')
-			at = names[i];
+	const char *at = console_error_field(err, names, 3);
 	if (err && !at && strcmp(err->code, "role_code_already_used") == 0)
 		at = "code";
 	if (err && !at)

@@ -27,6 +27,7 @@
 #include "console.h"
 #include "console_clients.h"
 #include "console_overview.h"
+#include "console_resources.h"
 #include "console_roles.h"
 #include "console_users.h"
 #include "form.h"
@@ -132,6 +133,21 @@ static const struct route routes[] = {
 	  .cors = CORS_NONE, .steps = console_client_delete_ask_steps },
 	{ .method = EVHTTP_REQ_POST, .path = C "/clients/:client_id/delete", .no_store = true,
 	  .cors = CORS_NONE, .body = BODY_FORM, .steps = console_client_delete_steps },
+
+	{ .method = EVHTTP_REQ_GET, .path = C "/resources", .no_store = true, .cors = CORS_NONE,
+	  .steps = console_resources_list_steps },
+	{ .method = EVHTTP_REQ_POST, .path = C "/resources", .no_store = true, .cors = CORS_NONE,
+	  .body = BODY_FORM, .steps = console_resource_create_steps },
+	{ .method = EVHTTP_REQ_GET, .path = C "/new-resource", .no_store = true, .cors = CORS_NONE,
+	  .steps = console_resource_new_steps },
+	{ .method = EVHTTP_REQ_GET, .path = C "/resources/:resource_id", .no_store = true,
+	  .cors = CORS_NONE, .steps = console_resource_steps },
+	{ .method = EVHTTP_REQ_POST, .path = C "/resources/:resource_id", .no_store = true,
+	  .cors = CORS_NONE, .body = BODY_FORM, .steps = console_resource_update_steps },
+	{ .method = EVHTTP_REQ_GET, .path = C "/resources/:resource_id/delete", .no_store = true,
+	  .cors = CORS_NONE, .steps = console_resource_delete_ask_steps },
+	{ .method = EVHTTP_REQ_POST, .path = C "/resources/:resource_id/delete", .no_store = true,
+	  .cors = CORS_NONE, .body = BODY_FORM, .steps = console_resource_delete_steps },
 
 	{ .method = EVHTTP_REQ_POST, .path = P "/resources", .auth = AUTH_BEARER,
 	  .permission = "resources:create", .body = BODY_JSON, .query = input_query_none,
