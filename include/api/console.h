@@ -53,7 +53,8 @@ struct console {
 struct console *console_of(struct request_ctx *ctx);
 /* The page's own state: size zeroed bytes made at the first call. */
 void *console_view_state(struct request_ctx *ctx, size_t size, void (*release)(void *view));
-/* Whether the session's user's role holds the named permission. */
+/* Whether the session's user's role holds the named permission (several,
+ * space-separated: each of them). */
 bool console_may(struct request_ctx *ctx, const char *permission);
 /* A page of the project's console with its navigation (what the user may
  * read) and title. */

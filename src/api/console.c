@@ -78,7 +78,9 @@ void *console_view_state(struct request_ctx *ctx, size_t size, void (*release)(v
 
 bool console_may(struct request_ctx *ctx, const char *permission)
 {
-	return auth_principal_has(&ctx->principal, permission);
+	size_t len;
+
+	return !auth_principal_lacks(&ctx->principal, permission, &len);
 }
 
 char *console_path(struct request_ctx *ctx, const char *rest)
@@ -102,6 +104,7 @@ static const struct {
 	{ "roles", "Roles", "roles:read" },
 	{ "clients", "Clients", "clients:read" },
 	{ "resources", "Resources", "resources:read" },
+	{ "events", "Audit trail", "users:read clients:read roles:read resources:read" },
 };
 #define NAV_MAX (sizeof nav / sizeof nav[0])
 

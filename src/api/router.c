@@ -26,6 +26,7 @@
 #include "config.h"
 #include "console.h"
 #include "console_clients.h"
+#include "console_events.h"
 #include "console_overview.h"
 #include "console_resources.h"
 #include "console_roles.h"
@@ -134,6 +135,8 @@ static const struct route routes[] = {
 	{ .method = EVHTTP_REQ_POST, .path = C "/clients/:client_id/delete", .no_store = true,
 	  .cors = CORS_NONE, .body = BODY_FORM, .steps = console_client_delete_steps },
 
+	{ .method = EVHTTP_REQ_GET, .path = C "/events", .no_store = true, .cors = CORS_NONE,
+	  .steps = console_events_steps },
 	{ .method = EVHTTP_REQ_GET, .path = C "/resources", .no_store = true, .cors = CORS_NONE,
 	  .steps = console_resources_list_steps },
 	{ .method = EVHTTP_REQ_POST, .path = C "/resources", .no_store = true, .cors = CORS_NONE,

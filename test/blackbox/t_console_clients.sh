@@ -13,13 +13,8 @@ C="${HOME_PATH}clients"
 clients_count() { db "select count(*) from clients where project_id = '$PROJECT_ID'"; }
 secret_works() { [ "$(client_token "$1" "$2")" != null ] && echo yes || echo no; }
 
-run role add --project "$PROJECT_ID" --code admin --name Administrators --permission '*'
-INPUT="admin password" run user add --project "$PROJECT_ID" --email admin@example.com --name Admin \
-	--role admin --password-stdin
-ADMIN_ID=$(jq -r .id <<<"$OUT")
+console_admin
 load_resources
-WHO_JAR=$TMP/admin_jar
-JAR=$WHO_JAR console_sign_in admin@example.com "admin password"
 
 # ---- the list ----
 apage "$HOME_PATH"
@@ -131,11 +126,7 @@ apage "$C/$CL"
 lacks "issue29.5 the new secret is not shown again" "$NEW"
 
 # ---- no escalation, exactly as through the API ----
-req POST "$P/roles" "{\"code\":\"climgr\",\"name\":\"Client managers\",\"permission_ids\":$(ids clients:read clients:create clients:update users:read)}"
-MGR_ROLE=$(jq -r .id <<<"$BODY")
-req POST "$P/users" "$(jq -cn --arg r "$MGR_ROLE" '{display_name:"Cleo",email:"cleo@example.com",password:"cleo password",role_id:$r}')"
-WHO_JAR=$TMP/cleo_jar
-JAR=$WHO_JAR console_sign_in cleo@example.com "cleo password"
+console_user cleo climgr clients:read clients:create clients:update users:read
 apage "${HOME_PATH}new-client"; TOK=$(form_token)
 BEFORE=$(clients_count)
 apost "$C" name=Esc token_endpoint_auth_method=none id_token_signed_response_alg=RS256 \
@@ -150,11 +141,7 @@ apost "$C" name=Fine token_endpoint_auth_method=none id_token_signed_response_al
 check_status "issue29.5 a permission Cleo holds" 201
 
 # ---- clients:read alone: no form, and a post changes nothing ----
-req POST "$P/roles" "{\"code\":\"cliread\",\"name\":\"Client readers\",\"permission_ids\":$(ids clients:read)}"
-RO_ROLE=$(jq -r .id <<<"$BODY")
-req POST "$P/users" "$(jq -cn --arg r "$RO_ROLE" '{display_name:"Rita",email:"rita@example.com",password:"rita password",role_id:$r}')"
-WHO_JAR=$TMP/rita_jar
-JAR=$WHO_JAR console_sign_in rita@example.com "rita password"
+console_user rita cliread clients:read
 apage "$C"
 check_status "issue29.5 clients:read: the list" 200
 lacks "issue29.5 clients:read: no create link" "Create a client"

@@ -12,12 +12,7 @@ start_server
 R="${HOME_PATH}resources"
 resources_count() { db "select count(*) from resources where project_id = '$PROJECT_ID'"; }
 
-run role add --project "$PROJECT_ID" --code admin --name Administrators --permission '*'
-INPUT="admin password" run user add --project "$PROJECT_ID" --email admin@example.com --name Admin \
-	--role admin --password-stdin
-ADMIN_ID=$(jq -r .id <<<"$OUT")
-WHO_JAR=$TMP/admin_jar
-JAR=$WHO_JAR console_sign_in admin@example.com "admin password"
+console_admin
 
 # ---- the list ----
 apage "$HOME_PATH"
@@ -98,11 +93,7 @@ apost "$R/$USERS_RES/delete"
 check_status "issue29.7 deleting a default resource: the API's 400" 400
 
 # ---- resources:read alone: no form, a post changes nothing ----
-req POST "$P/roles" "{\"code\":\"resread\",\"name\":\"Resource readers\",\"permission_ids\":$(load_resources; ids resources:read)}"
-RO_ROLE=$(jq -r .id <<<"$BODY")
-req POST "$P/users" "$(jq -cn --arg r "$RO_ROLE" '{display_name:"Ro",email:"ro@example.com",password:"ro password",role_id:$r}')"
-WHO_JAR=$TMP/ro_jar
-JAR=$WHO_JAR console_sign_in ro@example.com "ro password"
+console_user ro resread resources:read
 apage "$R"
 check_status "issue29.7 resources:read: the list" 200
 lacks "issue29.7 resources:read: no create link" "Create a resource"

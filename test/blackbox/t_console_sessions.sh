@@ -9,12 +9,7 @@ start_server
 . "$(dirname "$0")/console_lib.sh"
 live() { db "select count(*) from sessions where id = '$1' and ended_at is null"; }
 
-run role add --project "$PROJECT_ID" --code admin --name Administrators --permission '*'
-INPUT="admin password" run user add --project "$PROJECT_ID" --email admin@example.com --name Admin \
-	--role admin --password-stdin
-ADMIN_ID=$(jq -r .id <<<"$OUT")
-WHO_JAR=$TMP/admin_jar
-JAR=$WHO_JAR console_sign_in admin@example.com "admin password"
+console_admin
 SID=$(db "select id from sessions where user_id = '$ADMIN_ID' and ended_at is null")
 
 # ---- sign-out (issue29.4) ----
