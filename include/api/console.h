@@ -45,7 +45,9 @@ struct console {
 	struct list_query resources_q;     /* console_resources_get */
 	struct page resources;
 	json_t *resource_list;             /* resources, parsed */
-	struct event signout;              /* the sign-out's session.end */
+	struct page sessions;              /* console_sessions_get */
+	struct list_query sessions_q;
+	struct event signout;              /* the sign-out's, or an end's, session.end */
 	bool ended;                        /* the sign-out ended the session */
 	void *view;
 	void (*view_release)(void *view);

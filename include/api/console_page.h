@@ -38,6 +38,11 @@ void console_page_table_row(struct console_page *p, const char *const *cells, si
 /* A row whose first cell is a link (href, text), then n cells. */
 void console_page_table_row_link(struct console_page *p, const char *href, const char *text,
                                  const char *const *cells, size_t n);
+/* A row as console_page_table_row_link's whose last cell is left open (for
+ * a form, console_page_form_begin ...) until console_page_table_row_close. */
+void console_page_table_row_open(struct console_page *p, const char *href, const char *text,
+                                 const char *const *cells, size_t n);
+void console_page_table_row_close(struct console_page *p);
 void console_page_table_end(struct console_page *p);
 
 /* A form to action: method "get" (no token) or "post", which carries token

@@ -141,6 +141,8 @@ struct store_sessions_ops {
 	            const struct event *ev, bool *ended, struct completion done);
 	void (*purge)(struct store *st, int batch, int64_t now, int *deleted,
 	              struct completion done);
+	void (*list)(struct store *st, const char *project_id, const char *user_id, int64_t now,
+	             const struct list_query *q, struct page *out, struct completion done);
 };
 
 /* store_clients.h */

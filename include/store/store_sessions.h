@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "flow.h"
+#include "listing.h"
 #include "store.h"
 #include "store_events.h"
 
@@ -68,6 +69,14 @@ void store_session_add_client(struct store *st, const char *session_id, const ch
 void store_session_end(struct store *st, const char *id, const char *project_id,
                        const char *user_id, const struct event *ev, bool *ended,
                        struct completion done);
+
+/* A page of the live sessions (not ended, not expired at now) of
+ * project_id, of user_id alone when it is not NULL, newest first (q's
+ * page_num and page_size; no sort, no search): records {id, user_id,
+ * user_name, user_email, amr, created_at, auth_time, expires_at}, times
+ * RFC 3339, for the admin console (docs/console.md). */
+void store_session_list(struct store *st, const char *project_id, const char *user_id,
+                        const struct list_query *q, struct page *out, struct completion done);
 
 /* Deletes up to batch sessions that expired or ended before now. Returns
  * how many went, or -1. */

@@ -50,6 +50,7 @@ static void console_release(void *state)
 	free(c->record);
 	json_decref(c->parsed);
 	page_release(&c->resources);
+	page_release(&c->sessions);
 	json_decref(c->resource_list);
 	if (c->view_release)
 		c->view_release(c->view);
@@ -102,6 +103,7 @@ static const struct {
 	{ "", "Overview", NULL },
 	{ "users", "Users", "users:read" },
 	{ "roles", "Roles", "roles:read" },
+	{ "sessions", "Sessions", "users:read" },
 	{ "clients", "Clients", "clients:read" },
 	{ "resources", "Resources", "resources:read" },
 	{ "events", "Audit trail", "users:read clients:read roles:read resources:read" },

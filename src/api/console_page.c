@@ -114,13 +114,34 @@ void console_page_table_row(struct console_page *p, const char *const *cells, si
 	cells_add(p, cells, n);
 }
 
-void console_page_table_row_link(struct console_page *p, const char *href, const char *text,
-                                 const char *const *cells, size_t n)
+/* A row's first cell, a link, and its n cells; the row left open. */
+static void row_start(struct console_page *p, const char *href, const char *text,
+                      const char *const *cells, size_t n)
 {
 	evbuffer_add_printf(p->buf, "<tr><td>");
 	console_page_link(p, href, text);
 	evbuffer_add_printf(p->buf, "</td>");
-	cells_add(p, cells, n);
+	for (size_t i = 0; i < n; i++)
+		tag_text(p, "<td>", cells[i], "</td>");
+}
+
+void console_page_table_row_link(struct console_page *p, const char *href, const char *text,
+                                 const char *const *cells, size_t n)
+{
+	row_start(p, href, text, cells, n);
+	evbuffer_add_printf(p->buf, "</tr>\n");
+}
+
+void console_page_table_row_open(struct console_page *p, const char *href, const char *text,
+                                 const char *const *cells, size_t n)
+{
+	row_start(p, href, text, cells, n);
+	evbuffer_add_printf(p->buf, "<td>");
+}
+
+void console_page_table_row_close(struct console_page *p)
+{
+	evbuffer_add_printf(p->buf, "</td></tr>\n");
 }
 
 void console_page_table_end(struct console_page *p)

@@ -16,6 +16,7 @@
 #include "api_records.h"
 #include "api_users.h"
 #include "console.h"
+#include "console_sessions.h"
 #include "console_users.h"
 #include "form.h"
 #include "html.h"
@@ -422,6 +423,7 @@ static void user_page(struct request_ctx *ctx, int status, const json_t *u, cons
 	console_begin(ctx, &p, str(u, "display_name") ? str(u, "display_name") : "User");
 	if (u)
 		user_details(&p, u);
+	console_user_sessions(ctx, &p, u);
 	if (console_may(ctx, "users:update"))
 		user_forms(ctx, &p, rest, json_is_true(json_object_get(u, "is_active")), values, err);
 	console_page_reply(ctx, status, &p);
@@ -436,7 +438,8 @@ static enum step_result user_show(struct flow *f)
 }
 
 flow_step *const console_user_steps[] = {
-	CONSOLE_SIGNED_IN, need_read, user_get, console_record_parse, user_show, NULL,
+	CONSOLE_SIGNED_IN, need_read, user_get, console_record_parse, console_user_sessions_get,
+	user_show, NULL,
 };
 
 /* ---- edit, password, enable/disable ---- */
@@ -464,7 +467,8 @@ static enum step_result edit_body(struct flow *f)
 }
 
 flow_step *const console_user_update_steps[] = {
-	CONSOLE_SIGNED_IN, need_update, user_get, console_record_parse, edit_body, users_update_read,
+	CONSOLE_SIGNED_IN, need_update, user_get, console_record_parse, console_user_sessions_get,
+	edit_body, users_update_read,
 	users_write_check, users_write_hash, users_write_store, written, NULL,
 };
 
@@ -509,11 +513,13 @@ static enum step_result active_body(struct flow *f)
 }
 
 flow_step *const console_user_password_steps[] = {
-	CONSOLE_SIGNED_IN, need_update, user_get, console_record_parse, password_body, users_update_read,
+	CONSOLE_SIGNED_IN, need_update, user_get, console_record_parse, console_user_sessions_get,
+	password_body, users_update_read,
 	users_write_check, users_write_hash, users_write_store, written, NULL,
 };
 flow_step *const console_user_active_steps[] = {
-	CONSOLE_SIGNED_IN, need_update, user_get, console_record_parse, active_body, users_update_read,
+	CONSOLE_SIGNED_IN, need_update, user_get, console_record_parse, console_user_sessions_get,
+	active_body, users_update_read,
 	users_write_check, users_write_hash, users_write_store, written, NULL,
 };
 

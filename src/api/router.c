@@ -30,6 +30,7 @@
 #include "console_overview.h"
 #include "console_resources.h"
 #include "console_roles.h"
+#include "console_sessions.h"
 #include "console_users.h"
 #include "form.h"
 #include "jbody.h"
@@ -135,6 +136,17 @@ static const struct route routes[] = {
 	{ .method = EVHTTP_REQ_POST, .path = C "/clients/:client_id/delete", .no_store = true,
 	  .cors = CORS_NONE, .body = BODY_FORM, .steps = console_client_delete_steps },
 
+	{ .method = EVHTTP_REQ_GET, .path = C "/sessions", .no_store = true, .cors = CORS_NONE,
+	  .steps = console_sessions_list_steps },
+	{ .method = EVHTTP_REQ_POST, .path = C "/sessions/:session_id/end", .no_store = true,
+	  .cors = CORS_NONE, .body = BODY_FORM, .steps = console_session_end_steps },
+	{ .method = EVHTTP_REQ_POST, .path = C "/users/:user_id/sessions/:session_id/end",
+	  .no_store = true, .cors = CORS_NONE, .body = BODY_FORM,
+	  .steps = console_user_session_end_steps },
+	{ .method = EVHTTP_REQ_GET, .path = C "/users/:user_id/factors", .no_store = true,
+	  .cors = CORS_NONE, .steps = console_user_factors_ask_steps },
+	{ .method = EVHTTP_REQ_POST, .path = C "/users/:user_id/factors", .no_store = true,
+	  .cors = CORS_NONE, .body = BODY_FORM, .steps = console_user_factors_reset_steps },
 	{ .method = EVHTTP_REQ_GET, .path = C "/events", .no_store = true, .cors = CORS_NONE,
 	  .steps = console_events_steps },
 	{ .method = EVHTTP_REQ_GET, .path = C "/resources", .no_store = true, .cors = CORS_NONE,
