@@ -45,6 +45,8 @@ struct console {
 	struct list_query resources_q;     /* console_resources_get */
 	struct page resources;
 	json_t *resource_list;             /* resources, parsed */
+	struct page roles;                 /* console_roles_get */
+	struct list_query roles_q;
 	struct page sessions;              /* console_sessions_get */
 	struct list_query sessions_q;
 	struct event signout;              /* the sign-out's, or an end's, session.end */

@@ -15,6 +15,15 @@ flow_step console_resources_get, console_resources_parse;
 /* One group of checkboxes per resource read by the steps above, named
  * permission_ids, each ticked when its ID is in ids (a JSON array). */
 void console_permission_boxes(struct request_ctx *ctx, struct console_page *p, const json_t *ids);
+/* Step: the project's roles (the first 100), for console_role_field, when
+ * the user's role may read them (roles:read); else nothing. */
+flow_step console_roles_get;
+/* The role picker of a user's form, named role_id: a choice of the roles
+ * read by console_roles_get (none: labelled empty_label), value chosen;
+ * a text field for a role's ID when the roles could not be read. err: a
+ * sentence shown beside it, or NULL. */
+void console_role_field(struct request_ctx *ctx, struct console_page *p, const char *value,
+                        const char *empty_label, const char *err);
 /* Every value the posted form carries under name, as a new JSON array. */
 json_t *console_form_ids(struct request_ctx *ctx, const char *name);
 

@@ -51,6 +51,7 @@ static void console_release(void *state)
 	json_decref(c->parsed);
 	page_release(&c->resources);
 	page_release(&c->sessions);
+	page_release(&c->roles);
 	json_decref(c->resource_list);
 	if (c->view_release)
 		c->view_release(c->view);

@@ -10,6 +10,7 @@
 #include "console.h"
 #include "console_permissions.h"
 #include "store_resources.h"
+#include "store_roles.h"
 #include "util.h"
 
 #define RESOURCES_PAGE 100
@@ -86,6 +87,47 @@ void console_permission_boxes(struct request_ctx *ctx, struct console_page *p, c
 
 	json_array_foreach(console_of(ctx)->resource_list, i, r)
 		resource_boxes(p, r, ids);
+}
+
+enum step_result console_roles_get(struct flow *f)
+{
+	struct request_ctx *ctx = request_of(f);
+	struct console *c = console_of(ctx);
+
+	if (!console_may(ctx, "roles:read"))
+		return STEP_NEXT;
+	c->roles_q = (struct list_query)LIST_QUERY_INIT;
+	c->roles_q.page_size = RESOURCES_PAGE;
+	store_role_list(ctx->http.srv->store, c->project_id, &c->roles_q, &c->roles,
+	                flow_completion(f));
+	return STEP_WAIT;
+}
+
+void console_role_field(struct request_ctx *ctx, struct console_page *p, const char *value,
+                        const char *empty_label, const char *err)
+{
+	json_t *roles = json_loads(console_of(ctx)->roles.data ? console_of(ctx)->roles.data : "",
+	                           0, NULL), *r;
+	size_t n = json_array_size(roles), i;
+	const char **values = xcalloc(n + 1, sizeof *values), **labels = xcalloc(n + 1, sizeof *labels);
+
+	if (!roles) {   /* not read: the user's role may not read roles */
+		console_page_field(p, &(struct console_field){ .name = "role_id", .label = "Role ID",
+			.type = "text", .value = value, .error = err });
+	} else {
+		values[0] = "";
+		labels[0] = empty_label;
+		json_array_foreach(roles, i, r) {
+			values[i + 1] = str(r, "id");
+			labels[i + 1] = str(r, "name");
+		}
+		console_page_select(p, "role_id", "Role", values, labels, n + 1, value ? value : "");
+		if (err)
+			console_page_error(p, err);
+	}
+	free(values);
+	free(labels);
+	json_decref(roles);
 }
 
 json_t *console_form_ids(struct request_ctx *ctx, const char *name)

@@ -11,18 +11,18 @@
 #include <jansson.h>
 #include <event2/keyvalq_struct.h>
 
+#include "api_records.h"
 #include "api_roles.h"
 #include "console.h"
 #include "console_permissions.h"
 #include "console_roles.h"
 #include "form.h"
 #include "html.h"
+#include "list_params.h"
 #include "listing.h"
 #include "store_roles.h"
 #include "util.h"
 
-/* The most a page lists (the API's page size limit). */
-#define ROLES_PAGE 100
 
 struct roles_view {
 	struct list_query q;
@@ -69,9 +69,10 @@ static enum step_result list_get(struct flow *f)
 {
 	struct request_ctx *ctx = request_of(f);
 	struct roles_view *v = view_of(ctx);
+	struct api_error err;
 
-	v->q = (struct list_query)LIST_QUERY_INIT;
-	v->q.page_size = ROLES_PAGE;
+	if (list_read_query(&ctx->query, NULL, 0, &v->q, &err) < 0)
+		return flow_error(f, &err);
 	store_role_list(ctx->http.srv->store, console_of(ctx)->project_id, &v->q, &v->roles,
 	                flow_completion(f));
 	return STEP_WAIT;
@@ -83,8 +84,8 @@ static enum step_result list_show(struct flow *f)
 	struct request_ctx *ctx = request_of(f);
 	struct roles_view *v = view_of(ctx);
 	json_t *data = json_loads(v->roles.data ? v->roles.data : "[]", 0, NULL), *r;
+	char *action = console_path(ctx, "roles");
 	struct console_page p;
-	char line[64];
 	size_t i;
 
 	console_begin(ctx, &p, "Roles");
@@ -93,6 +94,12 @@ static enum step_result list_show(struct flow *f)
 		console_page_link(&p, href, "Create a role");
 		free(href);
 	}
+	console_page_form_begin(&p, action, "get", NULL);
+	console_page_field(&p, &(struct console_field){ .name = "search", .label = "Search",
+		.type = "search", .value = v->q.search });
+	console_page_submit(&p, "Show");
+	console_page_form_end(&p);
+	free(action);
 	console_page_table_begin(&p, "Roles", heads, 3);
 	json_array_foreach(data, i, r) {
 		char count[24], *rest = xasprintf("roles/%s", str(r, "id") ? str(r, "id") : "");
@@ -104,9 +111,7 @@ static enum step_result list_show(struct flow *f)
 		free(rest);
 	}
 	console_page_table_end(&p);
-	snprintf(line, sizeof line, "%lld roles%s.", v->roles.total,
-	         v->roles.total > ROLES_PAGE ? ", the first 100 shown" : "");
-	console_page_text(&p, line);
+	console_list_pager(ctx, &p, "roles", &v->q, v->roles.total, "roles");
 	json_decref(data);
 	console_page_reply(ctx, 200, &p);
 	return STEP_DONE;
@@ -223,7 +228,11 @@ static void role_page(struct request_ctx *ctx, int status, const json_t *values,
 
 	console_begin(ctx, &p, str(console_record(ctx), "name") ? str(console_record(ctx), "name") : "Role");
 	if (console_may(ctx, "roles:update")) {
+		char *del = xasprintf("%s/delete", action);
 		role_form(ctx, &p, action, values, err, "Save");
+		console_page_heading(&p, "Delete");
+		console_page_link(&p, del, "Delete the role");
+		free(del);
 	} else {
 		console_page_text(&p, str(console_record(ctx), "description"));
 		console_page_heading(&p, "Permissions");
@@ -264,4 +273,43 @@ static enum step_result update_body(struct flow *f)
 flow_step *const console_role_update_steps[] = {
 	CONSOLE_SIGNED_IN, need_update, role_get, console_record_parse, console_resources_get,
 	console_resources_parse, update_body, roles_write_read, roles_update_store, written, NULL,
+};
+
+/* ---- delete, after a confirmation ---- */
+
+static void role_details(struct console_page *p, const json_t *role)
+{
+	console_page_table_begin(p, "The role", (const char *const[]){ "Name", "Code" }, 2);
+	console_page_table_row(p, (const char *const[]){ str(role, "name"), str(role, "code") }, 2);
+	console_page_table_end(p);
+}
+
+static enum step_result delete_ask(struct flow *f)
+{
+	struct request_ctx *ctx = request_of(f);
+	char *rest = xasprintf("roles/%s/delete", request_param(ctx, "role_id"));
+
+	console_confirm(ctx, "Delete a role",
+	                "Deleting a role cannot be undone: its users are left without a role.",
+	                role_details, rest, "Delete this role");
+	free(rest);
+	return STEP_DONE;
+}
+
+flow_step *const console_role_delete_ask_steps[] = {
+	CONSOLE_SIGNED_IN, need_update, role_get, console_record_parse, delete_ask, NULL,
+};
+
+static enum step_result delete(struct flow *f)
+{
+	return record_delete(f, store_role_delete, "role_id");
+}
+
+static enum step_result deleted(struct flow *f)
+{
+	return console_show_list(request_of(f), "roles");
+}
+
+flow_step *const console_role_delete_steps[] = {
+	CONSOLE_SIGNED_IN, need_update, role_get, console_record_parse, delete, deleted, NULL,
 };

@@ -16,6 +16,7 @@
 #include "api_records.h"
 #include "api_users.h"
 #include "console.h"
+#include "console_permissions.h"
 #include "console_sessions.h"
 #include "console_users.h"
 #include "form.h"
@@ -129,11 +130,17 @@ static void write_form(struct request_ctx *ctx, struct console_page *p, const ch
 	if (err && !at)
 		console_page_error(p, err->description);
 	console_page_form_begin(p, action, "post", console_of(ctx)->token);
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
+		const char *why = at && strcmp(at, fields[i].name) == 0 ? err->description : NULL;
+		if (strcmp(fields[i].name, "role_id") == 0) {
+			console_role_field(ctx, p, str(values, "role_id"), "no role", why);
+			continue;
+		}
 		console_page_field(p, &(struct console_field){
 			.name = fields[i].name, .label = fields[i].label, .type = fields[i].type,
 			.value = str(values, fields[i].name), .required = fields[i].required,
-			.error = at && strcmp(at, fields[i].name) == 0 ? err->description : NULL });
+			.error = why });
+	}
 	console_page_submit(p, submit);
 	console_page_form_end(p);
 }
@@ -211,8 +218,7 @@ static void list_search_form(struct request_ctx *ctx, struct console_page *p,
 		.type = "search", .value = v->q.search });
 	console_page_select(p, "is_active", "Active", active_values, active_labels, 3,
 	                    evhttp_find_header(&v->query, "is_active"));
-	console_page_field(p, &(struct console_field){ .name = "role_id", .label = "Role ID",
-		.type = "text", .value = v->q.role_id });
+	console_role_field(ctx, p, v->q.role_id, "any", NULL);
 	console_page_select(p, "sort_by", "Sort by", sort_values, sort_labels, 7,
 	                    users_sort_key(v->q.sort));
 	console_page_select(p, "sort_dir", "Order", dir_values, dir_labels, 2,
@@ -294,7 +300,7 @@ static enum step_result list_show(struct flow *f)
 }
 
 flow_step *const console_users_list_steps[] = {
-	CONSOLE_SIGNED_IN, need_read, list_get, list_show, NULL,
+	CONSOLE_SIGNED_IN, need_read, console_roles_get, list_get, list_show, NULL,
 };
 
 /* ---- create ---- */
@@ -319,7 +325,9 @@ static enum step_result new_show(struct flow *f)
 	return STEP_DONE;
 }
 
-flow_step *const console_user_new_steps[] = { CONSOLE_SIGNED_IN, need_create, new_show, NULL };
+flow_step *const console_user_new_steps[] = {
+	CONSOLE_SIGNED_IN, need_create, console_roles_get, new_show, NULL,
+};
 
 static void create_failed(struct request_ctx *ctx, const struct api_error *err)
 {
@@ -344,7 +352,7 @@ static enum step_result written(struct flow *f)
 }
 
 flow_step *const console_user_create_steps[] = {
-	CONSOLE_SIGNED_IN, need_create, create_body, users_create_read, users_write_check,
+	CONSOLE_SIGNED_IN, need_create, console_roles_get, create_body, users_create_read, users_write_check,
 	users_write_hash, users_write_store, written, NULL,
 };
 
@@ -439,7 +447,7 @@ static enum step_result user_show(struct flow *f)
 
 flow_step *const console_user_steps[] = {
 	CONSOLE_SIGNED_IN, need_read, user_get, console_record_parse, console_user_sessions_get,
-	user_show, NULL,
+	console_roles_get, user_show, NULL,
 };
 
 /* ---- edit, password, enable/disable ---- */
@@ -468,7 +476,7 @@ static enum step_result edit_body(struct flow *f)
 
 flow_step *const console_user_update_steps[] = {
 	CONSOLE_SIGNED_IN, need_update, user_get, console_record_parse, console_user_sessions_get,
-	edit_body, users_update_read,
+	console_roles_get, edit_body, users_update_read,
 	users_write_check, users_write_hash, users_write_store, written, NULL,
 };
 
@@ -514,12 +522,12 @@ static enum step_result active_body(struct flow *f)
 
 flow_step *const console_user_password_steps[] = {
 	CONSOLE_SIGNED_IN, need_update, user_get, console_record_parse, console_user_sessions_get,
-	password_body, users_update_read,
+	console_roles_get, password_body, users_update_read,
 	users_write_check, users_write_hash, users_write_store, written, NULL,
 };
 flow_step *const console_user_active_steps[] = {
 	CONSOLE_SIGNED_IN, need_update, user_get, console_record_parse, console_user_sessions_get,
-	active_body, users_update_read,
+	console_roles_get, active_body, users_update_read,
 	users_write_check, users_write_hash, users_write_store, written, NULL,
 };
 

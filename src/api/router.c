@@ -114,6 +114,10 @@ static const struct route routes[] = {
 	  .cors = CORS_NONE, .steps = console_role_steps },
 	{ .method = EVHTTP_REQ_POST, .path = C "/roles/:role_id", .no_store = true,
 	  .cors = CORS_NONE, .body = BODY_FORM, .steps = console_role_update_steps },
+	{ .method = EVHTTP_REQ_GET, .path = C "/roles/:role_id/delete", .no_store = true,
+	  .cors = CORS_NONE, .steps = console_role_delete_ask_steps },
+	{ .method = EVHTTP_REQ_POST, .path = C "/roles/:role_id/delete", .no_store = true,
+	  .cors = CORS_NONE, .body = BODY_FORM, .steps = console_role_delete_steps },
 
 	{ .method = EVHTTP_REQ_GET, .path = C "/clients", .no_store = true, .cors = CORS_NONE,
 	  .steps = console_clients_list_steps },
