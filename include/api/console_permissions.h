@@ -20,7 +20,9 @@ void console_permission_boxes(struct request_ctx *ctx, struct console_page *p, c
 flow_step console_roles_get;
 /* The role picker of a user's form, named role_id: a choice of the roles
  * read by console_roles_get (none: labelled empty_label), value chosen;
- * a text field for a role's ID when the roles could not be read. err: a
+ * a text field for a role's ID when the roles were not read (no
+ * console_roles_get in the page's steps: the users list, to stay within
+ * its API list's time; or no roles:read). err: a
  * sentence shown beside it, or NULL. */
 void console_role_field(struct request_ctx *ctx, struct console_page *p, const char *value,
                         const char *empty_label, const char *err);

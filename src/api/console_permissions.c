@@ -111,7 +111,7 @@ void console_role_field(struct request_ctx *ctx, struct console_page *p, const c
 	size_t n = json_array_size(roles), i;
 	const char **values = xcalloc(n + 1, sizeof *values), **labels = xcalloc(n + 1, sizeof *labels);
 
-	if (!roles) {   /* not read: the user's role may not read roles */
+	if (!roles) {   /* not read */
 		console_page_field(p, &(struct console_field){ .name = "role_id", .label = "Role ID",
 			.type = "text", .value = value, .error = err });
 	} else {

@@ -300,7 +300,7 @@ static enum step_result list_show(struct flow *f)
 }
 
 flow_step *const console_users_list_steps[] = {
-	CONSOLE_SIGNED_IN, need_read, console_roles_get, list_get, list_show, NULL,
+	CONSOLE_SIGNED_IN, need_read, list_get, list_show, NULL,
 };
 
 /* ---- create ---- */
