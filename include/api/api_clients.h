@@ -61,4 +61,18 @@ int clients_read_body(const json_t *body, bool update, struct client_body *b,
  * b's strings and list. */
 struct client_fields clients_fields_of(const struct client_body *b, bool update);
 
+/* The steps of POST .../clients, PUT .../clients/{client_id} and POST
+ * .../clients/{client_id}/secret before their answer, for the console
+ * (docs/console.md), which answers with a page: the body (ctx->body), then
+ * the write with the request's principal as the caller (no escalation, the
+ * audit trail's actor). State in request_state; after the write,
+ * clients_write_record is the record written (not after a rotation) and
+ * clients_write_secret the new secret (create, rotation; wiped with the
+ * request). */
+flow_step clients_create_read, clients_create_write, clients_update_read,
+	clients_update_write, clients_rotate_write;
+struct request_ctx;
+const char *clients_write_record(struct request_ctx *ctx);
+const char *clients_write_secret(struct request_ctx *ctx);
+
 #endif

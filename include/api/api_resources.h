@@ -27,4 +27,15 @@ int resources_read_body(const json_t *body, bool is_update, struct resource_inpu
                         struct api_error *err);
 void resources_input_release(struct resource_input *in);
 
+/* The steps of POST .../resources and PUT .../resources/{resource_id}
+ * before their answer, for the console (docs/console.md), which answers
+ * with a page: the body (ctx->body; create or update whatever the method),
+ * then the write with the request's principal as the audit trail's actor.
+ * State in request_state; after the write, resources_write_record is the
+ * record written. */
+flow_step resources_create_read, resources_update_read, resources_create_store,
+	resources_update_store;
+struct request_ctx;
+const char *resources_write_record(struct request_ctx *ctx);
+
 #endif

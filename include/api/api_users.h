@@ -49,6 +49,10 @@ flow_step users_create_read, users_update_read, users_write_check, users_write_h
 flow_step users_current_read;
 struct request_ctx;
 const char *users_write_record(struct request_ctx *ctx);
+/* DELETE .../users/{user_id}/factors's write, for the console: the
+ * user's factors go and its sessions end (store_factors_reset, with the
+ * request's principal for no escalation and the audit trail). */
+flow_step users_factors_reset_write;
 /* The users list's query (docs/api.md §"Lists": page, sort, search,
  * is_active, role_id; an empty role_id is no filter, like an empty
  * search) into *q, whose strings are borrowed from query. 0, or -1 with

@@ -9,12 +9,16 @@
  * and take a post only with the session's form token from our own origin.
  */
 #include <stdbool.h>
+#include <jansson.h>
 
+#include "api_records.h"
 #include "console_page.h"
 #include "crypto.h"
 #include "flow.h"
+#include "listing.h"
 #include "request.h"
 #include "session.h"
+#include "store_events.h"
 #include "store_projects.h"
 
 /* The console's reserved client_id of a project: this prefix and the
@@ -49,13 +53,25 @@ struct console {
 	char *cookie;                      /* the project's session cookie; wiped */
 	struct session_lookup session;
 	char token[SECRET_HASH_LEN + 1];   /* the session's form token */
+	char *record;                      /* the path's record (console_record_get) */
+	json_t *parsed;                    /* record, parsed (console_record_parse) */
+	struct list_query resources_q;     /* console_resources_get */
+	struct page resources;
+	json_t *resource_list;             /* resources, parsed */
+	struct page roles;                 /* console_roles_get */
+	struct list_query roles_q;
+	struct page sessions;              /* console_sessions_get */
+	struct list_query sessions_q;
+	struct event signout;              /* the sign-out's, or an end's, session.end */
+	bool ended;                        /* the sign-out ended the session */
 	void *view;
 	void (*view_release)(void *view);
 };
 struct console *console_of(struct request_ctx *ctx);
 /* The page's own state: size zeroed bytes made at the first call. */
 void *console_view_state(struct request_ctx *ctx, size_t size, void (*release)(void *view));
-/* Whether the session's user's role holds the named permission. */
+/* Whether the session's user's role holds the named permission (several,
+ * space-separated: each of them). */
 bool console_may(struct request_ctx *ctx, const char *permission);
 /* A page of the project's console with its navigation (what the user may
  * read) and title. */
@@ -69,6 +85,15 @@ char *console_path(struct request_ctx *ctx, const char *rest);
  * answered with console_failed's page (its sentence, its status). */
 enum step_result console_need(struct flow *f, const char *permission, const char *reason);
 void console_failed(struct request_ctx *ctx, const struct api_error *err);
+
+/* Steps of a page about one record: ask get for the project's record whose
+ * ID is the path parameter param (STEP_WAIT); then parse it into the
+ * console's parsed (a record the store could not give is its error, as
+ * the API's; one it gave unreadable is system_error). */
+enum step_result console_record_get(struct flow *f, record_get_op *get, const char *param);
+enum step_result console_record_parse(struct flow *f);
+/* The record parsed by console_record_parse (borrowed; NULL before). */
+const json_t *console_record(struct request_ctx *ctx);
 
 /* After a write: a redirect to the page of the record written (JSON
  * text with its "id"), "<area>/<id>" of the project's console, so that a
@@ -86,6 +111,27 @@ enum step_result console_session_need(struct flow *f,
  * caller reads it if it needs it), its auth_time the session's, and the
  * form token the session's for purpose ("console", "account"). */
 void console_act_as(struct request_ctx *ctx, const char *purpose);
+/* The field of names[0..n) that err's sentence names (the API's sentences
+ * start with it: "code must ...", "redirect_uris[0] must ..."), or NULL
+ * (err NULL too): the form's. */
+const char *console_error_field(const struct api_error *err, const char *const *names, size_t n);
+/* A form of one button (label) that posts field=value (field NULL: no
+ * field) and the form token to the console's path rest. */
+void console_button_form(struct request_ctx *ctx, struct console_page *p, const char *rest,
+                         const char *field, const char *value, const char *label);
+/* A confirmation page of a change that cannot be undone: text, the record
+ * (details(p, console_record), when not NULL), and one button (label)
+ * posting to the console's path rest. */
+void console_confirm(struct request_ctx *ctx, const char *title, const char *text,
+                     void (*details)(struct console_page *p, const json_t *record),
+                     const char *rest, const char *label);
+/* After a delete: a redirect to the list of area ("users", ...). */
+enum step_result console_show_list(struct request_ctx *ctx, const char *area);
+/* A list's line "Page N of M, T <noun>." and links to the previous and the
+ * next page of the console's path rest, with the request's query but for
+ * its page_num (q and total: where the list is). */
+void console_list_pager(struct request_ctx *ctx, struct console_page *p, const char *rest,
+                        const struct list_query *q, long long total, const char *noun);
 
 /* The steps before every signed-in page, in order: the project (404 page),
  * the session (none: a GET is sent to the sign-in page, a POST refused with
@@ -100,5 +146,9 @@ flow_step console_project_get, console_project_check, console_session_find,
 /* GET /console/: asks for a project's ID and sends the browser to its
  * console; lists nothing. */
 extern flow_step *const console_index_steps[];
+
+/* POST /console/projects/{project_id}/sign-out: ends the console's
+ * session as /api/v1/logout does; the signed-out page. */
+extern flow_step *const console_signout_steps[];
 
 #endif

@@ -19,9 +19,11 @@ struct console_page {
 };
 
 /* The page's head (title), then the navigation links hrefs[i] with
- * labels[i] (n of them; n 0: none), then <h1>heading. */
+ * labels[i] (n of them; n 0: none) and, when signout is not NULL, a
+ * sign-out button posting to it with token; then <h1>heading. */
 void console_page_begin(struct console_page *p, const char *title, const char *const *hrefs,
-                        const char *const *labels, size_t n);
+                        const char *const *labels, size_t n, const char *signout,
+                        const char *token);
 /* A heading of level 2, a paragraph, an error (role=alert), a link. */
 void console_page_heading(struct console_page *p, const char *text);
 void console_page_text(struct console_page *p, const char *text);
@@ -42,6 +44,11 @@ void console_page_table_row(struct console_page *p, const char *const *cells, si
 /* A row whose first cell is a link (href, text), then n cells. */
 void console_page_table_row_link(struct console_page *p, const char *href, const char *text,
                                  const char *const *cells, size_t n);
+/* A row as console_page_table_row_link's whose last cell is left open (for
+ * a form, console_page_form_begin ...) until console_page_table_row_close. */
+void console_page_table_row_open(struct console_page *p, const char *href, const char *text,
+                                 const char *const *cells, size_t n);
+void console_page_table_row_close(struct console_page *p);
 void console_page_table_end(struct console_page *p);
 
 /* A form to action: method "get" (no token) or "post", which carries token
@@ -51,10 +58,12 @@ void console_page_table_end(struct console_page *p);
 void console_page_form_begin(struct console_page *p, const char *action, const char *method,
                              const char *token);
 /* A labelled input: type "text", "email", "password", "search", "url",
- * "hidden" (no label); value may be NULL; error (NULL: none) is shown
- * beside it and tied to it with aria-describedby. */
+ * "textarea" (lines), "hidden" (no label); value may be NULL; error (NULL: none) is shown
+ * beside it and tied to it with aria-describedby. A field repeated in a
+ * form (rows of a table) gives each its own id. */
 struct console_field {
 	const char *name;
+	const char *id;        /* the input's (unique) id; NULL: the name */
 	const char *label;
 	const char *type;
 	const char *value;
@@ -72,6 +81,9 @@ void console_page_select(struct console_page *p, const char *name, const char *l
 void console_page_checkboxes(struct console_page *p, const char *name, const char *legend,
                              const char *const *values, const char *const *labels,
                              const bool *checked, size_t n);
+/* A group of the form's fields under legend, to its end. */
+void console_page_fieldset_begin(struct console_page *p, const char *legend);
+void console_page_fieldset_end(struct console_page *p);
 void console_page_submit(struct console_page *p, const char *label);
 void console_page_form_end(struct console_page *p);
 

@@ -148,6 +148,8 @@ struct store_sessions_ops {
 	                  int64_t now, struct session_list *out, struct completion done);
 	void (*purge)(struct store *st, int batch, int64_t now, int *deleted,
 	              struct completion done);
+	void (*list)(struct store *st, const char *project_id, const char *user_id, int64_t now,
+	             const struct list_query *q, struct page *out, struct completion done);
 };
 
 /* store_clients.h */

@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "flow.h"
+#include "listing.h"
 #include "store.h"
 #include "store_events.h"
 
@@ -90,6 +91,14 @@ struct session_list {
 void store_session_list_user(struct store *st, const char *project_id, const char *user_id,
                              int64_t now, struct session_list *out, struct completion done);
 void session_list_release(struct session_list *l);
+/* A page of the live sessions (not ended, not expired at now) of
+ * project_id, of user_id alone when it is not NULL, newest first (q's
+ * page_num and page_size; no sort, no search): records {id, user_id,
+ * user_name, user_email, amr, created_at, auth_time, expires_at}, times
+ * RFC 3339, for the admin console (docs/console.md). */
+void store_session_list(struct store *st, const char *project_id, const char *user_id,
+                        const struct list_query *q, struct page *out, struct completion done);
+
 /* Deletes up to batch sessions that expired or ended before now. Returns
  * how many went, or -1. */
 int store_session_purge(struct store *st, int batch, int64_t now, struct api_error *err);

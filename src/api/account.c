@@ -79,7 +79,7 @@ static const char *str(const json_t *o, const char *key)
 /* A page of the account with its heading. */
 void account_page_begin(struct console_page *p, const char *title)
 {
-	console_page_begin(p, title, NULL, NULL, 0);
+	console_page_begin(p, title, NULL, NULL, 0, NULL, NULL);
 }
 
 void account_link_back(struct request_ctx *ctx, struct console_page *p)

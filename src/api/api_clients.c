@@ -467,3 +467,21 @@ static enum step_result list_reply(struct flow *f)
 }
 
 flow_step *const clients_list_steps[] = { list_read, list_fetch, list_reply, NULL };
+
+/* ---- the write steps, for the console (api_clients.h) ---- */
+
+enum step_result clients_create_read(struct flow *f) { return create_read(f); }
+enum step_result clients_create_write(struct flow *f) { return create_write(f); }
+enum step_result clients_update_read(struct flow *f) { return update_read(f); }
+enum step_result clients_update_write(struct flow *f) { return update_write(f); }
+enum step_result clients_rotate_write(struct flow *f) { return rotate_write(f); }
+
+const char *clients_write_record(struct request_ctx *ctx)
+{
+	return clients_write_of(ctx)->record;
+}
+
+const char *clients_write_secret(struct request_ctx *ctx)
+{
+	return clients_write_of(ctx)->secret;
+}

@@ -184,16 +184,21 @@ static void resource_write_release(void *p)
 	free(w->record);
 }
 
-/* POST creates, PUT updates. */
-static enum step_result write_read(struct flow *f)
+static enum step_result body_read(struct flow *f, bool is_update)
 {
 	struct request_ctx *ctx = request_of(f);
 	struct resource_write *w = request_state(ctx, sizeof *w, resource_write_release);
 	struct api_error err;
 
-	if (resources_read_body(ctx->body, ctx->http.method == EVHTTP_REQ_PUT, &w->in, &err) < 0)
+	if (resources_read_body(ctx->body, is_update, &w->in, &err) < 0)
 		return flow_error(f, &err);
 	return STEP_NEXT;
+}
+
+/* POST creates, PUT updates. */
+static enum step_result write_read(struct flow *f)
+{
+	return body_read(f, request_of(f)->http.method == EVHTTP_REQ_PUT);
 }
 
 static enum step_result create(struct flow *f)
@@ -279,3 +284,15 @@ static enum step_result delete(struct flow *f)
 }
 
 flow_step *const resources_delete_steps[] = { delete, record_deleted, NULL };
+
+/* ---- the write steps, for the console (api_resources.h) ---- */
+
+enum step_result resources_create_read(struct flow *f) { return body_read(f, false); }
+enum step_result resources_update_read(struct flow *f) { return body_read(f, true); }
+enum step_result resources_create_store(struct flow *f) { return create(f); }
+enum step_result resources_update_store(struct flow *f) { return update(f); }
+
+const char *resources_write_record(struct request_ctx *ctx)
+{
+	return ((struct resource_write *)ctx->state)->record;
+}

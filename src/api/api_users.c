@@ -429,6 +429,11 @@ static enum step_result factors_reset_done(struct flow *f)
 
 flow_step *const users_factors_reset_steps[] = { factors_reset, factors_reset_done, NULL };
 
+enum step_result users_factors_reset_write(struct flow *f)
+{
+	return factors_reset(f);
+}
+
 /* GET /api/v1/users/current (docs/api.md §"Current user"): the token's user, answered
  * as PUT answers a token that has none. */
 static enum step_result current_get(struct flow *f)

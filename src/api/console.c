@@ -4,17 +4,24 @@
  * the session user's role allows; a post changes nothing unless it comes
  * from our own pages with the session's form token.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <jansson.h>
 #include <event2/http.h>
+#include <event2/keyvalq_struct.h>
 
 #include "config.h"
 #include "console.h"
 #include "form.h"
 #include "html.h"
+#include "metrics.h"
+#include "store_sessions.h"
 #include "store_users.h"
 #include "util.h"
+
+/* The most query parameters a list's page links keep. */
+#define LIST_PAGER_PARAMS 16
 
 const char *console_client_project(const char *client_id)
 {
@@ -40,6 +47,12 @@ static void console_release(void *state)
 
 	crypto_free_wiped(c->cookie);
 	session_lookup_release(&c->session);
+	free(c->record);
+	json_decref(c->parsed);
+	page_release(&c->resources);
+	page_release(&c->sessions);
+	page_release(&c->roles);
+	json_decref(c->resource_list);
 	if (c->view_release)
 		c->view_release(c->view);
 	free(c->view);
@@ -67,7 +80,9 @@ void *console_view_state(struct request_ctx *ctx, size_t size, void (*release)(v
 
 bool console_may(struct request_ctx *ctx, const char *permission)
 {
-	return auth_principal_has(&ctx->principal, permission);
+	size_t len;
+
+	return !auth_principal_lacks(&ctx->principal, permission, &len);
 }
 
 char *console_path(struct request_ctx *ctx, const char *rest)
@@ -79,25 +94,124 @@ char *console_path(struct request_ctx *ctx, const char *rest)
 	return path;
 }
 
+/* The navigation: each area shown to a role holding its permission (NULL:
+ * any role). */
+static const struct {
+	const char *rest;
+	const char *label;
+	const char *permission;
+} nav[] = {
+	{ "", "Overview", NULL },
+	{ "users", "Users", "users:read" },
+	{ "roles", "Roles", "roles:read" },
+	{ "sessions", "Sessions", "users:read" },
+	{ "clients", "Clients", "clients:read" },
+	{ "resources", "Resources", "resources:read" },
+	{ "events", "Audit trail", "users:read clients:read roles:read resources:read" },
+};
+#define NAV_MAX (sizeof nav / sizeof nav[0])
+
 void console_begin(struct request_ctx *ctx, struct console_page *p, const char *title)
 {
-	char *hrefs[3];
-	const char *labels[3];
+	char *hrefs[NAV_MAX], *signout = console_path(ctx, "sign-out");
+	const char *labels[NAV_MAX];
 	size_t n = 0;
 
-	hrefs[n] = console_path(ctx, "");
-	labels[n++] = "Overview";
-	if (console_may(ctx, "users:read")) {
-		hrefs[n] = console_path(ctx, "users");
-		labels[n++] = "Users";
+	for (size_t i = 0; i < NAV_MAX; i++) {
+		if (nav[i].permission && !console_may(ctx, nav[i].permission))
+			continue;
+		hrefs[n] = console_path(ctx, nav[i].rest);
+		labels[n++] = nav[i].label;
 	}
-	if (console_may(ctx, "roles:read")) {
-		hrefs[n] = console_path(ctx, "roles");
-		labels[n++] = "Roles";
-	}
-	console_page_begin(p, title, (const char *const *)hrefs, labels, n);
+	console_page_begin(p, title, (const char *const *)hrefs, labels, n, signout,
+	                   console_of(ctx)->token);
 	for (size_t i = 0; i < n; i++)
 		free(hrefs[i]);
+	free(signout);
+}
+
+const char *console_error_field(const struct api_error *err, const char *const *names, size_t n)
+{
+	for (size_t i = 0; err && i < n; i++) {
+		size_t len = strlen(names[i]);
+		if (strncmp(err->description, names[i], len) == 0 &&
+		    (err->description[len] == ' ' || err->description[len] == '['))
+			return names[i];
+	}
+	return NULL;
+}
+
+void console_button_form(struct request_ctx *ctx, struct console_page *p, const char *rest,
+                         const char *field, const char *value, const char *label)
+{
+	char *action = console_path(ctx, rest);
+
+	console_page_form_begin(p, action, "post", console_of(ctx)->token);
+	if (field)
+		console_page_field(p, &(struct console_field){ .name = field, .type = "hidden",
+			.value = value });
+	console_page_submit(p, label);
+	console_page_form_end(p);
+	free(action);
+}
+
+void console_confirm(struct request_ctx *ctx, const char *title, const char *text,
+                     void (*details)(struct console_page *p, const json_t *record),
+                     const char *rest, const char *label)
+{
+	struct console_page p;
+
+	console_begin(ctx, &p, title);
+	console_page_text(&p, text);
+	if (details)
+		details(&p, console_record(ctx));
+	console_button_form(ctx, &p, rest, NULL, NULL, label);
+	console_page_reply(ctx, 200, &p);
+}
+
+enum step_result console_show_list(struct request_ctx *ctx, const char *area)
+{
+	html_redirect(ctx, console_path(ctx, area));
+	return STEP_DONE;
+}
+
+/* The list's link to page n: the request's query with page_num n. */
+static void pager_link(struct request_ctx *ctx, struct console_page *p, const char *base, long n,
+                       const char *text)
+{
+	const char *names[LIST_PAGER_PARAMS + 1], *values[LIST_PAGER_PARAMS + 1];
+	struct evkeyval *kv;
+	size_t k = 0;
+	char num[24], *href;
+
+	TAILQ_FOREACH(kv, &ctx->query, next)
+		if (k < LIST_PAGER_PARAMS && *kv->value && strcmp(kv->key, "page_num") != 0) {
+			names[k] = kv->key;
+			values[k++] = kv->value;
+		}
+	snprintf(num, sizeof num, "%ld", n);
+	names[k] = "page_num";
+	values[k++] = num;
+	href = html_redirect_url(base, names, values, k);
+	console_page_link(p, href, text);
+	evbuffer_add_printf(p->buf, "\n");
+	free(href);
+}
+
+void console_list_pager(struct request_ctx *ctx, struct console_page *p, const char *rest,
+                        const struct list_query *q, long long total, const char *noun)
+{
+	long pages = (long)((total + q->page_size - 1) / q->page_size);
+	char *base = console_path(ctx, rest), *line;
+
+	line = xasprintf("Page %ld of %ld, %lld %s.", q->page_num, pages ? pages : 1, total, noun);
+	console_page_text(p, line);
+	if (q->page_num > 1)
+		pager_link(ctx, p, base, q->page_num - 1, "Previous page");
+	if (q->page_num < pages)
+		pager_link(ctx, p, base, q->page_num + 1, "Next page");
+	free(line);
+	free(base);
 }
 
 /* A page that says why the request is refused; nothing was done. */
@@ -106,11 +220,34 @@ static enum step_result refuse(struct request_ctx *ctx, int status, const char *
 {
 	struct console_page p;
 
-	console_page_begin(&p, heading, NULL, NULL, 0);
+	console_page_begin(&p, heading, NULL, NULL, 0, NULL, NULL);
 	console_page_error(&p, reason);
 	console_page_link(&p, "/console/", "Open the console");
 	console_page_reply(ctx, status, &p);
 	return STEP_DONE;
+}
+
+enum step_result console_record_get(struct flow *f, record_get_op *get, const char *param)
+{
+	struct request_ctx *ctx = request_of(f);
+	struct console *c = console_of(ctx);
+
+	get(ctx->http.srv->store, c->project_id, request_param(ctx, param), &c->record,
+	    flow_completion(f));
+	return STEP_WAIT;
+}
+
+enum step_result console_record_parse(struct flow *f)
+{
+	struct console *c = console_of(request_of(f));
+
+	c->parsed = c->record ? json_loads(c->record, 0, NULL) : NULL;
+	return c->parsed ? STEP_NEXT : flow_fail(f, E_SYSTEM_ERROR, "The record could not be read.");
+}
+
+const json_t *console_record(struct request_ctx *ctx)
+{
+	return console_of(ctx)->parsed;
 }
 
 enum step_result console_show_record(struct request_ctx *ctx, const char *record,
@@ -313,7 +450,7 @@ static enum step_result index_show(struct flow *f)
 		html_redirect(ctx, home);
 		return STEP_DONE;
 	}
-	console_page_begin(&p, "edgeauth console", NULL, NULL, 0);
+	console_page_begin(&p, "edgeauth console", NULL, NULL, 0, NULL, NULL);
 	console_page_text(&p, "Sign in to a project's console with an account of that project.");
 	console_page_form_begin(&p, "/console/", "get", NULL);
 	console_page_field(&p, &(struct console_field){
@@ -325,3 +462,40 @@ static enum step_result index_show(struct flow *f)
 }
 
 flow_step *const console_index_steps[] = { index_show, NULL };
+
+/* ---- POST /console/projects/{project_id}/sign-out ---- */
+
+/* The session ends as /api/v1/logout ends it (docs/signin.md §"Logout"):
+ * store_session_end records session.end, by the user, and tells the apps
+ * that asked for back-channel logout. */
+static enum step_result signout_end(struct flow *f)
+{
+	struct request_ctx *ctx = request_of(f);
+	struct console *c = console_of(ctx);
+
+	c->signout = (struct event){ request_origin(ctx), c->project_id, EVENT_SESSION_END,
+	                             c->session.row.id, NULL };
+	store_session_end(ctx->http.srv->store, c->session.row.id, c->project_id, NULL, &c->signout,
+	                  &c->ended, flow_completion(f));
+	return STEP_WAIT;
+}
+
+static enum step_result signout_done(struct flow *f)
+{
+	struct request_ctx *ctx = request_of(f);
+	struct console *c = console_of(ctx);
+	struct console_page p;
+	char *home = console_path(ctx, "");
+
+	if (c->ended)
+		metrics_session_ended();
+	html_set_session_cookie(ctx, c->project_id, NULL);
+	console_page_begin(&p, "You are signed out", NULL, NULL, 0, NULL, NULL);
+	console_page_text(&p, "Your session of the project has ended, in every application of it.");
+	console_page_link(&p, home, "Sign in again");
+	console_page_reply(ctx, 200, &p);
+	free(home);
+	return STEP_DONE;
+}
+
+flow_step *const console_signout_steps[] = { CONSOLE_SIGNED_IN, signout_end, signout_done, NULL };

@@ -11,26 +11,22 @@
 #include <jansson.h>
 #include <event2/keyvalq_struct.h>
 
+#include "api_records.h"
 #include "api_roles.h"
 #include "console.h"
+#include "console_permissions.h"
 #include "console_roles.h"
 #include "form.h"
 #include "html.h"
+#include "list_params.h"
 #include "listing.h"
-#include "store_resources.h"
 #include "store_roles.h"
 #include "util.h"
 
-/* The most a page lists (the API's page size limit). */
-#define ROLES_PAGE 100
 
 struct roles_view {
 	struct list_query q;
 	struct page roles;
-	struct page resources;
-	json_t *resource_list;
-	char *record;
-	json_t *role;
 };
 
 static void roles_view_release(void *state)
@@ -38,10 +34,6 @@ static void roles_view_release(void *state)
 	struct roles_view *v = state;
 
 	page_release(&v->roles);
-	page_release(&v->resources);
-	json_decref(v->resource_list);
-	free(v->record);
-	json_decref(v->role);
 }
 
 static struct roles_view *view_of(struct request_ctx *ctx)
@@ -77,9 +69,10 @@ static enum step_result list_get(struct flow *f)
 {
 	struct request_ctx *ctx = request_of(f);
 	struct roles_view *v = view_of(ctx);
+	struct api_error err;
 
-	v->q = (struct list_query)LIST_QUERY_INIT;
-	v->q.page_size = ROLES_PAGE;
+	if (list_read_query(&ctx->query, NULL, 0, &v->q, &err) < 0)
+		return flow_error(f, &err);
 	store_role_list(ctx->http.srv->store, console_of(ctx)->project_id, &v->q, &v->roles,
 	                flow_completion(f));
 	return STEP_WAIT;
@@ -91,8 +84,8 @@ static enum step_result list_show(struct flow *f)
 	struct request_ctx *ctx = request_of(f);
 	struct roles_view *v = view_of(ctx);
 	json_t *data = json_loads(v->roles.data ? v->roles.data : "[]", 0, NULL), *r;
+	char *action = console_path(ctx, "roles");
 	struct console_page p;
-	char line[64];
 	size_t i;
 
 	console_begin(ctx, &p, "Roles");
@@ -101,6 +94,12 @@ static enum step_result list_show(struct flow *f)
 		console_page_link(&p, href, "Create a role");
 		free(href);
 	}
+	console_page_form_begin(&p, action, "get", NULL);
+	console_page_field(&p, &(struct console_field){ .name = "search", .label = "Search",
+		.type = "search", .value = v->q.search });
+	console_page_submit(&p, "Show");
+	console_page_form_end(&p);
+	free(action);
 	console_page_table_begin(&p, "Roles", heads, 3);
 	json_array_foreach(data, i, r) {
 		char count[24], *rest = xasprintf("roles/%s", str(r, "id") ? str(r, "id") : "");
@@ -112,9 +111,7 @@ static enum step_result list_show(struct flow *f)
 		free(rest);
 	}
 	console_page_table_end(&p);
-	snprintf(line, sizeof line, "%lld roles%s.", v->roles.total,
-	         v->roles.total > ROLES_PAGE ? ", the first 100 shown" : "");
-	console_page_text(&p, line);
+	console_list_pager(ctx, &p, "roles", &v->q, v->roles.total, "roles");
 	json_decref(data);
 	console_page_reply(ctx, 200, &p);
 	return STEP_DONE;
@@ -126,71 +123,6 @@ flow_step *const console_roles_list_steps[] = {
 
 /* ---- the form ---- */
 
-/* Every resource of the project (the checkboxes' groups). */
-static enum step_result resources_get(struct flow *f)
-{
-	struct request_ctx *ctx = request_of(f);
-	struct roles_view *v = view_of(ctx);
-
-	v->q = (struct list_query)LIST_QUERY_INIT;
-	v->q.page_size = ROLES_PAGE;
-	store_resource_list(ctx->http.srv->store, console_of(ctx)->project_id, &v->q, &v->resources,
-	                    flow_completion(f));
-	return STEP_WAIT;
-}
-
-static enum step_result resources_parse(struct flow *f)
-{
-	struct roles_view *v = view_of(request_of(f));
-
-	v->resource_list = json_loads(v->resources.data ? v->resources.data : "[]", 0, NULL);
-	return STEP_NEXT;
-}
-
-static bool id_in(const json_t *ids, const char *id)
-{
-	size_t i;
-	json_t *x;
-
-	json_array_foreach(ids, i, x)
-		if (json_is_string(x) && strcmp(json_string_value(x), id) == 0)
-			return true;
-	return false;
-}
-
-/* One group of checkboxes per resource, ticked as in values' permission_ids. */
-static void permission_boxes(struct console_page *p, const json_t *resources, const json_t *ids)
-{
-	size_t i;
-	json_t *r;
-
-	json_array_foreach(resources, i, r) {
-		const json_t *perms = json_object_get(r, "permissions");
-		size_t n = json_array_size(perms), k;
-		const char **values = xcalloc(n + 1, sizeof *values);
-		char **labels = xcalloc(n + 1, sizeof *labels);
-		bool *checked = xcalloc(n + 1, sizeof *checked);
-		char *legend = xasprintf("%s (%s)", str(r, "name") ? str(r, "name") : "",
-		                         str(r, "code") ? str(r, "code") : "");
-		json_t *perm;
-
-		json_array_foreach(perms, k, perm) {
-			values[k] = str(perm, "id") ? str(perm, "id") : "";
-			labels[k] = xasprintf("%s:%s", str(r, "code") ? str(r, "code") : "",
-			                      str(perm, "code") ? str(perm, "code") : "");
-			checked[k] = id_in(ids, values[k]);
-		}
-		console_page_checkboxes(p, "permission_ids", legend, values,
-		                        (const char *const *)labels, checked, n);
-		for (k = 0; k < n; k++)
-			free(labels[k]);
-		free(values);
-		free(labels);
-		free(checked);
-		free(legend);
-	}
-}
-
 /* The role's form posting to action, values from a record or a body; err's
  * sentence beside its field (code, name, description) or above. */
 static void role_form(struct request_ctx *ctx, struct console_page *p, const char *action,
@@ -198,13 +130,7 @@ static void role_form(struct request_ctx *ctx, struct console_page *p, const cha
 {
 	static const char *const names[] = { "code", "name", "description" };
 	static const char *const labels[] = { "Code", "Name", "Description" };
-	struct roles_view *v = view_of(ctx);
-	const char *at = NULL;
-
-	for (size_t i = 0; err && i < 3; i++)
-		if (strncmp(err->description, names[i], strlen(names[i])) == 0 &&
-		    err->description[strlen(names[i])] == ' ')
-			at = names[i];
+	const char *at = console_error_field(err, names, 3);
 	if (err && !at && strcmp(err->code, "role_code_already_used") == 0)
 		at = "code";
 	if (err && !at)
@@ -214,7 +140,7 @@ static void role_form(struct request_ctx *ctx, struct console_page *p, const cha
 		console_page_field(p, &(struct console_field){ .name = names[i], .label = labels[i],
 			.type = "text", .value = str(values, names[i]), .required = i < 2,
 			.error = at && strcmp(at, names[i]) == 0 ? err->description : NULL });
-	permission_boxes(p, v->resource_list, json_object_get(values, "permission_ids"));
+	console_permission_boxes(ctx, p, json_object_get(values, "permission_ids"));
 	console_page_submit(p, submit);
 	console_page_form_end(p);
 }
@@ -223,18 +149,15 @@ static void role_form(struct request_ctx *ctx, struct console_page *p, const cha
 static void form_body(struct request_ctx *ctx)
 {
 	static const char *const names[] = { "code", "name", "description" };
-	json_t *ids = json_array();
 	struct evkeyval *kv;
 
 	ctx->body = json_object();
 	TAILQ_FOREACH(kv, &ctx->form, next) {
-		if (strcmp(kv->key, "permission_ids") == 0)
-			json_array_append_new(ids, json_string(kv->value));
 		for (size_t i = 0; i < 3; i++)
 			if (strcmp(kv->key, names[i]) == 0 && !json_object_get(ctx->body, names[i]))
 				json_object_set_new(ctx->body, names[i], json_string(kv->value));
 	}
-	json_object_set_new(ctx->body, "permission_ids", ids);
+	json_object_set_new(ctx->body, "permission_ids", console_form_ids(ctx, "permission_ids"));
 }
 
 static enum step_result written(struct flow *f)
@@ -265,7 +188,7 @@ static enum step_result new_show(struct flow *f)
 }
 
 flow_step *const console_role_new_steps[] = {
-	CONSOLE_SIGNED_IN, need_create, resources_get, resources_parse, new_show, NULL,
+	CONSOLE_SIGNED_IN, need_create, console_resources_get, console_resources_parse, new_show, NULL,
 };
 
 static void create_failed(struct request_ctx *ctx, const struct api_error *err)
@@ -283,7 +206,7 @@ static enum step_result create_body(struct flow *f)
 }
 
 flow_step *const console_role_create_steps[] = {
-	CONSOLE_SIGNED_IN, need_create, resources_get, resources_parse, create_body,
+	CONSOLE_SIGNED_IN, need_create, console_resources_get, console_resources_parse, create_body,
 	roles_write_read, roles_create_store, written, NULL,
 };
 
@@ -291,20 +214,7 @@ flow_step *const console_role_create_steps[] = {
 
 static enum step_result role_get(struct flow *f)
 {
-	struct request_ctx *ctx = request_of(f);
-	struct roles_view *v = view_of(ctx);
-
-	store_role_get(ctx->http.srv->store, console_of(ctx)->project_id,
-	               request_param(ctx, "role_id"), &v->record, flow_completion(f));
-	return STEP_WAIT;
-}
-
-static enum step_result role_parse(struct flow *f)
-{
-	struct roles_view *v = view_of(request_of(f));
-
-	v->role = json_loads(v->record, 0, NULL);
-	return v->role ? STEP_NEXT : flow_fail(f, E_SYSTEM_ERROR, "The role could not be read.");
+	return console_record_get(f, store_role_get, "role_id");
 }
 
 /* The role's page: with roles:update its form (values, err), else its
@@ -312,18 +222,21 @@ static enum step_result role_parse(struct flow *f)
 static void role_page(struct request_ctx *ctx, int status, const json_t *values,
                       const struct api_error *err)
 {
-	struct roles_view *v = view_of(ctx);
 	char *rest = xasprintf("roles/%s", request_param(ctx, "role_id"));
 	char *action = console_path(ctx, rest);
 	struct console_page p;
 
-	console_begin(ctx, &p, str(v->role, "name") ? str(v->role, "name") : "Role");
+	console_begin(ctx, &p, str(console_record(ctx), "name") ? str(console_record(ctx), "name") : "Role");
 	if (console_may(ctx, "roles:update")) {
+		char *del = xasprintf("%s/delete", action);
 		role_form(ctx, &p, action, values, err, "Save");
+		console_page_heading(&p, "Delete");
+		console_page_link(&p, del, "Delete the role");
+		free(del);
 	} else {
-		console_page_text(&p, str(v->role, "description"));
+		console_page_text(&p, str(console_record(ctx), "description"));
 		console_page_heading(&p, "Permissions");
-		permission_boxes(&p, v->resource_list, json_object_get(v->role, "permission_ids"));
+		console_permission_boxes(ctx, &p, json_object_get(console_record(ctx), "permission_ids"));
 	}
 	console_page_reply(ctx, status, &p);
 	free(action);
@@ -334,13 +247,13 @@ static enum step_result role_show(struct flow *f)
 {
 	struct request_ctx *ctx = request_of(f);
 
-	role_page(ctx, 200, view_of(ctx)->role, NULL);
+	role_page(ctx, 200, console_record(ctx), NULL);
 	return STEP_DONE;
 }
 
 flow_step *const console_role_steps[] = {
-	CONSOLE_SIGNED_IN, need_read, role_get, role_parse, resources_get, resources_parse,
-	role_show, NULL,
+	CONSOLE_SIGNED_IN, need_read, role_get, console_record_parse, console_resources_get,
+	console_resources_parse, role_show, NULL,
 };
 
 static void update_failed(struct request_ctx *ctx, const struct api_error *err)
@@ -358,6 +271,45 @@ static enum step_result update_body(struct flow *f)
 }
 
 flow_step *const console_role_update_steps[] = {
-	CONSOLE_SIGNED_IN, need_update, role_get, role_parse, resources_get, resources_parse,
-	update_body, roles_write_read, roles_update_store, written, NULL,
+	CONSOLE_SIGNED_IN, need_update, role_get, console_record_parse, console_resources_get,
+	console_resources_parse, update_body, roles_write_read, roles_update_store, written, NULL,
+};
+
+/* ---- delete, after a confirmation ---- */
+
+static void role_details(struct console_page *p, const json_t *role)
+{
+	console_page_table_begin(p, "The role", (const char *const[]){ "Name", "Code" }, 2);
+	console_page_table_row(p, (const char *const[]){ str(role, "name"), str(role, "code") }, 2);
+	console_page_table_end(p);
+}
+
+static enum step_result delete_ask(struct flow *f)
+{
+	struct request_ctx *ctx = request_of(f);
+	char *rest = xasprintf("roles/%s/delete", request_param(ctx, "role_id"));
+
+	console_confirm(ctx, "Delete a role",
+	                "Deleting a role cannot be undone: its users are left without a role.",
+	                role_details, rest, "Delete this role");
+	free(rest);
+	return STEP_DONE;
+}
+
+flow_step *const console_role_delete_ask_steps[] = {
+	CONSOLE_SIGNED_IN, need_update, role_get, console_record_parse, delete_ask, NULL,
+};
+
+static enum step_result delete(struct flow *f)
+{
+	return record_delete(f, store_role_delete, "role_id");
+}
+
+static enum step_result deleted(struct flow *f)
+{
+	return console_show_list(request_of(f), "roles");
+}
+
+flow_step *const console_role_delete_steps[] = {
+	CONSOLE_SIGNED_IN, need_update, role_get, console_record_parse, delete, deleted, NULL,
 };

@@ -16,6 +16,8 @@
 #include "api_records.h"
 #include "api_users.h"
 #include "console.h"
+#include "console_permissions.h"
+#include "console_sessions.h"
 #include "console_users.h"
 #include "form.h"
 #include "html.h"
@@ -28,8 +30,6 @@ struct users_view {
 	struct evkeyvalq query;    /* the list's query, empty values left out */
 	struct list_query q;
 	struct page page;
-	char *record;              /* one user, as the store wrote it */
-	json_t *user;              /* record, parsed */
 };
 
 static void users_view_release(void *state)
@@ -38,8 +38,6 @@ static void users_view_release(void *state)
 
 	evhttp_clear_headers(&v->query);
 	page_release(&v->page);
-	free(v->record);
-	json_decref(v->user);
 }
 
 static struct users_view *view_of(struct request_ctx *ctx)
@@ -132,11 +130,17 @@ static void write_form(struct request_ctx *ctx, struct console_page *p, const ch
 	if (err && !at)
 		console_page_error(p, err->description);
 	console_page_form_begin(p, action, "post", console_of(ctx)->token);
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
+		const char *why = at && strcmp(at, fields[i].name) == 0 ? err->description : NULL;
+		if (strcmp(fields[i].name, "role_id") == 0) {
+			console_role_field(ctx, p, str(values, "role_id"), "no role", why);
+			continue;
+		}
 		console_page_field(p, &(struct console_field){
 			.name = fields[i].name, .label = fields[i].label, .type = fields[i].type,
 			.value = str(values, fields[i].name), .required = fields[i].required,
-			.error = at && strcmp(at, fields[i].name) == 0 ? err->description : NULL });
+			.error = why });
+	}
 	console_page_submit(p, submit);
 	console_page_form_end(p);
 }
@@ -214,8 +218,7 @@ static void list_search_form(struct request_ctx *ctx, struct console_page *p,
 		.type = "search", .value = v->q.search });
 	console_page_select(p, "is_active", "Active", active_values, active_labels, 3,
 	                    evhttp_find_header(&v->query, "is_active"));
-	console_page_field(p, &(struct console_field){ .name = "role_id", .label = "Role ID",
-		.type = "text", .value = v->q.role_id });
+	console_role_field(ctx, p, v->q.role_id, "any", NULL);
 	console_page_select(p, "sort_by", "Sort by", sort_values, sort_labels, 7,
 	                    users_sort_key(v->q.sort));
 	console_page_select(p, "sort_dir", "Order", dir_values, dir_labels, 2,
@@ -322,7 +325,9 @@ static enum step_result new_show(struct flow *f)
 	return STEP_DONE;
 }
 
-flow_step *const console_user_new_steps[] = { CONSOLE_SIGNED_IN, need_create, new_show, NULL };
+flow_step *const console_user_new_steps[] = {
+	CONSOLE_SIGNED_IN, need_create, console_roles_get, new_show, NULL,
+};
 
 static void create_failed(struct request_ctx *ctx, const struct api_error *err)
 {
@@ -347,7 +352,7 @@ static enum step_result written(struct flow *f)
 }
 
 flow_step *const console_user_create_steps[] = {
-	CONSOLE_SIGNED_IN, need_create, create_body, users_create_read, users_write_check,
+	CONSOLE_SIGNED_IN, need_create, console_roles_get, create_body, users_create_read, users_write_check,
 	users_write_hash, users_write_store, written, NULL,
 };
 
@@ -355,20 +360,7 @@ flow_step *const console_user_create_steps[] = {
 
 static enum step_result user_get(struct flow *f)
 {
-	struct request_ctx *ctx = request_of(f);
-	struct users_view *v = view_of(ctx);
-
-	store_user_get(ctx->http.srv->store, console_of(ctx)->project_id,
-	               request_param(ctx, "user_id"), &v->record, flow_completion(f));
-	return STEP_WAIT;
-}
-
-static enum step_result user_parse(struct flow *f)
-{
-	struct users_view *v = view_of(request_of(f));
-
-	v->user = json_loads(v->record, 0, NULL);
-	return v->user ? STEP_NEXT : flow_fail(f, E_SYSTEM_ERROR, "The user could not be read.");
+	return console_record_get(f, store_user_get, "user_id");
 }
 
 static void user_details(struct console_page *p, const json_t *u)
@@ -384,21 +376,6 @@ static void user_details(struct console_page *p, const json_t *u)
 		console_page_table_row(p, (const char *const[]){ labels[i], str(u, keys[i]) }, 2);
 	console_page_table_row(p, (const char *const[]){ "Active", yes_no(u, "is_active") }, 2);
 	console_page_table_end(p);
-}
-
-/* A form of one button that posts field=value to the user's rest path. */
-static void button_form(struct request_ctx *ctx, struct console_page *p, const char *rest,
-                        const char *field, const char *value, const char *label)
-{
-	char *action = console_path(ctx, rest);
-
-	console_page_form_begin(p, action, "post", console_of(ctx)->token);
-	if (field)
-		console_page_field(p, &(struct console_field){ .name = field, .type = "hidden",
-			.value = value });
-	console_page_submit(p, label);
-	console_page_form_end(p);
-	free(action);
 }
 
 /* The form of the user's page that posts one password to rest/password. */
@@ -433,7 +410,7 @@ static void user_forms(struct request_ctx *ctx, struct console_page *p, const ch
 	password_form(ctx, p, rest, of_password ? err : NULL);
 	console_page_heading(p, active ? "Disable" : "Enable");
 	sub = xasprintf("%s/active", rest);
-	button_form(ctx, p, sub, "is_active", active ? "false" : "true",
+	console_button_form(ctx, p, sub, "is_active", active ? "false" : "true",
 	            active ? "Disable the user" : "Enable the user");
 	free(sub);
 	console_page_heading(p, "Delete");
@@ -454,6 +431,7 @@ static void user_page(struct request_ctx *ctx, int status, const json_t *u, cons
 	console_begin(ctx, &p, str(u, "display_name") ? str(u, "display_name") : "User");
 	if (u)
 		user_details(&p, u);
+	console_user_sessions(ctx, &p, u);
 	if (console_may(ctx, "users:update"))
 		user_forms(ctx, &p, rest, json_is_true(json_object_get(u, "is_active")), values, err);
 	console_page_reply(ctx, status, &p);
@@ -463,30 +441,27 @@ static void user_page(struct request_ctx *ctx, int status, const json_t *u, cons
 static enum step_result user_show(struct flow *f)
 {
 	struct request_ctx *ctx = request_of(f);
-	struct users_view *v = view_of(ctx);
-
-	user_page(ctx, 200, v->user, v->user, NULL);
+	user_page(ctx, 200, console_record(ctx), console_record(ctx), NULL);
 	return STEP_DONE;
 }
 
 flow_step *const console_user_steps[] = {
-	CONSOLE_SIGNED_IN, need_read, user_get, user_parse, user_show, NULL,
+	CONSOLE_SIGNED_IN, need_read, user_get, console_record_parse, console_user_sessions_get,
+	console_roles_get, user_show, NULL,
 };
 
 /* ---- edit, password, enable/disable ---- */
 
 static void update_failed(struct request_ctx *ctx, const struct api_error *err)
 {
-	struct users_view *v = view_of(ctx);
-
-	user_page(ctx, err->status, v->user, ctx->body, err);
+	user_page(ctx, err->status, console_record(ctx), ctx->body, err);
 }
 
 /* A PUT carries is_active (docs/api.md §"Users": required); the stored one
  * unless the post changes it. */
 static void keep_active(struct request_ctx *ctx)
 {
-	json_object_set(ctx->body, "is_active", json_object_get(view_of(ctx)->user, "is_active"));
+	json_object_set(ctx->body, "is_active", json_object_get(console_record(ctx), "is_active"));
 }
 
 static enum step_result edit_body(struct flow *f)
@@ -500,7 +475,8 @@ static enum step_result edit_body(struct flow *f)
 }
 
 flow_step *const console_user_update_steps[] = {
-	CONSOLE_SIGNED_IN, need_update, user_get, user_parse, edit_body, users_update_read,
+	CONSOLE_SIGNED_IN, need_update, user_get, console_record_parse, console_user_sessions_get,
+	console_roles_get, edit_body, users_update_read,
 	users_write_check, users_write_hash, users_write_store, written, NULL,
 };
 
@@ -509,13 +485,13 @@ flow_step *const console_user_update_steps[] = {
 static enum step_result one_field_body(struct flow *f, const char *field, json_t *value)
 {
 	struct request_ctx *ctx = request_of(f);
-	struct users_view *v = view_of(ctx);
 	const char *keep[] = { "display_name", "email", "external_user_id" };
+	const json_t *user = console_record(ctx);
 
 	ctx->body = json_object();
 	for (size_t i = 0; i < 3; i++)
-		if (str(v->user, keep[i]))
-			json_object_set_new(ctx->body, keep[i], json_string(str(v->user, keep[i])));
+		if (str(user, keep[i]))
+			json_object_set_new(ctx->body, keep[i], json_string(str(user, keep[i])));
 	keep_active(ctx);
 	json_object_set_new(ctx->body, field, value);
 	ctx->fail_page = update_failed;
@@ -545,11 +521,13 @@ static enum step_result active_body(struct flow *f)
 }
 
 flow_step *const console_user_password_steps[] = {
-	CONSOLE_SIGNED_IN, need_update, user_get, user_parse, password_body, users_update_read,
+	CONSOLE_SIGNED_IN, need_update, user_get, console_record_parse, console_user_sessions_get,
+	console_roles_get, password_body, users_update_read,
 	users_write_check, users_write_hash, users_write_store, written, NULL,
 };
 flow_step *const console_user_active_steps[] = {
-	CONSOLE_SIGNED_IN, need_update, user_get, user_parse, active_body, users_update_read,
+	CONSOLE_SIGNED_IN, need_update, user_get, console_record_parse, console_user_sessions_get,
+	console_roles_get, active_body, users_update_read,
 	users_write_check, users_write_hash, users_write_store, written, NULL,
 };
 
@@ -558,21 +536,17 @@ flow_step *const console_user_active_steps[] = {
 static enum step_result delete_ask(struct flow *f)
 {
 	struct request_ctx *ctx = request_of(f);
-	struct users_view *v = view_of(ctx);
 	char *rest = xasprintf("users/%s/delete", request_param(ctx, "user_id"));
-	struct console_page p;
 
-	console_begin(ctx, &p, "Delete a user");
-	console_page_text(&p, "Deleting a user cannot be undone: their sessions and sign-ins end.");
-	user_details(&p, v->user);
-	button_form(ctx, &p, rest, NULL, NULL, "Delete this user");
-	console_page_reply(ctx, 200, &p);
+	console_confirm(ctx, "Delete a user",
+	                "Deleting a user cannot be undone: their sessions and sign-ins end.",
+	                user_details, rest, "Delete this user");
 	free(rest);
 	return STEP_DONE;
 }
 
 flow_step *const console_user_delete_ask_steps[] = {
-	CONSOLE_SIGNED_IN, need_update, user_get, user_parse, delete_ask, NULL,
+	CONSOLE_SIGNED_IN, need_update, user_get, console_record_parse, delete_ask, NULL,
 };
 
 static enum step_result delete(struct flow *f)
@@ -582,12 +556,9 @@ static enum step_result delete(struct flow *f)
 
 static enum step_result deleted(struct flow *f)
 {
-	struct request_ctx *ctx = request_of(f);
-
-	html_redirect(ctx, console_path(ctx, "users"));
-	return STEP_DONE;
+	return console_show_list(request_of(f), "users");
 }
 
 flow_step *const console_user_delete_steps[] = {
-	CONSOLE_SIGNED_IN, need_update, user_get, user_parse, delete, deleted, NULL,
+	CONSOLE_SIGNED_IN, need_update, user_get, console_record_parse, delete, deleted, NULL,
 };

@@ -84,7 +84,7 @@ static void page_reply(struct request_ctx *ctx, int status, const char *title,
 {
 	struct console_page p;
 
-	console_page_begin(&p, title, NULL, NULL, 0);
+	console_page_begin(&p, title, NULL, NULL, 0, NULL, NULL);
 	if (error)
 		console_page_error(&p, text);
 	else
@@ -97,7 +97,7 @@ static enum step_result entry_page(struct request_ctx *ctx, int status, const ch
 {
 	struct console_page p;
 
-	console_page_begin(&p, "Connect a device", NULL, NULL, 0);
+	console_page_begin(&p, "Connect a device", NULL, NULL, 0, NULL, NULL);
 	console_page_text(&p, "Type the code your device shows. Only do this for a device in "
 	                  "front of you: anyone who has you type a code gets your access.");
 	console_page_form_begin(&p, DEVICE_PATH, "get", NULL);
@@ -283,7 +283,7 @@ static enum step_result approval_show(struct flow *f)
 	struct console_page p;
 
 	format_timestamp(v->row.created_at, when);
-	console_page_begin(&p, "Approve a device?", NULL, NULL, 0);
+	console_page_begin(&p, "Approve a device?", NULL, NULL, 0, NULL, NULL);
 	console_page_text(&p, "A device asks to act as you. Approve only if you started this on "
 	                  "a device in front of you and its code is the one you typed.");
 	console_page_table_begin(&p, "The request", heads, 2);

@@ -31,8 +31,12 @@
 #include "account_recovery.h"
 #include "account_totp.h"
 #include "console.h"
+#include "console_clients.h"
+#include "console_events.h"
 #include "console_overview.h"
+#include "console_resources.h"
 #include "console_roles.h"
+#include "console_sessions.h"
 #include "console_users.h"
 #include "form.h"
 #include "jbody.h"
@@ -123,6 +127,8 @@ static const struct route routes[] = {
 	  .cors = CORS_NONE, .steps = console_index_steps },
 	{ .method = EVHTTP_REQ_GET, .path = "/console/projects/:project_id/", .no_store = true,
 	  .cors = CORS_NONE, .steps = console_overview_steps },
+	{ .method = EVHTTP_REQ_POST, .path = C "/sign-out", .no_store = true, .cors = CORS_NONE,
+	  .body = BODY_FORM, .steps = console_signout_steps },
 	{ .method = EVHTTP_REQ_GET, .path = C "/users", .no_store = true, .cors = CORS_NONE,
 	  .steps = console_users_list_steps },
 	{ .method = EVHTTP_REQ_POST, .path = C "/users", .no_store = true, .cors = CORS_NONE,
@@ -151,6 +157,59 @@ static const struct route routes[] = {
 	  .cors = CORS_NONE, .steps = console_role_steps },
 	{ .method = EVHTTP_REQ_POST, .path = C "/roles/:role_id", .no_store = true,
 	  .cors = CORS_NONE, .body = BODY_FORM, .steps = console_role_update_steps },
+	{ .method = EVHTTP_REQ_GET, .path = C "/roles/:role_id/delete", .no_store = true,
+	  .cors = CORS_NONE, .steps = console_role_delete_ask_steps },
+	{ .method = EVHTTP_REQ_POST, .path = C "/roles/:role_id/delete", .no_store = true,
+	  .cors = CORS_NONE, .body = BODY_FORM, .steps = console_role_delete_steps },
+
+	{ .method = EVHTTP_REQ_GET, .path = C "/clients", .no_store = true, .cors = CORS_NONE,
+	  .steps = console_clients_list_steps },
+	{ .method = EVHTTP_REQ_POST, .path = C "/clients", .no_store = true, .cors = CORS_NONE,
+	  .body = BODY_FORM, .steps = console_client_create_steps },
+	{ .method = EVHTTP_REQ_GET, .path = C "/new-client", .no_store = true, .cors = CORS_NONE,
+	  .steps = console_client_new_steps },
+	{ .method = EVHTTP_REQ_GET, .path = C "/clients/:client_id", .no_store = true,
+	  .cors = CORS_NONE, .steps = console_client_steps },
+	{ .method = EVHTTP_REQ_POST, .path = C "/clients/:client_id", .no_store = true,
+	  .cors = CORS_NONE, .body = BODY_FORM, .steps = console_client_update_steps },
+	{ .method = EVHTTP_REQ_POST, .path = C "/clients/:client_id/active", .no_store = true,
+	  .cors = CORS_NONE, .body = BODY_FORM, .steps = console_client_active_steps },
+	{ .method = EVHTTP_REQ_GET, .path = C "/clients/:client_id/secret", .no_store = true,
+	  .cors = CORS_NONE, .steps = console_client_rotate_ask_steps },
+	{ .method = EVHTTP_REQ_POST, .path = C "/clients/:client_id/secret", .no_store = true,
+	  .cors = CORS_NONE, .body = BODY_FORM, .steps = console_client_rotate_steps },
+	{ .method = EVHTTP_REQ_GET, .path = C "/clients/:client_id/delete", .no_store = true,
+	  .cors = CORS_NONE, .steps = console_client_delete_ask_steps },
+	{ .method = EVHTTP_REQ_POST, .path = C "/clients/:client_id/delete", .no_store = true,
+	  .cors = CORS_NONE, .body = BODY_FORM, .steps = console_client_delete_steps },
+
+	{ .method = EVHTTP_REQ_GET, .path = C "/sessions", .no_store = true, .cors = CORS_NONE,
+	  .steps = console_sessions_list_steps },
+	{ .method = EVHTTP_REQ_POST, .path = C "/sessions/:session_id/end", .no_store = true,
+	  .cors = CORS_NONE, .body = BODY_FORM, .steps = console_session_end_steps },
+	{ .method = EVHTTP_REQ_POST, .path = C "/users/:user_id/sessions/:session_id/end",
+	  .no_store = true, .cors = CORS_NONE, .body = BODY_FORM,
+	  .steps = console_user_session_end_steps },
+	{ .method = EVHTTP_REQ_GET, .path = C "/users/:user_id/factors", .no_store = true,
+	  .cors = CORS_NONE, .steps = console_user_factors_ask_steps },
+	{ .method = EVHTTP_REQ_POST, .path = C "/users/:user_id/factors", .no_store = true,
+	  .cors = CORS_NONE, .body = BODY_FORM, .steps = console_user_factors_reset_steps },
+	{ .method = EVHTTP_REQ_GET, .path = C "/events", .no_store = true, .cors = CORS_NONE,
+	  .steps = console_events_steps },
+	{ .method = EVHTTP_REQ_GET, .path = C "/resources", .no_store = true, .cors = CORS_NONE,
+	  .steps = console_resources_list_steps },
+	{ .method = EVHTTP_REQ_POST, .path = C "/resources", .no_store = true, .cors = CORS_NONE,
+	  .body = BODY_FORM, .steps = console_resource_create_steps },
+	{ .method = EVHTTP_REQ_GET, .path = C "/new-resource", .no_store = true, .cors = CORS_NONE,
+	  .steps = console_resource_new_steps },
+	{ .method = EVHTTP_REQ_GET, .path = C "/resources/:resource_id", .no_store = true,
+	  .cors = CORS_NONE, .steps = console_resource_steps },
+	{ .method = EVHTTP_REQ_POST, .path = C "/resources/:resource_id", .no_store = true,
+	  .cors = CORS_NONE, .body = BODY_FORM, .steps = console_resource_update_steps },
+	{ .method = EVHTTP_REQ_GET, .path = C "/resources/:resource_id/delete", .no_store = true,
+	  .cors = CORS_NONE, .steps = console_resource_delete_ask_steps },
+	{ .method = EVHTTP_REQ_POST, .path = C "/resources/:resource_id/delete", .no_store = true,
+	  .cors = CORS_NONE, .body = BODY_FORM, .steps = console_resource_delete_steps },
 
 	{ .method = EVHTTP_REQ_POST, .path = P "/resources", .auth = AUTH_BEARER,
 	  .permission = "resources:create", .body = BODY_JSON, .query = input_query_none,

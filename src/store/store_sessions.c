@@ -9,6 +9,7 @@
 #include "store.h"
 #include "store_backend.h"
 #include "store_sessions.h"
+#include "timestamp.h"
 
 void store_session_start(struct store *st, const struct new_session *s, char **sid,
                          struct completion done)
@@ -54,6 +55,12 @@ void session_list_release(struct session_list *l)
 
 /* On PostgreSQL the purge completes at once, with the count of its last
  * run that ended (pg_purge_run). */
+void store_session_list(struct store *st, const char *project_id, const char *user_id,
+                        const struct list_query *q, struct page *out, struct completion done)
+{
+	st->be->sessions->list(st, project_id, user_id, now_ms(), q, out, done);
+}
+
 int store_session_purge(struct store *st, int batch, int64_t now, struct api_error *err)
 {
 	struct sync_result r;

@@ -34,3 +34,27 @@ apost() {
 	STATUS=$(curl "${args[@]}" "$BASE$path")
 	BODY=$(cat "$TMP/body"); HDRS=$(cat "$TMP/hdrs")
 }
+# no_form NAME: the page last read has no form but the navigation's sign-out
+no_form() { check "$1" "$(grep -o '<form[^>]*>' <<<"$BODY" | grep -vc 'sign-out"')" 0; }
+# console_admin: the first administrator made on the box (docs/console.md),
+# signed in to the console with WHO_JAR ($TMP/admin_jar); sets ADMIN_ID
+console_admin() {
+	run role add --project "$PROJECT_ID" --code admin --name Administrators --permission '*'
+	INPUT="admin password" run user add --project "$PROJECT_ID" --email admin@example.com \
+		--name Admin --role admin --password-stdin
+	ADMIN_ID=$(jq -r .id <<<"$OUT")
+	WHO_JAR=$TMP/admin_jar
+	JAR=$WHO_JAR console_sign_in admin@example.com "admin password"
+}
+# console_user NAME CODE PERMISSION...: a role CODE holding those named
+# permissions and a user NAME (NAME@example.com, password "NAME password")
+# of it, signed in with WHO_JAR ($TMP/NAME_jar)
+console_user() {
+	local name=$1 code=$2; shift 2
+	load_resources
+	req POST "$P/roles" "{\"code\":\"$code\",\"name\":\"$code\",\"permission_ids\":$(ids "$@")}"
+	req POST "$P/users" "$(jq -cn --arg r "$(jq -r .id <<<"$BODY")" --arg n "$name" \
+		'{display_name:$n,email:($n+"@example.com"),password:($n+" password"),role_id:$r}')"
+	WHO_JAR=$TMP/${name}_jar
+	JAR=$WHO_JAR console_sign_in "$name@example.com" "$name password"
+}

@@ -88,7 +88,7 @@ check_status "issue29.3 roles:read: the list" 200
 lacks "issue29.3 roles:read: no create link" "Create a role"
 apage "$R/$ROLE"
 check_status "issue29.3 roles:read: a role's page" 200
-lacks "issue29.3 roles:read: no form" "<form"
+no_form "issue29.3 roles:read: no form"
 has "issue29.3 roles:read: the permissions shown" ">orders:read</label>"
 TOK=$(printf '%s' "console:$(awk -F'\t' -v n="edgeauth_$PROJECT_ID" '$6 == n { print $7 }' "$WHO_JAR")" | openssl dgst -sha256 -binary | base64 | tr '+/' '-_' | tr -d '=\n')
 apost "$R/$ROLE" code=shippers name=Hacked
@@ -116,5 +116,58 @@ apost "$R/$ADMIN_ROLE" code=admin name=Mine
 check_status "issue29.3 no escalation: the admin role cannot be changed" 403
 req GET "$P/roles/$ADMIN_ROLE"
 check_json "issue29.3 the admin role is unchanged" .name Administrators
+
+# ---- delete, after a confirmation (issue29.9) ----
+apost "$R/$ADMIN_ROLE/delete"
+check_status "issue29.9 no escalation: Remy may not delete the admin role" 403
+check "issue29.9 ... it stays" "$(db "select count(*) from roles where id = '$ADMIN_ROLE'")" 1
+WHO_JAR=$TMP/admin_jar
+req POST "$P/users" "$(jq -cn --arg r "$ROLE" '{display_name:"Shipper",email:"ship@example.com",password:"ship password",role_id:$r}')"
+SHIPPER=$(jq -r .id <<<"$BODY")
+apage "$R/$ROLE"
+has "issue29.9 the role's page links its delete" ">Delete the role</a>"
+apage "$R/$ROLE/delete"
+check_status "issue29.9 the delete's confirmation" 200
+has "issue29.9 ... one button" ">Delete this role</button>"
+check "issue29.9 the confirmation deletes nothing" "$(db "select count(*) from roles where id = '$ROLE'")" 1
+TOK=$(form_token)
+SITE_H=cross-site apost "$R/$ROLE/delete"
+check_status "issue29.9 a cross-site delete: 403" 403
+check "issue29.9 ... nothing deleted" "$(db "select count(*) from roles where id = '$ROLE'")" 1
+apost "$R/$ROLE/delete"
+check_status "issue29.9 delete" 302
+check "issue29.9 back to the list" "$(location)" "$R"
+req GET "$P/roles/$ROLE"
+check_err "issue29.9 deleted" 404 role_not_found
+req GET "$P/users/$SHIPPER"
+check_json "issue29.9 its user is left without a role" .role_id null
+check "issue29.9 audited as the user's" \
+	"$(db "select actor from events where action = 'role.delete' and target = '$ROLE'")" "$ADMIN_ID"
+
+# ---- the list in pages ----
+for i in $(seq 1 12); do req POST "$P/roles" "{\"code\":\"r$i\",\"name\":\"R$i\"}"; done
+TOTAL=$(roles_count)
+apage "$R"
+has "issue29.9 the roles in pages" "Page 1 of $(( (TOTAL + 9) / 10 )), $TOTAL roles."
+has "issue29.9 ... a next page" "page_num=2\">Next page</a>"
+apage "$R?page_num=2"
+has "issue29.9 ... and a previous one" ">Previous page</a>"
+apage "$R?search=R12"
+check "issue29.9 a search" "$(grep -c '>R12</a>' <<<"$BODY")" 1
+
+# ---- the role picker on the user pages ----
+req POST "$P/roles" '{"code":"ops","name":"Ops <x>"}'
+apage "${HOME_PATH}new-user"
+has "issue29.9 the user form picks a role by name" '<select id="f-role_id" name="role_id">'
+has "issue29.9 ... its label" '<label for="f-role_id">Role</label>'
+has "issue29.9 ... a role, escaped" ">Ops &lt;x&gt;</option>"
+lacks "issue29.9 ... the deleted one gone" "value=\"$ROLE\""
+apage "${HOME_PATH}users/$ADMIN_ID"
+has "issue29.9 the user's role chosen" "<option value=\"$ADMIN_ROLE\" selected>"
+apage "${HOME_PATH}users"
+has "issue29.9 the list's role filter stays a role ID (no roles read for a list page)" '<input id="f-role_id" name="role_id" type="text"'
+console_user una usermaker users:read users:create
+apage "${HOME_PATH}new-user"
+has "issue29.9 without roles:read: a role ID field" '<input id="f-role_id" name="role_id" type="text"'
 
 finish

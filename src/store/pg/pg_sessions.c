@@ -19,6 +19,7 @@ enum {
 	PS_END,
 	PS_PURGE,
 	PS_LIST_USER,
+	PS_LIST,
 	PS__COUNT
 };
 
@@ -46,6 +47,17 @@ static const struct pg_statement statements[PS__COUNT] = {
 	[PS_LIST_USER] = { "sessions_list_user", "SELECT id, created_at, auth_time, expires_at, amr"
 		" FROM sessions WHERE project_id = $1 AND user_id = $2 AND ended_at IS NULL"
 		" AND expires_at > edgeauth_now_ms() ORDER BY created_at DESC, id LIMIT $3", 3, false },
+	/* store_session_list: $1 the project, $2 a user or NULL, $3 now (ms) */
+	[PS_LIST] = { "sessions_list", PG_SQL_PAGE("sessions",
+		" WHERE r.project_id = $1 AND ($2::text IS NULL OR r.user_id = $2)"
+		" AND r.ended_at IS NULL AND r.expires_at > $3::bigint",
+		"json_build_object('id', r.id, 'user_id', r.user_id,"
+		" 'user_name', (SELECT u.display_name FROM users u WHERE u.id = r.user_id),"
+		" 'user_email', (SELECT u.email FROM users u WHERE u.id = r.user_id), 'amr', r.amr,"
+		" 'created_at', edgeauth_iso_time(r.created_at),"
+		" 'auth_time', edgeauth_iso_time(r.auth_time),"
+		" 'expires_at', edgeauth_iso_time(r.expires_at))",
+		"r.created_at DESC, r.id DESC", "$4", "$5"), 5, false },
 };
 
 const struct pg_statement_set pg_sessions_statements = { statements, PS__COUNT };
@@ -162,6 +174,17 @@ static void pg_session_list_user(struct store *st, const char *project_id, const
 	       pg_int_param(STORE_SESSION_LIST_MAX, max) }, sessions_listed, out, NULL, done);
 }
 
+static void pg_session_list(struct store *st, const char *project_id, const char *user_id,
+                            int64_t now, const struct list_query *q, struct page *out,
+                            struct completion done)
+{
+	char at[24], size[24], offset[24];
+
+	pg_run(st, &statements[PS_LIST], (const char *const[]){ project_id, user_id,
+	       pg_int_param(now, at), pg_int_param(q->page_size, size),
+	       pg_int_param(list_offset(q), offset) }, pg_map_page, out, NULL, done);
+}
+
 const struct store_sessions_ops pg_sessions_ops = {
 	.start = pg_session_start,
 	.find = pg_session_find,
@@ -169,4 +192,5 @@ const struct store_sessions_ops pg_sessions_ops = {
 	.end = pg_session_end,
 	.purge = pg_session_purge,
 	.list_user = pg_session_list_user,
+	.list = pg_session_list,
 };

@@ -22,6 +22,7 @@ enum session_stmt {
 	SS_ADD_CLIENT,
 	SS_PURGE,
 	SS_LIST_USER,
+	SS_LIST,
 	SS__COUNT
 };
 
@@ -33,6 +34,11 @@ enum session_stmt {
  * of that second gives no codes that are dead on arrival. */
 #define SQL_LIVE \
 	" FROM sessions s WHERE s.secret_hash = ?1 AND s.project_id = ?2" \
+	" AND s.ended_at IS NULL AND s.expires_at > ?3"
+
+/* The live sessions of project ?1 at ?3, of user ?2 when not NULL. */
+#define SQL_LIST_FILTER \
+	" WHERE s.project_id = ?1 AND (?2 IS NULL OR s.user_id = ?2)" \
 	" AND s.ended_at IS NULL AND s.expires_at > ?3"
 
 static const char *const sql[SS__COUNT] = {
@@ -67,6 +73,17 @@ static const char *const sql[SS__COUNT] = {
 		"SELECT id, created_at, auth_time, expires_at, amr FROM sessions"
 		" WHERE project_id = ?1 AND user_id = ?2 AND ended_at IS NULL AND expires_at > ?3"
 		" ORDER BY created_at DESC, id LIMIT ?4",
+	/* The count and the page in one read (store_session_list): the page
+	 * is chosen first, so only its rows are made records. */
+	[SS_LIST] =
+		"SELECT (SELECT count(*) FROM sessions s" SQL_LIST_FILTER "),"
+		" (SELECT json_group_array(json_object('id', s.id, 'user_id', s.user_id,"
+		" 'user_name', u.display_name, 'user_email', u.email, 'amr', s.amr,"
+		" 'created_at', iso_time(s.created_at), 'auth_time', iso_time(s.auth_time),"
+		" 'expires_at', iso_time(s.expires_at)))"
+		" FROM (SELECT * FROM sessions s" SQL_LIST_FILTER
+		" ORDER BY s.created_at DESC, s.id DESC LIMIT ?4 OFFSET ?5) s"
+		" LEFT JOIN users u ON u.id = s.user_id)",
 };
 
 const struct stmt_set store_sessions_sql = { SS__COUNT, sql, NULL };
@@ -304,6 +321,21 @@ static void sqlite_session_list_user(struct store *st, const char *project_id,
 	complete(done, rc < 0 ? -1 : 0, &err);
 }
 
+static void sqlite_session_list(struct store *st, const char *project_id, const char *user_id,
+                                int64_t now, const struct list_query *q, struct page *out,
+                                struct completion done)
+{
+	sqlite3_stmt *s = stmt(st, SS_LIST);
+	struct api_error err;
+
+	store_bind_text(s, 1, project_id);
+	store_bind_text(s, 2, user_id);
+	sqlite3_bind_int64(s, 3, now);
+	sqlite3_bind_int64(s, 4, q->page_size);
+	sqlite3_bind_int64(s, 5, list_offset(q));
+	complete(done, store_read_page(st, s, out, &err), &err);
+}
+
 const struct store_sessions_ops sqlite_sessions_ops = {
 	.start = sqlite_session_start,
 	.find = sqlite_session_find,
@@ -311,4 +343,5 @@ const struct store_sessions_ops sqlite_sessions_ops = {
 	.end = sqlite_session_end,
 	.purge = sqlite_session_purge,
 	.list_user = sqlite_session_list_user,
+	.list = sqlite_session_list,
 };
