@@ -41,6 +41,7 @@ struct client_body {
 	struct str_field backchannel_logout_uri;
 	const char *token_endpoint_auth_method;     /* NULL when absent; else static */
 	const char *id_token_signed_response_alg;   /* the same */
+	struct uri_list allowed_role_ids;   /* role IDs (access_rules.h); the same shape */
 };
 
 void clients_body_init(struct client_body *b);

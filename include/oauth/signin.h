@@ -11,6 +11,7 @@
  */
 #include <stdbool.h>
 
+#include "access_rules.h"
 #include "crypto.h"
 #include "factors.h"
 #include "flow.h"
@@ -58,6 +59,9 @@ struct code_mint {
 	char hash[SECRET_HASH_LEN + 1];
 	char *family_id;
 	struct new_code row;
+	struct access_check access;   /* the client's access rule, checked first */
+	struct server *srv;
+	struct completion done;
 };
 
 /* Makes a new authorization code: random (256 bits), stored only as its
@@ -66,7 +70,8 @@ struct code_mint {
  * is the code (caller wipes and frees: crypto_free_wiped). A code of a
  * session counts against [sessions] max_codes_per_minute (docs/tokens.md
  * "Limits"): past it done gets E_THROTTLED with retry_after_s, and nothing
- * is stored. */
+ * is stored. First of all the client's access rule (access_rules.h) must
+ * let the user in, else done gets E_ACCESS_DENIED and nothing is stored. */
 void signin_code_mint(struct code_mint *m, struct server *srv, const struct code_request *req,
                       char **out, struct completion done);
 void code_mint_release(struct code_mint *m);
@@ -119,6 +124,10 @@ enum signin_outcome {
 	/* a second step's factor_token is not one of ours, of another request,
 	 * expired or spent: the sign-in starts again */
 	SIGNIN_FACTOR_EXPIRED,
+	/* the password (and factor) were right and the session goes on
+	 * (session_secret), but the client's access rule does not let the
+	 * user's role in: no code (docs/signin.md §"Access rules") */
+	SIGNIN_ACCESS_DENIED,
 };
 /* The metrics label of an outcome (edgeauth_signins_total). */
 enum metrics_signin signin_metric(enum signin_outcome outcome);
@@ -170,6 +179,7 @@ struct signin {
 	struct code_mint mint;
 	bool code_failed;
 	bool too_many_codes;           /* the session's bound refused the code */
+	bool access_denied;            /* the client's access rule refused the code */
 	bool user_gone;                /* deleted or deactivated since user_get */
 	/* the audit trail (store_events.h): who the sign-in's events are by,
 	 * which counters this attempt brought to their limit, the events */
@@ -231,6 +241,9 @@ enum signin_silent_outcome {
 	/* the session was given [sessions] max_codes_per_minute codes in the
 	 * last minute: no code, retry_after_s */
 	SILENT_TOO_MANY_CODES,
+	/* the session would do, but the client's access rule does not let the
+	 * user's role in: access_denied, prompt=none too */
+	SILENT_ACCESS_DENIED,
 };
 
 /* A silent sign-in in progress; the fields are the flow's. */
@@ -245,6 +258,7 @@ struct signin_silent {
 	struct code_mint mint;
 	bool code_failed;
 	bool too_many_codes;
+	bool access_denied;
 	int retry_after_s;          /* SILENT_TOO_MANY_CODES: seconds to wait */
 };
 

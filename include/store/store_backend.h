@@ -50,6 +50,7 @@ struct new_refresh;
 struct store_token_row;
 struct user_claims;
 struct store_totp_row;
+struct store_access_facts;
 
 /* store_roles.h */
 struct store_roles_ops {
@@ -248,6 +249,12 @@ struct store_factors_ops {
 	              const char *user_id, const char *scope, struct completion done);
 };
 
+/* store_access.h */
+struct store_access_ops {
+	void (*facts)(struct store *st, const char *client_id, const char *user_id,
+	              struct store_access_facts *out, struct completion done);
+};
+
 /* A backend: its name (for the log) and its areas' operations. The
  * backend's open sets st->be to its own. */
 struct store_backend {
@@ -270,6 +277,7 @@ struct store_backend {
 	const struct store_users_ops *users;
 	const struct store_tokens_ops *tokens;
 	const struct store_factors_ops *factors;
+	const struct store_access_ops *access;
 };
 
 #endif

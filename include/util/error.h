@@ -43,6 +43,7 @@ enum api_code {
 	E_VERSION_NOT_SUPPORTED, /* 505: an HTTP version other than 1.0 and 1.1 */
 	E_STORE_UNAVAILABLE,   /* 503 system_error: no usable store connection (docs/operations.md §"A fleet on PostgreSQL") */
 	E_THROTTLED,           /* 429 too_many_attempts: past a bound (docs/tokens.md "Limits"), retry_after_s */
+	E_ACCESS_DENIED,       /* 403 access_denied: a client's access rule refused the user (docs/signin.md §"Access rules") */
 	E__COUNT
 };
 

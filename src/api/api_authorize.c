@@ -203,6 +203,8 @@ static enum step_result throttled(struct request_ctx *ctx, int retry_after_s, co
 }
 
 #define TOO_MANY_CODES "sign-ins in this session"
+/* docs/signin.md §"Access rules": the error_description of a refusal. */
+#define ACCESS_DENIED "The user's role may not sign in to this app."
 
 /* The 400 page of a request that cannot be redirected. */
 static enum step_result refuse(struct request_ctx *ctx, const char *reason)
@@ -479,6 +481,8 @@ static enum step_result silent_answer(struct flow *f)
 		                      "prompt=none was sent, and the user must sign in.");
 	case SILENT_TOO_MANY_CODES:
 		return throttled(ctx, a->silent.retry_after_s, TOO_MANY_CODES);
+	case SILENT_ACCESS_DENIED:   /* prompt=none too: the user is known, and refused */
+		return redirect_error(ctx, "access_denied", ACCESS_DENIED);
 	case SILENT_FORM:
 		break;
 	}
@@ -577,6 +581,9 @@ static enum step_result sign_in_answer(struct flow *f)
 	case SIGNIN_TOO_MANY_CODES:   /* the session went on under a new cookie */
 		html_set_session_cookie(ctx, a->client.project_id, a->result.session_secret);
 		return throttled(ctx, a->result.retry_after_s, TOO_MANY_CODES);
+	case SIGNIN_ACCESS_DENIED:   /* signed in to the project, not to this app */
+		html_set_session_cookie(ctx, a->client.project_id, a->result.session_secret);
+		return redirect_error(ctx, "access_denied", ACCESS_DENIED);
 	case SIGNIN_FACTOR_NEEDED:
 		html_reply(ctx, 200, factor_page(issuer, a, a->result.factor_token, NULL));
 		return STEP_DONE;

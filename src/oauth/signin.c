@@ -18,11 +18,33 @@
 #include "totp.h"
 #include "util.h"
 
+/* After the access rule let the user in: the session's bound, then the
+ * code's row. */
+static void code_allowed(void *arg, const struct api_error *err)
+{
+	struct code_mint *m = arg;
+	int wait;
+
+	if (err) {
+		complete(m->done, -1, err);
+		return;
+	}
+	if (m->row.session_id &&
+	    (wait = throttle_take(m->srv->session_codes, m->row.session_id, now_ms()))) {
+		struct api_error busy;
+
+		api_fail(&busy, E_THROTTLED, "The session was given too many codes in the last minute.");
+		busy.retry_after_s = wait;
+		complete(m->done, -1, &busy);
+		return;
+	}
+	store_code_insert(m->srv->store, &m->row, m->done);
+}
+
 void signin_code_mint(struct code_mint *m, struct server *srv, const struct code_request *req,
                       char **out, struct completion done)
 {
 	int64_t now = now_ms();
-	int wait;
 
 	*out = crypto_new_secret();
 	m->family_id = crypto_new_id();
@@ -36,15 +58,10 @@ void signin_code_mint(struct code_mint *m, struct server *srv, const struct code
 		.auth_time = req->auth_time ? req->auth_time : now, .session_id = req->session_id,
 		.grant_scope = req->grant_scope,
 	};
-	if (req->session_id && (wait = throttle_take(srv->session_codes, req->session_id, now))) {
-		struct api_error err;
-
-		api_fail(&err, E_THROTTLED, "The session was given too many codes in the last minute.");
-		err.retry_after_s = wait;
-		complete(done, -1, &err);
-		return;
-	}
-	store_code_insert(srv->store, &m->row, done);
+	m->srv = srv;
+	m->done = done;
+	access_rule_check(&m->access, srv->store, req->client_id, req->user_id,
+	                  (struct completion){ code_allowed, m });
 }
 
 char *signin_oidc_scope(const char *scope)
@@ -73,6 +90,7 @@ char *signin_oidc_scope(const char *scope)
 
 void code_mint_release(struct code_mint *m)
 {
+	access_check_release(&m->access);
 	free(m->family_id);
 	memset(m, 0, sizeof *m);
 }
@@ -180,6 +198,8 @@ enum metrics_signin signin_metric(enum signin_outcome outcome)
 		[SIGNIN_BUSY] = METRICS_SIGNIN_ERROR, [SIGNIN_TOO_MANY_CODES] = METRICS_SIGNIN_THROTTLED,
 		[SIGNIN_FACTOR_REFUSED] = METRICS_SIGNIN_FAILURE,
 		[SIGNIN_FACTOR_EXPIRED] = METRICS_SIGNIN_FAILURE,
+		/* the user proved who they are; a rule refused them the app */
+		[SIGNIN_ACCESS_DENIED] = METRICS_SIGNIN_SUCCESS,
 	};
 
 	assert((size_t)outcome < sizeof label / sizeof label[0]);
@@ -416,7 +436,9 @@ static void code_stored(void *arg, const struct api_error *err)
 	struct signin *s = arg;
 
 	s->too_many_codes = err && err->api_code == E_THROTTLED;
-	s->code_failed = s->code_failed || (err != NULL && !s->too_many_codes);
+	s->access_denied = err && err->api_code == E_ACCESS_DENIED;
+	s->code_failed = s->code_failed ||
+	                 (err != NULL && !s->too_many_codes && !s->access_denied);
 	if (s->too_many_codes)
 		s->out->retry_after_s = err->retry_after_s;
 	flow_resume(&s->flow, NULL);
@@ -479,10 +501,10 @@ static enum step_result code_minted(struct flow *f)
 	if (!s->code_failed) {
 		s->out->session_secret = s->session.secret;   /* handed over */
 		s->session.secret = NULL;
-		if (s->too_many_codes) {
+		if (s->too_many_codes || s->access_denied) {
 			crypto_free_wiped(s->out->code);
 			s->out->code = NULL;
-			return ended(s, SIGNIN_TOO_MANY_CODES);
+			return ended(s, s->access_denied ? SIGNIN_ACCESS_DENIED : SIGNIN_TOO_MANY_CODES);
 		}
 		return ended(s, SIGNIN_SIGNED_IN);
 	}
@@ -563,6 +585,7 @@ static void silent_stored(void *arg, const struct api_error *err)
 	struct signin_silent *s = arg;
 
 	s->too_many_codes = err && err->api_code == E_THROTTLED;
+	s->access_denied = err && err->api_code == E_ACCESS_DENIED;
 	s->code_failed = s->code_failed || err != NULL;
 	if (s->too_many_codes)
 		s->retry_after_s = err->retry_after_s;
@@ -604,6 +627,7 @@ static enum step_result silent_code_minted(struct flow *f)
 	struct signin_silent *s = silent_of(f);
 
 	*s->outcome = s->too_many_codes ? SILENT_TOO_MANY_CODES :
+	              s->access_denied ? SILENT_ACCESS_DENIED :
 	              s->code_failed ? SILENT_NO_CODE : SILENT_SIGNED_IN;
 	if (s->code_failed) {
 		crypto_free_wiped(*s->code);

@@ -49,6 +49,7 @@ extern const struct store_events_ops pg_events_ops;
 extern const struct store_outbox_ops pg_outbox_ops;
 extern const struct store_sessions_ops pg_sessions_ops;
 extern const struct store_factors_ops pg_factors_ops;
+extern const struct store_access_ops pg_access_ops;
 extern const struct store_clients_ops pg_clients_ops;
 extern const struct store_users_ops pg_users_ops;
 extern const struct store_tokens_ops pg_tokens_ops;

@@ -166,5 +166,6 @@ extern const struct pg_statement_set pg_users_statements;
 extern const struct pg_statement_set pg_sessions_statements;
 extern const struct pg_statement_set pg_outbox_statements;
 extern const struct pg_statement_set pg_factors_statements;
+extern const struct pg_statement_set pg_access_statements;
 
 #endif

@@ -52,6 +52,7 @@ struct sqlite_store {
 	struct stmt_set sessions;
 	struct stmt_set events;
 	struct stmt_set factors;
+	struct stmt_set access;
 	/* The statements whose programs insert into the back-channel outbox
 	 * (as SQLite's authorizer saw at open): only their runs can queue a
 	 * logout. */
@@ -102,6 +103,7 @@ extern const struct stmt_set store_outbox_sql;
 extern const struct stmt_set store_sessions_sql;
 extern const struct stmt_set store_events_sql;
 extern const struct stmt_set store_factors_sql;
+extern const struct stmt_set store_access_sql;
 
 /* What the close (sqlite_store.c) asks of the transactions (sqlite_tx.c):
  * ends the loop iteration's read transaction and, after store_fail_writes

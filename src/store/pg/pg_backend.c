@@ -18,6 +18,7 @@ const struct store_backend pg_backend = {
 	.outbox = &pg_outbox_ops,
 	.sessions = &pg_sessions_ops,
 	.factors = &pg_factors_ops,
+	.access = &pg_access_ops,
 	.clients = &pg_clients_ops,
 	.users = &pg_users_ops,
 	.tokens = &pg_tokens_ops,

@@ -25,6 +25,7 @@ const struct store_backend sqlite_backend = {
 	.outbox = &sqlite_outbox_ops,
 	.sessions = &sqlite_sessions_ops,
 	.factors = &sqlite_factors_ops,
+	.access = &sqlite_access_ops,
 	.clients = &sqlite_clients_ops,
 	.users = &sqlite_users_ops,
 	.tokens = &sqlite_tokens_ops,

@@ -35,6 +35,7 @@ enum client_stmt {
 	CS_REDIRECT_REGISTERED,   /* what sign-in and logout read, at the end of the file */
 	CS_POST_LOGOUT_REGISTERED,
 	CS_NAME,
+	CS_ROLES_UNKNOWN,
 	CS_LIST,   /* first of the list variants: CS_LIST + 2 * sort + desc */
 	CS__COUNT = CS_LIST + 2 * CLIENT_SORT__COUNT
 };
@@ -60,6 +61,7 @@ enum client_stmt {
 	" 'backchannel_logout_uri', " c ".backchannel_logout_uri," \
 	" 'token_endpoint_auth_method', " c ".token_endpoint_auth_method," \
 	" 'id_token_signed_response_alg', " c ".id_token_signed_response_alg," \
+	" 'allowed_role_ids', " JSON_ARRAY_OR_EMPTY(c ".allowed_role_ids") "," \
 	" 'created_at', iso_time(" c ".created_at), 'updated_at', iso_time(" c ".updated_at))"
 
 /* ?1 the project; ?2 a search term or NULL (docs/api.md §"Lists": a
@@ -84,11 +86,12 @@ static const char *const sql[CS__COUNT] = {
 	[CS_INSERT] =
 		"INSERT INTO clients (id, project_id, name, description, secret_hash, is_active,"
 		" redirect_uris, created_at, updated_at, post_logout_redirect_uris,"
-		" backchannel_logout_uri, token_endpoint_auth_method, id_token_signed_response_alg)"
-		" VALUES (?1, ?2, ?3, ?4, ?5, 1, ?6, ?7, ?7, ?8, ?9, ?10, ?11)",
+		" backchannel_logout_uri, token_endpoint_auth_method, id_token_signed_response_alg,"
+		" allowed_role_ids) VALUES (?1, ?2, ?3, ?4, ?5, 1, ?6, ?7, ?7, ?8, ?9, ?10, ?11, ?12)",
 	[CS_EXISTS] = "SELECT 1 FROM clients WHERE id = ?1 AND project_id = ?2",
 	/* ?5, ?7, ?10 and ?12 say whether description and the URIs change (PUT
-	 * keeps an omitted optional field); a NULL method keeps it too. */
+	 * keeps an omitted optional field); a NULL method or role list keeps it
+	 * too. */
 	[CS_UPDATE] =
 		"UPDATE clients SET name = ?3, is_active = ?4,"
 		" description = CASE WHEN ?5 THEN ?6 ELSE description END,"
@@ -97,11 +100,13 @@ static const char *const sql[CS__COUNT] = {
 		" backchannel_logout_uri = CASE WHEN ?12 THEN ?13 ELSE backchannel_logout_uri END,"
 		" token_endpoint_auth_method = coalesce(?14, token_endpoint_auth_method),"
 		" id_token_signed_response_alg = coalesce(?15, id_token_signed_response_alg),"
+		" allowed_role_ids = coalesce(?16, allowed_role_ids),"
 		" updated_at = ?9 WHERE id = ?1 AND project_id = ?2",
 	/* Where the client's tokens go now, in enum routing_field's order. */
 	[CS_ROUTING] =
 		"SELECT redirect_uris, post_logout_redirect_uris, backchannel_logout_uri,"
-		" token_endpoint_auth_method FROM clients WHERE id = ?1 AND project_id = ?2",
+		" token_endpoint_auth_method, allowed_role_ids FROM clients"
+		" WHERE id = ?1 AND project_id = ?2",
 	[CS_SET_SECRET] =
 		"UPDATE clients SET secret_hash = ?3, updated_at = ?4"
 		" WHERE id = ?1 AND project_id = ?2",
@@ -136,6 +141,13 @@ static const char *const sql[CS__COUNT] = {
 		"SELECT 1 FROM clients c, json_each(c.post_logout_redirect_uris) j"
 		" WHERE c.id = ?1 AND j.value = ?2",
 	[CS_NAME] = "SELECT name FROM clients WHERE id = ?1",
+	/* An ID of the list ?1 that is no role of the project ?2 and not one
+	 * the client ?3 lists already (a deleted role's, carried back). */
+	[CS_ROLES_UNKNOWN] =
+		"SELECT 1 FROM json_each(?1) j WHERE NOT EXISTS (SELECT 1 FROM roles r"
+		" WHERE r.id = j.value AND r.project_id = ?2) AND NOT EXISTS (SELECT 1 FROM clients c,"
+		" json_each(" JSON_ARRAY_OR_EMPTY("c.allowed_role_ids") ") k"
+		" WHERE c.id = ?3 AND k.value = j.value) LIMIT 1",
 };
 
 const struct stmt_set store_clients_sql = { CS__COUNT, sql, NULL };
@@ -236,6 +248,7 @@ enum routing_field {
 	ROUTE_POST_LOGOUT_URIS,
 	ROUTE_BACKCHANNEL_URI,
 	ROUTE_AUTH_METHOD,
+	ROUTE_ALLOWED_ROLES,   /* who may sign in: as weighty (docs/signin.md §"Access rules") */
 	ROUTE__COUNT
 };
 
@@ -245,6 +258,7 @@ static const char *const routing_defaults[ROUTE__COUNT] = {
 	[ROUTE_POST_LOGOUT_URIS] = "[]",
 	[ROUTE_BACKCHANNEL_URI] = NULL,
 	[ROUTE_AUTH_METHOD] = CLIENT_AUTH_METHOD_DEFAULT,
+	[ROUTE_ALLOWED_ROLES] = "[]",
 };
 
 static bool text_differs(const char *a, const char *b)
@@ -266,6 +280,7 @@ static bool routing_changes(const struct client_fields *f, const char *const now
 		[ROUTE_BACKCHANNEL_URI] = { f->set_backchannel_logout_uri, f->backchannel_logout_uri },
 		[ROUTE_AUTH_METHOD] = { f->token_endpoint_auth_method != NULL,
 		                        f->token_endpoint_auth_method },
+		[ROUTE_ALLOWED_ROLES] = { f->set_allowed_role_ids, uris_or_none(f->allowed_role_ids) },
 	};
 
 	for (size_t i = 0; i < ROUTE__COUNT; i++)
@@ -331,6 +346,7 @@ int store_client_insert(struct store *st, const char *project_id, const char *cl
 	                                                     : CLIENT_AUTH_METHOD_DEFAULT);
 	store_bind_text(s, 11, f->id_token_signed_response_alg ? f->id_token_signed_response_alg
 	                                                       : CLIENT_ID_TOKEN_ALG_DEFAULT);
+	store_bind_text(s, 12, uris_or_none(f->allowed_role_ids));
 	if (store_step_write(st, s, NULL, 0, NULL, err) < 0)
 		return -1;
 	return permissions_add(st, client_id, f->permission_ids, err);
@@ -344,11 +360,31 @@ int store_client_grant_admin(struct store *st, const char *client_id, struct api
 	return store_step_write(st, s, NULL, 0, NULL, err);
 }
 
+/* docs/signin.md §"Access rules": invalid_params when the new
+ * allowed_role_ids names a role that is not of the project (nor one the
+ * client lists already). */
+static int roles_check(struct store *st, const struct client_write *w, struct api_error *err)
+{
+	sqlite3_stmt *s = stmt(st, CS_ROLES_UNKNOWN);
+	int rc;
+
+	if (!w->f->set_allowed_role_ids || !w->f->allowed_role_ids)
+		return 0;
+	store_bind_text(s, 1, w->f->allowed_role_ids);
+	store_bind_text(s, 2, w->project_id);
+	store_bind_text(s, 3, w->client_id);
+	rc = store_step(st, s, err);
+	store_stmt_finish(s);
+	if (rc == 1)
+		return api_fail(err, E_INVALID_PARAMS, CLIENT_ROLES_UNKNOWN);
+	return rc < 0 ? -1 : 0;
+}
+
 static int create_write(struct store *st, void *arg, struct api_error *err)
 {
 	struct client_write *w = arg;
 
-	if (sqlite_grant_check_ids(st, w->project_id, w->scope, w->f->permission_ids, err) < 0 ||
+	if (roles_check(st, w, err) < 0 || sqlite_grant_check_ids(st, w->project_id, w->scope, w->f->permission_ids, err) < 0 ||
 	    routing_check(st, w, false, err) < 0)
 		return -1;
 	return store_client_insert(st, w->project_id, w->client_id, w->f, w->secret_hash, now_ms(),
@@ -388,6 +424,7 @@ static int update_row(struct store *st, const struct client_write *w, struct api
 	store_bind_text(s, 13, f->backchannel_logout_uri);
 	store_bind_text(s, 14, f->token_endpoint_auth_method);
 	store_bind_text(s, 15, f->id_token_signed_response_alg);
+	store_bind_text(s, 16, f->set_allowed_role_ids ? uris_or_none(f->allowed_role_ids) : NULL);
 	return store_step_write(st, s, NULL, 0, NULL, err);
 }
 
@@ -399,7 +436,7 @@ static int update_write(struct store *st, void *arg, struct api_error *err)
 	struct client_write *w = arg;
 	bool set_permissions = w->f->set_permissions;
 
-	if (client_check_exists(st, w, err) < 0 ||
+	if (client_check_exists(st, w, err) < 0 || roles_check(st, w, err) < 0 ||
 	    (set_permissions &&
 	     sqlite_grant_check_ids(st, w->project_id, w->scope, w->f->permission_ids, err) < 0) ||
 	    sqlite_grant_check_holder(st, w->scope, GRANT_HOLDER_CLIENT, w->client_id, err) < 0 ||

@@ -60,6 +60,7 @@ static const struct {
 	{ offsetof(struct sqlite_store, sessions), &store_sessions_sql },
 	{ offsetof(struct sqlite_store, events), &store_events_sql },
 	{ offsetof(struct sqlite_store, factors), &store_factors_sql },
+	{ offsetof(struct sqlite_store, access), &store_access_sql },
 };
 
 /* SQLite's authorizer, while store_open prepares: notes that the statement
