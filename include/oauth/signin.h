@@ -52,6 +52,11 @@ struct code_request {
 	/* a BYOU code's: the caller's scope, which must carry what the user
 	 * holds (no escalation, store_grants.h); NULL: no check */
 	const char *grant_scope;
+	/* docs/signin.md §"Consent": ask even when the user allowed the scopes
+	 * (prompt=consent); never ask (a BYOU code: the project's backend
+	 * vouches for the user) */
+	bool consent_force;
+	bool consent_skip;
 };
 
 /* A code being stored; the caller keeps it until done runs. */
@@ -62,7 +67,12 @@ struct code_mint {
 	struct access_check access;   /* the client's access rule, checked first */
 	struct server *srv;
 	struct completion done;
+	bool consent_force, consent_skip;
+	char *consent_scopes;         /* E_CONSENT_REQUIRED: what an Allow remembers */
 };
+/* The user's named permissions the consent page lists (facts read by the
+ * mint; NULL: none). */
+const char *code_mint_permissions(const struct code_mint *m);
 
 /* Makes a new authorization code: random (256 bits), stored only as its
  * hash, bound to the client, redirect URI, challenge and user, living
@@ -71,7 +81,10 @@ struct code_mint {
  * session counts against [sessions] max_codes_per_minute (docs/tokens.md
  * "Limits"): past it done gets E_THROTTLED with retry_after_s, and nothing
  * is stored. First of all the client's access rule (access_rules.h) must
- * let the user in, else done gets E_ACCESS_DENIED and nothing is stored. */
+ * let the user in, else done gets E_ACCESS_DENIED and nothing is stored;
+ * then a client that asks for consent must have it for the scopes (or be
+ * asked again: req->consent_force), else done gets E_CONSENT_REQUIRED,
+ * m->consent_scopes is what an Allow remembers, and nothing is stored. */
 void signin_code_mint(struct code_mint *m, struct server *srv, const struct code_request *req,
                       char **out, struct completion done);
 void code_mint_release(struct code_mint *m);
@@ -95,6 +108,7 @@ struct signin_request {
 	 * typed; email and password are then not read. NULL: a first step. */
 	const char *factor_token;
 	const char *factor_code;
+	bool consent_force;           /* prompt=consent */
 	/* the console's sign-in (docs/console.md): the session is all it
 	 * needs, so no client is recorded in it and no code is minted
 	 * (SIGNIN_SIGNED_IN with code NULL) */
@@ -128,6 +142,9 @@ enum signin_outcome {
 	 * (session_secret), but the client's access rule does not let the
 	 * user's role in: no code (docs/signin.md §"Access rules") */
 	SIGNIN_ACCESS_DENIED,
+	/* the sign-in stands (session_secret), but the client asks for consent
+	 * the user has not given: consent_scopes and user_id for the page */
+	SIGNIN_CONSENT_NEEDED,
 };
 /* The metrics label of an outcome (edgeauth_signins_total). */
 enum metrics_signin signin_metric(enum signin_outcome outcome);
@@ -142,6 +159,10 @@ struct signin_result {
 	/* SIGNIN_FACTOR_NEEDED and SIGNIN_FACTOR_REFUSED: the second step's
 	 * value, for the form */
 	char *factor_token;
+	/* SIGNIN_CONSENT_NEEDED: what an Allow remembers, and the user's ID */
+	char *consent_scopes;
+	char *user_id;
+	char *consent_permissions;    /* the user's, for the page; NULL: none */
 	int retry_after_s;
 	struct api_error err;
 };
@@ -180,6 +201,7 @@ struct signin {
 	bool code_failed;
 	bool too_many_codes;           /* the session's bound refused the code */
 	bool access_denied;            /* the client's access rule refused the code */
+	bool consent_needed;           /* the client asks for consent first */
 	bool user_gone;                /* deleted or deactivated since user_get */
 	/* the audit trail (store_events.h): who the sign-in's events are by,
 	 * which counters this attempt brought to their limit, the events */
@@ -230,6 +252,7 @@ struct signin_silent_request {
 	const char *nonce;
 	const char *session_cookie;   /* NULL: none */
 	struct session_ask ask;
+	bool consent_force;           /* prompt=consent */
 	bool session_only;            /* the console's: as signin_request's */
 };
 
@@ -244,6 +267,10 @@ enum signin_silent_outcome {
 	/* the session would do, but the client's access rule does not let the
 	 * user's role in: access_denied, prompt=none too */
 	SILENT_ACCESS_DENIED,
+	/* the session would do, but the client asks for consent first:
+	 * consent_scopes, and the session's user; with prompt=none the caller
+	 * answers consent_required (OIDC Core §3.1.2.6) */
+	SILENT_CONSENT_NEEDED,
 };
 
 /* A silent sign-in in progress; the fields are the flow's. */
@@ -259,6 +286,8 @@ struct signin_silent {
 	bool code_failed;
 	bool too_many_codes;
 	bool access_denied;
+	bool consent_needed;
+	char *consent_scopes;       /* SILENT_CONSENT_NEEDED: what an Allow remembers */
 	int retry_after_s;          /* SILENT_TOO_MANY_CODES: seconds to wait */
 };
 

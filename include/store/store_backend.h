@@ -253,6 +253,12 @@ struct store_factors_ops {
 struct store_access_ops {
 	void (*facts)(struct store *st, const char *client_id, const char *user_id,
 	              struct store_access_facts *out, struct completion done);
+	void (*consent_grant)(struct store *st, const char *user_id, const char *client_id,
+	                      const char *scopes, struct completion done);
+	void (*consent_list)(struct store *st, const char *user_id, char **json,
+	                     struct completion done);
+	void (*consent_revoke)(struct store *st, const char *user_id, const char *client_id,
+	                       bool *revoked, struct completion done);
 };
 
 /* A backend: its name (for the log) and its areas' operations. The

@@ -8,7 +8,7 @@
  * {id, name, description, is_active, permission_ids, redirect_uris,
  * post_logout_redirect_uris, backchannel_logout_uri,
  * token_endpoint_auth_method, id_token_signed_response_alg, allowed_role_ids,
- * created_at, updated_at}; never a secret or its hash.
+ * consent_required, created_at, updated_at}; never a secret or its hash.
  *
  * Each operation is one transaction and takes a struct completion (flow.h),
  * called once; what it hands back goes to out-parameters that must live
@@ -58,6 +58,10 @@ struct client_fields {
 	 * lists already (a deleted role's, carried back), else invalid_params */
 	bool set_allowed_role_ids;
 	const char *allowed_role_ids;
+	/* docs/signin.md §"Consent": the app is a third party's; its users are
+	 * asked before it gets a code */
+	bool set_consent_required;
+	bool consent_required;
 };
 
 /* Sort keys of the clients list: indexes into api_clients.c's sort_by
@@ -74,8 +78,8 @@ enum client_sort {
  * no-escalation rule (store_grants.h), checked inside the write's
  * transaction; and for docs/signin.md §"Who may change where tokens go": a
  * write that sets or changes redirect_uris, post_logout_redirect_uris,
- * backchannel_logout_uri, token_endpoint_auth_method or allowed_role_ids
- * (who may sign in) needs scope to carry
+ * backchannel_logout_uri, token_endpoint_auth_method, allowed_role_ids
+ * (who may sign in) or consent_required needs scope to carry
  * all twelve named permissions of the default resources
  * (store_grants.h: kind "admin"), checked last. A create "sets" a field it gives
  * a value other than the default; an update "changes" one whose new value

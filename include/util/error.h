@@ -44,6 +44,7 @@ enum api_code {
 	E_STORE_UNAVAILABLE,   /* 503 system_error: no usable store connection (docs/operations.md §"A fleet on PostgreSQL") */
 	E_THROTTLED,           /* 429 too_many_attempts: past a bound (docs/tokens.md "Limits"), retry_after_s */
 	E_ACCESS_DENIED,       /* 403 access_denied: a client's access rule refused the user (docs/signin.md §"Access rules") */
+	E_CONSENT_REQUIRED,    /* 403 consent_required: the user must allow the client first (docs/signin.md §"Consent") */
 	E__COUNT
 };
 

@@ -47,6 +47,7 @@ void clients_body_init(struct client_body *b)
 {
 	memset(b, 0, sizeof *b);
 	b->is_active = -1;
+	b->consent_required = -1;
 	b->permission_ids = (struct jbody_id_list)ID_LIST_INIT;
 }
 
@@ -222,11 +223,12 @@ static const char *const id_token_algs[] = { CLIENT_ID_TOKEN_ALG_DEFAULT, "ES256
 static const char *const client_record[] = {
 	"id", "name", "description", "is_active", "permission_ids", "redirect_uris",
 	"post_logout_redirect_uris", "backchannel_logout_uri", "token_endpoint_auth_method",
-	"id_token_signed_response_alg", "allowed_role_ids", "created_at", "updated_at", NULL,
+	"id_token_signed_response_alg", "allowed_role_ids", "consent_required", "created_at",
+	"updated_at", NULL,
 };
 #define CLIENT_TAKEN "name", "description", "permission_ids", "redirect_uris", \
 	"post_logout_redirect_uris", "backchannel_logout_uri", "token_endpoint_auth_method", \
-	"id_token_signed_response_alg", "allowed_role_ids"
+	"id_token_signed_response_alg", "allowed_role_ids", "consent_required"
 const struct input_names clients_create_names = {
 	.taken = (const char *const[]){ CLIENT_TAKEN, NULL }, .ignored = client_record,
 };
@@ -256,7 +258,8 @@ int clients_read_body(const json_t *body, bool update, struct client_body *b,
 	    read_choice(body, "id_token_signed_response_alg", id_token_algs,
 	                sizeof id_token_algs / sizeof id_token_algs[0],
 	                &b->id_token_signed_response_alg, err) < 0 ||
-	    read_role_ids(body, &b->allowed_role_ids, err) < 0)
+	    read_role_ids(body, &b->allowed_role_ids, err) < 0 ||
+	    jbody_read_bool(body, "consent_required", false, &b->consent_required, err) < 0)
 		return -1;
 	return 0;
 }
@@ -280,6 +283,8 @@ struct client_fields clients_fields_of(const struct client_body *b, bool update)
 		.id_token_signed_response_alg = b->id_token_signed_response_alg,
 		.set_allowed_role_ids = !update || b->allowed_role_ids.present,
 		.allowed_role_ids = b->allowed_role_ids.json,
+		.set_consent_required = !update || b->consent_required >= 0,
+		.consent_required = b->consent_required == 1,
 	};
 }
 

@@ -580,7 +580,7 @@ static enum step_result byou_mint(struct flow *f)
 		.user_id = b->user.user_id, .redirect_uri = b->f[BYOU_REDIRECT_URI].value,
 		.code_challenge = b->f[BYOU_CHALLENGE].value, .scope = b->oidc_scope,
 		.nonce = b->oidc_scope ? b->f[BYOU_NONCE].value : NULL,
-		.grant_scope = ctx->principal.scope,
+		.grant_scope = ctx->principal.scope, .consent_skip = true,
 	};
 
 	if (!b->registered)

@@ -14,6 +14,8 @@ void store_access_facts_release(struct store_access_facts *f)
 {
 	free(f->allowed_role_ids);
 	free(f->role_id);
+	free(f->consented);
+	free(f->permissions);
 	memset(f, 0, sizeof *f);
 }
 
@@ -21,4 +23,22 @@ void store_access_facts(struct store *st, const char *client_id, const char *use
                         struct store_access_facts *out, struct completion done)
 {
 	st->be->access->facts(st, client_id, user_id, out, done);
+}
+
+void store_consent_grant(struct store *st, const char *user_id, const char *client_id,
+                         const char *scopes, struct completion done)
+{
+	st->be->access->consent_grant(st, user_id, client_id, scopes, done);
+}
+
+void store_consent_list(struct store *st, const char *user_id, char **json,
+                        struct completion done)
+{
+	st->be->access->consent_list(st, user_id, json, done);
+}
+
+void store_consent_revoke(struct store *st, const char *user_id, const char *client_id,
+                          bool *revoked, struct completion done)
+{
+	st->be->access->consent_revoke(st, user_id, client_id, revoked, done);
 }

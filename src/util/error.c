@@ -45,6 +45,7 @@ static const struct {
 	[E_STORE_UNAVAILABLE] = { "system_error", 503 },
 	[E_THROTTLED] = { "too_many_attempts", 429 },
 	[E_ACCESS_DENIED] = { "access_denied", 403 },
+	[E_CONSENT_REQUIRED] = { "consent_required", 403 },
 };
 
 int api_fail(struct api_error *err, enum api_code code, const char *fmt, ...)

@@ -13,12 +13,6 @@ EDGEAUTH_WRAPPER=$FAKED start_server
 rita_and_app
 load_resources
 
-# redirected_error WHAT STATE ERROR: the last answer is the error redirect
-# to the app, with state and iss, and no code
-redirected_error() {
-	check "$1" "$STATUS ${LOCATION%%\?*} $(query_value "$LOCATION" error) $(query_value "$LOCATION" state) $(query_value "$LOCATION" iss) [$(query_value "$LOCATION" code)]" \
-		"302 $REDIRECT $3 $2 $BASE []"
-}
 set_rule() {   # set_rule JSON_LIST: APP's allowed_role_ids, as the admin
 	req PUT "$P/clients/$APP" "{\"name\":\"app\",\"is_active\":true,\"allowed_role_ids\":$1}"
 	check_status "issue31.1: set allowed_role_ids $1" 200
@@ -28,7 +22,7 @@ set_rule() {   # set_rule JSON_LIST: APP's allowed_role_ids, as the admin
 req GET "$P/clients/$APP"
 check_json "issue31.1: a client lets everyone in by default" '.allowed_role_ids|tostring' '[]'
 check_json "issue31.1: the record's keys" 'keys_unsorted|join(",")' \
-	'id,name,description,is_active,permission_ids,redirect_uris,post_logout_redirect_uris,backchannel_logout_uri,token_endpoint_auth_method,id_token_signed_response_alg,allowed_role_ids,created_at,updated_at'
+	'id,name,description,is_active,permission_ids,redirect_uris,post_logout_redirect_uris,backchannel_logout_uri,token_endpoint_auth_method,id_token_signed_response_alg,allowed_role_ids,consent_required,created_at,updated_at'
 req POST "$P/roles" '{"code":"operator","name":"Operator","permission_ids":[]}'
 check_status "issue31.1: a second role" 201
 ROLE2=$(jq -r .id <<<"$BODY")

@@ -728,7 +728,7 @@ START_TEST(test_client_record)
 		"\"permission_ids\":[\"ID2\"],\"redirect_uris\":[\"https://a/cb\"],"
 		"\"post_logout_redirect_uris\":[],\"backchannel_logout_uri\":\"https://a/bc\","
 		"\"token_endpoint_auth_method\":\"client_secret_basic\","
-		"\"id_token_signed_response_alg\":\"ES256\",\"allowed_role_ids\":[],"
+		"\"id_token_signed_response_alg\":\"ES256\",\"allowed_role_ids\":[],\"consent_required\":false,"
 		"\"created_at\":T,\"updated_at\":T}";
 
 	f.set_description = true;

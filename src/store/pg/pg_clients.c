@@ -44,9 +44,10 @@ static const struct pg_statement statements[PC__COUNT] = {
 	/* a new client, its permissions and its event: while creates go on, the
 	 * caches of the bearer check stay warm (a round trip each) */
 	[PC_CREATE] = { "clients_create", "SELECT * FROM edgeauth_client_create($1, $2, $3, $4,"
-		" $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)", 14, PG_WRITES_UNCACHED },
+		" $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)", 15, PG_WRITES_UNCACHED },
 	[PC_UPDATE] = { "clients_update", "SELECT * FROM edgeauth_client_update($1, $2, $3, $4,"
-		" $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19)", 19, true },
+		" $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20)", 20,
+		true },
 	[PC_SET_SECRET] = { "clients_set_secret",
 		"SELECT * FROM edgeauth_client_set_secret($1, $2, $3, $4, $5)", 5, true },
 	[PC_GET] = { "clients_get", "SELECT edgeauth_client_json(c, p.ids)::text"
@@ -111,7 +112,8 @@ static void pg_client_create(struct store *st, const struct event_origin *by,
 		                              : CLIENT_AUTH_METHOD_DEFAULT,
 		f->id_token_signed_response_alg ? f->id_token_signed_response_alg
 		                                : CLIENT_ID_TOKEN_ALG_DEFAULT,
-		uris(f->allowed_role_ids), scope, ev }, pg_map_outcome, record, client_outcomes(), done);
+		uris(f->allowed_role_ids), pg_bool_param(f->set_consent_required && f->consent_required),
+		scope, ev }, pg_map_outcome, record, client_outcomes(), done);
 	free(id);
 	free(ids);
 	free(ev);
@@ -135,7 +137,8 @@ static void pg_client_update(struct store *st, const struct event_origin *by,
 		pg_bool_param(f->set_post_logout_redirect_uris), uris(f->post_logout_redirect_uris),
 		pg_bool_param(f->set_backchannel_logout_uri), f->backchannel_logout_uri,
 		f->token_endpoint_auth_method, f->id_token_signed_response_alg,
-		f->set_allowed_role_ids ? uris(f->allowed_role_ids) : NULL, scope, ev },
+		f->set_allowed_role_ids ? uris(f->allowed_role_ids) : NULL,
+		f->set_consent_required ? pg_bool_param(f->consent_required) : NULL, scope, ev },
 		pg_map_outcome, record, client_outcomes(), done);
 	free(ids);
 	free(ev);

@@ -62,6 +62,7 @@ enum client_stmt {
 	" 'token_endpoint_auth_method', " c ".token_endpoint_auth_method," \
 	" 'id_token_signed_response_alg', " c ".id_token_signed_response_alg," \
 	" 'allowed_role_ids', " JSON_ARRAY_OR_EMPTY(c ".allowed_role_ids") "," \
+	" 'consent_required', json(CASE WHEN " c ".consent_required THEN 'true' ELSE 'false' END)," \
 	" 'created_at', iso_time(" c ".created_at), 'updated_at', iso_time(" c ".updated_at))"
 
 /* ?1 the project; ?2 a search term or NULL (docs/api.md §"Lists": a
@@ -87,7 +88,8 @@ static const char *const sql[CS__COUNT] = {
 		"INSERT INTO clients (id, project_id, name, description, secret_hash, is_active,"
 		" redirect_uris, created_at, updated_at, post_logout_redirect_uris,"
 		" backchannel_logout_uri, token_endpoint_auth_method, id_token_signed_response_alg,"
-		" allowed_role_ids) VALUES (?1, ?2, ?3, ?4, ?5, 1, ?6, ?7, ?7, ?8, ?9, ?10, ?11, ?12)",
+		" allowed_role_ids, consent_required)"
+		" VALUES (?1, ?2, ?3, ?4, ?5, 1, ?6, ?7, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
 	[CS_EXISTS] = "SELECT 1 FROM clients WHERE id = ?1 AND project_id = ?2",
 	/* ?5, ?7, ?10 and ?12 say whether description and the URIs change (PUT
 	 * keeps an omitted optional field); a NULL method or role list keeps it
@@ -101,11 +103,12 @@ static const char *const sql[CS__COUNT] = {
 		" token_endpoint_auth_method = coalesce(?14, token_endpoint_auth_method),"
 		" id_token_signed_response_alg = coalesce(?15, id_token_signed_response_alg),"
 		" allowed_role_ids = coalesce(?16, allowed_role_ids),"
+		" consent_required = coalesce(?17, consent_required),"
 		" updated_at = ?9 WHERE id = ?1 AND project_id = ?2",
 	/* Where the client's tokens go now, in enum routing_field's order. */
 	[CS_ROUTING] =
 		"SELECT redirect_uris, post_logout_redirect_uris, backchannel_logout_uri,"
-		" token_endpoint_auth_method, allowed_role_ids FROM clients"
+		" token_endpoint_auth_method, allowed_role_ids, consent_required FROM clients"
 		" WHERE id = ?1 AND project_id = ?2",
 	[CS_SET_SECRET] =
 		"UPDATE clients SET secret_hash = ?3, updated_at = ?4"
@@ -249,6 +252,7 @@ enum routing_field {
 	ROUTE_BACKCHANNEL_URI,
 	ROUTE_AUTH_METHOD,
 	ROUTE_ALLOWED_ROLES,   /* who may sign in: as weighty (docs/signin.md §"Access rules") */
+	ROUTE_CONSENT,         /* whether its users are asked (docs/signin.md §"Consent") */
 	ROUTE__COUNT
 };
 
@@ -259,6 +263,7 @@ static const char *const routing_defaults[ROUTE__COUNT] = {
 	[ROUTE_BACKCHANNEL_URI] = NULL,
 	[ROUTE_AUTH_METHOD] = CLIENT_AUTH_METHOD_DEFAULT,
 	[ROUTE_ALLOWED_ROLES] = "[]",
+	[ROUTE_CONSENT] = "0",
 };
 
 static bool text_differs(const char *a, const char *b)
@@ -281,6 +286,7 @@ static bool routing_changes(const struct client_fields *f, const char *const now
 		[ROUTE_AUTH_METHOD] = { f->token_endpoint_auth_method != NULL,
 		                        f->token_endpoint_auth_method },
 		[ROUTE_ALLOWED_ROLES] = { f->set_allowed_role_ids, uris_or_none(f->allowed_role_ids) },
+		[ROUTE_CONSENT] = { f->set_consent_required, f->consent_required ? "1" : "0" },
 	};
 
 	for (size_t i = 0; i < ROUTE__COUNT; i++)
@@ -347,6 +353,7 @@ int store_client_insert(struct store *st, const char *project_id, const char *cl
 	store_bind_text(s, 11, f->id_token_signed_response_alg ? f->id_token_signed_response_alg
 	                                                       : CLIENT_ID_TOKEN_ALG_DEFAULT);
 	store_bind_text(s, 12, uris_or_none(f->allowed_role_ids));
+	sqlite3_bind_int(s, 13, f->set_consent_required && f->consent_required);
 	if (store_step_write(st, s, NULL, 0, NULL, err) < 0)
 		return -1;
 	return permissions_add(st, client_id, f->permission_ids, err);
@@ -425,6 +432,10 @@ static int update_row(struct store *st, const struct client_write *w, struct api
 	store_bind_text(s, 14, f->token_endpoint_auth_method);
 	store_bind_text(s, 15, f->id_token_signed_response_alg);
 	store_bind_text(s, 16, f->set_allowed_role_ids ? uris_or_none(f->allowed_role_ids) : NULL);
+	if (f->set_consent_required)
+		sqlite3_bind_int(s, 17, f->consent_required);
+	else
+		sqlite3_bind_null(s, 17);
 	return store_step_write(st, s, NULL, 0, NULL, err);
 }
 
