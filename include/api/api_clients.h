@@ -44,6 +44,8 @@ struct client_body {
 	const char *token_endpoint_auth_method;     /* NULL when absent; else static */
 	const char *id_token_signed_response_alg;   /* the same */
 	int device_flow;               /* -1 absent, else 0 or 1 (docs/device.md) */
+	struct uri_list allowed_role_ids;   /* role IDs (access_rules.h); the same shape */
+	int consent_required;          /* -1 absent, else 0 or 1 */
 };
 
 void clients_body_init(struct client_body *b);

@@ -94,6 +94,11 @@ char *keyring_seal_text(const struct keyring *r, const char *aad, const unsigned
 /* Opens keyring_seal_text's text: a new buffer of *len bytes (caller wipes
  * and frees: crypto_free_wiped), or NULL when the text, the key or aad is
  * not the one it was sealed with. */
+/* Opens keyring_seal_text's text of n fields joined by newlines: a new
+ * string (caller wipes and frees: crypto_free_wiped) that fields[0..n)
+ * point into, or NULL when it does not open or does not hold n fields. */
+char *keyring_open_fields(const struct keyring *r, const char *aad, const char *text,
+                          char **fields, size_t n);
 unsigned char *keyring_open_text(const struct keyring *r, const char *aad, const char *text,
                                  size_t *len);
 

@@ -11,6 +11,7 @@
  */
 #include <stdbool.h>
 
+#include "access_rules.h"
 #include "crypto.h"
 #include "factors.h"
 #include "flow.h"
@@ -52,6 +53,11 @@ struct code_request {
 	/* a BYOU code's: the caller's scope, which must carry what the user
 	 * holds (no escalation, store_grants.h); NULL: no check */
 	const char *grant_scope;
+	/* docs/signin.md §"Consent": ask even when the user allowed the scopes
+	 * (prompt=consent); never ask (a BYOU code: the project's backend
+	 * vouches for the user) */
+	bool consent_force;
+	bool consent_skip;
 };
 
 /* A code being stored; the caller keeps it until done runs. */
@@ -59,7 +65,15 @@ struct code_mint {
 	char hash[SECRET_HASH_LEN + 1];
 	char *family_id;
 	struct new_code row;
+	struct access_check access;   /* the client's access rule, checked first */
+	struct server *srv;
+	struct completion done;
+	bool consent_force, consent_skip;
+	char *consent_scopes;         /* E_CONSENT_REQUIRED: what an Allow remembers */
 };
+/* The user's named permissions the consent page lists (facts read by the
+ * mint; NULL: none). */
+const char *code_mint_permissions(const struct code_mint *m);
 
 /* Makes a new authorization code: random (256 bits), stored only as its
  * hash, bound to the client, redirect URI, challenge and user, living
@@ -67,7 +81,11 @@ struct code_mint {
  * is the code (caller wipes and frees: crypto_free_wiped). A code of a
  * session counts against [sessions] max_codes_per_minute (docs/tokens.md
  * "Limits"): past it done gets E_THROTTLED with retry_after_s, and nothing
- * is stored. */
+ * is stored. First of all the client's access rule (access_rules.h) must
+ * let the user in, else done gets E_ACCESS_DENIED and nothing is stored;
+ * then a client that asks for consent must have it for the scopes (or be
+ * asked again: req->consent_force), else done gets E_CONSENT_REQUIRED,
+ * m->consent_scopes is what an Allow remembers, and nothing is stored. */
 void signin_code_mint(struct code_mint *m, struct server *srv, const struct code_request *req,
                       char **out, struct completion done);
 void code_mint_release(struct code_mint *m);
@@ -93,6 +111,7 @@ struct signin_request {
 	const char *factor_code;
 	/* or a passkey's assertion (docs/signin.md §"Passkeys"); NULL: none */
 	const struct passkey_answer *passkey;
+	bool consent_force;           /* prompt=consent */
 	/* the console's sign-in (docs/console.md): the session is all it
 	 * needs, so no client is recorded in it and no code is minted
 	 * (SIGNIN_SIGNED_IN with code NULL) */
@@ -122,6 +141,13 @@ enum signin_outcome {
 	/* a second step's factor_token is not one of ours, of another request,
 	 * expired or spent: the sign-in starts again */
 	SIGNIN_FACTOR_EXPIRED,
+	/* the password (and factor) were right and the session goes on
+	 * (session_secret), but the client's access rule does not let the
+	 * user's role in: no code (docs/signin.md §"Access rules") */
+	SIGNIN_ACCESS_DENIED,
+	/* the sign-in stands (session_secret), but the client asks for consent
+	 * the user has not given: consent_scopes and user_id for the page */
+	SIGNIN_CONSENT_NEEDED,
 };
 /* The metrics label of an outcome (edgeauth_signins_total). */
 enum metrics_signin signin_metric(enum signin_outcome outcome);
@@ -139,6 +165,10 @@ struct signin_result {
 	/* ... and the user's passkeys' credential IDs (base64url, space
 	 * separated) when the second step may be a passkey; NULL: none */
 	char *passkey_ids;
+	/* SIGNIN_CONSENT_NEEDED: what an Allow remembers, and the user's ID */
+	char *consent_scopes;
+	char *user_id;
+	char *consent_permissions;    /* the user's, for the page; NULL: none */
 	int retry_after_s;
 	struct api_error err;
 };
@@ -191,6 +221,8 @@ struct signin {
 	struct code_mint mint;
 	bool code_failed;
 	bool too_many_codes;           /* the session's bound refused the code */
+	bool access_denied;            /* the client's access rule refused the code */
+	bool consent_needed;           /* the client asks for consent first */
 	bool user_gone;                /* deleted or deactivated since user_get */
 	/* the audit trail (store_events.h): who the sign-in's events are by,
 	 * which counters this attempt brought to their limit, the events */
@@ -241,6 +273,7 @@ struct signin_silent_request {
 	const char *nonce;
 	const char *session_cookie;   /* NULL: none */
 	struct session_ask ask;
+	bool consent_force;           /* prompt=consent */
 	bool session_only;            /* the console's: as signin_request's */
 };
 
@@ -252,6 +285,13 @@ enum signin_silent_outcome {
 	/* the session was given [sessions] max_codes_per_minute codes in the
 	 * last minute: no code, retry_after_s */
 	SILENT_TOO_MANY_CODES,
+	/* the session would do, but the client's access rule does not let the
+	 * user's role in: access_denied, prompt=none too */
+	SILENT_ACCESS_DENIED,
+	/* the session would do, but the client asks for consent first:
+	 * consent_scopes, and the session's user; with prompt=none the caller
+	 * answers consent_required (OIDC Core §3.1.2.6) */
+	SILENT_CONSENT_NEEDED,
 };
 
 /* A silent sign-in in progress; the fields are the flow's. */
@@ -266,6 +306,9 @@ struct signin_silent {
 	struct code_mint mint;
 	bool code_failed;
 	bool too_many_codes;
+	bool access_denied;
+	bool consent_needed;
+	char *consent_scopes;       /* SILENT_CONSENT_NEEDED: what an Allow remembers */
 	int retry_after_s;          /* SILENT_TOO_MANY_CODES: seconds to wait */
 };
 

@@ -55,6 +55,7 @@ struct store_passkey;
 struct store_passkey_list;
 struct new_device;
 struct device_row;
+struct store_access_facts;
 
 /* store_roles.h */
 struct store_roles_ops {
@@ -302,6 +303,18 @@ struct store_device_ops {
 	void (*issued)(struct store *st, const char *device_hash, struct completion done);
 };
 
+/* store_access.h */
+struct store_access_ops {
+	void (*facts)(struct store *st, const char *client_id, const char *user_id,
+	              struct store_access_facts *out, struct completion done);
+	void (*consent_grant)(struct store *st, const char *user_id, const char *client_id,
+	                      const char *scopes, struct completion done);
+	void (*consent_list)(struct store *st, const char *user_id, char **json,
+	                     struct completion done);
+	void (*consent_revoke)(struct store *st, const char *user_id, const char *client_id,
+	                       bool *revoked, struct completion done);
+};
+
 /* A backend: its name (for the log) and its areas' operations. The
  * backend's open sets st->be to its own. */
 struct store_backend {
@@ -327,6 +340,7 @@ struct store_backend {
 	const struct store_forward_ops *forward;
 	const struct store_passkeys_ops *passkeys;
 	const struct store_device_ops *device;
+	const struct store_access_ops *access;
 };
 
 #endif

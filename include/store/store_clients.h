@@ -8,7 +8,8 @@
  * {id, name, description, is_active, permission_ids, redirect_uris,
  * post_logout_redirect_uris, backchannel_logout_uri,
  * token_endpoint_auth_method, id_token_signed_response_alg,
- * forward_auth_urls, device_flow, created_at, updated_at}; never a secret or its hash.
+ * forward_auth_urls, device_flow, allowed_role_ids, consent_required, created_at,
+ * updated_at}; never a secret or its hash.
  *
  * Each operation is one transaction and takes a struct completion (flow.h),
  * called once; what it hands back goes to out-parameters that must live
@@ -28,6 +29,10 @@
  * client whose ID tokens are signed RS256 (OIDC's default). */
 #define CLIENT_AUTH_METHOD_DEFAULT "none"
 #define CLIENT_ID_TOKEN_ALG_DEFAULT "RS256"
+
+/* The sentence of invalid_params for an allowed role that is not the
+ * project's, as both backends answer it. */
+#define CLIENT_ROLES_UNKNOWN "allowed_role_ids names a role that is not of the project"
 
 /* What a create or an update writes. On update a field whose set_* flag is
  * false (or, for the two methods, whose value is NULL) keeps its stored
@@ -54,6 +59,15 @@ struct client_fields {
 	/* RFC 8628 (docs/device.md); unset: kept (create: false) */
 	bool set_device_flow;
 	bool device_flow;
+	/* docs/signin.md §"Access rules": a JSON array of role IDs, as text
+	 * (NULL: []); each must be a role of the project, or one the client
+	 * lists already (a deleted role's, carried back), else invalid_params */
+	bool set_allowed_role_ids;
+	const char *allowed_role_ids;
+	/* docs/signin.md §"Consent": the app is a third party's; its users are
+	 * asked before it gets a code */
+	bool set_consent_required;
+	bool consent_required;
 };
 
 /* Sort keys of the clients list: indexes into api_clients.c's sort_by
@@ -71,7 +85,8 @@ enum client_sort {
  * transaction; and for docs/signin.md §"Who may change where tokens go": a
  * write that sets or changes redirect_uris, post_logout_redirect_uris,
  * backchannel_logout_uri, token_endpoint_auth_method, forward_auth_urls
- * (each registers a callback, docs/forward-auth.md) or device_flow needs scope to carry
+ * (each registers a callback, docs/forward-auth.md), device_flow,
+ * allowed_role_ids (who may sign in) or consent_required needs scope to carry
  * all twelve named permissions of the default resources
  * (store_grants.h: kind "admin"), checked last. A create "sets" a field it gives
  * a value other than the default; an update "changes" one whose new value
@@ -80,7 +95,8 @@ enum client_sort {
 
 /* Inserts an active client with the given secret hash, after the checks of
  * its permission IDs (store_grants.h). *record: the new record (caller
- * frees; its "id" is the new ID). Fails with some_permissions_not_found,
+ * frees; its "id" is the new ID). Fails with invalid_params (an allowed
+ * role not of the project), some_permissions_not_found,
  * insufficient_permission (a permission scope lacks, or where tokens go)
  * or system_error. */
 void store_client_create(struct store *st, const struct event_origin *by, const char *project_id,
@@ -89,7 +105,7 @@ void store_client_create(struct store *st, const struct event_origin *by, const 
 
 /* Updates the client; *record: the updated record (caller frees). Fails
  * with, first to last, client_not_found (unknown, or of another project),
- * some_permissions_not_found, insufficient_permission (the new set, or what
+ * invalid_params (allowed_role_ids), some_permissions_not_found, insufficient_permission (the new set, or what
  * the client holds, has a default-resource permission scope lacks; or
  * where tokens go), system_error. */
 void store_client_update(struct store *st, const struct event_origin *by, const char *project_id,

@@ -44,13 +44,16 @@ enum api_code {
 	E_STORE_UNAVAILABLE,   /* 503 system_error: no usable store connection (docs/operations.md §"A fleet on PostgreSQL") */
 	E_THROTTLED,           /* 429 too_many_attempts: past a bound (docs/tokens.md "Limits"), retry_after_s */
 	/* The device grant's (RFC 8628 §3.5, docs/device.md): a poll's answers,
-	 * and a client not allowed the grant (RFC 6749 §5.2) */
+	 * and a client not allowed the grant (RFC 6749 §5.2); access_denied is
+	 * also a client's access rule refusing the user (docs/signin.md
+	 * §"Access rules"), which sign-in answers with a redirect */
 	E_AUTHORIZATION_PENDING,
 	E_SLOW_DOWN,
 	E_ACCESS_DENIED,
 	E_EXPIRED_TOKEN,
 	E_INVALID_GRANT,
 	E_UNAUTHORIZED_CLIENT,
+	E_CONSENT_REQUIRED,    /* 403 consent_required: the user must allow the client first (docs/signin.md §"Consent") */
 	E__COUNT
 };
 

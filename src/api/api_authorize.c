@@ -13,6 +13,7 @@
 #include <event2/buffer.h>
 #include <event2/http.h>
 
+#include "access_rules.h"
 #include "api_authorize.h"
 #include "config.h"
 #include "account_passkeys.h"
@@ -111,6 +112,10 @@ struct authorize {
 	struct signin_silent silent;
 	enum signin_silent_outcome silent_outcome;
 	char *silent_code;
+	/* docs/signin.md §"Consent": the page is to be shown (GET), and an
+	 * answer's form token opened (POST) */
+	bool consent_show;
+	struct consent_pending consent;
 };
 
 static void authorize_release(void *state)
@@ -126,9 +131,19 @@ static void authorize_release(void *state)
 	signin_result_release(&a->result);
 	signin_silent_release(&a->silent);
 	crypto_free_wiped(a->silent_code);
+	consent_pending_release(&a->consent);
 }
 
 /* ---- pages ---- */
+
+/* The request's parameters a page's form carries, as hidden fields, so
+ * that its post is the same request. */
+static void add_carried(struct evbuffer *buf, struct authz_params *p)
+{
+	for (size_t i = 0; i < sizeof authz_params / sizeof authz_params[0]; i++)
+		if (authz_params[i].carried)
+			html_add_hidden(buf, authz_params[i].name, *param_slot(p, &authz_params[i]));
+}
 
 /* The sign-in form, posting to issuer; after a failure with message, and
  * the error code in a data attribute for programs (too_many_attempts). */
@@ -150,9 +165,7 @@ static struct evbuffer *form_page(const char *issuer, struct authorize *a, const
 	evbuffer_add_printf(buf, "<form method=\"post\" action=\"");
 	html_escape_into(buf, issuer);
 	evbuffer_add_printf(buf, "/api/v1/authorize\">\n");
-	for (size_t i = 0; i < sizeof authz_params / sizeof authz_params[0]; i++)
-		if (authz_params[i].carried)
-			html_add_hidden(buf, authz_params[i].name, *param_slot(p, &authz_params[i]));
+	add_carried(buf, p);
 	/* type="text", not "email": browsers refuse or punycode-rewrite
 	 * non-ASCII addresses, which the API accepts. */
 	evbuffer_add_printf(buf, "<label for=\"email\">Email</label>\n"
@@ -175,9 +188,7 @@ static void factor_form_begin(struct evbuffer *buf, const char *issuer, struct a
 	evbuffer_add_printf(buf, "<form method=\"post\" action=\"");
 	html_escape_into(buf, issuer);
 	evbuffer_add_printf(buf, "/api/v1/authorize\"%s>\n", attrs);
-	for (size_t i = 0; i < sizeof authz_params / sizeof authz_params[0]; i++)
-		if (authz_params[i].carried)
-			html_add_hidden(buf, authz_params[i].name, *param_slot(&a->p, &authz_params[i]));
+	add_carried(buf, &a->p);
 	html_add_hidden(buf, "factor_token", token);
 }
 
@@ -225,6 +236,72 @@ static void factor_reply(struct request_ctx *ctx, int status, const char *token,
 	html_reply_csp(ctx, status, buf, csp);
 }
 
+/* docs/signin.md §"Consent": the app's name, what it asks for, Allow and
+ * Deny, with the request's parameters and the sign-in's form token
+ * carried. */
+static void list_items(struct evbuffer *buf, const char *attr, const char *words)
+{
+	for (const char *s = words; s && *s;) {
+		size_t n = strcspn(s, " ");
+		char *one = xstrndup(s, n);
+
+		evbuffer_add_printf(buf, "<li %s=\"", attr);
+		html_escape_into(buf, one);
+		evbuffer_add_printf(buf, "\">");
+		html_escape_into(buf, one);
+		evbuffer_add_printf(buf, "</li>\n");
+		free(one);
+		s += n + (s[n] == ' ');
+	}
+}
+
+static struct evbuffer *consent_page(const char *issuer, struct authorize *a, const char *token,
+                                     const char *permissions)
+{
+	char *title = xasprintf("Allow %s?", a->client_name ? a->client_name : "this app");
+	struct evbuffer *buf = html_page_begin(title);
+	const char *scope = a->oidc_scope;
+
+	evbuffer_add_printf(buf, "<h1>");
+	html_escape_into(buf, title);
+	evbuffer_add_printf(buf, "</h1>\n<p>");
+	html_escape_into(buf, a->client_name ? a->client_name : "This app");
+	evbuffer_add_printf(buf, " asks to sign you in and to use what you may do here.</p>\n"
+	                    "<ul class=\"scopes\">\n");
+	list_items(buf, "data-scope", scope);
+	evbuffer_add_printf(buf, "</ul>\n<p>Permissions:</p>\n<ul class=\"permissions\">\n");
+	list_items(buf, "data-permission", permissions);
+	evbuffer_add_printf(buf, "</ul>\n<form method=\"post\" action=\"");
+	html_escape_into(buf, issuer);
+	evbuffer_add_printf(buf, "/api/v1/authorize\">\n");
+	free(title);
+	add_carried(buf, &a->p);
+	html_add_hidden(buf, "consent_token", token);
+	evbuffer_add_printf(buf, "<button type=\"submit\" name=\"consent\" value=\"allow\">Allow"
+	                    "</button>\n<button type=\"submit\" name=\"consent\" value=\"deny\">"
+	                    "Deny</button>\n</form>\n");
+	return buf;
+}
+
+/* The consent page of a sign-in of user_id, whose Allow remembers scopes. */
+static enum step_result consent_show(struct request_ctx *ctx, const char *user_id,
+                                     const char *scopes, const char *permissions)
+{
+	struct authorize *a = ctx->state;
+	struct consent_pending p = {
+		.user_id = (char *)user_id, .scopes = (char *)scopes,
+		.expires_at = now_ms() + CONSENT_PENDING_TTL_S * 1000LL,
+	};
+	char *token;
+
+	factor_binding(a->p.client_id, a->p.redirect_uri, a->p.code_challenge, a->oidc_scope,
+	               a->p.nonce, p.binding);
+	token = consent_pending_seal(ctx->http.srv->keys, a->client.project_id, &p);
+	html_reply(ctx, 200, consent_page(ctx->http.srv->cfg->issuer, a, token, permissions));
+	free(token);
+	return STEP_DONE;
+}
+
 /* The 429 answer: Retry-After, and the form again saying what was too many
  * (failed sign-ins, or sign-ins of one session) and the seconds to wait. */
 static enum step_result throttled(struct request_ctx *ctx, int retry_after_s, const char *what)
@@ -238,6 +315,8 @@ static enum step_result throttled(struct request_ctx *ctx, int retry_after_s, co
 }
 
 #define TOO_MANY_CODES "sign-ins in this session"
+/* docs/signin.md §"Access rules": the error_description of a refusal. */
+#define ACCESS_DENIED "The user's role may not sign in to this app."
 
 /* The 400 page of a request that cannot be redirected. */
 static enum step_result refuse(struct request_ctx *ctx, const char *reason)
@@ -499,6 +578,8 @@ static enum step_result silent_sign_in(struct flow *f)
 		.redirect_uri = a->p.redirect_uri, .code_challenge = a->p.code_challenge,
 		.scope = a->oidc_scope, .nonce = a->p.nonce, .session_cookie = a->cookie,
 		.ask = a->ask, .session_only = a->console_project != NULL,
+		/* not again once the user answered the page */
+		.consent_force = consent_prompted(a->p.prompt) && !a->consent.user_id,
 	};
 	signin_silent_run(&a->silent, ctx->http.srv, &a->silent_in, &a->silent_outcome,
 	                  &a->silent_code, flow_completion(f));
@@ -520,6 +601,14 @@ static enum step_result silent_answer(struct flow *f)
 		                      "prompt=none was sent, and the user must sign in.");
 	case SILENT_TOO_MANY_CODES:
 		return throttled(ctx, a->silent.retry_after_s, TOO_MANY_CODES);
+	case SILENT_ACCESS_DENIED:   /* prompt=none too: the user is known, and refused */
+		return redirect_error(ctx, "access_denied", ACCESS_DENIED);
+	case SILENT_CONSENT_NEEDED:   /* OIDC Core §3.1.2.6 */
+		if (a->ask.prompt_none)
+			return redirect_error(ctx, "consent_required",
+			                      "prompt=none was sent, and the user must allow the app.");
+		a->consent_show = true;   /* after the app's name is read */
+		break;
 	case SILENT_FORM:
 		break;
 	}
@@ -529,6 +618,11 @@ static enum step_result silent_answer(struct flow *f)
 static enum step_result form_show(struct flow *f)
 {
 	struct request_ctx *ctx = request_of(f);
+	struct authorize *a = ctx->state;
+
+	if (a->consent_show)
+		return consent_show(ctx, a->silent.session.row.user_id, a->silent.consent_scopes,
+		                    code_mint_permissions(&a->silent.mint));
 
 	html_reply(ctx, 200, form_page(ctx->http.srv->cfg->issuer, ctx->state, NULL, NULL));
 	return STEP_DONE;
@@ -549,6 +643,51 @@ static enum step_result origin_check(struct flow *f)
 	return html_post_origin_check(request_of(f)) ? STEP_NEXT : STEP_DONE;
 }
 
+/* ---- POST: the consent page's answer (docs/signin.md §"Consent") ---- */
+
+/* The form token must be ours, of this request and not expired; Deny (or
+ * anything but Allow) is access_denied; Allow is remembered for the
+ * token's user. */
+static enum step_result consent_open(struct flow *f)
+{
+	struct request_ctx *ctx = request_of(f);
+	struct authorize *a = ctx->state;
+	const char *token = NULL, *answer = NULL;
+	char binding[SECRET_HASH_LEN + 1];
+	struct api_error err;
+
+	factor_binding(a->p.client_id, a->p.redirect_uri, a->p.code_challenge, a->oidc_scope,
+	               a->p.nonce, binding);
+	if (form_get(&ctx->form, "consent_token", &token, &err) < 0 ||
+	    form_get(&ctx->form, "consent", &answer, &err) < 0 || missing(token) ||
+	    consent_pending_open(ctx->http.srv->keys, a->client.project_id, token, now_ms(),
+	                         &a->consent) < 0 ||
+	    !crypto_equal(binding, a->consent.binding)) {
+		html_reply(ctx, 401, form_page(ctx->http.srv->cfg->issuer, a, FACTOR_EXPIRED, NULL));
+		return STEP_DONE;
+	}
+	if (!answer || strcmp(answer, "allow") != 0)
+		return redirect_error(ctx, "access_denied", "The user did not allow the app.");
+	store_consent_grant(ctx->http.srv->store, a->consent.user_id, a->p.client_id,
+	                    a->consent.scopes, flow_completion(f));
+	return STEP_WAIT;
+}
+
+/* The code, by the session, which must be the token's user's (a session of
+ * another, or none: login_required). */
+static enum step_result consent_sign_in(struct flow *f)
+{
+	struct authorize *a = request_of(f)->state;
+
+	a->ask = (struct session_ask){ .prompt_none = true, .max_age = -1,
+	                               .user_hint = a->consent.user_id };
+	return silent_sign_in(f);
+}
+
+static flow_step *const consent_steps[] = {
+	consent_open, consent_sign_in, silent_answer, form_show, NULL,
+};
+
 /* Missing email or password: the form again, and nothing counted. A
  * second step (factor_token) reads its code instead; a missing one shows
  * its form again. */
@@ -559,6 +698,8 @@ static enum step_result credentials_read(struct flow *f)
 	struct authz_params *p = &a->p;
 	struct api_error err;
 
+	if (evhttp_find_header(&ctx->form, "consent_token"))
+		return flow_branch(f, consent_steps);
 	if (form_get(&ctx->form, "factor_token", &p->factor_token, &err) < 0 ||
 	    form_get(&ctx->form, "otp", &p->otp, &err) < 0) {
 		html_reply(ctx, 401, form_page(ctx->http.srv->cfg->issuer, a, FACTOR_EXPIRED, NULL));
@@ -595,6 +736,7 @@ static enum step_result sign_in(struct flow *f)
 		.session_cookie = a->cookie, .session_only = a->console_project != NULL,
 		.factor_token = a->p.factor_token, .factor_code = a->p.otp,
 		.passkey = a->in.passkey,
+		.consent_force = consent_prompted(a->p.prompt),
 	};
 	signin_run(&a->signin, ctx->http.srv, &a->in, &a->result, flow_completion(f));
 	return STEP_WAIT;
@@ -620,6 +762,13 @@ static enum step_result sign_in_answer(struct flow *f)
 	case SIGNIN_TOO_MANY_CODES:   /* the session went on under a new cookie */
 		html_set_session_cookie(ctx, a->client.project_id, a->result.session_secret);
 		return throttled(ctx, a->result.retry_after_s, TOO_MANY_CODES);
+	case SIGNIN_CONSENT_NEEDED:   /* signed in to the project; the app must be allowed */
+		html_set_session_cookie(ctx, a->client.project_id, a->result.session_secret);
+		return consent_show(ctx, a->result.user_id, a->result.consent_scopes,
+		                    a->result.consent_permissions);
+	case SIGNIN_ACCESS_DENIED:   /* signed in to the project, not to this app */
+		html_set_session_cookie(ctx, a->client.project_id, a->result.session_secret);
+		return redirect_error(ctx, "access_denied", ACCESS_DENIED);
 	case SIGNIN_FACTOR_NEEDED:
 		factor_reply(ctx, 200, a->result.factor_token, NULL);
 		return STEP_DONE;

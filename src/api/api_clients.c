@@ -25,6 +25,7 @@
 /* Caps that keep one request's work bounded; docs/api.md §"Limits" names none. */
 #define CLIENT_PERMISSION_IDS_MAX 1000
 #define CLIENT_REDIRECT_URIS_MAX 20
+#define CLIENT_ALLOWED_ROLES_MAX 100
 
 static const struct str_rule name_rule = {
 	.key = "name", .required = true, .max_chars = NAME_MAX_CHARS,
@@ -47,6 +48,7 @@ void clients_body_init(struct client_body *b)
 	memset(b, 0, sizeof *b);
 	b->is_active = -1;
 	b->device_flow = -1;
+	b->consent_required = -1;
 	b->permission_ids = (struct jbody_id_list)ID_LIST_INIT;
 }
 
@@ -56,7 +58,9 @@ void clients_body_release(struct client_body *b)
 	free(b->redirect_uris.json);
 	free(b->post_logout_redirect_uris.json);
 	free(b->forward_auth_urls.json);
+	free(b->allowed_role_ids.json);
 	b->redirect_uris.json = b->post_logout_redirect_uris.json = b->forward_auth_urls.json = NULL;
+	b->allowed_role_ids.json = NULL;
 }
 
 /*
@@ -146,6 +150,34 @@ out:
 	return rc;
 }
 
+/*
+ * body.allowed_role_ids (docs/signin.md §"Access rules"): absent ->
+ * out->present false; null or [] -> "[]" (everyone); an array of IDs ->
+ * their JSON text, duplicates dropped. Whether each is a role of the
+ * project is the store's to say, in the write's transaction.
+ */
+static int read_role_ids(const json_t *body, struct uri_list *out, struct api_error *err)
+{
+	struct jbody_id_list ids = ID_LIST_INIT;
+	json_t *list;
+
+	out->json = NULL;
+	if (jbody_read_id_list(body, "allowed_role_ids", CLIENT_ALLOWED_ROLES_MAX, &ids, err) < 0) {
+		jbody_id_list_release(&ids);
+		return -1;
+	}
+	out->present = ids.present;
+	if (ids.present) {
+		list = json_array();
+		for (size_t i = 0; i < ids.count; i++)
+			json_array_append_new(list, json_string(ids.ids[i]));
+		out->json = json_dumps(list, JSON_COMPACT);
+		json_decref(list);
+	}
+	jbody_id_list_release(&ids);
+	return 0;
+}
+
 /* OIDC Back-Channel Logout 1.0 §2.2: an absolute http or https URL, which
  * MUST NOT include a fragment; null or "" clears it. */
 static const struct str_rule backchannel_rule = {
@@ -199,12 +231,14 @@ static const char *const id_token_algs[] = { CLIENT_ID_TOKEN_ALG_DEFAULT, "ES256
 static const char *const client_record[] = {
 	"id", "name", "description", "is_active", "permission_ids", "redirect_uris",
 	"post_logout_redirect_uris", "backchannel_logout_uri", "token_endpoint_auth_method",
-	"id_token_signed_response_alg", "forward_auth_urls", "device_flow", "created_at",
+	"id_token_signed_response_alg", "forward_auth_urls", "device_flow", "allowed_role_ids",
+	"consent_required", "created_at",
 	"updated_at", NULL,
 };
 #define CLIENT_TAKEN "name", "description", "permission_ids", "redirect_uris", \
 	"post_logout_redirect_uris", "backchannel_logout_uri", "token_endpoint_auth_method", \
-	"id_token_signed_response_alg", "forward_auth_urls", "device_flow"
+	"id_token_signed_response_alg", "forward_auth_urls", "device_flow", "allowed_role_ids", \
+	"consent_required"
 const struct input_names clients_create_names = {
 	.taken = (const char *const[]){ CLIENT_TAKEN, NULL }, .ignored = client_record,
 };
@@ -235,7 +269,9 @@ int clients_read_body(const json_t *body, bool update, struct client_body *b,
 	    read_choice(body, "id_token_signed_response_alg", id_token_algs,
 	                sizeof id_token_algs / sizeof id_token_algs[0],
 	                &b->id_token_signed_response_alg, err) < 0 ||
-	    jbody_read_bool(body, "device_flow", false, &b->device_flow, err) < 0)
+	    jbody_read_bool(body, "device_flow", false, &b->device_flow, err) < 0 ||
+	    read_role_ids(body, &b->allowed_role_ids, err) < 0 ||
+	    jbody_read_bool(body, "consent_required", false, &b->consent_required, err) < 0)
 		return -1;
 	return 0;
 }
@@ -261,6 +297,10 @@ struct client_fields clients_fields_of(const struct client_body *b, bool update)
 		.forward_auth_urls = b->forward_auth_urls.json,
 		.set_device_flow = b->device_flow >= 0,
 		.device_flow = b->device_flow == 1,
+		.set_allowed_role_ids = !update || b->allowed_role_ids.present,
+		.allowed_role_ids = b->allowed_role_ids.json,
+		.set_consent_required = !update || b->consent_required >= 0,
+		.consent_required = b->consent_required == 1,
 	};
 }
 

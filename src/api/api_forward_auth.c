@@ -12,6 +12,7 @@
 #include <strings.h>
 #include <event2/keyvalq_struct.h>
 
+#include "access_rules.h"
 #include "api_forward_auth.h"
 #include "config.h"
 #include "crypto.h"
@@ -73,6 +74,8 @@ struct forward_check {
 	struct forward_app app;
 	struct forward_user user;
 	char hash[SECRET_HASH_LEN + 1];   /* of the app cookie's value */
+	struct access_check access;       /* the client's access rule */
+	bool access_denied;
 };
 
 static void forward_check_release(void *p)
@@ -82,6 +85,7 @@ static void forward_check_release(void *p)
 	forward_request_release(&c->req);
 	forward_app_release(&c->app);
 	forward_user_release(&c->user);
+	access_check_release(&c->access);
 }
 
 static struct forward_check *check_of(struct request_ctx *ctx)
@@ -181,6 +185,29 @@ static enum step_result fa_cookie(struct flow *f)
 	return STEP_WAIT;
 }
 
+static void access_checked(void *arg, const struct api_error *err)
+{
+	struct flow *f = arg;
+	struct forward_check *c = check_of(request_of(f));
+
+	c->access_denied = err && err->api_code == E_ACCESS_DENIED;
+	flow_resume(f, c->access_denied ? NULL : err);
+}
+
+/* A live app session's user must still be one the app's access rules let
+ * in (docs/signin.md §"Access rules"): the rule may have changed since. */
+static enum step_result fa_access(struct flow *f)
+{
+	struct request_ctx *ctx = request_of(f);
+	struct forward_check *c = ctx->state;
+
+	if (!c->user.found)
+		return fa_sign_in(ctx, c);
+	access_rule_check(&c->access, ctx->http.srv->store, c->app.client_id, c->user.user_id,
+	                  (struct completion){ access_checked, f });
+	return STEP_WAIT;
+}
+
 /* 200 with who the user is; the proxy copies these headers into the
  * request it passes to the app (its config strips what the browser sent). */
 static enum step_result fa_answer(struct flow *f)
@@ -189,11 +216,8 @@ static enum step_result fa_answer(struct flow *f)
 	struct forward_check *c = ctx->state;
 	const struct forward_user *u = &c->user;
 
-	if (!u->found)
-		return fa_sign_in(ctx, c);
-	/* TODO(issue 31, access rules per app): a user whose role is not in the
-	 * client's allowed_role_ids gets 403 here: `if (!allowed) return
-	 * answer(ctx, 403, "...")` with u->role_id (wired at merge). */
+	if (c->access_denied)
+		return answer(ctx, 403, "Your role may not use this app.\n");
 	http_add_header(ctx, "Remote-User", u->user_id);
 	http_add_header(ctx, "Remote-Email", u->email ? u->email : "");
 	http_add_header(ctx, "Remote-Name", u->name ? u->name : "");
@@ -204,7 +228,7 @@ static enum step_result fa_answer(struct flow *f)
 }
 
 flow_step *const forward_auth_steps[] = {
-	fa_read, fa_app, fa_app_check, fa_cookie, fa_answer, NULL,
+	fa_read, fa_app, fa_app_check, fa_cookie, fa_access, fa_answer, NULL,
 };
 
 /* ---- GET /api/v1/forward-auth/callback ---- */

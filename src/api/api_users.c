@@ -560,8 +560,22 @@ static enum step_result byou_redirect_get(struct flow *f)
 	return STEP_WAIT;
 }
 
+/* docs/signin.md §"BYOU codes": a user the client's access rule
+ * does not let in is invalid_params here, not a redirect. */
+static void byou_minted(void *arg, const struct api_error *err)
+{
+	struct api_error refused;
+
+	if (err && err->api_code == E_ACCESS_DENIED) {
+		api_fail(&refused, E_INVALID_PARAMS,
+		         "The user's role may not sign in to this client (allowed_role_ids).");
+		err = &refused;
+	}
+	flow_resume(arg, err);
+}
+
 /* The redirect URI, then the code, whose write checks no escalation
- * (store_grants.h). */
+ * (store_grants.h) after the client's access rule (access_rules.h). */
 static enum step_result byou_mint(struct flow *f)
 {
 	struct request_ctx *ctx = request_of(f);
@@ -571,12 +585,13 @@ static enum step_result byou_mint(struct flow *f)
 		.user_id = b->user.user_id, .redirect_uri = b->f[BYOU_REDIRECT_URI].value,
 		.code_challenge = b->f[BYOU_CHALLENGE].value, .scope = b->oidc_scope,
 		.nonce = b->oidc_scope ? b->f[BYOU_NONCE].value : NULL,
-		.grant_scope = ctx->principal.scope,
+		.grant_scope = ctx->principal.scope, .consent_skip = true,
 	};
 
 	if (!b->registered)
 		return flow_fail(f, E_INVALID_PARAMS, "redirect_uri is not registered on the client.");
-	signin_code_mint(&b->mint, ctx->http.srv, &req, &b->code, flow_completion(f));
+	signin_code_mint(&b->mint, ctx->http.srv, &req, &b->code,
+	                 (struct completion){ byou_minted, f });
 	return STEP_WAIT;
 }
 

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "access_rules.h"
 #include "api_device.h"
 #include "config.h"
 #include "console.h"
@@ -44,6 +45,8 @@ struct device_view {
 	struct event_origin by;
 	struct event ev;
 	struct device_decision decision;
+	struct access_check access;               /* the client's access rule, on approval */
+	bool access_denied;
 };
 
 static void device_view_release(void *p)
@@ -56,6 +59,7 @@ static void device_view_release(void *p)
 	free(v->client_name);
 	free(v->permissions);
 	device_decision_release(&v->decision);
+	access_check_release(&v->access);
 }
 
 static struct device_view *view_of(struct request_ctx *ctx)
@@ -350,13 +354,39 @@ static enum step_result post_check(struct flow *f)
 	return STEP_NEXT;
 }
 
-/* TODO(issue 31): an approval by a user whose role the client's access
- * rules exclude is refused here, with the rules' service function
- * (access_rule_allows); the lead wires it at merge. */
+static void access_checked(void *arg, const struct api_error *err)
+{
+	struct flow *f = arg;
+	struct device_view *v = view_of(request_of(f));
+
+	v->access_denied = err && err->api_code == E_ACCESS_DENIED;
+	flow_resume(f, v->access_denied ? NULL : err);
+}
+
+/* An approval by a user whose role the client's access rules exclude is
+ * refused, as a sign-in would be (docs/signin.md §"Access rules"); a
+ * denial needs no rule. */
 static enum step_result access_rules(struct flow *f)
 {
-	(void)f;
-	return STEP_NEXT;
+	struct request_ctx *ctx = request_of(f);
+	struct device_view *v = view_of(ctx);
+
+	if (!v->approve)
+		return STEP_NEXT;
+	access_rule_check(&v->access, ctx->http.srv->store, v->row.client_id,
+	                  v->session.row.user_id, (struct completion){ access_checked, f });
+	return STEP_WAIT;
+}
+
+static enum step_result access_judge(struct flow *f)
+{
+	struct request_ctx *ctx = request_of(f);
+
+	if (!view_of(ctx)->access_denied)
+		return STEP_NEXT;
+	page_reply(ctx, 403, "Request refused", "Your role may not use this app: ask an "
+	           "administrator. Nothing was changed.", true);
+	return STEP_DONE;
 }
 
 static enum step_result decide(struct flow *f)
@@ -396,5 +426,6 @@ static enum step_result decided_show(struct flow *f)
 }
 
 flow_step *const device_page_post_steps[] = {
-	post_read, found, session_check, post_check, access_rules, decide, decided_show, NULL,
+	post_read, found, session_check, post_check, access_rules, access_judge, decide,
+	decided_show, NULL,
 };

@@ -128,21 +128,15 @@ char *factor_pending_seal(const struct keyring *r, const char *project_id,
 int factor_pending_open(const struct keyring *r, const char *project_id, const char *text,
                         int64_t now, struct factor_pending *out)
 {
-	char *aad = pending_aad(project_id), *plain, *fields[5], *p;
-	size_t len = 0, n = 0;
-	unsigned char *raw;
+	char *aad = pending_aad(project_id), *fields[5];
+	char *plain = keyring_open_fields(r, aad, text, fields, 5);
 	int rc = -1;
 
 	memset(out, 0, sizeof *out);
-	raw = keyring_open_text(r, aad, text, &len);
 	free(aad);
-	if (!raw)
+	if (!plain)
 		return -1;
-	plain = xstrndup((const char *)raw, len);
-	crypto_free_wiped(raw);
-	for (p = plain; n < 5 && p; n++)
-		fields[n] = strsep(&p, "\n");
-	if (n == 5 && !p && strlen(fields[0]) == SECRET_HASH_LEN) {
+	if (strlen(fields[0]) == SECRET_HASH_LEN) {
 		memcpy(out->binding, fields[0], SECRET_HASH_LEN + 1);
 		out->last_step = strtoll(fields[1], NULL, 10);
 		out->expires_at = strtoll(fields[2], NULL, 10);

@@ -511,3 +511,22 @@ unsigned char *keyring_open_text(const struct keyring *r, const char *aad, const
 	free(sealed);
 	return pt;
 }
+
+char *keyring_open_fields(const struct keyring *r, const char *aad, const char *text,
+                          char **fields, size_t n)
+{
+	size_t len = 0, i = 0;
+	unsigned char *raw = keyring_open_text(r, aad, text, &len);
+	char *plain, *p;
+
+	if (!raw)
+		return NULL;
+	plain = xstrndup((const char *)raw, len);
+	crypto_free_wiped(raw);
+	for (p = plain; i < n && p; i++)
+		fields[i] = strsep(&p, "\n");
+	if (i == n && !p)
+		return plain;
+	crypto_free_wiped(plain);
+	return NULL;
+}

@@ -18,11 +18,41 @@
 #include "totp.h"
 #include "util.h"
 
+/* After the access rule let the user in: the session's bound, then the
+ * code's row. */
+static void code_allowed(void *arg, const struct api_error *err)
+{
+	struct code_mint *m = arg;
+	int wait;
+
+	if (err) {
+		complete(m->done, -1, err);
+		return;
+	}
+	if (!m->consent_skip && consent_needed(&m->access.facts, m->row.scope, m->consent_force)) {
+		struct api_error ask;
+
+		m->consent_scopes = consent_union(m->access.facts.consented, m->row.scope);
+		api_fail(&ask, E_CONSENT_REQUIRED, "The user has not allowed the app yet.");
+		complete(m->done, -1, &ask);
+		return;
+	}
+	if (m->row.session_id &&
+	    (wait = throttle_take(m->srv->session_codes, m->row.session_id, now_ms()))) {
+		struct api_error busy;
+
+		api_fail(&busy, E_THROTTLED, "The session was given too many codes in the last minute.");
+		busy.retry_after_s = wait;
+		complete(m->done, -1, &busy);
+		return;
+	}
+	store_code_insert(m->srv->store, &m->row, m->done);
+}
+
 void signin_code_mint(struct code_mint *m, struct server *srv, const struct code_request *req,
                       char **out, struct completion done)
 {
 	int64_t now = now_ms();
-	int wait;
 
 	*out = crypto_new_secret();
 	m->family_id = crypto_new_id();
@@ -36,15 +66,12 @@ void signin_code_mint(struct code_mint *m, struct server *srv, const struct code
 		.auth_time = req->auth_time ? req->auth_time : now, .session_id = req->session_id,
 		.grant_scope = req->grant_scope,
 	};
-	if (req->session_id && (wait = throttle_take(srv->session_codes, req->session_id, now))) {
-		struct api_error err;
-
-		api_fail(&err, E_THROTTLED, "The session was given too many codes in the last minute.");
-		err.retry_after_s = wait;
-		complete(done, -1, &err);
-		return;
-	}
-	store_code_insert(srv->store, &m->row, done);
+	m->srv = srv;
+	m->done = done;
+	m->consent_force = req->consent_force;
+	m->consent_skip = req->consent_skip;
+	access_rule_check(&m->access, srv->store, req->client_id, req->user_id,
+	                  (struct completion){ code_allowed, m });
 }
 
 char *signin_oidc_scope(const char *scope)
@@ -71,8 +98,15 @@ char *signin_oidc_scope(const char *scope)
 	return out;
 }
 
+const char *code_mint_permissions(const struct code_mint *m)
+{
+	return m->access.facts.permissions;
+}
+
 void code_mint_release(struct code_mint *m)
 {
+	access_check_release(&m->access);
+	free(m->consent_scopes);
 	free(m->family_id);
 	memset(m, 0, sizeof *m);
 }
@@ -83,6 +117,9 @@ void signin_result_release(struct signin_result *r)
 	crypto_free_wiped(r->session_secret);
 	free(r->factor_token);
 	free(r->passkey_ids);
+	free(r->consent_scopes);
+	free(r->user_id);
+	free(r->consent_permissions);
 	memset(r, 0, sizeof *r);
 }
 
@@ -200,6 +237,9 @@ enum metrics_signin signin_metric(enum signin_outcome outcome)
 		[SIGNIN_BUSY] = METRICS_SIGNIN_ERROR, [SIGNIN_TOO_MANY_CODES] = METRICS_SIGNIN_THROTTLED,
 		[SIGNIN_FACTOR_REFUSED] = METRICS_SIGNIN_FAILURE,
 		[SIGNIN_FACTOR_EXPIRED] = METRICS_SIGNIN_FAILURE,
+		/* the user proved who they are; a rule refused them the app */
+		[SIGNIN_ACCESS_DENIED] = METRICS_SIGNIN_SUCCESS,
+		[SIGNIN_CONSENT_NEEDED] = METRICS_SIGNIN_SUCCESS,
 	};
 
 	assert((size_t)outcome < sizeof label / sizeof label[0]);
@@ -574,7 +614,11 @@ static void code_stored(void *arg, const struct api_error *err)
 	struct signin *s = arg;
 
 	s->too_many_codes = err && err->api_code == E_THROTTLED;
-	s->code_failed = s->code_failed || (err != NULL && !s->too_many_codes);
+	s->access_denied = err && err->api_code == E_ACCESS_DENIED;
+	s->consent_needed = err && err->api_code == E_CONSENT_REQUIRED;
+	s->code_failed = s->code_failed ||
+	                 (err != NULL && !s->too_many_codes && !s->access_denied &&
+	                  !s->consent_needed);
 	if (s->too_many_codes)
 		s->out->retry_after_s = err->retry_after_s;
 	flow_resume(&s->flow, NULL);
@@ -621,7 +665,7 @@ static enum step_result code_mint(struct flow *f)
 		.user_id = s->user.user_id, .redirect_uri = s->in->redirect_uri,
 		.code_challenge = s->in->code_challenge, .scope = s->in->scope,
 		.nonce = s->in->nonce, .auth_time = s->session.auth_time,
-		.session_id = s->session.sid,
+		.session_id = s->session.sid, .consent_force = s->in->consent_force,
 	};
 
 	if (s->code_failed || s->in->session_only)
@@ -638,10 +682,18 @@ static enum step_result code_minted(struct flow *f)
 	if (!s->code_failed) {
 		s->out->session_secret = s->session.secret;   /* handed over */
 		s->session.secret = NULL;
-		if (s->too_many_codes) {
+		if (s->too_many_codes || s->access_denied || s->consent_needed) {
 			crypto_free_wiped(s->out->code);
 			s->out->code = NULL;
-			return ended(s, SIGNIN_TOO_MANY_CODES);
+			if (s->consent_needed) {
+				s->out->consent_scopes = xstrdup(s->mint.consent_scopes);
+				s->out->user_id = xstrdup(s->user.user_id);
+				if (code_mint_permissions(&s->mint))
+					s->out->consent_permissions =
+						xstrdup(code_mint_permissions(&s->mint));
+				return ended(s, SIGNIN_CONSENT_NEEDED);
+			}
+			return ended(s, s->access_denied ? SIGNIN_ACCESS_DENIED : SIGNIN_TOO_MANY_CODES);
 		}
 		return ended(s, SIGNIN_SIGNED_IN);
 	}
@@ -723,6 +775,8 @@ static void silent_stored(void *arg, const struct api_error *err)
 	struct signin_silent *s = arg;
 
 	s->too_many_codes = err && err->api_code == E_THROTTLED;
+	s->access_denied = err && err->api_code == E_ACCESS_DENIED;
+	s->consent_needed = err && err->api_code == E_CONSENT_REQUIRED;
 	s->code_failed = s->code_failed || err != NULL;
 	if (s->too_many_codes)
 		s->retry_after_s = err->retry_after_s;
@@ -750,7 +804,7 @@ static enum step_result silent_code_mint(struct flow *f)
 		.user_id = s->session.row.user_id, .redirect_uri = s->in->redirect_uri,
 		.code_challenge = s->in->code_challenge, .scope = s->in->scope,
 		.nonce = s->in->nonce, .auth_time = s->session.row.auth_time,
-		.session_id = s->session.row.id,
+		.session_id = s->session.row.id, .consent_force = s->in->consent_force,
 	};
 
 	if (s->code_failed || s->in->session_only)
@@ -764,11 +818,15 @@ static enum step_result silent_code_minted(struct flow *f)
 	struct signin_silent *s = silent_of(f);
 
 	*s->outcome = s->too_many_codes ? SILENT_TOO_MANY_CODES :
+	              s->access_denied ? SILENT_ACCESS_DENIED :
+	              s->consent_needed ? SILENT_CONSENT_NEEDED :
 	              s->code_failed ? SILENT_NO_CODE : SILENT_SIGNED_IN;
 	if (s->code_failed) {
 		crypto_free_wiped(*s->code);
 		*s->code = NULL;
 	}
+	if (s->consent_needed)
+		s->consent_scopes = xstrdup(s->mint.consent_scopes);
 	return STEP_DONE;
 }
 
@@ -802,5 +860,6 @@ void signin_silent_release(struct signin_silent *s)
 {
 	session_lookup_release(&s->session);
 	code_mint_release(&s->mint);
+	free(s->consent_scopes);
 	memset(s, 0, sizeof *s);
 }

@@ -50,6 +50,7 @@ static const struct {
 	[E_EXPIRED_TOKEN] = { "expired_token", 400 },
 	[E_INVALID_GRANT] = { "invalid_grant", 400 },
 	[E_UNAUTHORIZED_CLIENT] = { "unauthorized_client", 400 },
+	[E_CONSENT_REQUIRED] = { "consent_required", 403 },
 };
 
 int api_fail(struct api_error *err, enum api_code code, const char *fmt, ...)

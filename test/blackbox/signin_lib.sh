@@ -249,3 +249,10 @@ byou_code() {
 at_hash() {
 	printf '%s' "$1" | openssl dgst -sha256 -binary | head -c 16 | base64 | tr '+/' '-_' | tr -d '='
 }
+
+# redirected_error WHAT STATE ERROR: the last answer is the error redirect
+# to the app (REDIRECT) with state and iss (issue 31), and no code
+redirected_error() {
+	check "$1" "$STATUS ${LOCATION%%\?*} $(query_value "$LOCATION" error) $(query_value "$LOCATION" state) $(query_value "$LOCATION" iss) [$(query_value "$LOCATION" code)]" \
+		"302 $REDIRECT $3 $2 $BASE []"
+}

@@ -28,9 +28,9 @@ tok_cc() {
 secret_hash() { printf '%s' "$1" | openssl dgst -sha256 -binary | base64 -w0 | tr '+/' '-_' | tr -d '='; }
 rep() { printf "%${2}s" '' | sed "s/ /$1/g"; }   # rep STRING N
 TS_RE='^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\\.[0-9]{3}Z$'
-RECORD_KEYS='backchannel_logout_uri,created_at,description,device_flow,forward_auth_urls,id,id_token_signed_response_alg,is_active,name,permission_ids,post_logout_redirect_uris,redirect_uris,token_endpoint_auth_method,updated_at'
+RECORD_KEYS='allowed_role_ids,backchannel_logout_uri,consent_required,created_at,description,device_flow,forward_auth_urls,id,id_token_signed_response_alg,is_active,name,permission_ids,post_logout_redirect_uris,redirect_uris,token_endpoint_auth_method,updated_at'
 # docs/api.md §"Records"'s key order, the secret last in a create's answer
-KEY_ORDER='id,name,description,is_active,permission_ids,redirect_uris,post_logout_redirect_uris,backchannel_logout_uri,token_endpoint_auth_method,id_token_signed_response_alg,forward_auth_urls,device_flow,created_at,updated_at'
+KEY_ORDER='id,name,description,is_active,permission_ids,redirect_uris,post_logout_redirect_uris,backchannel_logout_uri,token_endpoint_auth_method,id_token_signed_response_alg,forward_auth_urls,device_flow,allowed_role_ids,consent_required,created_at,updated_at'
 
 ########## create ##########
 CR="${PERM[clients:read]}"; UR="${PERM[users:read]}"; RC="${PERM[roles:create]}"

@@ -32,7 +32,7 @@ check_status "create with every field" 201
 check_json "written, logout URIs deduplicated in order" "$OIDC_FIELDS" \
 	'[["https://rp.example/bye","http://127.0.0.1:8000/bye?x=1"],"https://rp.example/backchannel?x=1","client_secret_basic","ES256"]'
 check_json "key order" 'keys_unsorted|join(",")' \
-	'id,name,description,is_active,permission_ids,redirect_uris,post_logout_redirect_uris,backchannel_logout_uri,token_endpoint_auth_method,id_token_signed_response_alg,forward_auth_urls,device_flow,created_at,updated_at,client_secret'
+	'id,name,description,is_active,permission_ids,redirect_uris,post_logout_redirect_uris,backchannel_logout_uri,token_endpoint_auth_method,id_token_signed_response_alg,forward_auth_urls,device_flow,allowed_role_ids,consent_required,created_at,updated_at,client_secret'
 RP=$(jq -r .id <<<"$BODY")
 CREATED=$(jq -c 'del(.client_secret)' <<<"$BODY")
 req GET "$P/clients/$RP"

@@ -238,6 +238,15 @@ check_status "issue32.5: a decision other than approve or deny" 400
 WHO_JAR=$TMP/nojar decide "$NORM" approve
 check_status "issue32.5: a post without a session refused" 403
 check "issue32.5: refused posts decided nothing" "$(db "select state from device_authorizations where device_hash = '$(hash "$DC")'")" pending
+# the client's access rules (docs/signin.md "Access rules") keep out a user of another role
+AUTH="$AS_ADMIN" req POST "$P/roles" '{"code":"device-op","name":"Device operator","permission_ids":[]}'
+OPROLE=$(jq -r .id <<<"$BODY")
+AUTH="$AS_ADMIN" req PUT "$P/clients/$KIOSK" "{\"name\":\"kiosk\",\"is_active\":true,\"allowed_role_ids\":[\"$OPROLE\"]}"
+check_status "issue32.5: the kiosk kept to another role" 200
+decide "$NORM" approve
+check "issue32.5: a user the client's access rules exclude cannot approve" \
+	"$STATUS $(db "select state from device_authorizations where device_hash = '$(hash "$DC")'")" "403 pending"
+AUTH="$AS_ADMIN" req PUT "$P/clients/$KIOSK" '{"name":"kiosk","is_active":true,"allowed_role_ids":[]}'
 decide "$NORM" approve
 check_status "issue32.5: Approve" 200
 has "issue32.5: it says so" "Device approved"

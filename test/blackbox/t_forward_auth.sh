@@ -20,7 +20,7 @@ req POST "$P/clients" '{"name":"plain"}'
 check_status "issue31.1: create without forward_auth_urls" 201
 check_json "issue31.1: its default" '.forward_auth_urls|tostring' '[]'
 check_json "issue31.1: key order" 'keys_unsorted|join(",")' \
-	'id,name,description,is_active,permission_ids,redirect_uris,post_logout_redirect_uris,backchannel_logout_uri,token_endpoint_auth_method,id_token_signed_response_alg,forward_auth_urls,device_flow,created_at,updated_at,client_secret'
+	'id,name,description,is_active,permission_ids,redirect_uris,post_logout_redirect_uris,backchannel_logout_uri,token_endpoint_auth_method,id_token_signed_response_alg,forward_auth_urls,device_flow,allowed_role_ids,consent_required,created_at,updated_at,client_secret'
 PLAIN=$(jq -r .id <<<"$BODY")
 
 req POST "$P/clients" '{"name":"dashboard","forward_auth_urls":["https://dash.example/","http://127.0.0.1:8080/red","https://dash.example/"]}'
@@ -183,6 +183,17 @@ check "issue31.2: Remote-Name" "$(hdr Remote-Name)" "Rita"
 check "issue31.2: Remote-Role" "$(hdr Remote-Role)" "reader"
 check "issue31.2: Remote-Permissions" "$(hdr Remote-Permissions)" "users:read"
 check_header "issue31.2: not cached" '^Cache-Control: no-store'
+# the app's access rules hold at every call (docs/signin.md "Access rules")
+AUTH="$AS_ADMIN" req POST "$P/roles" '{"code":"fa-operator","name":"FA operator","permission_ids":[]}'
+OPROLE=$(jq -r .id <<<"$BODY")
+AUTH="$AS_ADMIN" req PUT "$P/clients/$FA" "{\"name\":\"fa app\",\"is_active\":true,\"allowed_role_ids\":[\"$OPROLE\"]}"
+check_status "issue31: the app kept to another role" 200
+FA_ACCEPT=application/json fa "${PROXY[@]}" -H "Cookie: edgeauth_app=$APPC"
+check "issue31: a user of a role the app's rules exclude: 403, no identity" \
+	"$STATUS $(hdr Remote-User)" "403 "
+AUTH="$AS_ADMIN" req PUT "$P/clients/$FA" '{"name":"fa app","is_active":true,"allowed_role_ids":[]}'
+FA_ACCEPT=application/json fa "${PROXY[@]}" -H "Cookie: edgeauth_app=$APPC"
+check "issue31: the rule lifted: 200 again" "$STATUS $(hdr Remote-User)" "200 $USER"
 AUTH=none req GET /api/v1/forward-auth "${PROXY[@]}" -H "X-Original-URL: http://app.test/x" -H "Cookie: edgeauth_app=$APPC"
 check_status "issue31.2: nginx with the cookie: 200" 200
 fa -H "Cookie: edgeauth_app=$APPC"

@@ -84,6 +84,10 @@ roundtrip "role" "$P/roles/$ROLE"
 roundtrip "user" "$P/users/$USER"
 roundtrip "client" "$P/clients/$APP"
 roundtrip "admin client" "$P/clients/$CLIENT_ID"
+req PUT "$P/clients/$APP" "{\"name\":\"app\",\"is_active\":true,\"allowed_role_ids\":[\"$ROLE\"]}"
+check_status "issue31.1: a client with an access rule" 200
+roundtrip "issue31.1: client with allowed_role_ids" "$P/clients/$APP"
+req PUT "$P/clients/$APP" '{"name":"app","is_active":true,"allowed_role_ids":[]}'
 req POST "$P/users" '{"display_name":"Ext","external_user_id":"ext"}'
 check_status "a user without email" 201
 roundtrip "user without email" "$P/users/$(jq -r .id <<<"$BODY")"

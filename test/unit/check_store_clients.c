@@ -280,7 +280,8 @@ END_TEST
 static const char *const record_keys[] = {
 	"id", "name", "description", "is_active", "permission_ids", "redirect_uris",
 	"post_logout_redirect_uris", "backchannel_logout_uri", "token_endpoint_auth_method",
-	"id_token_signed_response_alg", "forward_auth_urls", "device_flow", "created_at",
+	"id_token_signed_response_alg", "forward_auth_urls", "device_flow", "allowed_role_ids",
+	"consent_required", "created_at",
 	"updated_at",
 };
 

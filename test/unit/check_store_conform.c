@@ -731,7 +731,8 @@ START_TEST(test_client_record)
 		"\"post_logout_redirect_uris\":[],\"backchannel_logout_uri\":\"https://a/bc\","
 		"\"token_endpoint_auth_method\":\"client_secret_basic\","
 		"\"id_token_signed_response_alg\":\"ES256\",\"forward_auth_urls\":[],"
-		"\"device_flow\":false,\"created_at\":T,\"updated_at\":T}";
+		"\"device_flow\":false,\"allowed_role_ids\":[],\"consent_required\":false,"
+		"\"created_at\":T,\"updated_at\":T}";
 
 	f.set_description = true;
 	f.description = "d";

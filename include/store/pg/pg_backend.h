@@ -51,6 +51,7 @@ extern const struct store_sessions_ops pg_sessions_ops;
 extern const struct store_factors_ops pg_factors_ops;
 extern const struct store_forward_ops pg_forward_ops;
 extern const struct store_passkeys_ops pg_passkeys_ops;
+extern const struct store_access_ops pg_access_ops;
 extern const struct store_clients_ops pg_clients_ops;
 extern const struct store_users_ops pg_users_ops;
 extern const struct store_tokens_ops pg_tokens_ops;

@@ -169,5 +169,6 @@ extern const struct pg_statement_set pg_outbox_statements;
 extern const struct pg_statement_set pg_factors_statements;
 extern const struct pg_statement_set pg_forward_statements;
 extern const struct pg_statement_set pg_passkeys_statements;
+extern const struct pg_statement_set pg_access_statements;
 
 #endif

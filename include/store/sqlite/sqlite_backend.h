@@ -21,6 +21,7 @@ extern const struct store_sessions_ops sqlite_sessions_ops;
 extern const struct store_factors_ops sqlite_factors_ops;
 extern const struct store_forward_ops sqlite_forward_ops;
 extern const struct store_passkeys_ops sqlite_passkeys_ops;
+extern const struct store_access_ops sqlite_access_ops;
 extern const struct store_clients_ops sqlite_clients_ops;
 extern const struct store_users_ops sqlite_users_ops;
 extern const struct store_tokens_ops sqlite_tokens_ops;

@@ -55,6 +55,7 @@ struct sqlite_store {
 	struct stmt_set forward;
 	struct stmt_set passkeys;
 	struct stmt_set device;
+	struct stmt_set access;
 	/* The statements whose programs insert into the back-channel outbox
 	 * (as SQLite's authorizer saw at open): only their runs can queue a
 	 * logout. */
@@ -108,6 +109,7 @@ extern const struct stmt_set store_factors_sql;
 extern const struct stmt_set store_forward_sql;
 extern const struct stmt_set store_passkeys_sql;
 extern const struct stmt_set store_device_sql;
+extern const struct stmt_set store_access_sql;
 
 /* What the close (sqlite_store.c) asks of the transactions (sqlite_tx.c):
  * ends the loop iteration's read transaction and, after store_fail_writes

@@ -21,6 +21,7 @@ const struct store_backend pg_backend = {
 	.factors = &pg_factors_ops,
 	.forward = &pg_forward_ops,
 	.passkeys = &pg_passkeys_ops,
+	.access = &pg_access_ops,
 	.clients = &pg_clients_ops,
 	.users = &pg_users_ops,
 	.tokens = &pg_tokens_ops,

@@ -44,10 +44,11 @@ static const struct pg_statement statements[PC__COUNT] = {
 	/* a new client, its permissions and its event: while creates go on, the
 	 * caches of the bearer check stay warm (a round trip each) */
 	[PC_CREATE] = { "clients_create", "SELECT * FROM edgeauth_client_create($1, $2, $3, $4,"
-		" $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)", 15, PG_WRITES_UNCACHED },
+		" $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)", 17,
+		PG_WRITES_UNCACHED },
 	[PC_UPDATE] = { "clients_update", "SELECT * FROM edgeauth_client_update($1, $2, $3, $4,"
-		" $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21)", 21,
-		true },
+		" $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22,"
+		" $23)", 23, true },
 	[PC_SET_SECRET] = { "clients_set_secret",
 		"SELECT * FROM edgeauth_client_set_secret($1, $2, $3, $4, $5)", 5, true },
 	[PC_GET] = { "clients_get", "SELECT edgeauth_client_json(c, p.ids)::text"
@@ -74,12 +75,18 @@ static const struct pg_statement statements[PC__COUNT] = {
 
 const struct pg_statement_set pg_clients_statements = { statements, PC__COUNT };
 
-/* What the writes answer: client_not_found, or a refusal (store_pg.h). */
+/* What the writes answer: client_not_found, an allowed role not of the
+ * project (schema/postgres/025), or a refusal (store_pg.h). */
 static const struct pg_outcomes *client_outcomes(void)
 {
+	static const struct pg_conflict conflicts[] = {
+		{ "unknown_role", E_INVALID_PARAMS, CLIENT_ROLES_UNKNOWN },
+	};
 	static struct pg_outcomes o;
 
 	o.missing = store_client_missing;
+	o.conflicts = conflicts;
+	o.n_conflicts = sizeof conflicts / sizeof conflicts[0];
 	return &o;
 }
 
@@ -107,6 +114,7 @@ static void pg_client_create(struct store *st, const struct event_origin *by,
 		                              : CLIENT_AUTH_METHOD_DEFAULT,
 		f->id_token_signed_response_alg ? f->id_token_signed_response_alg
 		                                : CLIENT_ID_TOKEN_ALG_DEFAULT,
+		uris(f->allowed_role_ids), pg_bool_param(f->set_consent_required && f->consent_required),
 		scope, ev, uris(f->forward_auth_urls),
 		pg_bool_param(f->set_device_flow && f->device_flow) },
 		pg_map_outcome, record, client_outcomes(), done);
@@ -132,7 +140,9 @@ static void pg_client_update(struct store *st, const struct event_origin *by,
 		pg_bool_param(f->set_redirect_uris), uris(f->redirect_uris),
 		pg_bool_param(f->set_post_logout_redirect_uris), uris(f->post_logout_redirect_uris),
 		pg_bool_param(f->set_backchannel_logout_uri), f->backchannel_logout_uri,
-		f->token_endpoint_auth_method, f->id_token_signed_response_alg, scope, ev,
+		f->token_endpoint_auth_method, f->id_token_signed_response_alg,
+		f->set_allowed_role_ids ? uris(f->allowed_role_ids) : NULL,
+		f->set_consent_required ? pg_bool_param(f->consent_required) : NULL, scope, ev,
 		pg_bool_param(f->set_forward_auth_urls), uris(f->forward_auth_urls),
 		f->set_device_flow ? pg_bool_param(f->device_flow) : NULL },
 		pg_map_outcome, record, client_outcomes(), done);

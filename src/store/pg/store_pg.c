@@ -34,7 +34,7 @@ static const struct pg_statement_set *const statement_sets[] = {
 	&pg_keys_statements, &pg_events_statements, &pg_resources_statements,
 	&pg_roles_statements, &pg_users_statements, &pg_sessions_statements,
 	&pg_outbox_statements, &pg_factors_statements, &pg_forward_statements,
-	&pg_passkeys_statements, &pg_device_statements,
+	&pg_passkeys_statements, &pg_device_statements, &pg_access_statements,
 };
 
 /* ---- opening ---- */

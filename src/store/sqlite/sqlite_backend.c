@@ -28,6 +28,7 @@ const struct store_backend sqlite_backend = {
 	.forward = &sqlite_forward_ops,
 	.passkeys = &sqlite_passkeys_ops,
 	.device = &sqlite_device_ops,
+	.access = &sqlite_access_ops,
 	.clients = &sqlite_clients_ops,
 	.users = &sqlite_users_ops,
 	.tokens = &sqlite_tokens_ops,

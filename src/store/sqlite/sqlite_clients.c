@@ -35,6 +35,7 @@ enum client_stmt {
 	CS_REDIRECT_REGISTERED,   /* what sign-in and logout read, at the end of the file */
 	CS_POST_LOGOUT_REGISTERED,
 	CS_NAME,
+	CS_ROLES_UNKNOWN,
 	CS_LIST,   /* first of the list variants: CS_LIST + 2 * sort + desc */
 	CS__COUNT = CS_LIST + 2 * CLIENT_SORT__COUNT
 };
@@ -62,6 +63,8 @@ enum client_stmt {
 	" 'id_token_signed_response_alg', " c ".id_token_signed_response_alg," \
 	" 'forward_auth_urls', " JSON_ARRAY_OR_EMPTY(c ".forward_auth_urls") "," \
 	" 'device_flow', json(CASE WHEN " c ".device_flow THEN 'true' ELSE 'false' END)," \
+	" 'allowed_role_ids', " JSON_ARRAY_OR_EMPTY(c ".allowed_role_ids") "," \
+	" 'consent_required', json(CASE WHEN " c ".consent_required THEN 'true' ELSE 'false' END)," \
 	" 'created_at', iso_time(" c ".created_at), 'updated_at', iso_time(" c ".updated_at))"
 
 /* ?1 the project; ?2 a search term or NULL (docs/api.md §"Lists": a
@@ -87,11 +90,12 @@ static const char *const sql[CS__COUNT] = {
 		"INSERT INTO clients (id, project_id, name, description, secret_hash, is_active,"
 		" redirect_uris, created_at, updated_at, post_logout_redirect_uris,"
 		" backchannel_logout_uri, token_endpoint_auth_method, id_token_signed_response_alg,"
-		" forward_auth_urls, device_flow)"
-		" VALUES (?1, ?2, ?3, ?4, ?5, 1, ?6, ?7, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
+		" forward_auth_urls, device_flow, allowed_role_ids, consent_required)"
+		" VALUES (?1, ?2, ?3, ?4, ?5, 1, ?6, ?7, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
 	[CS_EXISTS] = "SELECT 1 FROM clients WHERE id = ?1 AND project_id = ?2",
-	/* ?5, ?7, ?10, ?12 and ?16 say whether description and the URIs change (PUT
-	 * keeps an omitted optional field); a NULL method keeps it too. */
+	/* ?5, ?7, ?10, ?12, ?16 and ?18 say whether description, the URIs and
+	 * device_flow change (PUT keeps an omitted optional field); a NULL
+	 * method or role list (?20) or consent (?21) keeps it too. */
 	[CS_UPDATE] =
 		"UPDATE clients SET name = ?3, is_active = ?4,"
 		" description = CASE WHEN ?5 THEN ?6 ELSE description END,"
@@ -102,11 +106,14 @@ static const char *const sql[CS__COUNT] = {
 		" id_token_signed_response_alg = coalesce(?15, id_token_signed_response_alg),"
 		" forward_auth_urls = CASE WHEN ?16 THEN ?17 ELSE forward_auth_urls END,"
 		" device_flow = CASE WHEN ?18 THEN ?19 ELSE device_flow END,"
+		" allowed_role_ids = coalesce(?20, allowed_role_ids),"
+		" consent_required = coalesce(?21, consent_required),"
 		" updated_at = ?9 WHERE id = ?1 AND project_id = ?2",
 	/* Where the client's tokens go now, in enum routing_field's order. */
 	[CS_ROUTING] =
 		"SELECT redirect_uris, post_logout_redirect_uris, backchannel_logout_uri,"
-		" token_endpoint_auth_method, forward_auth_urls, device_flow FROM clients"
+		" token_endpoint_auth_method, forward_auth_urls, device_flow, allowed_role_ids,"
+		" consent_required FROM clients"
 		" WHERE id = ?1 AND project_id = ?2",
 	[CS_SET_SECRET] =
 		"UPDATE clients SET secret_hash = ?3, updated_at = ?4"
@@ -146,6 +153,13 @@ static const char *const sql[CS__COUNT] = {
 		"SELECT 1 FROM clients c, json_each(c.post_logout_redirect_uris) j"
 		" WHERE c.id = ?1 AND j.value = ?2",
 	[CS_NAME] = "SELECT name FROM clients WHERE id = ?1",
+	/* An ID of the list ?1 that is no role of the project ?2 and not one
+	 * the client ?3 lists already (a deleted role's, carried back). */
+	[CS_ROLES_UNKNOWN] =
+		"SELECT 1 FROM json_each(?1) j WHERE NOT EXISTS (SELECT 1 FROM roles r"
+		" WHERE r.id = j.value AND r.project_id = ?2) AND NOT EXISTS (SELECT 1 FROM clients c,"
+		" json_each(" JSON_ARRAY_OR_EMPTY("c.allowed_role_ids") ") k"
+		" WHERE c.id = ?3 AND k.value = j.value) LIMIT 1",
 };
 
 const struct stmt_set store_clients_sql = { CS__COUNT, sql, NULL };
@@ -248,6 +262,8 @@ enum routing_field {
 	ROUTE_AUTH_METHOD,
 	ROUTE_FORWARD_AUTH_URLS,   /* each registers its callback (docs/forward-auth.md) */
 	ROUTE_DEVICE_FLOW,     /* a device may get a user's tokens (docs/device.md) */
+	ROUTE_ALLOWED_ROLES,   /* who may sign in: as weighty (docs/signin.md §"Access rules") */
+	ROUTE_CONSENT,         /* whether its users are asked (docs/signin.md §"Consent") */
 	ROUTE__COUNT
 };
 
@@ -259,6 +275,8 @@ static const char *const routing_defaults[ROUTE__COUNT] = {
 	[ROUTE_AUTH_METHOD] = CLIENT_AUTH_METHOD_DEFAULT,
 	[ROUTE_FORWARD_AUTH_URLS] = "[]",
 	[ROUTE_DEVICE_FLOW] = "0",
+	[ROUTE_ALLOWED_ROLES] = "[]",
+	[ROUTE_CONSENT] = "0",
 };
 
 static bool text_differs(const char *a, const char *b)
@@ -283,6 +301,8 @@ static bool routing_changes(const struct client_fields *f, const char *const now
 		[ROUTE_FORWARD_AUTH_URLS] = { f->set_forward_auth_urls,
 		                              uris_or_none(f->forward_auth_urls) },
 		[ROUTE_DEVICE_FLOW] = { f->set_device_flow, f->device_flow ? "1" : "0" },
+		[ROUTE_ALLOWED_ROLES] = { f->set_allowed_role_ids, uris_or_none(f->allowed_role_ids) },
+		[ROUTE_CONSENT] = { f->set_consent_required, f->consent_required ? "1" : "0" },
 	};
 
 	for (size_t i = 0; i < ROUTE__COUNT; i++)
@@ -350,6 +370,8 @@ int store_client_insert(struct store *st, const char *project_id, const char *cl
 	                                                       : CLIENT_ID_TOKEN_ALG_DEFAULT);
 	store_bind_text(s, 12, uris_or_none(f->forward_auth_urls));
 	sqlite3_bind_int(s, 13, f->set_device_flow && f->device_flow);
+	store_bind_text(s, 14, uris_or_none(f->allowed_role_ids));
+	sqlite3_bind_int(s, 15, f->set_consent_required && f->consent_required);
 	if (store_step_write(st, s, NULL, 0, NULL, err) < 0)
 		return -1;
 	return permissions_add(st, client_id, f->permission_ids, err);
@@ -363,11 +385,31 @@ int store_client_grant_admin(struct store *st, const char *client_id, struct api
 	return store_step_write(st, s, NULL, 0, NULL, err);
 }
 
+/* docs/signin.md §"Access rules": invalid_params when the new
+ * allowed_role_ids names a role that is not of the project (nor one the
+ * client lists already). */
+static int roles_check(struct store *st, const struct client_write *w, struct api_error *err)
+{
+	sqlite3_stmt *s = stmt(st, CS_ROLES_UNKNOWN);
+	int rc;
+
+	if (!w->f->set_allowed_role_ids || !w->f->allowed_role_ids)
+		return 0;
+	store_bind_text(s, 1, w->f->allowed_role_ids);
+	store_bind_text(s, 2, w->project_id);
+	store_bind_text(s, 3, w->client_id);
+	rc = store_step(st, s, err);
+	store_stmt_finish(s);
+	if (rc == 1)
+		return api_fail(err, E_INVALID_PARAMS, CLIENT_ROLES_UNKNOWN);
+	return rc < 0 ? -1 : 0;
+}
+
 static int create_write(struct store *st, void *arg, struct api_error *err)
 {
 	struct client_write *w = arg;
 
-	if (sqlite_grant_check_ids(st, w->project_id, w->scope, w->f->permission_ids, err) < 0 ||
+	if (roles_check(st, w, err) < 0 || sqlite_grant_check_ids(st, w->project_id, w->scope, w->f->permission_ids, err) < 0 ||
 	    routing_check(st, w, false, err) < 0)
 		return -1;
 	return store_client_insert(st, w->project_id, w->client_id, w->f, w->secret_hash, now_ms(),
@@ -411,6 +453,11 @@ static int update_row(struct store *st, const struct client_write *w, struct api
 	store_bind_text(s, 17, uris_or_none(f->forward_auth_urls));
 	sqlite3_bind_int(s, 18, f->set_device_flow);
 	sqlite3_bind_int(s, 19, f->device_flow);
+	store_bind_text(s, 20, f->set_allowed_role_ids ? uris_or_none(f->allowed_role_ids) : NULL);
+	if (f->set_consent_required)
+		sqlite3_bind_int(s, 21, f->consent_required);
+	else
+		sqlite3_bind_null(s, 21);
 	return store_step_write(st, s, NULL, 0, NULL, err);
 }
 
@@ -422,7 +469,7 @@ static int update_write(struct store *st, void *arg, struct api_error *err)
 	struct client_write *w = arg;
 	bool set_permissions = w->f->set_permissions;
 
-	if (client_check_exists(st, w, err) < 0 ||
+	if (client_check_exists(st, w, err) < 0 || roles_check(st, w, err) < 0 ||
 	    (set_permissions &&
 	     sqlite_grant_check_ids(st, w->project_id, w->scope, w->f->permission_ids, err) < 0) ||
 	    sqlite_grant_check_holder(st, w->scope, GRANT_HOLDER_CLIENT, w->client_id, err) < 0 ||

@@ -63,6 +63,7 @@ static const struct {
 	{ offsetof(struct sqlite_store, forward), &store_forward_sql },
 	{ offsetof(struct sqlite_store, passkeys), &store_passkeys_sql },
 	{ offsetof(struct sqlite_store, device), &store_device_sql },
+	{ offsetof(struct sqlite_store, access), &store_access_sql },
 };
 
 /* SQLite's authorizer, while store_open prepares: notes that the statement

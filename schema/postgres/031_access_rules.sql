@@ -1,0 +1,156 @@
+-- Which roles may sign in to a client, as schema/023_access_rules.sql on
+-- SQLite (docs/signin.md §"Access rules"): allowed_role_ids, a JSON array of
+-- role IDs of the client's project, [] letting everyone in. A deleted
+-- role's ID stays in the list, where it matches no one (docs/decisions.md
+-- "A deleted role in an access rule"). The record gains the field before
+-- created_at; the writes take it last but one (before p_scope), and
+-- changing it needs the twelve permissions, as where tokens go does.
+ALTER TABLE clients ADD COLUMN allowed_role_ids edgeauth_uri_list NOT NULL DEFAULT '[]';
+
+CREATE OR REPLACE FUNCTION edgeauth_client_json(c clients, p_permission_ids json) RETURNS json
+LANGUAGE sql STABLE AS $$
+	SELECT json_build_object('id', c.id, 'name', c.name, 'description', c.description,
+		'is_active', c.is_active,
+		'permission_ids', p_permission_ids,
+		'redirect_uris', c.redirect_uris,
+		'post_logout_redirect_uris', c.post_logout_redirect_uris,
+		'backchannel_logout_uri', c.backchannel_logout_uri,
+		'token_endpoint_auth_method', c.token_endpoint_auth_method,
+		'id_token_signed_response_alg', c.id_token_signed_response_alg,
+		'forward_auth_urls', c.forward_auth_urls,
+		'device_flow', c.device_flow,
+		'allowed_role_ids', c.allowed_role_ids,
+		'created_at', edgeauth_iso_time(c.created_at),
+		'updated_at', edgeauth_iso_time(c.updated_at))
+$$;
+
+-- Whether every ID of p_roles is a role of p_project, or one the client
+-- lists already (p_now: a deleted role's ID a record carries back).
+CREATE FUNCTION edgeauth_client_roles_ok(p_project ctext, p_roles jsonb, p_now jsonb)
+RETURNS boolean LANGUAGE plpgsql STABLE AS $$
+BEGIN
+	RETURN NOT EXISTS (SELECT 1 FROM jsonb_array_elements_text(p_roles) j(id)
+		WHERE NOT EXISTS (SELECT 1 FROM roles r WHERE r.id = j.id AND r.project_id = p_project)
+		AND NOT coalesce(p_now, '[]') @> jsonb_build_array(j.id));
+END $$;
+
+DROP FUNCTION edgeauth_client_create(ctext, ctext, ctext, ctext, ctext, jsonb, jsonb, jsonb,
+	ctext, ctext, ctext, ctext, json, jsonb, boolean);
+CREATE FUNCTION edgeauth_client_create(p_project ctext, p_id ctext, p_name ctext,
+	p_description ctext, p_secret_hash ctext, p_permission_ids jsonb, p_redirect jsonb,
+	p_post_logout jsonb, p_backchannel ctext, p_method ctext, p_alg ctext, p_roles jsonb,
+	p_scope ctext, p_event json, p_forward jsonb, p_device_flow boolean)
+RETURNS edgeauth_outcome LANGUAGE plpgsql AS $$
+DECLARE
+	ids ctext[] := edgeauth_ids(p_permission_ids);
+	r edgeauth_refusal;
+	now_ms bigint := edgeauth_now_ms();
+	c clients;
+	perms json := '[]';
+BEGIN
+	IF NOT edgeauth_client_roles_ok(p_project, p_roles, NULL) THEN
+		RETURN edgeauth_failed('unknown_role');
+	END IF;
+	IF cardinality(ids) > 0 THEN   -- none: nothing to lock or check
+		PERFORM edgeauth_permissions_lock(ids);
+		r := edgeauth_check_ids(p_project, p_scope, ids);
+	END IF;
+	IF r.status IS NULL AND (edgeauth_client_routing_changes('[]', '[]', NULL, 'none',
+	   true, p_redirect, true, p_post_logout, true, p_backchannel, p_method)
+	   OR p_roles <> '[]' OR p_forward IS DISTINCT FROM '[]' OR p_device_flow) THEN
+		r := edgeauth_check_admin(p_project, p_scope);
+	END IF;
+	IF r.status IS NOT NULL THEN
+		RETURN edgeauth_refused(r);
+	END IF;
+	INSERT INTO clients (id, project_id, name, description, secret_hash, is_active,
+	                     redirect_uris, created_at, updated_at, post_logout_redirect_uris,
+	                     backchannel_logout_uri, token_endpoint_auth_method,
+	                     id_token_signed_response_alg, forward_auth_urls, device_flow,
+	                     allowed_role_ids)
+	VALUES (p_id, p_project, p_name, p_description, p_secret_hash, true, p_redirect, now_ms,
+	        now_ms, p_post_logout, p_backchannel, p_method, p_alg, p_forward, p_device_flow,
+	        p_roles)
+	RETURNING * INTO c;
+	IF cardinality(ids) > 0 THEN
+		INSERT INTO client_permissions (client_id, permission_id)
+		SELECT p_id, unnest(ids) ON CONFLICT DO NOTHING;
+		perms := (SELECT p.ids FROM edgeauth_client_permissions_of(p_id) p);
+	END IF;
+	RETURN edgeauth_done_event(edgeauth_client_json(c, perms)::text,
+	                           edgeauth_event(p_event));
+END $$;
+
+DROP FUNCTION edgeauth_client_update(ctext, ctext, ctext, boolean, boolean, ctext, boolean,
+	jsonb, boolean, jsonb, boolean, jsonb, boolean, ctext, ctext, ctext, ctext, json, boolean,
+	jsonb, boolean);
+CREATE FUNCTION edgeauth_client_update(p_project ctext, p_id ctext, p_name ctext,
+	p_is_active boolean, p_set_description boolean, p_description ctext,
+	p_set_permissions boolean, p_permission_ids jsonb, p_set_redirect boolean, p_redirect jsonb,
+	p_set_post_logout boolean, p_post_logout jsonb, p_set_backchannel boolean,
+	p_backchannel ctext, p_method ctext, p_alg ctext, p_roles jsonb, p_scope ctext,
+	p_event json, p_set_forward boolean, p_forward jsonb, p_device_flow boolean)
+RETURNS edgeauth_outcome LANGUAGE plpgsql AS $$
+DECLARE
+	c clients;
+	ids ctext[] := edgeauth_ids(p_permission_ids);
+	r edgeauth_refusal;
+BEGIN
+	SELECT * INTO c FROM clients WHERE id = p_id AND project_id = p_project FOR UPDATE;
+	IF NOT FOUND THEN
+		RETURN edgeauth_failed('not_found');
+	END IF;
+	IF p_roles IS NOT NULL AND NOT edgeauth_client_roles_ok(p_project, p_roles,
+	   c.allowed_role_ids) THEN
+		RETURN edgeauth_failed('unknown_role');
+	END IF;
+	IF p_set_permissions THEN
+		PERFORM edgeauth_permissions_lock(ids);
+		r := edgeauth_check_ids(p_project, p_scope, ids);
+	END IF;
+	IF r.status IS NULL THEN
+		r := edgeauth_check_holder(p_scope, 'client', p_id);
+	END IF;
+	IF r.status IS NULL AND (edgeauth_client_routing_changes(c.redirect_uris,
+	   c.post_logout_redirect_uris, c.backchannel_logout_uri, c.token_endpoint_auth_method,
+	   p_set_redirect, p_redirect, p_set_post_logout, p_post_logout, p_set_backchannel,
+	   p_backchannel, p_method)
+	   OR (p_set_forward AND p_forward IS DISTINCT FROM c.forward_auth_urls)
+	   OR (p_device_flow IS NOT NULL AND p_device_flow <> c.device_flow)
+	   OR (p_roles IS NOT NULL AND p_roles IS DISTINCT FROM c.allowed_role_ids::jsonb)) THEN
+		r := edgeauth_check_admin(p_project, p_scope);
+	END IF;
+	IF r.status IS NOT NULL THEN
+		RETURN edgeauth_refused(r);
+	END IF;
+	UPDATE clients SET name = p_name, is_active = p_is_active,
+		description = CASE WHEN p_set_description THEN p_description ELSE description END,
+		redirect_uris = CASE WHEN p_set_redirect THEN p_redirect ELSE redirect_uris END,
+		post_logout_redirect_uris = CASE WHEN p_set_post_logout THEN p_post_logout
+		                                 ELSE post_logout_redirect_uris END,
+		backchannel_logout_uri = CASE WHEN p_set_backchannel THEN p_backchannel
+		                              ELSE backchannel_logout_uri END,
+		token_endpoint_auth_method = coalesce(p_method, token_endpoint_auth_method),
+		id_token_signed_response_alg = coalesce(p_alg, id_token_signed_response_alg),
+		forward_auth_urls = CASE WHEN p_set_forward THEN p_forward ELSE forward_auth_urls END,
+		device_flow = coalesce(p_device_flow, device_flow),
+		allowed_role_ids = coalesce(p_roles, allowed_role_ids),
+		updated_at = edgeauth_now_ms()
+	WHERE id = p_id;
+	IF p_set_permissions THEN
+		DELETE FROM client_permissions WHERE client_id = p_id;
+		INSERT INTO client_permissions (client_id, permission_id)
+		SELECT p_id, unnest(ids) ON CONFLICT DO NOTHING;
+	END IF;
+	RETURN edgeauth_done_event(edgeauth_client_record(p_id), edgeauth_event(p_event));
+END $$;
+
+-- What a sign-in reads to judge a client's access rule (src/oauth/access_rules.c):
+-- the client's allowed_role_ids and the user's role.
+CREATE FUNCTION edgeauth_access_facts(p_client ctext, p_user ctext,
+	OUT allowed_role_ids text, OUT role_id ctext)
+LANGUAGE plpgsql STABLE AS $$
+BEGIN
+	allowed_role_ids := (SELECT c.allowed_role_ids::text FROM clients c WHERE c.id = p_client);
+	role_id := (SELECT u.role_id FROM users u WHERE u.id = p_user);
+END $$;
