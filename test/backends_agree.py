@@ -206,11 +206,12 @@ check("an event's default outcome (EVENT_SUCCESS vs edgeauth_event)",
 
 # ---- the enumerations and defaults of CHECK constraints ----
 def check_lists(sql, subjects):
-    """Every CHECK (subject IN (...)) of sql, subject a column or a domain's
-    VALUE (CREATE DOMAIN subject), as sets."""
+    """Every CHECK (subject IN ('...')) of sql, subject a column or a domain's
+    VALUE (CREATE DOMAIN subject), as sets. Lists of text only: a passkey's
+    alg is a COSE number (schema/021_passkeys.sql), not a signing key's."""
     out = []
     for s in subjects:
-        for m in re.finditer(r"\b" + s + r"\s+IN\s*\(([^)]*)\)", sql):
+        for m in re.finditer(r"\b" + s + r"\s+IN\s*\(('[^)]*)\)", sql):
             out.append(sorted(v.strip().strip("'") for v in m.group(1).split(",")))
         for m in re.finditer(r"CREATE DOMAIN " + s + r"\b[^;]*?VALUE IN\s*\(([^)]*)\)", sql, re.S):
             out.append(sorted(v.strip().strip("'") for v in m.group(1).split(",")))
