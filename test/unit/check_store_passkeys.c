@@ -146,7 +146,7 @@ END_TEST
 
 START_TEST(test_bound)
 {
-	char *u = conform_user_new("Ann"), id[16], cred[16];
+	char *u = conform_user_new("Ann"), id[32], cred[32];
 
 	for (int i = 0; i < PASSKEYS_PER_USER_MAX; i++) {
 		snprintf(id, sizeof id, "pk%d", i);
