@@ -116,13 +116,13 @@ db() {
 	else sqlite3 -cmd ".timeout 5000" "${2:-$TMP/edgeauth.db}" "$1"; fi
 }
 
-# wait_for CMD...: runs CMD every 0.05 s until it succeeds, a minute at
+# wait_for CMD...: runs CMD every 0.05 s until it succeeds, a minute (WAIT_FOR_S) at
 # most (then fails): a test waits for a state, never for a time, so that a
 # busy machine only makes it slower (issue26.4)
 wait_for() {
 	local t0=$SECONDS
 	until "$@"; do
-		[ $((SECONDS - t0)) -ge 60 ] && return 1
+		[ $((SECONDS - t0)) -ge "${WAIT_FOR_S:-60}" ] && return 1
 		sleep 0.05
 	done
 }
