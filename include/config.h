@@ -72,6 +72,7 @@ struct config {
 	 * of backchannel.h */
 	struct cidr *backchannel_allow;
 	size_t backchannel_allow_count;
+	long backchannel_poll_ms;   /* the outbox is read at least this often */
 	/* [metrics] */
 	char *metrics_host;       /* NULL: no metrics listener */
 	int metrics_port;

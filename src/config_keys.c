@@ -334,6 +334,8 @@ const struct config_key config_key_table[] = {
 	{ .section = "oidc", .key = "backchannel_allow", .reload = true, .type = CONFIG_PARSED,
 	  .parse = parse_backchannel_allow, .release = release_backchannel_allow,
 	  .default_value = "" },
+	{ .section = "oidc", .key = "backchannel_poll_ms", LONG_FIELD(backchannel_poll_ms),
+	  .min = 100, .max = 3600000, .default_value = "1000" },
 
 	{ .section = "device", .key = "code_ttl_s", .reload = true, LONG_FIELD(device_code_ttl_s),
 	  .min = 60, .max = 1800, .default_value = "600" },

@@ -38,7 +38,7 @@ struct backchannel_stats {
 struct backchannel;
 
 /* Starts delivering for srv (its loop, store, keys and config): the outbox
- * is read at once and every BACKCHANNEL_POLL_MS. dns is the resolver to
+ * is read at once and every [oidc] backchannel_poll_ms. dns is the resolver to
  * use, NULL for the system's (resolv.conf, /etc/hosts; made at the first
  * name), which the caller keeps until backchannel_free. NULL with a reason
  * in errbuf (the listen address cannot be resolved). */

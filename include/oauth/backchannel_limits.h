@@ -14,6 +14,5 @@
 #define BACKCHANNEL_ANSWER_MAX_BYTES 4096   /* status line and headers; no body is read */
 #define BACKCHANNEL_TOKEN_TTL_S 120      /* a logout token's exp - iat */
 #define BACKCHANNEL_ATTEMPTS 3           /* the first, then 1 s and 5 s after a failure */
-#define BACKCHANNEL_POLL_MS 1000         /* the outbox is read at least this often */
 
 #endif

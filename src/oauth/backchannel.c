@@ -393,7 +393,8 @@ static void drain(struct backchannel *bc)
 static void on_drain(evutil_socket_t fd, short what, void *arg)
 {
 	struct backchannel *bc = arg;
-	struct timeval poll = { BACKCHANNEL_POLL_MS / 1000, (BACKCHANNEL_POLL_MS % 1000) * 1000 };
+	long ms = bc->srv->cfg->backchannel_poll_ms;
+	struct timeval poll = { ms / 1000, (ms % 1000) * 1000 };
 
 	(void)fd;
 	(void)what;
