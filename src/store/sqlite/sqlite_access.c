@@ -47,8 +47,8 @@ static const char *const sql[SA__COUNT] = {
 	[SA_REVOKE_ACCESS] =
 		"INSERT OR IGNORE INTO revoked_tokens (jti, expires_at)"
 		" SELECT access_jti, access_exp" USER_CLIENT_TOKENS,
-	[SA_REVOKE_REFRESH] = "UPDATE refresh_tokens SET revoked_at = ?3 WHERE user_id = ?1"
-		" AND client_id = ?2 AND revoked_at IS NULL",
+	[SA_REVOKE_REFRESH] = ("UPDATE refresh_tokens SET revoked_at = ?3 WHERE user_id = ?1"
+		" AND client_id = ?2 AND revoked_at IS NULL"),
 };
 
 const struct stmt_set store_access_sql = { SA__COUNT, sql, NULL };

@@ -49,8 +49,8 @@ static const char *const sql[DS__COUNT] = {
 		" session_id = ?4, decided_at = ?5"
 		" WHERE user_code_hash = ?1 AND state = 'pending' AND expires_at > ?5",
 	[DS_ISSUED] =
-		"UPDATE device_authorizations SET state = 'issued'"
-		" WHERE device_hash = ?1 AND state = 'approved'",
+		("UPDATE device_authorizations SET state = 'issued'"
+		 " WHERE device_hash = ?1 AND state = 'approved'"),
 };
 
 const struct stmt_set store_device_sql = { DS__COUNT, sql, NULL };
