@@ -169,10 +169,11 @@ static char *shown(const json_t *values, const char *name)
 	const json_t *v = json_object_get(values, name);
 	size_t i;
 	json_t *item;
-	char *out = xstrdup("");
+	char *out;
 
 	if (!json_is_array(v))
 		return xstrdup(json_string_value(v) ? json_string_value(v) : "");
+	out = xstrdup("");
 	json_array_foreach(v, i, item) {
 		char *next = xasprintf("%s%s%s", out, i ? "\n" : "",
 		                       json_string_value(item) ? json_string_value(item) : "");
