@@ -62,3 +62,26 @@ export function watchProblems(page, expectedStatus, url) {
   page.on('requestfailed', (r) => problems.push(`request failed: ${r.method()} ${r.url()}: ${r.failure()?.errorText}`))
   return problems
 }
+
+// steps(): the report every browser script prints, "ok <step>" or
+// "FAIL <step>: why", with {ok, fail, check, failures()}.
+export function steps() {
+  let failures = 0
+  const ok = (step) => console.log(`ok ${step}`)
+  const fail = (step, why) => { failures++; console.log(`FAIL ${step}: ${why}`) }
+  return { ok, fail, check: (step, cond, why) => (cond ? ok(step) : fail(step, why)),
+    failures: () => failures }
+}
+
+// launchOrExit(report, options): launchBrowser's {context, close} and the
+// step "launch", or "FAIL launch" and exit 1.
+export async function launchOrExit(report, options) {
+  try {
+    const browser = await launchBrowser(options)
+    report.ok('launch')
+    return browser
+  } catch (e) {
+    report.fail('launch', e.message)
+    process.exit(1)
+  }
+}
