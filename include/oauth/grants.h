@@ -92,6 +92,8 @@ struct grant {
 	char device_hash[SECRET_HASH_LEN + 1];   /* of the device code */
 	struct device_row device_row;            /* as the poll read it */
 	struct device_start *device_out;         /* a device authorization's answer */
+	bool device_refused;                     /* a final poll without tokens, audited */
+	enum api_code device_refusal;            /* its answer: access_denied, expired_token */
 	int64_t repeat_ms;                   /* how far back a rotation may be repeated */
 	enum api_code reuse_error;           /* the replay's answer */
 	struct keyring_refresh keys;         /* brings the signing keys up to the store */

@@ -300,7 +300,8 @@ struct store_device_ops {
 	void (*decide)(struct store *st, const char *user_code_hash, bool approve,
 	               const char *user_id, const char *session_id, int64_t now,
 	               const struct event *ev, bool *won, struct completion done);
-	void (*issued)(struct store *st, const char *device_hash, struct completion done);
+	void (*issued)(struct store *st, const char *device_hash, const struct event *ev,
+	               struct completion done);
 };
 
 /* store_access.h */

@@ -32,6 +32,7 @@ struct new_device {
 	int64_t expires_at;
 	int interval_s;
 	const char *address;      /* the device's, as the page shows it; NULL: unknown */
+	const struct event *ev;   /* recorded with the row */
 };
 
 /* A device authorization as read. Strings owned; device_row_release. */
@@ -75,7 +76,9 @@ void store_device_find(struct store *st, const char *user_code_hash, int64_t now
 void store_device_decide(struct store *st, const char *user_code_hash, bool approve,
                          const char *user_id, const char *session_id, int64_t now,
                          const struct event *ev, bool *won, struct completion done);
-/* Marks an approved authorization issued (after its tokens went out). */
-void store_device_issued(struct store *st, const char *device_hash, struct completion done);
+/* Marks an approved authorization issued (after its tokens went out) and
+ * records ev with it. */
+void store_device_issued(struct store *st, const char *device_hash, const struct event *ev,
+                         struct completion done);
 
 #endif

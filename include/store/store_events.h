@@ -62,6 +62,8 @@
 #define EVENT_STORE_INVALIDATE_ALL "store.invalidate_all"
 #define EVENT_DEVICE_APPROVE "device.approve"   /* docs/device.md */
 #define EVENT_DEVICE_DENY "device.deny"
+#define EVENT_DEVICE_REQUEST "device.request"
+#define EVENT_DEVICE_POLL "device.poll"     /* a poll that ended the flow, not a pending one */
 
 /* Who asked for a change. Strings borrowed. */
 struct event_origin {
@@ -124,7 +126,7 @@ int store_event_list(struct store *st, const struct event_filter *f,
 
 /* The fixed vocabulary of actions, EVENT_ACTION_COUNT of them (a list's
  * filter is held to it). */
-#define EVENT_ACTION_COUNT 36
+#define EVENT_ACTION_COUNT 38
 extern const char *const event_actions[EVENT_ACTION_COUNT];
 
 /* What a page of a project's events (store_event_page) lets through.

@@ -60,6 +60,8 @@ enum metrics_device {
 	METRICS_DEVICE_DENIED,
 	METRICS_DEVICE_WRONG_CODE,  /* a user code typed on /device that is no live one */
 	METRICS_DEVICE_THROTTLED,   /* a code entry refused by the throttle */
+	METRICS_DEVICE_POLL_DENIED, /* a poll answered access_denied */
+	METRICS_DEVICE_EXPIRED,     /* a poll answered expired_token */
 	METRICS_DEVICE__N
 };
 

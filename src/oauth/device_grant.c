@@ -112,6 +112,7 @@ static enum step_result authorize_store(struct flow *f)
 		.project_id = g->client.project_id, .client_id = g->client_id, .scope = g->scope,
 		.created_at = now, .expires_at = now + cfg->device_code_ttl_s * 1000LL,
 		.interval_s = cfg->device_interval_s, .address = g->in->address,
+		.ev = grant_event(g, g->client.project_id, EVENT_DEVICE_REQUEST, g->client_id, NULL),
 	}, WAIT_ON(f));
 	return STEP_WAIT;
 }
@@ -160,6 +161,24 @@ static enum step_result poll_store(struct flow *f)
 	return STEP_WAIT;
 }
 
+/* docs/device.md "Audit and metrics": a poll that ends the flow without
+ * tokens is audited (target: the user who decided, if one did), then
+ * answered by poll_refusal; pending polls are only counted. */
+static enum step_result poll_refuse(struct flow *f, enum api_code code)
+{
+	struct grant *g = grant_of(f);
+	const struct device_row *r = &g->device_row;
+
+	g->device_refused = true;
+	g->device_refusal = code;
+	metrics_device(code == E_ACCESS_DENIED ? METRICS_DEVICE_POLL_DENIED :
+	               METRICS_DEVICE_EXPIRED);
+	store_event_record(g->srv->store, grant_event(g, r->project_id, EVENT_DEVICE_POLL,
+	                                              r->user_id, api_code_string(code)),
+	                   1, WAIT_ON(f));
+	return STEP_WAIT;
+}
+
 /* Unknown or another client's -> used -> expired -> denied -> too soon ->
  * pending; an approval goes on to its code. */
 static enum step_result poll_check(struct flow *f)
@@ -172,9 +191,9 @@ static enum step_result poll_check(struct flow *f)
 	if (r->state == DEVICE_ISSUED)
 		return flow_fail(f, E_INVALID_GRANT, "The device code was already used.");
 	if (now_ms() >= r->expires_at)
-		return flow_fail(f, E_EXPIRED_TOKEN, "The device code has expired.");
+		return poll_refuse(f, E_EXPIRED_TOKEN);
 	if (r->state == DEVICE_DENIED)
-		return flow_fail(f, E_ACCESS_DENIED, "The user denied the request.");
+		return poll_refuse(f, E_ACCESS_DENIED);
 	if (r->state == DEVICE_PENDING && r->slowed) {
 		metrics_device(METRICS_DEVICE_SLOW_DOWN);
 		return flow_fail(f, E_SLOW_DOWN, "Poll at most every %d seconds.", r->interval_s);
@@ -186,6 +205,17 @@ static enum step_result poll_check(struct flow *f)
 	device_code_key(g->device_hash, g->hash);
 	store_code_get(g->srv->store, g->hash, &g->record, WAIT_ON(f));
 	return STEP_WAIT;
+}
+
+/* A refused poll's answer, once audited; else the approval's code, read. */
+static enum step_result poll_refusal(struct flow *f)
+{
+	struct grant *g = grant_of(f);
+
+	if (!g->device_refused)
+		return STEP_NEXT;
+	return flow_fail(f, g->device_refusal, g->device_refusal == E_ACCESS_DENIED ?
+	                 "The user denied the request." : "The device code has expired.");
 }
 
 /* The approval's code (stored before the approval): gone with its
@@ -211,7 +241,9 @@ static enum step_result poll_won(struct flow *f)
 
 	if (!g->won)
 		return flow_fail(f, E_INVALID_GRANT, "The device code was already used.");
-	store_device_issued(g->srv->store, g->device_hash, WAIT_ON(f));
+	store_device_issued(g->srv->store, g->device_hash,
+	                    grant_event(g, g->device_row.project_id, EVENT_DEVICE_POLL,
+	                                g->device_row.user_id, NULL), WAIT_ON(f));
 	return STEP_WAIT;
 }
 
@@ -223,9 +255,9 @@ static enum step_result poll_hand_out(struct flow *f)
 
 flow_step *const device_code_steps[] = {
 	poll_form, grant_user_client, grant_client_authenticate, grant_client_proven,
-	grant_client_usable, device_allowed, poll_store, poll_check, poll_code, grant_user_read,
-	grant_user_active, grant_user_scope, grant_keys_fresh, grant_code_redeem, poll_won,
-	poll_hand_out, NULL,
+	grant_client_usable, device_allowed, poll_store, poll_check, poll_refusal, poll_code,
+	grant_user_read, grant_user_active, grant_user_scope, grant_keys_fresh, grant_code_redeem,
+	poll_won, poll_hand_out, NULL,
 };
 
 /* ---- the user's decision ---- */

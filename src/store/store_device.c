@@ -47,9 +47,10 @@ void store_device_decide(struct store *st, const char *user_code_hash, bool appr
 	                       done);
 }
 
-void store_device_issued(struct store *st, const char *device_hash, struct completion done)
+void store_device_issued(struct store *st, const char *device_hash, const struct event *ev,
+                         struct completion done)
 {
-	st->be->device->issued(st, device_hash, done);
+	st->be->device->issued(st, device_hash, ev, done);
 }
 
 /* The state column's text, as both schemas spell it. */

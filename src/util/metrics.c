@@ -53,6 +53,7 @@ static const char *const passkey_names[METRICS_PASSKEY__N] = {
 };
 static const char *const device_names[METRICS_DEVICE__N] = {
 	"requested", "pending", "slow_down", "approved", "denied", "wrong_code", "throttled",
+	"poll_denied", "expired",
 };
 static const char *const cache_names[METRICS_CACHE__N] = {
 	"client_scope", "role_permissions", "token_holders", "client",
@@ -384,7 +385,8 @@ void metrics_render(struct evbuffer *out)
 	             "the user.", "outcome", passkey_names, m.passkey, METRICS_PASSKEY__N);
 	enum_counter(out, "edgeauth_device_total", "The device grant (docs/device.md), by event: "
 	             "a device's request, its polls answered pending or slow_down, a user's "
-	             "approval or denial, a wrong code typed, a code entry throttled.", "event",
+	             "approval or denial, a wrong code typed, a code entry throttled, polls "
+	             "answered access_denied or expired_token.", "event",
 	             device_names, m.device, METRICS_DEVICE__N);
 	family(out, "edgeauth_factor_resets_total", "counter",
 	       "Resets of a user's second factors through the API at this node (the CLI's are "

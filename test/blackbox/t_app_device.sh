@@ -66,7 +66,11 @@ for i in "${!FLOWS[@]}"; do
 	fi
 done
 check "issue32.6: the browser's decisions are audited as rita's" \
-	"$(db "SELECT action || ' ' || actor || ' ' || target || ' ' || count(*) FROM events WHERE action LIKE 'device.%' GROUP BY action, actor, target ORDER BY action")" \
+	"$(db "SELECT action || ' ' || actor || ' ' || target || ' ' || count(*) FROM events WHERE action IN ('device.approve', 'device.deny') GROUP BY action, actor, target ORDER BY action")" \
 	"device.approve $USER $KIOSK 2
 device.deny $USER $KIOSK 2"
+check "issue32.7: and the libraries' last polls, as the kiosk's, of rita" \
+	"$(db "SELECT actor || ' ' || target || ' ' || outcome || ' ' || count(*) FROM events WHERE action = 'device.poll' GROUP BY actor, target, outcome ORDER BY outcome")" \
+	"$KIOSK $USER access_denied 2
+$KIOSK $USER success 2"
 finish

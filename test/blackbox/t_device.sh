@@ -165,6 +165,10 @@ check "issue32.4: the interval stays" "$(db "select interval_s from device_autho
 freeze $((T0 + 600))
 poll "$DC" "$KIOSK"
 check_err "issue32.4: at expires_in: expired_token" 400 expired_token
+# docs/device.md "Audit and metrics": a poll that ends the flow is audited,
+# by the client, of the user who decided (none here); pending ones are not
+check "issue32.7: audited: the expired poll, and only it" \
+	"$(db "select actor, coalesce(target, '-'), outcome from events where action = 'device.poll'")" "$KIOSK|-|expired_token"
 
 ########## 5. the /device page, and the approved polls ##########
 . "$(dirname "$0")/signin_lib.sh"
@@ -280,6 +284,8 @@ check_status "issue32.4: the refresh token rotates" 200
 poll "$DC" "$KIOSK"
 check_err "issue32.4: a poll after the tokens went out" 400 invalid_grant
 check "issue32.2: the authorization is issued" "$(db "select state from device_authorizations where device_hash = '$(hash "$DC")'")" issued
+check "issue32.7: audited once: the tokens issued to the kiosk, rita's" \
+	"$(db "select actor, target, count(*) from events where action = 'device.poll' and outcome = 'success' group by actor, target")" "$KIOSK|$RITA|1"
 
 # Deny
 new_device
@@ -291,6 +297,8 @@ freeze $((T0 + 1030))
 poll "$DC" "$KIOSK"
 check_err "issue32.4: a denied device" 400 access_denied
 check "issue32.5: audited: device.deny" "$(db "select count(*) from events where action = 'device.deny' and actor = '$RITA'")" 1
+check "issue32.7: audited: the denied poll, by the kiosk, naming who denied it" \
+	"$(db "select actor, target from events where action = 'device.poll' and outcome = 'access_denied'")" "$KIOSK|$RITA"
 
 # a plain OAuth request: no ID token
 new_device none
@@ -342,5 +350,15 @@ WINDOWS=$(( 600 / 300 + 1 ))
 check "issue32.5: 100 guesses a window, $WINDOWS windows: chance per live code under 1e-6" \
 	"$(awk -v g=$((100 * WINDOWS)) 'BEGIN { print (g / 20^8 < 1e-6) ? "yes" : "no" }')" yes
 check "issue32.5: no code in the log" "$(grep -c -e "$DC" -e "${UC/-/}" "$TMP/server.log")" 0
+check "issue32.7: every device authorization audited, by and of its client; refused ones not" \
+	"$(db "select client_id, count(*) from device_authorizations group by client_id order by client_id")" \
+	"$(db "select actor, count(*) from events where action = 'device.request' and target = actor group by actor order by actor")"
+check "issue32.7: the kiosk's requests" "$(db "select count(*) from events where action = 'device.request' and actor = '$KIOSK'")" 9
+check "issue32.7: polls audited: those that ended a flow, none pending, slow or refused before the code" \
+	"$(db "select outcome, count(*) from events where action = 'device.poll' group by outcome order by outcome")" \
+	"access_denied|1
+expired_token|1
+success|2"
+check "issue32.7: no event holds a code" "$(db "select count(*) from events where target like '%${UC:0:4}%' or target = '$DC'")" 0
 
 finish

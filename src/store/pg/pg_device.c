@@ -27,9 +27,11 @@ enum {
 	" address, state, user_id, session_id"
 
 static const struct pg_statement statements[PD__COUNT] = {
-	[PD_INSERT] = { "device_insert", "INSERT INTO device_authorizations (device_hash,"
+	/* the row and its event (edgeauth_event) */
+	[PD_INSERT] = { "device_insert", "WITH d AS (INSERT INTO device_authorizations (device_hash,"
 		" user_code_hash, project_id, client_id, scope, created_at, expires_at, interval_s,"
-		" address) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)", 9, PG_WRITES_UNCACHED },
+		" address) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING 1)"
+		" SELECT edgeauth_event($10::json) AS event FROM d", 10, PG_WRITES_UNCACHED },
 	/* RFC 8628 §3.5, as sqlite_device.c's: the right-hand sides read the
 	 * row as it was */
 	[PD_POLL] = { "device_poll", "UPDATE device_authorizations SET last_poll_at = $2::bigint,"
@@ -49,8 +51,10 @@ static const struct pg_statement statements[PD__COUNT] = {
 		" SELECT EXISTS (SELECT 1 FROM d),"
 		" CASE WHEN EXISTS (SELECT 1 FROM d) THEN edgeauth_event($6::json) END AS event",
 		6, PG_WRITES_UNCACHED },
-	[PD_ISSUED] = { "device_issued", "UPDATE device_authorizations SET state = 'issued'"
-		" WHERE device_hash = $1 AND state = 'approved'", 1, PG_WRITES_UNCACHED },
+	/* the event only when the row was approved */
+	[PD_ISSUED] = { "device_issued", "WITH d AS (UPDATE device_authorizations"
+		" SET state = 'issued' WHERE device_hash = $1 AND state = 'approved' RETURNING 1)"
+		" SELECT edgeauth_event($2::json) AS event FROM d", 2, PG_WRITES_UNCACHED },
 };
 
 const struct pg_statement_set pg_device_statements = { statements, PD__COUNT };
@@ -89,12 +93,14 @@ static int device_read(const PGresult *res, void *out, const void *how, struct a
 static void pg_device_insert(struct store *st, const struct new_device *d,
                              struct completion done)
 {
-	char created[24], expires[24], interval[24];
+	char created[24], expires[24], interval[24], *e = pg_event_json(d->ev);
 
 	pg_run(st, &statements[PD_INSERT], (const char *const[]){ d->device_hash,
 	       d->user_code_hash, d->project_id, d->client_id, d->scope,
 	       pg_int_param(d->created_at, created), pg_int_param(d->expires_at, expires),
-	       pg_int_param(d->interval_s, interval), d->address }, pg_map_none, NULL, NULL, done);
+	       pg_int_param(d->interval_s, interval), d->address, e }, pg_map_none, NULL, NULL,
+	       done);
+	free(e);
 }
 
 static void pg_device_poll(struct store *st, const char *device_hash, int64_t now,
@@ -130,10 +136,14 @@ static void pg_device_decide(struct store *st, const char *user_code_hash, bool 
 	free(e);
 }
 
-static void pg_device_issued(struct store *st, const char *device_hash, struct completion done)
+static void pg_device_issued(struct store *st, const char *device_hash, const struct event *ev,
+                             struct completion done)
 {
-	pg_run(st, &statements[PD_ISSUED], (const char *const[]){ device_hash }, pg_map_none, NULL,
-	       NULL, done);
+	char *e = pg_event_json(ev);
+
+	pg_run(st, &statements[PD_ISSUED], (const char *const[]){ device_hash, e }, pg_map_none,
+	       NULL, NULL, done);
+	free(e);
 }
 
 const struct store_device_ops pg_device_ops = {

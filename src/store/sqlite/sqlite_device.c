@@ -101,7 +101,9 @@ static int insert_write(struct store *st, void *arg, struct api_error *err)
 	sqlite3_bind_int64(s, 7, d->expires_at);
 	sqlite3_bind_int(s, 8, d->interval_s);
 	store_bind_text(s, 9, d->address);
-	return store_step_write(st, s, NULL, 0, NULL, err);
+	if (store_step_write(st, s, NULL, 0, NULL, err) < 0)
+		return -1;
+	return store_event_insert(st, d->ev, err);
 }
 
 static void sqlite_device_insert(struct store *st, const struct new_device *d,
@@ -194,20 +196,30 @@ static void sqlite_device_decide(struct store *st, const char *user_code_hash, b
 	complete(done, rc, &err);
 }
 
+/* What an issue works on, for store_write_tx. */
+struct device_issue {
+	const char *device_hash;
+	const struct event *ev;
+};
+
 static int issued_write(struct store *st, void *arg, struct api_error *err)
 {
+	struct device_issue *d = arg;
 	sqlite3_stmt *s = stmt(st, DS_ISSUED);
 
-	store_bind_text(s, 1, arg);
-	return store_step_write(st, s, NULL, 0, NULL, err);
+	store_bind_text(s, 1, d->device_hash);
+	if (store_step_write(st, s, NULL, 0, NULL, err) < 0)
+		return -1;
+	return sqlite3_changes(sqlite_of(st)->db) > 0 ? store_event_insert(st, d->ev, err) : 0;
 }
 
 static void sqlite_device_issued(struct store *st, const char *device_hash,
-                                 struct completion done)
+                                 const struct event *ev, struct completion done)
 {
+	struct device_issue d = { device_hash, ev };
 	struct api_error err;
 
-	complete(done, store_write_tx(st, issued_write, NULL, (void *)device_hash, &err), &err);
+	complete(done, store_write_tx(st, issued_write, NULL, &d, &err), &err);
 }
 
 const struct store_device_ops sqlite_device_ops = {
