@@ -14,6 +14,8 @@
 #    first and back, the approval page, Approve and Deny, cross-site posts
 #    and wrong form values refused, audit events, wrong codes throttled by
 #    session and by address (the limits docs/security.md's arithmetic uses).
+# 7. audit: the requests, and the polls that end a flow, not the pending ones.
+# 8. hostile values of the new parameters.
 . "$(dirname "$0")/lib.sh"
 fake_clock
 EDGEAUTH_WRAPPER=$FAKED start_server
@@ -360,5 +362,41 @@ check "issue32.7: polls audited: those that ended a flow, none pending, slow or 
 expired_token|1
 success|2"
 check "issue32.7: no event holds a code" "$(db "select count(*) from events where target like '%${UC:0:4}%' or target = '$DC'")" 0
+
+########## 8. hostile values of the new parameters ##########
+# (after the counts above: wrong codes here count against the address, well
+# under its limit in this window)
+LONG=$(head -c 10000 /dev/zero | tr '\0' B)
+for v in "%3Cscript%3Ealert(1)%3C%2Fscript%3E" "$LONG" "BCD%C3%89-FGHJ" "BCDF-GHJK-B"; do
+	AUTH=none req GET "/device?user_code=$v"
+	check "issue32.8: /device?user_code=${v:0:40}: the form again, 400" "$STATUS" 400
+	has "issue32.8: ${v:0:40}: it says the code is unknown" "That code is unknown"
+	lacks "issue32.8: ${v:0:40}: nothing of it echoed unescaped" "<script>alert"
+done
+# a NUL or bytes that are not UTF-8: the query is refused before the page
+for v in "BCDF%00GHJK" "BCDF-GHJ%FF"; do
+	AUTH=none req GET "/device?user_code=$v"
+	check_err "issue32.8: /device?user_code=$v" 400 invalid_params
+done
+AUTH=none req GET "/device?user_code=$UC&user_code=$UC"
+check "issue32.8: user_code twice" "$STATUS" 400
+has "issue32.8: it says to send it once" "Send the code once."
+dpage "/device?user_code=%3Cb%3E"
+check "issue32.8: a hostile code signed in: 400 too" "$STATUS" 400
+poll "$LONG" "$KIOSK"
+check_err "issue32.8: a device_code of 10,000 characters" 400 invalid_grant
+for v in "a%00b" "%FF%FE" "$DC%00"; do
+	poll "$v" "$KIOSK"
+	check_err "issue32.8: device_code ${v:0:40}: a malformed form" 400 invalid_params
+done
+poll "$DC" "$KIOSK%00"
+check_err "issue32.8: a client_id with a NUL" 400 invalid_params
+authorize "client_id=$LONG"
+check_err "issue32.8: a client_id of 10,000 characters" 400 invalid_client
+authorize "client_id=$KIOSK&scope=openid%FF"
+check_err "issue32.8: a scope that is not UTF-8" 400 invalid_params
+AUTH=none req GET /healthz
+check_status "issue32.8: the server still answers" 200
+check "issue32.8: no authorization came of them" "$(db "select count(*) from device_authorizations")" "$(db "select count(*) from events where action = 'device.request'")"
 
 finish
