@@ -283,10 +283,12 @@ static enum step_result approval_show(struct flow *f)
 	struct request_ctx *ctx = request_of(f);
 	struct device_view *v = view_of(ctx);
 	const char *heads[] = { "What", "Value" };
-	char when[TIMESTAMP_LEN];
+	char when[TIMESTAMP_LEN], shown[DEVICE_USER_CODE_LEN + 2];
 	struct console_page p;
 
 	format_timestamp(v->row.created_at, when);
+	/* as the device shows it (RFC 8628 §6.1), so that the two compare at a glance */
+	snprintf(shown, sizeof shown, "%.4s-%s", v->code, v->code + 4);
 	console_page_begin(&p, "Approve a device?", NULL, NULL, 0, NULL, NULL);
 	console_page_text(&p, "A device asks to act as you. Approve only if you started this on "
 	                  "a device in front of you and its code is the one you typed.");
@@ -300,7 +302,7 @@ static enum step_result approval_show(struct flow *f)
 	console_page_table_row(&p, (const char *const[]){ "Device address",
 	                       v->row.address ? v->row.address : "(unknown)" }, 2);
 	console_page_table_row(&p, (const char *const[]){ "Asked at", when }, 2);
-	console_page_table_row(&p, (const char *const[]){ "Code", v->code }, 2);
+	console_page_table_row(&p, (const char *const[]){ "Code", shown }, 2);
 	console_page_table_end(&p);
 	decision_form(&p, v, "approve", "Approve");
 	decision_form(&p, v, "deny", "Deny");

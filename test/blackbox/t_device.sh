@@ -227,6 +227,7 @@ has "issue32.5: the request's time" "$(date -u -d "@$((T0 + 1000))" +%Y-%m-%dT%H
 has "issue32.5: an Approve form" '>Approve<'
 has "issue32.5: a Deny form" '>Deny<'
 lacks "issue32.5: never the device code" "$DC"
+has "issue32.5: the code as the device shows it" "<td>$UC</td>"
 
 freeze $((T0 + 1010))
 poll "$DC" "$KIOSK"
