@@ -15,6 +15,7 @@
 #include "flow.h"
 #include "store.h"
 #include "store_events.h"
+#include "store_factors.h"
 
 /* A user's passkeys, at most (a registration past it is refused). */
 #define PASSKEYS_PER_USER_MAX 20
@@ -42,6 +43,18 @@ struct store_passkey_list {
 	size_t n;
 };
 void store_passkey_list_release(struct store_passkey_list *l);
+
+/* What a password sign-in reads of its user's second factors, in one read
+ * of the store: the TOTP factor, the passkeys (oldest first) and how many
+ * unused recovery codes are left. store_signin_factors_release frees. */
+struct store_signin_factors {
+	struct store_totp_row totp;
+	struct store_passkey_list passkeys;
+	long long recovery_left;
+};
+void store_signin_factors_release(struct store_signin_factors *f);
+void store_signin_factors(struct store *st, const char *user_id, struct store_signin_factors *out,
+                          struct completion done);
 
 /* Registers p (its id, user_id, credential_id, public_key, alg,
  * sign_count, backup_eligible and name; created_at is now) and records ev.

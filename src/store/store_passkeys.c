@@ -28,6 +28,20 @@ void store_passkey_list_release(struct store_passkey_list *l)
 	memset(l, 0, sizeof *l);
 }
 
+void store_signin_factors_release(struct store_signin_factors *f)
+{
+	store_totp_row_release(&f->totp);
+	store_passkey_list_release(&f->passkeys);
+	f->recovery_left = 0;
+}
+
+void store_signin_factors(struct store *st, const char *user_id, struct store_signin_factors *out,
+                          struct completion done)
+{
+	memset(out, 0, sizeof *out);
+	st->be->passkeys->signin_get(st, user_id, out, done);
+}
+
 void store_passkey_add(struct store *st, const struct store_passkey *p, const struct event *ev,
                        bool *added, struct completion done)
 {
