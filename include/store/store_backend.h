@@ -288,8 +288,8 @@ struct store_passkeys_ops {
 	                   struct completion done);
 	void (*find)(struct store *st, const char *credential_id, struct store_passkey *out,
 	             bool *found, struct completion done);
-	void (*use)(struct store *st, const char *id, int64_t old_count, int64_t new_count,
-	            const struct event *ev, bool *won, struct completion done);
+	void (*use)(struct store *st, const char *id, int64_t old_count, int64_t old_used_at,
+	            int64_t new_count, const struct event *ev, bool *won, struct completion done);
 	void (*remove)(struct store *st, const char *user_id, const char *id,
 	               const struct event *ev, bool *removed, struct completion done);
 };

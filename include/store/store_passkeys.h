@@ -68,12 +68,16 @@ void store_passkey_list(struct store *st, const char *user_id, struct store_pass
 /* The passkey of credential_id (base64url) into *out; *found false: none. */
 void store_passkey_find(struct store *st, const char *credential_id, struct store_passkey *out,
                         bool *found, struct completion done);
-/* An assertion of passkey id verified with the sign count old_count read:
- * the count becomes new_count and last_used_at now, and ev is recorded,
- * only when the stored count is still old_count (of two uses of one
- * assertion, on any nodes, one wins); *won says whether it did. */
-void store_passkey_use(struct store *st, const char *id, int64_t old_count, int64_t new_count,
-                       const struct event *ev, bool *won, struct completion done);
+/* An assertion of passkey id verified with the sign count old_count and
+ * the last_used_at old_used_at read: the count becomes new_count and
+ * last_used_at now (later than old_used_at even on a clock that stands
+ * still: a use always moves it, which spends a sign-in's first step also
+ * for an authenticator whose count stays 0), and ev is recorded, only when
+ * both are still as read (of two uses, on any nodes, one wins); *won says
+ * whether it did. */
+void store_passkey_use(struct store *st, const char *id, int64_t old_count, int64_t old_used_at,
+                       int64_t new_count, const struct event *ev, bool *won,
+                       struct completion done);
 /* Removes the user's passkey id (*removed: whether the user had it) and
  * records ev when it did. */
 void store_passkey_remove(struct store *st, const char *user_id, const char *id,

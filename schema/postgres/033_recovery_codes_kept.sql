@@ -2,8 +2,9 @@
 -- schema/025_recovery_codes_kept.sql on SQLite: they go when the user has
 -- neither a confirmed TOTP factor nor a passkey left, after the removal of
 -- either. And a code is spent only while the user has as many unused codes
--- as the sign-in's first step saw (p_left), so that one first step signs
--- in once (docs/signin.md §"Second factors").
+-- as the sign-in's first step saw (p_left), and a passkey's use always
+-- moves its last use, so that one first step signs in once (docs/signin.md
+-- §"Second factors").
 CREATE OR REPLACE FUNCTION edgeauth_recovery_gone() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
 	IF NOT EXISTS (SELECT 1 FROM user_factors WHERE user_id = OLD.user_id
@@ -27,6 +28,24 @@ BEGIN
 	WHERE user_id = p_user AND code_hash = p_hash AND used_at IS NULL
 	  AND (SELECT count(*) FROM recovery_codes WHERE user_id = p_user AND used_at IS NULL)
 	      = p_left;
+	IF FOUND THEN
+		RETURN QUERY SELECT true, edgeauth_event(p_event);
+	ELSE
+		RETURN QUERY SELECT false, NULL::text;
+	END IF;
+END $$;
+
+-- A passkey's use moves last_used_at always (past the old value on a clock
+-- that stands still) and only from the value read, so that a use spends
+-- the sign-in's first step also for an authenticator whose count stays 0.
+DROP FUNCTION edgeauth_passkey_use(ctext, bigint, bigint, json);
+CREATE FUNCTION edgeauth_passkey_use(p_id ctext, p_old bigint, p_new bigint, p_event json,
+                                     p_used bigint)
+RETURNS TABLE (won boolean, event text) LANGUAGE plpgsql AS $$
+BEGIN
+	UPDATE user_passkeys SET sign_count = p_new,
+		last_used_at = greatest(edgeauth_now_ms(), coalesce(last_used_at, 0) + 1)
+	WHERE id = p_id AND sign_count = p_old AND coalesce(last_used_at, 0) = p_used;
 	IF FOUND THEN
 		RETURN QUERY SELECT true, edgeauth_event(p_event);
 	ELSE

@@ -393,6 +393,17 @@ static char *passkey_ids(const struct store_passkey_list *l)
 	return out;
 }
 
+/* The latest use of any of the user's passkeys (0: none used). */
+static int64_t passkeys_used_at(const struct store_passkey_list *l)
+{
+	int64_t latest = 0;
+
+	for (size_t i = 0; i < l->n; i++)
+		if (l->items[i].last_used_at > latest)
+			latest = l->items[i].last_used_at;
+	return latest;
+}
+
 static void request_binding(const struct signin_request *in, char out[SECRET_HASH_LEN + 1])
 {
 	factor_binding(in->client_id, in->redirect_uri, in->code_challenge, in->scope, in->nonce,
@@ -407,6 +418,7 @@ static enum step_result factor_judge(struct flow *f)
 	struct factor_pending p = {
 		.user_id = s->user.user_id, .email = (char *)s->email,
 		.last_step = s->factors.totp.last_step, .recovery_left = s->factors.recovery_left,
+		.passkey_used_at = passkeys_used_at(&s->factors.passkeys),
 		.expires_at = now_ms() + FACTOR_PENDING_TTL_S * 1000LL,
 	};
 
@@ -516,6 +528,7 @@ static enum step_result passkey_use(struct flow *f)
 	s->events[0] = (struct event){ &s->by, s->in->project_id, EVENT_FACTOR_USE,
 	                               s->user.user_id, NULL };
 	store_passkey_use(s->srv->store, s->passkey.id, s->passkey.sign_count,
+	                  s->passkey.last_used_at,
 	                  s->passkey_use.sign_count, &s->events[0], &s->won, flow_completion(f));
 	return STEP_WAIT;
 }
@@ -539,8 +552,9 @@ static enum step_result code_mint(struct flow *f);
 static enum step_result code_minted(struct flow *f);
 
 /* Counted before it is checked, as a password is; a TOTP factor gone or
- * used since the first step (its last step moved), or a recovery code used
- * since (fewer are left), spends the value. A user without a confirmed
+ * used since the first step (its last step moved), a recovery code used
+ * since (fewer are left) or a passkey used since (its last use moved)
+ * spends the value. A user without a confirmed
  * TOTP factor may still have recovery codes (with a passkey). */
 static enum step_result factor_check(struct flow *f)
 {
@@ -554,7 +568,8 @@ static enum step_result factor_check(struct flow *f)
 	if (s->out->retry_after_s > 0)
 		return ended(s, SIGNIN_THROTTLED);
 	if (s->factors.totp.last_step != s->pending.last_step ||
-	    s->factors.recovery_left != s->pending.recovery_left)
+	    s->factors.recovery_left != s->pending.recovery_left ||
+	    passkeys_used_at(&s->factors.passkeys) != s->pending.passkey_used_at)
 		return ended(s, SIGNIN_FACTOR_EXPIRED);
 	if (s->in->passkey)
 		return flow_branch(f, passkey_steps);

@@ -60,10 +60,11 @@ void store_passkey_find(struct store *st, const char *credential_id, struct stor
 	st->be->passkeys->find(st, credential_id, out, found, done);
 }
 
-void store_passkey_use(struct store *st, const char *id, int64_t old_count, int64_t new_count,
-                       const struct event *ev, bool *won, struct completion done)
+void store_passkey_use(struct store *st, const char *id, int64_t old_count, int64_t old_used_at,
+                       int64_t new_count, const struct event *ev, bool *won,
+                       struct completion done)
 {
-	st->be->passkeys->use(st, id, old_count, new_count, ev, won, done);
+	st->be->passkeys->use(st, id, old_count, old_used_at, new_count, ev, won, done);
 }
 
 void store_passkey_remove(struct store *st, const char *user_id, const char *id,

@@ -172,11 +172,15 @@ check "issue30.passkey.4: amr says password and hardware key" \
 check "issue30.passkey.4: the sign count is stored" \
 	"$(db "SELECT sign_count || ' ' || CASE WHEN last_used_at > 0 THEN 1 ELSE 0 END FROM user_passkeys WHERE credential_id = '$CRED'")" "1 1"
 first_step
+CH2=$(data challenge)
 second_step_passkey 1
 check "issue30.passkey.4: a sign count that does not grow is refused" "$STATUS" 401
 check "issue30.passkey.4: ... and logged" "$(grep -c 'sign count went back' "$TMP/server.log")" 1
 second_step_passkey 2
 check "issue30.passkey.4: the next count signs in" "$STATUS" 302
+second_step_passkey 3 "$TMP/k1" "$CH2"
+check "issue30.6: a passkey's use spends the first step: another assertion with it starts again" \
+	"$STATUS $(grep -c 'name="password"' <<<"$BODY")" "401 1"
 check "issue30.passkey.4: uses and failures are audited" \
 	"$(db "SELECT action || ' ' || count(*) FROM events WHERE action IN ('factor.use', 'factor.failure') AND actor = '$APP' GROUP BY action ORDER BY action")" \
 	"factor.failure 3

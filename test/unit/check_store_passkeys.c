@@ -101,16 +101,24 @@ START_TEST(test_use_once)
 	bool won = false, found;
 
 	ck_assert(add("pk1", u, "cred-1", "Laptop"));
-	store_passkey_use(cf.st, own("pk1"), 3, 4, &ev, &won, DONE);
+	store_passkey_use(cf.st, own("pk1"), 3, 0, 4, &ev, &won, DONE);
 	ok();
 	ck_assert(won);
-	store_passkey_use(cf.st, own("pk1"), 3, 4, &ev, &won, DONE);
+	store_passkey_use(cf.st, own("pk1"), 3, 0, 4, &ev, &won, DONE);
 	ok();
 	ck_assert_msg(!won, "issue30.passkey.2: the same assertion used twice");
 	store_passkey_find(cf.st, own("cred-1"), &p, &found, DONE);
 	ok();
 	ck_assert_int_eq(p.sign_count, 4);
 	ck_assert_int_gt(p.last_used_at, 0);
+	/* a count that stays (0 here: 4 to 4 stands for it) is used once per
+	 * last_used_at read */
+	store_passkey_use(cf.st, own("pk1"), 4, p.last_used_at, 4, &ev, &won, DONE);
+	ok();
+	ck_assert(won);
+	store_passkey_use(cf.st, own("pk1"), 4, p.last_used_at, 4, &ev, &won, DONE);
+	ok();
+	ck_assert_msg(!won, "issue30.6: two uses with one last_used_at read");
 	store_passkey_release(&p);
 	free(u);
 }

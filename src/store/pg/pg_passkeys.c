@@ -33,8 +33,8 @@ static const struct pg_statement statements[PP__COUNT] = {
 		" WHERE user_id = $1 ORDER BY created_at, id", 1, false },
 	[PP_FIND] = { "passkeys_find", "SELECT " PASSKEY_COLUMNS " FROM user_passkeys"
 		" WHERE credential_id = $1", 1, false },
-	[PP_USE] = { "passkeys_use", "SELECT won, event FROM edgeauth_passkey_use($1, $2, $3, $4)",
-		4, true },
+	[PP_USE] = { "passkeys_use", "SELECT won, event FROM edgeauth_passkey_use($1, $2, $3, $4,"
+		" $5)", 5, true },
 	[PP_REMOVE] = { "passkeys_remove", "SELECT removed, event FROM"
 		" edgeauth_passkey_remove($1, $2, $3)", 3, true },
 	/* one row per passkey (one with NULLs without), each with the TOTP
@@ -156,14 +156,16 @@ static void pg_passkey_find(struct store *st, const char *credential_id,
 	       found, done);
 }
 
-static void pg_passkey_use(struct store *st, const char *id, int64_t old_count, int64_t new_count,
-                           const struct event *ev, bool *won, struct completion done)
+static void pg_passkey_use(struct store *st, const char *id, int64_t old_count,
+                           int64_t old_used_at, int64_t new_count, const struct event *ev,
+                           bool *won, struct completion done)
 {
-	char o[24], n[24], *e = pg_event_json(ev);
+	char o[24], u[24], n[24], *e = pg_event_json(ev);
 
 	*won = false;
 	pg_run(st, &statements[PP_USE], (const char *const[]){ id, pg_int_param(old_count, o),
-	       pg_int_param(new_count, n), e }, pg_map_bool, won, NULL, done);
+	       pg_int_param(new_count, n), e, pg_int_param(old_used_at, u) }, pg_map_bool, won,
+	       NULL, done);
 	free(e);
 }
 

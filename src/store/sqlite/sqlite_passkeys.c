@@ -40,8 +40,9 @@ static const char *const sql[SP__COUNT] = {
 	[SP_LIST] = "SELECT " PASSKEY_COLUMNS " FROM user_passkeys WHERE user_id = ?1"
 		" ORDER BY created_at, id",
 	[SP_FIND] = "SELECT " PASSKEY_COLUMNS " FROM user_passkeys WHERE credential_id = ?1",
-	[SP_USE] = ("UPDATE user_passkeys SET sign_count = ?3, last_used_at = ?4"
-		" WHERE id = ?1 AND sign_count = ?2"),
+	[SP_USE] = ("UPDATE user_passkeys SET sign_count = ?3,"
+		" last_used_at = max(?4, coalesce(last_used_at, 0) + 1)"
+		" WHERE id = ?1 AND sign_count = ?2 AND coalesce(last_used_at, 0) = ?5"),
 	[SP_REMOVE] = "DELETE FROM user_passkeys WHERE user_id = ?1 AND id = ?2",
 	/* one row per passkey (one with NULLs without), each with the TOTP
 	 * factor and the count of unused recovery codes */
@@ -87,7 +88,7 @@ static void list_add(sqlite3_stmt *s, int c, struct store_passkey_list *l)
 struct passkey_write {
 	const struct store_passkey *p;
 	const char *user_id, *id;
-	int64_t old_count, new_count;
+	int64_t old_count, old_used_at, new_count;
 	const struct event *ev;
 	bool *changed;
 };
@@ -129,6 +130,7 @@ static int use_write(struct store *st, void *arg, struct api_error *err)
 	sqlite3_bind_int64(s, 2, w->old_count);
 	sqlite3_bind_int64(s, 3, w->new_count);
 	sqlite3_bind_int64(s, 4, now_ms());
+	sqlite3_bind_int64(s, 5, w->old_used_at);
 	return write_and_record(st, s, w, err);
 }
 
@@ -164,11 +166,11 @@ static void sqlite_passkey_add(struct store *st, const struct store_passkey *p,
 }
 
 static void sqlite_passkey_use(struct store *st, const char *id, int64_t old_count,
-                               int64_t new_count, const struct event *ev, bool *won,
-                               struct completion done)
+                               int64_t old_used_at, int64_t new_count, const struct event *ev,
+                               bool *won, struct completion done)
 {
-	struct passkey_write w = { .id = id, .old_count = old_count, .new_count = new_count,
-		                   .ev = ev, .changed = won };
+	struct passkey_write w = { .id = id, .old_count = old_count, .old_used_at = old_used_at,
+		                   .new_count = new_count, .ev = ev, .changed = won };
 
 	write_run(st, use_write, &w, done);
 }
