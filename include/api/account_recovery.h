@@ -20,8 +20,12 @@ struct recovery_batch {
 };
 /* Wipes the codes; safe on a zeroed batch. */
 void recovery_batch_release(struct recovery_batch *b);
-/* Makes b and stores it for the session's user, voiding the old codes
- * (factor.recovery_codes, counted); done when stored. */
+/* Makes b and stores it for user_id of project_id, voiding the old codes
+ * (factor.recovery_codes by by, counted); done when stored. */
+void recovery_batch_store(struct store *st, const struct event_origin *by,
+                          const char *project_id, const char *user_id, struct recovery_batch *b,
+                          struct completion done);
+/* recovery_batch_store for the account page's user. */
 void account_recovery_store(struct request_ctx *ctx, struct recovery_batch *b,
                             struct completion done);
 /* The codes, to be written down now: they are not shown again. */

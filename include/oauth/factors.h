@@ -46,13 +46,18 @@ int factor_recovery_hash(const char *typed, char out[SECRET_HASH_LEN + 1]);
 
 /* What a sign-in's first step hands its second (sealed, in the form): whose
  * password was right, the email as typed (the throttle's account key),
- * the factor's last step then (a success moves it, which spends the value:
- * single use), when it expires (ms), and the authorization request it
- * belongs to (factor_binding). Strings owned: factor_pending_release. */
+ * the TOTP factor's last step then, the user's unused recovery codes then
+ * and the latest use of any of the user's passkeys then (a TOTP code
+ * accepted moves the first, a recovery code the second, a passkey the
+ * third, which spends the value: single use), when it expires (ms), and the
+ * authorization request it belongs to (factor_binding). Strings owned:
+ * factor_pending_release. */
 struct factor_pending {
 	char *user_id;
 	char *email;
 	int64_t last_step;
+	long long recovery_left;
+	int64_t passkey_used_at;
 	int64_t expires_at;
 	char binding[SECRET_HASH_LEN + 1];
 };

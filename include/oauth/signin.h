@@ -202,14 +202,13 @@ struct signin {
 	struct store_user_signin user;
 	const char *email;             /* the throttle's account: typed, or the first step's */
 	struct factor_pending pending; /* a second step's first step */
-	struct store_totp_row totp;
+	struct store_signin_factors factors;   /* the user's, read once */
 	int64_t step;                  /* the time step of the code accepted */
 	/* the code typed is a recovery code's (factors.h): its hash, used in
 	 * place of the TOTP code */
 	bool recovery;
 	char recovery_hash[SECRET_HASH_LEN + 1];
 	bool won;                      /* store_totp_use's (store_passkey_use's) */
-	struct store_passkey_list passkeys;   /* the user's */
 	struct store_passkey passkey;  /* the one the assertion names */
 	bool passkey_found;
 	struct webauthn_use passkey_use;

@@ -53,6 +53,7 @@ struct user_claims;
 struct store_totp_row;
 struct store_passkey;
 struct store_passkey_list;
+struct store_signin_factors;
 struct new_device;
 struct device_row;
 struct store_access_facts;
@@ -271,7 +272,8 @@ struct store_factors_ops {
 	void (*recovery_set)(struct store *st, const char *user_id, const char *hashes,
 	                     const struct event *ev, struct completion done);
 	void (*recovery_use)(struct store *st, const char *user_id, const char *hash,
-	                     const struct event *ev, bool *won, struct completion done);
+	                     long long left, const struct event *ev, bool *won,
+	                     struct completion done);
 	void (*recovery_count)(struct store *st, const char *user_id, long long *n,
 	                       struct completion done);
 };
@@ -282,10 +284,12 @@ struct store_passkeys_ops {
 	            bool *added, struct completion done);
 	void (*list)(struct store *st, const char *user_id, struct store_passkey_list *out,
 	             struct completion done);
+	void (*signin_get)(struct store *st, const char *user_id, struct store_signin_factors *out,
+	                   struct completion done);
 	void (*find)(struct store *st, const char *credential_id, struct store_passkey *out,
 	             bool *found, struct completion done);
-	void (*use)(struct store *st, const char *id, int64_t old_count, int64_t new_count,
-	            const struct event *ev, bool *won, struct completion done);
+	void (*use)(struct store *st, const char *id, int64_t old_count, int64_t old_used_at,
+	            int64_t new_count, const struct event *ev, bool *won, struct completion done);
 	void (*remove)(struct store *st, const char *user_id, const char *id,
 	               const struct event *ev, bool *removed, struct completion done);
 };

@@ -51,8 +51,11 @@ void store_totp_remove(struct store *st, const char *user_id, const struct event
 void store_recovery_set(struct store *st, const char *user_id, const char *hashes,
                         const struct event *ev, struct completion done);
 /* The user's unused code of that hash is spent (*won; a second use, an
- * unknown or a voided code: false) and ev recorded when it is. */
-void store_recovery_use(struct store *st, const char *user_id, const char *hash,
+ * unknown or a voided code, or a user whose unused codes are no longer
+ * left of them: false) and ev recorded when it is. left is the count the
+ * sign-in's first step saw: of two codes used with one first step, on any
+ * nodes, one wins (docs/signin.md §"Second factors"). */
+void store_recovery_use(struct store *st, const char *user_id, const char *hash, long long left,
                         const struct event *ev, bool *won, struct completion done);
 /* How many unused codes the user has. */
 void store_recovery_count(struct store *st, const char *user_id, long long *n,

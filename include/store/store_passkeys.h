@@ -15,6 +15,7 @@
 #include "flow.h"
 #include "store.h"
 #include "store_events.h"
+#include "store_factors.h"
 
 /* A user's passkeys, at most (a registration past it is refused). */
 #define PASSKEYS_PER_USER_MAX 20
@@ -43,6 +44,18 @@ struct store_passkey_list {
 };
 void store_passkey_list_release(struct store_passkey_list *l);
 
+/* What a password sign-in reads of its user's second factors, in one read
+ * of the store: the TOTP factor, the passkeys (oldest first) and how many
+ * unused recovery codes are left. store_signin_factors_release frees. */
+struct store_signin_factors {
+	struct store_totp_row totp;
+	struct store_passkey_list passkeys;
+	long long recovery_left;
+};
+void store_signin_factors_release(struct store_signin_factors *f);
+void store_signin_factors(struct store *st, const char *user_id, struct store_signin_factors *out,
+                          struct completion done);
+
 /* Registers p (its id, user_id, credential_id, public_key, alg,
  * sign_count, backup_eligible and name; created_at is now) and records ev.
  * *added false, nothing written: the credential ID is registered already
@@ -55,12 +68,16 @@ void store_passkey_list(struct store *st, const char *user_id, struct store_pass
 /* The passkey of credential_id (base64url) into *out; *found false: none. */
 void store_passkey_find(struct store *st, const char *credential_id, struct store_passkey *out,
                         bool *found, struct completion done);
-/* An assertion of passkey id verified with the sign count old_count read:
- * the count becomes new_count and last_used_at now, and ev is recorded,
- * only when the stored count is still old_count (of two uses of one
- * assertion, on any nodes, one wins); *won says whether it did. */
-void store_passkey_use(struct store *st, const char *id, int64_t old_count, int64_t new_count,
-                       const struct event *ev, bool *won, struct completion done);
+/* An assertion of passkey id verified with the sign count old_count and
+ * the last_used_at old_used_at read: the count becomes new_count and
+ * last_used_at now (later than old_used_at even on a clock that stands
+ * still: a use always moves it, which spends a sign-in's first step also
+ * for an authenticator whose count stays 0), and ev is recorded, only when
+ * both are still as read (of two uses, on any nodes, one wins); *won says
+ * whether it did. */
+void store_passkey_use(struct store *st, const char *id, int64_t old_count, int64_t old_used_at,
+                       int64_t new_count, const struct event *ev, bool *won,
+                       struct completion done);
 /* Removes the user's passkey id (*removed: whether the user had it) and
  * records ev when it did. */
 void store_passkey_remove(struct store *st, const char *user_id, const char *id,

@@ -16,6 +16,7 @@
 #include <openssl/evp.h>
 
 #include "account_passkeys.h"
+#include "account_recovery.h"
 #include "b64url.h"
 #include "config.h"
 #include "console.h"
@@ -173,6 +174,8 @@ struct passkeys {
 	struct store_passkey row;      /* one being registered; its strings ours */
 	bool acted, changed;
 	bool refused;                  /* the browser's answer failed its checks */
+	bool first;                    /* the user's first factor: recovery codes too */
+	struct recovery_batch codes;
 	const char *action;            /* "add" or "remove" */
 	const char *notice, *error;    /* static sentences for the page */
 	struct event_origin by;
@@ -188,6 +191,7 @@ static void passkeys_release(void *state)
 	free(p->user_record);
 	store_passkey_list_release(&p->list);
 	store_passkey_release(&p->row);
+	recovery_batch_release(&p->codes);
 }
 
 static struct passkeys *passkeys_of(struct flow *f)
@@ -409,6 +413,8 @@ static enum step_result show(struct flow *f)
 	if (p->error)
 		evbuffer_add_printf(buf, "<p class=\"error\" role=\"alert\">%s</p>\n", p->error);
 	add_list(buf, p);
+	if (p->first)
+		account_recovery_show(&(struct console_page){ buf }, &p->codes);
 	if (!passkey_rp(ctx->http.srv->cfg->issuer, origin, rp_id)) {
 		evbuffer_add_printf(buf, "<p>Passkeys need this server reached by a host name "
 		                    "(browsers refuse an IP address).</p>\n");
@@ -589,6 +595,11 @@ static enum step_result act_done(struct flow *f)
 	if (!p->acted || p->refused)
 		return STEP_NEXT;
 	if (p->changed) {
+		json_t *user = json_loads(p->user_record ? p->user_record : "{}", 0, NULL);
+
+		/* the record was read before the change */
+		p->first = add && json_array_size(json_object_get(user, "second_factors")) == 0;
+		json_decref(user);
 		metrics_passkey(add ? METRICS_PASSKEY_REGISTERED : METRICS_PASSKEY_REMOVED);
 		p->notice = add ? "The passkey was added." : "The passkey was removed.";
 	} else {
@@ -596,6 +607,19 @@ static enum step_result act_done(struct flow *f)
 		                 "was added." : "There is no such passkey of yours: nothing was removed.";
 	}
 	return STEP_NEXT;
+}
+
+/* The first factor brings recovery codes (docs/signin.md §"Second factors"). */
+static enum step_result codes_issue(struct flow *f)
+{
+	struct request_ctx *ctx = request_of(f);
+	struct passkeys *p = passkeys_of(f);
+
+	if (!p->first)
+		return STEP_NEXT;
+	recovery_batch_store(ctx->http.srv->store, &p->by, p->project_id, p->session.row.user_id,
+	                     &p->codes, flow_completion(f));
+	return STEP_WAIT;
 }
 
 /* ---- the sign-in's second step ---- */
@@ -653,8 +677,8 @@ flow_step *const account_passkeys_get_steps[] = {
 	query_read, session_get, session_check, user_get, list_get, show, NULL,
 };
 flow_step *const account_passkeys_post_steps[] = {
-	query_read, session_get, session_check, post_check, act, act_done, user_get, list_get, show,
-	NULL,
+	query_read, session_get, session_check, post_check, user_get, act, act_done, codes_issue,
+	list_get, show, NULL,
 };
 flow_step *const account_passkeys_script_steps[] = { script_serve, NULL };
 

@@ -20,8 +20,9 @@ void recovery_batch_release(struct recovery_batch *b)
 	b->hashes = NULL;
 }
 
-void account_recovery_store(struct request_ctx *ctx, struct recovery_batch *b,
-                            struct completion done)
+void recovery_batch_store(struct store *st, const struct event_origin *by,
+                          const char *project_id, const char *user_id, struct recovery_batch *b,
+                          struct completion done)
 {
 	size_t len = FACTOR_RECOVERY_CODES * (SECRET_HASH_LEN + 1) + 1;
 
@@ -34,10 +35,16 @@ void account_recovery_store(struct request_ctx *ctx, struct recovery_batch *b,
 			strcat(b->hashes, " ");
 		strcat(b->hashes, hash);
 	}
-	b->event = (struct event){ request_origin(ctx), console_of(ctx)->project_id,
-	                           EVENT_FACTOR_RECOVERY_CODES, ctx->principal.user_id, NULL };
+	b->event = (struct event){ by, project_id, EVENT_FACTOR_RECOVERY_CODES, user_id, NULL };
 	metrics_recovery(METRICS_RECOVERY_ISSUED);
-	store_recovery_set(ctx->http.srv->store, ctx->principal.user_id, b->hashes, &b->event, done);
+	store_recovery_set(st, user_id, b->hashes, &b->event, done);
+}
+
+void account_recovery_store(struct request_ctx *ctx, struct recovery_batch *b,
+                            struct completion done)
+{
+	recovery_batch_store(ctx->http.srv->store, request_origin(ctx), console_of(ctx)->project_id,
+	                     ctx->principal.user_id, b, done);
 }
 
 void account_recovery_show(struct console_page *p, const struct recovery_batch *b)
@@ -46,7 +53,7 @@ void account_recovery_show(struct console_page *p, const struct recovery_batch *
 
 	console_page_heading(p, "Recovery codes");
 	console_page_text(p, "Write these codes down and keep them apart from your phone: each "
-	                     "signs you in once in place of the app's code. They are not shown "
+	                     "signs you in once in place of the app's code or a passkey. They are not shown "
 	                     "again; any earlier codes no longer work.");
 	console_page_table_begin(p, "Your recovery codes", heads, 1);
 	for (size_t i = 0; i < FACTOR_RECOVERY_CODES; i++)

@@ -116,7 +116,8 @@ char *factor_pending_seal(const struct keyring *r, const char *project_id,
                           const struct factor_pending *p)
 {
 	char *aad = pending_aad(project_id);
-	char *plain = xasprintf("%s\n%" PRId64 "\n%" PRId64 "\n%s\n%s", p->binding, p->last_step,
+	char *plain = xasprintf("%s\n%" PRId64 "\n%lld\n%" PRId64 "\n%" PRId64 "\n%s\n%s",
+	                        p->binding, p->last_step, p->recovery_left, p->passkey_used_at,
 	                        p->expires_at, p->user_id, p->email);
 	char *text = keyring_seal_text(r, aad, (const unsigned char *)plain, strlen(plain));
 
@@ -128,8 +129,8 @@ char *factor_pending_seal(const struct keyring *r, const char *project_id,
 int factor_pending_open(const struct keyring *r, const char *project_id, const char *text,
                         int64_t now, struct factor_pending *out)
 {
-	char *aad = pending_aad(project_id), *fields[5];
-	char *plain = keyring_open_fields(r, aad, text, fields, 5);
+	char *aad = pending_aad(project_id), *fields[7];
+	char *plain = keyring_open_fields(r, aad, text, fields, 7);
 	int rc = -1;
 
 	memset(out, 0, sizeof *out);
@@ -139,9 +140,11 @@ int factor_pending_open(const struct keyring *r, const char *project_id, const c
 	if (strlen(fields[0]) == SECRET_HASH_LEN) {
 		memcpy(out->binding, fields[0], SECRET_HASH_LEN + 1);
 		out->last_step = strtoll(fields[1], NULL, 10);
-		out->expires_at = strtoll(fields[2], NULL, 10);
-		out->user_id = xstrdup(fields[3]);
-		out->email = xstrdup(fields[4]);
+		out->recovery_left = strtoll(fields[2], NULL, 10);
+		out->passkey_used_at = strtoll(fields[3], NULL, 10);
+		out->expires_at = strtoll(fields[4], NULL, 10);
+		out->user_id = xstrdup(fields[5]);
+		out->email = xstrdup(fields[6]);
 		rc = now < out->expires_at ? 0 : -1;
 	}
 	crypto_free_wiped(plain);

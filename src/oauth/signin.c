@@ -129,9 +129,8 @@ void signin_release(struct signin *s)
 		free(s->keys[i]);
 	store_user_signin_release(&s->user);
 	factor_pending_release(&s->pending);
-	store_totp_row_release(&s->totp);
+	store_signin_factors_release(&s->factors);
 	session_begin_release(&s->session);
-	store_passkey_list_release(&s->passkeys);
 	store_passkey_release(&s->passkey);
 	code_mint_release(&s->mint);
 	memset(s, 0, sizeof *s);
@@ -365,19 +364,12 @@ static enum step_result password_judge(struct flow *f)
 
 /* ---- the second factor ---- */
 
+/* The TOTP factor, the passkeys and the recovery codes left: one read. */
 static enum step_result factor_get(struct flow *f)
 {
 	struct signin *s = signin_of(f);
 
-	store_totp_get(s->srv->store, s->user.user_id, &s->totp, flow_completion(f));
-	return STEP_WAIT;
-}
-
-static enum step_result passkeys_get(struct flow *f)
-{
-	struct signin *s = signin_of(f);
-
-	store_passkey_list(s->srv->store, s->user.user_id, &s->passkeys, flow_completion(f));
+	store_signin_factors(s->srv->store, s->user.user_id, &s->factors, flow_completion(f));
 	return STEP_WAIT;
 }
 
@@ -401,6 +393,17 @@ static char *passkey_ids(const struct store_passkey_list *l)
 	return out;
 }
 
+/* The latest use of any of the user's passkeys (0: none used). */
+static int64_t passkeys_used_at(const struct store_passkey_list *l)
+{
+	int64_t latest = 0;
+
+	for (size_t i = 0; i < l->n; i++)
+		if (l->items[i].last_used_at > latest)
+			latest = l->items[i].last_used_at;
+	return latest;
+}
+
 static void request_binding(const struct signin_request *in, char out[SECRET_HASH_LEN + 1])
 {
 	factor_binding(in->client_id, in->redirect_uri, in->code_challenge, in->scope, in->nonce,
@@ -414,17 +417,18 @@ static enum step_result factor_judge(struct flow *f)
 	struct signin *s = signin_of(f);
 	struct factor_pending p = {
 		.user_id = s->user.user_id, .email = (char *)s->email,
-		.last_step = s->totp.last_step,
+		.last_step = s->factors.totp.last_step, .recovery_left = s->factors.recovery_left,
+		.passkey_used_at = passkeys_used_at(&s->factors.passkeys),
 		.expires_at = now_ms() + FACTOR_PENDING_TTL_S * 1000LL,
 	};
 
-	if ((!s->totp.found || !s->totp.confirmed) && s->passkeys.n == 0) {
+	if ((!s->factors.totp.found || !s->factors.totp.confirmed) && s->factors.passkeys.n == 0) {
 		count_success(s);
 		return STEP_NEXT;
 	}
 	request_binding(s->in, p.binding);
 	s->out->factor_token = factor_pending_seal(s->srv->keys, s->in->project_id, &p);
-	s->out->passkey_ids = passkey_ids(&s->passkeys);
+	s->out->passkey_ids = passkey_ids(&s->factors.passkeys);
 	return ended(s, SIGNIN_FACTOR_NEEDED);
 }
 
@@ -451,7 +455,7 @@ static enum step_result passkeys_offer(struct flow *f)
 {
 	struct signin *s = signin_of(f);
 
-	s->out->passkey_ids = passkey_ids(&s->passkeys);
+	s->out->passkey_ids = passkey_ids(&s->factors.passkeys);
 	return STEP_NEXT;
 }
 
@@ -524,6 +528,7 @@ static enum step_result passkey_use(struct flow *f)
 	s->events[0] = (struct event){ &s->by, s->in->project_id, EVENT_FACTOR_USE,
 	                               s->user.user_id, NULL };
 	store_passkey_use(s->srv->store, s->passkey.id, s->passkey.sign_count,
+	                  s->passkey.last_used_at,
 	                  s->passkey_use.sign_count, &s->events[0], &s->won, flow_completion(f));
 	return STEP_WAIT;
 }
@@ -546,8 +551,11 @@ static enum step_result user_gone_check(struct flow *f);
 static enum step_result code_mint(struct flow *f);
 static enum step_result code_minted(struct flow *f);
 
-/* Counted before it is checked, as a password is; a factor gone or used
- * since the first step (its last step moved) spends the value. */
+/* Counted before it is checked, as a password is; a TOTP factor gone or
+ * used since the first step (its last step moved), a recovery code used
+ * since (fewer are left) or a passkey used since (its last use moved)
+ * spends the value. A user without a confirmed
+ * TOTP factor may still have recovery codes (with a passkey). */
 static enum step_result factor_check(struct flow *f)
 {
 	struct signin *s = signin_of(f);
@@ -559,16 +567,21 @@ static enum step_result factor_check(struct flow *f)
 	s->out->retry_after_s = throttle_wait(s);
 	if (s->out->retry_after_s > 0)
 		return ended(s, SIGNIN_THROTTLED);
+	if (s->factors.totp.last_step != s->pending.last_step ||
+	    s->factors.recovery_left != s->pending.recovery_left ||
+	    passkeys_used_at(&s->factors.passkeys) != s->pending.passkey_used_at)
+		return ended(s, SIGNIN_FACTOR_EXPIRED);
 	if (s->in->passkey)
 		return flow_branch(f, passkey_steps);
-	if (!s->totp.found || !s->totp.confirmed || s->totp.last_step != s->pending.last_step)
-		return ended(s, SIGNIN_FACTOR_EXPIRED);
 	count_attempt(s);
 	s->recovery = factor_recovery_hash(s->in->factor_code, s->recovery_hash) == 0;
 	if (s->recovery)
 		return STEP_NEXT;   /* factor_use spends it, or refuses it */
-	s->step = factor_totp_check(s->srv->keys, s->user.user_id, s->totp.sealed,
-	                            s->in->factor_code, now_ms() / 1000, s->totp.last_step);
+	if (!s->factors.totp.found || !s->factors.totp.confirmed)
+		return factor_refused(f);
+	s->step = factor_totp_check(s->srv->keys, s->user.user_id, s->factors.totp.sealed,
+	                            s->in->factor_code, now_ms() / 1000,
+	                            s->factors.totp.last_step);
 	return s->step < 0 ? factor_refused(f) : STEP_NEXT;
 }
 
@@ -582,8 +595,9 @@ static enum step_result factor_use(struct flow *f)
 	                               s->recovery ? EVENT_FACTOR_RECOVERY_USE : EVENT_FACTOR_USE,
 	                               s->user.user_id, NULL };
 	if (s->recovery) {   /* a recovery code is good once, as a TOTP step is */
-		store_recovery_use(s->srv->store, s->user.user_id, s->recovery_hash, &s->events[0],
-		                   &s->won, flow_completion(f));
+		store_recovery_use(s->srv->store, s->user.user_id, s->recovery_hash,
+		                   s->pending.recovery_left, &s->events[0], &s->won,
+		                   flow_completion(f));
 		return STEP_WAIT;
 	}
 	store_totp_use(s->srv->store, s->user.user_id, s->step, false, &s->events[0], &s->won,
@@ -713,12 +727,10 @@ void signin_run(struct signin *s, struct server *srv, const struct signin_reques
                 struct signin_result *out, struct completion done)
 {
 	static flow_step *const steps[] = {
-		throttle_check, user_get, password_check, password_judge, factor_get, passkeys_get,
-		factor_judge, session_start, user_gone_check, code_mint, code_minted, NULL,
+		throttle_check, user_get, password_check, password_judge, factor_get, factor_judge, session_start, user_gone_check, code_mint, code_minted, NULL,
 	};
 	static flow_step *const second_steps[] = {
-		pending_open, throttle_check, factor_get, passkeys_get, factor_check, factor_use,
-		factor_used,
+		pending_open, throttle_check, factor_get, factor_check, factor_use, factor_used,
 		session_start, user_gone_check, code_mint, code_minted, NULL,
 	};
 

@@ -53,11 +53,11 @@ void store_recovery_set(struct store *st, const char *user_id, const char *hashe
 	st->be->factors->recovery_set(st, user_id, hashes, ev, done);
 }
 
-void store_recovery_use(struct store *st, const char *user_id, const char *hash,
+void store_recovery_use(struct store *st, const char *user_id, const char *hash, long long left,
                         const struct event *ev, bool *won, struct completion done)
 {
 	*won = false;
-	st->be->factors->recovery_use(st, user_id, hash, ev, won, done);
+	st->be->factors->recovery_use(st, user_id, hash, left, ev, won, done);
 }
 
 void store_recovery_count(struct store *st, const char *user_id, long long *n,

@@ -28,6 +28,20 @@ void store_passkey_list_release(struct store_passkey_list *l)
 	memset(l, 0, sizeof *l);
 }
 
+void store_signin_factors_release(struct store_signin_factors *f)
+{
+	store_totp_row_release(&f->totp);
+	store_passkey_list_release(&f->passkeys);
+	f->recovery_left = 0;
+}
+
+void store_signin_factors(struct store *st, const char *user_id, struct store_signin_factors *out,
+                          struct completion done)
+{
+	memset(out, 0, sizeof *out);
+	st->be->passkeys->signin_get(st, user_id, out, done);
+}
+
 void store_passkey_add(struct store *st, const struct store_passkey *p, const struct event *ev,
                        bool *added, struct completion done)
 {
@@ -46,10 +60,11 @@ void store_passkey_find(struct store *st, const char *credential_id, struct stor
 	st->be->passkeys->find(st, credential_id, out, found, done);
 }
 
-void store_passkey_use(struct store *st, const char *id, int64_t old_count, int64_t new_count,
-                       const struct event *ev, bool *won, struct completion done)
+void store_passkey_use(struct store *st, const char *id, int64_t old_count, int64_t old_used_at,
+                       int64_t new_count, const struct event *ev, bool *won,
+                       struct completion done)
 {
-	st->be->passkeys->use(st, id, old_count, new_count, ev, won, done);
+	st->be->passkeys->use(st, id, old_count, old_used_at, new_count, ev, won, done);
 }
 
 void store_passkey_remove(struct store *st, const char *user_id, const char *id,

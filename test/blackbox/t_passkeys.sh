@@ -72,10 +72,14 @@ register "$TMP/k1"
 check_status "issue30.passkey.3: a registration" 200
 has "issue30.passkey.3: added" "The passkey was added."
 has "issue30.passkey.3: listed by its name" "<strong>My laptop</strong>"
+check "issue30.6: the first factor, a passkey, shows ten recovery codes" \
+	"$(grep -o '<td>[a-z2-7-]\{32\}</td>' <<<"$BODY" | sort -u | wc -l | tr -d ' ')" 10
 req GET "$P/users/$USER"
 check_json "issue30.passkey.3: second_factors lists passkey" '.second_factors|tostring' '["passkey"]'
 check "issue30.passkey.3: the credential is stored" \
 	"$(db "SELECT count(*) FROM user_passkeys WHERE user_id = '$USER' AND credential_id = '$CRED'")" 1
+check "issue30.6: ... stored as hashes" \
+	"$(db "SELECT count(*) FROM recovery_codes WHERE user_id = '$USER' AND used_at IS NULL")" 10
 
 # refusals: each leaves nothing stored
 page; FTOK=$(field form_token); CH=$(data challenge); ISSUED=$(field issued)
@@ -110,6 +114,7 @@ check "issue30.passkey.3: refusals stored nothing" \
 # ---- a second one, then removal ----
 NAME="Phone" register "$TMP/k3"
 has "issue30.passkey.3: a second passkey" "<strong>Phone</strong>"
+lacks "issue30.6: a second factor brings no new recovery codes" "Your recovery codes"
 ID=$(db "SELECT id FROM user_passkeys WHERE name = 'Phone'")
 post action=remove "id=$ID"
 check_status "issue30.passkey.3: removal" 200
@@ -134,6 +139,7 @@ check "issue30.passkey.3: enrollments and removals are audited" \
 	"$(db "SELECT action || ' ' || actor || ' ' || count(*) FROM events WHERE action LIKE 'factor.%' GROUP BY action, actor ORDER BY action")" \
 	"factor.enroll $USER 2
 factor.failure $USER 5
+factor.recovery_codes $USER 1
 factor.remove $USER 1"
 check "issue30.passkey.3: registrations are counted" "$(metric "$MPORT" 'edgeauth_passkeys_total{outcome="registered"}')" 2
 check "issue30.passkey.3: failures are counted" "$(metric "$MPORT" 'edgeauth_passkeys_total{outcome="failed"}')" 5
@@ -172,11 +178,15 @@ check "issue30.passkey.4: amr says password and hardware key" \
 check "issue30.passkey.4: the sign count is stored" \
 	"$(db "SELECT sign_count || ' ' || CASE WHEN last_used_at > 0 THEN 1 ELSE 0 END FROM user_passkeys WHERE credential_id = '$CRED'")" "1 1"
 first_step
+CH2=$(data challenge)
 second_step_passkey 1
 check "issue30.passkey.4: a sign count that does not grow is refused" "$STATUS" 401
 check "issue30.passkey.4: ... and logged" "$(grep -c 'sign count went back' "$TMP/server.log")" 1
 second_step_passkey 2
 check "issue30.passkey.4: the next count signs in" "$STATUS" 302
+second_step_passkey 3 "$TMP/k1" "$CH2"
+check "issue30.6: a passkey's use spends the first step: another assertion with it starts again" \
+	"$STATUS $(grep -c 'name="password"' <<<"$BODY")" "401 1"
 check "issue30.passkey.4: uses and failures are audited" \
 	"$(db "SELECT action || ' ' || count(*) FROM events WHERE action IN ('factor.use', 'factor.failure') AND actor = '$APP' GROUP BY action ORDER BY action")" \
 	"factor.failure 3

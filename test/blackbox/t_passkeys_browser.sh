@@ -31,6 +31,7 @@ check_steps "issue30.passkey.5 browser" passkeys.mjs "$RC" "$OUT" $STEPS
 check "issue30.passkey.5: the registration is audited" \
 	"$(db "SELECT action || ' ' || count(*) FROM events WHERE action LIKE 'factor.%' GROUP BY action ORDER BY action")" \
 	"factor.enroll 1
+factor.recovery_codes 1
 factor.remove 1
 factor.use 1"
 finish

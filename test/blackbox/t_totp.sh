@@ -317,15 +317,21 @@ check "issue30.4: amr of a password alone" \
 
 # a recovery code in place of the app's code: once, counted as otp
 set -- $RCODES
-RC1=$1 RC2=$2
+RC1=$1 RC2=$2 RC3=$3
 new_pkce
 JAR= authorize_post "$APP" "$REDIRECT" "$EMAIL" "$PASSWORD" "st-1" "scope=openid"
-JAR= authorize_post "$APP" "$REDIRECT" "" "" "st-1" "scope=openid" "factor_token=$(factor_token)" \
+RTOK=$(factor_token)
+JAR= authorize_post "$APP" "$REDIRECT" "" "" "st-1" "scope=openid" "factor_token=$RTOK" \
 	"otp=$(tr 'a-z' 'A-Z' <<<"$RC1")"
 check "issue30.6: a recovery code (any case) signs in in place of the code" "$STATUS" 302
 exchange "$APP" "$REDIRECT" "$(query_value "$LOCATION" code)" "$VERIFIER"
 check "issue30.6: amr counts it as otp" \
 	"$(jwt_claim "$(jq -r .id_token <<<"$BODY")" amr | jq -c .)" '["pwd","otp","mfa"]'
+JAR= authorize_post "$APP" "$REDIRECT" "" "" "st-1" "scope=openid" "factor_token=$RTOK" "otp=$RC3"
+check "issue30.6: a recovery code spends the first step: another code with it starts again" \
+	"$STATUS $(printf '%s' "$BODY" | grep -c 'name="password"')" "401 1"
+check "issue30.6: ... and that code stays unused" \
+	"$(db "SELECT count(*) FROM recovery_codes WHERE code_hash = '$(rc_hash "$RC3")' AND used_at IS NULL")" 1
 new_pkce
 JAR= authorize_post "$APP" "$REDIRECT" "$EMAIL" "$PASSWORD" "st-1"
 JAR= second_step "$(factor_token)" "$RC1"
@@ -364,9 +370,27 @@ JAR= second_step "$(factor_token)" "$RC2"
 check "issue30.6: an old code no longer signs in" "$STATUS" 401
 check "issue30.6: issuing is audited and counted" \
 	"$(db "SELECT count(*) FROM events WHERE action = 'factor.recovery_codes' AND actor = '$USER'") $(metric "$MPORT" 'edgeauth_recovery_codes_total{outcome="issued"}')" "2 2"
+# a passkey beside the app (its row as the passkeys page writes one): the
+# codes stay when the app goes, and go with the passkey
+db "INSERT INTO user_passkeys (id, user_id, credential_id, public_key, alg, name, created_at)
+    VALUES ('pk-rita', '$USER', 'cred-rita', 'pQECAyYgASFYIA', -7, 'Laptop', 1)" > /dev/null
+RC4=${RCODES%% *}   # of the new set
 apage
 apost totp/remove
 check "issue30.5: removed" "$STATUS" 302
+check "issue30.6: the codes stay while a passkey does" \
+	"$(db "SELECT count(*) FROM recovery_codes WHERE user_id = '$USER' AND used_at IS NULL")" 10
+req GET "$P/users/$USER"
+check_json "issue30.5: the passkey is left" '.second_factors|tostring' '["passkey"]'
+new_pkce
+JAR= authorize_post "$APP" "$REDIRECT" "$EMAIL" "$PASSWORD" "st-1"
+check "issue30.6: a passkey alone asks for the second step" "$STATUS" 200
+FT=$(factor_token | head -1)   # the passkey's form and the code's carry it
+JAR= second_step "$FT" "$(code_at $((T0 + 790)))"
+check "issue30.6: no app: a TOTP code is refused" "$STATUS" 401
+JAR= second_step "$FT" "$RC4"
+check "issue30.6: a recovery code stands in for the passkey" "$STATUS" 302
+db "DELETE FROM user_passkeys WHERE user_id = '$USER'" > /dev/null
 check "issue30.6: the codes go with the last factor" \
 	"$(db "SELECT count(*) FROM recovery_codes WHERE user_id = '$USER'")" 0
 req GET "$P/users/$USER"

@@ -98,7 +98,7 @@ END_TEST
 static char *pending_for(const char *project, int64_t expires_at)
 {
 	struct factor_pending p = { .user_id = "u1", .email = "Rita@Example.com", .last_step = 41,
-	                            .expires_at = expires_at };
+	                            .recovery_left = 7, .expires_at = expires_at };
 
 	factor_binding("c1", "https://app/cb", "chal", "openid", NULL, p.binding);
 	return factor_pending_seal(fx.ring, project, &p);
@@ -114,6 +114,8 @@ START_TEST(test_pending_round_trip)
 	ck_assert_str_eq(out.user_id, "u1");
 	ck_assert_str_eq(out.email, "Rita@Example.com");
 	ck_assert_int_eq(out.last_step, 41);
+	ck_assert_int_eq(out.recovery_left, 7);
+	ck_assert_int_eq(out.expires_at, 2000);
 	factor_binding("c1", "https://app/cb", "chal", "openid", NULL, want);
 	ck_assert_str_eq(out.binding, want);
 	factor_binding("c1", "https://app/cb", "other", "openid", NULL, want);
@@ -243,13 +245,13 @@ START_TEST(test_store_recovery)
 	store_recovery_count(fx.st, fx.user, &n, sync_completion(&r));
 	ck_assert_int_eq(sync_wait(&r, &err), 0);
 	ck_assert_int_eq(n, 2);
-	store_recovery_use(fx.st, fx.user, "h1", NULL, &won, sync_completion(&r));
+	store_recovery_use(fx.st, fx.user, "h1", 2, NULL, &won, sync_completion(&r));
 	ck_assert_int_eq(sync_wait(&r, &err), 0);
 	ck_assert(!won);   /* voided */
-	store_recovery_use(fx.st, fx.user, "h4", NULL, &won, sync_completion(&r));
+	store_recovery_use(fx.st, fx.user, "h4", 2, NULL, &won, sync_completion(&r));
 	ck_assert_int_eq(sync_wait(&r, &err), 0);
 	ck_assert(won);
-	store_recovery_use(fx.st, fx.user, "h4", NULL, &won, sync_completion(&r));
+	store_recovery_use(fx.st, fx.user, "h4", 1, NULL, &won, sync_completion(&r));
 	ck_assert_int_eq(sync_wait(&r, &err), 0);
 	ck_assert(!won);   /* once */
 	store_totp_begin(fx.st, fx.user, "sealed", &done, sync_completion(&r));

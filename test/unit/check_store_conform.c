@@ -1213,15 +1213,19 @@ START_TEST(test_recovery_codes)
 	store_recovery_count(cf.st, id, &n, DONE);
 	ok();
 	ck_assert_int_eq(n, 2);
-	store_recovery_use(cf.st, id, "h1", NULL, &won, DONE);
+	store_recovery_use(cf.st, id, "h1", 2, NULL, &won, DONE);
 	ok();
 	ck_assert(!won);
-	store_recovery_use(cf.st, id, "h5", NULL, &won, DONE);
+	store_recovery_use(cf.st, id, "h5", 2, NULL, &won, DONE);
 	ok();
 	ck_assert(won);
-	store_recovery_use(cf.st, id, "h5", NULL, &won, DONE);
+	store_recovery_use(cf.st, id, "h5", 1, NULL, &won, DONE);
 	ok();
 	ck_assert(!won);
+	/* h4 with a first step that saw two left: h5 spent that first step */
+	store_recovery_use(cf.st, id, "h4", 2, NULL, &won, DONE);
+	ok();
+	ck_assert_msg(!won, "issue30.6: a second code used with one first step");
 	store_totp_begin(cf.st, id, "sealed", &done, DONE);
 	ok();
 	store_totp_use(cf.st, id, 7, true, NULL, &won, DONE);

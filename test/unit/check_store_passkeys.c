@@ -101,16 +101,24 @@ START_TEST(test_use_once)
 	bool won = false, found;
 
 	ck_assert(add("pk1", u, "cred-1", "Laptop"));
-	store_passkey_use(cf.st, own("pk1"), 3, 4, &ev, &won, DONE);
+	store_passkey_use(cf.st, own("pk1"), 3, 0, 4, &ev, &won, DONE);
 	ok();
 	ck_assert(won);
-	store_passkey_use(cf.st, own("pk1"), 3, 4, &ev, &won, DONE);
+	store_passkey_use(cf.st, own("pk1"), 3, 0, 4, &ev, &won, DONE);
 	ok();
 	ck_assert_msg(!won, "issue30.passkey.2: the same assertion used twice");
 	store_passkey_find(cf.st, own("cred-1"), &p, &found, DONE);
 	ok();
 	ck_assert_int_eq(p.sign_count, 4);
 	ck_assert_int_gt(p.last_used_at, 0);
+	/* a count that stays (0 here: 4 to 4 stands for it) is used once per
+	 * last_used_at read */
+	store_passkey_use(cf.st, own("pk1"), 4, p.last_used_at, 4, &ev, &won, DONE);
+	ok();
+	ck_assert(won);
+	store_passkey_use(cf.st, own("pk1"), 4, p.last_used_at, 4, &ev, &won, DONE);
+	ok();
+	ck_assert_msg(!won, "issue30.6: two uses with one last_used_at read");
 	store_passkey_release(&p);
 	free(u);
 }
@@ -159,8 +167,94 @@ START_TEST(test_bound)
 }
 END_TEST
 
+/* A confirmed TOTP factor (sealed "sealed", last step 9) and the
+ * recovery codes of hashes. */
+static void totp_and_codes(const char *user_id, const char *hashes)
+{
+	bool begun = false, won = false;
+
+	store_totp_begin(cf.st, user_id, "sealed", &begun, DONE);
+	ok();
+	store_totp_use(cf.st, user_id, 9, true, NULL, &won, DONE);
+	ok();
+	ck_assert(begun && won);
+	store_recovery_set(cf.st, user_id, hashes, NULL, DONE);
+	ok();
+}
+
+/* issue30.6: what a password sign-in reads of its user's factors, in one
+ * read: none, then a TOTP factor, two passkeys (oldest first) and the
+ * recovery codes left. */
+START_TEST(test_signin_factors)
+{
+	char *u = conform_user_new("Ann");
+	struct store_signin_factors f;
+	bool won = false;
+
+	store_signin_factors(cf.st, u, &f, DONE);
+	ok();
+	ck_assert(!f.totp.found);
+	ck_assert_uint_eq(f.passkeys.n, 0);
+	ck_assert_int_eq(f.recovery_left, 0);
+	store_signin_factors_release(&f);
+	ck_assert(add("pk1", u, "cred-1", "Laptop"));
+	ck_assert(add("pk2", u, "cred-2", "Phone"));
+	totp_and_codes(u, "h1 h2 h3");
+	store_recovery_use(cf.st, u, "h2", 3, NULL, &won, DONE);
+	ok();
+	store_signin_factors(cf.st, u, &f, DONE);
+	ok();
+	ck_assert(f.totp.found && f.totp.confirmed);
+	ck_assert_str_eq(f.totp.sealed, "sealed");
+	ck_assert_int_eq(f.totp.last_step, 9);
+	ck_assert_uint_eq(f.passkeys.n, 2);
+	ck_assert_str_eq(f.passkeys.items[0].name, "Laptop");
+	ck_assert_str_eq(f.passkeys.items[1].credential_id, own("cred-2"));
+	ck_assert_int_eq(f.passkeys.items[1].sign_count, 3);
+	ck_assert_int_eq(f.recovery_left, 2);
+	store_signin_factors_release(&f);
+	free(u);
+}
+END_TEST
+
+static long long codes_left(const char *user_id)
+{
+	long long n = -1;
+
+	store_recovery_count(cf.st, user_id, &n, DONE);
+	ok();
+	return n;
+}
+
+/* issue30.6: recovery codes stay while any second factor does: the removal
+ * of TOTP keeps them beside a passkey, the last passkey's takes them. */
+START_TEST(test_codes_kept)
+{
+	char *u = conform_user_new("Ann");
+	struct event ev = { &event_origin_cli, cf.p.project_id, EVENT_FACTOR_REMOVE, u, NULL };
+	bool won = false, done = false;
+
+	ck_assert(add("pk1", u, "cred-1", "Laptop"));
+	totp_and_codes(u, "h1 h2");
+	store_totp_remove(cf.st, u, &ev, &done, DONE);
+	ok();
+	ck_assert(done);
+	ck_assert_msg(codes_left(u) == 2, "issue30.6: the codes went with TOTP beside a passkey");
+	store_recovery_use(cf.st, u, "h1", 2, NULL, &won, DONE);
+	ok();
+	ck_assert_msg(won, "issue30.6: a code of a user with a passkey alone");
+	store_passkey_remove(cf.st, u, own("pk1"), &ev, &done, DONE);
+	ok();
+	ck_assert(done);
+	ck_assert_msg(codes_left(u) == 0, "issue30.6: the codes outlived the last factor");
+	free(u);
+}
+END_TEST
+
 static void add_cases(TCase *tc)
 {
+	tcase_add_test(tc, test_signin_factors);
+	tcase_add_test(tc, test_codes_kept);
 	tcase_add_test(tc, test_add_list_find);
 	tcase_add_test(tc, test_use_once);
 	tcase_add_test(tc, test_remove_and_reset);

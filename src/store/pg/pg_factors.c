@@ -39,7 +39,7 @@ static const struct pg_statement statements[PF__COUNT] = {
 	[PF_RC_SET] = { "factors_recovery_set", "SELECT done, event FROM"
 		" edgeauth_recovery_set($1, $2, $3)", 3, true },
 	[PF_RC_USE] = { "factors_recovery_use", "SELECT won, event FROM"
-		" edgeauth_recovery_use($1, $2, $3)", 3, true },
+		" edgeauth_recovery_use($1, $2, $3, $4)", 4, true },
 	[PF_RC_COUNT] = { "factors_recovery_count", "SELECT count(*) FROM recovery_codes"
 		" WHERE user_id = $1 AND used_at IS NULL", 1, false },
 };
@@ -130,12 +130,13 @@ static void pg_recovery_set(struct store *st, const char *user_id, const char *h
 }
 
 static void pg_recovery_use(struct store *st, const char *user_id, const char *hash,
-                            const struct event *ev, bool *won, struct completion done)
+                            long long left, const struct event *ev, bool *won,
+                            struct completion done)
 {
-	char *e = pg_event_json(ev);
+	char n[24], *e = pg_event_json(ev);
 
-	pg_run(st, &statements[PF_RC_USE], (const char *const[]){ user_id, hash, e }, pg_map_bool,
-	       won, NULL, done);
+	pg_run(st, &statements[PF_RC_USE], (const char *const[]){ user_id, hash,
+	       pg_int_param(left, n), e }, pg_map_bool, won, NULL, done);
 	free(e);
 }
 

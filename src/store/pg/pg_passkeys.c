@@ -18,6 +18,7 @@ enum {
 	PP_FIND,
 	PP_USE,
 	PP_REMOVE,
+	PP_SIGNIN,
 	PP__COUNT
 };
 
@@ -32,42 +33,75 @@ static const struct pg_statement statements[PP__COUNT] = {
 		" WHERE user_id = $1 ORDER BY created_at, id", 1, false },
 	[PP_FIND] = { "passkeys_find", "SELECT " PASSKEY_COLUMNS " FROM user_passkeys"
 		" WHERE credential_id = $1", 1, false },
-	[PP_USE] = { "passkeys_use", "SELECT won, event FROM edgeauth_passkey_use($1, $2, $3, $4)",
-		4, true },
+	[PP_USE] = { "passkeys_use", "SELECT won, event FROM edgeauth_passkey_use($1, $2, $3, $4,"
+		" $5)", 5, true },
 	[PP_REMOVE] = { "passkeys_remove", "SELECT removed, event FROM"
 		" edgeauth_passkey_remove($1, $2, $3)", 3, true },
+	/* one row per passkey (one with NULLs without), each with the TOTP
+	 * factor and the count of unused recovery codes */
+	[PP_SIGNIN] = { "passkeys_signin", "SELECT f.secret, f.last_step,"
+		" f.confirmed_at IS NOT NULL, (SELECT count(*) FROM recovery_codes"
+		" WHERE user_id = $1 AND used_at IS NULL), p.*"
+		" FROM (SELECT 1) AS one LEFT JOIN user_factors f ON f.user_id = $1 AND f.kind = 'totp'"
+		" LEFT JOIN (SELECT " PASSKEY_COLUMNS " FROM user_passkeys WHERE user_id = $1) p ON true"
+		" ORDER BY p.created_at, p.id", 1, false },
 };
 
 const struct pg_statement_set pg_passkeys_statements = { statements, PP__COUNT };
 
-/* Row r of res, in PASSKEY_COLUMNS' order. */
-static void read_row(const PGresult *res, int r, struct store_passkey *p)
+/* Row r of res, in PASSKEY_COLUMNS' order from column c. */
+static void read_row(const PGresult *res, int r, int c, struct store_passkey *p)
 {
-	p->id = pg_text_dup(res, r, 0);
-	p->user_id = pg_text_dup(res, r, 1);
-	p->credential_id = pg_text_dup(res, r, 2);
-	p->public_key = pg_text_dup(res, r, 3);
-	p->alg = (int)pg_int(res, r, 4);
-	p->sign_count = pg_int(res, r, 5);
-	p->backup_eligible = pg_bool(res, r, 6);
-	p->name = pg_text_dup(res, r, 7);
-	p->created_at = pg_int(res, r, 8);
-	p->last_used_at = pg_int(res, r, 9);
+	p->id = pg_text_dup(res, r, c);
+	p->user_id = pg_text_dup(res, r, c + 1);
+	p->credential_id = pg_text_dup(res, r, c + 2);
+	p->public_key = pg_text_dup(res, r, c + 3);
+	p->alg = (int)pg_int(res, r, c + 4);
+	p->sign_count = pg_int(res, r, c + 5);
+	p->backup_eligible = pg_bool(res, r, c + 6);
+	p->name = pg_text_dup(res, r, c + 7);
+	p->created_at = pg_int(res, r, c + 8);
+	p->last_used_at = pg_int(res, r, c + 9);
+}
+
+/* The passkeys of res's rows, from column c; a row whose column c is NULL
+ * (the sign-in read of a user without one) is none. */
+static void rows_read(const PGresult *res, int c, struct store_passkey_list *l)
+{
+	int n = PQntuples(res);
+
+	if (n == 0)
+		return;
+	l->items = xcalloc((size_t)n, sizeof *l->items);
+	for (int r = 0; r < n; r++)
+		if (!PQgetisnull(res, r, c))
+			read_row(res, r, c, &l->items[l->n++]);
 }
 
 static int list_read(const PGresult *res, void *out, const void *how, struct api_error *err)
 {
-	struct store_passkey_list *l = out;
-	int n = PQntuples(res);
+	(void)how;
+	(void)err;
+	rows_read(res, 0, out);
+	return 0;
+}
+
+static int signin_read(const PGresult *res, void *out, const void *how, struct api_error *err)
+{
+	struct store_signin_factors *f = out;
 
 	(void)how;
 	(void)err;
-	if (n == 0)
+	if (PQntuples(res) == 0)
 		return 0;
-	l->items = xcalloc((size_t)n, sizeof *l->items);
-	for (int r = 0; r < n; r++)
-		read_row(res, r, &l->items[r]);
-	l->n = (size_t)n;
+	if (!PQgetisnull(res, 0, 0)) {
+		f->totp.found = true;
+		f->totp.sealed = pg_text_dup(res, 0, 0);
+		f->totp.last_step = pg_int(res, 0, 1);
+		f->totp.confirmed = pg_bool(res, 0, 2);
+	}
+	f->recovery_left = pg_int(res, 0, 3);
+	rows_read(res, 4, &f->passkeys);
 	return 0;
 }
 
@@ -79,7 +113,7 @@ static int find_read(const PGresult *res, void *out, const void *how, struct api
 	(void)err;
 	*found = PQntuples(res) > 0;
 	if (*found)
-		read_row(res, 0, out);
+		read_row(res, 0, 0, out);
 	return 0;
 }
 
@@ -106,6 +140,13 @@ static void pg_passkey_list(struct store *st, const char *user_id, struct store_
 	       done);
 }
 
+static void pg_signin_get(struct store *st, const char *user_id,
+                          struct store_signin_factors *out, struct completion done)
+{
+	pg_run(st, &statements[PP_SIGNIN], (const char *const[]){ user_id }, signin_read, out, NULL,
+	       done);
+}
+
 static void pg_passkey_find(struct store *st, const char *credential_id,
                             struct store_passkey *out, bool *found, struct completion done)
 {
@@ -115,14 +156,16 @@ static void pg_passkey_find(struct store *st, const char *credential_id,
 	       found, done);
 }
 
-static void pg_passkey_use(struct store *st, const char *id, int64_t old_count, int64_t new_count,
-                           const struct event *ev, bool *won, struct completion done)
+static void pg_passkey_use(struct store *st, const char *id, int64_t old_count,
+                           int64_t old_used_at, int64_t new_count, const struct event *ev,
+                           bool *won, struct completion done)
 {
-	char o[24], n[24], *e = pg_event_json(ev);
+	char o[24], u[24], n[24], *e = pg_event_json(ev);
 
 	*won = false;
 	pg_run(st, &statements[PP_USE], (const char *const[]){ id, pg_int_param(old_count, o),
-	       pg_int_param(new_count, n), e }, pg_map_bool, won, NULL, done);
+	       pg_int_param(new_count, n), e, pg_int_param(old_used_at, u) }, pg_map_bool, won,
+	       NULL, done);
 	free(e);
 }
 
@@ -140,6 +183,7 @@ static void pg_passkey_remove(struct store *st, const char *user_id, const char 
 const struct store_passkeys_ops pg_passkeys_ops = {
 	.add = pg_passkey_add,
 	.list = pg_passkey_list,
+	.signin_get = pg_signin_get,
 	.find = pg_passkey_find,
 	.use = pg_passkey_use,
 	.remove = pg_passkey_remove,

@@ -56,9 +56,12 @@ static const char *const sql[SF__COUNT] = {
 	[SF_RC_CLEAR] = "DELETE FROM recovery_codes WHERE user_id = ?1",
 	[SF_RC_INSERT] =
 		"INSERT OR IGNORE INTO recovery_codes (user_id, code_hash, created_at) VALUES (?1, ?2, ?3)",
+	/* while as many are left as the sign-in's first step saw (one write at
+	 * a time: of two codes used with one first step one wins) */
 	[SF_RC_USE] =
 		"UPDATE recovery_codes SET used_at = ?3"
-		" WHERE user_id = ?1 AND code_hash = ?2 AND used_at IS NULL",
+		" WHERE user_id = ?1 AND code_hash = ?2 AND used_at IS NULL"
+		" AND (SELECT count(*) FROM recovery_codes WHERE user_id = ?1 AND used_at IS NULL) = ?4",
 	[SF_RC_COUNT] = "SELECT count(*) FROM recovery_codes WHERE user_id = ?1 AND used_at IS NULL",
 };
 
@@ -246,6 +249,7 @@ static void sqlite_factors_reset(struct store *st, const struct event_origin *by
 struct recovery_write {
 	const char *user_id;
 	const char *hashes;   /* set: space-separated; use: one */
+	long long left;       /* use: the unused codes the first step saw */
 	const struct event *ev;
 	bool *won;
 };
@@ -282,7 +286,7 @@ static int recovery_set_write(struct store *st, void *arg, struct api_error *err
 static void sqlite_recovery_set(struct store *st, const char *user_id, const char *hashes,
                                 const struct event *ev, struct completion done)
 {
-	struct recovery_write w = { user_id, hashes, ev, NULL };
+	struct recovery_write w = { user_id, hashes, 0, ev, NULL };
 	struct api_error err;
 
 	complete(done, store_write_tx(st, recovery_set_write, NULL, &w, &err), &err);
@@ -296,6 +300,7 @@ static int recovery_use_write(struct store *st, void *arg, struct api_error *err
 	store_bind_text(s, 1, w->user_id);
 	store_bind_text(s, 2, w->hashes);
 	sqlite3_bind_int64(s, 3, now_ms());
+	sqlite3_bind_int64(s, 4, w->left);
 	if (store_step_write(st, s, NULL, 0, NULL, err) < 0)
 		return -1;
 	*w->won = changed(st);
@@ -303,9 +308,10 @@ static int recovery_use_write(struct store *st, void *arg, struct api_error *err
 }
 
 static void sqlite_recovery_use(struct store *st, const char *user_id, const char *hash,
-                                const struct event *ev, bool *won, struct completion done)
+                                long long left, const struct event *ev, bool *won,
+                                struct completion done)
 {
-	struct recovery_write w = { user_id, hash, ev, won };
+	struct recovery_write w = { user_id, hash, left, ev, won };
 	struct api_error err;
 	int rc = store_write_tx(st, recovery_use_write, NULL, &w, &err);
 

@@ -18,6 +18,7 @@ enum passkey_stmt {
 	SP_FIND,
 	SP_USE,
 	SP_REMOVE,
+	SP_SIGNIN,
 	SP__COUNT
 };
 
@@ -39,9 +40,18 @@ static const char *const sql[SP__COUNT] = {
 	[SP_LIST] = "SELECT " PASSKEY_COLUMNS " FROM user_passkeys WHERE user_id = ?1"
 		" ORDER BY created_at, id",
 	[SP_FIND] = "SELECT " PASSKEY_COLUMNS " FROM user_passkeys WHERE credential_id = ?1",
-	[SP_USE] = ("UPDATE user_passkeys SET sign_count = ?3, last_used_at = ?4"
-		" WHERE id = ?1 AND sign_count = ?2"),
+	[SP_USE] = ("UPDATE user_passkeys SET sign_count = ?3,"
+		" last_used_at = max(?4, coalesce(last_used_at, 0) + 1)"
+		" WHERE id = ?1 AND sign_count = ?2 AND coalesce(last_used_at, 0) = ?5"),
 	[SP_REMOVE] = "DELETE FROM user_passkeys WHERE user_id = ?1 AND id = ?2",
+	/* one row per passkey (one with NULLs without), each with the TOTP
+	 * factor and the count of unused recovery codes */
+	[SP_SIGNIN] =
+		"SELECT f.secret, f.last_step, f.confirmed_at IS NOT NULL,"
+		" (SELECT count(*) FROM recovery_codes WHERE user_id = ?1 AND used_at IS NULL), p.*"
+		" FROM (SELECT 1) LEFT JOIN user_factors f ON f.user_id = ?1 AND f.kind = 'totp'"
+		" LEFT JOIN (SELECT " PASSKEY_COLUMNS " FROM user_passkeys WHERE user_id = ?1) p ON 1"
+		" ORDER BY p.created_at, p.id",
 };
 
 const struct stmt_set store_passkeys_sql = { SP__COUNT, sql, NULL };
@@ -51,26 +61,34 @@ static sqlite3_stmt *stmt(struct store *st, enum passkey_stmt which)
 	return sqlite_of(st)->passkeys.stmt[which];
 }
 
-/* The row s is at, in PASSKEY_COLUMNS' order. */
-static void read_row(sqlite3_stmt *s, struct store_passkey *p)
+/* The row s is at, in PASSKEY_COLUMNS' order from column c. */
+static void read_row(sqlite3_stmt *s, int c, struct store_passkey *p)
 {
-	p->id = store_column_dup(s, 0);
-	p->user_id = store_column_dup(s, 1);
-	p->credential_id = store_column_dup(s, 2);
-	p->public_key = store_column_dup(s, 3);
-	p->alg = sqlite3_column_int(s, 4);
-	p->sign_count = sqlite3_column_int64(s, 5);
-	p->backup_eligible = sqlite3_column_int(s, 6) != 0;
-	p->name = store_column_dup(s, 7);
-	p->created_at = sqlite3_column_int64(s, 8);
-	p->last_used_at = sqlite3_column_int64(s, 9);
+	p->id = store_column_dup(s, c);
+	p->user_id = store_column_dup(s, c + 1);
+	p->credential_id = store_column_dup(s, c + 2);
+	p->public_key = store_column_dup(s, c + 3);
+	p->alg = sqlite3_column_int(s, c + 4);
+	p->sign_count = sqlite3_column_int64(s, c + 5);
+	p->backup_eligible = sqlite3_column_int(s, c + 6) != 0;
+	p->name = store_column_dup(s, c + 7);
+	p->created_at = sqlite3_column_int64(s, c + 8);
+	p->last_used_at = sqlite3_column_int64(s, c + 9);
+}
+
+/* Appends the passkey of the row s is at, from column c. */
+static void list_add(sqlite3_stmt *s, int c, struct store_passkey_list *l)
+{
+	l->items = xrealloc(l->items, (l->n + 1) * sizeof *l->items);
+	memset(&l->items[l->n], 0, sizeof *l->items);
+	read_row(s, c, &l->items[l->n++]);
 }
 
 /* What a write works on, for store_write_tx. */
 struct passkey_write {
 	const struct store_passkey *p;
 	const char *user_id, *id;
-	int64_t old_count, new_count;
+	int64_t old_count, old_used_at, new_count;
 	const struct event *ev;
 	bool *changed;
 };
@@ -112,6 +130,7 @@ static int use_write(struct store *st, void *arg, struct api_error *err)
 	sqlite3_bind_int64(s, 2, w->old_count);
 	sqlite3_bind_int64(s, 3, w->new_count);
 	sqlite3_bind_int64(s, 4, now_ms());
+	sqlite3_bind_int64(s, 5, w->old_used_at);
 	return write_and_record(st, s, w, err);
 }
 
@@ -147,11 +166,11 @@ static void sqlite_passkey_add(struct store *st, const struct store_passkey *p,
 }
 
 static void sqlite_passkey_use(struct store *st, const char *id, int64_t old_count,
-                               int64_t new_count, const struct event *ev, bool *won,
-                               struct completion done)
+                               int64_t old_used_at, int64_t new_count, const struct event *ev,
+                               bool *won, struct completion done)
 {
-	struct passkey_write w = { .id = id, .old_count = old_count, .new_count = new_count,
-		                   .ev = ev, .changed = won };
+	struct passkey_write w = { .id = id, .old_count = old_count, .old_used_at = old_used_at,
+		                   .new_count = new_count, .ev = ev, .changed = won };
 
 	write_run(st, use_write, &w, done);
 }
@@ -173,14 +192,36 @@ static void sqlite_passkey_list(struct store *st, const char *user_id,
 
 	memset(out, 0, sizeof *out);
 	store_bind_text(s, 1, user_id);
-	while ((rc = store_step(st, s, &err)) == 1) {
-		out->items = xrealloc(out->items, (out->n + 1) * sizeof *out->items);
-		memset(&out->items[out->n], 0, sizeof *out->items);
-		read_row(s, &out->items[out->n++]);
-	}
+	while ((rc = store_step(st, s, &err)) == 1)
+		list_add(s, 0, out);
 	store_stmt_finish(s);
 	if (rc < 0)
 		store_passkey_list_release(out);
+	complete(done, rc < 0 ? -1 : 0, &err);
+}
+
+static void sqlite_signin_get(struct store *st, const char *user_id,
+                              struct store_signin_factors *out, struct completion done)
+{
+	sqlite3_stmt *s = stmt(st, SP_SIGNIN);
+	struct api_error err;
+	int rc;
+
+	store_bind_text(s, 1, user_id);
+	while ((rc = store_step(st, s, &err)) == 1) {
+		if (!out->totp.found && sqlite3_column_type(s, 0) != SQLITE_NULL) {
+			out->totp.found = true;
+			out->totp.sealed = store_column_dup(s, 0);
+			out->totp.last_step = sqlite3_column_int64(s, 1);
+			out->totp.confirmed = sqlite3_column_int(s, 2) != 0;
+		}
+		out->recovery_left = sqlite3_column_int64(s, 3);
+		if (sqlite3_column_type(s, 4) != SQLITE_NULL)
+			list_add(s, 4, &out->passkeys);
+	}
+	store_stmt_finish(s);
+	if (rc < 0)
+		store_signin_factors_release(out);
 	complete(done, rc < 0 ? -1 : 0, &err);
 }
 
@@ -196,7 +237,7 @@ static void sqlite_passkey_find(struct store *st, const char *credential_id,
 	rc = store_step(st, s, &err);
 	*found = rc == 1;
 	if (rc == 1)
-		read_row(s, out);
+		read_row(s, 0, out);
 	store_stmt_finish(s);
 	complete(done, rc < 0 ? -1 : 0, &err);
 }
@@ -204,6 +245,7 @@ static void sqlite_passkey_find(struct store *st, const char *credential_id,
 const struct store_passkeys_ops sqlite_passkeys_ops = {
 	.add = sqlite_passkey_add,
 	.list = sqlite_passkey_list,
+	.signin_get = sqlite_signin_get,
 	.find = sqlite_passkey_find,
 	.use = sqlite_passkey_use,
 	.remove = sqlite_passkey_remove,
