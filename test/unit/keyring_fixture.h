@@ -2,8 +2,9 @@
 #define EDGEAUTH_KEYRING_FIXTURE_H
 /*
  * The fixture of the unit suites that work over a real key ring
- * (check_factors, check_forward_auth, check_id_token, check_keys): a new
- * SQLite store in a temporary directory of the suite's name, and the key
+ * (check_factors, check_forward_auth, check_id_token, check_keys,
+ * check_auth, check_grants, check_backchannel): a new SQLite store in a
+ * temporary directory of the suite's name (check_store_new), and the key
  * ring it gets its keys from (check_keyring: DIR/key.pem, DIR/kek). The
  * suite calls keyring_fixture_open from its setup and keyring_fixture_close
  * from its teardown, which removes the directory. Header-only, as
@@ -11,8 +12,6 @@
  */
 #include <check.h>
 #include <stdio.h>
-#include <string.h>
-#include <unistd.h>
 
 #include "check_suite.h"
 #include "config.h"
@@ -30,34 +29,20 @@ struct keyring_fixture {
 
 static inline void keyring_fixture_open(struct keyring_fixture *k, const char *suite)
 {
-	char errbuf[256];
-
 	memset(k, 0, sizeof *k);
-	snprintf(k->dir, sizeof k->dir, "/tmp/%s.XXXXXX", suite);
-	ck_assert_ptr_nonnull(mkdtemp(k->dir));
+	k->st = check_store_new(suite, k->dir);
 	snprintf(k->path, sizeof k->path, "%s/e.db", k->dir);
 	snprintf(k->key, sizeof k->key, "%s/key.pem", k->dir);
 	snprintf(k->kek, sizeof k->kek, "%s/kek", k->dir);
 	config_init(&k->cfg);
-	k->st = store_open(k->path, false, errbuf, sizeof errbuf);
-	ck_assert_msg(k->st != NULL, "%s", errbuf);
 	k->ring = check_keyring(&k->cfg, k->st, k->dir);
 }
 
 static inline void keyring_fixture_close(struct keyring_fixture *k)
 {
-	char path[128];
-
 	keyring_free(k->ring);
-	store_close(k->st);
 	config_release(&k->cfg);
-	/* the WAL's files too, should a test leave the store unclosed elsewhere */
-	for (const char *const *f = (const char *const[]){ "e.db", "e.db-wal", "e.db-shm",
-	                                                   "key.pem", "kek", NULL }; *f; f++) {
-		snprintf(path, sizeof path, "%s/%s", k->dir, *f);
-		unlink(path);
-	}
-	rmdir(k->dir);
+	check_store_remove(k->st, k->dir);
 }
 
 #endif
