@@ -1,9 +1,8 @@
 -- Consent for third-party apps, as schema/024_consents.sql on SQLite
--- (docs/signin.md §"Consent"): a client's consent_required, in its record
--- after allowed_role_ids, taken by the writes after p_roles and guarded by
--- the twelve permissions as allowed_role_ids is; and the consents users
--- gave, per user and client, the scopes they allowed (SIGNIN_OIDC_SCOPES'
--- order, space-separated).
+-- (docs/signin.md §"Consent"): a client's consent_required, guarded by the
+-- twelve permissions as allowed_role_ids is; and the consents users gave,
+-- per user and client, the scopes they allowed (SIGNIN_OIDC_SCOPES' order,
+-- space-separated).
 ALTER TABLE clients ADD COLUMN consent_required boolean NOT NULL DEFAULT false;
 CREATE TABLE consents (
 	user_id    ctext NOT NULL REFERENCES users(id) ON DELETE CASCADE,
@@ -14,6 +13,16 @@ CREATE TABLE consents (
 );
 CREATE INDEX consents_by_client ON consents(client_id);
 
+-- The client record and writes, in their final form for the columns of
+-- versions 27 (forward_auth_urls), 30 (device_flow), 31 (allowed_role_ids)
+-- and this one (consent_required), each defined here once. The record
+-- carries them before the timestamps (CLIENT_JSON in
+-- src/store/sqlite/sqlite_clients.c). The writes take p_roles and
+-- p_consent before p_scope, and p_forward (update: p_set_forward, whether
+-- to set it) and p_device_flow last; on update a NULL p_roles, p_consent
+-- or p_device_flow keeps the client's. Setting any of them to other than
+-- its default, or changing it, needs the twelve permissions, as where
+-- tokens go does; an allowed role must be one of the project's.
 CREATE OR REPLACE FUNCTION edgeauth_client_json(c clients, p_permission_ids json) RETURNS json
 LANGUAGE sql STABLE AS $$
 	SELECT json_build_object('id', c.id, 'name', c.name, 'description', c.description,
@@ -32,8 +41,12 @@ LANGUAGE sql STABLE AS $$
 		'updated_at', edgeauth_iso_time(c.updated_at))
 $$;
 
+-- the signatures of version 12
 DROP FUNCTION edgeauth_client_create(ctext, ctext, ctext, ctext, ctext, jsonb, jsonb, jsonb,
-	ctext, ctext, ctext, jsonb, ctext, json, jsonb, boolean);
+	ctext, ctext, ctext, ctext, json);
+DROP FUNCTION edgeauth_client_update(ctext, ctext, ctext, boolean, boolean, ctext, boolean,
+	jsonb, boolean, jsonb, boolean, jsonb, boolean, ctext, ctext, ctext, ctext, json);
+
 CREATE FUNCTION edgeauth_client_create(p_project ctext, p_id ctext, p_name ctext,
 	p_description ctext, p_secret_hash ctext, p_permission_ids jsonb, p_redirect jsonb,
 	p_post_logout jsonb, p_backchannel ctext, p_method ctext, p_alg ctext, p_roles jsonb,
@@ -70,24 +83,24 @@ BEGIN
 	        now_ms, p_post_logout, p_backchannel, p_method, p_alg, p_forward, p_device_flow,
 	        p_roles, p_consent)
 	RETURNING * INTO c;
+	-- an INSERT of no rows would still fire client_permissions' trigger
+	-- (version 9), whose notification empties every node's caches
 	IF cardinality(ids) > 0 THEN
 		INSERT INTO client_permissions (client_id, permission_id)
 		SELECT p_id, unnest(ids) ON CONFLICT DO NOTHING;
 		perms := (SELECT p.ids FROM edgeauth_client_permissions_of(p_id) p);
 	END IF;
+	-- the record of the row in hand (reading it back cost a create 8% more)
 	RETURN edgeauth_done_event(edgeauth_client_json(c, perms)::text,
 	                           edgeauth_event(p_event));
 END $$;
 
-DROP FUNCTION edgeauth_client_update(ctext, ctext, ctext, boolean, boolean, ctext, boolean,
-	jsonb, boolean, jsonb, boolean, jsonb, boolean, ctext, ctext, ctext, jsonb, ctext, json,
-	boolean, jsonb, boolean);
 CREATE FUNCTION edgeauth_client_update(p_project ctext, p_id ctext, p_name ctext,
 	p_is_active boolean, p_set_description boolean, p_description ctext,
 	p_set_permissions boolean, p_permission_ids jsonb, p_set_redirect boolean, p_redirect jsonb,
 	p_set_post_logout boolean, p_post_logout jsonb, p_set_backchannel boolean,
-	p_backchannel ctext, p_method ctext, p_alg ctext, p_roles jsonb, p_consent boolean, p_scope ctext,
-	p_event json, p_set_forward boolean, p_forward jsonb, p_device_flow boolean)
+	p_backchannel ctext, p_method ctext, p_alg ctext, p_roles jsonb, p_consent boolean,
+	p_scope ctext, p_event json, p_set_forward boolean, p_forward jsonb, p_device_flow boolean)
 RETURNS edgeauth_outcome LANGUAGE plpgsql AS $$
 DECLARE
 	c clients;
@@ -146,10 +159,9 @@ BEGIN
 END $$;
 
 -- What a sign-in reads of a client and a user (src/oauth/access_rules.c):
--- the access rule, the user's role, whether the client asks for consent
+-- the access rule, the user's role, whether the client asks for consent,
 -- the scopes the user allowed it (NULL: none) and the user's named
 -- permissions (what the consent page lists).
-DROP FUNCTION edgeauth_access_facts(ctext, ctext);
 CREATE FUNCTION edgeauth_access_facts(p_client ctext, p_user ctext,
 	OUT allowed_role_ids text, OUT role_id ctext, OUT consent_required boolean,
 	OUT consented ctext, OUT permissions ctext)

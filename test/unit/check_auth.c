@@ -13,6 +13,7 @@
 #include "access_token.h"
 #include "auth.h"
 #include "check_suite.h"
+#include "keyring_fixture.h"
 #include "config.h"
 #include "crypto.h"
 #include "jwt.h"
@@ -22,10 +23,9 @@
 #include "store_tokens.h"
 #include "util.h"
 
+/* the store and key ring of keyring_fixture.h, the server over them */
+static struct keyring_fixture kf;
 static struct {
-	char dir[64];
-	char db[96], key[96], kek[96];
-	struct config cfg;
 	struct server srv;
 	struct new_project p;
 	struct access_token at;
@@ -38,22 +38,15 @@ static struct {
 
 static void setup(void)
 {
-	char errbuf[256];
 	struct api_error err;
 
 	memset(&fx, 0, sizeof fx);
-	snprintf(fx.dir, sizeof fx.dir, "/tmp/check_auth.XXXXXX");
-	ck_assert_ptr_nonnull(mkdtemp(fx.dir));
-	snprintf(fx.db, sizeof fx.db, "%s/e.db", fx.dir);
-	snprintf(fx.key, sizeof fx.key, "%s/key.pem", fx.dir);
-	snprintf(fx.kek, sizeof fx.kek, "%s/kek", fx.dir);
-	config_init(&fx.cfg);
-	fx.srv.cfg = &fx.cfg;
-	fx.srv.store = store_open(fx.db, false, errbuf, sizeof errbuf);
-	ck_assert_msg(fx.srv.store != NULL, "%s", errbuf);
-	fx.srv.keys = check_keyring(&fx.cfg, fx.srv.store, fx.dir);
+	keyring_fixture_open(&kf, "check_auth");
+	fx.srv.cfg = &kf.cfg;
+	fx.srv.store = kf.st;
+	fx.srv.keys = kf.ring;
 	ck_assert_int_eq(store_project_create(fx.srv.store, "p", &fx.p, &err), 0);
-	ck_assert_int_eq(sqlite3_open(fx.db, &fx.other), SQLITE_OK);
+	ck_assert_int_eq(sqlite3_open(kf.path, &fx.other), SQLITE_OK);
 	sqlite3_busy_timeout(fx.other, 2000);
 }
 
@@ -64,13 +57,7 @@ static void teardown(void)
 	auth_cache_free(fx.srv.auth_cache);
 	sqlite3_close(fx.other);
 	store_new_project_release(&fx.p);
-	store_close(fx.srv.store);
-	keyring_free(fx.srv.keys);
-	config_release(&fx.cfg);
-	unlink(fx.db);
-	unlink(fx.key);
-	unlink(fx.kek);
-	rmdir(fx.dir);
+	keyring_fixture_close(&kf);
 }
 
 /* A token of the admin client (user_id NULL) or of a user. */
@@ -177,16 +164,16 @@ END_TEST
 START_TEST(test_signature_cache_hit)
 {
 	char seen[2048], another[] = "http://another.example";
-	char *issuer = fx.cfg.issuer;
+	char *issuer = kf.cfg.issuer;
 
 	issue(NULL);
 	snprintf(seen, sizeof seen, "%s", fx.header);
 	ck_assert_ptr_null(check(seen));
 	issue(NULL);
-	fx.cfg.issuer = another;
+	kf.cfg.issuer = another;
 	ck_assert_ptr_null(check(seen));
 	ck_assert_str_eq(check(fx.header), "invalid_authorization_token");
-	fx.cfg.issuer = issuer;
+	kf.cfg.issuer = issuer;
 	ck_assert_ptr_null(check(fx.header));
 }
 END_TEST
@@ -226,11 +213,11 @@ START_TEST(test_unknown_kid_reads_keys)
 	struct key_row added;
 	struct api_error err;
 
-	fx.cfg.key_activation_delay_s = 0;
-	other.keys = check_keyring(&fx.cfg, fx.srv.store, fx.dir);
+	kf.cfg.key_activation_delay_s = 0;
+	other.keys = check_keyring(&kf.cfg, fx.srv.store, kf.dir);
 	ck_assert_int_eq(keyring_rotate(other.keys, fx.srv.store, &alg, 1, &added, &err), 0);
 	keyring_free(other.keys);
-	other.keys = check_keyring(&fx.cfg, fx.srv.store, fx.dir);
+	other.keys = check_keyring(&kf.cfg, fx.srv.store, kf.dir);
 	access_token_release(&fx.at);
 	ck_assert_int_eq(access_token_issue(&other, &(struct access_claims){
 	                                    fx.p.project_id, fx.p.client_id, NULL, "users:read", 0,
@@ -246,7 +233,7 @@ END_TEST
 
 START_TEST(test_expired)
 {
-	fx.cfg.access_ttl_s = -1;
+	kf.cfg.access_ttl_s = -1;
 	issue(NULL);
 	ck_assert_str_eq(check(fx.header), "invalid_authorization_token");
 	ck_assert_int_eq(fx.r.err.token_was_sent, 1);
@@ -317,11 +304,11 @@ START_TEST(test_claims_text)
 		                 fx.p.client_id);
 		ck_assert_str_eq(json_string_value(json_object_get(claims, "scope")),
 		                 "users:read roles:read");
-		ck_assert_str_eq(json_string_value(json_object_get(claims, "iss")), fx.cfg.issuer);
+		ck_assert_str_eq(json_string_value(json_object_get(claims, "iss")), kf.cfg.issuer);
 		ck_assert_str_eq(json_string_value(json_object_get(claims, "jti")), fx.at.jti);
 		ck_assert_int_eq(json_integer_value(json_object_get(claims, "exp")), fx.at.exp);
 		ck_assert_int_eq(json_integer_value(json_object_get(claims, "exp")) -
-		                 json_integer_value(json_object_get(claims, "iat")), fx.cfg.access_ttl_s);
+		                 json_integer_value(json_object_get(claims, "iat")), kf.cfg.access_ttl_s);
 		ck_assert_int_eq(json_object_size(claims), 9);
 		json_decref(claims);
 	}

@@ -28,6 +28,7 @@
 #include "b64url.h"
 #include "backchannel.h"
 #include "check_suite.h"
+#include "keyring_fixture.h"
 #include "config.h"
 #include "jwt.h"
 #include "keyring.h"
@@ -46,9 +47,9 @@ struct received {
 	int64_t at_us;
 };
 
+/* the store and key ring of keyring_fixture.h, the server over them */
+static struct keyring_fixture kf;
 static struct {
-	char dir[64];
-	struct config cfg;
 	struct server srv;
 	struct new_project p;
 	char *user;
@@ -157,7 +158,6 @@ static void on_batch_opened(void *arg)
 static void setup(void)
 {
 	static const struct timeval ten_ms = { 0, 10000 };
-	char path[128], errbuf[256];
 	struct api_error err;
 	struct evhttp_bound_socket *bound;
 	struct sockaddr_storage ss;
@@ -165,15 +165,11 @@ static void setup(void)
 
 	memset(&fx, 0, sizeof fx);
 	fx.dns_fd = -1;
-	snprintf(fx.dir, sizeof fx.dir, "/tmp/check_backchannel.XXXXXX");
-	ck_assert_ptr_nonnull(mkdtemp(fx.dir));
-	config_init(&fx.cfg);
-	fx.cfg.listen_port = 1;   /* edgeauth's own address: 127.0.0.1:1 */
-	fx.srv.cfg = &fx.cfg;
-	snprintf(path, sizeof path, "%s/e.db", fx.dir);
-	fx.srv.store = store_open(path, false, errbuf, sizeof errbuf);
-	ck_assert_msg(fx.srv.store != NULL, "%s", errbuf);
-	fx.srv.keys = check_keyring(&fx.cfg, fx.srv.store, fx.dir);
+	keyring_fixture_open(&kf, "check_backchannel");
+	kf.cfg.listen_port = 1;   /* edgeauth's own address: 127.0.0.1:1 */
+	fx.srv.cfg = &kf.cfg;
+	fx.srv.store = kf.st;
+	fx.srv.keys = kf.ring;
 	ck_assert_int_eq(store_project_create(fx.srv.store, "p", &fx.p, &err), 0);
 	fx.srv.base = event_base_new();
 	fx.tick = event_new(fx.srv.base, -1, EV_PERSIST, on_tick, NULL);
@@ -194,8 +190,6 @@ static void setup(void)
 
 static void teardown(void)
 {
-	char path[128];
-
 	backchannel_free(fx.bc);
 	evhttp_free(fx.receiver);
 	if (fx.dns_server)
@@ -210,16 +204,8 @@ static void teardown(void)
 	for (size_t i = 0; i < fx.n_got; i++)
 		free(fx.got[i].body);
 	store_new_project_release(&fx.p);
-	store_close(fx.srv.store);
-	keyring_free(fx.srv.keys);
-	config_release(&fx.cfg);
+	keyring_fixture_close(&kf);
 	free(fx.user);
-	for (const char *const *f = (const char *const[]){ "e.db", "e.db-wal", "e.db-shm",
-	                                                   "key.pem", "kek", NULL }; *f; f++) {
-		snprintf(path, sizeof path, "%s/%s", fx.dir, *f);
-		unlink(path);
-	}
-	rmdir(fx.dir);
 }
 
 static void start(void)
@@ -341,7 +327,7 @@ static void expect_logout_token(const struct received *r, const char *jti, const
 	header_alg = token_alg(token);
 	ck_assert_str_eq(header_alg, alg);
 	free(header_alg);
-	ck_assert_str_eq(json_string_value(json_object_get(claims, "iss")), fx.cfg.issuer);
+	ck_assert_str_eq(json_string_value(json_object_get(claims, "iss")), kf.cfg.issuer);
 	ck_assert_str_eq(json_string_value(json_object_get(claims, "aud")), "client-1");
 	ck_assert_str_eq(json_string_value(json_object_get(claims, "sub")), fx.user);
 	ck_assert_str_eq(json_string_value(json_object_get(claims, "jti")), jti);

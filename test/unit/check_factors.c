@@ -7,6 +7,7 @@
 #include <check.h>
 #include "sqlite_store.h"
 #include "check_suite.h"
+#include "keyring_fixture.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,9 +22,10 @@
 #include "store_projects.h"
 #include "totp.h"
 
+/* the store and key ring of keyring_fixture.h, and setup_user's project
+ * and user */
+static struct keyring_fixture kf;
 static struct {
-	char dir[64], path[96];
-	struct config cfg;
 	struct store *st;
 	struct keyring *ring;
 	struct new_project p;
@@ -34,16 +36,10 @@ static struct {
 
 static void setup(void)
 {
-	char errbuf[256];
-
 	memset(&fx, 0, sizeof fx);
-	snprintf(fx.dir, sizeof fx.dir, "/tmp/check_factors.XXXXXX");
-	ck_assert_ptr_nonnull(mkdtemp(fx.dir));
-	snprintf(fx.path, sizeof fx.path, "%s/e.db", fx.dir);
-	config_init(&fx.cfg);
-	fx.st = store_open(fx.path, false, errbuf, sizeof errbuf);
-	ck_assert_msg(fx.st != NULL, "%s", errbuf);
-	fx.ring = check_keyring(&fx.cfg, fx.st, fx.dir);
+	keyring_fixture_open(&kf, "check_factors");
+	fx.st = kf.st;
+	fx.ring = kf.ring;
 }
 
 /* A project and a user of it, for the store's operations. */
@@ -61,19 +57,9 @@ static void setup_user(void)
 
 static void teardown(void)
 {
-	char p[128];
-
 	store_new_project_release(&fx.p);
 	free(fx.user);
-	keyring_free(fx.ring);
-	store_close(fx.st);
-	config_release(&fx.cfg);
-	unlink(fx.path);
-	snprintf(p, sizeof p, "%s/key.pem", fx.dir);
-	unlink(p);
-	snprintf(p, sizeof p, "%s/kek", fx.dir);
-	unlink(p);
-	rmdir(fx.dir);
+	keyring_fixture_close(&kf);
 }
 
 static const unsigned char seed[] = "12345678901234567890";

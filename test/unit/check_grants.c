@@ -10,6 +10,7 @@
 #include "sqlite_stmt.h"
 #include "sqlite_store.h"
 #include "check_suite.h"
+#include "keyring_fixture.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,10 +33,9 @@
 #define VERIFIER "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk"
 #define CHALLENGE "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM"
 
+/* the store and key ring of keyring_fixture.h, the server over them */
+static struct keyring_fixture kf;
 static struct {
-	char dir[64];
-	char db[96], key[96], kek[96];
-	struct config cfg;
 	struct server srv;
 	struct new_project p;
 	char *app;            /* a client with REDIRECT, permission-less */
@@ -46,35 +46,17 @@ static struct {
 	struct sync_result r;
 } fx;
 
-static void exec_sql(const char *fmt, ...)
-{
-	va_list ap;
-	char *sql;
-
-	va_start(ap, fmt);
-	sql = sqlite3_vmprintf(fmt, ap);
-	va_end(ap);
-	ck_assert_msg(sqlite3_exec(sqlite_of(fx.srv.store)->db, sql, NULL, NULL, NULL) == SQLITE_OK,
-	              "%s: %s", sql, sqlite3_errmsg(sqlite_of(fx.srv.store)->db));
-	sqlite3_free(sql);
-}
+#define exec_sql(...) check_sql(sqlite_of(fx.srv.store)->db, __VA_ARGS__)
 
 static void setup(void)
 {
-	char errbuf[256];
 	struct api_error err;
 
 	memset(&fx, 0, sizeof fx);
-	snprintf(fx.dir, sizeof fx.dir, "/tmp/check_grants.XXXXXX");
-	ck_assert_ptr_nonnull(mkdtemp(fx.dir));
-	snprintf(fx.db, sizeof fx.db, "%s/e.db", fx.dir);
-	snprintf(fx.key, sizeof fx.key, "%s/key.pem", fx.dir);
-	snprintf(fx.kek, sizeof fx.kek, "%s/kek", fx.dir);
-	config_init(&fx.cfg);
-	fx.srv.cfg = &fx.cfg;
-	fx.srv.store = store_open(fx.db, false, errbuf, sizeof errbuf);
-	ck_assert_msg(fx.srv.store != NULL, "%s", errbuf);
-	fx.srv.keys = check_keyring(&fx.cfg, fx.srv.store, fx.dir);
+	keyring_fixture_open(&kf, "check_grants");
+	fx.srv.cfg = &kf.cfg;
+	fx.srv.store = kf.st;
+	fx.srv.keys = kf.ring;
 	ck_assert_int_eq(store_project_create(fx.srv.store, "p", &fx.p, &err), 0);
 	fx.app = crypto_new_id();
 	fx.other = crypto_new_id();
@@ -93,16 +75,10 @@ static void teardown(void)
 	grant_release(&fx.g);
 	grant_tokens_release(&fx.out);
 	store_new_project_release(&fx.p);
-	store_close(fx.srv.store);
-	keyring_free(fx.srv.keys);
-	config_release(&fx.cfg);
+	keyring_fixture_close(&kf);
 	free(fx.app);
 	free(fx.other);
 	free(fx.user);
-	unlink(fx.db);
-	unlink(fx.key);
-	unlink(fx.kek);
-	rmdir(fx.dir);
 }
 
 /* Runs a grant; the SQLite store ends it before grants_exchange returns.
@@ -187,7 +163,7 @@ START_TEST(test_client_credentials)
 	ck_assert_ptr_null(exchange(&in));
 	ck_assert_ptr_nonnull(fx.out.access_token);
 	ck_assert_ptr_null(fx.out.refresh_token);
-	ck_assert_int_eq(fx.out.expires_in, fx.cfg.access_ttl_s);
+	ck_assert_int_eq(fx.out.expires_in, kf.cfg.access_ttl_s);
 	ck_assert_ptr_nonnull(strstr(fx.out.scope, "users:read"));
 	claims = keyring_verify(fx.srv.keys, JWT_TYP_ACCESS, fx.out.access_token,
 	                        strlen(fx.out.access_token), NULL);
@@ -473,11 +449,11 @@ START_TEST(test_oidc_code_and_refresh)
 	id = claims_of(JWT_TYP_ID, fx.out.id_token);
 	ck_assert_ptr_null(keyring_verify(fx.srv.keys, JWT_TYP_ID, fx.out.access_token,
 	                                  strlen(fx.out.access_token), NULL));
-	ck_assert_str_eq(str(id, "iss"), fx.cfg.issuer);
+	ck_assert_str_eq(str(id, "iss"), kf.cfg.issuer);
 	ck_assert_str_eq(str(id, "sub"), fx.user);
 	ck_assert_str_eq(str(id, "aud"), fx.app);
 	ck_assert_int_eq(json_integer_value(json_object_get(id, "exp")) -
-	                 json_integer_value(json_object_get(id, "iat")), fx.cfg.id_token_ttl_s);
+	                 json_integer_value(json_object_get(id, "iat")), kf.cfg.id_token_ttl_s);
 	ck_assert_int_eq(json_integer_value(json_object_get(id, "auth_time")), 1700000000);
 	ck_assert_str_eq(json_string_value(json_array_get(json_object_get(id, "amr"), 0)), "pwd");
 	ck_assert_str_eq(str(id, "nonce"), "n-0S6_WzA2Mj");
@@ -669,7 +645,7 @@ START_TEST(test_grace_once)
 {
 	char *t0 = signed_in(), *t1, *t2, *a1, *a2;
 
-	fx.cfg.refresh_reuse_grace_s = 5;
+	kf.cfg.refresh_reuse_grace_s = 5;
 	ck_assert_ptr_null(use_refresh(t0, &t1));
 	a1 = xstrdup(fx.out.access_token);
 	ck_assert_ptr_null(use_refresh(t0, &t2));               /* the repeat */
@@ -695,7 +671,7 @@ START_TEST(test_grace_refused)
 {
 	char *t0 = signed_in(), *t1, *t2;
 
-	fx.cfg.refresh_reuse_grace_s = 5;
+	kf.cfg.refresh_reuse_grace_s = 5;
 	ck_assert_ptr_null(use_refresh(t0, &t1));
 	ck_assert_ptr_null(use_refresh(t1, &t2));
 	ck_assert_str_eq(use_up(t0), "refresh_token_already_used");
@@ -720,7 +696,7 @@ START_TEST(test_grace_refused)
 		in.client.form_client_id = fx.other;
 		ck_assert_str_eq(exchange(&in), "invalid_refresh_token");
 	}
-	fx.cfg.refresh_reuse_grace_s = 0;
+	kf.cfg.refresh_reuse_grace_s = 0;
 	ck_assert_str_eq(use_up(t0), "refresh_token_already_used");
 	ck_assert_str_eq(use_up(t1), "invalid_refresh_token");
 	free(t0);

@@ -7,6 +7,7 @@
  */
 #include <check.h>
 #include "check_suite.h"
+#include "keyring_fixture.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,40 +22,16 @@
 
 #define ISS "https://auth.example"
 
-static struct {
-	char dir[64], path[96];
-	struct config cfg;
-	struct store *st;
-	struct keyring *ring;
-} fx;
+static struct keyring_fixture fx;
 
 static void setup(void)
 {
-	char errbuf[256];
-
-	memset(&fx, 0, sizeof fx);
-	snprintf(fx.dir, sizeof fx.dir, "/tmp/check_id_token.XXXXXX");
-	ck_assert_ptr_nonnull(mkdtemp(fx.dir));
-	snprintf(fx.path, sizeof fx.path, "%s/e.db", fx.dir);
-	config_init(&fx.cfg);
-	fx.st = store_open(fx.path, false, errbuf, sizeof errbuf);
-	ck_assert_msg(fx.st != NULL, "%s", errbuf);
-	fx.ring = check_keyring(&fx.cfg, fx.st, fx.dir);
+	keyring_fixture_open(&fx, "check_id_token");
 }
 
 static void teardown(void)
 {
-	char p[128];
-
-	keyring_free(fx.ring);
-	store_close(fx.st);
-	config_release(&fx.cfg);
-	unlink(fx.path);
-	snprintf(p, sizeof p, "%s/key.pem", fx.dir);
-	unlink(p);
-	snprintf(p, sizeof p, "%s/kek", fx.dir);
-	unlink(p);
-	rmdir(fx.dir);
+	keyring_fixture_close(&fx);
 }
 
 /* The verdict on payload signed RS256 as typ: 0 or -1, the hint released. */

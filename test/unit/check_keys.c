@@ -10,6 +10,7 @@
 #include "sqlite_stmt.h"
 #include "sqlite_store.h"
 #include "check_suite.h"
+#include "keyring_fixture.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -222,39 +223,16 @@ END_TEST
 
 /* ---- the ring over a store ---- */
 
-static struct {
-	char dir[64];
-	char db[96], key[96], kek[96];
-	struct config cfg;
-	struct store *st;
-	struct keyring *ring;
-} fx;
+static struct keyring_fixture fx;
 
 static void ring_setup(void)
 {
-	char errbuf[256];
-
-	memset(&fx, 0, sizeof fx);
-	snprintf(fx.dir, sizeof fx.dir, "/tmp/check_keys.XXXXXX");
-	ck_assert_ptr_nonnull(mkdtemp(fx.dir));
-	snprintf(fx.db, sizeof fx.db, "%s/e.db", fx.dir);
-	snprintf(fx.key, sizeof fx.key, "%s/key.pem", fx.dir);
-	snprintf(fx.kek, sizeof fx.kek, "%s/kek", fx.dir);
-	config_init(&fx.cfg);
-	fx.st = store_open(fx.db, false, errbuf, sizeof errbuf);
-	ck_assert_msg(fx.st != NULL, "%s", errbuf);
-	fx.ring = check_keyring(&fx.cfg, fx.st, fx.dir);
+	keyring_fixture_open(&fx, "check_keys");
 }
 
 static void ring_teardown(void)
 {
-	keyring_free(fx.ring);
-	store_close(fx.st);
-	config_release(&fx.cfg);
-	unlink(fx.db);
-	unlink(fx.key);
-	unlink(fx.kek);
-	rmdir(fx.dir);
+	keyring_fixture_close(&fx);
 }
 
 /* The keys of the store, as `key list` reads them. */

@@ -27,7 +27,6 @@
 
 static struct {
 	char dir[64];
-	char db[96];
 	struct config cfg;
 	struct server srv;
 	struct new_project p;
@@ -51,17 +50,12 @@ static void add_user(char **id, const char *email)
 
 static void setup(void)
 {
-	char errbuf[256];
 	struct api_error err;
 
 	memset(&fx, 0, sizeof fx);
-	snprintf(fx.dir, sizeof fx.dir, "/tmp/check_session.XXXXXX");
-	ck_assert_ptr_nonnull(mkdtemp(fx.dir));
-	snprintf(fx.db, sizeof fx.db, "%s/e.db", fx.dir);
 	config_init(&fx.cfg);
 	fx.srv.cfg = &fx.cfg;
-	fx.srv.store = store_open(fx.db, false, errbuf, sizeof errbuf);
-	ck_assert_msg(fx.srv.store != NULL, "%s", errbuf);
+	fx.srv.store = check_store_new("check_session", fx.dir);
 	ck_assert_int_eq(store_project_create(fx.srv.store, "p", &fx.p, &err), 0);
 	fx.app = crypto_new_id();
 	exec_sql("INSERT INTO clients (id, project_id, name, secret_hash, redirect_uris,"
@@ -80,13 +74,11 @@ static void teardown(void)
 		session_begin_release(&fx.b[i]);
 	session_lookup_release(&fx.l);
 	store_new_project_release(&fx.p);
-	store_close(fx.srv.store);
+	check_store_remove(fx.srv.store, fx.dir);
 	config_release(&fx.cfg);
 	free(fx.app);
 	free(fx.ann);
 	free(fx.bob);
-	unlink(fx.db);
-	rmdir(fx.dir);
 }
 
 /* Starts session i of user with old_cookie (NULL: none): 0, or -1. */

@@ -48,7 +48,6 @@ struct attempt {
 
 static struct {
 	char dir[64];
-	char db[96];
 	struct config cfg;
 	struct server srv;
 	struct new_project p;
@@ -94,14 +93,10 @@ static char *password_hash(void)
 
 static void setup(void)
 {
-	char errbuf[256];
 	struct api_error err;
 	char *hash;
 
 	memset(&fx, 0, sizeof fx);
-	snprintf(fx.dir, sizeof fx.dir, "/tmp/check_signin.XXXXXX");
-	ck_assert_ptr_nonnull(mkdtemp(fx.dir));
-	snprintf(fx.db, sizeof fx.db, "%s/e.db", fx.dir);
 	config_init(&fx.cfg);
 	fx.cfg.argon2_memory_kib = 64;
 	fx.cfg.argon2_iterations = 1;
@@ -109,8 +104,7 @@ static void setup(void)
 	fx.srv.cfg = &fx.cfg;
 	fx.srv.base = event_base_new();
 	fx.srv.passwords = passwords_new(fx.srv.base, &fx.cfg);
-	fx.srv.store = store_open(fx.db, false, errbuf, sizeof errbuf);
-	ck_assert_msg(fx.srv.store != NULL, "%s", errbuf);
+	fx.srv.store = check_store_new("check_signin", fx.dir);
 	limits(10, 100, 100);
 	ck_assert_int_eq(store_project_create(fx.srv.store, "p", &fx.p, &err), 0);
 	fx.app = crypto_new_id();
@@ -151,13 +145,11 @@ static void teardown(void)
 	throttle_free(fx.srv.signin_accounts);
 	throttle_free(fx.srv.signin_addresses);
 	store_new_project_release(&fx.p);
-	store_close(fx.srv.store);
+	check_store_remove(fx.srv.store, fx.dir);
 	event_base_free(fx.srv.base);
 	config_release(&fx.cfg);
 	free(fx.app);
 	free(fx.user);
-	unlink(fx.db);
-	rmdir(fx.dir);
 }
 
 /* Starts sign-in i of email with password from address; returns whether it

@@ -27,7 +27,6 @@
 
 static struct {
 	char dir[64];
-	char path[96];
 	struct store *st;
 	struct new_project p1, p2;
 	json_t *rec;           /* the last record, parsed */
@@ -39,24 +38,16 @@ static struct {
 
 static void setup(void)
 {
-	char errbuf[256];
 	struct api_error err;
 
 	memset(&fx, 0, sizeof fx);
-	snprintf(fx.dir, sizeof fx.dir, "/tmp/check_store_clients.XXXXXX");
-	ck_assert_ptr_nonnull(mkdtemp(fx.dir));
-	snprintf(fx.path, sizeof fx.path, "%s/t.db", fx.dir);
-	fx.st = store_open(fx.path, false, errbuf, sizeof errbuf);
-	ck_assert_msg(fx.st != NULL, "%s", errbuf);
+	fx.st = check_store_new("check_store_clients", fx.dir);
 	ck_assert_int_eq(store_project_create(fx.st, "one", &fx.p1, &err), 0);
 	ck_assert_int_eq(store_project_create(fx.st, "two", &fx.p2, &err), 0);
 }
 
 static void teardown(void)
 {
-	char f[128];
-	const char *suffix[] = { "", "-wal", "-shm" };
-
 	json_decref(fx.rec);
 	free(fx.text);
 	json_decref(fx.list);
@@ -64,12 +55,7 @@ static void teardown(void)
 		free(fx.ids[i]);
 	store_new_project_release(&fx.p1);
 	store_new_project_release(&fx.p2);
-	store_close(fx.st);
-	for (size_t i = 0; i < 3; i++) {
-		snprintf(f, sizeof f, "%s%s", fx.path, suffix[i]);
-		unlink(f);
-	}
-	rmdir(fx.dir);
+	check_store_remove(fx.st, fx.dir);
 }
 
 /* The ID of a named permission ("clients:read") of a project; owned by fx. */

@@ -22,7 +22,6 @@
 
 static struct {
 	char dir[64];
-	char path[PATH_MAX];
 	struct store *st;
 	struct api_error err;
 	char sunk[4096];     /* the sink's records, one a line */
@@ -36,27 +35,13 @@ static const struct event_origin by = { "user-1", "192.0.2.7" };
 
 static void setup(void)
 {
-	char errbuf[256];
-
 	memset(&fx, 0, sizeof fx);
-	snprintf(fx.dir, sizeof fx.dir, "/tmp/check_store_events.XXXXXX");
-	ck_assert_ptr_nonnull(mkdtemp(fx.dir));
-	snprintf(fx.path, sizeof fx.path, "%s/test.db", fx.dir);
-	fx.st = store_open(fx.path, false, errbuf, sizeof errbuf);
-	ck_assert_msg(fx.st != NULL, "store_open: %s", errbuf);
+	fx.st = check_store_new("check_store_events", fx.dir);
 }
 
 static void teardown(void)
 {
-	static const char *const suffixes[] = { "", "-wal", "-shm" };
-
-	store_close(fx.st);
-	for (size_t i = 0; i < N_ELEMS(suffixes); i++) {
-		char p[PATH_MAX + 8];
-		snprintf(p, sizeof p, "%s%s", fx.path, suffixes[i]);
-		unlink(p);
-	}
-	rmdir(fx.dir);
+	check_store_remove(fx.st, fx.dir);
 }
 
 static void append(char *buf, size_t size, int *n, const char *record)

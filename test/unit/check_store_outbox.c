@@ -22,7 +22,6 @@
 
 static struct {
 	char dir[64];
-	char db[96];
 	struct store *st;
 	struct new_project p;
 	struct outbox_rows rows;
@@ -31,30 +30,16 @@ static struct {
 
 static void setup(void)
 {
-	char errbuf[256];
-
 	memset(&fx, 0, sizeof fx);
-	snprintf(fx.dir, sizeof fx.dir, "/tmp/check_store_outbox.XXXXXX");
-	ck_assert_ptr_nonnull(mkdtemp(fx.dir));
-	snprintf(fx.db, sizeof fx.db, "%s/e.db", fx.dir);
-	fx.st = store_open(fx.db, false, errbuf, sizeof errbuf);
-	ck_assert_msg(fx.st != NULL, "%s", errbuf);
+	fx.st = check_store_new("check_store_outbox", fx.dir);
 	ck_assert_int_eq(store_project_create(fx.st, "p", &fx.p, &fx.err), 0);
 }
 
 static void teardown(void)
 {
-	char path[128];
-
 	outbox_rows_release(&fx.rows);
 	store_new_project_release(&fx.p);
-	store_close(fx.st);
-	for (const char *const *f = (const char *const[]){ "e.db", "e.db-wal", "e.db-shm", NULL };
-	     *f; f++) {
-		snprintf(path, sizeof path, "%s/%s", fx.dir, *f);
-		unlink(path);
-	}
-	rmdir(fx.dir);
+	check_store_remove(fx.st, fx.dir);
 }
 
 /* The operations complete before they return on SQLite: 0, or -1. */

@@ -25,7 +25,6 @@
 
 static struct {
 	char dir[64];
-	char path[PATH_MAX];
 	struct store *st;
 	struct new_project np;
 	struct api_error err;
@@ -39,22 +38,9 @@ static struct {
 
 static void setup(void)
 {
-	char errbuf[256];
-
 	memset(&fx, 0, sizeof fx);
-	snprintf(fx.dir, sizeof fx.dir, "/tmp/check_store_resources.XXXXXX");
-	ck_assert_ptr_nonnull(mkdtemp(fx.dir));
-	snprintf(fx.path, sizeof fx.path, "%s/test.db", fx.dir);
-	fx.st = store_open(fx.path, false, errbuf, sizeof errbuf);
-	ck_assert_msg(fx.st != NULL, "store_open: %s", errbuf);
+	fx.st = check_store_new("check_store_resources", fx.dir);
 	ck_assert_int_eq(store_project_create(fx.st, "test", &fx.np, &fx.err), 0);
-}
-
-static void remove_file(const char *suffix)
-{
-	char p[PATH_MAX + 8];
-	snprintf(p, sizeof p, "%s%s", fx.path, suffix);
-	unlink(p);
 }
 
 static void teardown(void)
@@ -64,11 +50,7 @@ static void teardown(void)
 	json_decref(fx.list);
 	free(fx.page);
 	store_new_project_release(&fx.np);
-	store_close(fx.st);
-	remove_file("");
-	remove_file("-wal");
-	remove_file("-shm");
-	rmdir(fx.dir);
+	check_store_remove(fx.st, fx.dir);
 }
 
 /* Fills fx.in with name, code and n permission items (codes given). */

@@ -26,7 +26,6 @@
 
 static struct {
 	char dir[64];
-	char path[96];
 	struct store *st;
 	struct new_project p, other;
 	char *perm[MAX_PERMS];     /* the project's permission IDs, sorted */
@@ -67,14 +66,8 @@ static long long query_count(const char *sql, const char *arg)
 
 static void setup(void)
 {
-	char errbuf[256];
-
 	memset(&fx, 0, sizeof fx);
-	snprintf(fx.dir, sizeof fx.dir, "/tmp/check-roles.XXXXXX");
-	ck_assert_ptr_nonnull(mkdtemp(fx.dir));
-	snprintf(fx.path, sizeof fx.path, "%s/t.db", fx.dir);
-	fx.st = store_open(fx.path, false, errbuf, sizeof errbuf);
-	ck_assert_msg(fx.st != NULL, "store_open: %s", errbuf);
+	fx.st = check_store_new("check_store_roles", fx.dir);
 	ck_assert_int_eq(store_project_create(fx.st, "p", &fx.p, &fx.err), 0);
 	ck_assert_int_eq(store_project_create(fx.st, "other", &fx.other, &fx.err), 0);
 	fx.nperm = query_texts("SELECT id FROM permissions WHERE project_id = ?1 ORDER BY id",
@@ -87,8 +80,6 @@ static void setup(void)
 
 static void teardown(void)
 {
-	char cmd[128];
-
 	json_decref(fx.rec);
 	json_decref(fx.list);
 	for (size_t i = 0; i < fx.nperm; i++)
@@ -96,10 +87,7 @@ static void teardown(void)
 	free(fx.other_perm);
 	store_new_project_release(&fx.p);
 	store_new_project_release(&fx.other);
-	store_close(fx.st);
-	snprintf(cmd, sizeof cmd, "rm -rf '%s'", fx.dir);
-	if (system(cmd) != 0)
-		fprintf(stderr, "cannot remove %s\n", fx.dir);
+	check_store_remove(fx.st, fx.dir);
 }
 
 /* An jbody_id_list in the fixture over the given IDs (present). */

@@ -21,7 +21,6 @@
 
 static struct {
 	char dir[64];
-	char db[96];
 	struct store *st;
 	struct new_project p;
 	char *user;
@@ -34,14 +33,8 @@ static struct {
 
 static void setup(void)
 {
-	char errbuf[256];
-
 	memset(&fx, 0, sizeof fx);
-	snprintf(fx.dir, sizeof fx.dir, "/tmp/check_store_tokens.XXXXXX");
-	ck_assert_ptr_nonnull(mkdtemp(fx.dir));
-	snprintf(fx.db, sizeof fx.db, "%s/e.db", fx.dir);
-	fx.st = store_open(fx.db, false, errbuf, sizeof errbuf);
-	ck_assert_msg(fx.st != NULL, "%s", errbuf);
+	fx.st = check_store_new("check_store_tokens", fx.dir);
 	ck_assert_int_eq(store_project_create(fx.st, "p", &fx.p, &fx.err), 0);
 	ck_assert_int_eq(sqlite3_exec(sqlite_of(fx.st)->db,
 	                              "INSERT INTO users (id, project_id, display_name,"
@@ -54,9 +47,7 @@ static void teardown(void)
 	store_token_row_release(&fx.g);
 	store_new_project_release(&fx.p);
 	ck_assert(sqlite3_get_autocommit(sqlite_of(fx.st)->db));
-	store_close(fx.st);
-	unlink(fx.db);
-	rmdir(fx.dir);
+	check_store_remove(fx.st, fx.dir);
 }
 
 static void ok(void)

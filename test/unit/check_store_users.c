@@ -20,8 +20,8 @@
 #include "store_users.h"
 #include "util.h"
 
-static char dir[] = "/tmp/check_store_users.XXXXXX";
-static char path[sizeof dir + 16];
+static char dir[64];
+static char path[96];    /* the store, DIR/e.db */
 static struct store *st;
 static struct new_project proj, other;
 
@@ -32,14 +32,11 @@ static void exec_sql(const char *sql)
 
 static void setup(void)
 {
-	char errbuf[256], *q;
+	char *q;
 	struct api_error err;
 
-	strcpy(dir, "/tmp/check_store_users.XXXXXX");
-	ck_assert_ptr_nonnull(mkdtemp(dir));
-	snprintf(path, sizeof path, "%s/test.db", dir);
-	st = store_open(path, false, errbuf, sizeof errbuf);
-	ck_assert_msg(st != NULL, "%s", errbuf);
+	st = check_store_new("check_store_users", dir);
+	snprintf(path, sizeof path, "%s/e.db", dir);
 	ck_assert_int_eq(store_project_create(st, "p", &proj, &err), 0);
 	ck_assert_int_eq(store_project_create(st, "other", &other, &err), 0);
 	q = xasprintf(
@@ -63,9 +60,7 @@ static void teardown(void)
 		ck_assert_int_eq(sqlite3_stmt_busy(sqlite_of(st)->users_list.stmt[i]), 0);
 	store_new_project_release(&proj);
 	store_new_project_release(&other);
-	store_close(st);
-	unlink(path);
-	rmdir(dir);
+	check_store_remove(st, dir);
 }
 
 static struct str_field set(const char *v)

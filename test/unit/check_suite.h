@@ -6,16 +6,19 @@
  * is its own program.
  */
 #include <check.h>
+#include <dirent.h>
 #include <sqlite3.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cidr.h"
 #include "config.h"
 #include "error.h"
 #include "keyring.h"
+#include "store.h"
 #include "util.h"
 
 #define N_ELEMS(a) (sizeof(a) / sizeof((a)[0]))
@@ -106,6 +109,42 @@ static inline long long check_query_int(sqlite3 *db, const char *fmt, ...)
 	out = check_sql_vtext(db, fmt, ap);
 	va_end(ap);
 	return *out ? strtoll(out, NULL, 10) : -1;
+}
+
+/* A new SQLite store, DIR/e.db, in a new directory /tmp/SUITE.XXXXXX whose
+ * name goes into dir; check_store_remove removes them. */
+static inline struct store *check_store_new(const char *suite, char dir[64])
+{
+	char path[96], errbuf[256];
+	struct store *st;
+
+	snprintf(dir, 64, "/tmp/%s.XXXXXX", suite);
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(path, sizeof path, "%s/e.db", dir);
+	st = store_open(path, false, errbuf, sizeof errbuf);
+	ck_assert_msg(st != NULL, "%s", errbuf);
+	return st;
+}
+
+/* Closes st and removes dir with every file in it: the store's, its WAL's
+ * and whatever else the test put there (a key ring's files). */
+static inline void check_store_remove(struct store *st, const char *dir)
+{
+	char path[64 + sizeof ((struct dirent *)0)->d_name + 1];
+	struct dirent *e;
+	DIR *d;
+
+	store_close(st);
+	d = opendir(dir);
+	ck_assert_msg(d != NULL, "%s", dir);
+	while ((e = readdir(d)) != NULL) {
+		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+			continue;
+		snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+		unlink(path);
+	}
+	closedir(d);
+	ck_assert_msg(rmdir(dir) == 0, "%s", dir);
 }
 
 /* Points cfg's signing key file and key-encryption key file into dir

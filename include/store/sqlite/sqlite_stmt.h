@@ -33,6 +33,11 @@ struct unique_rule {
  * system_error); any other failure is system_error. -1 then. */
 int store_step_write(struct store *st, sqlite3_stmt *s, const struct unique_rule *rules,
                      size_t n_rules, void *arg, struct api_error *err);
+/* One batch of a purge, a write of its own: s deletes at most ?2 (batch)
+ * of the rows the cut-off ?1 (before) leaves behind. Returns how many
+ * went, or -1 with err. */
+int store_purge_batch(struct store *st, sqlite3_stmt *s, int64_t before, int batch,
+                      struct api_error *err);
 
 /* One write transaction: write(st, arg, err) runs the checks and statements;
  * when it returns 0, read_back (may be NULL) reads the record in the same

@@ -1,7 +1,8 @@
 /*
  * Clients on PostgreSQL (store_clients_ops, store_backend.h). Every write is one call of a
- * function of schema/postgres/012_clients.sql that checks, writes and
- * answers the record; every read is one statement. What token issue reads
+ * function of schema/postgres/012_clients.sql (create and update as
+ * 032_consents.sql defines them last) that checks, writes and answers the
+ * record; every read is one statement. What token issue reads
  * (lookup, authenticate, scope) is here too: a client_credentials grant
  * makes no round trip while the client and its scope are cached.
  */
@@ -76,7 +77,7 @@ static const struct pg_statement statements[PC__COUNT] = {
 const struct pg_statement_set pg_clients_statements = { statements, PC__COUNT };
 
 /* What the writes answer: client_not_found, an allowed role not of the
- * project (schema/postgres/025), or a refusal (store_pg.h). */
+ * project (schema/postgres/031), or a refusal (store_pg.h). */
 static const struct pg_outcomes *client_outcomes(void)
 {
 	static const struct pg_conflict conflicts[] = {

@@ -187,15 +187,10 @@ static void sqlite_event_page(struct store *st, const char *project_id,
 static void sqlite_event_purge(struct store *st, int batch, int64_t before, int *deleted,
                                struct completion done)
 {
-	sqlite3_stmt *s = stmt(st, EV_PURGE);
 	struct api_error err;
-	int rc;
 
-	sqlite3_bind_int64(s, 1, before);
-	sqlite3_bind_int(s, 2, batch);
-	rc = store_step_write(st, s, NULL, 0, NULL, &err);
-	*deleted = rc < 0 ? -1 : sqlite3_changes(sqlite_of(st)->db);
-	complete(done, rc, &err);
+	*deleted = store_purge_batch(st, stmt(st, EV_PURGE), before, batch, &err);
+	complete(done, *deleted < 0 ? -1 : 0, &err);
 }
 
 const struct store_events_ops sqlite_events_ops = {

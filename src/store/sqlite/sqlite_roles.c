@@ -151,6 +151,17 @@ static int role_set_permissions(struct store *st, const char *role_id,
 	return rc;
 }
 
+/* ?1-?5 of RS_INSERT and RS_UPDATE: the role's ID, project, code, name and
+ * description. */
+static void role_bind(sqlite3_stmt *s, const struct role_write *w)
+{
+	store_bind_text(s, 1, w->id);
+	store_bind_text(s, 2, w->project_id);
+	store_bind_text(s, 3, w->f->code);
+	store_bind_text(s, 4, w->f->name);
+	store_bind_text(s, 5, w->f->description.value);
+}
+
 static int role_insert(struct store *st, void *arg, struct api_error *err)
 {
 	struct role_write *w = arg;
@@ -159,11 +170,7 @@ static int role_insert(struct store *st, void *arg, struct api_error *err)
 
 	if (role_check(st, w, false, err) < 0)
 		return -1;
-	store_bind_text(s, 1, w->id);
-	store_bind_text(s, 2, w->project_id);
-	store_bind_text(s, 3, f->code);
-	store_bind_text(s, 4, f->name);
-	store_bind_text(s, 5, f->description.value);
+	role_bind(s, w);
 	sqlite3_bind_int64(s, 6, now_ms());
 	if (store_step_write(st, s, code_rule, 1, w, err) < 0)
 		return -1;
@@ -182,11 +189,7 @@ static int role_update(struct store *st, void *arg, struct api_error *err)
 		                                  store_role_missing->sentence);
 	if (role_check(st, w, true, err) < 0)
 		return -1;
-	store_bind_text(s, 1, w->id);
-	store_bind_text(s, 2, w->project_id);
-	store_bind_text(s, 3, f->code);
-	store_bind_text(s, 4, f->name);
-	store_bind_text(s, 5, f->description.value);
+	role_bind(s, w);
 	sqlite3_bind_int(s, 6, f->description.state == FIELD_ABSENT);
 	sqlite3_bind_int64(s, 7, now_ms());
 	if (store_step_write(st, s, code_rule, 1, w, err) < 0)

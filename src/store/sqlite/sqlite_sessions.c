@@ -283,15 +283,10 @@ static void sqlite_session_end(struct store *st, const char *id, const char *pro
 static void sqlite_session_purge(struct store *st, int batch, int64_t now, int *deleted,
                                  struct completion done)
 {
-	sqlite3_stmt *s = stmt(st, SS_PURGE);
 	struct api_error err;
-	int rc;
 
-	sqlite3_bind_int64(s, 1, now);
-	sqlite3_bind_int(s, 2, batch);
-	rc = store_step_write(st, s, NULL, 0, NULL, &err);
-	*deleted = rc < 0 ? -1 : sqlite3_changes(sqlite_of(st)->db);
-	complete(done, rc, &err);
+	*deleted = store_purge_batch(st, stmt(st, SS_PURGE), now, batch, &err);
+	complete(done, *deleted < 0 ? -1 : 0, &err);
 }
 
 static void sqlite_session_list_user(struct store *st, const char *project_id,

@@ -392,14 +392,11 @@ static int purge_expired(struct store *st, int batch, int64_t now, int64_t grace
 	int total = 0;
 
 	for (size_t i = 0; i < sizeof which / sizeof which[0]; i++) {
-		sqlite3_stmt *s = STMT(st, which[i]);
-		int rc;
-		sqlite3_bind_int64(s, 1, now - grace_ms);
-		sqlite3_bind_int(s, 2, batch);
-		rc = store_step_write(st, s, NULL, 0, NULL, err);
-		if (rc < 0)
+		int n = store_purge_batch(st, STMT(st, which[i]), now - grace_ms, batch, err);
+
+		if (n < 0)
 			return -1;
-		total += sqlite3_changes(sqlite_of(st)->db);
+		total += n;
 	}
 	return total;
 }

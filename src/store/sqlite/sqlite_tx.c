@@ -63,6 +63,16 @@ int store_step_write(struct store *st, sqlite3_stmt *s, const struct unique_rule
 	return api_fail(err, E_SYSTEM_ERROR, "The store failed.");
 }
 
+int store_purge_batch(struct store *st, sqlite3_stmt *s, int64_t before, int batch,
+                      struct api_error *err)
+{
+	sqlite3_bind_int64(s, 1, before);
+	sqlite3_bind_int(s, 2, batch);
+	if (store_step_write(st, s, NULL, 0, NULL, err) < 0)
+		return -1;
+	return sqlite3_changes(sqlite_of(st)->db);
+}
+
 /* Whether a statement that can queue a back-channel logout ran since the
  * last call (SQLite counts a statement's runs; reading resets the count). */
 static bool logout_writers_ran(struct store *st)
