@@ -308,11 +308,11 @@ struct store_access_ops {
 	void (*facts)(struct store *st, const char *client_id, const char *user_id,
 	              struct store_access_facts *out, struct completion done);
 	void (*consent_grant)(struct store *st, const char *user_id, const char *client_id,
-	                      const char *scopes, struct completion done);
+	                      const char *scopes, const struct event *ev, struct completion done);
 	void (*consent_list)(struct store *st, const char *user_id, char **json,
 	                     struct completion done);
 	void (*consent_revoke)(struct store *st, const char *user_id, const char *client_id,
-	                       bool *revoked, struct completion done);
+	                       const struct event *ev, bool *revoked, struct completion done);
 };
 
 /* A backend: its name (for the log) and its areas' operations. The

@@ -62,6 +62,11 @@
 #define EVENT_STORE_INVALIDATE_ALL "store.invalidate_all"
 #define EVENT_DEVICE_APPROVE "device.approve"   /* docs/device.md */
 #define EVENT_DEVICE_DENY "device.deny"
+/* docs/signin.md §"Access rules", §"Consent": a sign-in an access rule
+ * refused, a consent given or revoked (actor the user, target the client) */
+#define EVENT_ACCESS_RULE_DENIED "access.denied"
+#define EVENT_CONSENT_GRANT "consent.grant"
+#define EVENT_CONSENT_REVOKE "consent.revoke"
 
 /* Who asked for a change. Strings borrowed. */
 struct event_origin {
@@ -124,7 +129,7 @@ int store_event_list(struct store *st, const struct event_filter *f,
 
 /* The fixed vocabulary of actions, EVENT_ACTION_COUNT of them (a list's
  * filter is held to it). */
-#define EVENT_ACTION_COUNT 36
+#define EVENT_ACTION_COUNT 39
 extern const char *const event_actions[EVENT_ACTION_COUNT];
 
 /* What a page of a project's events (store_event_page) lets through.

@@ -203,7 +203,8 @@ static enum step_result fa_access(struct flow *f)
 
 	if (!c->user.found)
 		return fa_sign_in(ctx, c);
-	access_rule_check(&c->access, ctx->http.srv->store, c->app.client_id, c->user.user_id,
+	access_rule_check(&c->access, ctx->http.srv->store, &(struct access_ask){ NULL,
+	                  c->app.client_id, c->user.user_id, NULL },
 	                  (struct completion){ access_checked, f });
 	return STEP_WAIT;
 }
