@@ -86,8 +86,7 @@ void consent_revoke(struct consent_change *c, struct store *st, const char *proj
                     bool *revoked, struct completion done);
 
 /* Who asks to sign in to what, from where. Strings borrowed until done has
- * run. project_id NULL: a refusal records nothing (a check that is no
- * sign-in: forward-auth's of a live app session). */
+ * run. */
 struct access_ask {
 	const char *project_id;
 	const char *client_id;

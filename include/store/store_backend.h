@@ -247,13 +247,14 @@ struct store_tokens_ops {
 /* store_forward.h */
 struct forward_app;
 struct forward_user;
+struct forward_lookup;
 struct store_forward_ops {
 	void (*app)(struct store *st, const char *url, struct forward_app *out,
 	            struct completion done);
 	void (*cookie_insert)(struct store *st, const char *token_hash, const char *session_id,
 	                      const char *client_id, int64_t now, struct completion done);
-	void (*cookie_find)(struct store *st, const char *token_hash, const char *client_id,
-	                    int64_t now, struct forward_user *out, struct completion done);
+	void (*check)(struct store *st, const char *url, const char *token_hash, int64_t now,
+	              struct forward_lookup *out, struct completion done);
 };
 
 /* store_factors.h */

@@ -59,10 +59,6 @@ static void facts_read(void *arg, const struct api_error *err)
 		return;
 	}
 	api_fail(&c->denied, E_ACCESS_DENIED, "The user's role may not sign in to this app.");
-	if (!c->event.project_id) {
-		denial_recorded(c, NULL);
-		return;
-	}
 	store_event_record(c->st, &c->event, 1, (struct completion){ denial_recorded, c });
 }
 
