@@ -262,11 +262,20 @@ static enum step_result cb_read(struct flow *f)
 	struct forward_callback *cb = request_state(ctx, sizeof *cb, forward_callback_release);
 	const char *code = evhttp_find_header(&ctx->query, "code");
 	const char *state = evhttp_find_header(&ctx->query, "state");
+	const char *error = evhttp_find_header(&ctx->query, "error");
 	const char *dot = state ? strchr(state, '.') : NULL;
 	char *nonce;
 	bool same;
 
 	ctx->fail_page = callback_failed;
+	/* the sign-in answered access_denied (docs/signin.md §"Access rules",
+	 * §"Consent"): the 403 page the question itself gives such a user; a
+	 * page, never a redirect, so the state need not be ours */
+	if ((!code || !*code) && error && strcmp(error, "access_denied") == 0) {
+		html_reply(ctx, 403, html_error_page("Access denied", "You may not use this app",
+		           "Your role may not use this app, or you did not allow it."));
+		return STEP_DONE;
+	}
 	if (!code || !*code || !dot)
 		return flow_fail(f, E_INVALID_PARAMS, "The sign-in did not come back with a code.");
 	cb->client_id = xstrndup(state, (size_t)(dot - state));

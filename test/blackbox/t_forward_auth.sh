@@ -207,6 +207,17 @@ check_status "issue31: the app kept to another role" 200
 FA_ACCEPT=application/json fa "${PROXY[@]}" -H "Cookie: edgeauth_app=$APPC"
 check "issue31: a user of a role the app's rules exclude: 403, no identity" \
 	"$STATUS $(hdr Remote-User)" "403 "
+# a sign-in of such a user: the form's access_denied, then the callback's 403 page
+FA_URI=/excluded fa "${PROXY[@]}"
+CHALLENGE=$(query_value "$LOCATION" code_challenge); XSTATE=$(query_value "$LOCATION" state)
+authorize_post "$FA" "http://app.test/.edgeauth/callback" rita@example.com "rita's password" "$XSTATE"
+check "issue31: an excluded user's sign-in comes back to the app with access_denied" \
+	"${LOCATION%%\?*} $(query_value "$LOCATION" error) $([ "$(query_value "$LOCATION" state)" = "$XSTATE" ] && echo state)" \
+	"http://app.test/.edgeauth/callback access_denied state"
+AUTH=none req GET "/api/v1/forward-auth/callback?${LOCATION#*\?}" "${PROXY[@]}"
+check "issue31: the callback answers it with the 403 page: no app cookie, no redirect" \
+	"$STATUS $(printf '%s' "$HDRS" | grep -Eci '^(location|set-cookie: edgeauth_app)')" "403 0"
+check "issue31: ... saying so" "$(grep -c 'You may not use this app' <<<"$BODY")" 1
 AUTH="$AS_ADMIN" req PUT "$P/clients/$FA" '{"name":"fa app","is_active":true,"allowed_role_ids":[]}'
 FA_ACCEPT=application/json fa "${PROXY[@]}" -H "Cookie: edgeauth_app=$APPC"
 check "issue31: the rule lifted: 200 again" "$STATUS $(hdr Remote-User)" "200 $USER"
