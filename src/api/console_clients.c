@@ -158,7 +158,7 @@ static const char *error_field(const struct api_error *err)
 	static const char *const names[] = { "name", "description", "redirect_uris",
 	                                     "post_logout_redirect_uris", "backchannel_logout_uri",
 	                                     "token_endpoint_auth_method",
-	                                     "id_token_signed_response_alg" };
+	                                     "id_token_signed_response_alg", "forward_auth_urls" };
 
 	return console_error_field(err, names, sizeof names / sizeof names[0]);
 }
@@ -266,8 +266,10 @@ static void role_boxes(struct request_ctx *ctx, struct console_page *p, const js
 }
 
 /* The part of the form for a user who holds the twelve permissions; the
- * others see it in the details only. */
-static void rules_fields(struct request_ctx *ctx, struct console_page *p, const json_t *values)
+ * others see it in the details only. url_error: the sentence beside the
+ * URLs, or NULL. */
+static void rules_fields(struct request_ctx *ctx, struct console_page *p, const json_t *values,
+                         const char *url_error)
 {
 	bool on[2];
 	char *urls;
@@ -283,7 +285,7 @@ static void rules_fields(struct request_ctx *ctx, struct console_page *p, const 
 	urls = shown(values, "forward_auth_urls");
 	console_page_field(p, &(struct console_field){ .name = "forward_auth_urls",
 		.label = "Forward-auth base URLs (apps behind the proxy), one a line",
-		.type = "textarea", .value = urls });
+		.type = "textarea", .value = urls, .error = url_error });
 	free(urls);
 }
 
@@ -361,7 +363,8 @@ static void client_form(struct request_ctx *ctx, struct console_page *p, const c
 	console_page_select(p, "id_token_signed_response_alg", "ID token signing", algs, algs, 2,
 	                    str(values, "id_token_signed_response_alg"));
 	console_permission_boxes(ctx, p, json_object_get(values, "permission_ids"));
-	rules_fields(ctx, p, values);
+	rules_fields(ctx, p, values, at && strcmp(at, "forward_auth_urls") == 0 ? err->description
+	                                                                       : NULL);
 	console_page_submit(p, submit);
 	console_page_form_end(p);
 }

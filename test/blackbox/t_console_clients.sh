@@ -202,6 +202,8 @@ has "issue31.3 the URLs one a line" ">https://dash.example
 http://hmi.example:8080</textarea>"
 edit_rules "forward_auth_urls=ftp://nope.example"
 check_status "issue31.3 the API's refusal of a bad URL" 400
+has "issue31.3 ... its sentence beside the field" 'id="e-forward_auth_urls"'
+has "issue31.3 ... the form kept" '>ftp://nope.example</textarea>'
 check "issue31.3 ... nothing changed" "$(rules_now)" "$SET"
 # Cleo holds clients:update, not the twelve: the part is shown, not as a form
 WHO_JAR=$TMP/cleo_jar
