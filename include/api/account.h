@@ -43,6 +43,10 @@ flow_step account_project_read, account_session_check, account_principal;
  * (account_user), the user's live sessions. */
 flow_step account_user_get, account_user_parse, account_sessions_get;
 const json_t *account_user(struct request_ctx *ctx);
+/* The user's remembered consents (docs/signin.md §"Consent"), read by
+ * account_consents_get: consent_list's array (NULL before the read). */
+flow_step account_consents_get;
+const json_t *account_consents(struct request_ctx *ctx);
 /* A change's first own step: a sign-in older than ACCOUNT_RECENT_S gets
  * a 403 page with the way to sign in again, and nothing is done. */
 flow_step account_need_recent;

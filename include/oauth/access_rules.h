@@ -17,6 +17,7 @@
 #include "keyring.h"
 #include "store.h"
 #include "store_access.h"
+#include "store_events.h"
 
 /* Whether a user whose role is role_id (NULL: none) may sign in to a
  * client whose allowed_role_ids is the JSON array text allowed: [] lets
@@ -62,24 +63,53 @@ char *consent_pending_seal(const struct keyring *r, const char *project_id,
 int consent_pending_open(const struct keyring *r, const char *project_id, const char *text,
                          int64_t now, struct consent_pending *out);
 
+/* A consent's change in progress: its event (consent.grant or
+ * consent.revoke, docs/operations.md §"Audit trail": actor the user, target
+ * the client, from address, NULL or "": unknown). The caller keeps it, and
+ * the strings, until done has run. */
+struct consent_change {
+	struct event_origin by;
+	struct event event;
+};
+/* The consent page's Allow: remembers scopes (consent_union's) for the
+ * user and client (store_consent_grant). */
+void consent_grant(struct consent_change *c, struct store *st, const char *project_id,
+                   const char *user_id, const char *client_id, const char *scopes,
+                   const char *address, struct completion done);
 /* The account page's (docs/signin.md §"Consent"): the user's consents, a
  * JSON array (store_consent_list), and the revocation of one, which ends
  * the client's refresh tokens of the user (*revoked false: there was
- * none). */
+ * none, and nothing is recorded). */
 void consent_list(struct store *st, const char *user_id, char **json, struct completion done);
-void consent_revoke(struct store *st, const char *user_id, const char *client_id, bool *revoked,
-                    struct completion done);
+void consent_revoke(struct consent_change *c, struct store *st, const char *project_id,
+                    const char *user_id, const char *client_id, const char *address,
+                    bool *revoked, struct completion done);
+
+/* Who asks to sign in to what, from where. Strings borrowed until done has
+ * run. */
+struct access_ask {
+	const char *project_id;
+	const char *client_id;
+	const char *user_id;
+	const char *address;   /* the client's; NULL or "": unknown */
+};
 
 /* A check in progress; the caller keeps it until done has run. */
 struct access_check {
 	struct store_access_facts facts;
+	struct store *st;
+	struct event_origin by;
+	struct event event;
+	struct api_error denied;
 	struct completion done;
 };
 
 /* Reads the client's rule and the user's role and completes done with
- * NULL (allowed), E_ACCESS_DENIED, or the store's error. */
-void access_rule_check(struct access_check *c, struct store *st, const char *client_id,
-                       const char *user_id, struct completion done);
+ * NULL (allowed), E_ACCESS_DENIED, or the store's error. A refusal is
+ * recorded first (access.denied: actor the user, target the client,
+ * outcome access_denied; docs/operations.md §"Audit trail"). */
+void access_rule_check(struct access_check *c, struct store *st, const struct access_ask *ask,
+                       struct completion done);
 void access_check_release(struct access_check *c);
 
 #endif

@@ -58,6 +58,7 @@ struct code_request {
 	 * vouches for the user) */
 	bool consent_force;
 	bool consent_skip;
+	const char *address;          /* the client's, for an access refusal's event; NULL: unknown */
 };
 
 /* A code being stored; the caller keeps it until done runs. */
@@ -271,6 +272,7 @@ struct signin_silent_request {
 	const char *scope;
 	const char *nonce;
 	const char *session_cookie;   /* NULL: none */
+	const char *address;          /* the client's; NULL or "": unknown */
 	struct session_ask ask;
 	bool consent_force;           /* prompt=consent */
 	bool session_only;            /* the console's: as signin_request's */

@@ -12,6 +12,7 @@
 
 #include "flow.h"
 #include "store.h"
+#include "store_events.h"
 
 /* Owned: store_access_facts_release frees. */
 struct store_access_facts {
@@ -28,18 +29,20 @@ void store_access_facts(struct store *st, const char *client_id, const char *use
                         struct store_access_facts *out, struct completion done);
 
 /* Remembers that the user allowed the client scopes (space-separated; ""
- * for a plain OAuth request), replacing what was remembered, at now. */
+ * for a plain OAuth request), replacing what was remembered, at now, and
+ * records ev (consent.grant) in the same transaction. */
 void store_consent_grant(struct store *st, const char *user_id, const char *client_id,
-                         const char *scopes, struct completion done);
+                         const char *scopes, const struct event *ev, struct completion done);
 /* The user's consents into *json (caller frees): a JSON array of
  * {client_id, client_name, scopes, granted_at} (granted_at as an ISO 8601
  * text, docs/api.md §"Field values"), the newest first. */
 void store_consent_list(struct store *st, const char *user_id, char **json,
                         struct completion done);
 /* Forgets the user's consent to the client, and revokes the client's
- * refresh tokens of the user with their access tokens, in one transaction;
- * *revoked: whether there was one (nothing is revoked without it). */
+ * refresh tokens of the user with their access tokens, in one transaction
+ * that records ev (consent.revoke); *revoked: whether there was one
+ * (nothing is revoked nor recorded without it). */
 void store_consent_revoke(struct store *st, const char *user_id, const char *client_id,
-                          bool *revoked, struct completion done);
+                          const struct event *ev, bool *revoked, struct completion done);
 
 #endif

@@ -248,13 +248,14 @@ struct store_tokens_ops {
 /* store_forward.h */
 struct forward_app;
 struct forward_user;
+struct forward_lookup;
 struct store_forward_ops {
 	void (*app)(struct store *st, const char *url, struct forward_app *out,
 	            struct completion done);
 	void (*cookie_insert)(struct store *st, const char *token_hash, const char *session_id,
 	                      const char *client_id, int64_t now, struct completion done);
-	void (*cookie_find)(struct store *st, const char *token_hash, const char *client_id,
-	                    int64_t now, struct forward_user *out, struct completion done);
+	void (*check)(struct store *st, const char *url, const char *token_hash, int64_t now,
+	              struct forward_lookup *out, struct completion done);
 };
 
 /* store_factors.h */
@@ -313,11 +314,11 @@ struct store_access_ops {
 	void (*facts)(struct store *st, const char *client_id, const char *user_id,
 	              struct store_access_facts *out, struct completion done);
 	void (*consent_grant)(struct store *st, const char *user_id, const char *client_id,
-	                      const char *scopes, struct completion done);
+	                      const char *scopes, const struct event *ev, struct completion done);
 	void (*consent_list)(struct store *st, const char *user_id, char **json,
 	                     struct completion done);
 	void (*consent_revoke)(struct store *st, const char *user_id, const char *client_id,
-	                       bool *revoked, struct completion done);
+	                       const struct event *ev, bool *revoked, struct completion done);
 };
 
 /* A backend: its name (for the log) and its areas' operations. The

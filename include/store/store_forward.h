@@ -20,6 +20,7 @@ struct forward_app {
 	char *project_id;
 	char *base;          /* the longest of its forward_auth_urls the URL starts with */
 	bool active;         /* the client and its project are active */
+	char *allowed_role_ids;   /* the client's access rule (access_rules.h), JSON */
 };
 void forward_app_release(struct forward_app *a);
 
@@ -47,10 +48,16 @@ void forward_user_release(struct forward_user *u);
 void store_forward_cookie_insert(struct store *st, const char *token_hash,
                                  const char *session_id, const char *client_id, int64_t now,
                                  struct completion done);
-/* The user of the app cookie with that hash for client_id at now, in one
- * statement: found only while its session is live (not ended, not
- * expired), its user active, and the client and project active. */
-void store_forward_cookie_find(struct store *st, const char *token_hash, const char *client_id,
-                               int64_t now, struct forward_user *out, struct completion done);
+/* The question a proxy asks on every page load of an app, in one
+ * statement: the app url lies under, as store_forward_app finds it, and
+ * (token_hash not NULL) the user of that app's cookie with that hash at
+ * now, found only while its session is live (not ended, not expired) and
+ * its user active; the caller checks that the app is active. */
+struct forward_lookup {
+	struct forward_app app;
+	struct forward_user user;
+};
+void store_forward_check(struct store *st, const char *url, const char *token_hash,
+                         int64_t now, struct forward_lookup *out, struct completion done);
 
 #endif

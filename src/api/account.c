@@ -8,6 +8,7 @@
 #include <jansson.h>
 #include <event2/http.h>
 
+#include "access_rules.h"
 #include "account.h"
 #include "api_users.h"
 #include "config.h"
@@ -26,6 +27,8 @@ struct account_view {
 	char *record;                    /* the user's record (JSON text) */
 	json_t *user;
 	struct session_list sessions;
+	char *consents_text;             /* the user's consents (consent_list) */
+	json_t *consents;
 	struct store_user_signin who;    /* the password hash of the user's email */
 	int verified;                    /* passwords_verify's ok */
 	struct event event;
@@ -40,6 +43,8 @@ static void view_release(void *view)
 	free(v->record);
 	json_decref(v->user);
 	session_list_release(&v->sessions);
+	free(v->consents_text);
+	json_decref(v->consents);
 	store_user_signin_release(&v->who);
 	free(v->throttle_key);
 }
@@ -169,6 +174,24 @@ enum step_result account_sessions_get(struct flow *f)
 	                        ctx->principal.user_id, now_ms(), &view_of(ctx)->sessions,
 	                        flow_completion(f));
 	return STEP_WAIT;
+}
+
+enum step_result account_consents_get(struct flow *f)
+{
+	struct request_ctx *ctx = request_of(f);
+
+	consent_list(ctx->http.srv->store, ctx->principal.user_id, &view_of(ctx)->consents_text,
+	             flow_completion(f));
+	return STEP_WAIT;
+}
+
+const json_t *account_consents(struct request_ctx *ctx)
+{
+	struct account_view *v = view_of(ctx);
+
+	if (!v->consents && v->consents_text)
+		v->consents = json_loads(v->consents_text, 0, NULL);
+	return v->consents;
 }
 
 /* ---- the page's sections ---- */

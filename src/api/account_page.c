@@ -3,6 +3,7 @@
  * section is its own file's; the page only puts them in order.
  */
 #include "account.h"
+#include "account_consents.h"
 #include "account_passkeys.h"
 #include "account_recovery.h"
 #include "account_totp.h"
@@ -17,6 +18,7 @@ static const struct account_section sections[] = {
 	{ "passkeys", account_section_passkeys },
 	{ "recovery", account_section_recovery },
 	{ "sessions", account_section_sessions },
+	{ "consents", account_section_consents },
 };
 
 static enum step_result page_show(struct flow *f)
@@ -34,5 +36,5 @@ static enum step_result page_show(struct flow *f)
 
 flow_step *const account_page_steps[] = {
 	ACCOUNT_SIGNED_IN, account_user_get, account_user_parse, account_sessions_get,
-	account_recovery_count, page_show, NULL,
+	account_recovery_count, account_consents_get, page_show, NULL,
 };

@@ -116,6 +116,7 @@ struct authorize {
 	 * answer's form token opened (POST) */
 	bool consent_show;
 	struct consent_pending consent;
+	struct consent_change consent_change;   /* Allow's event */
 };
 
 static void authorize_release(void *state)
@@ -577,6 +578,7 @@ static enum step_result silent_sign_in(struct flow *f)
 		.project_id = a->client.project_id, .client_id = a->p.client_id,
 		.redirect_uri = a->p.redirect_uri, .code_challenge = a->p.code_challenge,
 		.scope = a->oidc_scope, .nonce = a->p.nonce, .session_cookie = a->cookie,
+		.address = request_event_address(ctx),
 		.ask = a->ask, .session_only = a->console_project != NULL,
 		/* not again once the user answered the page */
 		.consent_force = consent_prompted(a->p.prompt) && !a->consent.user_id,
@@ -668,8 +670,9 @@ static enum step_result consent_open(struct flow *f)
 	}
 	if (!answer || strcmp(answer, "allow") != 0)
 		return redirect_error(ctx, "access_denied", "The user did not allow the app.");
-	store_consent_grant(ctx->http.srv->store, a->consent.user_id, a->p.client_id,
-	                    a->consent.scopes, flow_completion(f));
+	consent_grant(&a->consent_change, ctx->http.srv->store, a->client.project_id,
+	              a->consent.user_id, a->p.client_id, a->consent.scopes,
+	              request_event_address(ctx), flow_completion(f));
 	return STEP_WAIT;
 }
 

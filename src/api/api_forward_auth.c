@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <event2/http.h>
 #include <event2/keyvalq_struct.h>
 
 #include "access_rules.h"
@@ -71,11 +72,8 @@ static enum step_result answer(struct request_ctx *ctx, int status, const char *
 
 struct forward_check {
 	struct forward_request req;
-	struct forward_app app;
-	struct forward_user user;
+	struct forward_lookup found;      /* the app, and the app cookie's user */
 	char hash[SECRET_HASH_LEN + 1];   /* of the app cookie's value */
-	struct access_check access;       /* the client's access rule */
-	bool access_denied;
 };
 
 static void forward_check_release(void *p)
@@ -83,14 +81,36 @@ static void forward_check_release(void *p)
 	struct forward_check *c = p;
 
 	forward_request_release(&c->req);
-	forward_app_release(&c->app);
-	forward_user_release(&c->user);
-	access_check_release(&c->access);
+	forward_app_release(&c->found.app);
+	forward_user_release(&c->found.user);
 }
 
 static struct forward_check *check_of(struct request_ctx *ctx)
 {
 	return request_state(ctx, sizeof(struct forward_check), forward_check_release);
+}
+
+/* The proxy's six headers in one pass over the request's, the first of a
+ * name winning as with request_header: six lookups by name were six passes,
+ * a tenth of what every page load of a protected app costs
+ * (scripts/bench/callgrind's forward_auth row). Each name starts "X-". */
+static void proxy_headers(struct request_ctx *ctx, struct forward_headers *h)
+{
+	static const char *const names[] = { "Original-URL", "Original-Method", "Forwarded-Method",
+	                                     "Forwarded-Proto", "Forwarded-Host", "Forwarded-Uri" };
+	const char **out[] = { &h->original_url, &h->original_method, &h->method, &h->proto,
+	                       &h->host, &h->uri };
+	struct evkeyval *kv;
+
+	TAILQ_FOREACH(kv, evhttp_request_get_input_headers(ctx->http.req), next) {
+		if ((kv->key[0] != 'X' && kv->key[0] != 'x') || kv->key[1] != '-')
+			continue;
+		for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+			if (!*out[i] && strcasecmp(kv->key + 2, names[i]) == 0) {
+				*out[i] = kv->value;
+				break;
+			}
+	}
 }
 
 /* What the proxy says the original request was, believed only from a
@@ -99,26 +119,28 @@ static enum step_result fa_read(struct flow *f)
 {
 	struct request_ctx *ctx = request_of(f);
 	struct forward_check *c = check_of(ctx);
-	const struct forward_headers h = {
-		.original_url = request_header(ctx, "X-Original-URL"),
-		.original_method = request_header(ctx, "X-Original-Method"),
-		.method = request_header(ctx, "X-Forwarded-Method"),
-		.proto = request_header(ctx, "X-Forwarded-Proto"),
-		.host = request_header(ctx, "X-Forwarded-Host"),
-		.uri = request_header(ctx, "X-Forwarded-Uri"),
-	};
+	struct forward_headers h = { 0 };
 
+	proxy_headers(ctx, &h);
 	if (forward_request_read(&h, request_peer_trusted(ctx), &c->req) < 0)
 		return answer(ctx, 401, "Sign-in required.\n");
 	return STEP_NEXT;
 }
 
-static enum step_result fa_app(struct flow *f)
+/* The app and, with an app cookie, its user: one read, since every page
+ * load of a protected app asks it (docs/forward-auth.md). */
+static enum step_result fa_lookup(struct flow *f)
 {
 	struct request_ctx *ctx = request_of(f);
 	struct forward_check *c = ctx->state;
+	char *value = get_cookie(ctx, APP_COOKIE, c->req.url);
 
-	store_forward_app(ctx->http.srv->store, c->req.url, &c->app, flow_completion(f));
+	if (value) {
+		crypto_hash_secret(value, strlen(value), c->hash);
+		crypto_free_wiped(value);
+	}
+	store_forward_check(ctx->http.srv->store, c->req.url, value ? c->hash : NULL, now_ms(),
+	                    &c->found, flow_completion(f));
 	return STEP_WAIT;
 }
 
@@ -129,7 +151,8 @@ static enum step_result fa_app_check(struct flow *f)
 	struct request_ctx *ctx = request_of(f);
 	struct forward_check *c = ctx->state;
 
-	if (!c->app.found || !c->app.active || !forward_url_under(c->req.url, c->app.base))
+	if (!c->found.app.found || !c->found.app.active ||
+	    !forward_url_under(c->req.url, c->found.app.base))
 		return answer(ctx, 403, "No app is registered for this address.\n");
 	return STEP_NEXT;
 }
@@ -150,13 +173,13 @@ static enum step_result fa_sign_in(struct request_ctx *ctx, struct forward_check
 	s.nonce = crypto_new_secret();
 	s.url = c->req.url;
 	s.expires_at = now_ms() + FORWARD_AUTH_STATE_TTL_MS;
-	sealed = forward_state_seal(ctx->http.srv->keys, c->app.client_id, &s);
-	state = xasprintf("%s.%s", c->app.client_id, sealed);
-	callback = forward_callback_uri(c->app.base);
+	sealed = forward_state_seal(ctx->http.srv->keys, c->found.app.client_id, &s);
+	state = xasprintf("%s.%s", c->found.app.client_id, sealed);
+	callback = forward_callback_uri(c->found.app.base);
 	base = xasprintf("%s/api/v1/authorize", ctx->http.srv->cfg->issuer);
 	location = html_redirect_url(base, (const char *const[]){ "response_type", "client_id",
 	                             "redirect_uri", "code_challenge", "code_challenge_method",
-	                             "state" }, (const char *const[]){ "code", c->app.client_id,
+	                             "state" }, (const char *const[]){ "code", c->found.app.client_id,
 	                             callback, challenge, "S256", state }, 6);
 	set_cookie(ctx, NONCE_COOKIE, c->req.url, s.nonce, NONCE_TTL_S);
 	html_redirect(ctx, location);
@@ -170,53 +193,19 @@ static enum step_result fa_sign_in(struct request_ctx *ctx, struct forward_check
 	return STEP_DONE;
 }
 
-static enum step_result fa_cookie(struct flow *f)
-{
-	struct request_ctx *ctx = request_of(f);
-	struct forward_check *c = ctx->state;
-	char *value = get_cookie(ctx, APP_COOKIE, c->req.url);
-
-	if (!value)
-		return fa_sign_in(ctx, c);
-	crypto_hash_secret(value, strlen(value), c->hash);
-	crypto_free_wiped(value);
-	store_forward_cookie_find(ctx->http.srv->store, c->hash, c->app.client_id, now_ms(),
-	                          &c->user, flow_completion(f));
-	return STEP_WAIT;
-}
-
-static void access_checked(void *arg, const struct api_error *err)
-{
-	struct flow *f = arg;
-	struct forward_check *c = check_of(request_of(f));
-
-	c->access_denied = err && err->api_code == E_ACCESS_DENIED;
-	flow_resume(f, c->access_denied ? NULL : err);
-}
-
-/* A live app session's user must still be one the app's access rules let
- * in (docs/signin.md §"Access rules"): the rule may have changed since. */
-static enum step_result fa_access(struct flow *f)
-{
-	struct request_ctx *ctx = request_of(f);
-	struct forward_check *c = ctx->state;
-
-	if (!c->user.found)
-		return fa_sign_in(ctx, c);
-	access_rule_check(&c->access, ctx->http.srv->store, c->app.client_id, c->user.user_id,
-	                  (struct completion){ access_checked, f });
-	return STEP_WAIT;
-}
-
 /* 200 with who the user is; the proxy copies these headers into the
  * request it passes to the app (its config strips what the browser sent). */
 static enum step_result fa_answer(struct flow *f)
 {
 	struct request_ctx *ctx = request_of(f);
 	struct forward_check *c = ctx->state;
-	const struct forward_user *u = &c->user;
+	const struct forward_user *u = &c->found.user;
 
-	if (c->access_denied)
+	if (!u->found)
+		return fa_sign_in(ctx, c);
+	/* the rule may have changed since the sign-in (docs/signin.md §"Access
+	 * rules"): judged on every question, from what the lookup read */
+	if (!access_rule_allows(c->found.app.allowed_role_ids, u->role_id))
 		return answer(ctx, 403, "Your role may not use this app.\n");
 	http_add_header(ctx, "Remote-User", u->user_id);
 	http_add_header(ctx, "Remote-Email", u->email ? u->email : "");
@@ -228,7 +217,7 @@ static enum step_result fa_answer(struct flow *f)
 }
 
 flow_step *const forward_auth_steps[] = {
-	fa_read, fa_app, fa_app_check, fa_cookie, fa_access, fa_answer, NULL,
+	fa_read, fa_lookup, fa_app_check, fa_answer, NULL,
 };
 
 /* ---- GET /api/v1/forward-auth/callback ---- */
@@ -273,11 +262,20 @@ static enum step_result cb_read(struct flow *f)
 	struct forward_callback *cb = request_state(ctx, sizeof *cb, forward_callback_release);
 	const char *code = evhttp_find_header(&ctx->query, "code");
 	const char *state = evhttp_find_header(&ctx->query, "state");
+	const char *error = evhttp_find_header(&ctx->query, "error");
 	const char *dot = state ? strchr(state, '.') : NULL;
 	char *nonce;
 	bool same;
 
 	ctx->fail_page = callback_failed;
+	/* the sign-in answered access_denied (docs/signin.md §"Access rules",
+	 * §"Consent"): the 403 page the question itself gives such a user; a
+	 * page, never a redirect, so the state need not be ours */
+	if ((!code || !*code) && error && strcmp(error, "access_denied") == 0) {
+		html_reply(ctx, 403, html_error_page("Access denied", "You may not use this app",
+		           "Your role may not use this app, or you did not allow it."));
+		return STEP_DONE;
+	}
 	if (!code || !*code || !dot)
 		return flow_fail(f, E_INVALID_PARAMS, "The sign-in did not come back with a code.");
 	cb->client_id = xstrndup(state, (size_t)(dot - state));

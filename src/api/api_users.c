@@ -586,6 +586,7 @@ static enum step_result byou_mint(struct flow *f)
 		.code_challenge = b->f[BYOU_CHALLENGE].value, .scope = b->oidc_scope,
 		.nonce = b->oidc_scope ? b->f[BYOU_NONCE].value : NULL,
 		.grant_scope = ctx->principal.scope, .consent_skip = true,
+		.address = request_event_address(ctx),
 	};
 
 	if (!b->registered)

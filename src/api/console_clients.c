@@ -158,7 +158,7 @@ static const char *error_field(const struct api_error *err)
 	static const char *const names[] = { "name", "description", "redirect_uris",
 	                                     "post_logout_redirect_uris", "backchannel_logout_uri",
 	                                     "token_endpoint_auth_method",
-	                                     "id_token_signed_response_alg" };
+	                                     "id_token_signed_response_alg", "forward_auth_urls" };
 
 	return console_error_field(err, names, sizeof names / sizeof names[0]);
 }
@@ -183,20 +183,160 @@ static char *shown(const json_t *values, const char *name)
 	return out;
 }
 
-/* Where the access rules of a client (who may sign in through it) are to
- * be shown and read: the access-rules work adds its allowed_role_ids field
- * here, and to rules_body below. Nothing yet. */
-static void rules_fields(struct request_ctx *ctx, struct console_page *p, const json_t *values)
+/* ---- who may sign in, and how (docs/console.md §"What each permission shows") ---- */
+
+/* The twelve named permissions of the default resources: changing a field
+ * of this part needs them all, as through the API (docs/signin.md §"Who
+ * may change where tokens go"). */
+#define TWELVE "resources:create resources:update resources:read users:create users:update " \
+	"users:read roles:create roles:update roles:read clients:create clients:update clients:read"
+/* The form's part is posted only by a page that showed it: its marker. */
+#define RULES_MARKER "access_rules"
+/* The flags, as one group of checkboxes whose values are the API's names. */
+#define FLAGS "flags"
+static const char *const flag_names[] = { "consent_required", "device_flow" };
+static const char *const flag_labels[] = {
+	"Asks each user's consent (an app the box does not own)",
+	"Signs in devices (the device authorization grant)",
+};
+
+/* The project's roles (console_roles_get's page; NULL: not read). */
+static json_t *roles_of(struct request_ctx *ctx)
 {
-	(void)ctx;
-	(void)p;
-	(void)values;
+	const char *data = console_of(ctx)->roles.data;
+
+	return data ? json_loads(data, 0, NULL) : NULL;
 }
 
+static const char *role_name(const json_t *roles, const char *id)
+{
+	size_t i;
+	json_t *r;
+
+	json_array_foreach(roles, i, r)
+		if (id && str(r, "id") && strcmp(str(r, "id"), id) == 0)
+			return str(r, "name");
+	return NULL;
+}
+
+static bool listed(const json_t *list, const char *id)
+{
+	size_t i;
+	json_t *v;
+
+	json_array_foreach(list, i, v)
+		if (json_string_value(v) && strcmp(json_string_value(v), id) == 0)
+			return true;
+	return false;
+}
+
+/* A checkbox a role, each of the project's, then each ID of the list that
+ * names none (a deleted role's stays, docs/signin.md §"Access rules"): a
+ * save keeps it unless it is unticked. */
+static void role_boxes(struct request_ctx *ctx, struct console_page *p, const json_t *allowed)
+{
+	json_t *roles = roles_of(ctx), *r, *v;
+	size_t n = json_array_size(roles) + json_array_size(allowed), k = 0, i;
+	const char **values = xcalloc(n + 1, sizeof *values);
+	char **labels = xcalloc(n + 1, sizeof *labels);
+	bool *checked = xcalloc(n + 1, sizeof *checked);
+
+	json_array_foreach(roles, i, r) {
+		values[k] = str(r, "id") ? str(r, "id") : "";
+		labels[k] = xstrdup(str(r, "name") ? str(r, "name") : "");
+		checked[k] = listed(allowed, values[k]);
+		k++;
+	}
+	json_array_foreach(allowed, i, v)
+		if (json_string_value(v) && !role_name(roles, json_string_value(v))) {
+			values[k] = json_string_value(v);
+			labels[k] = xasprintf("%s (no such role: lets no one in)", values[k]);
+			checked[k] = true;
+			k++;
+		}
+	console_page_checkboxes(p, "allowed_role_ids",
+	                        "Roles whose users may sign in (none ticked: every user)", values,
+	                        (const char *const *)labels, checked, k);
+	for (i = 0; i < k; i++)
+		free(labels[i]);
+	free(labels);
+	free(values);
+	free(checked);
+	json_decref(roles);
+}
+
+/* The part of the form for a user who holds the twelve permissions; the
+ * others see it in the details only. url_error: the sentence beside the
+ * URLs, or NULL. */
+static void rules_fields(struct request_ctx *ctx, struct console_page *p, const json_t *values,
+                         const char *url_error)
+{
+	bool on[2];
+	char *urls;
+
+	if (!console_may(ctx, TWELVE))
+		return;
+	console_page_field(p, &(struct console_field){ .name = RULES_MARKER, .type = "hidden",
+		.value = "1" });
+	role_boxes(ctx, p, json_object_get(values, "allowed_role_ids"));
+	for (size_t i = 0; i < 2; i++)
+		on[i] = json_is_true(json_object_get(values, flag_names[i]));
+	console_page_checkboxes(p, FLAGS, "Sign-in", flag_names, flag_labels, on, 2);
+	urls = shown(values, "forward_auth_urls");
+	console_page_field(p, &(struct console_field){ .name = "forward_auth_urls",
+		.label = "Forward-auth base URLs (apps behind the proxy), one a line",
+		.type = "textarea", .value = urls, .error = url_error });
+	free(urls);
+}
+
+static json_t *uri_lines(const char *text);
+
+/* The part as the API's fields, when the page showed it: a forged post of
+ * it by a user without the twelve permissions is the API's 403. */
 static void rules_body(struct request_ctx *ctx, json_t *body)
 {
-	(void)ctx;
-	(void)body;
+	const char *urls = NULL;
+	json_t *flags;
+	struct api_error err;
+
+	if (!evhttp_find_header(&ctx->form, RULES_MARKER))
+		return;
+	json_object_set_new(body, "allowed_role_ids", console_form_ids(ctx, "allowed_role_ids"));
+	flags = console_form_ids(ctx, FLAGS);
+	for (size_t i = 0; i < 2; i++)
+		json_object_set_new(body, flag_names[i], json_boolean(listed(flags, flag_names[i])));
+	json_decref(flags);
+	form_get(&ctx->form, "forward_auth_urls", &urls, &err);
+	json_object_set_new(body, "forward_auth_urls", uri_lines(urls));
+}
+
+/* The part as the client's page shows it to every reader. */
+static void rules_details(struct request_ctx *ctx, struct console_page *p, const json_t *c)
+{
+	const json_t *allowed = json_object_get(c, "allowed_role_ids"), *v;
+	json_t *roles = roles_of(ctx);
+	char *who = xstrdup(json_array_size(allowed) ? "" : "every user of the project");
+	char *urls = shown(c, "forward_auth_urls");
+	size_t i;
+
+	json_array_foreach(allowed, i, v) {
+		const char *name = role_name(roles, json_string_value(v));
+		char *next = xasprintf("%s%s%s", who, i ? ", " : "",
+		                       name ? name : json_string_value(v) ? json_string_value(v) : "");
+		free(who);
+		who = next;
+	}
+	console_page_table_begin(p, "Who may sign in, and how",
+	                         (const char *const[]){ "Field", "Value" }, 2);
+	console_page_table_row(p, (const char *const[]){ "Roles whose users may sign in", who }, 2);
+	for (i = 0; i < 2; i++)
+		console_page_table_row(p, (const char *const[]){ flag_labels[i],
+			json_is_true(json_object_get(c, flag_names[i])) ? "yes" : "no" }, 2);
+	console_page_table_row(p, (const char *const[]){ "Forward-auth base URLs", urls }, 2);
+	console_page_table_end(p);
+	free(urls);
+	free(who);
+	json_decref(roles);
 }
 
 /* The client's form posting to action, values from a record or a body;
@@ -223,7 +363,8 @@ static void client_form(struct request_ctx *ctx, struct console_page *p, const c
 	console_page_select(p, "id_token_signed_response_alg", "ID token signing", algs, algs, 2,
 	                    str(values, "id_token_signed_response_alg"));
 	console_permission_boxes(ctx, p, json_object_get(values, "permission_ids"));
-	rules_fields(ctx, p, values);
+	rules_fields(ctx, p, values, at && strcmp(at, "forward_auth_urls") == 0 ? err->description
+	                                                                       : NULL);
 	console_page_submit(p, submit);
 	console_page_form_end(p);
 }
@@ -297,7 +438,8 @@ static enum step_result new_show(struct flow *f)
 }
 
 flow_step *const console_client_new_steps[] = {
-	CONSOLE_SIGNED_IN, need_create, console_resources_get, console_resources_parse, new_show,
+	CONSOLE_SIGNED_IN, need_create, console_resources_get, console_resources_parse,
+	console_roles_get, new_show,
 	NULL,
 };
 
@@ -350,8 +492,8 @@ static enum step_result created(struct flow *f)
 }
 
 flow_step *const console_client_create_steps[] = {
-	CONSOLE_SIGNED_IN, need_create, console_resources_get, console_resources_parse, create_body,
-	clients_create_read, clients_create_write, created, NULL,
+	CONSOLE_SIGNED_IN, need_create, console_resources_get, console_resources_parse,
+	console_roles_get, create_body, clients_create_read, clients_create_write, created, NULL,
 };
 
 /* ---- one client ---- */
@@ -421,6 +563,7 @@ static void client_page(struct request_ctx *ctx, int status, const json_t *value
 
 	console_begin(ctx, &p, str(c, "name") ? str(c, "name") : "Client");
 	client_details(&p, c);
+	rules_details(ctx, &p, c);
 	if (console_may(ctx, "clients:update")) {
 		client_forms(ctx, &p, values, err);
 	} else {
@@ -440,7 +583,7 @@ static enum step_result client_show(struct flow *f)
 
 flow_step *const console_client_steps[] = {
 	CONSOLE_SIGNED_IN, need_read, client_get, console_record_parse, console_resources_get,
-	console_resources_parse, client_show, NULL,
+	console_resources_parse, console_roles_get, client_show, NULL,
 };
 
 /* ---- edit, enable/disable ---- */
@@ -484,13 +627,13 @@ static enum step_result written(struct flow *f)
 
 flow_step *const console_client_update_steps[] = {
 	CONSOLE_SIGNED_IN, need_update, client_get, console_record_parse, console_resources_get,
-	console_resources_parse, update_body, clients_update_read, clients_update_write, written,
-	NULL,
+	console_resources_parse, console_roles_get, update_body, clients_update_read,
+	clients_update_write, written, NULL,
 };
 flow_step *const console_client_active_steps[] = {
 	CONSOLE_SIGNED_IN, need_update, client_get, console_record_parse, console_resources_get,
-	console_resources_parse, active_body, clients_update_read, clients_update_write, written,
-	NULL,
+	console_resources_parse, console_roles_get, active_body, clients_update_read,
+	clients_update_write, written, NULL,
 };
 
 /* ---- rotate the secret, delete: each after a confirmation ---- */

@@ -375,8 +375,9 @@ static enum step_result access_rules(struct flow *f)
 
 	if (!v->approve)
 		return STEP_NEXT;
-	access_rule_check(&v->access, ctx->http.srv->store, v->row.client_id,
-	                  v->session.row.user_id, (struct completion){ access_checked, f });
+	access_rule_check(&v->access, ctx->http.srv->store, &(struct access_ask){
+	                  v->row.project_id, v->row.client_id, v->session.row.user_id,
+	                  request_event_address(ctx) }, (struct completion){ access_checked, f });
 	return STEP_WAIT;
 }
 

@@ -28,6 +28,7 @@
 #include "auth.h"
 #include "config.h"
 #include "account.h"
+#include "account_consents.h"
 #include "account_recovery.h"
 #include "account_totp.h"
 #include "console.h"
@@ -123,6 +124,8 @@ static const struct route routes[] = {
 	  .cors = CORS_NONE, .body = BODY_FORM, .steps = account_totp_remove_steps },
 	{ .method = EVHTTP_REQ_POST, .path = "/account/recovery/new", .no_store = true,
 	  .cors = CORS_NONE, .body = BODY_FORM, .steps = account_recovery_new_steps },
+	{ .method = EVHTTP_REQ_POST, .path = "/account/consents/revoke", .no_store = true,
+	  .cors = CORS_NONE, .body = BODY_FORM, .steps = account_consent_revoke_steps },
 	{ .method = EVHTTP_REQ_GET, .path = "/console/", .no_store = true,
 	  .cors = CORS_NONE, .steps = console_index_steps },
 	{ .method = EVHTTP_REQ_GET, .path = "/console/projects/:project_id/", .no_store = true,

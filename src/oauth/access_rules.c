@@ -36,10 +36,19 @@ out:
 	return ok;
 }
 
+/* The refusal stands whether or not its event could be stored (the store
+ * logged why). */
+static void denial_recorded(void *arg, const struct api_error *err)
+{
+	struct access_check *c = arg;
+
+	(void)err;
+	complete(c->done, -1, &c->denied);
+}
+
 static void facts_read(void *arg, const struct api_error *err)
 {
 	struct access_check *c = arg;
-	struct api_error denied;
 
 	if (err) {
 		complete(c->done, -1, err);
@@ -49,15 +58,21 @@ static void facts_read(void *arg, const struct api_error *err)
 		complete(c->done, 0, NULL);
 		return;
 	}
-	api_fail(&denied, E_ACCESS_DENIED, "The user's role may not sign in to this app.");
-	complete(c->done, -1, &denied);
+	api_fail(&c->denied, E_ACCESS_DENIED, "The user's role may not sign in to this app.");
+	store_event_record(c->st, &c->event, 1, (struct completion){ denial_recorded, c });
 }
 
-void access_rule_check(struct access_check *c, struct store *st, const char *client_id,
-                       const char *user_id, struct completion done)
+void access_rule_check(struct access_check *c, struct store *st, const struct access_ask *ask,
+                       struct completion done)
 {
+	c->st = st;
 	c->done = done;
-	store_access_facts(st, client_id, user_id, &c->facts, (struct completion){ facts_read, c });
+	c->by = (struct event_origin){ ask->user_id, ask->address && *ask->address ? ask->address
+	                                                                           : NULL };
+	c->event = (struct event){ &c->by, ask->project_id, EVENT_ACCESS_RULE_DENIED,
+	                           ask->client_id, EVENT_ACCESS_DENIED };
+	store_access_facts(st, ask->client_id, ask->user_id, &c->facts,
+	                   (struct completion){ facts_read, c });
 }
 
 void access_check_release(struct access_check *c)
@@ -118,10 +133,22 @@ void consent_list(struct store *st, const char *user_id, char **json, struct com
 	store_consent_list(st, user_id, json, done);
 }
 
-void consent_revoke(struct store *st, const char *user_id, const char *client_id, bool *revoked,
-                    struct completion done)
+void consent_grant(struct consent_change *c, struct store *st, const char *project_id,
+                   const char *user_id, const char *client_id, const char *scopes,
+                   const char *address, struct completion done)
 {
-	store_consent_revoke(st, user_id, client_id, revoked, done);
+	c->by = (struct event_origin){ user_id, address && *address ? address : NULL };
+	c->event = (struct event){ &c->by, project_id, EVENT_CONSENT_GRANT, client_id, NULL };
+	store_consent_grant(st, user_id, client_id, scopes, &c->event, done);
+}
+
+void consent_revoke(struct consent_change *c, struct store *st, const char *project_id,
+                    const char *user_id, const char *client_id, const char *address,
+                    bool *revoked, struct completion done)
+{
+	c->by = (struct event_origin){ user_id, address && *address ? address : NULL };
+	c->event = (struct event){ &c->by, project_id, EVENT_CONSENT_REVOKE, client_id, NULL };
+	store_consent_revoke(st, user_id, client_id, &c->event, revoked, done);
 }
 
 bool consent_prompted(const char *prompt)

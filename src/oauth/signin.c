@@ -70,7 +70,8 @@ void signin_code_mint(struct code_mint *m, struct server *srv, const struct code
 	m->done = done;
 	m->consent_force = req->consent_force;
 	m->consent_skip = req->consent_skip;
-	access_rule_check(&m->access, srv->store, req->client_id, req->user_id,
+	access_rule_check(&m->access, srv->store, &(struct access_ask){ req->project_id,
+	                  req->client_id, req->user_id, req->address },
 	                  (struct completion){ code_allowed, m });
 }
 
@@ -680,6 +681,7 @@ static enum step_result code_mint(struct flow *f)
 		.code_challenge = s->in->code_challenge, .scope = s->in->scope,
 		.nonce = s->in->nonce, .auth_time = s->session.auth_time,
 		.session_id = s->session.sid, .consent_force = s->in->consent_force,
+		.address = s->in->address,
 	};
 
 	if (s->code_failed || s->in->session_only)
@@ -817,6 +819,7 @@ static enum step_result silent_code_mint(struct flow *f)
 		.code_challenge = s->in->code_challenge, .scope = s->in->scope,
 		.nonce = s->in->nonce, .auth_time = s->session.row.auth_time,
 		.session_id = s->session.row.id, .consent_force = s->in->consent_force,
+		.address = s->in->address,
 	};
 
 	if (s->code_failed || s->in->session_only)

@@ -26,9 +26,9 @@ void store_access_facts(struct store *st, const char *client_id, const char *use
 }
 
 void store_consent_grant(struct store *st, const char *user_id, const char *client_id,
-                         const char *scopes, struct completion done)
+                         const char *scopes, const struct event *ev, struct completion done)
 {
-	st->be->access->consent_grant(st, user_id, client_id, scopes, done);
+	st->be->access->consent_grant(st, user_id, client_id, scopes, ev, done);
 }
 
 void store_consent_list(struct store *st, const char *user_id, char **json,
@@ -38,7 +38,7 @@ void store_consent_list(struct store *st, const char *user_id, char **json,
 }
 
 void store_consent_revoke(struct store *st, const char *user_id, const char *client_id,
-                          bool *revoked, struct completion done)
+                          const struct event *ev, bool *revoked, struct completion done)
 {
-	st->be->access->consent_revoke(st, user_id, client_id, revoked, done);
+	st->be->access->consent_revoke(st, user_id, client_id, ev, revoked, done);
 }

@@ -15,6 +15,7 @@ void forward_app_release(struct forward_app *a)
 	free(a->client_id);
 	free(a->project_id);
 	free(a->base);
+	free(a->allowed_role_ids);
 	memset(a, 0, sizeof *a);
 }
 
@@ -43,9 +44,9 @@ void store_forward_cookie_insert(struct store *st, const char *token_hash,
 	st->be->forward->cookie_insert(st, token_hash, session_id, client_id, now, done);
 }
 
-void store_forward_cookie_find(struct store *st, const char *token_hash, const char *client_id,
-                               int64_t now, struct forward_user *out, struct completion done)
+void store_forward_check(struct store *st, const char *url, const char *token_hash,
+                         int64_t now, struct forward_lookup *out, struct completion done)
 {
 	memset(out, 0, sizeof *out);
-	st->be->forward->cookie_find(st, token_hash, client_id, now, out, done);
+	st->be->forward->check(st, url, token_hash, now, out, done);
 }

@@ -4,7 +4,7 @@
 # refusal on every path that issues a code: the sign-in form, its second
 # step (TOTP), single sign-on (prompt=none too) and BYOU codes; a deleted
 # role; refresh tokens issued before the rule; openid-client seeing
-# access_denied. Both backends.
+# access_denied; each refusal audited (access.denied). Both backends.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/signin_lib.sh"
 . "$(dirname "$0")/apps_lib.sh"
@@ -13,6 +13,15 @@ EDGEAUTH_WRAPPER=$FAKED start_server
 rita_and_app
 load_resources
 
+# denied_event LABEL USER_ID [N]: N (default 1) more access.denied events
+# than before, the newest by the user, of APP, its outcome access_denied
+DENIALS=0
+denied_event() {
+	DENIALS=$((DENIALS + ${3:-1}))
+	req GET "$P/events?action=access.denied&page_size=100"   # the clock is frozen: the newest by ID
+	check "$1" "$(jq -c '.data|max_by(.id) as $e|[length, $e.actor, $e.target, $e.outcome, $e.address]' <<<"$BODY")" \
+		"[$DENIALS,\"$2\",\"$APP\",\"access_denied\",\"127.0.0.1\"]"
+}
 set_rule() {   # set_rule JSON_LIST: APP's allowed_role_ids, as the admin
 	req PUT "$P/clients/$APP" "{\"name\":\"app\",\"is_active\":true,\"allowed_role_ids\":$1}"
 	check_status "issue31.1: set allowed_role_ids $1" 200
@@ -81,6 +90,7 @@ new_pkce
 JAR=$JAR authorize_post "$APP" "$REDIRECT" "$EMAIL" "$PASSWORD" "st-1"
 redirected_error "issue31.1: the form: a role not allowed gets access_denied" st-1 access_denied
 check "issue31.1: no code of the refusal was stored" "$(db "SELECT count(*) FROM auth_codes WHERE user_id = '$USER'")" 0
+denied_event "issue31.1: the form's refusal is audited (access.denied: the user, the app)" "$USER"
 check "issue31.1: the session goes on (signed in to the project)" \
 	"$(grep -c "edgeauth_$PROJECT_ID" "$JAR")" 1
 ########## single sign-on ##########
@@ -90,6 +100,7 @@ JAR=$JAR authorize_get "$APP" "$REDIRECT" prompt=none
 redirected_error "issue31.1: SSO with prompt=none: access_denied, not login_required" st-g access_denied
 JAR= authorize_get "$APP" "$REDIRECT" prompt=none
 redirected_error "issue31.1: prompt=none without a session is still login_required" st-g login_required
+denied_event "issue31.1: SSO's two refusals are audited, the login_required is not" "$USER" 2
 set_rule "[\"$ROLE2\",\"$ROLE\"]"
 JAR=$JAR authorize_get "$APP" "$REDIRECT"
 check "issue31.1: SSO once the role is allowed: a code" "$STATUS $([ -n "$CODE" ] && echo code)" "302 code"
@@ -109,9 +120,11 @@ check_status "issue31.1: a refresh token of before the rule still refreshes" 200
 ########## a user without a role ##########
 req POST "$P/users" '{"display_name":"Nora","email":"nora@example.com","password":"nora has no role"}'
 check_status "a user without a role" 201
+NORA=$(jq -r .id <<<"$BODY")
 new_pkce
 authorize_post "$APP" "$REDIRECT" nora@example.com "nora has no role" "st-n"
 redirected_error "issue31.1: a user without a role is not let in by a rule" st-n access_denied
+denied_event "issue31.1: ... audited" "$NORA"
 set_rule '[]'
 sign_in "$APP" "$REDIRECT" nora@example.com "nora has no role"
 check "issue31.1: ... and is by [] (everyone)" "$([ -n "$CODE" ] && echo code)" code
@@ -119,10 +132,12 @@ check "issue31.1: ... and is by [] (everyone)" "$([ -n "$CODE" ] && echo code)" 
 ########## BYOU codes ##########
 req POST "$P/users" "{\"display_name\":\"Ext\",\"external_user_id\":\"ext-1\",\"role_id\":\"$ROLE\"}"
 check_status "a BYOU user" 201
+EXT=$(jq -r .id <<<"$BODY")
 set_rule "[\"$ROLE2\"]"
 byou_code ext-1 "$APP" "$REDIRECT"
 check_err "issue31.1: BYOU code for a role not allowed" 400 invalid_params
 check "issue31.1: ... and no code" "$CODE" ""
+denied_event "issue31.1: the BYOU refusal is audited" "$EXT"
 set_rule "[\"$ROLE\"]"
 byou_code ext-1 "$APP" "$REDIRECT"
 check_status "issue31.1: BYOU code once allowed" 201
@@ -153,6 +168,7 @@ check "issue31.1: a right password asks for the code" "$STATUS" 200
 TOK=$(printf '%s' "$BODY" | sed -n 's/.*name="factor_token" value="\([^"]*\)".*/\1/p')
 authorize_post "$APP" "$REDIRECT" "" "" "st-2" "factor_token=$TOK" "otp=$(oathtool --totp -b "$SECRET" --now "@$T0")"
 redirected_error "issue31.1: the second step: access_denied" st-2 access_denied
+denied_event "issue31.1: ... audited" "$USER"
 
 ########## a deleted role ##########
 # docs/decisions.md "A deleted role in an access rule": its ID stays, matching no one
@@ -170,6 +186,10 @@ JAR=$TMP/jar3 authorize_get "$APP" "$REDIRECT"
 new_pkce
 authorize_post "$APP" "$REDIRECT" nora@example.com "nora has no role" "st-d"
 redirected_error "issue31.1: a rule of deleted roles lets no one in" st-d access_denied
+denied_event "issue31.1: ... audited" "$NORA"
+req GET "$P/events"
+check "issue31.1: no event holds a password" \
+	"$(grep -Fc -e "$PASSWORD" -e "nora has no role" <<<"$BODY")" 0
 
 ########## a real client sees access_denied ##########
 if command -v node > /dev/null; then

@@ -5,8 +5,10 @@
 # Origin check, the sign-in page's CSP); Deny is access_denied, Allow is
 # remembered per user, client and set of scopes; a wider set and
 # prompt=consent ask again; prompt=none without consent is
-# consent_required; BYOU codes are not asked. Both backends; revocation is
-# check_store_conform_access's (the account page brings its page).
+# consent_required; BYOU codes are not asked; the account page lists the
+# remembered consents and revokes one (its form token, the app's refresh
+# and access tokens end), and Allow and revocations are audited. Both
+# backends; the store's side of revocation is check_store_conform_access's.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/signin_lib.sh"
 start_server
@@ -110,6 +112,75 @@ JAR=$JAR authorize_get "$APP" "$REDIRECT" "scope=openid email" prompt=none
 check "issue31.2: the widened set is remembered" "$STATUS $([ -n "$CODE" ] && echo code)" "302 code"
 check "issue31.2: one row per user and client" \
 	"$(db "SELECT scopes FROM consents WHERE user_id = '$USER' AND client_id = '$APP'")" "openid profile email"
+
+########## Allow is audited ##########
+req GET "$P/events?action=consent.grant"
+check "issue31.2: each Allow is audited: consent.grant, by the user, of the app" \
+	"$(jq -c '[.total, ([.data[]|[.actor, .target, .outcome, .address]]|unique)]' <<<"$BODY")" \
+	"[3,[[\"$USER\",\"$APP\",\"success\",\"127.0.0.1\"]]]"
+req GET "$P/events?action=consent.revoke"
+check "issue31.2: nothing revoked yet" "$(jq .total <<<"$BODY")" 0
+
+########## the account page lists and revokes ##########
+. "$(dirname "$0")/console_lib.sh"
+ACCOUNT="/account?project_id=$PROJECT_ID"
+ENC_ID=$(jq -rn --arg v "$PROJECT_ID" '$v|@uri')
+REVOKE="/account/consents/revoke?project_id=$ENC_ID"
+WHO_JAR=$TMP/account_jar
+STATUS=$(curl -s -o "$TMP/body" -D "$TMP/hdrs" -w '%{http_code}' -b "$WHO_JAR" -c "$WHO_JAR" \
+	-H "Origin: $BASE" --data-urlencode response_type=code --data-urlencode "client_id=$CONSOLE" \
+	--data-urlencode "redirect_uri=$BASE$ACCOUNT" --data-urlencode "email=$EMAIL" \
+	--data-urlencode "password=$PASSWORD" "$BASE/api/v1/authorize")
+check "issue31.2: signed in to the account page" "$STATUS" 302
+req PUT "$P/clients/$APP" '{"name":"<i>app</i>","is_active":true}'
+check_status "issue31.2: the app's name, to be escaped" 200
+apage "$ACCOUNT"
+check_status "issue31.2: the account page" 200
+has "issue31.2: the page lists the apps allowed" "<caption>Apps you allowed</caption>"
+has "issue31.2: ... the app's name, escaped" "<td>&lt;i&gt;app&lt;/i&gt;</td>"
+has "issue31.2: ... the scopes" "<td>openid profile email</td>"
+check "issue31.2: ... when" "$(grep -Ec '<td>openid profile email</td><td>20[0-9]{2}-[0-9]{2}-[0-9]{2}T[0-9:.]+Z</td>' <<<"$BODY")" 1
+has "issue31.2: ... and a form that revokes" "action=\"$REVOKE\""
+has "issue31.2: ... choosing the app" "<option value=\"$APP\">"
+TOK=$(form_token)
+refresh "$APP" "$REFRESH"
+check_status "issue31.2: the app's refresh token works before the revocation" 200
+APP_REFRESH=$REFRESH APP_ACCESS=$ACCESS
+AUTH="Bearer $APP_ACCESS" req GET /api/v1/userinfo
+check_status "issue31.2: ... and its access token" 200
+TOKEN_F=none apost "$REVOKE" "client_id=$APP"
+check_status "issue31.2: a revocation without the form token: 403" 403
+ORIGIN_H=http://evil.example apost "$REVOKE" "client_id=$APP"
+check_status "issue31.2: from another Origin: 403" 403
+check "issue31.2: refused posts revoked nothing" \
+	"$(db "SELECT count(*) FROM consents WHERE user_id = '$USER'")" 1
+apost "$REVOKE" "client_id="
+check_status "issue31.2: no client_id: 400" 400
+apost "$REVOKE" "client_id=$CONSOLE"
+check_status "issue31.2: an app she never allowed: 404" 404
+apost "$REVOKE" "client_id=$APP"
+check_status "issue31.2: the revocation" 302
+check "issue31.2: back to the page" "$(location)" "$ACCOUNT"
+apage "$ACCOUNT"
+lacks "issue31.2: the app is no longer listed" "<caption>Apps you allowed</caption>"
+refresh "$APP" "$APP_REFRESH"
+check_err "issue31.2: revoking ended the app's refresh tokens of the user" 400 invalid_refresh_token
+AUTH="Bearer $APP_ACCESS" req GET /api/v1/userinfo
+check_status "issue31.2: ... and their access tokens" 401
+req GET "$P/events?action=consent.revoke"
+check "issue31.2: the revocation is audited: consent.revoke, by the user, of the app" \
+	"$(jq -c '[.total, .data[0].actor, .data[0].target, .data[0].outcome]' <<<"$BODY")" \
+	"[1,\"$USER\",\"$APP\",\"success\"]"
+apost "$REVOKE" "client_id=$APP"
+check_status "issue31.2: revoking again: 404" 404
+req GET "$P/events?action=consent.revoke"
+check "issue31.2: ... and recorded nothing" "$(jq .total <<<"$BODY")" 1
+JAR=$JAR authorize_get "$APP" "$REDIRECT" "scope=openid"
+check "issue31.2: the next sign-in to the app asks again" "$(is_consent_page && echo page)" page
+req GET "$P/events"
+no_secret_in() { ! grep -Fq -- "$1" <<<"$BODY"; }
+check "issue31.2: no event holds a token" \
+	"$(no_secret_in "$APP_REFRESH" && no_secret_in "$APP_ACCESS" && no_secret_in "$PASSWORD" && echo none)" none
 
 ########## a session of another user cannot use the token ##########
 JAR=$TMP/jar-b authorize_get "$APP" "$REDIRECT" "scope=openid profile" prompt=consent

@@ -3,7 +3,10 @@
 # method, permissions), enable/disable, rotate the secret and delete after
 # a confirmation, run through the clients API's steps: its sentences, the
 # no-escalation rule over the twelve default permissions, the audit trail
-# with the user as actor; shown only as clients:* allow.
+# with the user as actor; shown only as clients:* allow. issue31.3: who
+# may sign in and how (allowed_role_ids as a role picker, consent_required,
+# device_flow, forward_auth_urls), shown to every reader, a form only for a
+# holder of the twelve permissions, a forged post of it the API's 403.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/signin_lib.sh"
 . "$(dirname "$0")/cli_lib.sh"
@@ -139,6 +142,7 @@ check_status "issue29.5 Cleo may not delete a client holding roles:read" 403
 apost "$C" name=Fine token_endpoint_auth_method=none id_token_signed_response_alg=RS256 \
 	"permission_ids=$(pid users:read)"
 check_status "issue29.5 a permission Cleo holds" 201
+FINE=$(grep -o '<td>Client ID</td><td>[^<]*' <<<"$BODY" | sed 's/.*<td>//')
 
 # ---- clients:read alone: no form, and a post changes nothing ----
 console_user rita cliread clients:read
@@ -160,6 +164,101 @@ apost "$C/$CL/active" is_active=false
 check_status "issue29.5 clients:read: a disable post is refused" 403
 req GET "$P/clients/$CL"
 check_json "issue29.5 ... still active" .is_active true
+
+# ---- who may sign in, and how (issue31.3): the twelve permissions ----
+WHO_JAR=$TMP/admin_jar
+req POST "$P/roles" '{"code":"ops","name":"Ops <b>","permission_ids":[]}'
+check_status "issue31.3 a role to allow" 201
+OPS=$(jq -r .id <<<"$BODY")
+apage "$C/$CL"
+has "issue31.3 the details: every user by default" "<td>Roles whose users may sign in</td><td>every user of the project</td>"
+has "issue31.3 the admin's form has the role picker" "name=\"allowed_role_ids\" value=\"$OPS\">"
+has "issue31.3 ... the role's name escaped" "Ops &lt;b&gt;</label>"
+has "issue31.3 ... consent_required" 'name="flags" value="consent_required">'
+has "issue31.3 ... device_flow" 'name="flags" value="device_flow">'
+has "issue31.3 ... forward_auth_urls, labelled" '<label for="f-forward_auth_urls">'
+TOK=$(form_token)
+edit_rules() {   # edit_rules FIELD=VALUE...: the edit form as posted, with its part of the rules
+	apost "$C/$CL" name=Shop description=Orders "redirect_uris=https://shop.example/cb" \
+		post_logout_redirect_uris= backchannel_logout_uri= token_endpoint_auth_method=client_secret_post \
+		id_token_signed_response_alg=ES256 "permission_ids=$(pid users:read)" \
+		"permission_ids=$(pid roles:read)" access_rules=1 "$@"
+}
+set_all() {   # the admin's form with every field of the part set (SET)
+	edit_rules "allowed_role_ids=$OPS" flags=consent_required flags=device_flow \
+		"forward_auth_urls=https://dash.example
+http://hmi.example:8080"
+}
+SET="[[\"$OPS\"],true,true,[\"https://dash.example\",\"http://hmi.example:8080\"],2]"
+rules_now() { req GET "$P/clients/$CL"; jq -c '[.allowed_role_ids, .consent_required, .device_flow, .forward_auth_urls, (.permission_ids|length)]' <<<"$BODY"; }
+set_all
+check_status "issue31.3 the admin sets them" 302
+check "issue31.3 ... stored through the API's steps" "$(rules_now)" "$SET"
+apage "$C/$CL"
+has "issue31.3 the details name the role" "<td>Roles whose users may sign in</td><td>Ops &lt;b&gt;</td>"
+has "issue31.3 its box ticked" "name=\"allowed_role_ids\" value=\"$OPS\" checked>"
+has "issue31.3 the flags ticked" 'name="flags" value="device_flow" checked>'
+has "issue31.3 the URLs one a line" ">https://dash.example
+http://hmi.example:8080</textarea>"
+edit_rules "forward_auth_urls=ftp://nope.example"
+check_status "issue31.3 the API's refusal of a bad URL" 400
+has "issue31.3 ... its sentence beside the field" 'id="e-forward_auth_urls"'
+has "issue31.3 ... the form kept" '>ftp://nope.example</textarea>'
+check "issue31.3 ... nothing changed" "$(rules_now)" "$SET"
+# Cleo holds clients:update, not the twelve: the part is shown, not as a form
+WHO_JAR=$TMP/cleo_jar
+apage "$C/$CL"
+check_status "issue31.3 clients:update: the page" 200
+has "issue31.3 ... the details" "<td>Roles whose users may sign in</td><td>"
+lacks "issue31.3 ... no role picker" 'name="allowed_role_ids"'
+lacks "issue31.3 ... no flags" 'name="flags"'
+lacks "issue31.3 ... no URLs field" 'name="forward_auth_urls"'
+TOK=$(form_token)
+edit_rules forward_auth_urls=
+check_status "issue31.3 clients:update: a forged post of the part: 403" 403
+check "issue31.3 ... nothing changed" "$(rules_now)" "$SET"
+# on a client she may edit otherwise (its permissions are hers)
+fine_edit() {
+	apost "$C/$FINE" name=Fine description="$1" redirect_uris= post_logout_redirect_uris= \
+		backchannel_logout_uri= token_endpoint_auth_method=none id_token_signed_response_alg=RS256 \
+		"permission_ids=$(pid users:read)" "${@:2}"
+}
+fine_edit "edited by Cleo"
+check_status "issue31.3 Cleo edits her client without the part" 302
+for part in "allowed_role_ids=$OPS" flags=consent_required flags=device_flow \
+	forward_auth_urls=https://fine.example; do
+	fine_edit "not saved" access_rules=1 "$part"
+	check "issue31.3 Cleo may not set ${part%%=*} (the API's twelve-permission rule)" \
+		"$STATUS $(grep -q 'all twelve default permissions' <<<"$BODY" && echo said)" "403 said"
+done
+req GET "$P/clients/$FINE"
+check "issue31.3 ... nothing of it saved" \
+	"$(jq -c '[.description, .allowed_role_ids, .consent_required, .device_flow, .forward_auth_urls]' <<<"$BODY")" \
+	'["edited by Cleo",[],false,false,[]]'
+fine_edit "edited again" access_rules=1
+check_status "issue31.3 ... the part posted unchanged is no change" 302
+WHO_JAR=$TMP/rita_jar
+apage "$C/$CL"
+has "issue31.3 clients:read: the details" 'Asks each user&#39;s consent (an app the box does not own)</td><td>yes</td>'
+no_form "issue31.3 clients:read: no form"
+apage "$HOME_PATH"; TOK=$(form_token)
+edit_rules forward_auth_urls=
+check_status "issue31.3 clients:read: a post: 403" 403
+check "issue31.3 ... nothing changed" "$(rules_now)" "$SET"
+# a deleted role's ID stays, and is shown as such
+WHO_JAR=$TMP/admin_jar
+req DELETE "$P/roles/$OPS"
+check_status "issue31.3 the allowed role deleted" 204
+apage "$C/$CL"
+has "issue31.3 a deleted role's ID stays ticked" "name=\"allowed_role_ids\" value=\"$OPS\" checked>"
+has "issue31.3 ... saying it lets no one in" "$OPS (no such role: lets no one in)"
+TOK=$(form_token)
+set_all
+check_status "issue31.3 ... a save that keeps it" 302
+check "issue31.3 ... kept" "$(rules_now)" "$SET"
+edit_rules forward_auth_urls=
+check_status "issue31.3 the admin clears them (nothing ticked)" 302
+check "issue31.3 ... cleared" "$(rules_now)" "[[],false,false,[],2]"
 
 # ---- delete, after a confirmation ----
 WHO_JAR=$TMP/admin_jar

@@ -253,6 +253,9 @@ check_status "issue32.5: the kiosk kept to another role" 200
 decide "$NORM" approve
 check "issue32.5: a user the client's access rules exclude cannot approve" \
 	"$STATUS $(db "select state from device_authorizations where device_hash = '$(hash "$DC")'")" "403 pending"
+AUTH="$AS_ADMIN" req GET "$P/events?action=access.denied"
+check "issue31: the refusal is audited: access.denied by the user, of the client" \
+	"$(jq -c '[.total, .data[0].actor, .data[0].target, .data[0].outcome]' <<<"$BODY")" "[1,\"$RITA\",\"$KIOSK\",\"access_denied\"]"
 AUTH="$AS_ADMIN" req PUT "$P/clients/$KIOSK" '{"name":"kiosk","is_active":true,"allowed_role_ids":[]}'
 decide "$NORM" approve
 check_status "issue32.5: Approve" 200

@@ -104,6 +104,7 @@ AUTH="$AS_ADMIN" req POST "$P/clients" '{"name":"fa other","forward_auth_urls":[
 OTHER=$(jq -r .id <<<"$BODY")
 reader_user rita@example.com "rita's password" "Rita"
 PROXY=(--interface 127.0.0.2)
+TIES=()
 # fa [curl args...]: the proxy's question about GET http://app.test/page?x=1
 # (X-Forwarded-*), a page load; FA_PROTO, FA_HOST, FA_URI and FA_ACCEPT
 # change what it says; sets STATUS, BODY, HDRS, LOCATION
@@ -145,6 +146,21 @@ NONCE=$(set_cookie edgeauth_fa_nonce)
 check "issue31.2: a nonce cookie for the browser" "$([ -n "$NONCE" ] && echo set)" set
 check_header "issue31.2: host-only, HttpOnly, SameSite=Lax" '^Set-Cookie: edgeauth_fa_nonce=[^;]+; Path=/; Max-Age=600; HttpOnly; SameSite=Lax'
 check "issue31.2: the verifier is not in the state" "$(grep -c "$CHALLENGE" <<<"$STATE")" 0
+# which app a URL is of (store_forward.h): the longest base wins, then the smallest client ID
+AUTH="$AS_ADMIN" req POST "$P/clients" '{"name":"fa deep","forward_auth_urls":["http://app.test/deep/"]}'
+DEEP=$(jq -r .id <<<"$BODY")
+FA_URI=/deep/page fa "${PROXY[@]}"
+check "issue31.2: the longest base wins" "$(query_value "$LOCATION" client_id)" "$DEEP"
+FA_URI=/deeper fa "${PROXY[@]}"
+check "issue31.2: ... on a boundary only" "$(query_value "$LOCATION" client_id)" "$FA"
+for i in 1 2 3; do
+	AUTH="$AS_ADMIN" req POST "$P/clients" '{"name":"fa tie","forward_auth_urls":["http://tie.test/"]}'
+	check_status "a client of a shared base" 201
+	TIES+=("$(jq -r .id <<<"$BODY")")
+done
+FA_HOST=tie.test fa "${PROXY[@]}"
+check "issue31.2: the same base in several clients: the smallest ID" \
+	"$(query_value "$LOCATION" client_id)" "$(printf '%s\n' "${TIES[@]}" | LC_ALL=C sort | head -1)"
 
 authorize_post "$FA" "http://app.test/.edgeauth/callback" rita@example.com "rita's password" "$STATE"
 check_status "issue31.2: the callback is a redirect URI of the app" 302
@@ -191,6 +207,17 @@ check_status "issue31: the app kept to another role" 200
 FA_ACCEPT=application/json fa "${PROXY[@]}" -H "Cookie: edgeauth_app=$APPC"
 check "issue31: a user of a role the app's rules exclude: 403, no identity" \
 	"$STATUS $(hdr Remote-User)" "403 "
+# a sign-in of such a user: the form's access_denied, then the callback's 403 page
+FA_URI=/excluded fa "${PROXY[@]}"
+CHALLENGE=$(query_value "$LOCATION" code_challenge); XSTATE=$(query_value "$LOCATION" state)
+authorize_post "$FA" "http://app.test/.edgeauth/callback" rita@example.com "rita's password" "$XSTATE"
+check "issue31: an excluded user's sign-in comes back to the app with access_denied" \
+	"${LOCATION%%\?*} $(query_value "$LOCATION" error) $([ "$(query_value "$LOCATION" state)" = "$XSTATE" ] && echo state)" \
+	"http://app.test/.edgeauth/callback access_denied state"
+AUTH=none req GET "/api/v1/forward-auth/callback?${LOCATION#*\?}" "${PROXY[@]}"
+check "issue31: the callback answers it with the 403 page: no app cookie, no redirect" \
+	"$STATUS $(printf '%s' "$HDRS" | grep -Eci '^(location|set-cookie: edgeauth_app)')" "403 0"
+check "issue31: ... saying so" "$(grep -c 'You may not use this app' <<<"$BODY")" 1
 AUTH="$AS_ADMIN" req PUT "$P/clients/$FA" '{"name":"fa app","is_active":true,"allowed_role_ids":[]}'
 FA_ACCEPT=application/json fa "${PROXY[@]}" -H "Cookie: edgeauth_app=$APPC"
 check "issue31: the rule lifted: 200 again" "$STATUS $(hdr Remote-User)" "200 $USER"

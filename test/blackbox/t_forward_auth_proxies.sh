@@ -8,14 +8,16 @@
 # (test/browser/forward_auth.mjs): sign in and the app sees the Remote-*
 # headers; the second app by single sign-on without a form; a Remote-User
 # the browser sends never reaches the app; logout ends both; an open
-# redirect through the callback is refused. Needs nginx, caddy, chromium,
+# redirect through the callback is refused; a user of a role app 2's
+# allowed_role_ids excludes gets 403 (a live app session, and a new
+# sign-in). Needs nginx, caddy, chromium,
 # node and npm (scripts/install-deps test).
 . "$(dirname "$0")/lib.sh"
 . "$BB_DIR/signin_lib.sh"
 BROWSER_DIR=$ROOT/test/browser
 CHROMIUM=${CHROMIUM:-/usr/bin/chromium}
 STEPS="launch app1_signs_in app1_headers forged_remote_user_dropped app2_single_sign_on app2_headers
-open_redirect_refused logout ended_both"
+excluded_role_403 rule_lifted open_redirect_refused logout ended_both excluded_signin_403"
 for tool in nginx caddy "$CHROMIUM"; do
 	if ! command -v "$tool" > /dev/null; then
 		fail "$tool is needed for this test (scripts/install-deps test)"
@@ -26,6 +28,8 @@ need_node_project "$BROWSER_DIR" playwright-core
 
 start_server "server.trusted_proxies=127.0.0.1"
 reader_user fa-user@example.com "fa user's password" "FA User"
+req POST "$P/roles" '{"code":"fa-other","name":"Other","permission_ids":[]}'
+OTHER_ROLE=$(jq -r .id <<<"$BODY")
 
 # the app
 python3 "$BB_DIR/forward_auth_app.py" > "$TMP/app.port" 2>> "$TMP/app.log" &
@@ -87,6 +91,7 @@ for proxy in nginx caddy; do
 	req POST "$P/clients" "$(jq -cn --arg u "$A2" '{name: "app2", forward_auth_urls: [$u]}')"
 	C2=$(jq -r .id <<<"$BODY")
 	OUT=$(cd "$BROWSER_DIR" && BASE=$BASE APP1=$A1 APP2=$A2 CLIENT1=$C1 USER_ID=$USER \
+		CLIENT2=$C2 OTHER_ROLE=$OTHER_ROLE ADMIN_TOKEN=$TOKEN P=$P \
 		USER_EMAIL=fa-user@example.com USER_PASSWORD="fa user's password" USER_NAME="FA User" \
 		SCREENSHOT_DIR=$ROOT/build SHOT_TAG=$proxy CHROMIUM=$CHROMIUM timeout 120 node forward_auth.mjs 2>&1)
 	RC=$?

@@ -4,7 +4,8 @@
 # webauthn_tool.py, an authenticator written from the spec), its refusals,
 # the list, removal, the recent-password rule, the CSP that pins the one
 # script by hash, second_factors, the audit trail and the metrics. The
-# issuer is http://localhost:PORT: an RP ID must be a host name. Both backends.
+# issuer is http://localhost:PORT: an RP ID must be a host name. Issue 31: an
+# app's access rule refuses the passkey step too (access.denied). Both backends.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/signin_lib.sh"
 MPORT=$(free_port)
@@ -192,6 +193,22 @@ check "issue30.passkey.4: uses and failures are audited" \
 	"factor.failure 3
 factor.use 2"
 check "issue30.passkey.4: uses are counted" "$(metric "$MPORT" 'edgeauth_passkeys_total{outcome="used"}')" 2
+
+# ---- issue 31: the app's access rule holds on the passkey step too ----
+req POST "$P/roles" '{"code":"pk-other","name":"Other","permission_ids":[]}'
+PK_OTHER=$(jq -r .id <<<"$BODY")
+req PUT "$P/clients/$APP" "{\"name\":\"app\",\"is_active\":true,\"allowed_role_ids\":[\"$PK_OTHER\"]}"
+check_status "issue31: the app kept to another role" 200
+first_step
+second_step_passkey 3
+check "issue31: the passkey step of an excluded user: access_denied, with state and iss, no code" \
+	"$STATUS $(query_value "$LOCATION" error) $(query_value "$LOCATION" state) $(query_value "$LOCATION" iss) [$CODE]" \
+	"302 access_denied st-1 $ISSUER []"
+req GET "$P/events?action=access.denied"
+check "issue31: ... audited: access.denied by the user, of the app" \
+	"$(jq -c '[.total, .data[0].actor, .data[0].target]' <<<"$BODY")" "[1,\"$USER\",\"$APP\"]"
+req PUT "$P/clients/$APP" '{"name":"app","is_active":true,"allowed_role_ids":[]}'
+check_status "issue31: the rule lifted" 200
 
 # ---- the administrator's reset removes passkeys ----
 expect "Bearer $TOKEN" 204 "issue30.passkey.2: reset" DELETE "$P/users/$USER/factors"

@@ -5,10 +5,12 @@
 // forward_auth_app.py); app 2 then opens by single sign-on without a form;
 // a Remote-User the browser sends never reaches the app; a callback whose
 // state is not edgeauth's is a 400 page, no redirect; logout on edgeauth
-// ends both apps. Prints "ok <step>" or "FAIL <step>: why"; exits 1 on any
+// ends both apps; app 2 kept to another role (allowed_role_ids, set through
+// the API) is a 403, for a live app session and for a new sign-in. Prints "ok <step>" or "FAIL <step>: why"; exits 1 on any
 // failure. Run by test/blackbox/t_forward_auth_proxies.sh, which passes:
 //   BASE APP1 APP2 (the apps' base URLs through the proxy) CLIENT1 (app 1's
-//   client) USER_ID USER_EMAIL USER_PASSWORD USER_NAME
+//   client) USER_ID USER_EMAIL USER_PASSWORD USER_NAME CLIENT2 (app 2's)
+//   OTHER_ROLE (a role the user lacks) ADMIN_TOKEN P (the project's API path)
 //   [CHROMIUM] [SCREENSHOT_DIR] [SHOT_TAG]
 import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
@@ -18,6 +20,10 @@ const BASE = env('BASE')
 const APP1 = env('APP1')
 const APP2 = env('APP2')
 const CLIENT1 = env('CLIENT1')
+const CLIENT2 = env('CLIENT2')
+const OTHER_ROLE = env('OTHER_ROLE')
+const ADMIN_TOKEN = env('ADMIN_TOKEN')
+const P = env('P')
 const USER = { id: env('USER_ID'), email: env('USER_EMAIL'), password: env('USER_PASSWORD'),
   name: env('USER_NAME') }
 const SHOTS = process.env.SCREENSHOT_DIR || 'build'
@@ -45,6 +51,12 @@ const seen = async () => {
   const h = JSON.parse(await pre.textContent())
   return Object.fromEntries(Object.entries(h).map(([k, v]) => [k.toLowerCase(), v]))
 }
+// app 2's allowed_role_ids through the API; the answer's status
+const rule = async (ids) => (await fetch(`${BASE}${P}/clients/${CLIENT2}`, {
+  method: 'PUT',
+  headers: { Authorization: `Bearer ${ADMIN_TOKEN}`, 'Content-Type': 'application/json' },
+  body: JSON.stringify({ name: 'app2', is_active: true, allowed_role_ids: ids }),
+})).status
 const identity = (h) => h && h['remote-user'] === USER.id && h['remote-email'] === USER.email &&
   h['remote-name'] === USER.name && h['remote-role'] === 'reader' &&
   h['remote-permissions'] === 'users:read'
@@ -85,6 +97,15 @@ try {
   h = await seen()
   check('app2_headers', identity(h), `the app saw ${JSON.stringify(h)}`)
 
+  // app 2 kept to another role: the live app session's next page is a 403
+  const kept = await rule([OTHER_ROLE])
+  const denied = await page.goto(`${APP2}three`)
+  h = await seen()
+  check('excluded_role_403', kept === 200 && denied.status() === 403 && h === null,
+    `rule ${kept}, status ${denied.status()}, the app saw ${JSON.stringify(h)}`)
+  const lifted = await rule([])
+  check('rule_lifted', lifted === 200, `status ${lifted}`)
+
   // 4. a callback with a state that is not edgeauth's: a page, no redirect
   const target = `${APP1}.edgeauth/callback?code=x&state=${CLIENT1}.forged`
   const res = await page.goto(target)
@@ -102,6 +123,21 @@ try {
   await page.goto(`${APP2}after`)
   const form2 = onForm()
   check('ended_both', form1 && form2, `app 1 form ${form1}, app 2 form ${form2} (${page.url()})`)
+
+  // 6. a new sign-in to app 2 kept to another role: the callback's 403 page
+  const kept2 = await rule([OTHER_ROLE])
+  await page.goto(`${APP2}later`)
+  const form3 = onForm()
+  await page.getByLabel('Email', { exact: true }).fill(USER.email)
+  await page.getByLabel('Password', { exact: true }).fill(USER.password)
+  const [cb] = await Promise.all([
+    page.waitForResponse((r) => r.url().startsWith(`${APP2}.edgeauth/callback`)),
+    page.getByLabel('Password', { exact: true }).press('Enter'),
+  ])
+  await page.waitForLoadState('load')
+  h = await seen()
+  check('excluded_signin_403', kept2 === 200 && form3 && cb.status() === 403 && h === null,
+    `rule ${kept2}, form ${form3}, callback ${cb.status()}, the app saw ${JSON.stringify(h)}`)
 } catch (e) {
   fail('run', e.message.split('\n')[0])
   mkdirSync(SHOTS, { recursive: true })

@@ -20,6 +20,7 @@
 #include "jbody.h"
 #include "store_access.h"
 #include "store_clients.h"
+#include "store_events.h"
 #include "store_roles.h"
 #include "store_tokens.h"
 #include "store_users.h"
@@ -325,7 +326,7 @@ START_TEST(test_consent_remembered)
 	ck_assert_ptr_null(f.consented);
 	ck_assert(consent_needed(&f, "openid", false));
 	store_access_facts_release(&f);
-	store_consent_grant(cf.st, u, third, "openid", DONE);
+	store_consent_grant(cf.st, u, third, "openid", NULL, DONE);
 	ok();
 	store_access_facts(cf.st, third, u, &f, DONE);
 	ok();
@@ -333,7 +334,7 @@ START_TEST(test_consent_remembered)
 	ck_assert(consent_needed(&f, "openid email", false));   /* a wider set */
 	ck_assert(consent_needed(&f, "openid", true));          /* prompt=consent */
 	store_access_facts_release(&f);
-	store_consent_grant(cf.st, u, third, "openid email", DONE);
+	store_consent_grant(cf.st, u, third, "openid email", NULL, DONE);
 	ok();
 	got = consented(third, u);
 	ck_assert_str_eq(got, "openid email");
@@ -345,14 +346,33 @@ START_TEST(test_consent_remembered)
 }
 END_TEST
 
+static void event_counted(void *arg, const char *record)
+{
+	(void)record;
+	++*(int *)arg;
+}
+
+/* How many events of action the project has. */
+static int events_of(const char *action)
+{
+	struct event_filter ef = { cf.p.project_id, 0, action };
+	int n = 0;
+
+	ck_assert_int_eq(store_event_list(cf.st, &ef, event_counted, &n, &cf.err), 0);
+	return n;
+}
+
 /* issue31.2: the list, newest first, names the app; revoking forgets the
  * consent and revokes that client's refresh tokens of the user (and their
- * access tokens), not the user's at another client nor another user's. */
+ * access tokens), not the user's at another client nor another user's; its
+ * event is recorded with it, and only when a consent went. */
 START_TEST(test_consent_list_revoke)
 {
 	char *u = user_new("u", NULL), *other = user_new("o", NULL), *b, *list = NULL;
 	bool revoked = true;
 	json_t *j;
+	struct event_origin by = { u, NULL };
+	struct event ev = { &by, cf.p.project_id, EVENT_CONSENT_REVOKE, cf.p.client_id, NULL };
 
 	b = id_of(client_new(NULL, NULL, NULL));
 	ok();
@@ -363,11 +383,11 @@ START_TEST(test_consent_list_revoke)
 	ok();
 	ck_assert_str_eq(list, "[]");
 	free(list);
-	store_consent_grant(cf.st, u, cf.p.client_id, "openid", DONE);
+	store_consent_grant(cf.st, u, cf.p.client_id, "openid", NULL, DONE);
 	ok();
-	store_consent_grant(cf.st, u, b, "", DONE);
+	store_consent_grant(cf.st, u, b, "", NULL, DONE);
 	ok();
-	store_consent_grant(cf.st, other, cf.p.client_id, "openid", DONE);
+	store_consent_grant(cf.st, other, cf.p.client_id, "openid", NULL, DONE);
 	ok();
 	store_consent_list(cf.st, u, &list, DONE);
 	ok();
@@ -382,16 +402,18 @@ START_TEST(test_consent_list_revoke)
 	}
 	json_decref(j);
 	free(list);
-	store_consent_revoke(cf.st, u, cf.p.client_id, &revoked, DONE);
+	store_consent_revoke(cf.st, u, cf.p.client_id, &ev, &revoked, DONE);
 	ok();
 	ck_assert(revoked);
+	ck_assert_int_eq(events_of(EVENT_CONSENT_REVOKE), 1);
 	ck_assert_msg(refresh_revoked("cr-ua"), "issue31.2: the client's refresh token of the user");
 	ck_assert_msg(!refresh_revoked("cr-ub"), "issue31.2: another client's");
 	ck_assert_msg(!refresh_revoked("cr-oa"), "issue31.2: another user's");
 	ck_assert_ptr_null(consented(cf.p.client_id, u));
-	store_consent_revoke(cf.st, u, cf.p.client_id, &revoked, DONE);
+	store_consent_revoke(cf.st, u, cf.p.client_id, &ev, &revoked, DONE);
 	ok();
 	ck_assert(!revoked);
+	ck_assert_int_eq(events_of(EVENT_CONSENT_REVOKE), 1);   /* nothing went: none */
 	store_consent_list(cf.st, u, &list, DONE);
 	ok();
 	j = json_loads(list, 0, NULL);

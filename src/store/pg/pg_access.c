@@ -5,6 +5,7 @@
  * edgeauth_consent_revoke (schema/postgres/032_consents.sql), which revokes
  * the client's refresh tokens of the user in the same transaction.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "pg_backend.h"
@@ -22,16 +23,21 @@ enum {
 
 static const struct pg_statement statements[PA__COUNT] = {
 	[PA_FACTS] = { "access_facts", "SELECT * FROM edgeauth_access_facts($1, $2)", 2, PG_READS },
-	[PA_CONSENT_GRANT] = { "consent_grant", "INSERT INTO consents (user_id, client_id, scopes,"
-		" granted_at) VALUES ($1, $2, $3, edgeauth_now_ms()) ON CONFLICT (user_id, client_id)"
-		" DO UPDATE SET scopes = excluded.scopes, granted_at = excluded.granted_at", 3,
-		PG_WRITES_UNCACHED },
+	/* the event (edgeauth_event) in the same statement, as its column
+	 * "event" (store_pg.c) */
+	[PA_CONSENT_GRANT] = { "consent_grant", "WITH k AS (INSERT INTO consents (user_id,"
+		" client_id, scopes, granted_at) VALUES ($1, $2, $3, edgeauth_now_ms())"
+		" ON CONFLICT (user_id, client_id) DO UPDATE SET scopes = excluded.scopes,"
+		" granted_at = excluded.granted_at RETURNING 1)"
+		" SELECT edgeauth_event($4::json) AS event FROM k", 4, PG_WRITES_UNCACHED },
 	[PA_CONSENT_LIST] = { "consent_list", "SELECT coalesce(json_agg(json_build_object("
 		"'client_id', k.client_id, 'client_name', c.name, 'scopes', k.scopes,"
 		" 'granted_at', edgeauth_iso_time(k.granted_at)) ORDER BY k.granted_at DESC,"
 		" k.client_id), '[]')::text FROM consents k JOIN clients c ON c.id = k.client_id"
 		" WHERE k.user_id = $1", 1, PG_READS },
-	[PA_CONSENT_REVOKE] = { "consent_revoke", "SELECT edgeauth_consent_revoke($1, $2)", 2,
+	/* the event only when a consent went */
+	[PA_CONSENT_REVOKE] = { "consent_revoke", "SELECT r, CASE WHEN r THEN"
+		" edgeauth_event($3::json) END AS event FROM edgeauth_consent_revoke($1, $2) r", 3,
 		PG_WRITES },
 };
 
@@ -66,10 +72,13 @@ static void pg_access_facts(struct store *st, const char *client_id, const char 
 }
 
 static void pg_consent_grant(struct store *st, const char *user_id, const char *client_id,
-                             const char *scopes, struct completion done)
+                             const char *scopes, const struct event *ev, struct completion done)
 {
-	pg_run(st, &statements[PA_CONSENT_GRANT], (const char *const[]){ user_id, client_id, scopes },
-	       pg_map_none, NULL, NULL, done);
+	char *e = pg_event_json(ev);
+
+	pg_run(st, &statements[PA_CONSENT_GRANT],
+	       (const char *const[]){ user_id, client_id, scopes, e }, pg_map_none, NULL, NULL, done);
+	free(e);
 }
 
 /* The list's one row: its JSON text, made compact as SQLite's is. */
@@ -91,11 +100,14 @@ static void pg_consent_list(struct store *st, const char *user_id, char **json,
 }
 
 static void pg_consent_revoke(struct store *st, const char *user_id, const char *client_id,
-                              bool *revoked, struct completion done)
+                              const struct event *ev, bool *revoked, struct completion done)
 {
+	char *e = pg_event_json(ev);
+
 	*revoked = false;
-	pg_run(st, &statements[PA_CONSENT_REVOKE], (const char *const[]){ user_id, client_id },
+	pg_run(st, &statements[PA_CONSENT_REVOKE], (const char *const[]){ user_id, client_id, e },
 	       pg_map_bool, revoked, NULL, done);
+	free(e);
 }
 
 const struct store_access_ops pg_access_ops = {

@@ -9,6 +9,7 @@
 #include "sqlite_stmt.h"
 #include "sqlite_store.h"
 #include "store_access.h"
+#include "store_events.h"
 #include "util.h"
 
 enum access_stmt {
@@ -85,6 +86,7 @@ struct consent_write {
 	const char *user_id;
 	const char *client_id;
 	const char *scopes;
+	const struct event *ev;
 	bool *revoked;
 };
 
@@ -97,13 +99,16 @@ static int grant_write(struct store *st, void *arg, struct api_error *err)
 	store_bind_text(s, 2, w->client_id);
 	store_bind_text(s, 3, w->scopes);
 	sqlite3_bind_int64(s, 4, now_ms());
-	return store_step_write(st, s, NULL, 0, NULL, err);
+	if (store_step_write(st, s, NULL, 0, NULL, err) < 0)
+		return -1;
+	return w->ev ? store_event_insert(st, w->ev, err) : 0;
 }
 
 static void sqlite_consent_grant(struct store *st, const char *user_id, const char *client_id,
-                                 const char *scopes, struct completion done)
+                                 const char *scopes, const struct event *ev,
+                                 struct completion done)
 {
-	struct consent_write w = { user_id, client_id, scopes, NULL };
+	struct consent_write w = { user_id, client_id, scopes, ev, NULL };
 	struct api_error err;
 
 	complete(done, store_write_tx(st, grant_write, NULL, &w, &err), &err);
@@ -148,15 +153,17 @@ static int revoke_write(struct store *st, void *arg, struct api_error *err)
 	*w->revoked = sqlite3_changes(sqlite_of(st)->db) > 0;
 	if (!*w->revoked)
 		return 0;
-	if (user_client_write(st, stmt(st, SA_REVOKE_ACCESS), w, err) < 0)
+	if (user_client_write(st, stmt(st, SA_REVOKE_ACCESS), w, err) < 0 ||
+	    user_client_write(st, stmt(st, SA_REVOKE_REFRESH), w, err) < 0)
 		return -1;
-	return user_client_write(st, stmt(st, SA_REVOKE_REFRESH), w, err);
+	return w->ev ? store_event_insert(st, w->ev, err) : 0;
 }
 
 static void sqlite_consent_revoke(struct store *st, const char *user_id, const char *client_id,
-                                  bool *revoked, struct completion done)
+                                  const struct event *ev, bool *revoked,
+                                  struct completion done)
 {
-	struct consent_write w = { user_id, client_id, NULL, revoked };
+	struct consent_write w = { user_id, client_id, NULL, ev, revoked };
 	struct api_error err;
 
 	*revoked = false;
