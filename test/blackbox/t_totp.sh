@@ -419,12 +419,10 @@ enroll_sealed "$(jq -r .id <<<"$BODY")"
 NOW=$(date +%s)
 freeze "$NOW"
 OTP=$(code_at "$NOW")
-OUT=$(cd "$CLIENT_DIR" && BASE=$BASE CLIENT_ID=$APP CLIENT_SECRET=$APP_SECRET REDIRECT_URI=$REDIRECT \
-	USER_EMAIL=ola@example.com USER_PASSWORD="ola password" OTP=$OTP \
-	WRONG_OTP=$(printf '%06d' $(( (10#$OTP + 1) % 1000000 ))) timeout 60 node amr_flow.mjs 2>&1)
-RC=$?
-[ -n "${SHOW_FLOW:-}" ] && printf '%s\n' "$OUT" >&2
-check_steps "issue30.4 openid-client" amr_flow.mjs "$RC" "$OUT" \
-	discovery password_asks_code wrong_code_refused code_signs_in id_token_amr refresh_keeps_amr
+node_steps "issue30.4 openid-client" "$CLIENT_DIR" amr_flow.mjs \
+	"discovery password_asks_code wrong_code_refused code_signs_in id_token_amr refresh_keeps_amr" \
+	BASE="$BASE" CLIENT_ID="$APP" CLIENT_SECRET="$APP_SECRET" REDIRECT_URI="$REDIRECT" \
+	USER_EMAIL=ola@example.com USER_PASSWORD="ola password" OTP="$OTP" \
+	WRONG_OTP="$(printf '%06d' $(( (10#$OTP + 1) % 1000000 )))"
 
 finish

@@ -3,7 +3,7 @@
 // discovery, code + PKCE + nonce through the sign-in page's two steps (the
 // password, then the code), the library's ID token checks (signature
 // against JWKS, iss, aud, exp, nonce), and a refresh whose new ID token
-// keeps the session's amr (docs/signin.md §"ID token"). Prints "ok <step>"
+// keeps the session's amr (docs/signin.md §"ID tokens"). Prints "ok <step>"
 // per step; on the first failure "FAIL <step>: why" and exits 1. Run by
 // test/blackbox/t_totp.sh, which passes:
 //   BASE                          the issuer URL
