@@ -12,7 +12,7 @@
 BROWSER_DIR=$ROOT/test/browser
 CHROMIUM=${CHROMIUM:-/usr/bin/chromium}
 STEPS="launch to_signin account_page setup_page enrolled asks_code code_signs_in replay_refused
-recovery_signs_in recovery_once throttled throttled_password scripts_off no_console_errors"
+recovery_signs_in recovery_once throttled throttled_password scripts_off csp no_console_errors"
 if [ ! -x "$CHROMIUM" ]; then
 	fail "chromium is needed for this test and $CHROMIUM is missing (run scripts/install-deps test: Debian package chromium)"
 	finish; exit 1

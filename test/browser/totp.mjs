@@ -5,7 +5,8 @@
 // Emulation.setScriptExecutionDisabled), signs in with the password and a
 // code, sees that code refused the second time (replay), signs in with a
 // recovery code and sees that one refused the second time too, then wrong
-// codes until the sign-in throttle answers 429. No console
+// codes until the sign-in throttle answers 429. Every page has a CSP
+// without 'unsafe-' and a script only by hash. No console
 // error or CSP violation on the way. Prints "ok <step>" or "FAIL <step>:
 // why"; exits 1 on any failure. Run by test/blackbox/t_totp_browser.sh,
 // which passes:
@@ -40,6 +41,19 @@ const page = context.pages()[0] ?? await context.newPage()
 const problems = watchProblems(page, 401, AUTHORIZE)
 // and so is the throttle's 429 (left out here: watchProblems takes one status)
 const throttleLog = `console error on ${AUTHORIZE}: Failed to load resource: the server responded with a status of 429 `
+
+// every page's Content-Security-Policy (docs/signin.md: no inline script;
+// the one script pinned by its hash)
+const policies = []
+page.on('response', async (r) => {
+  // a redirect is no page
+  const redirect = r.status() >= 300 && r.status() < 400
+  if (r.request().resourceType() === 'document' && r.url().startsWith(ISSUER) && !redirect) {
+    policies.push([`${r.status()} ${r.url()}`, await r.headerValue('content-security-policy')])
+  }
+})
+const badPolicy = ([, csp]) => !csp || /unsafe-/.test(csp) ||
+  (/script-src/.test(csp) && !/script-src( 'sha256-[A-Za-z0-9+/=]+')+(;|$)/.test(csp))
 
 // submit(locator): presses Enter in a field, waits for the next page
 const submit = (field) => Promise.all([page.waitForNavigation({ waitUntil: 'load' }), field.press('Enter')])
@@ -136,6 +150,8 @@ try {
 } catch (e) {
   fail('run', e.message.split('\n')[0])
 }
+check('csp', policies.length >= 10 && !policies.some(badPolicy),
+  `${policies.length} pages; ${JSON.stringify(policies.filter(badPolicy))}`)
 const unexpected = problems.filter((p) => !p.startsWith(throttleLog))
 check('no_console_errors', unexpected.length === 0, unexpected.join('; '))
 await close()
