@@ -504,6 +504,18 @@ need_node_project() {
 	fi
 }
 
+# node_steps WHAT DIR SCRIPT "STEP..." VAR=VALUE...: node SCRIPT run in DIR
+# (90 s at most) with the variables, then check_steps on its output;
+# SHOW_BROWSER=1 or SHOW_FLOW=1 prints that output.
+node_steps() {
+	local what=$1 dir=$2 script=$3 steps=$4 out rc; shift 4
+	out=$(cd "$dir" && env "$@" timeout 90 node "$script" 2>&1)
+	rc=$?
+	[ -n "${SHOW_BROWSER:-}${SHOW_FLOW:-}" ] && printf '%s\n' "$out" >&2
+	# shellcheck disable=SC2086 # STEP... is a list
+	check_steps "$what" "$script" "$rc" "$out" $steps
+}
+
 # check_steps WHAT SCRIPT RC OUTPUT STEP...: a Node script's run (a library
 # flow, a browser) printed "ok STEP" for each STEP and exited (RC) 0; a
 # failure names the step's own "FAIL STEP: why" line.

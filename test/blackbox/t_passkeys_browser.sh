@@ -23,11 +23,8 @@ ISSUER="http://localhost:$SERVER_PORT"
 start_server "server.issuer=$ISSUER"
 rita_and_app
 
-OUT=$(cd "$BROWSER_DIR" && ISSUER=$ISSUER PROJECT_ID=$PROJECT_ID USER_EMAIL=$EMAIL \
-	USER_PASSWORD=$PASSWORD CHROMIUM=$CHROMIUM timeout 90 node passkeys.mjs 2>&1)
-RC=$?
-[ -n "${SHOW_BROWSER:-}" ] && printf '%s\n' "$OUT" >&2
-check_steps "issue30.passkey.5 browser" passkeys.mjs "$RC" "$OUT" $STEPS
+node_steps "issue30.passkey.5 browser" "$BROWSER_DIR" passkeys.mjs "$STEPS" ISSUER="$ISSUER" \
+	PROJECT_ID="$PROJECT_ID" USER_EMAIL="$EMAIL" USER_PASSWORD="$PASSWORD" CHROMIUM="$CHROMIUM"
 check "issue30.passkey.5: the registration is audited" \
 	"$(db "SELECT action || ' ' || count(*) FROM events WHERE action LIKE 'factor.%' GROUP BY action ORDER BY action")" \
 	"factor.enroll 1

@@ -4,8 +4,9 @@
 # sessions end) and by the CLI (`user reset-factors`), with their audit
 # events; signing in with TOTP: the second step after the password, bound
 # to the first, codes from oathtool, a code good once (the replay and the
-# window on the server's clock, libfaketime), wrong codes in the throttle.
-# Both backends.
+# window on the server's clock, libfaketime), wrong codes in the throttle;
+# amr in ID tokens, also as openid-client checks them (amr_flow.mjs; needs
+# node and npm). Both backends.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/signin_lib.sh"
 . "$(dirname "$0")/cli_lib.sh"
@@ -405,5 +406,28 @@ new_pkce
 JAR= authorize_post "$APP" "$REDIRECT" pat@example.com "pat password" "st-1"
 JAR= second_step "$(factor_token)" "$(code_at $((T0 + 790)))"
 check "issue30.5: a secret sealed by the documented scheme signs in" "$STATUS" 302
+
+# amr in real ID tokens, checked by openid-client (test/oauth-client/amr_flow.mjs):
+# a user of her own (no throttle or used step of the frozen future above) and
+# the server's clock frozen at the real one's second, which the library
+# checks iat and exp against
+CLIENT_DIR=$ROOT/test/oauth-client
+need_node_project "$CLIENT_DIR" openid-client
+req POST "$P/users" "$(jq -cn '{display_name:"Ola",email:"ola@example.com",password:"ola password"}')"
+check_status "issue30.4: the openid-client user" 201
+enroll_sealed "$(jq -r .id <<<"$BODY")"
+NOW=$(date +%s)
+freeze "$NOW"
+OTP=$(code_at "$NOW")
+# a wrong code: none of the three the server accepts now (docs/signin.md: one
+# step of clock skew either way)
+WRONG=$OTP
+while [[ " $(code_at $((NOW - 30))) $OTP $(code_at $((NOW + 30))) " == *" $WRONG "* ]]; do
+	WRONG=$(printf '%06d' $(( (10#$WRONG + 1) % 1000000 )))
+done
+node_steps "issue30.4 openid-client" "$CLIENT_DIR" amr_flow.mjs \
+	"discovery password_asks_code wrong_code_refused code_signs_in id_token_amr refresh_keeps_amr" \
+	BASE="$BASE" CLIENT_ID="$APP" CLIENT_SECRET="$APP_SECRET" REDIRECT_URI="$REDIRECT" \
+	USER_EMAIL=ola@example.com USER_PASSWORD="ola password" OTP="$OTP" WRONG_OTP="$WRONG"
 
 finish
