@@ -91,16 +91,20 @@ int keyring_rotate(struct keyring *r, struct store *st, const enum jwt_alg *algs
  * (crypto_seal) with aad bound in, as base64url text (caller frees). */
 char *keyring_seal_text(const struct keyring *r, const char *aad, const unsigned char *pt,
                         size_t len);
+/* keyring_seal_text of the text fmt makes: fields joined by newlines, for
+ * keyring_open_fields. The formatted text is wiped before it is freed. */
+char *keyring_seal_fields(const struct keyring *r, const char *aad, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 /* Opens keyring_seal_text's text: a new buffer of *len bytes (caller wipes
  * and frees: crypto_free_wiped), or NULL when the text, the key or aad is
  * not the one it was sealed with. */
-/* Opens keyring_seal_text's text of n fields joined by newlines: a new
- * string (caller wipes and frees: crypto_free_wiped) that fields[0..n)
- * point into, or NULL when it does not open or does not hold n fields. */
-char *keyring_open_fields(const struct keyring *r, const char *aad, const char *text,
-                          char **fields, size_t n);
 unsigned char *keyring_open_text(const struct keyring *r, const char *aad, const char *text,
                                  size_t *len);
+/* Opens keyring_seal_fields's text of n fields: a new string (caller wipes
+ * and frees: crypto_free_wiped) that fields[0..n) point into, or NULL when
+ * it does not open or does not hold n fields. */
+char *keyring_open_fields(const struct keyring *r, const char *aad, const char *text,
+                          char **fields, size_t n);
 
 /* Brings the ring up to the store (a nested flow; the caller keeps c until
  * done ran). Without force it reads the store only when the store's stamp

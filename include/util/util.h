@@ -4,6 +4,7 @@
  * Small things every module needs. Allocation failure aborts (xmalloc and
  * friends), so no code path is left half-handled on out-of-memory.
  */
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -16,6 +17,7 @@ char *xstrdup(const char *s);
 char *xstrndup(const char *s, size_t n);
 /* printf into a new string; caller frees */
 char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+char *xvasprintf(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
 /* mkdir -p of the directory that holds path: each missing directory is
  * made with mode 0700 (the umask may take more away). Returns 0, or -1
  * with errno, *failed (caller frees) naming the directory that could not

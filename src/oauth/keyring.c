@@ -4,6 +4,7 @@
  * without keys. A private key is never written anywhere but sealed into
  * the store (and, as before, the signing_key file a new store starts from).
  */
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -498,6 +499,19 @@ char *keyring_seal_text(const struct keyring *r, const char *aad, const unsigned
 	char *text = b64url_encode(sealed, sealed_len);
 
 	free(sealed);
+	return text;
+}
+
+char *keyring_seal_fields(const struct keyring *r, const char *aad, const char *fmt, ...)
+{
+	va_list ap;
+	char *plain, *text;
+
+	va_start(ap, fmt);
+	plain = xvasprintf(fmt, ap);
+	va_end(ap);
+	text = keyring_seal_text(r, aad, (const unsigned char *)plain, strlen(plain));
+	crypto_free_wiped(plain);
 	return text;
 }
 

@@ -58,20 +58,29 @@ char *xstrndup(const char *s, size_t n)
 /* Measured, then written once into memory of its size: vasprintf grows a
  * buffer of its own and frees the smaller ones unwiped, and some of what is
  * formatted here is a secret (a client's answer, a session's cookie). */
+char *xvasprintf(const char *fmt, va_list ap)
+{
+	va_list again;
+	char *p;
+	int n;
+
+	va_copy(again, ap);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	if (n < 0)
+		die_oom();   /* only an invalid format, which the compiler checks */
+	p = xmalloc((size_t)n + 1);
+	vsnprintf(p, (size_t)n + 1, fmt, again);
+	va_end(again);
+	return p;
+}
+
 char *xasprintf(const char *fmt, ...)
 {
 	va_list ap;
 	char *p;
-	int n;
 
 	va_start(ap, fmt);
-	n = vsnprintf(NULL, 0, fmt, ap);
-	va_end(ap);
-	if (n < 0)
-		die_oom();   /* only an invalid format, which the compiler checks */
-	p = xmalloc((size_t)n + 1);
-	va_start(ap, fmt);
-	vsnprintf(p, (size_t)n + 1, fmt, ap);
+	p = xvasprintf(fmt, ap);
 	va_end(ap);
 	return p;
 }
