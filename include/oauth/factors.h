@@ -66,6 +66,13 @@ void factor_pending_release(struct factor_pending *p);
  * a second step finishes the request its first step began. */
 void factor_binding(const char *client_id, const char *redirect_uri, const char *code_challenge,
                     const char *scope, const char *nonce, char out[SECRET_HASH_LEN + 1]);
+/* Opens a token sealed (keyring_seal_fields) for one authorization
+ * request: n >= 2 fields, fields[0] the request's factor_binding and
+ * fields[1] when the token expires (ms). The plain text, as
+ * keyring_open_fields's, or NULL when it does not open, holds no binding or
+ * has expired at now. */
+char *factor_binding_open(const struct keyring *r, const char *aad, const char *text, int64_t now,
+                          char **fields, size_t n);
 /* p sealed for project_id (base64url; caller frees). */
 char *factor_pending_seal(const struct keyring *r, const char *project_id,
                           const struct factor_pending *p);

@@ -11,6 +11,7 @@
 
 #include "access_rules.h"
 #include "error.h"
+#include "factors.h"
 #include "util.h"
 
 bool access_rule_allows(const char *allowed, const char *role_id)
@@ -172,11 +173,9 @@ char *consent_pending_seal(const struct keyring *r, const char *project_id,
                            const struct consent_pending *p)
 {
 	char *aad = consent_aad(project_id);
-	char *plain = xasprintf("%s\n%" PRId64 "\n%s\n%s", p->binding, p->expires_at, p->user_id,
-	                        p->scopes);
-	char *text = keyring_seal_text(r, aad, (const unsigned char *)plain, strlen(plain));
+	char *text = keyring_seal_fields(r, aad, "%s\n%" PRId64 "\n%s\n%s", p->binding,
+	                                 p->expires_at, p->user_id, p->scopes);
 
-	crypto_free_wiped(plain);
 	free(aad);
 	return text;
 }
@@ -185,22 +184,16 @@ int consent_pending_open(const struct keyring *r, const char *project_id, const 
                          int64_t now, struct consent_pending *out)
 {
 	char *aad = consent_aad(project_id), *fields[4];
-	char *plain = keyring_open_fields(r, aad, text, fields, 4);
-	int rc = -1;
+	char *plain = factor_binding_open(r, aad, text, now, fields, 4);
 
 	memset(out, 0, sizeof *out);
 	free(aad);
 	if (!plain)
 		return -1;
-	if (strlen(fields[0]) == SECRET_HASH_LEN) {
-		memcpy(out->binding, fields[0], SECRET_HASH_LEN + 1);
-		out->expires_at = strtoll(fields[1], NULL, 10);
-		out->user_id = xstrdup(fields[2]);
-		out->scopes = xstrdup(fields[3]);
-		rc = now < out->expires_at ? 0 : -1;
-	}
+	memcpy(out->binding, fields[0], SECRET_HASH_LEN + 1);
+	out->expires_at = strtoll(fields[1], NULL, 10);
+	out->user_id = xstrdup(fields[2]);
+	out->scopes = xstrdup(fields[3]);
 	crypto_free_wiped(plain);
-	if (rc < 0)
-		consent_pending_release(out);
-	return rc;
+	return 0;
 }

@@ -112,16 +112,26 @@ void factor_binding(const char *client_id, const char *redirect_uri, const char 
 	crypto_free_wiped(all);
 }
 
+char *factor_binding_open(const struct keyring *r, const char *aad, const char *text, int64_t now,
+                          char **fields, size_t n)
+{
+	char *plain = keyring_open_fields(r, aad, text, fields, n);
+
+	if (plain && strlen(fields[0]) == SECRET_HASH_LEN && now < strtoll(fields[1], NULL, 10))
+		return plain;
+	crypto_free_wiped(plain);
+	return NULL;
+}
+
 char *factor_pending_seal(const struct keyring *r, const char *project_id,
                           const struct factor_pending *p)
 {
 	char *aad = pending_aad(project_id);
-	char *plain = xasprintf("%s\n%" PRId64 "\n%lld\n%" PRId64 "\n%" PRId64 "\n%s\n%s",
-	                        p->binding, p->last_step, p->recovery_left, p->passkey_used_at,
-	                        p->expires_at, p->user_id, p->email);
-	char *text = keyring_seal_text(r, aad, (const unsigned char *)plain, strlen(plain));
+	char *text = keyring_seal_fields(r, aad,
+	                                 "%s\n%" PRId64 "\n%" PRId64 "\n%lld\n%" PRId64 "\n%s\n%s",
+	                                 p->binding, p->expires_at, p->last_step, p->recovery_left,
+	                                 p->passkey_used_at, p->user_id, p->email);
 
-	crypto_free_wiped(plain);
 	free(aad);
 	return text;
 }
@@ -130,25 +140,19 @@ int factor_pending_open(const struct keyring *r, const char *project_id, const c
                         int64_t now, struct factor_pending *out)
 {
 	char *aad = pending_aad(project_id), *fields[7];
-	char *plain = keyring_open_fields(r, aad, text, fields, 7);
-	int rc = -1;
+	char *plain = factor_binding_open(r, aad, text, now, fields, 7);
 
 	memset(out, 0, sizeof *out);
 	free(aad);
 	if (!plain)
 		return -1;
-	if (strlen(fields[0]) == SECRET_HASH_LEN) {
-		memcpy(out->binding, fields[0], SECRET_HASH_LEN + 1);
-		out->last_step = strtoll(fields[1], NULL, 10);
-		out->recovery_left = strtoll(fields[2], NULL, 10);
-		out->passkey_used_at = strtoll(fields[3], NULL, 10);
-		out->expires_at = strtoll(fields[4], NULL, 10);
-		out->user_id = xstrdup(fields[5]);
-		out->email = xstrdup(fields[6]);
-		rc = now < out->expires_at ? 0 : -1;
-	}
+	memcpy(out->binding, fields[0], SECRET_HASH_LEN + 1);
+	out->expires_at = strtoll(fields[1], NULL, 10);
+	out->last_step = strtoll(fields[2], NULL, 10);
+	out->recovery_left = strtoll(fields[3], NULL, 10);
+	out->passkey_used_at = strtoll(fields[4], NULL, 10);
+	out->user_id = xstrdup(fields[5]);
+	out->email = xstrdup(fields[6]);
 	crypto_free_wiped(plain);
-	if (rc < 0)
-		factor_pending_release(out);
-	return rc;
+	return 0;
 }

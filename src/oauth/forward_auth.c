@@ -158,11 +158,9 @@ char *forward_state_seal(const struct keyring *r, const char *client_id,
                          const struct forward_state *s)
 {
 	char *aad = state_aad(client_id);
-	char *plain = xasprintf("%" PRId64 "\n%s\n%s\n%s", s->expires_at, s->verifier, s->nonce,
-	                        s->url);
-	char *text = keyring_seal_text(r, aad, (const unsigned char *)plain, strlen(plain));
+	char *text = keyring_seal_fields(r, aad, "%" PRId64 "\n%s\n%s\n%s", s->expires_at,
+	                                 s->verifier, s->nonce, s->url);
 
-	crypto_free_wiped(plain);
 	free(aad);
 	return text;
 }

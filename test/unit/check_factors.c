@@ -84,7 +84,8 @@ END_TEST
 static char *pending_for(const char *project, int64_t expires_at)
 {
 	struct factor_pending p = { .user_id = "u1", .email = "Rita@Example.com", .last_step = 41,
-	                            .recovery_left = 7, .expires_at = expires_at };
+	                            .recovery_left = 7, .passkey_used_at = 5,
+	                            .expires_at = expires_at };
 
 	factor_binding("c1", "https://app/cb", "chal", "openid", NULL, p.binding);
 	return factor_pending_seal(fx.ring, project, &p);
@@ -101,6 +102,7 @@ START_TEST(test_pending_round_trip)
 	ck_assert_str_eq(out.email, "Rita@Example.com");
 	ck_assert_int_eq(out.last_step, 41);
 	ck_assert_int_eq(out.recovery_left, 7);
+	ck_assert_int_eq(out.passkey_used_at, 5);
 	ck_assert_int_eq(out.expires_at, 2000);
 	factor_binding("c1", "https://app/cb", "chal", "openid", NULL, want);
 	ck_assert_str_eq(out.binding, want);
@@ -125,6 +127,33 @@ START_TEST(test_pending_refused)
 	ck_assert_int_eq(factor_pending_open(fx.ring, "p1", "", 1000, &out), -1);
 	ck_assert_int_eq(factor_pending_open(fx.ring, "p1", "%%%", 1000, &out), -1);
 	ck_assert_int_eq(factor_pending_open(fx.ring, "p1", NULL, 1000, &out), -1);
+	free(text);
+}
+END_TEST
+
+/* the head every request-bound token shares: a binding, then the expiry */
+START_TEST(test_binding_open)
+{
+	char want[SECRET_HASH_LEN + 1], *fields[3], *plain, *text;
+
+	factor_binding("c1", "https://app/cb", "chal", "openid", NULL, want);
+	text = keyring_seal_fields(fx.ring, "aad", "%s\n%d\n%s", want, 2000, "rest");
+	ck_assert_ptr_null(factor_binding_open(fx.ring, "aad", text, 2000, fields, 3));
+	ck_assert_ptr_null(factor_binding_open(fx.ring, "other", text, 1999, fields, 3));
+	ck_assert_ptr_null(factor_binding_open(fx.ring, "aad", text, 1999, fields, 2));
+	plain = factor_binding_open(fx.ring, "aad", text, 1999, fields, 3);
+	ck_assert_ptr_nonnull(plain);
+	ck_assert_str_eq(fields[0], want);
+	ck_assert_str_eq(fields[1], "2000");
+	ck_assert_str_eq(fields[2], "rest");
+	crypto_free_wiped(plain);
+	free(text);
+	/* a binding that is not a hash; a field that brought a newline of its own */
+	text = keyring_seal_fields(fx.ring, "aad", "%s\n%d\n%s", "short", 2000, "rest");
+	ck_assert_ptr_null(factor_binding_open(fx.ring, "aad", text, 1999, fields, 3));
+	free(text);
+	text = keyring_seal_fields(fx.ring, "aad", "%s\n%d\n%s", want, 2000, "re\nst");
+	ck_assert_ptr_null(factor_binding_open(fx.ring, "aad", text, 1999, fields, 3));
 	free(text);
 }
 END_TEST
@@ -260,6 +289,7 @@ int main(void)
 	tcase_add_test(tc, test_totp_sealed_for_its_user);
 	tcase_add_test(tc, test_pending_round_trip);
 	tcase_add_test(tc, test_pending_refused);
+	tcase_add_test(tc, test_binding_open);
 	tcase_add_test(tc, test_recovery_code_form);
 	suite_add_tcase(s, tc);
 	tc = check_tcase("store", setup_user, teardown);
