@@ -55,7 +55,7 @@ static const char *const device_names[METRICS_DEVICE__N] = {
 	"requested", "pending", "slow_down", "approved", "denied", "wrong_code", "throttled",
 };
 static const char *const cache_names[METRICS_CACHE__N] = {
-	"client_scope", "role_permissions", "token_holders", "client",
+	"client_scope", "role_permissions", "token_holders", "client", "user_scope",
 };
 static const char *const backchannel_names[METRICS_BACKCHANNEL__N] = {
 	"delivered", "rejected", "failed", "refused", "dropped",

@@ -139,5 +139,10 @@ int store_read_page(struct store *st, sqlite3_stmt *s, struct page *out, struct 
 /* Binds key to ?1, steps s and joins column 0 of every row with spaces.
  * Returns a new string ("" for no rows) or NULL with err. */
 char *store_join_column(struct store *st, sqlite3_stmt *s, const char *key, struct api_error *err);
+/* The same, answered from *cache (made on first use, counted under metric)
+ * while the store is at stamp at, and kept there after a read. */
+char *store_join_column_cached(struct store *st, struct store_cache **cache,
+                               enum metrics_cache metric, sqlite3_stmt *s, const char *key,
+                               struct store_stamp at, struct api_error *err);
 
 #endif
