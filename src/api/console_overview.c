@@ -91,6 +91,7 @@ static enum step_result events_recent(struct flow *f)
 		return STEP_NEXT;
 	o->events_q = (struct list_query)LIST_QUERY_INIT;
 	o->events_q.page_size = RECENT_EVENTS;
+	o->events_q.no_total = true;
 	o->events_filter = (struct event_page_filter)EVENT_PAGE_FILTER_INIT;
 	o->events_asked = true;
 	store_event_page(ctx->http.srv->store, console_of(ctx)->project_id, &o->events_filter,
