@@ -177,7 +177,10 @@ void json_rows_open(struct json_rows *r, const char *text)
 
 	r->text = xstrdup(text ? text : "[]");
 	p = ws(r->text);
+	r->at = p;
 	r->state = *p == '[' ? 0 : -1;
+	if (r->state)
+		return;
 	r->at = ws(p + 1);
 	if (*r->at == ']')
 		r->state = *ws(r->at + 1) ? -1 : 1;

@@ -104,6 +104,29 @@ START_TEST(test_refused)
 }
 END_TEST
 
+/* A skipped value nested 32 deep is read past; one nested 33 deep refused. */
+START_TEST(test_deep)
+{
+	for (int depth = 32; depth <= 33; depth++) {
+		char text[128] = "[{\"f\":";
+		struct json_rows r;
+		const char *v[N];
+		size_t n = strlen(text);
+
+		for (int i = 0; i < depth; i++)
+			text[n++] = '[';
+		for (int i = 0; i < depth; i++)
+			text[n++] = ']';
+		memcpy(text + n, ",\"id\":\"x\"}]", sizeof ",\"id\":\"x\"}]");
+		json_rows_open(&r, text);
+		ck_assert_int_eq(json_rows_next(&r, keys, N, v), depth == 32 ? 1 : -1);
+		if (depth == 32)
+			ck_assert_str_eq(v[0], "x");
+		json_rows_close(&r);
+	}
+}
+END_TEST
+
 static Suite *json_rows_suite(void)
 {
 	Suite *s = suite_create("json_rows");
@@ -111,6 +134,7 @@ static Suite *json_rows_suite(void)
 
 	tcase_add_test(tc, test_records);
 	tcase_add_test(tc, test_no_text);
+	tcase_add_test(tc, test_deep);
 	tcase_add_loop_test(tc, test_refused, 0, N_ELEMS(refused));
 	suite_add_tcase(s, tc);
 	return s;
