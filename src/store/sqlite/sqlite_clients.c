@@ -79,7 +79,8 @@ enum client_stmt {
  * them in the page's order. Ties are broken by id in the sort's direction:
  * pages never overlap or skip. */
 #define LIST(order) \
-	"SELECT (SELECT count(*) FROM clients" LIST_FILTER "), json_group_array(" CLIENT_JSON("c") ")" \
+	"SELECT " SQL_RECORD_COUNT("clients", "?2 IS NULL AND ?3 IS NULL", \
+	"SELECT count(*) FROM clients" LIST_FILTER) ", json_group_array(" CLIENT_JSON("c") ")" \
 	" FROM (SELECT * FROM clients" LIST_FILTER " ORDER BY " order " LIMIT ?4 OFFSET ?5) c"
 #define LIST_PAIR(key, col) \
 	[CS_LIST + 2 * (key)] = LIST(col ", id"), \
