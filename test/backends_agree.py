@@ -280,7 +280,7 @@ def tables(sql):
 # What one backend has alone, and why: SQLite's users search and count
 # (PostgreSQL has trigram indexes, and counts with a query); PostgreSQL's
 # striped client counts, and the outbox claims of a fleet's nodes.
-SQLITE_ONLY = {"search_positions", "user_counts", "user_suffixes", "user_suffixes_pending",
+SQLITE_ONLY = {"search_positions", "user_counts", "record_counts", "user_suffixes", "user_suffixes_pending",
                "user_suffixes_recent"}
 PG_ONLY = {"client_counts"}
 PG_ONLY_COLUMNS = {"backchannel_outbox": ["claimed_by", "claimed_until"]}

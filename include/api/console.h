@@ -49,6 +49,8 @@ char *console_signin_url(const char *issuer, const char *project_id, const char 
  * the API's steps the pages run); a page's own is view. */
 struct console {
 	const char *project_id;            /* borrowed from the path */
+	char *home;                        /* console_home_url("", project_id), at first need */
+	size_t home_len;
 	struct project_state project;
 	char *cookie;                      /* the project's session cookie; wiped */
 	struct session_lookup session;

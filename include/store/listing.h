@@ -20,8 +20,12 @@ struct list_query {
 	int is_active;
 	int is_default;
 	const char *role_id;
+	/* The page alone: total is left 0 (the events' count, over the whole
+	 * trail, costs far more than a page of the newest). Only the events'
+	 * pages read it. */
+	bool no_total;
 };
-#define LIST_QUERY_INIT { 1, 10, 0, true, NULL, -1, -1, NULL }
+#define LIST_QUERY_INIT { 1, 10, 0, true, NULL, -1, -1, NULL, false }
 
 /* One page: the records as a JSON array's text, and how many match in all. */
 struct page {

@@ -42,6 +42,7 @@ struct store {
 	uint64_t generation;
 	struct store_cache *client_rows;        /* client ID -> struct client_auth */
 	struct store_cache *scopes;             /* client ID -> scope */
+	struct store_cache *user_scopes;        /* user ID -> scope */
 	struct store_cache *role_permissions;   /* role ID -> its token permissions, JSON text */
 	/* Group commit (store_batch_enable): one transaction holds the writes of
 	 * many requests; each store_begin .. store_commit is a savepoint in it. */

@@ -71,6 +71,7 @@ enum metrics_cache {
 	METRICS_CACHE_ROLE_PERMISSIONS,
 	METRICS_CACHE_TOKEN_HOLDERS,   /* a bearer token's client, project and user are active */
 	METRICS_CACHE_CLIENT,          /* a client's row as authentication reads it */
+	METRICS_CACHE_USER_SCOPE,      /* a user's token permissions (console pages, grants) */
 	METRICS_CACHE__N
 };
 

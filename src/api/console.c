@@ -46,6 +46,7 @@ static void console_release(void *state)
 	struct console *c = state;
 
 	crypto_free_wiped(c->cookie);
+	free(c->home);
 	session_lookup_release(&c->session);
 	free(c->record);
 	json_decref(c->parsed);
@@ -85,12 +86,21 @@ bool console_may(struct request_ctx *ctx, const char *permission)
 	return !auth_principal_lacks(&ctx->principal, permission, &len);
 }
 
+/* A page asks for a dozen paths (navigation, rows, forms): the home's
+ * encoding is done once a request, and each path is two copies. */
 char *console_path(struct request_ctx *ctx, const char *rest)
 {
-	char *home = console_home_url("", console_of(ctx)->project_id);
-	char *path = xasprintf("%s%s", home, rest);
+	struct console *c = console_of(ctx);
+	size_t n = strlen(rest);
+	char *path;
 
-	free(home);
+	if (!c->home) {
+		c->home = console_home_url("", c->project_id);
+		c->home_len = strlen(c->home);
+	}
+	path = xmalloc(c->home_len + n + 1);
+	memcpy(path, c->home, c->home_len);
+	memcpy(path + c->home_len, rest, n + 1);
 	return path;
 }
 

@@ -5,13 +5,14 @@
  */
 #include <stdlib.h>
 #include <string.h>
-#include <jansson.h>
+#include <event2/buffer.h>
 #include <event2/http.h>
 
 #include "api_events.h"
 #include "console.h"
 #include "console_events.h"
 #include "form.h"
+#include "json_rows.h"
 #include "util.h"
 
 struct events_view {
@@ -34,7 +35,7 @@ static struct events_view *view_of(struct request_ctx *ctx)
  * resources, so reading them needs the four reads. */
 static enum step_result need_reads(struct flow *f)
 {
-	return console_need(f, "users:read clients:read roles:read resources:read",
+	return console_need(f, CONSOLE_EVENTS_READ,
 	                    "The audit trail names users, clients, roles and resources: reading it "
 	                    "needs the four :read permissions.");
 }
@@ -78,37 +79,38 @@ static void filter_form(struct request_ctx *ctx, struct console_page *p)
 	free(action);
 }
 
-static void event_rows(struct console_page *p, const json_t *data)
+int console_event_rows(struct console_page *p, const char *caption, const char *data)
 {
 	static const char *const heads[] = { "Time", "Action", "Actor", "Target", "Outcome",
 	                                     "Address" };
 	static const char *const keys[] = { "time", "action", "actor", "target", "outcome",
 	                                    "address" };
-	size_t i;
-	json_t *e;
+	const char *cells[6];
+	struct json_rows rows;
+	int rc;
 
-	console_page_table_begin(p, "Events, newest first", heads, 6);
-	json_array_foreach(data, i, e) {
-		const char *cells[6];
-		for (size_t k = 0; k < 6; k++)
-			cells[k] = json_string_value(json_object_get(e, keys[k]));
+	json_rows_open(&rows, data);
+	console_page_table_begin(p, caption, heads, 6);
+	while ((rc = json_rows_next(&rows, keys, 6, cells)) == 1)
 		console_page_table_row(p, cells, 6);
-	}
 	console_page_table_end(p);
+	json_rows_close(&rows);
+	return rc;
 }
 
 static enum step_result events_show(struct flow *f)
 {
 	struct request_ctx *ctx = request_of(f);
 	struct events_view *v = view_of(ctx);
-	json_t *data = json_loads(v->page.data ? v->page.data : "[]", 0, NULL);
 	struct console_page p;
 
 	console_begin(ctx, &p, "Audit trail");
 	filter_form(ctx, &p);
-	event_rows(&p, data);
+	if (console_event_rows(&p, "Events, newest first", v->page.data) < 0) {
+		evbuffer_free(p.buf);   /* never sent */
+		return flow_fail(f, E_SYSTEM_ERROR, "The audit trail could not be read.");
+	}
 	console_list_pager(ctx, &p, "events", &v->q, v->page.total, "events");
-	json_decref(data);
 	console_page_reply(ctx, 200, &p);
 	return STEP_DONE;
 }

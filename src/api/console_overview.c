@@ -1,22 +1,29 @@
 /*
  * GET /console/projects/{project_id}/ (console_overview.h). The counts are
  * the totals of the API's lists, asked of the same store operations with a
- * page of one; an area the user may not read is not asked for.
+ * page of one; an area the user may not read is not asked for. The recent
+ * events are the audit trail's first page of RECENT_EVENTS, with the audit
+ * trail's permissions.
  */
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "console.h"
+#include "console_events.h"
 #include "console_overview.h"
 #include "jwt_key.h"
 #include "key_schedule.h"
 #include "keyring.h"
 #include "listing.h"
 #include "store_clients.h"
+#include "store_events.h"
 #include "store_resources.h"
 #include "store_roles.h"
 #include "store_users.h"
 #include "timestamp.h"
+
+/* The newest events the overview shows. */
+#define RECENT_EVENTS 5
 
 typedef void list_op(struct store *st, const char *project_id, const struct list_query *q,
                      struct page *out, struct completion done);
@@ -38,6 +45,10 @@ struct overview {
 	struct list_query q;
 	struct page pages[AREA__N];
 	bool asked[AREA__N];
+	struct list_query events_q;
+	struct event_page_filter events_filter;
+	struct page events;
+	bool events_asked;
 	struct keyring_refresh keys;
 };
 
@@ -47,6 +58,7 @@ static void overview_release(void *state)
 
 	for (size_t i = 0; i < AREA__N; i++)
 		page_release(&o->pages[i]);
+	page_release(&o->events);
 	keyring_refresh_release(&o->keys);
 }
 
@@ -69,6 +81,23 @@ static enum step_result count_users(struct flow *f) { return count(f, AREA_USERS
 static enum step_result count_clients(struct flow *f) { return count(f, AREA_CLIENTS); }
 static enum step_result count_roles(struct flow *f) { return count(f, AREA_ROLES); }
 static enum step_result count_resources(struct flow *f) { return count(f, AREA_RESOURCES); }
+
+static enum step_result events_recent(struct flow *f)
+{
+	struct request_ctx *ctx = request_of(f);
+	struct overview *o = console_view_state(ctx, sizeof *o, overview_release);
+
+	if (!console_may(ctx, CONSOLE_EVENTS_READ))
+		return STEP_NEXT;
+	o->events_q = (struct list_query)LIST_QUERY_INIT;
+	o->events_q.page_size = RECENT_EVENTS;
+	o->events_q.no_total = true;
+	o->events_filter = (struct event_page_filter)EVENT_PAGE_FILTER_INIT;
+	o->events_asked = true;
+	store_event_page(ctx->http.srv->store, console_of(ctx)->project_id, &o->events_filter,
+	                 &o->events_q, &o->events, flow_completion(f));
+	return STEP_WAIT;
+}
 
 /* The ring as the store has it now (a rotation by the CLI included). */
 static enum step_result keys_read(struct flow *f)
@@ -135,12 +164,21 @@ static enum step_result show(struct flow *f)
 	if (!any)
 		console_page_text(&p, "Your role may read none of the project's users, clients, roles "
 		                  "or resources.");
+	if (o->events_asked) {
+		char *href = console_path(ctx, "events");
+		console_page_heading(&p, "Recent events");
+		if (console_event_rows(&p, "The newest events", o->events.data) < 0)
+			console_page_error(&p, "The recent events could not be read.");
+		console_page_link(&p, href, "The whole audit trail");
+		free(href);
+	}
 	keys_table(&p, ctx->http.srv->keys);
 	console_page_reply(ctx, 200, &p);
 	return STEP_DONE;
 }
 
 flow_step *const console_overview_steps[] = {
-	CONSOLE_SIGNED_IN, count_users, count_clients, count_roles, count_resources, keys_read, show,
+	CONSOLE_SIGNED_IN, count_users, count_clients, count_roles, count_resources, events_recent,
+	keys_read, show,
 	NULL,
 };

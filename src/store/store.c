@@ -16,6 +16,7 @@ void store_close(struct store *st)
 	st->be->close(st);
 	store_cache_free(st->client_rows);
 	store_cache_free(st->scopes);
+	store_cache_free(st->user_scopes);
 	store_cache_free(st->role_permissions);
 	free(st->events_pending);
 	free(st);

@@ -56,7 +56,7 @@ static const char *const device_names[METRICS_DEVICE__N] = {
 	"poll_denied", "expired",
 };
 static const char *const cache_names[METRICS_CACHE__N] = {
-	"client_scope", "role_permissions", "token_holders", "client",
+	"client_scope", "role_permissions", "token_holders", "client", "user_scope",
 };
 static const char *const backchannel_names[METRICS_BACKCHANNEL__N] = {
 	"delivered", "rejected", "failed", "refused", "dropped",

@@ -98,6 +98,9 @@ NEW_KID=$(jq -r '.[0].kid' <<<"$OUT")
 page "$HOME_PATH"
 has "issue29.1 a rotation shows at the next page" "<td>$NEW_KID</td>"
 has "issue29.1 the new key is pending" "<td>pending</td>"
+has "issue29.1 the recent events (with the four :read permissions)" "<h2>Recent events</h2>"
+has "issue29.1 ... the first administrator's creation" "<td>user.create</td><td>cli</td><td>$ADMIN_ID</td>"
+has "issue29.1 ... a link to the whole audit trail" "<a href=\"${HOME_PATH}events\">The whole audit trail</a>"
 
 # ---- single sign-on: with a live session, no form ----
 AUTH=none req GET "${SIGNIN#"$BASE"}" -b "$JAR" -c "$JAR"
@@ -120,6 +123,7 @@ has "issue29.1 users:read shows the users count" "<tr><td>Users</td><td>2</td></
 lacks "issue29.1 users:read alone: no clients" "<td>Clients</td>"
 lacks "issue29.1 users:read alone: no roles" "<td>Roles</td>"
 lacks "issue29.1 users:read alone: no resources" "<td>Resources</td>"
+lacks "issue29.1 users:read alone: no recent events" "Recent events"
 req POST "$P/roles" '{"code":"none","name":"Nothing","permission_ids":[]}'
 NONE_ROLE=$(jq -r .id <<<"$BODY")
 req POST "$P/users" "$(jq -cn --arg r "$NONE_ROLE" '{display_name:"Nemo",email:"nemo@example.com",password:"nemo password",role_id:$r}')"

@@ -170,4 +170,21 @@ console_user una usermaker users:read users:create
 apage "${HOME_PATH}new-user"
 has "issue29.9 without roles:read: a role ID field" '<input id="f-role_id" name="role_id" type="text"'
 
+# ---- a role's change reaches its users' next page (the scopes are cached
+# per store state: any commit, ours or the CLI's, retires them) ----
+console_user vera viewers users:read
+VIEWERS=$(db "select id from roles where code = 'viewers'")
+apage "${HOME_PATH}users"
+check "issue29.9 a role with users:read: the users page" "$STATUS" 200
+apage "${HOME_PATH}users"
+check "issue29.9 ... again (from the cache)" "$STATUS" 200
+req PUT "$P/roles/$VIEWERS" "{\"code\":\"viewers\",\"name\":\"viewers\",\"permission_ids\":$(ids roles:read)}"
+apage "${HOME_PATH}users"
+check "issue29.9 users:read taken from the role: refused at the next page" "$STATUS" 403
+apage "${HOME_PATH}roles"
+check "issue29.9 ... and roles:read given: shown" "$STATUS" 200
+db "insert into role_permissions (role_id, permission_id) values ('$VIEWERS', '$(pid users:read)')" >/dev/null
+apage "${HOME_PATH}users"
+check "issue29.9 a permission given by another process: shown at the next page" "$STATUS" 200
+
 finish

@@ -964,6 +964,11 @@ START_TEST(test_event_page)
 	q.page_size = 3;
 	q.page_num = 2;
 	event_page_is(cf.p.project_id, &f, &q, "actor", "cli", 4);
+	/* the page alone (the console's recent events): no count */
+	q = (struct list_query)LIST_QUERY_INIT;
+	q.page_size = 2;
+	q.no_total = true;
+	event_page_is(cf.p.project_id, &f, &q, "action", "role.delete role.update", 0);
 	q = (struct list_query)LIST_QUERY_INIT;
 	/* each filter, alone and with others */
 	f.action = EVENT_ROLE_CREATE;

@@ -130,9 +130,13 @@ json_t *pg_event_object(const struct event *ev);
  * (" WHERE ...") keeps, and the records json (an expression of the row r) of
  * those in order, LIMIT limit OFFSET offset (parameters), as a JSON array
  * (pg_map_page). The page is chosen first, so only its rows are made
- * records. */
+ * records. PG_SQL_PAGE_COUNT_IF counts only when count_if (an SQL boolean)
+ * is true, else the number is NULL (pg_map_page's 0): the count's subquery
+ * is an init plan, run when the CASE first needs it. */
 #define PG_SQL_PAGE(table, filter, json, order, limit, offset) \
-	"SELECT (SELECT count(*) FROM " table " r" filter ")," \
+	PG_SQL_PAGE_COUNT_IF("true", table, filter, json, order, limit, offset)
+#define PG_SQL_PAGE_COUNT_IF(count_if, table, filter, json, order, limit, offset) \
+	"SELECT CASE WHEN " count_if " THEN (SELECT count(*) FROM " table " r" filter ") END," \
 	" (SELECT coalesce(json_agg(" json " ORDER BY " order "), '[]')" \
 	" FROM (SELECT * FROM " table " r" filter " ORDER BY " order \
 	" LIMIT " limit " OFFSET " offset ") r)"

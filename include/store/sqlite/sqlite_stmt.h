@@ -141,8 +141,21 @@ int store_read_page(struct store *st, sqlite3_stmt *s, struct page *out, struct 
 #define SQL_TOKEN_PERMISSIONS(from) \
 	"SELECT " SQL_NAMED_PERMISSION " AS named FROM " from SQL_SCOPE_CODES_OK " ORDER BY named"
 
+/* A list's total: with no filter (unfiltered, an SQL condition on the
+ * list's parameters) the project's (?1) count kept in record_counts'
+ * column (schema/026_record_counts.sql), else count (a SELECT). The CASE
+ * runs only the subquery it takes. */
+#define SQL_RECORD_COUNT(column, unfiltered, count) \
+	"CASE WHEN " unfiltered " THEN coalesce((SELECT " column \
+	" FROM record_counts WHERE project_id = ?1), 0) ELSE (" count ") END"
+
 /* Binds key to ?1, steps s and joins column 0 of every row with spaces.
  * Returns a new string ("" for no rows) or NULL with err. */
 char *store_join_column(struct store *st, sqlite3_stmt *s, const char *key, struct api_error *err);
+/* The same, answered from *cache (made on first use, counted under metric)
+ * while the store is at stamp at, and kept there after a read. */
+char *store_join_column_cached(struct store *st, struct store_cache **cache,
+                               enum metrics_cache metric, sqlite3_stmt *s, const char *key,
+                               struct store_stamp at, struct api_error *err);
 
 #endif

@@ -30,11 +30,11 @@ enum {
 	" AND ($4::ctext IS NULL OR action = $4::ctext) AND ($5::ctext IS NULL OR actor = $5::ctext)" \
 	" AND ($6::ctext IS NULL OR target = $6::ctext)" \
 	" AND ($7::ctext IS NULL OR outcome = $7::ctext)"
-/* The number of all matches and the page's records, ties of time by ID in
- * the same direction (EV_PAGE's order, sqlite_events.c). */
+/* The number of all matches (unless $10 is false) and the page's records,
+ * ties of time by ID in the same direction (EV_PAGE's order, sqlite_events.c). */
 #define PAGE(name, key, dir) \
-	{ "events_page_" name, PG_SQL_PAGE("events", PAGE_FILTER(key), "edgeauth_event_json(r)", \
-	  "time " dir ", id " dir, "$8", "$9"), 9, false }
+	{ "events_page_" name, PG_SQL_PAGE_COUNT_IF("$10::boolean", "events", PAGE_FILTER(key), \
+	  "edgeauth_event_json(r)", "time " dir ", id " dir, "$8", "$9"), 10, false }
 #define PAGE_PAIR(index, name, key) \
 	[PE_PAGE + 2 * (index)] = PAGE(name, key, "ASC"), \
 	[PE_PAGE + 2 * (index) + 1] = PAGE(name "_desc", key, "DESC")
@@ -116,7 +116,8 @@ static void pg_event_page(struct store *st, const char *project_id,
 	pg_run(st, &statements[PE_PAGE + 2 * (int)store_event_page_index(f) + (q->desc ? 1 : 0)],
 	       (const char *const[]){ project_id, pg_int_param(f->since, since),
 	       pg_int_param(f->until, until), f->action, f->actor, f->target, f->outcome,
-	       pg_int_param(q->page_size, size), pg_int_param(list_offset(q), offset) },
+	       pg_int_param(q->page_size, size), pg_int_param(list_offset(q), offset),
+	       pg_bool_param(!q->no_total) },
 	       pg_map_page, out, NULL, done);
 }
 

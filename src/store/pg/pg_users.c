@@ -226,11 +226,13 @@ static void pg_user_is_active(struct store *st, const char *project_id, const ch
 	       pg_map_exists, active, NULL, done);
 }
 
+/* Read on every console page and grant, changed rarely: cached per store
+ * state, as a client's scope is. */
 static void pg_user_scope(struct store *st, const char *user_id, char **out, struct completion done)
 {
 	*out = NULL;
-	pg_run(st, &statements[PU_SCOPE], (const char *const[]){ user_id }, pg_map_text, out,
-	       NULL, done);
+	pg_run_cached(st, &st->user_scopes, METRICS_CACHE_USER_SCOPE, user_id, store_read_stamp(st),
+	              &statements[PU_SCOPE], out, done);
 }
 
 /* ---- what sign-in reads ---- */

@@ -79,7 +79,8 @@ enum client_stmt {
  * them in the page's order. Ties are broken by id in the sort's direction:
  * pages never overlap or skip. */
 #define LIST(order) \
-	"SELECT (SELECT count(*) FROM clients" LIST_FILTER "), json_group_array(" CLIENT_JSON("c") ")" \
+	"SELECT " SQL_RECORD_COUNT("clients", "?2 IS NULL AND ?3 IS NULL", \
+	"SELECT count(*) FROM clients" LIST_FILTER) ", json_group_array(" CLIENT_JSON("c") ")" \
 	" FROM (SELECT * FROM clients" LIST_FILTER " ORDER BY " order " LIMIT ?4 OFFSET ?5) c"
 #define LIST_PAIR(key, col) \
 	[CS_LIST + 2 * (key)] = LIST(col ", id"), \
@@ -623,30 +624,15 @@ static void sqlite_client_authenticate(struct store *st, const char *client_id, 
 	complete(done, client_authenticate(st, client_id, secret, out, &err), &err);
 }
 
-static void free_string(void *p)
-{
-	free(p);
-}
-
 /* A client's scope is read on every client_credentials grant and changes
  * rarely, so it is cached. */
 static void sqlite_client_scope(struct store *st, const char *client_id, struct store_stamp at,
                                 char **out, struct completion done)
 {
 	struct api_error err;
-	const char *cached;
 
-	if (!st->scopes)
-		st->scopes = store_cache_new(METRICS_CACHE_CLIENT_SCOPE, free_string);
-	cached = store_cache_get(st->scopes, client_id, at);
-	if (cached) {
-		*out = xstrdup(cached);
-		complete(done, 0, NULL);
-		return;
-	}
-	*out = store_join_column(st, stmt(st, CS_SCOPE), client_id, &err);
-	if (*out)
-		store_cache_put(st->scopes, client_id, at, xstrdup(*out));
+	*out = store_join_column_cached(st, &st->scopes, METRICS_CACHE_CLIENT_SCOPE,
+	                                stmt(st, CS_SCOPE), client_id, at, &err);
 	complete(done, *out ? 0 : -1, &err);
 }
 

@@ -42,11 +42,12 @@ enum event_stmt {
 	" WHERE project_id = ?1" key " AND time >= ?2 AND time < ?3" \
 	" AND (?4 IS NULL OR action = ?4) AND (?5 IS NULL OR actor = ?5)" \
 	" AND (?6 IS NULL OR target = ?6) AND (?7 IS NULL OR outcome = ?7)"
-/* The count and the page (LIMIT ?8 OFFSET ?9) in one read; ties of time
- * go by ID in the same direction, which the index holds (the rowid ends
- * each of its entries). */
+/* The count (unless ?10 is 0: NULL, which reads as 0; the CASE runs the
+ * subquery only when it is taken) and the page (LIMIT ?8 OFFSET ?9) in one
+ * read; ties of time go by ID in the same direction, which the index holds
+ * (the rowid ends each of its entries). */
 #define EV_PAGE_SQL(key, dir) \
-	"SELECT (SELECT count(*) FROM events" EV_PAGE_FILTER(key) ")," \
+	"SELECT CASE WHEN ?10 THEN (SELECT count(*) FROM events" EV_PAGE_FILTER(key) ") END," \
 	" (SELECT json_group_array(" SQL_EVENT_RECORD ") FROM (SELECT * FROM events" \
 	EV_PAGE_FILTER(key) " ORDER BY time " dir ", id " dir " LIMIT ?8 OFFSET ?9))"
 #define EV_PAGE_PAIR(index, key) \
@@ -181,6 +182,7 @@ static void sqlite_event_page(struct store *st, const char *project_id,
 	store_bind_text(s, 7, f->outcome);
 	sqlite3_bind_int64(s, 8, q->page_size);
 	sqlite3_bind_int64(s, 9, list_offset(q));
+	sqlite3_bind_int(s, 10, !q->no_total);
 	complete(done, store_read_page(st, s, out, &err), &err);
 }
 

@@ -97,7 +97,8 @@ static const char *const sql[RS__COUNT] = {
 	/* The count and the page in one read; the page is chosen first, so
 	 * only its rows are made records. */
 	[RS_LIST] =
-		"SELECT (SELECT count(*) FROM resources r" LIST_FILTER "),"
+		"SELECT " SQL_RECORD_COUNT("resources", "?2 IS NULL AND ?3 IS NULL",
+		                            "SELECT count(*) FROM resources r" LIST_FILTER) ","
 		" (SELECT json_group_array(" RESOURCE_JSON ") FROM (SELECT * FROM resources r"
 		LIST_FILTER " ORDER BY r.created_at, r.id LIMIT ?4 OFFSET ?5) r)",
 };

@@ -49,7 +49,7 @@ enum role_stmt {
  * OFFSET ?4), so only its rows are made records. Ties are broken by id in
  * the same direction, so pages never overlap or skip. */
 #define ROLE_LIST(order) \
-	"SELECT (SELECT count(*) FROM roles r" ROLE_FILTER ")," \
+	"SELECT " SQL_RECORD_COUNT("roles", "?2 IS NULL", "SELECT count(*) FROM roles r" ROLE_FILTER) "," \
 	" (SELECT json_group_array(" ROLE_JSON ") FROM (SELECT * FROM roles r" ROLE_FILTER \
 	" ORDER BY " order " LIMIT ?3 OFFSET ?4) r)"
 

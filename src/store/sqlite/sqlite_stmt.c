@@ -13,6 +13,7 @@
 #include "sqlite_stmt.h"
 #include "sqlite_store.h"
 #include "store.h"
+#include "store_cache.h"
 #include "store_events.h"
 #include "util.h"
 
@@ -206,5 +207,28 @@ char *store_join_column(struct store *st, sqlite3_stmt *s, const char *key, stru
 		store_fail(st, err, sqlite3_sql(s));
 		return NULL;
 	}
+	return out;
+}
+
+static void free_string(void *p)
+{
+	free(p);
+}
+
+char *store_join_column_cached(struct store *st, struct store_cache **cache,
+                               enum metrics_cache metric, sqlite3_stmt *s, const char *key,
+                               struct store_stamp at, struct api_error *err)
+{
+	const char *hit;
+	char *out;
+
+	if (!*cache)
+		*cache = store_cache_new(metric, free_string);
+	hit = store_cache_get(*cache, key, at);
+	if (hit)
+		return xstrdup(hit);
+	out = store_join_column(st, s, key, err);
+	if (out)
+		store_cache_put(*cache, key, at, xstrdup(out));
 	return out;
 }

@@ -457,12 +457,15 @@ static void sqlite_user_is_active(struct store *st, const char *project_id, cons
 	complete(done, rc, &err);
 }
 
+/* Read on every console page and grant, changed rarely: cached per store
+ * state, as a client's scope is. */
 static void sqlite_user_scope(struct store *st, const char *user_id, char **out,
                               struct completion done)
 {
 	struct api_error err;
 
-	*out = store_join_column(st, stmt(st, SU_SCOPE), user_id, &err);
+	*out = store_join_column_cached(st, &st->user_scopes, METRICS_CACHE_USER_SCOPE,
+	                                stmt(st, SU_SCOPE), user_id, store_read_stamp(st), &err);
 	complete(done, *out ? 0 : -1, &err);
 }
 
