@@ -38,6 +38,8 @@ for arch in arm64 armhf; do
 	check "issue28.6: $arch: Depends from its shared libraries" \
 		"$(dpkg-deb -f "$DEB" Depends | grep -o 'libsqlite3-0\|libevent-2' | sort | tr '\n' ' ')" "libevent-2 libsqlite3-0 "
 	check "issue28.6: $arch: lintian, no error" "$(grep -c '^E:' "$TMP/deb-$arch.out")" 0
+	# (dh's and dpkg-architecture's warnings of a cross build without nocheck or CC)
+	check "issue28.6: $arch: dpkg-buildpackage warns of nothing" "$(grep -ci 'warning' "$OUT/build.log")" 0
 done
 check "issue28.6: armhf: hard float (the VFP registers carry arguments)" \
 	"$(readelf -A "$TMP/x-armhf/usr/bin/edgeauth" 2> /dev/null | grep -c 'Tag_ABI_VFP_args: VFP registers')" 1
