@@ -233,6 +233,12 @@ try {
     response_type: 'code', client_id: clientId, redirect_uri: `${BASE}/healthz`, state: 'sso',
     code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM', code_challenge_method: 'S256',
   })) authorize.searchParams.set(k, v)
+  // The other client's redirect_uri stands for its app: the test answers it
+  // (an HTML page with an empty icon), since edgeauth's /healthz is JSON and
+  // Chromium's request for its /favicon.ico would be a 404 console error.
+  await page.route(`${BASE}/healthz?*`, route => route.fulfill({
+    status: 200, contentType: 'text/html', body: '<!doctype html><link rel=icon href="data:,"><p>app'
+  }))
   await page.goto(authorize.href)
   await signIn(EMAIL, PASSWORD, /\/healthz\?code=/)
   await page.goto(HOME)
