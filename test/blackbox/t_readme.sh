@@ -2,7 +2,8 @@
 # README.md and run against a server of the test, after `make run` (the first block): a first
 # token and the admin client's name, a user and an app, then the sign-in page as a browser
 # uses it (its form's hidden fields posted back with the user's email and password), then
-# the code exchanged by the README's last command of the quick start.
+# the code exchanged by the README's fourth block, then the console's first administrator made by
+# the fifth with the CLI.
 . "$(dirname "$0")/lib.sh"
 start_server
 
@@ -12,8 +13,8 @@ awk -v dir="$TMP" '
 	on && /^```sh$/ { n++; f = dir "/block" n ".sh"; printf "" > f; inb = 1; next }
 	inb && /^```$/ { inb = 0; close(f); next }
 	inb { print >> f }' "$ROOT/README.md"
-check "issue27.readme the quick start has its four shell blocks" \
-	"$(ls "$TMP"/block*.sh 2> /dev/null | wc -l):$(head -1 "$TMP/block1.sh")" "4:make run"
+check "issue27.readme the quick start has its five shell blocks" \
+	"$(ls "$TMP"/block*.sh 2> /dev/null | wc -l):$(head -1 "$TMP/block1.sh")" "5:make run"
 
 # where make run leaves the admin client: var/default-admin.json of the checkout
 mkdir -p "$TMP/checkout/var"
@@ -54,5 +55,18 @@ OUT=$(bash -e "$TMP/exchange.sh" 2>&1)
 check "issue27.readme the code exchanged: an access and a refresh token" \
 	"$(jq -r '[.token_type, (.access_token | length > 0), (.refresh_token | length > 0)] | join(" ")' <<<"$OUT")" \
 	"Bearer true true"
+
+# the console's first administrator, made on the box with the README's two commands (the
+# password on stdin), then seen by the running server: the user holds a role
+{
+	printf 'PROJECT=%s\n' "$PROJECT_ID"
+	printf 'edgeauth() { "$EDGEAUTH" -c "$CONF" "$@"; }\n'
+	cat "$TMP/block5.sh"
+} > "$TMP/admin.sh"
+OUT=$(EDGEAUTH=$EDGEAUTH CONF=$CONF bash -e "$TMP/admin.sh" <<<'a long admin password' 2>&1)
+check "issue27.readme the first administrator: both commands succeed" "$?" 0
+ADMIN=$(curl -s -H "Authorization: Bearer $TOKEN" "$BASE$P/users?search=admin%40example.com")
+check "issue27.readme the first administrator holds the admin role" \
+	"$(jq -r '.data[0].email' <<<"$ADMIN") $(jq -r '.data[0].role_id != null' <<<"$ADMIN")" "admin@example.com true"
 cd "$TMP" || exit 1
 finish
