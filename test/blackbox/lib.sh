@@ -408,10 +408,14 @@ keepalive_client() {
 	REQD_SHELL=$BASHPID
 }
 
+# kept: keepalive_client's process is this shell's
+kept() { [ -n "${REQD_PID:-}" ] && [ "$BASHPID" = "$REQD_SHELL" ]; }
+
 # req_kept METHOD PATH [BODY]: req through keepalive_client's process;
-# fails when there is none for this shell, or the request is curl's to send
+# fails when there is none for this shell, or the request is curl's to send.
+# REQ_HEADERS (an array, "Name: value" each) adds headers.
 req_kept() {
-	[ -n "${REQD_PID:-}" ] && [ "$BASHPID" = "$REQD_SHELL" ] || return 1
+	kept || return 1
 	local line=$1$'\t'$BASE$2$'\t'- auth=${AUTH:-Bearer ${TOKEN:-}} status err
 	if [ $# -gt 2 ]; then
 		printf '%s' "$3" > "$TMP/reqbody"
@@ -420,6 +424,8 @@ req_kept() {
 	line+=$'\t'$TMP/hdrs$'\t'$TMP/body
 	[ "$auth" != none ] && line+=$'\t'"Authorization: $auth"
 	[ $# -gt 2 ] && line+=$'\t'"Content-Type: ${CTYPE:-application/json}"
+	local h
+	for h in ${REQ_HEADERS[@]+"${REQ_HEADERS[@]}"}; do line+=$'\t'$h; done
 	[[ "$line" == *$'\n'* ]] && return 1
 	printf '%s\n' "$line" >&"$REQD_IN"
 	read -r status err <&"$REQD_OUT" || return 1
@@ -428,6 +434,55 @@ req_kept() {
 	BODY=$(< "$TMP/body")
 	HDRS=$(< "$TMP/hdrs")
 	REQ_ERR=$err REQ_BODY=$BODY
+}
+
+# form_encode FIELD...: sets FORM to the fields as curl --data-urlencode
+# joins them ("NAME=VALUE": NAME kept, VALUE's bytes other than RFC 3986's
+# unreserved ones as %XX, a space as +; a field without "=" is all VALUE);
+# fails on one curl reads from a file (an "@" and no "=")
+form_encode() {
+	local LC_ALL=C f name val c i enc
+	FORM=
+	for f in "$@"; do
+		name=
+		if [[ $f == *=* ]]; then name=${f%%=*}; val=${f#*=}
+		elif [[ $f == *@* ]]; then return 1
+		else val=$f; fi
+		if [[ $val =~ ^[-A-Za-z0-9._~]*$ ]]; then enc=$val
+		else
+			enc=
+			for ((i = 0; i < ${#val}; i++)); do
+				c=${val:i:1}
+				case $c in
+				[-A-Za-z0-9._~]) enc+=$c ;;
+				' ') enc+=+ ;;
+				*) printf -v c '%%%02X' "'$c"; enc+=$c ;;
+				esac
+			done
+		fi
+		FORM+=${FORM:+&}${name:+$name=}$enc
+	done
+}
+
+# form_kept METHOD PATH FIELD...: req_kept of a form of those fields
+# (form_encode; a GET sends them as the query, as curl -G); fails as
+# req_kept does, or on a field curl must read. AUTH as for req.
+form_kept() {
+	local method=$1 path=$2 FORM; shift 2
+	kept && form_encode "$@" || return 1
+	if [ "$method" = GET ]; then req_kept GET "$path${FORM:+?$FORM}"
+	else CTYPE=application/x-www-form-urlencoded req_kept "$method" "$path" "$FORM"; fi
+}
+
+# location_of: LOCATION, the Location header of HDRS (no fork: a sign-in
+# reads one in every answer)
+location_of() {
+	local l
+	LOCATION=
+	while IFS= read -r l; do
+		l=${l%$'\r'}
+		[[ $l == [Ll]ocation:\ * ]] && LOCATION+=${LOCATION:+$'\n'}${l#*: }
+	done <<<"$HDRS"
 }
 
 # req METHOD PATH [BODY] [curl args...]. A BODY (not starting with '-') is
