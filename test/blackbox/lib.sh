@@ -589,9 +589,23 @@ check_status() {
 	if [ "$STATUS" == "$2" ]; then pass; else fail "$1: status $STATUS, want $2; body: ${BODY:0:300}"; fi
 }
 
+# jq_kept FILTER: sets JQ_OUT to what jq -r FILTER prints for BODY, as
+# keepalive_client's process reads it in the answer it holds (reqd.py's
+# jq_of: .a.b, .a|length); fails when BODY is not that answer, or jq must say
+jq_kept() {
+	local line
+	kept && [ "${REQ_BODY+set}" ] && [ "$BODY" == "$REQ_BODY" ] || return 1
+	[[ $1 == *[$'\t\n']* ]] && return 1
+	printf 'JQ\t%s\n' "$1" >&"$REQD_IN"
+	IFS= read -r line <&"$REQD_OUT" || return 1
+	[ "${line:0:2}" = "= " ] || return 1
+	JQ_OUT=${line:2}
+}
+
 check_json() {
-	local got
-	got=$(jq -r "$2" 2>/dev/null <<<"$BODY")
+	local got JQ_OUT
+	if jq_kept "$2"; then got=$JQ_OUT
+	else got=$(jq -r "$2" 2>/dev/null <<<"$BODY"); fi
 	if [ "$got" == "$3" ]; then pass; else fail "$1: $2 is '$got', want '$3'; body: ${BODY:0:300}"; fi
 }
 
