@@ -127,6 +127,16 @@ wait_for() {
 	done
 }
 
+# not_before WHAT SECONDS LIMIT: a close SECONDS after the connection opened
+# (null: never) came at request_timeout_s (LIMIT) or later, not earlier (the
+# server's timer counts whole seconds: one less passes). With a wait for the
+# close that no busy machine outlasts, this checks request_timeout_s by
+# state and order, not by how soon the close came (issue26.4).
+not_before() {
+	awk -v a="$2" -v b="$3" 'BEGIN { exit !(a != "" && a != "null" && a + 0 >= b - 1) }' && pass ||
+		fail "$1: closed after $2 s (null: never), want request_timeout_s ($3) or later"
+}
+
 # next_second: returns once the wall clock has entered a later second. A
 # deactivation's own second counts as before it (docs/decisions.md
 # "Reactivation revives nothing"), so what a test issues after a reactivation
