@@ -493,6 +493,7 @@ location_of() {
 		l=${l%$'\r'}
 		[[ $l == [Ll]ocation:\ * ]] && LOCATION+=${LOCATION:+$'\n'}${l#*: }
 	done <<<"$HDRS"
+	return 0
 }
 
 # req METHOD PATH [BODY] [curl args...]. A BODY (not starting with '-') is
