@@ -525,10 +525,13 @@ pid() {
 	jq -r --arg r "${1%%:*}" --arg p "${1#*:}" \
 		'.data[]|select(.code==$r)|.permissions[]|select(.code==$p)|.id' <<<"$RESOURCES"
 }
-# ids NAMED...: a JSON array of their IDs
+# ids NAMED...: a JSON array of their IDs (as pid finds them, in one jq,
+# not three and one a name)
 ids() {
-	local n
-	for n in "$@"; do pid "$n"; done | jq -R . | jq -sc .
+	jq -c '[$ARGS.positional[] as $n | ($n | index(":")) as $i
+		| (if $i then $n[:$i] else $n end) as $r | (if $i then $n[$i + 1:] else $n end) as $p
+		| .data[] | select(.code == $r) | .permissions[] | select(.code == $p)
+		| .id | if type == "string" then . else tojson end]' --args "$@" <<<"$RESOURCES"
 }
 
 # new_client NAME NAMED...: as the admin (TOKEN), a client holding those
