@@ -127,6 +127,16 @@ wait_for() {
 	done
 }
 
+# not_before WHAT SECONDS LIMIT: a close SECONDS after the connection opened
+# (null: never) came at request_timeout_s (LIMIT) or later, not earlier (the
+# server's timer counts whole seconds: one less passes). With a wait for the
+# close that no busy machine outlasts, this checks request_timeout_s by
+# state and order, not by how soon the close came (issue26.4).
+not_before() {
+	awk -v a="$2" -v b="$3" 'BEGIN { exit !(a != "" && a != "null" && a + 0 >= b - 1) }' && pass ||
+		fail "$1: closed after $2 s (null: never), want request_timeout_s ($3) or later"
+}
+
 # next_second: returns once the wall clock has entered a later second. A
 # deactivation's own second counts as before it (docs/decisions.md
 # "Reactivation revives nothing"), so what a test issues after a reactivation
@@ -408,10 +418,14 @@ keepalive_client() {
 	REQD_SHELL=$BASHPID
 }
 
+# kept: keepalive_client's process is this shell's
+kept() { [ -n "${REQD_PID:-}" ] && [ "$BASHPID" = "$REQD_SHELL" ]; }
+
 # req_kept METHOD PATH [BODY]: req through keepalive_client's process;
-# fails when there is none for this shell, or the request is curl's to send
+# fails when there is none for this shell, or the request is curl's to send.
+# REQ_HEADERS (an array, "Name: value" each) adds headers.
 req_kept() {
-	[ -n "${REQD_PID:-}" ] && [ "$BASHPID" = "$REQD_SHELL" ] || return 1
+	kept || return 1
 	local line=$1$'\t'$BASE$2$'\t'- auth=${AUTH:-Bearer ${TOKEN:-}} status err
 	if [ $# -gt 2 ]; then
 		printf '%s' "$3" > "$TMP/reqbody"
@@ -420,6 +434,8 @@ req_kept() {
 	line+=$'\t'$TMP/hdrs$'\t'$TMP/body
 	[ "$auth" != none ] && line+=$'\t'"Authorization: $auth"
 	[ $# -gt 2 ] && line+=$'\t'"Content-Type: ${CTYPE:-application/json}"
+	local h
+	for h in ${REQ_HEADERS[@]+"${REQ_HEADERS[@]}"}; do line+=$'\t'$h; done
 	[[ "$line" == *$'\n'* ]] && return 1
 	printf '%s\n' "$line" >&"$REQD_IN"
 	read -r status err <&"$REQD_OUT" || return 1
@@ -428,6 +444,56 @@ req_kept() {
 	BODY=$(< "$TMP/body")
 	HDRS=$(< "$TMP/hdrs")
 	REQ_ERR=$err REQ_BODY=$BODY
+}
+
+# form_encode FIELD...: sets FORM to the fields as curl --data-urlencode
+# joins them ("NAME=VALUE": NAME kept, VALUE's bytes other than RFC 3986's
+# unreserved ones as %XX, a space as +; a field without "=" is all VALUE);
+# fails on one curl reads from a file (an "@" and no "=")
+form_encode() {
+	local LC_ALL=C f name val c i enc
+	FORM=
+	for f in "$@"; do
+		name=
+		if [[ $f == *=* ]]; then name=${f%%=*}; val=${f#*=}
+		elif [[ $f == *@* ]]; then return 1
+		else val=$f; fi
+		if [[ $val =~ ^[-A-Za-z0-9._~]*$ ]]; then enc=$val
+		else
+			enc=
+			for ((i = 0; i < ${#val}; i++)); do
+				c=${val:i:1}
+				case $c in
+				[-A-Za-z0-9._~]) enc+=$c ;;
+				' ') enc+=+ ;;
+				*) printf -v c '%%%02X' "'$c"; enc+=$c ;;
+				esac
+			done
+		fi
+		FORM+=${FORM:+&}${name:+$name=}$enc
+	done
+}
+
+# form_kept METHOD PATH FIELD...: req_kept of a form of those fields
+# (form_encode; a GET sends them as the query, as curl -G); fails as
+# req_kept does, or on a field curl must read. AUTH as for req.
+form_kept() {
+	local method=$1 path=$2 FORM; shift 2
+	kept && form_encode "$@" || return 1
+	if [ "$method" = GET ]; then req_kept GET "$path${FORM:+?$FORM}"
+	else CTYPE=application/x-www-form-urlencoded req_kept "$method" "$path" "$FORM"; fi
+}
+
+# location_of: LOCATION, the Location header of HDRS (no fork: a sign-in
+# reads one in every answer)
+location_of() {
+	local l
+	LOCATION=
+	while IFS= read -r l; do
+		l=${l%$'\r'}
+		[[ $l == [Ll]ocation:\ * ]] && LOCATION+=${LOCATION:+$'\n'}${l#*: }
+	done <<<"$HDRS"
+	return 0
 }
 
 # req METHOD PATH [BODY] [curl args...]. A BODY (not starting with '-') is
@@ -459,10 +525,13 @@ pid() {
 	jq -r --arg r "${1%%:*}" --arg p "${1#*:}" \
 		'.data[]|select(.code==$r)|.permissions[]|select(.code==$p)|.id' <<<"$RESOURCES"
 }
-# ids NAMED...: a JSON array of their IDs
+# ids NAMED...: a JSON array of their IDs (as pid finds them, in one jq,
+# not three and one a name)
 ids() {
-	local n
-	for n in "$@"; do pid "$n"; done | jq -R . | jq -sc .
+	jq -c '[$ARGS.positional[] as $n | ($n | index(":")) as $i
+		| (if $i then $n[:$i] else $n end) as $r | (if $i then $n[$i + 1:] else $n end) as $p
+		| .data[] | select(.code == $r) | .permissions[] | select(.code == $p)
+		| .id | if type == "string" then . else tojson end]' --args "$@" <<<"$RESOURCES"
 }
 
 # new_client NAME NAMED...: as the admin (TOKEN), a client holding those
@@ -546,9 +615,23 @@ check_status() {
 	if [ "$STATUS" == "$2" ]; then pass; else fail "$1: status $STATUS, want $2; body: ${BODY:0:300}"; fi
 }
 
+# jq_kept FILTER: sets JQ_OUT to what jq -r FILTER prints for BODY, as
+# keepalive_client's process reads it in the answer it holds (reqd.py's
+# jq_of: .a.b, .a|length); fails when BODY is not that answer, or jq must say
+jq_kept() {
+	local line
+	kept && [ "${REQ_BODY+set}" ] && [ "$BODY" == "$REQ_BODY" ] || return 1
+	[[ $1 == *[$'\t\n']* ]] && return 1
+	printf 'JQ\t%s\n' "$1" >&"$REQD_IN"
+	IFS= read -r line <&"$REQD_OUT" || return 1
+	[ "${line:0:2}" = "= " ] || return 1
+	JQ_OUT=${line:2}
+}
+
 check_json() {
-	local got
-	got=$(jq -r "$2" 2>/dev/null <<<"$BODY")
+	local got JQ_OUT
+	if jq_kept "$2"; then got=$JQ_OUT
+	else got=$(jq -r "$2" 2>/dev/null <<<"$BODY"); fi
 	if [ "$got" == "$3" ]; then pass; else fail "$1: $2 is '$got', want '$3'; body: ${BODY:0:300}"; fi
 }
 

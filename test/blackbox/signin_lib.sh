@@ -1,10 +1,26 @@
 # Helpers for the sign-in tests: PKCE pairs, the authorize form, the code in
 # a redirect, and token requests. Sourced after lib.sh.
 
-# new_pkce: sets VERIFIER and CHALLENGE (RFC 7636 S256)
+# new_pkce: sets VERIFIER and CHALLENGE (RFC 7636 S256): 48 random bytes,
+# base64url. The file's own shell takes them from a pool one python3 made
+# (PKCE_POOL, 64 pairs a call), not 8 forks of openssl, tr and base64 a pair
+# (issue26.5); a subshell, whose pool would not go down in its parent's,
+# makes its own pair.
+PKCE_POOL=() PKCE_SHELL=
 new_pkce() {
-	VERIFIER=$(openssl rand -base64 48 | tr '+/' '-_' | tr -d '=\n')
-	CHALLENGE=$(printf '%s' "$VERIFIER" | openssl dgst -sha256 -binary | base64 | tr '+/' '-_' | tr -d '=\n')
+	if [ "$BASHPID" != "$$" ]; then
+		VERIFIER=$(openssl rand -base64 48 | tr '+/' '-_' | tr -d '=\n')
+		CHALLENGE=$(printf '%s' "$VERIFIER" | openssl dgst -sha256 -binary | base64 | tr '+/' '-_' | tr -d '=\n')
+		return
+	fi
+	[ ${#PKCE_POOL[@]} -gt 0 ] || mapfile -t PKCE_POOL < <(python3 -c '
+import base64, hashlib, os
+b = lambda x: base64.urlsafe_b64encode(x).rstrip(b"=").decode()
+for _ in range(64):
+    v = b(os.urandom(48))
+    print(v, b(hashlib.sha256(v.encode()).digest()))')
+	VERIFIER=${PKCE_POOL[0]% *} CHALLENGE=${PKCE_POOL[0]#* }
+	PKCE_POOL=("${PKCE_POOL[@]:1}")
 }
 
 # authorize_post CLIENT REDIRECT EMAIL PASSWORD [STATE] [extra form fields...]:
@@ -23,9 +39,14 @@ authorize_post() {
 		--data-urlencode "email=$email" --data-urlencode "password=$password")
 	[ -n "$state" ] && args+=(--data-urlencode "state=$state")
 	for extra in "$@"; do args+=(--data-urlencode "$extra"); done
-	STATUS=$(curl "${args[@]}" "$BASE/api/v1/authorize")
-	BODY=$(< "$TMP/body"); HDRS=$(< "$TMP/hdrs")
-	LOCATION=$(printf '%s' "$HDRS" | tr -d '\r' | sed -n 's/^[Ll]ocation: //p')
+	# keepalive_client's process sends it when no curl option is needed
+	local REQ_HEADERS=(${ORIGIN:+"Origin: $ORIGIN"} ${XFF:+"X-Forwarded-For: $XFF"}) fields=() i
+	for ((i = 0; i < ${#args[@]}; i++)); do [ "${args[i]}" = --data-urlencode ] && fields+=("${args[i + 1]}"); done
+	if [ -n "${FROM:-}${JAR:-}" ] || ! AUTH=none form_kept POST /api/v1/authorize "${fields[@]}"; then
+		STATUS=$(curl "${args[@]}" "$BASE/api/v1/authorize")
+		BODY=$(< "$TMP/body"); HDRS=$(< "$TMP/hdrs")
+	fi
+	location_of
 }
 
 # authorize_get CLIENT REDIRECT [extra query fields NAME=VALUE...]: GET the
@@ -41,9 +62,13 @@ authorize_get() {
 	new_pkce
 	args+=(--data-urlencode "code_challenge=$CHALLENGE")
 	for extra in "$@"; do args+=(--data-urlencode "$extra"); done
-	STATUS=$(curl "${args[@]}" "$BASE/api/v1/authorize")
-	BODY=$(< "$TMP/body"); HDRS=$(< "$TMP/hdrs")
-	LOCATION=$(printf '%s' "$HDRS" | tr -d '\r' | sed -n 's/^[Ll]ocation: //p')
+	local fields=() i
+	for ((i = 0; i < ${#args[@]}; i++)); do [ "${args[i]}" = --data-urlencode ] && fields+=("${args[i + 1]}"); done
+	if [ -n "${JAR:-}" ] || ! AUTH=none form_kept GET /api/v1/authorize "${fields[@]}"; then
+		STATUS=$(curl "${args[@]}" "$BASE/api/v1/authorize")
+		BODY=$(< "$TMP/body"); HDRS=$(< "$TMP/hdrs")
+	fi
+	location_of
 	CODE=$(query_value "$LOCATION" code)
 }
 
@@ -99,15 +124,29 @@ token_req() {
 	[ -n "${BASIC:-}" ] && args+=(-u "$BASIC")
 	[ -n "${AUTHORIZATION:-}" ] && args+=(-H "Authorization: $AUTHORIZATION")
 	for f in "$@"; do args+=(--data-urlencode "$f"); done
+	if [ $# -gt 0 ] && kept; then   # through keepalive_client's process
+		local auth=none
+		[ -n "${BASIC:-}" ] && auth="Basic $(printf '%s' "$BASIC" | base64 -w0)"
+		[ -n "${AUTHORIZATION:-}" ] && auth=$AUTHORIZATION
+		AUTH=$auth form_kept POST "${ENDPOINT:-/api/v1/tokens}" "$@" && return 0
+	fi
 	STATUS=$(curl "${args[@]}" "$BASE${ENDPOINT:-/api/v1/tokens}")
 	BODY=$(< "$TMP/body"); HDRS=$(< "$TMP/hdrs")
+}
+
+# tokens_of: ACCESS and REFRESH of a token answer (BODY), empty when it has
+# none (one jq for both)
+tokens_of() {
+	local t
+	t=$(jq -r '(.access_token // ""), (.refresh_token // "")' 2> /dev/null <<<"$BODY")
+	ACCESS=${t%%$'\n'*} REFRESH=
+	[[ $t == *$'\n'* ]] && REFRESH=${t#*$'\n'}
 }
 
 # exchange CLIENT REDIRECT CODE VERIFIER: sets ACCESS and REFRESH on success
 exchange() {
 	token_req grant_type=authorization_code "client_id=$1" "redirect_uri=$2" "code=$3" "code_verifier=$4"
-	ACCESS=$(printf '%s' "$BODY" | jq -r '.access_token // empty')
-	REFRESH=$(printf '%s' "$BODY" | jq -r '.refresh_token // empty')
+	tokens_of
 }
 
 # signed_in CLIENT REDIRECT EMAIL PASSWORD: sign_in then exchange, for a
@@ -127,8 +166,7 @@ signed_in() {
 # refresh CLIENT TOKEN: sets ACCESS and REFRESH on success
 refresh() {
 	token_req grant_type=refresh_token "client_id=$1" "refresh_token=$2"
-	ACCESS=$(printf '%s' "$BODY" | jq -r '.access_token // empty')
-	REFRESH=$(printf '%s' "$BODY" | jq -r '.refresh_token // empty')
+	tokens_of
 }
 
 # jwt_claim TOKEN CLAIM

@@ -9,6 +9,7 @@
 # client_not_found, and a refusal changes nothing.
 . "$(dirname "$0")/lib.sh"
 start_server
+keepalive_client
 AS_ADMIN="Bearer $TOKEN"
 DENIED="403 insufficient_permission"
 load_resources

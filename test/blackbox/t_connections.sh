@@ -49,12 +49,6 @@ beside() {
 	fds_at_least $((BASE_FDS + $2 - 2)) && pass ||
 		fail "$1: healthz answered only once the server let go of the $2 connections ($(fds) fds)"
 }
-# not_before WHAT SECONDS LIMIT: a close SECONDS after the connection opened
-# (null: never) came at request_timeout_s (LIMIT) or later, not earlier
-not_before() {
-	awk -v a="$2" -v b="$3" 'BEGIN { exit !(a != "" && a != "null" && a + 0 >= b - 1) }' && pass ||
-		fail "$1: closed after $2 s (null: never), want request_timeout_s ($3) or later"
-}
 # backlogged PORT: connections wait in PORT's accept queue (the kernel's,
 # ss: Recv-Q of the listener), the server takes no more of them
 backlogged() { [ "$(ss -Hltn "sport = :$1" | awk '{ print $2 + 0; exit }')" -ge 1 ]; }

@@ -10,6 +10,7 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/signin_lib.sh"
 start_server
+keepalive_client
 AS_ADMIN="Bearer $TOKEN"
 
 req POST "$P/resources" '{"name":"Orders","code":"orders","permissions":[{"name":"Read","code":"read"},{"name":"Ship","code":"ship"}]}'

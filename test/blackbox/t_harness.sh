@@ -36,6 +36,25 @@ check_json "issue26.5: the next request after HEAD" .total 1
 check "issue26.5: a subshell's req goes through curl" "$(req GET /healthz; echo "$STATUS")" 200
 check "issue26.5: the client is no job (a bare wait does not wait for it)" \
 	"$(jobs -p | grep -c -x "$REQD_PID")" 0
+# check_json's filters that the kept client reads itself (jq_kept) print
+# what jq prints: a string, a number, null, true, a missing name, a length
+req GET "$P/roles?search=kept"
+for f in .total .data .page_size .missing .missing.deeper '.data|length' '.missing|length' .total.x; do
+	if jq_kept "$f"; then
+		check "issue26.5: the kept client's $f is jq's" "$JQ_OUT" "$(jq -r "$f" 2> /dev/null <<<"$BODY")"
+	else
+		check "issue26.5: jq reads $f itself" "$f" "$(grep -x -e .data -e .total.x <<<"$f")"
+	fi
+done
+req GET "$P/roles/$(jq -r '.data[0].id' <<<"$BODY")"
+for f in .id .code .name .description .is_default .created_at '.permission_ids|length'; do
+	jq_kept "$f" && got=$JQ_OUT || got="(no answer)"
+	check "issue26.5: the kept client's $f of a role is jq's" "$got" "$(jq -r "$f" <<<"$BODY")"
+done
+KEPT_BODY=$BODY BODY='{"code":"another"}'
+jq_kept .code && got=$JQ_OUT || got=jq
+check "issue26.5: jq_kept answers only for the kept answer" "$got" jq
+BODY=$KEPT_BODY
 restart_server
 req GET "$P/roles?search=kept"
 check_json "issue26.5: after a restart, a new connection" .total 1

@@ -7,6 +7,7 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/signin_lib.sh"
 start_server
+keepalive_client
 REDIRECT="http://127.0.0.1:9/cb"
 
 # introspect TOKEN [curl args...]: as the resource server RS (Basic) unless

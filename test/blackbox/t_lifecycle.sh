@@ -10,6 +10,7 @@ CODE_TTL=60 REFRESH_TTL=120
 fake_clock
 EDGEAUTH_WRAPPER=$FAKED start_server tokens.code_ttl_s=$CODE_TTL tokens.refresh_ttl_s=$REFRESH_TTL \
 	tokens.purge_interval_s=1 tokens.purge_grace_s=2
+keepalive_client
 
 reader_user bob@example.com "correct horse" Bob
 req POST "$P/users" '{"display_name":"Carol","email":"carol@example.com","password":"battery staple"}'

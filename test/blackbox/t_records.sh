@@ -8,6 +8,7 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/signin_lib.sh"
 start_server
+keepalive_client
 AS_ADMIN="Bearer $TOKEN"
 REDIRECT="http://127.0.0.1:9/cb"
 

@@ -10,6 +10,7 @@
 . "$(dirname "$0")/signin_lib.sh"
 GRACE=2
 start_server tokens.refresh_reuse_grace_s=$GRACE
+keepalive_client
 REDIRECT="http://127.0.0.1:9/cb"
 REUSED="400 refresh_token_already_used"
 

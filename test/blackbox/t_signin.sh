@@ -3,6 +3,7 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/signin_lib.sh"
 start_server
+keepalive_client
 
 # --- set-up: a role with users:read, a user with a password, an app ---
 EMAIL="Alice@Example.com"

@@ -5,7 +5,9 @@
 # session resumption without early data, HSTS, a handshake that stalls,
 # SIGHUP with a new and a broken pair, and `edgeauth cert self-signed`.
 # The connection limits over TLS are t_tls_connections.sh.
-# run.sh: alone (stalled handshakes close within request_timeout_s + 1 s)
+# issue26.4: stalled handshakes are closed by the server, not before
+# request_timeout_s, and waited for up to a minute (by state: lib.sh's
+# not_before); the file runs beside others.
 export EDGEAUTH_TLS=1
 . "$(dirname "$0")/lib.sh"
 D=$TMP/ca
@@ -176,23 +178,25 @@ TIMEOUT=2
 start_server "server.request_timeout_s=$TIMEOUT"
 # clients that connect and never send a ClientHello, and one that sends
 # half of one, are cut at request_timeout_s like a slow request
-CONNABUSE_CA= python3 "$BB_DIR/connabuse.py" idle "$PORT" 20 $((TIMEOUT + 3)) > "$TMP/stall.json"
+# (held until the server closes them, a minute at most)
+CONNABUSE_CA= python3 "$BB_DIR/connabuse.py" idle "$PORT" 20 60 > "$TMP/stall.json"
 check "silent connections closed by the server" "$(jq -r .closed "$TMP/stall.json")" 20
-awk -v t="$(jq -r .last_close_s "$TMP/stall.json")" -v max="$((TIMEOUT + 1))" 'BEGIN { exit !(t != "null" && t <= max) }' &&
-	pass || fail "silent connections closed after $(jq -r .last_close_s "$TMP/stall.json") s, want <= request_timeout_s + 1"
+not_before "silent connections" "$(jq -r .first_close_s "$TMP/stall.json")" "$TIMEOUT"
 GOT=$(python3 -c '
 import socket, sys, time
-s = socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=10)
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=60)
 s.sendall(b"\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03")   # a ClientHello cut short
 start = time.monotonic()
 try:
     while s.recv(4096):
         pass
+except socket.timeout:
+    print("null")   # never closed
+    sys.exit()
 except OSError:
     pass
 print(round(time.monotonic() - start, 1))' "$PORT")
-awk -v t="$GOT" -v max="$((TIMEOUT + 1))" 'BEGIN { exit !(t <= max) }' && pass ||
-	fail "half a ClientHello: closed after $GOT s, want <= request_timeout_s + 1"
+not_before "half a ClientHello" "$GOT" "$TIMEOUT"
 check "healthz after the stalled handshakes" "$(curl -s -o /dev/null -w '%{http_code}' "$BASE/healthz")" 200
 
 # --- SIGHUP: a new pair, then a broken one ---------------------------------------

@@ -3,6 +3,7 @@
 # Roles and a limited client are inserted through lib.sh's db (either backend).
 . "$(dirname "$0")/lib.sh"
 start_server
+keepalive_client
 
 # rep N STRING: STRING repeated N times
 rep() { local out="" i; for ((i = 0; i < $1; i++)); do out+=$2; done; printf '%s' "$out"; }

@@ -6,6 +6,7 @@
 # sorts and pages.
 . "$(dirname "$0")/lib.sh"
 start_server
+keepalive_client
 
 # add NAME [EMAIL]: a user whose external ID is its position (u1, u2...); one
 # with an email also gets a password, as create requires
