@@ -45,7 +45,13 @@ const char *account_passkeys_script_hash(void);
  * its button, and the script; buf holds the form's beginning. */
 void account_passkeys_factor_fields(struct evbuffer *buf, const char *issuer,
                                     const char *factor_token, const char *ids);
-/* The assertion a second step's form carries into *out (borrowed from
+/* The sign-in page's "Sign in with a passkey" (docs/signin.md §"Passkeys"):
+ * the fields of its form (the value passkey_token, the hidden answer, the
+ * options: its challenge, the RP ID, no credential IDs: a discoverable
+ * passkey), its button and the script; buf holds the form's beginning. */
+void account_passkeys_alone_fields(struct evbuffer *buf, const char *issuer,
+                                   const char *passkey_token);
+/* The assertion a sign-in's form carries into *out (borrowed from
  * form): true when it carries one. */
 bool account_passkeys_answer_read(const struct evkeyvalq *form, struct passkey_answer *out);
 

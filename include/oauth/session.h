@@ -78,6 +78,8 @@ enum session_verdict session_judge(const struct session_ask *ask, const struct s
 #define SESSION_AMR_PASSWORD_OTP "pwd otp mfa"
 #define SESSION_AMR_PASSWORD_HWK "pwd hwk mfa"
 #define SESSION_AMR_PASSWORD_SWK "pwd swk mfa"
+#define SESSION_AMR_HWK_USER "hwk user"   /* a passkey alone, verified by the device */
+#define SESSION_AMR_SWK_USER "swk user"
 
 /* A session being started; the caller keeps it until done has run. */
 struct session_begin {

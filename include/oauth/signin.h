@@ -112,6 +112,10 @@ struct signin_request {
 	const char *factor_code;
 	/* or a passkey's assertion (docs/signin.md §"Passkeys"); NULL: none */
 	const struct passkey_answer *passkey;
+	/* A passkey alone (docs/signin.md §"Passkeys"): the sign-in page's
+	 * value (passkey_alone_seal) whose challenge passkey answers; email,
+	 * password and the factor's fields are then not read. NULL: none. */
+	const char *passkey_token;
 	bool consent_force;           /* prompt=consent */
 	/* the console's sign-in (docs/console.md): the session is all it
 	 * needs, so no client is recorded in it and no code is minted
@@ -213,6 +217,12 @@ struct signin {
 	struct store_passkey passkey;  /* the one the assertion names */
 	bool passkey_found;
 	struct webauthn_use passkey_use;
+	/* a passkey alone's: when its value was made, and the passkey's user's
+	 * record (NULL: not of this project) and email (the throttle's account;
+	 * NULL: counted by address only) */
+	int64_t alone_issued_at;
+	char *alone_record;
+	char *alone_email;
 	const char *amr;               /* the session's, once a factor passed */
 	const char *failure_action;    /* the refusal's event */
 	enum signin_outcome refusal;   /* and its outcome */
@@ -255,7 +265,17 @@ struct signin {
  * opens the value (SIGNIN_FACTOR_EXPIRED), is throttled and counted as a
  * password is, checks the code (a wrong or replayed one: factor.failure,
  * SIGNIN_FACTOR_REFUSED), records the step used (factor.use: a code is good
- * once) and then goes on as a right password does. */
+ * once) and then goes on as a right password does.
+ *
+ * A passkey alone (in->passkey_token, docs/signin.md §"Passkeys"): the value
+ * opens for this request (else SIGNIN_FACTOR_EXPIRED), the passkey is found
+ * by its credential ID among the project's users, the attempt is throttled
+ * and counted as a password is (by the address alone when no user is
+ * known), and the assertion must be the passkey's user's (userHandle), of
+ * an active user, not of a value the passkey was used with already, with
+ * user verification, and count on (factor.failure, SIGNIN_REFUSED); its use
+ * is recorded (factor.use) and the sign-in goes on as a right password and
+ * factor do, with amr "hwk user" (or "swk user"). */
 void signin_run(struct signin *s, struct server *srv, const struct signin_request *in,
                 struct signin_result *out, struct completion done);
 void signin_release(struct signin *s);

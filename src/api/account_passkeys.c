@@ -41,16 +41,18 @@
  * pinned in the CSP by its SHA-256, with the same as its integrity. */
 static const char script[] =
 	"\"use strict\";\n"
-	"/* edgeauth: the one script of the passkeys page and of the sign-in's second\n"
-	" * step (docs/signin.md, Passkeys). It asks the browser for a new passkey, or\n"
-	" * for an assertion of one, with the options the page carries as data, and\n"
+	"/* edgeauth: the one script of the passkeys page, of the sign-in page and of\n"
+	" * the sign-in's second step (docs/signin.md, Passkeys). It asks the browser\n"
+	" * for a new passkey, or for an assertion of one (alone: a discoverable one,\n"
+	" * its user verified), with the options the page carries as data, and\n"
 	" * posts the answer in the page's form; the pages work without it for all\n"
 	" * else. */\n"
 	"(function () {\n"
 	"\tvar options = document.getElementById(\"passkey-options\");\n"
 	"\tvar add = document.getElementById(\"passkey-add\");\n"
 	"\tvar use = document.getElementById(\"passkey-factor\");\n"
-	"\tvar form = add || use;\n"
+	"\tvar alone = document.getElementById(\"passkey-alone\");\n"
+	"\tvar form = add || use || alone;\n"
 	"\tif (!options || !form || !window.PublicKeyCredential || !navigator.credentials) {\n"
 	"\t\treturn;\n"
 	"\t}\n"
@@ -110,13 +112,16 @@ static const char script[] =
 	"\t\t\trpId: d.rpId,\n"
 	"\t\t\tchallenge: bytes(d.challenge),\n"
 	"\t\t\tallowCredentials: ids(d.allow),\n"
-	"\t\t\tuserVerification: \"preferred\",\n"
+	"\t\t\tuserVerification: alone ? \"required\" : \"preferred\",\n"
 	"\t\t\ttimeout: 120000\n"
 	"\t\t} }).then(function (cred) {\n"
 	"\t\t\tform.elements.passkey_id.value = b64u(cred.rawId);\n"
 	"\t\t\tform.elements.passkey_client_data.value = b64u(cred.response.clientDataJSON);\n"
 	"\t\t\tform.elements.passkey_auth_data.value = b64u(cred.response.authenticatorData);\n"
 	"\t\t\tform.elements.passkey_signature.value = b64u(cred.response.signature);\n"
+	"\t\t\tif (alone && cred.response.userHandle) {\n"
+	"\t\t\t\tform.elements.passkey_user_handle.value = b64u(cred.response.userHandle);\n"
+	"\t\t\t}\n"
 	"\t\t});\n"
 	"\t}\n"
 	"\tform.addEventListener(\"submit\", function (e) {\n"
@@ -624,11 +629,15 @@ static enum step_result codes_issue(struct flow *f)
 
 /* ---- the sign-in's second step ---- */
 
-void account_passkeys_factor_fields(struct evbuffer *buf, const char *issuer,
-                                    const char *factor_token, const char *ids)
+/* A sign-in form's passkey fields (the hidden answer, the button, the
+ * options the script reads, the script) after its beginning in buf; ids
+ * NULL: any of the user's discoverable passkeys. */
+static void answer_fields(struct evbuffer *buf, const char *issuer, const char *token,
+                          const char *ids, const char *button)
 {
 	static const char *const answer[] = {
 		"passkey_id", "passkey_client_data", "passkey_auth_data", "passkey_signature",
+		"passkey_user_handle",
 	};
 	char origin[PASSKEY_ORIGIN_MAX], rp_id[PASSKEY_RP_ID_MAX], challenge[SECRET_HASH_LEN + 1];
 
@@ -638,15 +647,32 @@ void account_passkeys_factor_fields(struct evbuffer *buf, const char *issuer,
 	}
 	for (size_t i = 0; i < sizeof answer / sizeof answer[0]; i++)
 		html_add_hidden(buf, answer[i], "");
-	passkey_signin_challenge(factor_token, challenge);
-	evbuffer_add_printf(buf, "<button type=\"submit\">Use a passkey</button>\n</form>\n"
-	                    "<div id=\"passkey-options\" hidden data-rp-id=\"");
+	passkey_signin_challenge(token, challenge);
+	evbuffer_add_printf(buf, "<button type=\"submit\">%s</button>\n</form>\n"
+	                    "<div id=\"passkey-options\" hidden data-rp-id=\"", button);
 	html_escape_into(buf, rp_id);
-	evbuffer_add_printf(buf, "\" data-challenge=\"%s\" data-allow=\"", challenge);
-	html_escape_into(buf, ids);
-	evbuffer_add_printf(buf, "\"></div>\n<p id=\"passkey-error\" class=\"error\" role=\"alert\">"
+	evbuffer_add_printf(buf, "\" data-challenge=\"%s\"", challenge);
+	if (ids) {
+		evbuffer_add_printf(buf, " data-allow=\"");
+		html_escape_into(buf, ids);
+		evbuffer_add_printf(buf, "\"");
+	}
+	evbuffer_add_printf(buf, "></div>\n<p id=\"passkey-error\" class=\"error\" role=\"alert\">"
 	                    "</p>\n<script src=\"" ACCOUNT_PASSKEYS_SCRIPT "\" integrity=\"sha256-%s\">"
 	                    "</script>\n", account_passkeys_script_hash());
+}
+
+void account_passkeys_factor_fields(struct evbuffer *buf, const char *issuer,
+                                    const char *factor_token, const char *ids)
+{
+	answer_fields(buf, issuer, factor_token, ids, "Use a passkey");
+}
+
+void account_passkeys_alone_fields(struct evbuffer *buf, const char *issuer,
+                                   const char *passkey_token)
+{
+	html_add_hidden(buf, "passkey_token", passkey_token);
+	answer_fields(buf, issuer, passkey_token, NULL, "Sign in with a passkey");
 }
 
 bool account_passkeys_answer_read(const struct evkeyvalq *form, struct passkey_answer *out)
@@ -657,7 +683,8 @@ bool account_passkeys_answer_read(const struct evkeyvalq *form, struct passkey_a
 	if (form_get(form, "passkey_id", &out->credential_id, &err) < 0 ||
 	    form_get(form, "passkey_client_data", &out->client_data, &err) < 0 ||
 	    form_get(form, "passkey_auth_data", &out->auth_data, &err) < 0 ||
-	    form_get(form, "passkey_signature", &out->signature, &err) < 0)
+	    form_get(form, "passkey_signature", &out->signature, &err) < 0 ||
+	    form_get(form, "passkey_user_handle", &out->user_handle, &err) < 0)
 		return false;
 	return out->signature && *out->signature;
 }

@@ -59,6 +59,8 @@ struct authz_params {
 	/* the second step's (docs/signin.md §"Second factors") */
 	const char *factor_token;
 	const char *otp;
+	/* a passkey alone's (docs/signin.md §"Passkeys") */
+	const char *passkey_token;
 };
 
 /* The parameters read from the query or the form, and which of them the
@@ -106,6 +108,7 @@ struct authorize {
 	char *cookie;                 /* the project's session cookie, as sent */
 	struct signin_request in;
 	struct passkey_answer passkey;  /* a second step's, borrowed from the form */
+	bool passkeys_offered;        /* the page runs the passkeys script */
 	struct signin signin;
 	struct signin_result result;
 	struct signin_silent_request silent_in;
@@ -146,6 +149,31 @@ static void add_carried(struct evbuffer *buf, struct authz_params *p)
 			html_add_hidden(buf, authz_params[i].name, *param_slot(p, &authz_params[i]));
 }
 
+/* "Sign in with a passkey" (docs/signin.md §"Passkeys"), when the issuer
+ * is one a browser takes as a relying party (a host name): a form of its
+ * own, hidden until the script finds WebAuthn, whose challenge is bound to
+ * this request. */
+static void passkey_alone_offer(struct evbuffer *buf, const struct server *srv,
+                                struct authorize *a)
+{
+	const char *issuer = srv->cfg->issuer;
+	char origin[PASSKEY_ORIGIN_MAX], rp_id[PASSKEY_RP_ID_MAX], binding[SECRET_HASH_LEN + 1];
+	char *token;
+
+	if (!passkey_rp(issuer, origin, rp_id))
+		return;
+	factor_binding(a->p.client_id, a->p.redirect_uri, a->p.code_challenge, a->oidc_scope,
+	               a->p.nonce, binding);
+	token = passkey_alone_seal(srv->keys, a->client.project_id, binding, now_ms());
+	evbuffer_add_printf(buf, "<form method=\"post\" action=\"");
+	html_escape_into(buf, issuer);
+	evbuffer_add_printf(buf, "/api/v1/authorize\" id=\"passkey-alone\" hidden>\n");
+	add_carried(buf, &a->p);
+	account_passkeys_alone_fields(buf, issuer, token);
+	free(token);
+	a->passkeys_offered = true;
+}
+
 /* The sign-in form, posting to issuer; after a failure with message, and
  * the error code in a data attribute for programs (too_many_attempts). */
 static struct evbuffer *form_page(const char *issuer, struct authorize *a, const char *message,
@@ -179,6 +207,32 @@ static struct evbuffer *form_page(const char *issuer, struct authorize *a, const
 	                    " autocomplete=\"current-password\" required>\n"
 	                    "<button type=\"submit\">Sign in</button>\n</form>\n");
 	return buf;
+}
+
+/* The page under the sign-in page's CSP, which lets the one passkeys
+ * script run (by its hash) when the page offers passkeys. */
+static void passkeys_reply(struct request_ctx *ctx, int status, struct evbuffer *buf)
+{
+	struct authorize *a = ctx->state;
+	char csp[HTML_CSP_MAX + 64], extra[96];
+
+	if (!a->passkeys_offered) {
+		html_reply(ctx, status, buf);
+		return;
+	}
+	snprintf(extra, sizeof extra, "; script-src 'sha256-%s'", account_passkeys_script_hash());
+	html_csp_for(html_style(), extra, csp, sizeof csp);
+	html_reply_csp(ctx, status, buf, csp);
+}
+
+static void form_reply(struct request_ctx *ctx, int status, const char *message,
+                       const char *error_code)
+{
+	struct evbuffer *buf = form_page(ctx->http.srv->cfg->issuer, ctx->state, message,
+	                                 error_code);
+
+	passkey_alone_offer(buf, ctx->http.srv, ctx->state);
+	passkeys_reply(ctx, status, buf);
 }
 
 /* A second step's form (attrs: more of the tag's attributes), with the
@@ -226,15 +280,9 @@ static void factor_reply(struct request_ctx *ctx, int status, const char *token,
 {
 	struct authorize *a = ctx->state;
 	struct evbuffer *buf = factor_page(ctx->http.srv->cfg->issuer, a, token, message);
-	char csp[HTML_CSP_MAX + 64], extra[96];
 
-	if (!a->result.passkey_ids) {
-		html_reply(ctx, status, buf);
-		return;
-	}
-	snprintf(extra, sizeof extra, "; script-src 'sha256-%s'", account_passkeys_script_hash());
-	html_csp_for(html_style(), extra, csp, sizeof csp);
-	html_reply_csp(ctx, status, buf, csp);
+	a->passkeys_offered = a->result.passkey_ids != NULL;
+	passkeys_reply(ctx, status, buf);
 }
 
 /* docs/signin.md §"Consent": the app's name, what it asks for, Allow and
@@ -311,7 +359,7 @@ static enum step_result throttled(struct request_ctx *ctx, int retry_after_s, co
 
 	snprintf(msg, sizeof msg, "Too many %s. Try again in %d seconds.", what, retry_after_s);
 	http_add_retry_after(ctx, retry_after_s);
-	html_reply(ctx, 429, form_page(ctx->http.srv->cfg->issuer, ctx->state, msg, "too_many_attempts"));
+	form_reply(ctx, 429, msg, "too_many_attempts");
 	return STEP_DONE;
 }
 
@@ -626,7 +674,7 @@ static enum step_result form_show(struct flow *f)
 		return consent_show(ctx, a->silent.session.row.user_id, a->silent.consent_scopes,
 		                    code_mint_permissions(&a->silent.mint));
 
-	html_reply(ctx, 200, form_page(ctx->http.srv->cfg->issuer, ctx->state, NULL, NULL));
+	form_reply(ctx, 200, NULL, NULL);
 	return STEP_DONE;
 }
 
@@ -665,7 +713,7 @@ static enum step_result consent_open(struct flow *f)
 	    consent_pending_open(ctx->http.srv->keys, a->client.project_id, token, now_ms(),
 	                         &a->consent) < 0 ||
 	    !crypto_equal(binding, a->consent.binding)) {
-		html_reply(ctx, 401, form_page(ctx->http.srv->cfg->issuer, a, FACTOR_EXPIRED, NULL));
+		form_reply(ctx, 401, FACTOR_EXPIRED, NULL);
 		return STEP_DONE;
 	}
 	if (!answer || strcmp(answer, "allow") != 0)
@@ -693,7 +741,7 @@ static flow_step *const consent_steps[] = {
 
 /* Missing email or password: the form again, and nothing counted. A
  * second step (factor_token) reads its code instead; a missing one shows
- * its form again. */
+ * its form again. A passkey alone (passkey_token) reads its assertion. */
 static enum step_result credentials_read(struct flow *f)
 {
 	struct request_ctx *ctx = request_of(f);
@@ -705,7 +753,7 @@ static enum step_result credentials_read(struct flow *f)
 		return flow_branch(f, consent_steps);
 	if (form_get(&ctx->form, "factor_token", &p->factor_token, &err) < 0 ||
 	    form_get(&ctx->form, "otp", &p->otp, &err) < 0) {
-		html_reply(ctx, 401, form_page(ctx->http.srv->cfg->issuer, a, FACTOR_EXPIRED, NULL));
+		form_reply(ctx, 401, FACTOR_EXPIRED, NULL);
 		return STEP_DONE;
 	}
 	if (p->factor_token) {
@@ -716,10 +764,20 @@ static enum step_result credentials_read(struct flow *f)
 		factor_reply(ctx, 401, p->factor_token, FACTOR_FAILED);
 		return STEP_DONE;
 	}
+	if (form_get(&ctx->form, "passkey_token", &p->passkey_token, &err) < 0)
+		p->passkey_token = "";   /* sent twice: no value of ours */
+	if (p->passkey_token) {   /* a passkey alone: its answer, or the form again */
+		if (account_passkeys_answer_read(&ctx->form, &a->passkey)) {
+			a->in.passkey = &a->passkey;
+			return STEP_NEXT;
+		}
+		form_reply(ctx, 401, SIGNIN_FAILED, NULL);
+		return STEP_DONE;
+	}
 	if (form_get(&ctx->form, "email", &p->email, &err) < 0 ||
 	    form_get(&ctx->form, "password", &p->password, &err) < 0 ||
 	    missing(p->email) || missing(p->password)) {
-		html_reply(ctx, 401, form_page(ctx->http.srv->cfg->issuer, a, SIGNIN_FAILED, NULL));
+		form_reply(ctx, 401, SIGNIN_FAILED, NULL);
 		return STEP_DONE;
 	}
 	return STEP_NEXT;
@@ -738,7 +796,7 @@ static enum step_result sign_in(struct flow *f)
 		.address = request_client_address(ctx),
 		.session_cookie = a->cookie, .session_only = a->console_project != NULL,
 		.factor_token = a->p.factor_token, .factor_code = a->p.otp,
-		.passkey = a->in.passkey,
+		.passkey = a->in.passkey, .passkey_token = a->p.passkey_token,
 		.consent_force = consent_prompted(a->p.prompt),
 	};
 	signin_run(&a->signin, ctx->http.srv, &a->in, &a->result, flow_completion(f));
@@ -749,7 +807,6 @@ static enum step_result sign_in_answer(struct flow *f)
 {
 	struct request_ctx *ctx = request_of(f);
 	struct authorize *a = ctx->state;
-	const char *issuer = ctx->http.srv->cfg->issuer;
 
 	switch (a->result.outcome) {
 	case SIGNIN_SIGNED_IN:
@@ -758,7 +815,7 @@ static enum step_result sign_in_answer(struct flow *f)
 	case SIGNIN_NO_CODE:
 		return redirect_error(ctx, "server_error", "The sign-in could not be stored.");
 	case SIGNIN_REFUSED:
-		html_reply(ctx, 401, form_page(issuer, a, SIGNIN_FAILED, NULL));
+		form_reply(ctx, 401, SIGNIN_FAILED, NULL);
 		return STEP_DONE;
 	case SIGNIN_THROTTLED:
 		return throttled(ctx, a->result.retry_after_s, "failed sign-ins");
@@ -779,7 +836,7 @@ static enum step_result sign_in_answer(struct flow *f)
 		factor_reply(ctx, 401, a->result.factor_token, FACTOR_FAILED);
 		return STEP_DONE;
 	case SIGNIN_FACTOR_EXPIRED:
-		html_reply(ctx, 401, form_page(issuer, a, FACTOR_EXPIRED, NULL));
+		form_reply(ctx, 401, FACTOR_EXPIRED, NULL);
 		return STEP_DONE;
 	case SIGNIN_BUSY:
 		break;

@@ -3,12 +3,14 @@
  * hands it to the verifier with the issuer's origin and RP ID.
  */
 #include <arpa/inet.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <event2/http.h>
 
 #include "b64url.h"
+#include "factors.h"
 #include "passkey_auth.h"
 #include "util.h"
 
@@ -50,7 +52,7 @@ static unsigned char *decoded(const char *s, size_t *len)
 
 enum webauthn_status passkey_assertion_check(const char *issuer, const char *challenge,
                                              const struct store_passkey *pk,
-                                             const struct passkey_answer *ans,
+                                             const struct passkey_answer *ans, bool require_uv,
                                              struct webauthn_use *use)
 {
 	char origin[PASSKEY_ORIGIN_MAX], rp_id[PASSKEY_RP_ID_MAX];
@@ -63,7 +65,7 @@ enum webauthn_status passkey_assertion_check(const char *issuer, const char *cha
 
 	if (cd && ad && sig && key && pk->sign_count >= 0 && pk->sign_count <= UINT32_MAX &&
 	    passkey_rp(issuer, origin, rp_id)) {
-		struct webauthn_expect ex = { challenge, origin, rp_id, 0 };
+		struct webauthn_expect ex = { challenge, origin, rp_id, require_uv };
 
 		st = webauthn_verify_assertion(&ex, &(struct webauthn_assertion){ cd, cd_len, ad, ad_len,
 		                                                                   sig, sig_len },
@@ -74,4 +76,47 @@ enum webauthn_status passkey_assertion_check(const char *issuer, const char *cha
 	free(sig);
 	free(key);
 	return st;
+}
+
+/* ---- a passkey alone ---- */
+
+static char *alone_aad(const char *project_id)
+{
+	return xasprintf("signin-passkey:%s", project_id);
+}
+
+char *passkey_alone_seal(const struct keyring *r, const char *project_id,
+                         const char binding[SECRET_HASH_LEN + 1], int64_t now)
+{
+	char *aad = alone_aad(project_id);
+	char *text = keyring_seal_fields(r, aad, "%s\n%" PRId64 "\n%" PRId64, binding,
+	                                 now + (int64_t)PASSKEY_ALONE_TTL_S * 1000, now);
+
+	free(aad);
+	return text;
+}
+
+int passkey_alone_open(const struct keyring *r, const char *project_id, const char *text,
+                       int64_t now, char binding[SECRET_HASH_LEN + 1], int64_t *issued_at)
+{
+	char *aad = alone_aad(project_id), *fields[3];
+	char *plain = factor_binding_open(r, aad, text, now, fields, 3);
+
+	free(aad);
+	if (!plain)
+		return -1;
+	memcpy(binding, fields[0], SECRET_HASH_LEN + 1);
+	*issued_at = strtoll(fields[2], NULL, 10);
+	crypto_free_wiped(plain);
+	return 0;
+}
+
+bool passkey_user_handle_is(const char *user_handle, const char *user_id)
+{
+	size_t len = 0;
+	unsigned char *h = decoded(user_handle, &len);
+	bool same = h && len == strlen(user_id) && memcmp(h, user_id, len) == 0;
+
+	free(h);
+	return same;
 }

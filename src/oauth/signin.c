@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <jansson.h>
 
 #include "cidr.h"
 #include "config.h"
@@ -133,6 +134,8 @@ void signin_release(struct signin *s)
 	store_signin_factors_release(&s->factors);
 	session_begin_release(&s->session);
 	store_passkey_release(&s->passkey);
+	free(s->alone_record);
+	free(s->alone_email);
 	code_mint_release(&s->mint);
 	memset(s, 0, sizeof *s);
 }
@@ -198,7 +201,7 @@ static int throttle_wait(struct signin *s)
 	int wait = 0;
 
 	for (size_t i = 0; i < SIGNIN_COUNT__N; i++) {
-		int w = throttle_wait_s(counter(s->srv, i), s->keys[i], now);
+		int w = s->keys[i] ? throttle_wait_s(counter(s->srv, i), s->keys[i], now) : 0;
 		if (w > wait)
 			wait = w;
 	}
@@ -210,17 +213,24 @@ static void count_attempt(struct signin *s)
 	int64_t now = now_ms();
 
 	for (size_t i = 0; i < SIGNIN_COUNT__N; i++)
-		s->throttle_started[i] = throttle_fail(counter(s->srv, i), s->keys[i], now);
+		s->throttle_started[i] = s->keys[i] &&
+		                         throttle_fail(counter(s->srv, i), s->keys[i], now);
 }
 
 static void uncount_attempt(struct signin *s)
 {
 	for (size_t i = 0; i < SIGNIN_COUNT__N; i++)
-		throttle_undo(counter(s->srv, i), s->keys[i]);
+		if (s->keys[i])
+			throttle_undo(counter(s->srv, i), s->keys[i]);
 }
 
+/* (a passkey alone of a user without an email knows the address only) */
 static void count_success(struct signin *s)
 {
+	if (!s->keys[SIGNIN_COUNT_ACCOUNT]) {
+		throttle_undo(counter(s->srv, SIGNIN_COUNT_ADDRESS), s->keys[SIGNIN_COUNT_ADDRESS]);
+		return;
+	}
 	throttle_reset(counter(s->srv, SIGNIN_COUNT_ACCOUNT_ADDRESS),
 	               s->keys[SIGNIN_COUNT_ACCOUNT_ADDRESS]);
 	throttle_reset(counter(s->srv, SIGNIN_COUNT_ACCOUNT), s->keys[SIGNIN_COUNT_ACCOUNT]);
@@ -501,6 +511,10 @@ static enum step_result passkey_refused(struct flow *f, enum webauthn_status st)
 		log_warn("passkey %s of user %s: its sign count went back; refused", s->passkey.id,
 		         s->user.user_id);
 	metrics_passkey(METRICS_PASSKEY_FAILED);
+	if (s->in->passkey_token) {   /* alone: one answer for all, as a wrong password's */
+		s->failure_action = EVENT_FACTOR_FAILURE;
+		return flow_branch(f, refusal_steps);
+	}
 	return second_step_refused(f);
 }
 
@@ -516,7 +530,7 @@ static enum step_result passkey_check(struct flow *f)
 	passkey_signin_challenge(s->in->factor_token, challenge);
 	if (s->passkey_found && !strcmp(s->passkey.user_id, s->user.user_id))
 		st = passkey_assertion_check(s->srv->cfg->issuer, challenge, &s->passkey,
-		                             s->in->passkey, &s->passkey_use);
+		                             s->in->passkey, false, &s->passkey_use);
 	return st == WEBAUTHN_OK ? STEP_NEXT : passkey_refused(f, st);
 }
 
@@ -542,8 +556,10 @@ static enum step_result passkey_used(struct flow *f)
 		return passkey_refused(f, WEBAUTHN_COUNT_WENT_BACK);
 	count_success(s);
 	metrics_passkey(METRICS_PASSKEY_USED);
-	s->amr = !strcmp(webauthn_amr_method(s->passkey_use.flags), "swk")
-	         ? SESSION_AMR_PASSWORD_SWK : SESSION_AMR_PASSWORD_HWK;
+	if (!strcmp(webauthn_amr_method(s->passkey_use.flags), "swk"))
+		s->amr = s->in->passkey_token ? SESSION_AMR_SWK_USER : SESSION_AMR_PASSWORD_SWK;
+	else
+		s->amr = s->in->passkey_token ? SESSION_AMR_HWK_USER : SESSION_AMR_PASSWORD_HWK;
 	return STEP_NEXT;
 }
 
@@ -718,6 +734,97 @@ static enum step_result code_minted(struct flow *f)
 	return ended(s, SIGNIN_NO_CODE);
 }
 
+/* ---- a passkey alone (docs/signin.md §"Passkeys") ---- */
+
+/* The sign-in page's value: ours, of this project and request, not
+ * expired. */
+static enum step_result alone_open(struct flow *f)
+{
+	struct signin *s = signin_of(f);
+	char binding[SECRET_HASH_LEN + 1], sealed[SECRET_HASH_LEN + 1];
+
+	request_binding(s->in, binding);
+	if (passkey_alone_open(s->srv->keys, s->in->project_id, s->in->passkey_token, now_ms(),
+	                       sealed, &s->alone_issued_at) < 0 || !crypto_equal(binding, sealed))
+		return ended(s, SIGNIN_FACTOR_EXPIRED);
+	return STEP_NEXT;
+}
+
+/* A user not of this project is one not known: the credential ID is
+ * unique across projects, its owner is no business of this one. */
+static void alone_user_got(void *arg, const struct api_error *err)
+{
+	struct signin *s = arg;
+
+	if (err && err->api_code == E_USER_NOT_FOUND)
+		err = NULL;
+	flow_resume(&s->flow, err);
+}
+
+static enum step_result alone_user_get(struct flow *f)
+{
+	struct signin *s = signin_of(f);
+
+	if (!s->passkey_found)
+		return STEP_NEXT;
+	store_user_get(s->srv->store, s->in->project_id, s->passkey.user_id, &s->alone_record,
+	               (struct completion){ alone_user_got, s });
+	return STEP_WAIT;
+}
+
+/* The user, when the passkey is of this project's, names the throttle's
+ * account; else the address alone is counted. */
+static enum step_result alone_user_read(struct flow *f)
+{
+	struct signin *s = signin_of(f);
+	json_t *record = s->alone_record ? json_loads(s->alone_record, 0, NULL) : NULL;
+	const char *email = json_string_value(json_object_get(record, "email"));
+
+	if (record) {
+		s->user.found = true;
+		s->user.user_id = xstrdup(s->passkey.user_id);
+		s->user.is_active = json_is_true(json_object_get(record, "is_active"));
+		s->alone_email = email ? xstrdup(email) : NULL;
+	}
+	json_decref(record);
+	s->email = s->alone_email;
+	throttle_keys(s);
+	if (!s->email) {
+		free(s->keys[SIGNIN_COUNT_ACCOUNT_ADDRESS]);
+		free(s->keys[SIGNIN_COUNT_ACCOUNT]);
+		s->keys[SIGNIN_COUNT_ACCOUNT_ADDRESS] = s->keys[SIGNIN_COUNT_ACCOUNT] = NULL;
+	}
+	s->out->retry_after_s = throttle_wait(s);
+	return s->out->retry_after_s > 0 ? ended(s, SIGNIN_THROTTLED) : STEP_NEXT;
+}
+
+/* Counted before it is checked, as a password is. §7.2 step 6: no user was
+ * identified before the ceremony, so the credential must be a passkey of
+ * ours whose owner the userHandle names. The passkey is the only factor, so
+ * §7.2 step 17 requires the UV flag: the authenticator verified its user (a
+ * PIN, a fingerprint), which makes it two factors in one. */
+static enum step_result alone_check(struct flow *f)
+{
+	struct signin *s = signin_of(f);
+	char challenge[SECRET_HASH_LEN + 1];
+	enum webauthn_status st;
+
+	count_attempt(s);
+	if (!s->user.found || !s->user.is_active ||
+	    !passkey_user_handle_is(s->in->passkey->user_handle, s->passkey.user_id) ||
+	    s->passkey.last_used_at >= s->alone_issued_at)   /* used with this value already */
+		return passkey_refused(f, WEBAUTHN_MALFORMED);
+	passkey_signin_challenge(s->in->passkey_token, challenge);
+	st = passkey_assertion_check(s->srv->cfg->issuer, challenge, &s->passkey, s->in->passkey,
+	                             true, &s->passkey_use);
+	return st == WEBAUTHN_OK ? STEP_NEXT : passkey_refused(f, st);
+}
+
+static flow_step *const alone_steps[] = {
+	alone_open, passkey_find, alone_user_get, alone_user_read, alone_check, passkey_use,
+	passkey_used, session_start, user_gone_check, code_mint, code_minted, NULL,
+};
+
 static void signin_finish(struct flow *f, enum step_result r)
 {
 	struct signin *s = signin_of(f);
@@ -746,7 +853,8 @@ void signin_run(struct signin *s, struct server *srv, const struct signin_reques
 	s->out = out;
 	s->done = done;
 	s->by = (struct event_origin){ in->client_id, *in->address ? in->address : NULL };
-	flow_run(&s->flow, in->factor_token ? second_steps : steps, signin_finish);
+	flow_run(&s->flow, in->factor_token ? second_steps : in->passkey_token ? alone_steps : steps,
+	         signin_finish);
 }
 
 /* ---- single sign-on ---- */

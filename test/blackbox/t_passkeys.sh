@@ -13,32 +13,7 @@ SERVER_PORT=$(free_port)
 ISSUER="http://localhost:$SERVER_PORT"
 start_server "server.issuer=$ISSUER" metrics.listen=127.0.0.1:$MPORT
 rita_and_app
-JAR=$TMP/jar
-TOOL="python3 $(dirname "$0")/webauthn_tool.py"
-PAGE="/account/passkeys?project_id=$PROJECT_ID"
-location() { printf '%s' "$HDRS" | tr -d '\r' | sed -n 's/^[Ll]ocation: //p'; }
-has() { if grep -Fq -- "$2" <<<"$BODY"; then pass; else fail "$1: no '$2' in ${BODY:0:600}"; fi; }
-lacks() { if grep -Fq -- "$2" <<<"$BODY"; then fail "$1: '$2' is shown"; else pass; fi; }
-page() { AUTH=none req GET "$PAGE" -b "$JAR" -c "$JAR"; }
-field() { grep -o "name=\"$1\" value=\"[^\"]*\"" <<<"$BODY" | head -1 | sed 's/.*value="//; s/"$//'; }
-data() { grep -o "data-$1=\"[^\"]*\"" <<<"$BODY" | head -1 | sed 's/.*="//; s/"$//'; }
-# post FIELD=VALUE...: the page's form as a browser posts it (our origin, the form token)
-post() {
-	local args=(-s -o "$TMP/body" -D "$TMP/hdrs" -w '%{http_code}' -b "$JAR" -c "$JAR"
-		-H "Origin: ${ORIGIN_H:-$ISSUER}")
-	[ "${TOKEN_F:-}" != none ] && args+=(--data-urlencode "form_token=${TOKEN_F:-$FTOK}")
-	for f in "$@"; do args+=(--data-urlencode "$f"); done
-	STATUS=$(curl "${args[@]}" "$BASE$PAGE")
-	BODY=$(cat "$TMP/body"); HDRS=$(cat "$TMP/hdrs")
-}
-# register KEYFILE [ORIGIN] [RP_ID]: the page's challenge answered by a new credential
-register() {
-	page
-	FTOK=$(field form_token)
-	set -- $($TOOL register "$1" "$(data challenge)" "${2:-$ISSUER}" "${3:-localhost}")
-	CRED=$1
-	post action=add "issued=$(field issued)" "client_data=$2" "attestation_object=$3" "name=${NAME:-My laptop}"
-}
+. "$(dirname "$0")/passkey_lib.sh"
 
 # ---- not signed in: to the sign-in page and back ----
 page
