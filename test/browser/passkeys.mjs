@@ -3,10 +3,20 @@
 // internal transport, resident keys, user verification) opens the passkeys
 // page, signs in through the project's sign-in page, registers a passkey
 // with the page's one script (served as a file and pinned by hash in the
-// CSP: it must run), sees it listed, then removes it. Prints "ok <step>"
+// CSP: it must run), sees it listed, uses it as the second factor, then,
+// in a fresh browser whose authenticator holds the same credential, signs
+// in to the app with the passkey alone ("Sign in with a passkey": a
+// discoverable credential, user verification required) and reaches the
+// app's redirect with a code, and finally removes it. Prints "ok <step>"
 // or "FAIL <step>: why"; exits 1 on any failure. Run by
 // test/blackbox/t_passkeys_browser.sh, which passes:
-//   ISSUER PROJECT_ID USER_EMAIL USER_PASSWORD [CHROMIUM]
+//   ISSUER PROJECT_ID USER_EMAIL USER_PASSWORD CLIENT_ID REDIRECT_URI
+//   CALLBACK_FILE (where the app's callback URL, the PKCE verifier, the
+//   state and the nonce are written, for the code's exchange by
+//   openid-client) [CHROMIUM]
+import { createHash, randomBytes } from 'node:crypto'
+import { writeFileSync } from 'node:fs'
+import { createServer } from 'node:http'
 import { env, launchBrowser, watchProblems } from './launch.mjs'
 
 const ISSUER = env('ISSUER')
@@ -15,6 +25,10 @@ const EMAIL = env('USER_EMAIL')
 const PASSWORD = env('USER_PASSWORD')
 const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium'
 const PAGE = `${ISSUER}/account/passkeys?project_id=${encodeURIComponent(PROJECT_ID)}`
+const CLIENT_ID = env('CLIENT_ID')
+const REDIRECT_URI = env('REDIRECT_URI')
+const CALLBACK_FILE = env('CALLBACK_FILE')
+const b64u = (buf) => buf.toString('base64url')
 
 let failures = 0
 const ok = (step) => console.log(`ok ${step}`)
@@ -33,14 +47,64 @@ ok('launch')
 const { context } = browser
 const page = context.pages()[0] ?? await context.newPage()
 const problems = watchProblems(page, 0, '')
+const AUTHENTICATOR = { protocol: 'ctap2', transport: 'internal', hasResidentKey: true,
+  hasUserVerification: true, isUserVerified: true }
+
+// 5. a fresh browser (no session) whose authenticator holds the same
+// credential signs in to the app with the passkey alone; the app's
+// redirect is answered here, its URL kept for the code's exchange
+async function passkeyAlone (credential) {
+  const fresh = await launchBrowser({ chromium: CHROMIUM })
+  try {
+    const p = fresh.context.pages()[0] ?? await fresh.context.newPage()
+    const freshProblems = watchProblems(p, 0, '')
+    const cdp = await fresh.context.newCDPSession(p)
+    await cdp.send('WebAuthn.enable')
+    const { authenticatorId } = await cdp.send('WebAuthn.addVirtualAuthenticator', { options: AUTHENTICATOR })
+    await cdp.send('WebAuthn.addCredential', { authenticatorId, credential })
+    // the app: a listener on the redirect URI's port, as signin.mjs's
+    let callback
+    const app = createServer((req, res) => {
+      callback = new URL(req.url, REDIRECT_URI).href
+      res.writeHead(200, { 'Content-Type': 'text/html' })
+      res.end('<!doctype html><title>app</title><link rel="icon" href="data:,">')
+    })
+    await new Promise((resolve) => app.listen(Number(new URL(REDIRECT_URI).port), '127.0.0.1', resolve))
+    fresh.app = app
+    const verifier = b64u(randomBytes(32))
+    const state = b64u(randomBytes(12))
+    const nonce = b64u(randomBytes(12))
+    await p.goto(`${ISSUER}/api/v1/authorize?${new URLSearchParams({ response_type: 'code',
+      client_id: CLIENT_ID, redirect_uri: REDIRECT_URI, scope: 'openid', state, nonce,
+      code_challenge: b64u(createHash('sha256').update(verifier).digest()),
+      code_challenge_method: 'S256' })}`)
+    const button = p.getByRole('button', { name: 'Sign in with a passkey' })
+    await button.waitFor({ state: 'visible' }).catch(() => {})
+    check('alone_offered', await button.isVisible(), `the sign-in page shows: ${await text(p)}`)
+    await Promise.all([
+      p.waitForURL((u) => u.href.startsWith(REDIRECT_URI), { waitUntil: 'load' }),
+      button.click(),
+    ]).catch(async (e) => { throw new Error(`the passkey alone did not sign in: ${e.message.split('\n')[0]}; ${await text(p)}`) })
+    const cb = new URL(callback ?? REDIRECT_URI)
+    check('passkey_alone', cb.searchParams.get('code') && cb.searchParams.get('state') === state,
+      `the app got ${cb.href}`)
+    writeFileSync(CALLBACK_FILE, JSON.stringify({ callback: cb.href, verifier, state, nonce }))
+    const used = (await cdp.send('WebAuthn.getCredentials', { authenticatorId })).credentials
+    check('alone_user_verified', used[0]?.signCount > credential.signCount,
+      `signCount ${used[0]?.signCount} after ${credential.signCount}`)
+    check('alone_no_console_errors', freshProblems.length === 0, freshProblems.join('; '))
+  } finally {
+    fresh.app?.close()
+    await fresh.close()
+  }
+}
 
 try {
   // the virtual authenticator (DevTools protocol, WebAuthn domain)
   const cdp = await context.newCDPSession(page)
   await cdp.send('WebAuthn.enable')
   const { authenticatorId } = await cdp.send('WebAuthn.addVirtualAuthenticator', {
-    options: { protocol: 'ctap2', transport: 'internal', hasResidentKey: true,
-      hasUserVerification: true, isUserVerified: true },
+    options: AUTHENTICATOR,
   })
   ok('authenticator')
 
@@ -96,7 +160,9 @@ try {
   const after = (await cdp.send('WebAuthn.getCredentials', { authenticatorId })).credentials
   check('sign_count', after[0]?.signCount >= 1, `signCount ${after[0]?.signCount}`)
 
-  // 5. remove it
+  await passkeyAlone(after[0])
+
+  // 6. remove it
   await Promise.all([
     page.waitForNavigation({ waitUntil: 'load' }),
     page.getByRole('button', { name: 'Remove' }).click(),
