@@ -16,6 +16,7 @@
 #include "config.h"
 #include "factors.h"
 #include "keyring.h"
+#include "passkey_auth.h"
 #include "crypto.h"
 #include "store.h"
 #include "store_factors.h"
@@ -128,6 +129,51 @@ START_TEST(test_pending_refused)
 	ck_assert_int_eq(factor_pending_open(fx.ring, "p1", "%%%", 1000, &out), -1);
 	ck_assert_int_eq(factor_pending_open(fx.ring, "p1", NULL, 1000, &out), -1);
 	free(text);
+}
+END_TEST
+
+/* issue30.passkey.6: a passkey alone's value (passkey_auth.h): of its
+ * project, its request and its time only; the userHandle compared as the
+ * registration's user.id (the user's ID as bytes) */
+START_TEST(test_passkey_alone_value)
+{
+	char want[SECRET_HASH_LEN + 1], got[SECRET_HASH_LEN + 1], *text;
+	char challenge[SECRET_HASH_LEN + 1], other[SECRET_HASH_LEN + 1];
+	int64_t issued = 0;
+
+	factor_binding("c1", "https://app/cb", "chal", "openid", NULL, want);
+	text = passkey_alone_seal(fx.ring, "p1", want, 1000);
+	ck_assert_int_eq(passkey_alone_open(fx.ring, "p1", text, 1000 + PASSKEY_ALONE_TTL_S * 1000 - 1,
+	                                    got, &issued), 0);
+	ck_assert_str_eq(got, want);
+	ck_assert_int_eq(issued, 1000);
+	ck_assert_int_eq(passkey_alone_open(fx.ring, "p1", text, 1000 + PASSKEY_ALONE_TTL_S * 1000,
+	                                    got, &issued), -1);
+	ck_assert_int_eq(passkey_alone_open(fx.ring, "p2", text, 1000, got, &issued), -1);
+	/* a second step's value is not one, nor is this one a second step's */
+	ck_assert_int_eq(passkey_alone_open(fx.ring, "p1", "", 1000, got, &issued), -1);
+	{
+		char *pending = pending_for("p1", 2000);
+		struct factor_pending out;
+
+		ck_assert_int_eq(passkey_alone_open(fx.ring, "p1", pending, 1000, got, &issued), -1);
+		ck_assert_int_eq(factor_pending_open(fx.ring, "p1", text, 1000, &out), -1);
+		free(pending);
+	}
+	/* its challenge is the value's own */
+	passkey_signin_challenge(text, challenge);
+	text[10] = text[10] == 'A' ? 'B' : 'A';
+	passkey_signin_challenge(text, other);
+	ck_assert_str_ne(challenge, other);
+	ck_assert_int_eq(passkey_alone_open(fx.ring, "p1", text, 1000, got, &issued), -1);
+	free(text);
+
+	ck_assert(passkey_user_handle_is("dTE", "u1"));          /* base64url of "u1" */
+	ck_assert(!passkey_user_handle_is("dTI", "u1"));
+	ck_assert(!passkey_user_handle_is("dTEx", "u1"));        /* "u11" */
+	ck_assert(!passkey_user_handle_is("", "u1"));
+	ck_assert(!passkey_user_handle_is(NULL, "u1"));
+	ck_assert(!passkey_user_handle_is("%%%", "u1"));
 }
 END_TEST
 
@@ -290,6 +336,7 @@ int main(void)
 	tcase_add_test(tc, test_pending_round_trip);
 	tcase_add_test(tc, test_pending_refused);
 	tcase_add_test(tc, test_binding_open);
+	tcase_add_test(tc, test_passkey_alone_value);
 	tcase_add_test(tc, test_recovery_code_form);
 	suite_add_tcase(s, tc);
 	tc = check_tcase("store", setup_user, teardown);
