@@ -3,8 +3,9 @@
 /*
  * Passkeys as the sign-in uses them (docs/signin.md §"Passkeys"): the
  * relying party's origin and RP ID from the issuer, the challenge of a
- * sign-in's second step, and an assertion checked against a stored
- * passkey (webauthn.h). Nothing here knows HTTP or the store's calls.
+ * sign-in's second step, the sign-in page's value of a passkey alone, and
+ * an assertion checked against a stored passkey (webauthn.h). Nothing here
+ * knows HTTP or the store's calls.
  */
 #include <stdbool.h>
 #include <stddef.h>

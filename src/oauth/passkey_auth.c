@@ -1,6 +1,7 @@
 /*
  * Passkeys at sign-in (passkey_auth.h): decodes what the form carries and
- * hands it to the verifier with the issuer's origin and RP ID.
+ * hands it to the verifier with the issuer's origin and RP ID; seals and
+ * opens the sign-in page's value of a passkey alone.
  */
 #include <arpa/inet.h>
 #include <inttypes.h>

@@ -64,6 +64,9 @@ refused() {
 }
 
 # ---- refusals ----
+authorize_post "$APP" "$REDIRECT" "" "" st-1 scope=openid "passkey_token=$PTOKEN"
+check "issue30.passkey.6: the passkey form without an assertion: the sign-in page, nothing counted" \
+	"$STATUS $(grep -c 'name="password"' <<<"$BODY") $(db "SELECT count(*) FROM events WHERE action = 'factor.failure'")" "401 1 0"
 alone "$TMP/k9" 1
 refused "an unknown credential"
 NP=$("$EDGEAUTH" -c "$CONF" project create --name other 2> /dev/null)
