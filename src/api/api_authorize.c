@@ -32,6 +32,9 @@
 #include "validate.h"
 
 #define SIGNIN_FAILED "The email or password is wrong."
+/* one sentence for every refusal of a passkey alone: it tells nothing of
+ * which check failed */
+#define PASSKEY_FAILED "The passkey was not accepted. Try again, or sign in with your password."
 #define FACTOR_FAILED "The code is wrong or was used already. Type the code your app shows now."
 #define FACTOR_EXPIRED "The sign-in took too long. Sign in again."
 
@@ -771,7 +774,7 @@ static enum step_result credentials_read(struct flow *f)
 			a->in.passkey = &a->passkey;
 			return STEP_NEXT;
 		}
-		form_reply(ctx, 401, SIGNIN_FAILED, NULL);
+		form_reply(ctx, 401, PASSKEY_FAILED, NULL);
 		return STEP_DONE;
 	}
 	if (form_get(&ctx->form, "email", &p->email, &err) < 0 ||
@@ -815,7 +818,7 @@ static enum step_result sign_in_answer(struct flow *f)
 	case SIGNIN_NO_CODE:
 		return redirect_error(ctx, "server_error", "The sign-in could not be stored.");
 	case SIGNIN_REFUSED:
-		form_reply(ctx, 401, SIGNIN_FAILED, NULL);
+		form_reply(ctx, 401, a->p.passkey_token ? PASSKEY_FAILED : SIGNIN_FAILED, NULL);
 		return STEP_DONE;
 	case SIGNIN_THROTTLED:
 		return throttled(ctx, a->result.retry_after_s, "failed sign-ins");

@@ -61,6 +61,7 @@ alone() {
 refused() {
 	check "issue30.passkey.6: $1: 401, the sign-in page, no code" \
 		"$STATUS $(grep -c 'name="password"' <<<"$BODY") [$CODE]" "401 1 []"
+	has "issue30.passkey.6: $1: ... one sentence for all" "The passkey was not accepted."
 }
 
 # ---- refusals ----
