@@ -100,6 +100,8 @@ check "issue27.1 fuzz installs clang" "$(has clang):$(has libclang-rt-14-dev):$(
 box bench
 deps bench
 check "issue27.1 bench installs wrk" "$(has wrk):$(has python3):$(has chromium)" yes:yes:no
+check "issue30 bench installs python3-cryptography (the callgrind sign-in rows)" \
+	"$(has python3-cryptography)" yes
 check "issue27.1 bench: no service started" "$(cat "$FAKE/started" 2> /dev/null)" ""
 
 # --- a box with its own policy-rc.d keeps it --------------------------------------

@@ -9,6 +9,8 @@ makes "none" attestations and assertions with a P-256 key kept in a file.
       -> "CREDENTIAL_ID CLIENT_DATA AUTHENTICATOR_DATA SIGNATURE"
 
 FLAGS: the authenticatorData flags byte (default UP|UV, and AT on register).
+scripts/bench/callgrind's passkey sign-in row imports key, cose_key and
+assertion.
 """
 import base64, hashlib, json, os, struct, sys
 
@@ -59,26 +61,34 @@ def client_data(kind, challenge, origin):
                        "crossOrigin": False}, separators=(",", ":")).encode()
 
 
+def cose_key(k):
+    """The COSE key (RFC 8152 §13.1.1) of P-256 key k, as ES256."""
+    n = k.public_key().public_numbers()
+    return cbor({1: 2, 3: -7, -1: 1, -2: n.x.to_bytes(32, "big"), -3: n.y.to_bytes(32, "big")})
+
+
+def assertion(k, cred, challenge, origin, rp_id, count, flags=0x05):
+    """An assertion of credential cred (key k): the base64url of its
+    credential ID, client data, authenticator data and signature."""
+    ad = hashlib.sha256(rp_id.encode()).digest() + bytes([flags]) + struct.pack(">I", count)
+    cd = client_data("webauthn.get", challenge, origin)
+    sig = k.sign(ad + hashlib.sha256(cd).digest(), ec.ECDSA(hashes.SHA256()))
+    return b64u(cred), b64u(cd), b64u(ad), b64u(sig)
+
+
 def main(argv):
     cmd, path, challenge, origin, rp_id = argv[1:6]
     k, cred = key(path)
     rp_hash = hashlib.sha256(rp_id.encode()).digest()
     if cmd == "register":
         flags = int(argv[6], 0) if len(argv) > 6 else 0x45
-        n = k.public_key().public_numbers()
-        cose = cbor({1: 2, 3: -7, -1: 1, -2: n.x.to_bytes(32, "big"),
-                     -3: n.y.to_bytes(32, "big")})
         ad = rp_hash + bytes([flags]) + struct.pack(">I", 0) + bytes(16) + \
-            struct.pack(">H", len(cred)) + cred + cose
+            struct.pack(">H", len(cred)) + cred + cose_key(k)
         att = cbor({"fmt": "none", "attStmt": {}, "authData": ad})
         print(b64u(cred), b64u(client_data("webauthn.create", challenge, origin)), b64u(att))
     elif cmd == "assert":
-        count = int(argv[6])
         flags = int(argv[7], 0) if len(argv) > 7 else 0x05
-        ad = rp_hash + bytes([flags]) + struct.pack(">I", count)
-        cd = client_data("webauthn.get", challenge, origin)
-        sig = k.sign(ad + hashlib.sha256(cd).digest(), ec.ECDSA(hashes.SHA256()))
-        print(b64u(cred), b64u(cd), b64u(ad), b64u(sig))
+        print(*assertion(k, cred, challenge, origin, rp_id, int(argv[6]), flags))
     else:
         sys.exit("usage: webauthn_tool.py register|assert ...")
 
