@@ -9,7 +9,7 @@ makes "none" attestations and assertions with a P-256 key kept in a file.
       -> "CREDENTIAL_ID CLIENT_DATA AUTHENTICATOR_DATA SIGNATURE"
 
 FLAGS: the authenticatorData flags byte (default UP|UV, and AT on register).
-scripts/bench/callgrind's passkey sign-in row imports key, cose_key and
+scripts/bench/callgrind's passkey sign-in rows import key, cose_key and
 assertion.
 """
 import base64, hashlib, json, os, struct, sys
