@@ -53,7 +53,7 @@ has "issue29.3 the name escaped" "Ship &lt;it&gt;"
 has "issue29.3 its boxes ticked" "value=\"$(pid orders:ship)\" checked>"
 lacks "issue29.3 the others not" "value=\"$(pid orders:read)\" checked>"
 lacks "issue30.7 a role requires no second factor: unticked" 'name="requires_second_factor" value="true" checked>'
-# docs/console.md "Roles": the role's requires_second_factor, one checkbox
+# docs/signin.md "Second factors": the role's requires_second_factor, one checkbox
 apage "${HOME_PATH}new-role"; TOK=$(form_token)
 apost "$R" code=strict name=Strict requires_second_factor=true
 check_status "issue30.7 create requiring a second factor" 302
