@@ -294,7 +294,7 @@ static void recovery_reply(struct request_ctx *ctx, char *location)
 {
 	struct authorize *a = ctx->state;
 	struct evbuffer *buf = html_page_begin("Two-step verification is set up");
-	struct evhttp_uri *uri = evhttp_uri_parse(location);
+	struct evhttp_uri *uri = evhttp_uri_parse_with_flags(location, EVHTTP_URI_NONCONFORMANT);
 	struct evkeyvalq fields;
 	struct evkeyval *kv;
 	char *action;

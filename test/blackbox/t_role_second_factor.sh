@@ -199,4 +199,24 @@ check "issue30.8: an expired value starts again" "$STATUS" 401
 check "issue30.8: no secret, value or code in the server's log" \
 	"$(grep -c -e "$SECRET" -e "$TOK" -e "${RCODES%% *}" "$TMP/server.log")" 0
 
+# a client that asks for consent: the recovery codes come first on its page
+TOKEN=$(admin_token)   # the frozen clock went past the first one's expiry
+req POST "$P/clients" "{\"name\":\"third\",\"redirect_uris\":[\"$REDIRECT\"],\"consent_required\":true}"
+check_status "issue30.8: a client that asks for consent" 201
+THIRD=$(jq -r .id <<<"$BODY")
+req POST "$P/users" "$(jq -cn --arg r "$ROLE" '{display_name:"Cy",email:"cy@example.com",password:"cy password",role_id:$r}')"
+check_status "issue30.8: a third user of the role" 201
+JAR=$TMP/cy-jar
+new_pkce
+JAR=$JAR authorize_post "$THIRD" "$REDIRECT" cy@example.com "cy password" "st-1"
+TOK=$(enroll_token); page_secret
+JAR=$JAR authorize_post "$THIRD" "$REDIRECT" "" "" "st-1" "enroll_token=$TOK" "otp=$(code_at $((T0 + 731)))"
+CTOK=$(sed -n 's/.*name="consent_token" value="\([^"]*\)".*/\1/p' <<<"$BODY")
+check "issue30.8: after the enrollment, the consent page" "$STATUS $([ -n "$CTOK" ] && echo token)" "200 token"
+check "issue30.8: ... with the ten recovery codes on top" \
+	"$(grep -o '<td>[a-z2-7-]\{32\}</td>' <<<"$BODY" | sort -u | wc -l | tr -d ' ')" 10
+JAR=$JAR authorize_post "$THIRD" "$REDIRECT" "" "" "st-1" "consent_token=$CTOK" consent=allow
+check "issue30.8: Allow issues the code through the new session" \
+	"$STATUS $([ -n "$(query_value "$LOCATION" code)" ] && echo code)" "302 code"
+
 finish
