@@ -297,20 +297,22 @@ static void recovery_reply(struct request_ctx *ctx, char *location)
 	struct evhttp_uri *uri = evhttp_uri_parse_with_flags(location, EVHTTP_URI_NONCONFORMANT);
 	struct evkeyvalq fields;
 	struct evkeyval *kv;
-	char *action;
+	size_t size = strlen(location) + 1;   /* the URL without its query fits */
+	char *action = xcalloc(1, size);
 
 	TAILQ_INIT(&fields);
 	if (uri && evhttp_uri_get_query(uri))
 		evhttp_parse_query_str(evhttp_uri_get_query(uri), &fields);
 	if (uri)
 		evhttp_uri_set_query(uri, NULL);
-	action = uri ? evhttp_uri_join(uri, NULL, 0) : NULL;
+	if (!uri || !evhttp_uri_join(uri, action, size))
+		*action = '\0';
 	evbuffer_add_printf(buf, "<h1>Two-step verification is set up</h1>\n"
 	                    "<p>From now on signing in asks for your authenticator app's code "
 	                    "after the password.</p>\n");
 	recovery_into(buf, a->result.recovery);
 	evbuffer_add_printf(buf, "<form method=\"get\" action=\"");
-	html_escape_into(buf, action ? action : a->p.redirect_uri);
+	html_escape_into(buf, *action ? action : a->p.redirect_uri);
 	evbuffer_add_printf(buf, "\">\n");
 	TAILQ_FOREACH(kv, &fields, next)
 		html_add_hidden(buf, kv->key, kv->value);
@@ -449,6 +451,24 @@ static enum step_result redirect_error(struct request_ctx *ctx, const char *erro
 	leave(ctx, redirect_location(ctx->http.srv->cfg->issuer, &a->p, NULL, error,
 	                                     description));
 	return STEP_DONE;
+}
+
+/* The authorization request again, as its form carries it (add_carried),
+ * for a GET. Caller frees. */
+static char *authorize_again(const char *issuer, struct authz_params *p)
+{
+	const size_t n = sizeof authz_params / sizeof authz_params[0];
+	const char *names[sizeof authz_params / sizeof authz_params[0]];
+	const char *values[sizeof authz_params / sizeof authz_params[0]];
+	char *base = xasprintf("%s/api/v1/authorize", issuer), *url;
+
+	for (size_t i = 0; i < n; i++) {
+		names[i] = authz_params[i].name;
+		values[i] = authz_params[i].carried ? *param_slot(p, &authz_params[i]) : NULL;
+	}
+	url = html_redirect_url(base, names, values, n);
+	free(base);
+	return url;
 }
 
 /* Back to the client with the code; the console, which got none, back to
@@ -867,6 +887,10 @@ static enum step_result sign_in_answer(struct flow *f)
 		return throttled(ctx, a->result.retry_after_s, "failed sign-ins");
 	case SIGNIN_TOO_MANY_CODES:   /* the session went on under a new cookie */
 		html_set_session_cookie(ctx, a->client.project_id, a->result.session_secret);
+		if (a->result.recovery) {   /* the codes first; Continue asks again */
+			recovery_reply(ctx, authorize_again(issuer, &a->p));
+			return STEP_DONE;
+		}
 		return throttled(ctx, a->result.retry_after_s, TOO_MANY_CODES);
 	case SIGNIN_CONSENT_NEEDED:   /* signed in to the project; the app must be allowed */
 		html_set_session_cookie(ctx, a->client.project_id, a->result.session_secret);

@@ -86,6 +86,15 @@ page_secret() {
 	SECRET=$(sed -n 's/.*[?&]secret=\([A-Z2-7]*\).*/\1/p' <<<"$URI")
 }
 code_at() { oathtool --totp -b "$SECRET" --now "@$1"; }
+# user_of NAME ROLE WHAT: a user NAME@example.com (password "NAME password")
+# of ROLE, checked as WHAT; its browser's jar is JAR from then on
+user_of() {
+	req POST "$P/users" "$(jq -cn --arg n "$1" --arg r "$2" \
+		'{display_name:$n,email:($n+"@example.com"),password:($n+" password"),role_id:$r}')"
+	check_status "$3" 201
+	JAR=$TMP/$1-jar
+	new_pkce
+}
 # enroll_step TOKEN CODE [extra]: posts the enrollment step
 enroll_step() {
 	local tok=$1 code=$2; shift 2
@@ -204,10 +213,7 @@ TOKEN=$(admin_token)   # the frozen clock went past the first one's expiry
 req POST "$P/clients" "{\"name\":\"third\",\"redirect_uris\":[\"$REDIRECT\"],\"consent_required\":true}"
 check_status "issue30.8: a client that asks for consent" 201
 THIRD=$(jq -r .id <<<"$BODY")
-req POST "$P/users" "$(jq -cn --arg r "$ROLE" '{display_name:"Cy",email:"cy@example.com",password:"cy password",role_id:$r}')"
-check_status "issue30.8: a third user of the role" 201
-JAR=$TMP/cy-jar
-new_pkce
+user_of cy "$ROLE" "issue30.8: a third user of the role"
 JAR=$JAR authorize_post "$THIRD" "$REDIRECT" cy@example.com "cy password" "st-1"
 TOK=$(enroll_token); page_secret
 JAR=$JAR authorize_post "$THIRD" "$REDIRECT" "" "" "st-1" "enroll_token=$TOK" "otp=$(code_at $((T0 + 731)))"
@@ -218,5 +224,24 @@ check "issue30.8: ... with the ten recovery codes on top" \
 JAR=$JAR authorize_post "$THIRD" "$REDIRECT" "" "" "st-1" "consent_token=$CTOK" consent=allow
 check "issue30.8: Allow issues the code through the new session" \
 	"$STATUS $([ -n "$(query_value "$LOCATION" code)" ] && echo code)" "302 code"
+
+# a session at its bound of codes a minute ([sessions] max_codes_per_minute):
+# the recovery codes first all the same, and Continue asks again
+EDGEAUTH_WRAPPER=$FAKED restart_server metrics.listen=127.0.0.1:$MPORT sessions.max_codes_per_minute=1
+req POST "$P/roles" '{"code":"later","name":"Later"}'
+LATER=$(jq -r .id <<<"$BODY")
+user_of dee "$LATER" "issue30.8: a user of a role without the requirement"
+JAR=$JAR authorize_post "$APP" "$REDIRECT" dee@example.com "dee password" "st-1"
+check "issue30.8: her first code of the minute" "$STATUS" 302
+req PUT "$P/roles/$LATER" '{"code":"later","name":"Later","requires_second_factor":true}'
+new_pkce
+JAR=$JAR authorize_post "$APP" "$REDIRECT" dee@example.com "dee password" "st-1"
+TOK=$(enroll_token); page_secret
+JAR=$JAR authorize_post "$APP" "$REDIRECT" "" "" "st-1" "enroll_token=$TOK" "otp=$(code_at $((T0 + 731)))"
+check "issue30.8: past the session's codes: the recovery codes all the same" \
+	"$STATUS $(grep -o '<td>[a-z2-7-]\{32\}</td>' <<<"$BODY" | sort -u | wc -l | tr -d ' ')" "200 10"
+ACTION=$(sed -n 's/.*<form method="get" action="\([^"]*\)".*/\1/p' <<<"$BODY")
+check "issue30.8: ... and Continue asks again" "$ACTION $(hidden client_id) $(hidden code)$(hidden error)$(hidden error_description)" \
+	"$BASE/api/v1/authorize $APP "
 
 finish

@@ -28,9 +28,11 @@ static const struct pg_statement statements[PS__COUNT] = {
 		" $4, $5, $6, $7, $8, $9, $10)", 10, true },
 	/* a live session: not ended, not expired, its user active, its last
 	 * sign-in after the second of its user's and project's last
-	 * deactivation (the cut-off of codes and tokens, pg_tokens.c) */
+	 * deactivation (the cut-off of codes and tokens, pg_tokens.c); and
+	 * whether its user's role requires a second factor it was signed in
+	 * without (amr "pwd", sqlite_sessions.c's SQL_FOUND) */
 	[PS_FIND] = { "sessions_find", "SELECT s.id, s.user_id, s.auth_time, s.expires_at,"
-		" s.amr NOT LIKE '%mfa%' AND coalesce((SELECT r.requires_second_factor FROM users u"
+		" s.amr = 'pwd' AND coalesce((SELECT r.requires_second_factor FROM users u"
 		" JOIN roles r ON r.id = u.role_id WHERE u.id = s.user_id), false)"
 		" FROM sessions s WHERE s.secret_hash = $1 AND s.project_id = $2"
 		" AND s.ended_at IS NULL AND s.expires_at > edgeauth_now_ms()"

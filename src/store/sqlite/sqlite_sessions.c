@@ -43,9 +43,11 @@ enum session_stmt {
 
 /* What a find reads (session_read): the row, and whether the user's role
  * requires a second factor the session was not signed in with
- * (docs/signin.md §"Second factors"). */
+ * (docs/signin.md §"Second factors"): its amr is the password's alone;
+ * every other says a factor (a code, a passkey after the password or
+ * alone). */
 #define SQL_FOUND \
-	"SELECT s.id, s.user_id, s.auth_time, s.expires_at, s.amr NOT LIKE '%mfa%' AND" \
+	"SELECT s.id, s.user_id, s.auth_time, s.expires_at, s.amr = 'pwd' AND" \
 	" coalesce((SELECT r.requires_second_factor FROM users u JOIN roles r ON r.id = u.role_id" \
 	" WHERE u.id = s.user_id), 0)"
 
