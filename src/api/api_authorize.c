@@ -449,7 +449,7 @@ static enum step_result redirect_error(struct request_ctx *ctx, const char *erro
 	struct authorize *a = ctx->state;
 
 	leave(ctx, redirect_location(ctx->http.srv->cfg->issuer, &a->p, NULL, error,
-	                                     description));
+	                             description));
 	return STEP_DONE;
 }
 

@@ -158,7 +158,8 @@ check "issue30.8: Continue goes to the app's redirect URI" "$ACTION" "$REDIRECT"
 hidden() { sed -n "s/.*name=\"$1\" value=\"\\([^\"]*\\)\".*/\\1/p" <<<"$BODY" | head -1; }
 CODE=$(hidden code)
 check "issue30.8: ... carrying state and iss" "$(hidden state) $(hidden iss)" "st-1 $BASE"
-check "issue30.8: no referrer leaves the page" "$(grep -ci '^referrer-policy: no-referrer' <<<"$HDRS")" 1
+check "issue30.8: no referrer leaves the page, and no cache keeps it" \
+	"$(grep -ci -e '^referrer-policy: no-referrer' -e '^cache-control: no-store' <<<"$HDRS")" 2
 exchange "$APP" "$REDIRECT" "$CODE" "$VERIFIER"
 check_status "issue30.8: its code is redeemed" 200
 check "issue30.8: the ID token's amr" \
