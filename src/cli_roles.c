@@ -14,7 +14,9 @@
 #include "cli_roles.h"
 #include "store_roles.h"
 
-static const char *const role_columns[] = { "id", "code", "name", "description", NULL };
+static const char *const role_columns[] = {
+	"id", "code", "name", "description", "requires_second_factor", NULL,
+};
 
 /* Reads body into f and ids: invalid_params first, as the API answers,
  * then the named permissions (some_permissions_not_found). */
@@ -38,6 +40,8 @@ static int role_add(struct cli_call *c)
 
 	cli_body_set(body, "code", cli_arg(c, "--code"));
 	cli_body_set(body, "name", cli_arg(c, "--name"));
+	if (cli_arg(c, "--requires-second-factor"))
+		json_object_set_new(body, "requires_second_factor", json_true());
 	if (read_role(c, body, &f, &ids, &err) == 0) {
 		store_role_create(c->st, &event_origin_cli, c->project_id, &f, NULL, &record,
 		                  sync_completion(&r));
@@ -57,12 +61,15 @@ static int role_list(struct cli_call *c)
 
 static const struct cli_sub subs[] = {
 	{ .name = "add", .run = role_add,
-	  .usage = "role add --project P --code C --name N [--permission NAMED]...",
+	  .usage = "role add --project P --code C --name N [--permission NAMED]...\n"
+	           "         [--requires-second-factor]",
 	  .help = "  Adds a role holding the named permissions (\"users:read\", \"orders:write\";\n"
 	          "  '*' stands for the twelve of the default resources). A user's tokens carry\n"
-	          "  the permissions of its role.",
+	          "  the permissions of its role. --requires-second-factor: its users who have\n"
+	          "  no second factor set up an authenticator app right after the password.",
 	  .options = { { "--project", CLI_VALUE, true }, { "--code", CLI_VALUE, true },
-	               { "--name", CLI_VALUE, true }, { "--permission", CLI_LIST, false } } },
+	               { "--name", CLI_VALUE, true }, { "--permission", CLI_LIST, false },
+	               { "--requires-second-factor", CLI_FLAG, false } } },
 	{ .name = "list", .run = role_list, .usage = "role list --project P",
 	  .help = "  Lists the project's roles, oldest first.",
 	  .options = { { "--project", CLI_VALUE, true } } },

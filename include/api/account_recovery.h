@@ -9,22 +9,8 @@
 #include <stdbool.h>
 
 #include "account.h"
-#include "factors.h"
-#include "store_events.h"
+#include "recovery_batch.h"
 
-/* A new set of codes, their hashes (space-separated) and its event. */
-struct recovery_batch {
-	char codes[FACTOR_RECOVERY_CODES][FACTOR_RECOVERY_TEXT];
-	char *hashes;
-	struct event event;
-};
-/* Wipes the codes; safe on a zeroed batch. */
-void recovery_batch_release(struct recovery_batch *b);
-/* Makes b and stores it for user_id of project_id, voiding the old codes
- * (factor.recovery_codes by by, counted); done when stored. */
-void recovery_batch_store(struct store *st, const struct event_origin *by,
-                          const char *project_id, const char *user_id, struct recovery_batch *b,
-                          struct completion done);
 /* recovery_batch_store for the account page's user. */
 void account_recovery_store(struct request_ctx *ctx, struct recovery_batch *b,
                             struct completion done);

@@ -81,4 +81,28 @@ char *factor_pending_seal(const struct keyring *r, const char *project_id,
 int factor_pending_open(const struct keyring *r, const char *project_id, const char *text,
                         int64_t now, struct factor_pending *out);
 
+/* What the password step of a user whose role requires a second factor,
+ * and who has none, hands the enrollment step (docs/signin.md §"Second
+ * factors"), sealed in its form: whose password was right, the email as
+ * typed (the throttle's account key), the hash of the TOTP secret sealed
+ * for the enrollment (a later set-up replaces it, and its confirmation
+ * spends the value: single use), when it expires (ms), and the
+ * authorization request it belongs to. Strings owned: factor_enroll_release. */
+struct factor_enroll {
+	char *user_id;
+	char *email;
+	char secret_hash[SECRET_HASH_LEN + 1];
+	int64_t expires_at;
+	char binding[SECRET_HASH_LEN + 1];
+};
+void factor_enroll_release(struct factor_enroll *e);
+/* e sealed for project_id (base64url; caller frees). */
+char *factor_enroll_seal(const struct keyring *r, const char *project_id,
+                         const struct factor_enroll *e);
+/* Opens a value of project_id into *out: 0, or -1 when it is not one of
+ * ours (a second step's value included), another project's, or expired at
+ * now (ms). */
+int factor_enroll_open(const struct keyring *r, const char *project_id, const char *text,
+                       int64_t now, struct factor_enroll *out);
+
 #endif

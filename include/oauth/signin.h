@@ -17,6 +17,7 @@
 #include "flow.h"
 #include "metrics.h"
 #include "passkey_auth.h"
+#include "recovery_batch.h"
 #include "server.h"
 #include "session.h"
 #include "store_events.h"
@@ -116,6 +117,11 @@ struct signin_request {
 	 * value (passkey_alone_seal) whose challenge passkey answers; email,
 	 * password and the factor's fields are then not read. NULL: none. */
 	const char *passkey_token;
+	/* The enrollment step of a user whose role requires a second factor
+	 * (docs/signin.md §"Second factors"): the value the first step handed
+	 * out (SIGNIN_ENROLL_NEEDED's factor_token), with the first code of
+	 * the new TOTP secret in factor_code. NULL: not that step. */
+	const char *enroll_token;
 	bool consent_force;           /* prompt=consent */
 	/* the console's sign-in (docs/console.md): the session is all it
 	 * needs, so no client is recorded in it and no code is minted
@@ -153,6 +159,14 @@ enum signin_outcome {
 	/* the sign-in stands (session_secret), but the client asks for consent
 	 * the user has not given: consent_scopes and user_id for the page */
 	SIGNIN_CONSENT_NEEDED,
+	/* the password was right, the user's role requires a second factor
+	 * and the user has none: nothing is started yet; a new TOTP secret
+	 * waits for its first code (enroll_sealed, of user_id), and
+	 * factor_token carries the sign-in to its enrollment step */
+	SIGNIN_ENROLL_NEEDED,
+	/* the enrollment step's code was wrong: counted as a failed attempt;
+	 * the same factor_token may be sent again (enroll_sealed again) */
+	SIGNIN_ENROLL_REFUSED,
 };
 /* The metrics label of an outcome (edgeauth_signins_total). */
 enum metrics_signin signin_metric(enum signin_outcome outcome);
@@ -174,6 +188,12 @@ struct signin_result {
 	char *consent_scopes;
 	char *user_id;
 	char *consent_permissions;    /* the user's, for the page; NULL: none */
+	/* SIGNIN_ENROLL_NEEDED and SIGNIN_ENROLL_REFUSED: the TOTP secret to
+	 * show, sealed (factor_totp_open with user_id) */
+	char *enroll_sealed;
+	/* an enrollment that passed: the new recovery codes, to be shown once
+	 * before whatever the outcome leads to; NULL otherwise */
+	struct recovery_batch *recovery;
 	int retry_after_s;
 	struct api_error err;
 };
@@ -207,6 +227,7 @@ struct signin {
 	struct store_user_signin user;
 	const char *email;             /* the throttle's account: typed, or the first step's */
 	struct factor_pending pending; /* a second step's first step */
+	struct factor_enroll enroll;   /* an enrollment step's first step */
 	struct store_signin_factors factors;   /* the user's, read once */
 	int64_t step;                  /* the time step of the code accepted */
 	/* the code typed is a recovery code's (factors.h): its hash, used in
@@ -275,7 +296,17 @@ struct signin {
  * an active user, not of a value the passkey was used with already, with
  * user verification, and count on (factor.failure, SIGNIN_REFUSED); its use
  * is recorded (factor.use) and the sign-in goes on as a right password and
- * factor do, with amr "hwk user" (or "swk user"). */
+ * factor do, with amr "hwk user" (or "swk user").
+ *
+ * A user whose role requires a second factor and who has none gets, after
+ * a right password, a new TOTP secret waiting for its first code
+ * (SIGNIN_ENROLL_NEEDED, the attempt counted as for a factor); the
+ * enrollment step (in->enroll_token) opens the value (SIGNIN_FACTOR_EXPIRED
+ * also when the secret waiting is no longer the value's, or is confirmed),
+ * is throttled and counted, checks the code (a wrong one: factor.failure,
+ * SIGNIN_ENROLL_REFUSED), confirms the factor (factor.enroll), stores new
+ * recovery codes (out->recovery) and goes on as a right second factor
+ * does (amr "pwd otp mfa"). */
 void signin_run(struct signin *s, struct server *srv, const struct signin_request *in,
                 struct signin_result *out, struct completion done);
 void signin_release(struct signin *s);

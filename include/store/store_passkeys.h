@@ -46,11 +46,14 @@ void store_passkey_list_release(struct store_passkey_list *l);
 
 /* What a password sign-in reads of its user's second factors, in one read
  * of the store: the TOTP factor, the passkeys (oldest first) and how many
- * unused recovery codes are left. store_signin_factors_release frees. */
+ * unused recovery codes are left, and whether the user's role requires a
+ * second factor (schema/027_role_second_factor.sql).
+ * store_signin_factors_release frees. */
 struct store_signin_factors {
 	struct store_totp_row totp;
 	struct store_passkey_list passkeys;
 	long long recovery_left;
+	bool second_factor_required;
 };
 void store_signin_factors_release(struct store_signin_factors *f);
 void store_signin_factors(struct store *st, const char *user_id, struct store_signin_factors *out,

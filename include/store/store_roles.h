@@ -3,11 +3,14 @@
 /*
  * Roles in the store: create, update, get, delete and list, answering the role
  * record of docs/api.md §"Records" as JSON text:
- *   {id, code, name, description, permission_ids, created_at, updated_at}
+ *   {id, code, name, description, permission_ids, requires_second_factor, created_at,
+ *    updated_at}
  * permission_ids is sorted by ID, so that the same set always reads the same.
  * Each write checks references, authority and uniqueness inside its one
  * transaction; values were checked by the api file.
  */
+#include <stdbool.h>
+
 #include "error.h"
 #include "flow.h"
 #include "jbody.h"
@@ -27,6 +30,10 @@ struct role_fields {
 	const char *name;
 	struct str_field description;
 	const struct jbody_id_list *permission_ids;
+	/* docs/signin.md §"Second factors": set_second_factor false keeps the
+	 * stored value on update (create: false) */
+	bool set_second_factor;
+	bool requires_second_factor;
 };
 
 /* In the writes below, scope is the caller's token scope, for the

@@ -24,6 +24,10 @@ struct session_row {
 	char *user_id;
 	int64_t auth_time;   /* the latest password check */
 	int64_t expires_at;
+	/* the user's role requires a second factor and the session was
+	 * signed in with the password alone, amr "pwd" (docs/signin.md
+	 * §"Second factors") */
+	bool second_factor_missing;
 };
 void session_row_release(struct session_row *r);
 

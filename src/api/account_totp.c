@@ -70,35 +70,50 @@ static char *otpauth_uri(const char *issuer, const char *email, const char *secr
 	return uri;
 }
 
+int account_totp_key_show(struct console_page *p, const struct keyring *keys,
+                          const char *issuer, const char *user_id, const char *email,
+                          const char *sealed)
+{
+	size_t len = 0;
+	unsigned char *key = factor_totp_open(keys, user_id, sealed, &len);
+	char secret[TOTP_BASE32_MAX + 8];
+	char *uri;
+
+	if (!key || len > TOTP_SECRET_BYTES) {
+		crypto_free_wiped(key);
+		return -1;
+	}
+	totp_base32_encode(secret, key, len);
+	crypto_free_wiped(key);
+	uri = otpauth_uri(issuer, email, secret);
+	console_page_text(p, "Scan this code with your authenticator app, or add the key below "
+	                     "by hand; then type the six-digit code it shows.");
+	console_page_qr(p, uri, "QR code of the authenticator app's key");
+	console_page_code(p, uri);
+	console_page_text(p, "Key:");
+	console_page_code(p, secret);
+	OPENSSL_cleanse(secret, sizeof secret);
+	crypto_free_wiped(uri);
+	return 0;
+}
+
 /* The set-up page: the secret sealed shown as a QR code and as text, and
  * the form that confirms it with a first code (error beside it: NULL). */
 static void enrollment_page(struct request_ctx *ctx, int status, const char *sealed,
                             const char *error)
 {
-	size_t len = 0;
-	unsigned char *key = factor_totp_open(ctx->http.srv->keys, ctx->principal.user_id, sealed,
-	                                      &len);
-	char secret[TOTP_BASE32_MAX + 8];
-	char *uri, *action;
+	char *action;
 	struct console_page p;
 
-	if (!key || len > TOTP_SECRET_BYTES) {
-		crypto_free_wiped(key);
+	account_page_begin(&p, "Set up an authenticator app");
+	if (account_totp_key_show(&p, ctx->http.srv->keys, ctx->http.srv->cfg->issuer,
+	                          ctx->principal.user_id,
+	                          json_string_value(json_object_get(account_user(ctx), "email")),
+	                          sealed) < 0) {
+		evbuffer_free(p.buf);
 		account_refuse(ctx, 500, "The set-up could not be read: start it again.");
 		return;
 	}
-	totp_base32_encode(secret, key, len);
-	crypto_free_wiped(key);
-	uri = otpauth_uri(ctx->http.srv->cfg->issuer,
-	                  json_string_value(json_object_get(account_user(ctx), "email")), secret);
-	account_page_begin(&p, "Set up an authenticator app");
-	console_page_text(&p, "Scan this code with your authenticator app, or add the key below "
-	                      "by hand; then type the six-digit code it shows.");
-	console_page_qr(&p, uri, "QR code of the authenticator app's key");
-	console_page_code(&p, uri);
-	console_page_text(&p, "Key:");
-	console_page_code(&p, secret);
-	OPENSSL_cleanse(secret, sizeof secret);
 	action = account_action_path(ctx, "totp/confirm");
 	console_page_form_begin(&p, action, "post", console_of(ctx)->token);
 	console_page_field(&p, &(struct console_field){ .name = "code",
@@ -107,7 +122,6 @@ static void enrollment_page(struct request_ctx *ctx, int status, const char *sea
 	console_page_form_end(&p);
 	account_link_back(ctx, &p);
 	console_page_reply(ctx, status, &p);
-	crypto_free_wiped(uri);
 	free(action);
 }
 

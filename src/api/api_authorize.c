@@ -17,8 +17,11 @@
 #include "api_authorize.h"
 #include "config.h"
 #include "account_passkeys.h"
+#include "account_recovery.h"
+#include "account_totp.h"
 #include "api_device.h"
 #include "console.h"
+#include "console_page.h"
 #include "crypto.h"
 #include "form.h"
 #include "html.h"
@@ -64,6 +67,8 @@ struct authz_params {
 	const char *otp;
 	/* a passkey alone's (docs/signin.md §"Passkeys") */
 	const char *passkey_token;
+	/* the enrollment step's (docs/signin.md §"Second factors") */
+	const char *enroll_token;
 };
 
 /* The parameters read from the query or the form, and which of them the
@@ -288,6 +293,90 @@ static void factor_reply(struct request_ctx *ctx, int status, const char *token,
 	passkeys_reply(ctx, status, buf);
 }
 
+/* docs/signin.md §"Second factors": the enrollment step's page, for a user
+ * whose role requires a second factor and who has none: the new secret as
+ * the account page shows it, and its first code, with the request's
+ * parameters and the first step's value carried. */
+static void enroll_reply(struct request_ctx *ctx, int status, const char *message)
+{
+	struct authorize *a = ctx->state;
+	const char *issuer = ctx->http.srv->cfg->issuer;
+	struct console_page p = { html_page_begin("Set up two-step verification") };
+
+	evbuffer_add_printf(p.buf, "<h1>Set up two-step verification</h1>\n"
+	                    "<p>Your account needs a second factor: set up an authenticator app "
+	                    "to go on.</p>\n");
+	if (message)
+		evbuffer_add_printf(p.buf, "<p class=\"error\" role=\"alert\" "
+		                    "data-error=\"access_denied\">%s</p>\n", message);
+	if (account_totp_key_show(&p, ctx->http.srv->keys, issuer, a->result.user_id,
+	                          a->signin.email, a->result.enroll_sealed) < 0) {
+		evbuffer_free(p.buf);
+		html_reply(ctx, 401, form_page(issuer, a, FACTOR_EXPIRED, NULL));
+		return;
+	}
+	evbuffer_add_printf(p.buf, "<form method=\"post\" action=\"");
+	html_escape_into(p.buf, issuer);
+	evbuffer_add_printf(p.buf, "/api/v1/authorize\">\n");
+	add_carried(p.buf, &a->p);
+	html_add_hidden(p.buf, "enroll_token", a->result.factor_token);
+	evbuffer_add_printf(p.buf, "<label for=\"otp\">Code from your authenticator app</label>\n"
+	                    "<input id=\"otp\" name=\"otp\" type=\"text\" inputmode=\"numeric\""
+	                    " autocomplete=\"one-time-code\" maxlength=\"64\" required autofocus>\n"
+	                    "<button type=\"submit\">Verify</button>\n</form>\n");
+	html_reply(ctx, status, p.buf);
+}
+
+/* An enrollment's recovery codes (account_recovery.h), shown once, first
+ * on whatever page the sign-in leads to. */
+static void recovery_into(struct evbuffer *buf, const struct recovery_batch *b)
+{
+	struct console_page p = { buf };
+
+	if (b)
+		account_recovery_show(&p, b);
+}
+
+/* The page of an enrollment's recovery codes, whose Continue goes where
+ * the sign-in would have redirected (location): a form that GETs the URL
+ * without its query, the query's parameters as its fields, so that it
+ * works without JavaScript. */
+static void recovery_reply(struct request_ctx *ctx, char *location)
+{
+	struct authorize *a = ctx->state;
+	struct evbuffer *buf = html_page_begin("Two-step verification is set up");
+	struct evhttp_uri *uri = evhttp_uri_parse_with_flags(location, EVHTTP_URI_NONCONFORMANT);
+	struct evkeyvalq fields;
+	struct evkeyval *kv;
+	size_t size = strlen(location) + 1;   /* the URL without its query fits */
+	char *action = xcalloc(1, size);
+
+	TAILQ_INIT(&fields);
+	if (uri && evhttp_uri_get_query(uri))
+		evhttp_parse_query_str(evhttp_uri_get_query(uri), &fields);
+	if (uri)
+		evhttp_uri_set_query(uri, NULL);
+	if (!uri || !evhttp_uri_join(uri, action, size))
+		*action = '\0';
+	evbuffer_add_printf(buf, "<h1>Two-step verification is set up</h1>\n"
+	                    "<p>From now on signing in asks for your authenticator app's code "
+	                    "after the password.</p>\n");
+	recovery_into(buf, a->result.recovery);
+	evbuffer_add_printf(buf, "<form method=\"get\" action=\"");
+	html_escape_into(buf, *action ? action : a->p.redirect_uri);
+	evbuffer_add_printf(buf, "\">\n");
+	TAILQ_FOREACH(kv, &fields, next)
+		html_add_hidden(buf, kv->key, kv->value);
+	evbuffer_add_printf(buf, "<button type=\"submit\">Continue</button>\n</form>\n");
+	evhttp_clear_headers(&fields);
+	if (uri)
+		evhttp_uri_free(uri);
+	free(action);
+	crypto_free_wiped(location);
+	http_add_header(ctx, "Referrer-Policy", "no-referrer");
+	html_reply(ctx, 200, buf);
+}
+
 /* docs/signin.md §"Consent": the app's name, what it asks for, Allow and
  * Deny, with the request's parameters and the sign-in's form token
  * carried. */
@@ -316,7 +405,9 @@ static struct evbuffer *consent_page(const char *issuer, struct authorize *a, co
 
 	evbuffer_add_printf(buf, "<h1>");
 	html_escape_into(buf, title);
-	evbuffer_add_printf(buf, "</h1>\n<p>");
+	evbuffer_add_printf(buf, "</h1>\n");
+	recovery_into(buf, a->result.recovery);
+	evbuffer_add_printf(buf, "<p>");
 	html_escape_into(buf, a->client_name ? a->client_name : "This app");
 	evbuffer_add_printf(buf, " asks to sign you in and to use what you may do here.</p>\n"
 	                    "<ul class=\"scopes\">\n");
@@ -391,14 +482,44 @@ static char *redirect_location(const char *issuer, const struct authz_params *p,
 	return html_redirect_url(p->redirect_uri, names, values, sizeof names / sizeof names[0]);
 }
 
+/* A redirect, or after an enrollment the page of its recovery codes, whose
+ * Continue goes there. */
+static void leave(struct request_ctx *ctx, char *location)
+{
+	struct authorize *a = ctx->state;
+
+	if (a->result.recovery)
+		recovery_reply(ctx, location);
+	else
+		html_redirect(ctx, location);
+}
+
 static enum step_result redirect_error(struct request_ctx *ctx, const char *error,
                                        const char *description)
 {
 	struct authorize *a = ctx->state;
 
-	html_redirect(ctx, redirect_location(ctx->http.srv->cfg->issuer, &a->p, NULL, error,
-	                                     description));
+	leave(ctx, redirect_location(ctx->http.srv->cfg->issuer, &a->p, NULL, error,
+	                             description));
 	return STEP_DONE;
+}
+
+/* The authorization request again, as its form carries it (add_carried),
+ * for a GET. Caller frees. */
+static char *authorize_again(const char *issuer, struct authz_params *p)
+{
+	const size_t n = sizeof authz_params / sizeof authz_params[0];
+	const char *names[sizeof authz_params / sizeof authz_params[0]];
+	const char *values[sizeof authz_params / sizeof authz_params[0]];
+	char *base = xasprintf("%s/api/v1/authorize", issuer), *url;
+
+	for (size_t i = 0; i < n; i++) {
+		names[i] = authz_params[i].name;
+		values[i] = authz_params[i].carried ? *param_slot(p, &authz_params[i]) : NULL;
+	}
+	url = html_redirect_url(base, names, values, n);
+	free(base);
+	return url;
 }
 
 /* Back to the client with the code; the console, which got none, back to
@@ -408,10 +529,9 @@ static enum step_result signed_in(struct request_ctx *ctx, const char *code)
 	struct authorize *a = ctx->state;
 
 	if (a->console_project)
-		html_redirect(ctx, xstrdup(a->p.redirect_uri));
+		leave(ctx, xstrdup(a->p.redirect_uri));
 	else
-		html_redirect(ctx, redirect_location(ctx->http.srv->cfg->issuer, &a->p, code, NULL,
-		                                     NULL));
+		leave(ctx, redirect_location(ctx->http.srv->cfg->issuer, &a->p, code, NULL, NULL));
 	return STEP_DONE;
 }
 
@@ -755,10 +875,13 @@ static enum step_result credentials_read(struct flow *f)
 	if (evhttp_find_header(&ctx->form, "consent_token"))
 		return flow_branch(f, consent_steps);
 	if (form_get(&ctx->form, "factor_token", &p->factor_token, &err) < 0 ||
+	    form_get(&ctx->form, "enroll_token", &p->enroll_token, &err) < 0 ||
 	    form_get(&ctx->form, "otp", &p->otp, &err) < 0) {
 		form_reply(ctx, 401, FACTOR_EXPIRED, NULL);
 		return STEP_DONE;
 	}
+	if (p->enroll_token)   /* a missing code is a wrong one: the page again */
+		return STEP_NEXT;
 	if (p->factor_token) {
 		if (account_passkeys_answer_read(&ctx->form, &a->passkey))
 			a->in.passkey = &a->passkey;
@@ -800,6 +923,7 @@ static enum step_result sign_in(struct flow *f)
 		.session_cookie = a->cookie, .session_only = a->console_project != NULL,
 		.factor_token = a->p.factor_token, .factor_code = a->p.otp,
 		.passkey = a->in.passkey, .passkey_token = a->p.passkey_token,
+		.enroll_token = a->p.enroll_token,
 		.consent_force = consent_prompted(a->p.prompt),
 	};
 	signin_run(&a->signin, ctx->http.srv, &a->in, &a->result, flow_completion(f));
@@ -824,6 +948,10 @@ static enum step_result sign_in_answer(struct flow *f)
 		return throttled(ctx, a->result.retry_after_s, "failed sign-ins");
 	case SIGNIN_TOO_MANY_CODES:   /* the session went on under a new cookie */
 		html_set_session_cookie(ctx, a->client.project_id, a->result.session_secret);
+		if (a->result.recovery) {   /* the codes first; Continue asks again */
+			recovery_reply(ctx, authorize_again(issuer, &a->p));
+			return STEP_DONE;
+		}
 		return throttled(ctx, a->result.retry_after_s, TOO_MANY_CODES);
 	case SIGNIN_CONSENT_NEEDED:   /* signed in to the project; the app must be allowed */
 		html_set_session_cookie(ctx, a->client.project_id, a->result.session_secret);
@@ -837,6 +965,12 @@ static enum step_result sign_in_answer(struct flow *f)
 		return STEP_DONE;
 	case SIGNIN_FACTOR_REFUSED:
 		factor_reply(ctx, 401, a->result.factor_token, FACTOR_FAILED);
+		return STEP_DONE;
+	case SIGNIN_ENROLL_NEEDED:
+		enroll_reply(ctx, 200, NULL);
+		return STEP_DONE;
+	case SIGNIN_ENROLL_REFUSED:
+		enroll_reply(ctx, 401, FACTOR_FAILED);
 		return STEP_DONE;
 	case SIGNIN_FACTOR_EXPIRED:
 		form_reply(ctx, 401, FACTOR_EXPIRED, NULL);

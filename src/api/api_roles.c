@@ -38,10 +38,12 @@ static const struct str_rule description_rule = {
 /* docs/api.md §"Records": the role record, whose other fields a body may
  * carry back (ignored). */
 static const char *const role_record[] = {
-	"id", "code", "name", "description", "permission_ids", "created_at", "updated_at", NULL,
+	"id", "code", "name", "description", "permission_ids", "requires_second_factor",
+	"created_at", "updated_at", NULL,
 };
 const struct input_names roles_write_names = {
-	.taken = (const char *const[]){ "code", "name", "description", "permission_ids", NULL },
+	.taken = (const char *const[]){ "code", "name", "description", "permission_ids",
+	                                "requires_second_factor", NULL },
 	.ignored = role_record,
 };
 const char *const roles_list_query[] = { LIST_QUERY_NAMES, LIST_SORT_NAMES, NULL };
@@ -50,12 +52,16 @@ int roles_read_body(const json_t *body, struct role_fields *f, struct jbody_id_l
                     struct api_error *err)
 {
 	struct str_field code, name;
+	int second_factor = -1;
 
 	if (jbody_read_string(body, &code_rule, &code, err) < 0 ||
 	    jbody_read_string(body, &name_rule, &name, err) < 0 ||
 	    jbody_read_string(body, &description_rule, &f->description, err) < 0 ||
-	    jbody_read_id_list(body, "permission_ids", ROLE_PERMISSION_IDS_MAX, ids, err) < 0)
+	    jbody_read_id_list(body, "permission_ids", ROLE_PERMISSION_IDS_MAX, ids, err) < 0 ||
+	    jbody_read_bool(body, "requires_second_factor", false, &second_factor, err) < 0)
 		return -1;
+	f->set_second_factor = second_factor >= 0;
+	f->requires_second_factor = second_factor == 1;
 	f->code = code.value;
 	f->name = name.value;
 	f->permission_ids = ids;

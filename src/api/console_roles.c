@@ -123,6 +123,12 @@ flow_step *const console_roles_list_steps[] = {
 
 /* ---- the form ---- */
 
+/* docs/signin.md §"Second factors": the role's requires_second_factor, as
+ * one checkbox. */
+#define SECOND_FACTOR "requires_second_factor"
+#define SECOND_FACTOR_LABEL "Requires a second factor: its users who have none set up an " \
+	"authenticator app when they sign in"
+
 /* The role's form posting to action, values from a record or a body; err's
  * sentence beside its field (code, name, description) or above. */
 static void role_form(struct request_ctx *ctx, struct console_page *p, const char *action,
@@ -140,6 +146,10 @@ static void role_form(struct request_ctx *ctx, struct console_page *p, const cha
 		console_page_field(p, &(struct console_field){ .name = names[i], .label = labels[i],
 			.type = "text", .value = str(values, names[i]), .required = i < 2,
 			.error = at && strcmp(at, names[i]) == 0 ? err->description : NULL });
+	console_page_checkboxes(p, SECOND_FACTOR, "Sign-in", (const char *const[]){ "true" },
+	                        (const char *const[]){ SECOND_FACTOR_LABEL },
+	                        (const bool[]){ json_is_true(json_object_get(values, SECOND_FACTOR)) },
+	                        1);
 	console_permission_boxes(ctx, p, json_object_get(values, "permission_ids"));
 	console_page_submit(p, submit);
 	console_page_form_end(p);
@@ -150,6 +160,7 @@ static void form_body(struct request_ctx *ctx)
 {
 	static const char *const names[] = { "code", "name", "description" };
 	struct evkeyval *kv;
+	const char *second_factor = evhttp_find_header(&ctx->form, SECOND_FACTOR);
 
 	ctx->body = json_object();
 	TAILQ_FOREACH(kv, &ctx->form, next) {
@@ -158,6 +169,8 @@ static void form_body(struct request_ctx *ctx)
 				json_object_set_new(ctx->body, names[i], json_string(kv->value));
 	}
 	json_object_set_new(ctx->body, "permission_ids", console_form_ids(ctx, "permission_ids"));
+	json_object_set_new(ctx->body, SECOND_FACTOR,
+	                    json_boolean(second_factor && strcmp(second_factor, "true") == 0));
 }
 
 static enum step_result written(struct flow *f)
@@ -235,6 +248,8 @@ static void role_page(struct request_ctx *ctx, int status, const json_t *values,
 		free(del);
 	} else {
 		console_page_text(&p, str(console_record(ctx), "description"));
+		if (json_is_true(json_object_get(console_record(ctx), SECOND_FACTOR)))
+			console_page_text(&p, SECOND_FACTOR_LABEL ".");
 		console_page_heading(&p, "Permissions");
 		console_permission_boxes(ctx, &p, json_object_get(console_record(ctx), "permission_ids"));
 	}

@@ -24,6 +24,11 @@ static char *pending_aad(const char *project_id)
 	return xasprintf("signin-factor:%s", project_id);
 }
 
+static char *enroll_aad(const char *project_id)
+{
+	return xasprintf("signin-enroll:%s", project_id);
+}
+
 char *factor_totp_seal(const struct keyring *r, const char *user_id, const unsigned char *key,
                        size_t len)
 {
@@ -153,6 +158,45 @@ int factor_pending_open(const struct keyring *r, const char *project_id, const c
 	out->passkey_used_at = strtoll(fields[4], NULL, 10);
 	out->user_id = xstrdup(fields[5]);
 	out->email = xstrdup(fields[6]);
+	crypto_free_wiped(plain);
+	return 0;
+}
+
+void factor_enroll_release(struct factor_enroll *e)
+{
+	free(e->user_id);
+	crypto_free_wiped(e->email);
+	memset(e, 0, sizeof *e);
+}
+
+char *factor_enroll_seal(const struct keyring *r, const char *project_id,
+                         const struct factor_enroll *e)
+{
+	char *aad = enroll_aad(project_id);
+	char *text = keyring_seal_fields(r, aad, "%s\n%" PRId64 "\n%s\n%s\n%s", e->binding,
+	                                 e->expires_at, e->secret_hash, e->user_id, e->email);
+
+	free(aad);
+	return text;
+}
+
+int factor_enroll_open(const struct keyring *r, const char *project_id, const char *text,
+                       int64_t now, struct factor_enroll *out)
+{
+	char *aad = enroll_aad(project_id), *fields[5];
+	char *plain = factor_binding_open(r, aad, text, now, fields, 5);
+
+	memset(out, 0, sizeof *out);
+	free(aad);
+	if (!plain || strlen(fields[2]) != SECRET_HASH_LEN) {
+		crypto_free_wiped(plain);
+		return -1;
+	}
+	memcpy(out->binding, fields[0], SECRET_HASH_LEN + 1);
+	out->expires_at = strtoll(fields[1], NULL, 10);
+	memcpy(out->secret_hash, fields[2], SECRET_HASH_LEN + 1);
+	out->user_id = xstrdup(fields[3]);
+	out->email = xstrdup(fields[4]);
 	crypto_free_wiped(plain);
 	return 0;
 }

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <jansson.h>
+#include <openssl/crypto.h>
 
 #include "cidr.h"
 #include "config.h"
@@ -122,6 +123,10 @@ void signin_result_release(struct signin_result *r)
 	free(r->consent_scopes);
 	free(r->user_id);
 	free(r->consent_permissions);
+	crypto_free_wiped(r->enroll_sealed);
+	if (r->recovery)
+		recovery_batch_release(r->recovery);
+	free(r->recovery);
 	memset(r, 0, sizeof *r);
 }
 
@@ -131,6 +136,7 @@ void signin_release(struct signin *s)
 		free(s->keys[i]);
 	store_user_signin_release(&s->user);
 	factor_pending_release(&s->pending);
+	factor_enroll_release(&s->enroll);
 	store_signin_factors_release(&s->factors);
 	session_begin_release(&s->session);
 	store_passkey_release(&s->passkey);
@@ -250,6 +256,8 @@ enum metrics_signin signin_metric(enum signin_outcome outcome)
 		/* the user proved who they are; a rule refused them the app */
 		[SIGNIN_ACCESS_DENIED] = METRICS_SIGNIN_SUCCESS,
 		[SIGNIN_CONSENT_NEEDED] = METRICS_SIGNIN_SUCCESS,
+		[SIGNIN_ENROLL_NEEDED] = METRICS_SIGNIN_SUCCESS,   /* not counted: ended's */
+		[SIGNIN_ENROLL_REFUSED] = METRICS_SIGNIN_FAILURE,
 	};
 
 	assert((size_t)outcome < sizeof label / sizeof label[0]);
@@ -259,8 +267,9 @@ enum metrics_signin signin_metric(enum signin_outcome outcome)
 static enum step_result ended(struct signin *s, enum signin_outcome outcome)
 {
 	s->out->outcome = outcome;
-	/* a first step that asks for the factor has not ended the sign-in */
-	if (outcome != SIGNIN_FACTOR_NEEDED)
+	/* a first step that asks for the factor (or its enrollment) has not
+	 * ended the sign-in */
+	if (outcome != SIGNIN_FACTOR_NEEDED && outcome != SIGNIN_ENROLL_NEEDED)
 		metrics_signin(signin_metric(outcome));
 	return STEP_DONE;
 }
@@ -421,8 +430,11 @@ static void request_binding(const struct signin_request *in, char out[SECRET_HAS
 	               out);
 }
 
-/* After a right password: a user without a confirmed factor is signed in;
- * one with it is handed the value of the second step. */
+static enum step_result enroll_begin(struct flow *f);
+
+/* After a right password: a user without a confirmed factor is signed in,
+ * or enrolls one first when the role requires it; one with it is handed
+ * the value of the second step. */
 static enum step_result factor_judge(struct flow *f)
 {
 	struct signin *s = signin_of(f);
@@ -434,6 +446,8 @@ static enum step_result factor_judge(struct flow *f)
 	};
 
 	if ((!s->factors.totp.found || !s->factors.totp.confirmed) && s->factors.passkeys.n == 0) {
+		if (s->factors.second_factor_required)
+			return enroll_begin(f);
 		count_success(s);
 		return STEP_NEXT;
 	}
@@ -824,6 +838,128 @@ static flow_step *const alone_steps[] = {
 	alone_open, passkey_find, alone_user_get, alone_user_read, alone_check, passkey_use,
 	passkey_used, session_start, user_gone_check, code_mint, code_minted, NULL,
 };
+/* ---- enrollment before the code (docs/signin.md §"Second factors") ---- */
+
+/* A new secret, 160 random bits sealed, waits for its first code; it
+ * replaces one an account page's set-up left waiting. */
+static enum step_result enroll_store(struct flow *f)
+{
+	struct signin *s = signin_of(f);
+	unsigned char key[TOTP_SECRET_BYTES];
+
+	crypto_random(key, sizeof key);
+	s->out->enroll_sealed = factor_totp_seal(s->srv->keys, s->user.user_id, key, sizeof key);
+	OPENSSL_cleanse(key, sizeof key);
+	if (!s->out->enroll_sealed)
+		return ended(s, SIGNIN_NO_CODE);
+	store_totp_begin(s->srv->store, s->user.user_id, s->out->enroll_sealed, &s->won,
+	                 flow_completion(f));
+	return STEP_WAIT;
+}
+
+/* The enrollment step's value names the secret by its hash: a later set-up
+ * replaces it, which spends the value. A factor confirmed meanwhile (*begun
+ * false) asks for a sign-in again, which asks for it. */
+static enum step_result enroll_offer(struct flow *f)
+{
+	struct signin *s = signin_of(f);
+	struct factor_enroll e = {
+		.user_id = s->user.user_id, .email = (char *)s->email,
+		.expires_at = now_ms() + FACTOR_PENDING_TTL_S * 1000LL,
+	};
+	bool begun = s->won;
+
+	s->won = false;
+	if (!begun)
+		return ended(s, SIGNIN_FACTOR_EXPIRED);
+	crypto_hash_secret(s->out->enroll_sealed, strlen(s->out->enroll_sealed), e.secret_hash);
+	request_binding(s->in, e.binding);
+	s->out->factor_token = factor_enroll_seal(s->srv->keys, s->in->project_id, &e);
+	s->out->user_id = xstrdup(s->user.user_id);
+	return ended(s, SIGNIN_ENROLL_NEEDED);
+}
+
+static enum step_result enroll_begin(struct flow *f)
+{
+	static flow_step *const begin_steps[] = { enroll_store, enroll_offer, NULL };
+
+	return flow_branch(f, begin_steps);
+}
+
+/* The enrollment step's value: of this project and request, not expired. */
+static enum step_result enroll_open(struct flow *f)
+{
+	struct signin *s = signin_of(f);
+	char binding[SECRET_HASH_LEN + 1];
+
+	request_binding(s->in, binding);
+	if (factor_enroll_open(s->srv->keys, s->in->project_id, s->in->enroll_token, now_ms(),
+	                       &s->enroll) < 0 || !crypto_equal(binding, s->enroll.binding))
+		return ended(s, SIGNIN_FACTOR_EXPIRED);
+	s->email = s->enroll.email;
+	s->user.found = true;
+	s->user.is_active = true;   /* the session's start checks it again */
+	s->user.user_id = xstrdup(s->enroll.user_id);
+	s->out->factor_token = xstrdup(s->in->enroll_token);   /* for the form again */
+	s->out->user_id = xstrdup(s->enroll.user_id);
+	return STEP_NEXT;
+}
+
+/* Counted before it is checked, as a password is. The secret must still
+ * be the value's and wait for its first code; a wrong code shows the same
+ * secret again. */
+static enum step_result enroll_check(struct flow *f)
+{
+	struct signin *s = signin_of(f);
+	const struct store_totp_row *t = &s->factors.totp;
+	char hash[SECRET_HASH_LEN + 1];
+
+	if (!t->found || t->confirmed)
+		return ended(s, SIGNIN_FACTOR_EXPIRED);
+	crypto_hash_secret(t->sealed, strlen(t->sealed), hash);
+	if (!crypto_equal(hash, s->enroll.secret_hash))
+		return ended(s, SIGNIN_FACTOR_EXPIRED);
+	count_attempt(s);
+	s->step = factor_totp_check(s->srv->keys, s->user.user_id, t->sealed,
+	                            s->in->factor_code ? s->in->factor_code : "", now_ms() / 1000,
+	                            t->last_step);
+	if (s->step >= 0)
+		return STEP_NEXT;
+	metrics_totp(METRICS_TOTP_FAILED);
+	s->out->enroll_sealed = xstrdup(t->sealed);
+	s->failure_action = EVENT_FACTOR_FAILURE;
+	s->refusal = SIGNIN_ENROLL_REFUSED;
+	return flow_branch(f, refusal_steps);
+}
+
+/* The first code confirms the factor, once (store_totp_use), as the
+ * account page's set-up does. */
+static enum step_result enroll_use(struct flow *f)
+{
+	struct signin *s = signin_of(f);
+
+	s->events[0] = (struct event){ &s->by, s->in->project_id, EVENT_FACTOR_ENROLL,
+	                               s->user.user_id, NULL };
+	store_totp_use(s->srv->store, s->user.user_id, s->step, true, &s->events[0], &s->won,
+	               flow_completion(f));
+	return STEP_WAIT;
+}
+
+/* The first factor brings recovery codes, as on the account page. */
+static enum step_result enroll_used(struct flow *f)
+{
+	struct signin *s = signin_of(f);
+
+	if (!s->won)   /* another use of the value confirmed it first */
+		return ended(s, SIGNIN_FACTOR_EXPIRED);
+	count_success(s);
+	metrics_totp(METRICS_TOTP_ENROLLED);
+	s->amr = SESSION_AMR_PASSWORD_OTP;
+	s->out->recovery = xcalloc(1, sizeof *s->out->recovery);
+	recovery_batch_store(s->srv->store, &s->by, s->in->project_id, s->user.user_id,
+	                     s->out->recovery, flow_completion(f));
+	return STEP_WAIT;
+}
 
 static void signin_finish(struct flow *f, enum step_result r)
 {
@@ -842,6 +978,10 @@ void signin_run(struct signin *s, struct server *srv, const struct signin_reques
 		pending_open, throttle_check, factor_get, factor_check, factor_use, factor_used,
 		session_start, user_gone_check, code_mint, code_minted, NULL,
 	};
+	static flow_step *const enroll_steps[] = {
+		enroll_open, throttle_check, factor_get, enroll_check, enroll_use, enroll_used,
+		session_start, user_gone_check, code_mint, code_minted, NULL,
+	};
 
 	memset(s, 0, sizeof *s);
 	memset(out, 0, sizeof *out);
@@ -853,7 +993,8 @@ void signin_run(struct signin *s, struct server *srv, const struct signin_reques
 	s->out = out;
 	s->done = done;
 	s->by = (struct event_origin){ in->client_id, *in->address ? in->address : NULL };
-	flow_run(&s->flow, in->factor_token ? second_steps : in->passkey_token ? alone_steps : steps,
+	flow_run(&s->flow, in->enroll_token ? enroll_steps : in->factor_token ? second_steps
+	                   : in->passkey_token ? alone_steps : steps,
 	         signin_finish);
 }
 
@@ -879,7 +1020,15 @@ static enum step_result silent_judge(struct flow *f)
 
 	switch (session_judge(&s->in->ask, &s->session.row, now_ms())) {
 	case SESSION_SILENT:
-		return STEP_NEXT;
+		/* docs/signin.md §"Second factors": a session without one is no
+		 * sign-in for a user whose role requires it; the form asks
+		 * for it (prompt=none: login_required) */
+		if (!s->session.row.second_factor_missing)
+			return STEP_NEXT;
+		if (s->in->ask.prompt_none)
+			break;
+		*s->outcome = SILENT_FORM;
+		return STEP_DONE;
 	case SESSION_FORM:
 		*s->outcome = SILENT_FORM;
 		return STEP_DONE;

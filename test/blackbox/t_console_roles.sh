@@ -52,6 +52,22 @@ check_status "issue29.3 the role's page" 200
 has "issue29.3 the name escaped" "Ship &lt;it&gt;"
 has "issue29.3 its boxes ticked" "value=\"$(pid orders:ship)\" checked>"
 lacks "issue29.3 the others not" "value=\"$(pid orders:read)\" checked>"
+lacks "issue30.7 a role requires no second factor: unticked" 'name="requires_second_factor" value="true" checked>'
+# docs/signin.md "Second factors": the role's requires_second_factor, one checkbox
+apage "${HOME_PATH}new-role"; TOK=$(form_token)
+apost "$R" code=strict name=Strict requires_second_factor=true
+check_status "issue30.7 create requiring a second factor" 302
+STRICT=$(basename "$(location)")
+req GET "$P/roles/$STRICT"
+check_json "issue30.7 ... the record says so" .requires_second_factor true
+apage "$R/$STRICT"
+has "issue30.7 ... its box ticked" 'name="requires_second_factor" value="true" checked>'
+TOK=$(form_token)
+apost "$R/$STRICT" code=strict name=Strict
+check_status "issue30.7 saved unticked" 302
+req GET "$P/roles/$STRICT"
+check_json "issue30.7 ... no longer required" .requires_second_factor false
+BEFORE=$(roles_count)
 # errors: the API's sentence beside the field; a taken code
 apage "${HOME_PATH}new-role"; TOK=$(form_token)
 apost "$R" code=shippers name=Again

@@ -31,7 +31,7 @@ check_json "create permission_ids sorted, deduplicated" '.permission_ids|tostrin
 check_json "create id is url-safe" '.id|test("^[A-Za-z0-9_-]{16,64}$")' true
 check_json "create created_at" ".created_at|test(\"$TS_RE\")" true
 check_json "create updated_at equals created_at" '.updated_at == .created_at' true
-check_json "create fields exactly" '[keys_unsorted[]]|join(",")' "id,code,name,description,permission_ids,created_at,updated_at"
+check_json "create fields exactly" '[keys_unsorted[]]|join(",")' "id,code,name,description,permission_ids,requires_second_factor,created_at,updated_at"
 check_header "create content type" '^Content-Type: application/json$'
 ADMIN_ID=$(jq -r .id <<<"$BODY")
 ADMIN_CREATED=$(jq -r .created_at <<<"$BODY")
@@ -171,7 +171,7 @@ check_json "update permission_ids replaced" '.permission_ids|tostring' "$(sorted
 check_json "update created_at kept" .created_at "$ADMIN_CREATED"
 check_json "update updated_at" ".updated_at|test(\"$TS_RE\")" true
 check_json "update updated_at not before created_at" '.updated_at >= .created_at' true
-check_json "update fields exactly" '[keys_unsorted[]]|join(",")' "id,code,name,description,permission_ids,created_at,updated_at"
+check_json "update fields exactly" '[keys_unsorted[]]|join(",")' "id,code,name,description,permission_ids,requires_second_factor,created_at,updated_at"
 
 req PUT "$R/$ADMIN_ID" '{"code":"admin2","name":"Admin 3"}'
 check_status "update keeping own code" 200
@@ -246,7 +246,7 @@ check_status "list" 200
 check_json "list envelope" '[keys[]]|join(",")' "data,page_num,page_size,total"
 check_json "list defaults" '"\(.page_num) \(.page_size)"' "1 10"
 check_json "list total" .total 8
-check_json "list record fields" '.data[0]|[keys_unsorted[]]|join(",")' "id,code,name,description,permission_ids,created_at,updated_at"
+check_json "list record fields" '.data[0]|[keys_unsorted[]]|join(",")' "id,code,name,description,permission_ids,requires_second_factor,created_at,updated_at"
 check_json "list default newest first" '.data[0].code' ADMIN2
 check_json "list carries permission_ids" "[.data[]|select(.id == \"$ADMIN2_ID\")][0].permission_ids|tostring" '[]'
 req PUT "$R/$VIEWER_ID" "{\"code\":\"viewer\",\"name\":\"Viewer\",\"permission_ids\":[\"$P2\",\"$P1\"]}"

@@ -174,6 +174,38 @@ START_TEST(test_passkey_alone_value)
 	ck_assert(!passkey_user_handle_is("", "u1"));
 	ck_assert(!passkey_user_handle_is(NULL, "u1"));
 	ck_assert(!passkey_user_handle_is("%%%", "u1"));
+/* the enrollment step's value (docs/signin.md "Second factors"): round trip;
+ * expired, another project's, tampered, and a second step's value refused */
+START_TEST(test_enroll_value)
+{
+	struct factor_enroll e = { .user_id = "u1", .email = "Rita@Example.com", .expires_at = 2000 };
+	struct factor_enroll out;
+	char *text, *pending = pending_for("p1", 2000);
+
+	factor_binding("c1", "https://app/cb", "chal", "openid", NULL, e.binding);
+	crypto_hash_secret("sealed", 6, e.secret_hash);
+	text = factor_enroll_seal(fx.ring, "p1", &e);
+	ck_assert_ptr_null(strstr(text, "Rita"));
+	ck_assert_int_eq(factor_enroll_open(fx.ring, "p1", text, 1999, &out), 0);
+	ck_assert_str_eq(out.user_id, "u1");
+	ck_assert_str_eq(out.email, "Rita@Example.com");
+	ck_assert_str_eq(out.secret_hash, e.secret_hash);
+	ck_assert_str_eq(out.binding, e.binding);
+	ck_assert_int_eq(out.expires_at, 2000);
+	factor_enroll_release(&out);
+	ck_assert_int_eq(factor_enroll_open(fx.ring, "p1", text, 2000, &out), -1);
+	ck_assert_ptr_null(out.user_id);
+	ck_assert_int_eq(factor_enroll_open(fx.ring, "p2", text, 1000, &out), -1);
+	ck_assert_int_eq(factor_enroll_open(fx.ring, "p1", pending, 1000, &out), -1);
+	{
+		struct factor_pending p;   /* nor is it a second step's */
+		ck_assert_int_eq(factor_pending_open(fx.ring, "p1", text, 1000, &p), -1);
+	}
+	text[10] = text[10] == 'A' ? 'B' : 'A';
+	ck_assert_int_eq(factor_enroll_open(fx.ring, "p1", text, 1000, &out), -1);
+	ck_assert_int_eq(factor_enroll_open(fx.ring, "p1", NULL, 1000, &out), -1);
+	free(text);
+	free(pending);
 }
 END_TEST
 
@@ -337,6 +369,7 @@ int main(void)
 	tcase_add_test(tc, test_pending_refused);
 	tcase_add_test(tc, test_binding_open);
 	tcase_add_test(tc, test_passkey_alone_value);
+	tcase_add_test(tc, test_enroll_value);
 	tcase_add_test(tc, test_recovery_code_form);
 	suite_add_tcase(s, tc);
 	tc = check_tcase("store", setup_user, teardown);

@@ -212,7 +212,8 @@ static char *role_create(const char *code, const char *name, const char *desc,
                          const char *const *perms, size_t n, const char *scope)
 {
 	struct jbody_id_list ids = { true, n, (const char **)perms };
-	struct role_fields f = { code, name, { desc ? FIELD_SET : FIELD_ABSENT, desc }, &ids };
+	struct role_fields f = { code, name, { desc ? FIELD_SET : FIELD_ABSENT, desc }, &ids,
+	                         false, false };
 	char *out = NULL;
 
 	store_role_create(cf.st, &event_origin_cli, cf.p.project_id, &f, scope, &out, DONE);
@@ -230,21 +231,24 @@ START_TEST(test_role_record)
 	id = member(out, "id");
 	assert_shape(out, "{\"id\":\"ID\",\"code\":\"viewer\",\"name\":\"Viewer \\\"q\\\" \xc3\xa9\","
 	             "\"description\":\"reads\",\"permission_ids\":[\"ID2\",\"ID3\"],"
-	             "\"created_at\":T,\"updated_at\":T}", id, sorted[0], sorted[1]);
+	             "\"requires_second_factor\":false,\"created_at\":T,\"updated_at\":T}", id,
+	             sorted[0], sorted[1]);
 	free(out);
 	out = NULL;
 	store_role_get(cf.st, cf.p.project_id, id, &out, DONE);
 	ok();
 	assert_shape(out, "{\"id\":\"ID\",\"code\":\"viewer\",\"name\":\"Viewer \\\"q\\\" \xc3\xa9\","
 	             "\"description\":\"reads\",\"permission_ids\":[\"ID2\",\"ID3\"],"
-	             "\"created_at\":T,\"updated_at\":T}", id, sorted[0], sorted[1]);
+	             "\"requires_second_factor\":false,\"created_at\":T,\"updated_at\":T}", id,
+	             sorted[0], sorted[1]);
 	free(out);
 	out = role_create("bare", "Bare", NULL, NULL, 0, NULL);
 	ok();
 	free(id);
 	id = member(out, "id");
 	assert_shape(out, "{\"id\":\"ID\",\"code\":\"bare\",\"name\":\"Bare\",\"description\":null,"
-	             "\"permission_ids\":[],\"created_at\":T,\"updated_at\":T}", id);
+	             "\"permission_ids\":[],\"requires_second_factor\":false,\"created_at\":T,"
+	             "\"updated_at\":T}", id);
 	free(out);
 	free(id);
 	free(rd);
@@ -252,11 +256,44 @@ START_TEST(test_role_record)
 }
 END_TEST
 
+/* docs/signin.md "Second factors": set on create, kept by an update
+ * without it, cleared by one with false */
+START_TEST(test_role_second_factor)
+{
+	struct role_fields f = { "mfa", "MFA", { FIELD_ABSENT, NULL }, NULL, true, true };
+	char *out = NULL, *id;
+	json_t *j;
+
+	store_role_create(cf.st, &event_origin_cli, cf.p.project_id, &f, NULL, &out, DONE);
+	ok();
+	id = member(out, "id");
+	j = json_loads(out, 0, NULL);
+	ck_assert(json_is_true(json_object_get(j, "requires_second_factor")));
+	json_decref(j);
+	free(out);
+	f = (struct role_fields){ "mfa", "MFA 2", { FIELD_ABSENT, NULL }, NULL, false, false };
+	store_role_update(cf.st, &event_origin_cli, cf.p.project_id, id, &f, NULL, &out, DONE);
+	ok();
+	j = json_loads(out, 0, NULL);
+	ck_assert(json_is_true(json_object_get(j, "requires_second_factor")));
+	json_decref(j);
+	free(out);
+	f.set_second_factor = true;
+	store_role_update(cf.st, &event_origin_cli, cf.p.project_id, id, &f, NULL, &out, DONE);
+	ok();
+	j = json_loads(out, 0, NULL);
+	ck_assert(json_is_false(json_object_get(j, "requires_second_factor")));
+	json_decref(j);
+	free(out);
+	free(id);
+}
+END_TEST
+
 START_TEST(test_role_codes)
 {
 	char *rc = permission_id("roles:create"), *out, *id, *other;
 	const char *perms[] = { rc }, *bogus[] = { "no-such-permission" };
-	struct role_fields f = { "x", "X", { FIELD_ABSENT, NULL }, NULL };
+	struct role_fields f = { "x", "X", { FIELD_ABSENT, NULL }, NULL, false, false };
 	struct api_error want;
 
 	free(role_create("dup", "Dup", NULL, NULL, 0, NULL));
@@ -864,7 +901,7 @@ static void event_seen(void *arg, const char *record)
 START_TEST(test_events)
 {
 	struct event_filter ef = { cf.p.project_id, 0, NULL };
-	struct role_fields f = { "r2", "R2", { FIELD_ABSENT, NULL }, NULL };
+	struct role_fields f = { "r2", "R2", { FIELD_ABSENT, NULL }, NULL, false, false };
 	char *out = role_create("r", "R", NULL, NULL, 0, NULL), *id, *all = xstrdup("");
 
 	ok();
@@ -929,8 +966,8 @@ static void event_page_is(const char *project_id, const struct event_page_filter
 START_TEST(test_event_page)
 {
 	static const struct event_origin x = { "x-client", "192.0.2.1" };
-	struct role_fields fb = { "b", "B", { FIELD_ABSENT, NULL }, NULL };
-	struct role_fields fa = { "a", "A2", { FIELD_ABSENT, NULL }, NULL };
+	struct role_fields fb = { "b", "B", { FIELD_ABSENT, NULL }, NULL, false, false };
+	struct role_fields fa = { "a", "A2", { FIELD_ABSENT, NULL }, NULL, false, false };
 	struct event_page_filter f = EVENT_PAGE_FILTER_INIT;
 	struct list_query q = LIST_QUERY_INIT;
 	struct page pg = { 0 };
@@ -1033,7 +1070,7 @@ START_TEST(test_update_keep_clear)
 	char *rd = permission_id("roles:read"), *out, *id, *want;
 	const char *perms[] = { rd };
 	struct jbody_id_list absent = ID_LIST_INIT, empty = { true, 0, NULL };
-	struct role_fields rf = { "k", "K2", { FIELD_ABSENT, NULL }, &absent };
+	struct role_fields rf = { "k", "K2", { FIELD_ABSENT, NULL }, &absent, false, false };
 	struct user_fields uf = { .display_name = "V", .email = { FIELD_SET, "v@x.org" },
 	                          .avatar_url = { FIELD_SET, "https://a/v.png" }, .is_active = -1 };
 
@@ -1045,7 +1082,7 @@ START_TEST(test_update_keep_clear)
 	store_role_update(cf.st, &event_origin_cli, cf.p.project_id, id, &rf, NULL, &out, DONE);
 	ok();
 	want = xasprintf("{\"id\":\"ID\",\"code\":\"k\",\"name\":\"K2\",\"description\":\"kept\","
-	                 "\"permission_ids\":[\"%s\"],\"created_at\":T,\"updated_at\":T}", rd);
+	                 "\"permission_ids\":[\"%s\"],\"requires_second_factor\":false,\"created_at\":T,\"updated_at\":T}", rd);
 	assert_shape(out, want, id);
 	free(want);
 	free(out);
@@ -1055,7 +1092,7 @@ START_TEST(test_update_keep_clear)
 	store_role_update(cf.st, &event_origin_cli, cf.p.project_id, id, &rf, NULL, &out, DONE);
 	ok();
 	assert_shape(out, "{\"id\":\"ID\",\"code\":\"k\",\"name\":\"K2\",\"description\":null,"
-	             "\"permission_ids\":[],\"created_at\":T,\"updated_at\":T}", id);
+	             "\"permission_ids\":[],\"requires_second_factor\":false,\"created_at\":T,\"updated_at\":T}", id);
 	free(out);
 	free(id);
 	out = NULL;
@@ -1300,6 +1337,7 @@ static void add_cases(TCase *tc)
 {
 	tcase_add_test(tc, test_project_state);
 	tcase_add_test(tc, test_role_record);
+	tcase_add_test(tc, test_role_second_factor);
 	tcase_add_test(tc, test_role_codes);
 	tcase_add_test(tc, test_role_list);
 	tcase_add_test(tc, test_resource_record);

@@ -41,7 +41,7 @@ static char *id_of(char *record)
 static char *role_new(const char *code)
 {
 	struct jbody_id_list none = { true, 0, NULL };
-	struct role_fields f = { code, code, { FIELD_ABSENT, NULL }, &none };
+	struct role_fields f = { code, code, { FIELD_ABSENT, NULL }, &none, false, false };
 	char *out = NULL;
 
 	store_role_create(cf.st, &event_origin_cli, cf.p.project_id, &f, NULL, &out, DONE);

@@ -108,7 +108,7 @@ static const struct jbody_id_list *ids_of(size_t n, ...)
 static struct role_fields fields(const char *code, const char *name, enum field_state dstate,
                                  const char *desc, const struct jbody_id_list *ids)
 {
-	struct role_fields f = { code, name, { dstate, desc }, ids };
+	struct role_fields f = { code, name, { dstate, desc }, ids, false, false };
 	return f;
 }
 
@@ -222,7 +222,8 @@ START_TEST(test_create_record)
 	ck_assert_uint_eq(json_array_size(perms), 2);
 	ck_assert_str_eq(json_string_value(json_array_get(perms, 0)), fx.perm[1]);
 	ck_assert_str_eq(json_string_value(json_array_get(perms, 1)), fx.perm[5]);
-	ck_assert_uint_eq(json_object_size(fx.rec), 7);
+	ck_assert(json_is_false(json_object_get(fx.rec, "requires_second_factor")));
+	ck_assert_uint_eq(json_object_size(fx.rec), 8);
 	assert_no_transaction();
 }
 END_TEST
@@ -756,7 +757,7 @@ START_TEST(test_record_text)
 	ck_assert_ptr_nonnull(fx.rec);
 	want = sqlite3_mprintf("{\"id\":\"%s\",\"code\":\"admin\",\"name\":\"Admin\","
 	                       "\"description\":null,\"permission_ids\":[\"%s\",\"%s\"],"
-	                       "\"created_at\":\"%s\",\"updated_at\":\"%s\"}",
+	                       "\"requires_second_factor\":false,\"created_at\":\"%s\",\"updated_at\":\"%s\"}",
 	                       str(fx.rec, "id"), fx.perm[1], fx.perm[5], str(fx.rec, "created_at"),
 	                       str(fx.rec, "updated_at"));
 	ck_assert_str_eq(text, want);

@@ -25,6 +25,10 @@ static char path[96];    /* the store, DIR/e.db */
 static struct store *st;
 static struct new_project proj, other;
 
+/* A role's row, its columns named (a later one has a default) */
+#define ROLE_ROW "INSERT INTO roles (id, project_id, code, name, description, created_at," \
+	" updated_at) VALUES "
+
 static void exec_sql(const char *sql)
 {
 	ck_assert_int_eq(sqlite3_exec(sqlite_of(st)->db, sql, NULL, NULL, NULL), SQLITE_OK);
@@ -40,8 +44,8 @@ static void setup(void)
 	ck_assert_int_eq(store_project_create(st, "p", &proj, &err), 0);
 	ck_assert_int_eq(store_project_create(st, "other", &other, &err), 0);
 	q = xasprintf(
-		"INSERT INTO roles VALUES ('r1', '%s', 'r1', 'Reader', NULL, 0, 0);"
-		"INSERT INTO roles VALUES ('r_other', '%s', 'ro', 'Other', NULL, 0, 0);"
+		ROLE_ROW "('r1', '%s', 'r1', 'Reader', NULL, 0, 0);"
+		ROLE_ROW "('r_other', '%s', 'ro', 'Other', NULL, 0, 0);"
 		"INSERT INTO role_permissions SELECT 'r1', pm.id FROM permissions pm"
 		" JOIN resources r ON r.id = pm.resource_id WHERE pm.project_id = '%s'"
 		" AND pm.code = 'read' AND r.code IN ('users', 'clients');",
@@ -601,7 +605,7 @@ static char *users_state(void)
  * default resources that match the SQL condition `which` (over r and pm). */
 static void add_role(const char *id, const char *which)
 {
-	char *q = xasprintf("INSERT INTO roles VALUES ('%s', '%s', '%s', 'R', NULL, 0, 0);"
+	char *q = xasprintf(ROLE_ROW "('%s', '%s', '%s', 'R', NULL, 0, 0);"
 	                    "INSERT INTO role_permissions SELECT '%s', pm.id FROM permissions pm"
 	                    " JOIN resources r ON r.id = pm.resource_id WHERE pm.project_id = '%s'"
 	                    " AND %s", id, proj.project_id, id, id, proj.project_id, which);

@@ -41,7 +41,8 @@ static const struct pg_statement statements[PP__COUNT] = {
 	 * factor and the count of unused recovery codes */
 	[PP_SIGNIN] = { "passkeys_signin", "SELECT f.secret, f.last_step,"
 		" f.confirmed_at IS NOT NULL, (SELECT count(*) FROM recovery_codes"
-		" WHERE user_id = $1 AND used_at IS NULL), p.*"
+		" WHERE user_id = $1 AND used_at IS NULL), coalesce((SELECT r.requires_second_factor"
+		" FROM users u JOIN roles r ON r.id = u.role_id WHERE u.id = $1), false), p.*"
 		" FROM (SELECT 1) AS one LEFT JOIN user_factors f ON f.user_id = $1 AND f.kind = 'totp'"
 		" LEFT JOIN (SELECT " PASSKEY_COLUMNS " FROM user_passkeys WHERE user_id = $1) p ON true"
 		" ORDER BY p.created_at, p.id", 1, false },
@@ -101,7 +102,8 @@ static int signin_read(const PGresult *res, void *out, const void *how, struct a
 		f->totp.confirmed = pg_bool(res, 0, 2);
 	}
 	f->recovery_left = pg_int(res, 0, 3);
-	rows_read(res, 4, &f->passkeys);
+	f->second_factor_required = pg_bool(res, 0, 4);
+	rows_read(res, 5, &f->passkeys);
 	return 0;
 }
 

@@ -38,9 +38,10 @@ enum {
 
 static const struct pg_statement statements[PR__COUNT] = {
 	[PR_CREATE] = { "roles_create",
-		"SELECT * FROM edgeauth_role_create($1, $2, $3, $4, $5, $6, $7, $8)", 8, true },
+		"SELECT * FROM edgeauth_role_create($1, $2, $3, $4, $5, $6, $7, $8, $9)", 9, true },
 	[PR_UPDATE] = { "roles_update",
-		"SELECT * FROM edgeauth_role_update($1, $2, $3, $4, $5, $6, $7, $8, $9)", 9, true },
+		"SELECT * FROM edgeauth_role_update($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
+		10, true },
 	[PR_GET] = { "roles_get", "SELECT edgeauth_role_json(r)::text FROM roles r"
 		" WHERE r.id = $1 AND r.project_id = $2", 2, false },
 	[PR_DELETE] = { "roles_delete", "SELECT * FROM edgeauth_role_delete($1, $2, $3, $4)", 4,
@@ -83,7 +84,8 @@ static void pg_role_create(struct store *st, const struct event_origin *by, cons
 
 	*out = NULL;
 	pg_run(st, &statements[PR_CREATE], (const char *const[]){
-		project_id, id, f->code, f->name, f->description.value, ids, scope, ev },
+		project_id, id, f->code, f->name, f->description.value, ids, scope, ev,
+		pg_bool_param(f->set_second_factor && f->requires_second_factor) },
 		pg_map_outcome, out, role_outcomes(), done);
 	free(id);
 	free(ids);
@@ -102,7 +104,8 @@ static void pg_role_update(struct store *st, const struct event_origin *by, cons
 	pg_run(st, &statements[PR_UPDATE], (const char *const[]){
 		project_id, role_id, f->code, f->name,
 		pg_bool_param(f->description.state == FIELD_ABSENT), f->description.value, ids,
-		scope, ev }, pg_map_outcome, out, role_outcomes(), done);
+		scope, ev, f->set_second_factor ? pg_bool_param(f->requires_second_factor) : NULL },
+		pg_map_outcome, out, role_outcomes(), done);
 	free(ids);
 	free(ev);
 }

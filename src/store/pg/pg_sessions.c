@@ -28,8 +28,12 @@ static const struct pg_statement statements[PS__COUNT] = {
 		" $4, $5, $6, $7, $8, $9, $10)", 10, true },
 	/* a live session: not ended, not expired, its user active, its last
 	 * sign-in after the second of its user's and project's last
-	 * deactivation (the cut-off of codes and tokens, pg_tokens.c) */
-	[PS_FIND] = { "sessions_find", "SELECT s.id, s.user_id, s.auth_time, s.expires_at"
+	 * deactivation (the cut-off of codes and tokens, pg_tokens.c); and
+	 * whether its user's role requires a second factor it was signed in
+	 * without (amr "pwd", sqlite_sessions.c's SQL_FOUND) */
+	[PS_FIND] = { "sessions_find", "SELECT s.id, s.user_id, s.auth_time, s.expires_at,"
+		" s.amr = 'pwd' AND coalesce((SELECT r.requires_second_factor FROM users u"
+		" JOIN roles r ON r.id = u.role_id WHERE u.id = s.user_id), false)"
 		" FROM sessions s WHERE s.secret_hash = $1 AND s.project_id = $2"
 		" AND s.ended_at IS NULL AND s.expires_at > edgeauth_now_ms()"
 		" AND EXISTS (SELECT 1 FROM users u, projects p WHERE u.id = s.user_id"
@@ -96,6 +100,7 @@ static int session_read(const PGresult *res, void *out, const void *how, struct 
 	r->user_id = xstrdup(pg_text(res, 0, 1));
 	r->auth_time = pg_int(res, 0, 2);
 	r->expires_at = pg_int(res, 0, 3);
+	r->second_factor_missing = pg_bool(res, 0, 4);
 	return 0;
 }
 

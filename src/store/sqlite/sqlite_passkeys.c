@@ -48,7 +48,9 @@ static const char *const sql[SP__COUNT] = {
 	 * factor and the count of unused recovery codes */
 	[SP_SIGNIN] =
 		"SELECT f.secret, f.last_step, f.confirmed_at IS NOT NULL,"
-		" (SELECT count(*) FROM recovery_codes WHERE user_id = ?1 AND used_at IS NULL), p.*"
+		" (SELECT count(*) FROM recovery_codes WHERE user_id = ?1 AND used_at IS NULL),"
+		" (SELECT r.requires_second_factor FROM users u JOIN roles r ON r.id = u.role_id"
+		" WHERE u.id = ?1), p.*"
 		" FROM (SELECT 1) LEFT JOIN user_factors f ON f.user_id = ?1 AND f.kind = 'totp'"
 		" LEFT JOIN (SELECT " PASSKEY_COLUMNS " FROM user_passkeys WHERE user_id = ?1) p ON 1"
 		" ORDER BY p.created_at, p.id",
@@ -216,8 +218,9 @@ static void sqlite_signin_get(struct store *st, const char *user_id,
 			out->totp.confirmed = sqlite3_column_int(s, 2) != 0;
 		}
 		out->recovery_left = sqlite3_column_int64(s, 3);
-		if (sqlite3_column_type(s, 4) != SQLITE_NULL)
-			list_add(s, 4, &out->passkeys);
+		out->second_factor_required = sqlite3_column_int(s, 4) != 0;
+		if (sqlite3_column_type(s, 5) != SQLITE_NULL)
+			list_add(s, 5, &out->passkeys);
 	}
 	store_stmt_finish(s);
 	if (rc < 0)

@@ -37,6 +37,8 @@ enum role_stmt {
 	"json_object('id', r.id, 'code', r.code, 'name', r.name, 'description', r.description," \
 	" 'permission_ids', json((SELECT json_group_array(permission_id) FROM (SELECT permission_id" \
 	" FROM role_permissions WHERE role_id = r.id ORDER BY permission_id)))," \
+	" 'requires_second_factor', json(CASE WHEN r.requires_second_factor THEN 'true'" \
+	" ELSE 'false' END)," \
 	" 'created_at', iso_time(r.created_at), 'updated_at', iso_time(r.updated_at))"
 
 /* ?1 project, ?2 the search term or NULL: docs/api.md §"Lists" search over code,
@@ -62,12 +64,13 @@ static const char *const sql[RS__COUNT] = {
 	 * its own code). */
 	[RS_CODE_TAKEN] = "SELECT 1 FROM roles WHERE project_id = ?1 AND code = ?2 AND id IS NOT ?3",
 	[RS_INSERT] =
-		"INSERT INTO roles (id, project_id, code, name, description, created_at, updated_at)"
-		" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?6)",
-	/* ?6 true: keep the stored description */
+		"INSERT INTO roles (id, project_id, code, name, description, created_at, updated_at,"
+		" requires_second_factor) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?6, ?7)",
+	/* ?6 true: keep the stored description; ?8 NULL: keep requires_second_factor */
 	[RS_UPDATE] =
 		"UPDATE roles SET code = ?3, name = ?4,"
-		" description = CASE WHEN ?6 THEN description ELSE ?5 END, updated_at = ?7"
+		" description = CASE WHEN ?6 THEN description ELSE ?5 END, updated_at = ?7,"
+		" requires_second_factor = coalesce(?8, requires_second_factor)"
 		" WHERE id = ?1 AND project_id = ?2",
 	[RS_PERMS_CLEAR] = "DELETE FROM role_permissions WHERE role_id = ?1",
 	[RS_PERM_ADD] =
@@ -172,6 +175,7 @@ static int role_insert(struct store *st, void *arg, struct api_error *err)
 		return -1;
 	role_bind(s, w);
 	sqlite3_bind_int64(s, 6, now_ms());
+	sqlite3_bind_int(s, 7, f->set_second_factor && f->requires_second_factor);
 	if (store_step_write(st, s, code_rule, 1, w, err) < 0)
 		return -1;
 	return f->permission_ids ? role_set_permissions(st, w->id, f->permission_ids, false, err) : 0;
@@ -192,6 +196,8 @@ static int role_update(struct store *st, void *arg, struct api_error *err)
 	role_bind(s, w);
 	sqlite3_bind_int(s, 6, f->description.state == FIELD_ABSENT);
 	sqlite3_bind_int64(s, 7, now_ms());
+	if (f->set_second_factor)
+		sqlite3_bind_int(s, 8, f->requires_second_factor);
 	if (store_step_write(st, s, code_rule, 1, w, err) < 0)
 		return -1;
 	/* docs/api.md §"Conventions": an omitted permission_ids keeps the set; [] or null clears it. */

@@ -41,10 +41,20 @@ enum session_stmt {
 	" WHERE s.project_id = ?1 AND (?2 IS NULL OR s.user_id = ?2)" \
 	" AND s.ended_at IS NULL AND s.expires_at > ?3"
 
+/* What a find reads (session_read): the row, and whether the user's role
+ * requires a second factor the session was not signed in with
+ * (docs/signin.md §"Second factors"): its amr is the password's alone;
+ * every other says a factor (a code, a passkey after the password or
+ * alone). */
+#define SQL_FOUND \
+	"SELECT s.id, s.user_id, s.auth_time, s.expires_at, s.amr = 'pwd' AND" \
+	" coalesce((SELECT r.requires_second_factor FROM users u JOIN roles r ON r.id = u.role_id" \
+	" WHERE u.id = s.user_id), 0)"
+
 static const char *const sql[SS__COUNT] = {
-	[SS_FIND_ANY_USER] = "SELECT s.id, s.user_id, s.auth_time, s.expires_at" SQL_LIVE,
+	[SS_FIND_ANY_USER] = SQL_FOUND SQL_LIVE,
 	[SS_FIND] =
-		"SELECT s.id, s.user_id, s.auth_time, s.expires_at" SQL_LIVE
+		SQL_FOUND SQL_LIVE
 		" AND EXISTS (SELECT 1 FROM users u, projects p WHERE u.id = s.user_id"
 		" AND p.id = s.project_id AND u.is_active"
 		" AND (u.tokens_valid_after IS NULL OR s.auth_time / 1000 > u.tokens_valid_after / 1000)"
@@ -111,6 +121,7 @@ static int session_read(struct store *st, sqlite3_stmt *s, const char *secret_ha
 		out->user_id = xstrdup(store_column_text(s, 1));
 		out->auth_time = sqlite3_column_int64(s, 2);
 		out->expires_at = sqlite3_column_int64(s, 3);
+		out->second_factor_missing = sqlite3_column_int(s, 4) != 0;
 	}
 	store_stmt_finish(s);
 	return rc < 0 ? -1 : 0;
