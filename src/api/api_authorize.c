@@ -949,7 +949,7 @@ static enum step_result sign_in_answer(struct flow *f)
 	case SIGNIN_TOO_MANY_CODES:   /* the session went on under a new cookie */
 		html_set_session_cookie(ctx, a->client.project_id, a->result.session_secret);
 		if (a->result.recovery) {   /* the codes first; Continue asks again */
-			recovery_reply(ctx, authorize_again(issuer, &a->p));
+			recovery_reply(ctx, authorize_again(ctx->http.srv->cfg->issuer, &a->p));
 			return STEP_DONE;
 		}
 		return throttled(ctx, a->result.retry_after_s, TOO_MANY_CODES);
