@@ -163,12 +163,15 @@ metric() {
 # them at its next query: it asks until then).
 notified() {
 	local fifo=$TMP/listen.fifo out=$TMP/listen.out listener fd
-	rm -f "$fifo"; mkfifo "$fifo"
+	# (the last call's output goes first: the listener's shell truncates it
+	# only once the fifo opens, so a wait for "listening" could read the
+	# last call's and send the request before this LISTEN, issue26.4)
+	rm -f "$fifo" "$out"; mkfifo "$fifo"
 	pg_psql "$PG_DB" < "$fifo" > "$out" 2>&1 &
 	listener=$!
 	exec {fd}> "$fifo"
 	echo "LISTEN edgeauth; LISTEN edgeauth_test_sentinel; SELECT 'listening';" >&$fd
-	wait_for grep -qx listening "$out" || echo "notified: the LISTEN never took effect" >&2
+	wait_for grep -sqx listening "$out" || echo "notified: the LISTEN never took effect" >&2
 	req "$@"
 	pg_psql "$PG_DB" -c "NOTIFY edgeauth_test_sentinel"
 	LISTEN_FD=$fd LISTEN_OUT=$out wait_for sentinel_seen || STATUS="$STATUS (no sentinel: count unknown)"

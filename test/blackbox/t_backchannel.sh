@@ -98,36 +98,59 @@ user ann; ANN=$UID_
 session sess-ann "$ANN" "$A" "$E" "$L" "$F" "$RJ" "$RD" "$S" "$H" "$M" "$SELF" "$MS" "$MN" "$MM"
 check "no outbox row before the session ends" "$(db "select count(*) from backchannel_outbox")" 0
 
-# issue26.4: "at once" is an order, checked by state: an answer that
-# waited for the stalled delivery would come after its attempt timed out
-# (the log's line), and none has when it comes
-timeouts() { grep -c "to client $S at 127\.0\.0\.1: no answer within" "$TMP/server.log"; }
-stalled() { [ "$(posts /stall/s)" -gt "$(timeouts)" ]; }   # an attempt sent, not ended
-# while_stalled CMD...: CMD's output, then "while a delivery stalls" when
-# no stalled attempt ended meanwhile
+# issue26.4: "at once" is an order, read from the server's log, where the
+# loop writes each answer's line as it answers and the stalled attempt's
+# end as it ends: an answer that waited for the stalled delivery would have
+# its line after the attempt's timeout line. (Counting the timeouts when the
+# client has its answer races the attempt's 5 s: on a loaded machine the
+# attempt can end between the answer and that count.)
+TIMEOUT_LINE="to client $S at 127.0.0.1: no answer within"
+timeouts() { grep -cF "$TIMEOUT_LINE" "$TMP/server.log"; }
+# answers LINE: how many answer lines of the log begin with LINE
+answers() { awk -v l="$1" 'index($0, l) == 1 { n++ } END { print n + 0 }' "$TMP/server.log"; }
+# timeouts_before LINE N: the timeouts logged before the Nth answer line
+# beginning with LINE; nothing while that line has not come
+timeouts_before() {
+	awk -v l="$1" -v n="$2" -v t="$TIMEOUT_LINE" \
+		'index($0, t) { c++ } index($0, l) == 1 && ++seen == n { print c + 0; exit }' "$TMP/server.log"
+}
+# ordered LINE N BEFORE: " while a delivery stalls" when the Nth answer line
+# beginning with LINE comes after BEFORE timeouts and before the next one
+ordered() {
+	wait_for test -n "$(timeouts_before "$1" "$2")" || { echo " (no answer line '$1' in the log)"; return; }
+	[ "$(timeouts_before "$1" "$2")" = "$3" ] && echo " while a delivery stalls" || echo " after it timed out"
+}
+# while_stalled LINE CMD...: CMD's output, then " while a delivery stalls"
+# when its answer (its log line begins with LINE) came while an attempt of
+# the stalling client that began before CMD was still under way: more
+# attempts had been sent than had ended (BEFORE) when CMD started, and none
+# more ended before the answer
 while_stalled() {
-	local before
-	wait_for stalled || echo "issue26.4: no attempt of the stalling client under way"
-	before=$(timeouts)
+	local line=$1 before n; shift
+	wait_for eval 'before=$(timeouts); [ "$(posts /stall/s)" -gt "$before" ]' ||
+		echo "issue26.4: no attempt of the stalling client under way"
+	n=$(( $(answers "$line") + 1 ))
 	"$@"
-	[ "$(timeouts)" = "$before" ] && echo " while a delivery stalls" || echo " after it timed out"
+	ordered "$line" "$n" "$before"
 }
 T0=$(date +%s.%N)
 OUT=$(curl -s -m 60 -o /dev/null -w '%{http_code}' -X PUT -H "Authorization: Bearer $TOKEN" \
 	-H 'Content-Type: application/json' "$BASE$P/users/$ANN" \
 	-d '{"display_name":"ann","email":"ann@example.com","is_active":false}')
 check "deactivation answers" "$OUT" 200
-check "... before any delivery ended: it waits for none" "$(timeouts)" 0
+check "... before any delivery ended: it waits for none" "$(ordered "PUT $P/users/$ANN 200" 1 0)" \
+	" while a delivery stalls"
 
 wait_posts /stall/s 1 60 || fail "the stalling receiver got nothing"
 # the receiver holds a connection open: the server answers at once anyway
 for i in 1 2 3; do
-	check "healthz $i answered" "$(while_stalled curl -s -m 60 -o /dev/null -w '%{http_code}' "$BASE/healthz")" \
-		"200 while a delivery stalls"
+	check "healthz $i answered" "$(while_stalled "GET /healthz 200" \
+		curl -s -m 60 -o /dev/null -w '%{http_code}' "$BASE/healthz")" "200 while a delivery stalls"
 done
 user bea; BEA=$UID_
 session sess-bea "$BEA" "$A"
-check "deleting a user answered" "$(while_stalled curl -s -m 60 -o /dev/null -w '%{http_code}' -X DELETE \
+check "deleting a user answered" "$(while_stalled "DELETE $P/users/$BEA 204" \
+	curl -s -m 60 -o /dev/null -w '%{http_code}' -X DELETE \
 	-H "Authorization: Bearer $TOKEN" "$BASE$P/users/$BEA")" "204 while a delivery stalls"
 
 wait_posts /ok/a 2 60 || fail "client a got $(posts /ok/a) logouts, want 2 (ann's and bea's)"

@@ -44,9 +44,10 @@ static const struct pg_statement statements[PE__COUNT] = {
 	[PE_LIST] = { "events_list", "SELECT edgeauth_event_json(e)::text FROM events e"
 		" WHERE time >= $2 AND ($1::ctext IS NULL OR project_id = $1::ctext)"
 		" AND ($3::ctext IS NULL OR action = $3::ctext) ORDER BY time, id", 3, false },
+	/* no cache holds an event: a purge tick leaves the caches be */
 	[PE_PURGE] = { "events_purge", "WITH d AS (DELETE FROM events WHERE id IN"
 		" (SELECT id FROM events WHERE time < $1 ORDER BY time LIMIT $2) RETURNING 1)"
-		" SELECT count(*) FROM d", 2, true },
+		" SELECT count(*) FROM d", 2, PG_WRITES_UNCACHED },
 	PAGE_PAIR(EVENT_PAGE_BY_PROJECT, "project", ""),
 	PAGE_PAIR(EVENT_PAGE_BY_ACTION, "action", " AND action = $4::ctext"),
 	PAGE_PAIR(EVENT_PAGE_BY_ACTOR, "actor", " AND actor = $5::ctext"),

@@ -45,9 +45,12 @@ static const struct pg_statement statements[PS__COUNT] = {
 		2, true },
 	[PS_END] = { "sessions_end", "SELECT ended, event FROM edgeauth_session_end($1, $2, $3, $4)", 4,
 		true },
+	/* ended or expired sessions only, whose deletion changes nothing a cache
+	 * holds (schema/postgres/021): the purging node's caches stay, as the
+	 * fleet's do (no notification), or every tick would empty them */
 	[PS_PURGE] = { "sessions_purge", "WITH d AS (DELETE FROM sessions WHERE id IN"
 		" (SELECT id FROM sessions WHERE ended_at IS NOT NULL OR expires_at <= edgeauth_now_ms()"
-		" LIMIT $1) RETURNING 1) SELECT count(*) FROM d", 1, true },
+		" LIMIT $1) RETURNING 1) SELECT count(*) FROM d", 1, PG_WRITES_UNCACHED },
 	[PS_LIST_USER] = { "sessions_list_user", "SELECT id, created_at, auth_time, expires_at, amr"
 		" FROM sessions WHERE project_id = $1 AND user_id = $2 AND ended_at IS NULL"
 		" AND expires_at > edgeauth_now_ms() ORDER BY created_at DESC, id LIMIT $3", 3, false },

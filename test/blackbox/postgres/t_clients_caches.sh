@@ -4,6 +4,10 @@
 # of the caller's token stays cached through a run of creates) nor, without
 # permissions, the fleet's (no notification). Permissions granted at create
 # still notify, as any write of client_permissions does (version 9).
+# Nor does a purge tick's commit (src/store/pg/pg_sessions.c, pg_events.c;
+# schema/postgres/021): the verdict stays cached through ticks as well
+# (issue26.4: before, a tick that came between the verdict's read and the
+# creates, on a loaded machine, emptied it).
 . "$(dirname "$0")/../lib.sh"
 if [ "$BACKEND" != postgres ]; then
 	fail "t_clients_caches runs on PostgreSQL: EDGEAUTH_BACKEND=postgres test/blackbox/run.sh postgres/t_clients_caches.sh"
@@ -11,8 +15,8 @@ if [ "$BACKEND" != postgres ]; then
 	exit 1
 fi
 MPORT=$(free_port)
-# (no purge tick, whose commit would empty the caches, after the first)
-start_server metrics.listen=127.0.0.1:$MPORT tokens.purge_interval_s=86400
+# a purge tick every second, each a commit
+start_server metrics.listen=127.0.0.1:$MPORT tokens.purge_interval_s=1
 
 check "a create without permissions: no notification" \
 	"$(notified POST "$P/clients" '{"name":"quiet"}')" "201 0"
@@ -34,4 +38,17 @@ done
 curl -s -o "$TMP/after" "http://127.0.0.1:$MPORT/metrics"
 check "through $N creates the verdict stayed cached" \
 	"$(( $(val "$TMP/after" "$HOLDERS") - $(val "$TMP/before" "$HOLDERS") ))" 0
+
+# purge ticks, idle: the only commits now are theirs (sessions and events,
+# each a commit; what they delete, if any, is in no cache)
+COMMITS=edgeauth_store_commit_duration_seconds_count
+C0=$(val "$TMP/after" "$COMMITS")
+ticked() { [ "$(metric "$MPORT" "$COMMITS")" -ge $((C0 + 2)) ]; }
+wait_for ticked
+check "purge ticks committed" "$?" 0
+req GET "$P/clients?page_size=1"
+check_status "the token's verdict read again" 200
+curl -s -o "$TMP/ticked" "http://127.0.0.1:$MPORT/metrics"
+check "through purge ticks the verdict stayed cached" \
+	"$(( $(val "$TMP/ticked" "$HOLDERS") - $(val "$TMP/before" "$HOLDERS") ))" 0
 finish

@@ -330,6 +330,9 @@ within "listening again, B hears the next deactivation" \
 # tick) changes nothing a node caches, so it notifies no one; before, each
 # tick that found one emptied every node's caches, and B forgot the verdict
 # "without a notification B still answers from its cache" above relies on.
+# Nor does a tick empty its own node's caches (t_clients_caches): before,
+# B's own purge tick (every 30 s) that came between B's cached verdict and
+# that check emptied B's caches, as once under ASan on a loaded machine.
 # A live session's deletion still notifies. A probe session of Ann's is
 # deleted in a session that LISTENs: PostgreSQL delivers a
 # session's own notifications to it at its commit, so psql prints them.
