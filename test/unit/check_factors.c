@@ -174,6 +174,9 @@ START_TEST(test_passkey_alone_value)
 	ck_assert(!passkey_user_handle_is("", "u1"));
 	ck_assert(!passkey_user_handle_is(NULL, "u1"));
 	ck_assert(!passkey_user_handle_is("%%%", "u1"));
+}
+END_TEST
+
 /* the enrollment step's value (docs/signin.md "Second factors"): round trip;
  * expired, another project's, tampered, and a second step's value refused */
 START_TEST(test_enroll_value)
