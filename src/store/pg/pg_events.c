@@ -40,7 +40,10 @@ enum {
 	[PE_PAGE + 2 * (index) + 1] = PAGE(name "_desc", key, "DESC")
 
 static const struct pg_statement statements[PE__COUNT] = {
-	[PE_RECORD] = { "events_record", "SELECT event FROM edgeauth_events_record($1)", 1, true },
+	/* events recorded alone (a refused sign-in, a device poll, a denial):
+	 * rows no cache holds, so the node's caches stay */
+	[PE_RECORD] = { "events_record", "SELECT event FROM edgeauth_events_record($1)", 1,
+		PG_WRITES_UNCACHED },
 	[PE_LIST] = { "events_list", "SELECT edgeauth_event_json(e)::text FROM events e"
 		" WHERE time >= $2 AND ($1::ctext IS NULL OR project_id = $1::ctext)"
 		" AND ($3::ctext IS NULL OR action = $3::ctext) ORDER BY time, id", 3, false },

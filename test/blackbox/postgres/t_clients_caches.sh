@@ -27,6 +27,10 @@ check "a create with a permission: notified" \
 # val FILE SERIES: the value of the series, 0 when absent
 val() { awk -v k="$2" '$1 == k { print $2; f = 1 } END { if (!f) print 0 }' "$1"; }
 HOLDERS='edgeauth_cache_misses_total{cache="token_holders"}'
+APP_URI=http://127.0.0.1:9/cb
+req POST "$P/clients" "{\"name\":\"app\",\"redirect_uris\":[\"$APP_URI\"]}"
+check_status "an app to sign in to" 201
+APP=$(jq -r .id <<<"$BODY")
 req GET "$P/clients?page_size=1"
 check_status "the token's verdict read (and kept)" 200
 curl -s -o "$TMP/before" "http://127.0.0.1:$MPORT/metrics"
@@ -51,4 +55,20 @@ check_status "the token's verdict read again" 200
 curl -s -o "$TMP/ticked" "http://127.0.0.1:$MPORT/metrics"
 check "through purge ticks the verdict stayed cached" \
 	"$(( $(val "$TMP/ticked" "$HOLDERS") - $(val "$TMP/before" "$HOLDERS") ))" 0
+
+# an event recorded alone (store_event_record: a refused sign-in, a device
+# poll, an access denial) commits a row no cache holds: before, each emptied
+# the node's caches, so a kiosk's polls or a stream of wrong passwords kept
+# every verdict of that node uncached
+ANSWER=$(curl -s -o /dev/null -w '%{http_code}' "$BASE/api/v1/authorize" -d response_type=code \
+	-d "client_id=$APP" --data-urlencode "redirect_uri=$APP_URI" -d code_challenge_method=S256 \
+	-d code_challenge=E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM --data-urlencode email=nobody@example.com \
+	--data-urlencode 'password=not the password')
+check "a refused sign-in" "$ANSWER" 401
+req GET "$P/events?action=signin.failure"
+check_status "its event read" 200
+check_json "its event recorded" '.data | length' 1
+curl -s -o "$TMP/refused" "http://127.0.0.1:$MPORT/metrics"
+check "through the refused sign-in's event the verdict stayed cached" \
+	"$(( $(val "$TMP/refused" "$HOLDERS") - $(val "$TMP/before" "$HOLDERS") ))" 0
 finish
