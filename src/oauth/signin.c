@@ -733,6 +733,7 @@ static enum step_result code_minted(struct flow *f)
 			s->out->code = NULL;
 			if (s->consent_needed) {
 				s->out->consent_scopes = xstrdup(s->mint.consent_scopes);
+				free(s->out->user_id);   /* an enrollment's step set it */
 				s->out->user_id = xstrdup(s->user.user_id);
 				if (code_mint_permissions(&s->mint))
 					s->out->consent_permissions =
