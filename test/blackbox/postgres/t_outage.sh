@@ -18,9 +18,12 @@ C=$(jq -r .id <<<"$BODY")
 # line, for SECONDS or until $TMP/stop exists. Each answer may take a minute
 # (a busy machine's slowness is not an outage: "at once" means no wait for
 # a connection that will not come, which 503 within that minute shows).
+# One round at least: "load 1" started late in a second would otherwise make
+# none on a busy machine (the first check then read no file at all).
 load() {
-	local until=$(( $(date +%s) + $1 )) out=$2
-	while [ "$(date +%s)" -lt "$until" ] && [ ! -e "$TMP/stop" ]; do
+	local until=$(( $(date +%s) + $1 )) out=$2 first=1
+	while [ "$first" = 1 ] || { [ "$(date +%s)" -lt "$until" ] && [ ! -e "$TMP/stop" ]; }; do
+		first=0
 		curl -s -m 60 -o "$TMP/l.b" -D "$TMP/l.h" -w '%{http_code}\n' -u "$CLIENT_ID:$CLIENT_SECRET" \
 			-d grant_type=client_credentials "$BASE/api/v1/tokens" > "$TMP/l.s"
 		summarize >> "$out"
