@@ -69,17 +69,20 @@ else
 fi
 
 # --- make install ---------------------------------------------------------------
-# (the installed binary is linked in build/install/, leaving the tree's own alone)
+# (the installed binary is linked in a build/install/ of the test's own, so the
+# tree's binary stays as it is and the two backends' runs of this file, which
+# make test starts side by side, never link over each other's: CI's failure at b0ba66b)
+IB=$TMP/install-build
 D=$TMP/root
 TREE_BIN_BEFORE=$(stat -c %Y:%s "$EDGEAUTH")
-make -s --no-print-directory -C "$ROOT" install DESTDIR="$D" PREFIX=/opt/ea > "$TMP/install.out" 2>&1
+make -s --no-print-directory -C "$ROOT" install INSTALL_BUILD="$IB/1" DESTDIR="$D" PREFIX=/opt/ea > "$TMP/install.out" 2>&1
 check "make install" "$?" 0
 check "the binary" "$(stat -c %a "$D/opt/ea/bin/edgeauth")" 755
 check "issue27.install: the installed binary's default config is /etc/edgeauth/edgeauth.conf" \
 	"$(env -u EDGEAUTH_CONFIG "$D/opt/ea/bin/edgeauth" --help | tail -1)" \
 	"config in force: /etc/edgeauth/edgeauth.conf (compiled in)"
 check "issue27.install: the binary under test untouched" "$(stat -c %Y:%s "$EDGEAUTH")" "$TREE_BIN_BEFORE"
-make -s --no-print-directory -C "$ROOT" install DESTDIR="$TMP/root2" SYSCONFDIR=/opt/etc > /dev/null 2>&1
+make -s --no-print-directory -C "$ROOT" install INSTALL_BUILD="$IB/2" DESTDIR="$TMP/root2" SYSCONFDIR=/opt/etc > /dev/null 2>&1
 check "issue27.install: SYSCONFDIR=/opt/etc, the default config /opt/etc/edgeauth/edgeauth.conf" \
 	"$(env -u EDGEAUTH_CONFIG "$TMP/root2/usr/local/bin/edgeauth" --help | tail -1)" \
 	"config in force: /opt/etc/edgeauth/edgeauth.conf (compiled in)"
@@ -96,7 +99,7 @@ check "the config, paths in the state directory" \
 "$EDGEAUTH" check-config -c "$D/etc/edgeauth/edgeauth.conf" > "$TMP/cc.out"
 check "the installed config is valid" "$?" 0
 echo "; mine" >> "$D/etc/edgeauth/edgeauth.conf"
-make -s --no-print-directory -C "$ROOT" install DESTDIR="$D" PREFIX=/opt/ea > /dev/null 2>&1
+make -s --no-print-directory -C "$ROOT" install INSTALL_BUILD="$IB/1" DESTDIR="$D" PREFIX=/opt/ea > /dev/null 2>&1
 check "a second install keeps the operator's config" "$(tail -1 "$D/etc/edgeauth/edgeauth.conf")" "; mine"
 
 # --- the libraries a server maps -------------------------------------------------
