@@ -97,7 +97,7 @@ struct authorize {
 	 * answer's form token opened (POST) */
 	bool consent_show;
 	struct consent_pending consent;
-	struct consent_change consent_change;   /* Allow's event */
+	struct consent_change consent_change;   /* Allow's or Deny's event */
 };
 
 /* The pages: ctx->state is the request's struct authorize; status the

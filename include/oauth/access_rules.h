@@ -63,19 +63,26 @@ char *consent_pending_seal(const struct keyring *r, const char *project_id,
 int consent_pending_open(const struct keyring *r, const char *project_id, const char *text,
                          int64_t now, struct consent_pending *out);
 
-/* A consent's change in progress: its event (consent.grant or
- * consent.revoke, docs/operations.md §"Audit trail": actor the user, target
- * the client, from address, NULL or "": unknown). The caller keeps it, and
- * the strings, until done has run. */
+/* A consent's change in progress: its event (consent.grant, consent.deny
+ * or consent.revoke, docs/operations.md §"Audit trail": actor the user,
+ * target the client, from address, NULL or "": unknown). The caller keeps
+ * it, and the strings, until done has run. */
 struct consent_change {
 	struct event_origin by;
 	struct event event;
+	struct completion done;   /* consent_deny's */
 };
 /* The consent page's Allow: remembers scopes (consent_union's) for the
  * user and client (store_consent_grant). */
 void consent_grant(struct consent_change *c, struct store *st, const char *project_id,
                    const char *user_id, const char *client_id, const char *scopes,
                    const char *address, struct completion done);
+/* The consent page's Deny: records consent.deny (outcome access_denied) as
+ * an event of its own and completes done with NULL, recorded or not (the
+ * store logs a failure; the refusal stands). Nothing is remembered. */
+void consent_deny(struct consent_change *c, struct store *st, const char *project_id,
+                  const char *user_id, const char *client_id, const char *address,
+                  struct completion done);
 /* The account page's (docs/signin.md §"Consent"): the user's consents, a
  * JSON array (store_consent_list), and the revocation of one, which ends
  * the client's refresh tokens of the user (*revoked false: there was

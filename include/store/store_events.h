@@ -65,10 +65,12 @@
 #define EVENT_DEVICE_REQUEST "device.request"
 #define EVENT_DEVICE_POLL "device.poll"     /* a poll that ended the flow, not a pending one */
 /* docs/signin.md §"Access rules", §"Consent": a sign-in an access rule
- * refused, a consent given or revoked (actor the user, target the client) */
+ * refused, a consent given, refused (Deny) or revoked (actor the user,
+ * target the client) */
 #define EVENT_ACCESS_RULE_DENIED "access.denied"
 #define EVENT_CONSENT_GRANT "consent.grant"
 #define EVENT_CONSENT_REVOKE "consent.revoke"
+#define EVENT_CONSENT_DENY "consent.deny"
 
 /* Who asked for a change. Strings borrowed. */
 struct event_origin {
@@ -131,7 +133,7 @@ int store_event_list(struct store *st, const struct event_filter *f,
 
 /* The fixed vocabulary of actions, EVENT_ACTION_COUNT of them (a list's
  * filter is held to it). */
-#define EVENT_ACTION_COUNT 41
+#define EVENT_ACTION_COUNT 42
 extern const char *const event_actions[EVENT_ACTION_COUNT];
 
 /* What a page of a project's events (store_event_page) lets through.

@@ -412,6 +412,26 @@ static enum step_result origin_check(struct flow *f)
 
 /* ---- POST: the consent page's answer (docs/signin.md §"Consent") ---- */
 
+/* Deny is recorded (consent.deny, docs/operations.md §"Audit trail"), then
+ * access_denied. */
+static enum step_result consent_deny_record(struct flow *f)
+{
+	struct request_ctx *ctx = request_of(f);
+	struct authorize *a = ctx->state;
+
+	consent_deny(&a->consent_change, ctx->http.srv->store, a->client.project_id,
+	             a->consent.user_id, a->p.client_id, request_event_address(ctx),
+	             flow_completion(f));
+	return STEP_WAIT;
+}
+
+static enum step_result consent_denied(struct flow *f)
+{
+	return redirect_error(request_of(f), "access_denied", "The user did not allow the app.");
+}
+
+static flow_step *const consent_deny_steps[] = { consent_deny_record, consent_denied, NULL };
+
 /* The form token must be ours, of this request and not expired; Deny (or
  * anything but Allow) is access_denied; Allow is remembered for the
  * token's user. */
@@ -434,7 +454,7 @@ static enum step_result consent_open(struct flow *f)
 		return STEP_DONE;
 	}
 	if (!answer || strcmp(answer, "allow") != 0)
-		return redirect_error(ctx, "access_denied", "The user did not allow the app.");
+		return flow_branch(f, consent_deny_steps);
 	consent_grant(&a->consent_change, ctx->http.srv->store, a->client.project_id,
 	              a->consent.user_id, a->p.client_id, a->consent.scopes,
 	              request_event_address(ctx), flow_completion(f));

@@ -134,21 +134,48 @@ void consent_list(struct store *st, const char *user_id, char **json, struct com
 	store_consent_list(st, user_id, json, done);
 }
 
+/* c's event: the user's action on the client, from address. */
+static void consent_event(struct consent_change *c, const char *project_id, const char *user_id,
+                          const char *client_id, const char *address, const char *action,
+                          const char *outcome)
+{
+	c->by = (struct event_origin){ user_id, address && *address ? address : NULL };
+	c->event = (struct event){ &c->by, project_id, action, client_id, outcome };
+}
+
 void consent_grant(struct consent_change *c, struct store *st, const char *project_id,
                    const char *user_id, const char *client_id, const char *scopes,
                    const char *address, struct completion done)
 {
-	c->by = (struct event_origin){ user_id, address && *address ? address : NULL };
-	c->event = (struct event){ &c->by, project_id, EVENT_CONSENT_GRANT, client_id, NULL };
+	consent_event(c, project_id, user_id, client_id, address, EVENT_CONSENT_GRANT, NULL);
 	store_consent_grant(st, user_id, client_id, scopes, &c->event, done);
+}
+
+/* A Deny stands whether or not its event could be stored (the store logged
+ * why), as an access rule's refusal does. */
+static void deny_recorded(void *arg, const struct api_error *err)
+{
+	struct consent_change *c = arg;
+
+	(void)err;
+	complete(c->done, 0, NULL);
+}
+
+void consent_deny(struct consent_change *c, struct store *st, const char *project_id,
+                  const char *user_id, const char *client_id, const char *address,
+                  struct completion done)
+{
+	consent_event(c, project_id, user_id, client_id, address, EVENT_CONSENT_DENY,
+	              EVENT_ACCESS_DENIED);
+	c->done = done;
+	store_event_record(st, &c->event, 1, (struct completion){ deny_recorded, c });
 }
 
 void consent_revoke(struct consent_change *c, struct store *st, const char *project_id,
                     const char *user_id, const char *client_id, const char *address,
                     bool *revoked, struct completion done)
 {
-	c->by = (struct event_origin){ user_id, address && *address ? address : NULL };
-	c->event = (struct event){ &c->by, project_id, EVENT_CONSENT_REVOKE, client_id, NULL };
+	consent_event(c, project_id, user_id, client_id, address, EVENT_CONSENT_REVOKE, NULL);
 	store_consent_revoke(st, user_id, client_id, &c->event, revoked, done);
 }
 

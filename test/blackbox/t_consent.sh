@@ -7,7 +7,7 @@
 # prompt=consent ask again; prompt=none without consent is
 # consent_required; BYOU codes are not asked; the account page lists the
 # remembered consents and revokes one (its form token, the app's refresh
-# and access tokens end), and Allow and revocations are audited. Both
+# and access tokens end), and Allow, Deny and revocations are audited. Both
 # backends; the store's side of revocation is check_store_conform_access's.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/signin_lib.sh"
@@ -79,8 +79,18 @@ check "issue31.2: an Allow from another site starts nothing" "$STATUS $LOCATION"
 BODY=$PAGE answer allow "$(BODY=$PAGE token_of | tr 'A-Za-z' 'N-ZA-Mn-za-m')"
 check "issue31.2: a forged form token: the sign-in again" "$STATUS $(grep -c 'name="password"' "$TMP/body")" "401 1"
 TOKEN_ONE=$(BODY=$PAGE token_of)
+BODY=$PAGE answer deny "$(BODY=$PAGE token_of | tr 'A-Za-z' 'N-ZA-Mn-za-m')"
+check "a Deny with a forged form token: the sign-in again" "$STATUS $(grep -c 'name="password"' "$TMP/body")" "401 1"
+req GET "$P/events?action=consent.deny"
+check "... and recorded nothing" "$(jq .total <<<"$BODY")" 0
 BODY=$PAGE answer deny
 redirected_error "issue31.2: Deny is access_denied" st-1 access_denied
+req GET "$P/events?action=consent.deny"
+check "a Deny is audited: consent.deny, by the user, of the app, access_denied" \
+	"$(jq -c '[.total, ([.data[]|[.actor, .target, .outcome, .address]]|unique)]' <<<"$BODY")" \
+	"[1,[[\"$USER\",\"$APP\",\"access_denied\",\"127.0.0.1\"]]]"
+check "... holding neither the form token nor the password" \
+	"$(! grep -Fq -- "$TOKEN_ONE" <<<"$BODY" && ! grep -Fq -- "$PASSWORD" <<<"$BODY" && echo none)" none
 
 ########## Allow is remembered ##########
 new_pkce
@@ -89,6 +99,8 @@ check "issue31.2: asked again after a Deny" "$(is_consent_page && echo page)" pa
 PAGE=$BODY
 BODY=$PAGE answer allow "$TOKEN_ONE"
 check "issue31.2: a token of another request is refused" "$STATUS" 401
+BODY=$PAGE answer deny "$TOKEN_ONE"
+check "a Deny with a token of another request is refused" "$STATUS" 401
 BODY=$PAGE answer allow
 check "issue31.2: Allow: the code" "$STATUS ${LOCATION%%\?*} $(query_value "$LOCATION" state) $([ -n "$CODE" ] && echo code)" "302 $REDIRECT st-2 code"
 exchange "$APP" "$REDIRECT" "$CODE" "$VERIFIER"
@@ -120,6 +132,8 @@ check "issue31.2: each Allow is audited: consent.grant, by the user, of the app"
 	"[3,[[\"$USER\",\"$APP\",\"success\",\"127.0.0.1\"]]]"
 req GET "$P/events?action=consent.revoke"
 check "issue31.2: nothing revoked yet" "$(jq .total <<<"$BODY")" 0
+req GET "$P/events?action=consent.deny"
+check "the Allows and the refused Denies recorded no consent.deny" "$(jq .total <<<"$BODY")" 1
 
 ########## the account page lists and revokes ##########
 . "$(dirname "$0")/console_lib.sh"

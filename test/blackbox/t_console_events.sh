@@ -29,6 +29,9 @@ apage "$E?action=user.create"
 check "issue29.8 action=user.create: the CLI's and the console's" "$(rows)" 2
 lacks "issue29.8 ... no other action" "<td>signin.success</td>"
 has "issue29.8 ... the filter kept" '<option value="user.create" selected>'
+apage "$E?action=consent.deny"
+check "the action filter offers consent.deny (a consent page's Deny)" \
+	"$STATUS $(rows) $(grep -c '<option value="consent.deny" selected>' <<<"$BODY")" "200 0 1"
 apage "$E?actor=$ADMIN_ID&action=&target=&outcome=&since=&until="
 has "issue29.8 actor: the admin's events (empty filters are none)" "<td>user.create</td>"
 lacks "issue29.8 ... not the sign-in (by the console's client)" "<td>signin.success</td>"
